@@ -1,0 +1,14 @@
+// overlapscope run: placeholder until its issue lands; says so and fails.
+#include <cstdio>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+
+namespace overlapscope::cli {
+
+int RunWorkload(int argc, char** argv) {
+  std::fputs("overlapscope run: not available in this build yet\n", stderr);
+  return kExitError;
+}
+
+}  // namespace overlapscope::cli

@@ -1,0 +1,39 @@
+#include "cli/load.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "capture/import/import.h"
+#include "cli/args.h"
+
+namespace overlapscope::cli {
+
+bool StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
+
+std::optional<model::Trace> LoadTracesOrReport(const std::string& command,
+                                               const std::vector<std::string>& paths, int* exit_code) {
+  if (paths.empty()) {
+    std::fprintf(stderr, "overlapscope %s: no trace given (see --help)\n", command.c_str());
+    *exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  import::ImportOptions options;
+  if (StderrIsTerminal()) {
+    options.progress = [](int64_t done, int64_t total) {
+      if (total <= 0) return;
+      std::fprintf(stderr, "\rreading %3d%% (%lld / %lld MB)", static_cast<int>(100 * done / total),
+                   static_cast<long long>(done >> 20), static_cast<long long>(total >> 20));
+      if (done >= total) std::fputs("\r\033[K", stderr);
+    };
+  }
+  auto trace = import::ImportTraces(paths, options);
+  if (!trace.ok()) {
+    std::fprintf(stderr, "overlapscope %s: %s\n", command.c_str(), std::string(trace.status().message()).c_str());
+    *exit_code = kExitBadInput;
+    return std::nullopt;
+  }
+  return std::move(trace).value();
+}
+
+}  // namespace overlapscope::cli

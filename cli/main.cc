@@ -1,0 +1,49 @@
+// overlapscope: main() only dispatches to the subcommands of cli/commands.h.
+#include <cstdio>
+#include <cstring>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+
+namespace {
+
+struct Entry {
+  const char* name;
+  int (*run)(int, char**);
+  const char* summary;
+};
+
+constexpr Entry kCommands[] = {
+    {"info", overlapscope::cli::RunInfo, "what a trace holds: ranks, devices, streams, counts, import stats"},
+    {"analyze", overlapscope::cli::RunAnalyze, "overlap, exposed communication, CPU blocking, idle gaps, sync points"},
+    {"export", overlapscope::cli::RunExport, "write a trace as Perfetto protobuf or Kineto-compatible Chrome JSON"},
+    {"profile", overlapscope::cli::RunProfile, "run any CUDA program under CUPTI capture (like nsys profile)"},
+    {"run", overlapscope::cli::RunWorkload, "run a built-in CUDA/NCCL workload under capture"},
+};
+
+void Usage(FILE* out) {
+  std::fputs("usage: overlapscope <command> [options] (overlapscope <command> --help for more)\n\ncommands:\n", out);
+  for (const auto& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    Usage(stderr);
+    return overlapscope::cli::kExitUsage;
+  }
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    Usage(stdout);
+    return 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::puts("overlapscope 0.1.0");
+    return 0;
+  }
+  for (const auto& c : kCommands)
+    if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
+  std::fprintf(stderr, "overlapscope: unknown command '%s'\n", argv[1]);
+  Usage(stderr);
+  return overlapscope::cli::kExitUsage;
+}

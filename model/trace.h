@@ -1,0 +1,114 @@
+// model::Trace — the immutable, analysis-ready trace every part of overlapscope works on.
+//
+// Built with TraceBuilder (trace_builder.h) by importers and captures; after Finalize() every
+// event vector is sorted by (start_ns, end_ns) and the lookups below are O(1) or O(log n).
+// Ids in events index the vectors returned here. Times are int64_t ns; a trace built from
+// several sources (ranks) shares one clock when the sources did (same host), see clock_note().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
+#include "model/events.h"
+#include "model/source_stats.h"
+#include "model/string_table.h"
+
+namespace overlapscope::model {
+
+// Everything a trace holds; TraceBuilder fills it, Trace owns it read-only.
+struct TraceData {
+  StringTable strings;
+  std::vector<Process> processes;
+  std::vector<Thread> threads;
+  std::vector<Device> devices;
+  std::vector<Stream> streams;
+  std::vector<Kernel> kernels;
+  std::vector<Memcpy> memcpys;
+  std::vector<Memset> memsets;
+  std::vector<ApiCall> api_calls;
+  std::vector<Sync> syncs;
+  std::vector<Range> ranges;
+  std::vector<GpuRange> gpu_ranges;
+  std::vector<Collective> collectives;
+  std::vector<SourceStats> sources;
+  std::string clock_note;  // how timestamps were aligned, e.g. "CLOCK_REALTIME ns"
+};
+
+class Trace {
+ public:
+  Trace() = default;
+  Trace(Trace&&) noexcept = default;
+  Trace& operator=(Trace&&) noexcept = default;
+
+  std::string_view str(StringId id) const { return d_.strings.Get(id); }
+  // kNone when the string does not occur in the trace.
+  StringId FindString(std::string_view s) const { return d_.strings.Find(s); }
+  const StringTable& strings() const { return d_.strings; }
+
+  const std::vector<Process>& processes() const { return d_.processes; }
+  const std::vector<Thread>& threads() const { return d_.threads; }
+  const std::vector<Device>& devices() const { return d_.devices; }
+  const std::vector<Stream>& streams() const { return d_.streams; }
+  const std::vector<Kernel>& kernels() const { return d_.kernels; }
+  const std::vector<Memcpy>& memcpys() const { return d_.memcpys; }
+  const std::vector<Memset>& memsets() const { return d_.memsets; }
+  const std::vector<ApiCall>& api_calls() const { return d_.api_calls; }
+  const std::vector<Sync>& syncs() const { return d_.syncs; }
+  const std::vector<Range>& ranges() const { return d_.ranges; }
+  const std::vector<GpuRange>& gpu_ranges() const { return d_.gpu_ranges; }
+  const std::vector<Collective>& collectives() const { return d_.collectives; }
+  const std::vector<SourceStats>& sources() const { return d_.sources; }
+  const std::string& clock_note() const { return d_.clock_note; }
+
+  // Earliest start and latest end over all events; 0/0 for an empty trace.
+  int64_t start_ns() const { return start_ns_; }
+  int64_t end_ns() const { return end_ns_; }
+
+  ProcessId ProcessOfDevice(DeviceId d) const { return d_.devices[d].process; }
+  ProcessId ProcessOfThread(ThreadId t) const { return d_.threads[t].process; }
+  DeviceId DeviceOfStream(StreamId s) const { return d_.streams[s].device; }
+
+  // Start/end/stream of any GPU activity, whatever its kind.
+  int64_t StartNs(GpuRef r) const;
+  int64_t EndNs(GpuRef r) const;
+  StreamId StreamOf(GpuRef r) const;
+  int64_t CorrelationOf(GpuRef r) const;
+
+  // The API call with this correlation id in this process, or nullptr. When a source had
+  // duplicate ids the first call (by start time) wins; duplicates are counted in
+  // duplicate_api_correlations().
+  const ApiCall* ApiCallByCorrelation(ProcessId p, int64_t correlation_id) const;
+  // Index form of the above; kNone when absent.
+  int32_t ApiCallIndexByCorrelation(ProcessId p, int64_t correlation_id) const;
+  // GPU activities enqueued by the call with this correlation id (kernels, copies, memsets).
+  absl::Span<const GpuRef> GpuByCorrelation(ProcessId p, int64_t correlation_id) const;
+  // GPU activities of one stream / one device, sorted by (start, end).
+  absl::Span<const GpuRef> StreamActivities(StreamId s) const;
+  absl::Span<const GpuRef> DeviceActivities(DeviceId d) const;
+  // Kernels and memcpys that carry collective c, sorted by start.
+  absl::Span<const GpuRef> CollectiveActivities(CollectiveId c) const;
+
+  int64_t duplicate_api_correlations() const { return duplicate_api_correlations_; }
+  int64_t total_events() const;
+
+ private:
+  friend class TraceBuilder;
+  TraceData d_;
+  int64_t start_ns_ = 0, end_ns_ = 0;
+  int64_t duplicate_api_correlations_ = 0;
+  // CSR indexes: entries for id i are refs[offsets[i] .. offsets[i+1]).
+  std::vector<int32_t> stream_offsets_, device_offsets_, collective_offsets_;
+  std::vector<GpuRef> stream_refs_, device_refs_, collective_refs_;
+  absl::flat_hash_map<std::pair<int32_t, int64_t>, int32_t> api_by_corr_;
+  // Parallel vectors sorted by (process, correlation); equal_range over the keys gives the
+  // activities of one call.
+  std::vector<std::pair<int32_t, int64_t>> gpu_by_corr_keys_;
+  std::vector<GpuRef> gpu_by_corr_refs_;
+};
+
+}  // namespace overlapscope::model
