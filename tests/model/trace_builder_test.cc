@@ -1,0 +1,161 @@
+#include "model/trace_builder.h"
+
+#include "gtest/gtest.h"
+
+namespace overlapscope::model {
+namespace {
+
+// Two ranks, each with one GPU and two streams; rank 1 reuses rank 0's correlation ids, as
+// real multi-process traces do.
+struct Fixture {
+  TraceBuilder b;
+  ProcessId p0, p1;
+  ThreadId t0, t1;
+  DeviceId d0, d1;
+  StreamId s0a, s0b, s1a;
+  Fixture() {
+    p0 = b.AddProcess(Process{100, 0, 2});
+    p1 = b.AddProcess(Process{200, 1, 2});
+    t0 = b.GetOrAddThread(p0, 7);
+    t1 = b.GetOrAddThread(p1, 7);
+    d0 = b.GetOrAddDevice(p0, 0);
+    d1 = b.GetOrAddDevice(p1, 0);
+    s0a = b.GetOrAddStream(d0, 7);
+    s0b = b.GetOrAddStream(d0, 17);
+    s1a = b.GetOrAddStream(d1, 7);
+  }
+  void Kernel(int64_t s, int64_t e, DeviceId d, StreamId st, int64_t corr, CollectiveId c = kNone) {
+    model::Kernel k;
+    k.start_ns = s; k.end_ns = e; k.device = d; k.stream = st; k.correlation_id = corr; k.collective = c;
+    b.data().kernels.push_back(k);
+  }
+  void Api(int64_t s, int64_t e, ThreadId t, int64_t corr) {
+    ApiCall a;
+    a.start_ns = s; a.end_ns = e; a.thread = t; a.correlation_id = corr;
+    a.name = b.Intern("cudaLaunchKernel");
+    b.data().api_calls.push_back(a);
+  }
+};
+
+TEST(TraceBuilder, DenseIdsAreReusedPerKey) {
+  Fixture f;
+  EXPECT_EQ(f.b.GetOrAddThread(f.p0, 7), f.t0);
+  EXPECT_NE(f.t0, f.t1);  // same OS tid in another process is another thread
+  EXPECT_EQ(f.b.GetOrAddDevice(f.p1, 0), f.d1);
+  EXPECT_EQ(f.b.GetOrAddStream(f.d0, 17), f.s0b);
+  EXPECT_NE(f.s0a, f.s1a);
+}
+
+TEST(TraceBuilder, SortsAndIndexesByStreamDeviceAndCorrelation) {
+  Fixture f;
+  // Inserted out of order on purpose.
+  f.Kernel(300, 400, f.d0, f.s0a, 3);
+  f.Kernel(100, 250, f.d0, f.s0b, 1);
+  f.Kernel(100, 200, f.d0, f.s0a, 2);
+  f.Kernel(50, 60, f.d1, f.s1a, 1);  // rank 1, correlation 1 again
+  f.Api(10, 20, f.t0, 1);
+  f.Api(30, 40, f.t0, 2);
+  f.Api(5, 9, f.t1, 1);
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok()) << t.status();
+  // Sorted by (start, end): (50,60) (100,200) (100,250) (300,400).
+  ASSERT_EQ(t->kernels().size(), 4u);
+  EXPECT_EQ(t->kernels()[0].start_ns, 50);
+  EXPECT_EQ(t->kernels()[1].end_ns, 200);
+  EXPECT_EQ(t->kernels()[2].end_ns, 250);
+  EXPECT_EQ(t->kernels()[3].start_ns, 300);
+  // Stream s0a holds (100,200) and (300,400) in order.
+  auto sa = t->StreamActivities(f.s0a);
+  ASSERT_EQ(sa.size(), 2u);
+  EXPECT_EQ(t->StartNs(sa[0]), 100);
+  EXPECT_EQ(t->StartNs(sa[1]), 300);
+  EXPECT_EQ(t->DeviceActivities(f.d0).size(), 3u);
+  EXPECT_EQ(t->DeviceActivities(f.d1).size(), 1u);
+  // Correlation lookups are per process.
+  const ApiCall* a0 = t->ApiCallByCorrelation(f.p0, 1);
+  const ApiCall* a1 = t->ApiCallByCorrelation(f.p1, 1);
+  ASSERT_NE(a0, nullptr);
+  ASSERT_NE(a1, nullptr);
+  EXPECT_EQ(a0->start_ns, 10);
+  EXPECT_EQ(a1->start_ns, 5);
+  EXPECT_EQ(t->ApiCallByCorrelation(f.p1, 2), nullptr);
+  auto g = t->GpuByCorrelation(f.p0, 1);
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(t->StartNs(g[0]), 100);
+  EXPECT_EQ(t->EndNs(g[0]), 250);
+  EXPECT_EQ(t->GpuByCorrelation(f.p1, 1).size(), 1u);
+  EXPECT_EQ(t->start_ns(), 5);
+  EXPECT_EQ(t->end_ns(), 400);
+  EXPECT_EQ(t->duplicate_api_correlations(), 0);
+}
+
+TEST(TraceBuilder, CollectiveSpansComeFromCarriersAndIdsFollowTheSort) {
+  Fixture f;
+  // Collective A (inserted first) runs later than collective B.
+  f.b.data().collectives.push_back(Collective{});  // id 0 = A
+  f.b.data().collectives.push_back(Collective{});  // id 1 = B
+  f.b.data().collectives[0].op = f.b.Intern("allgather");
+  f.b.data().collectives[1].op = f.b.Intern("all_to_all");
+  f.Kernel(500, 700, f.d0, f.s0b, 9, 0);
+  f.Kernel(100, 150, f.d0, f.s0b, 8, 1);
+  Memcpy m;
+  m.start_ns = 140; m.end_ns = 180; m.device = f.d0; m.stream = f.s0b; m.collective = 1;
+  f.b.data().memcpys.push_back(m);
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->collectives().size(), 2u);
+  // B spans 100..180 (kernel 100-150, copy 140-180) and now sorts first.
+  EXPECT_EQ(t->str(t->collectives()[0].op), "all_to_all");
+  EXPECT_EQ(t->collectives()[0].start_ns, 100);
+  EXPECT_EQ(t->collectives()[0].end_ns, 180);
+  EXPECT_EQ(t->collectives()[0].device, f.d0);
+  EXPECT_EQ(t->collectives()[0].process, f.p0);
+  EXPECT_EQ(t->collectives()[1].start_ns, 500);
+  EXPECT_EQ(t->kernels()[0].collective, 0);  // the kernel at 100 carries B, now id 0
+  EXPECT_EQ(t->kernels()[1].collective, 1);
+  EXPECT_EQ(t->memcpys()[0].collective, 0);
+  EXPECT_EQ(t->CollectiveActivities(0).size(), 2u);
+  EXPECT_EQ(t->CollectiveActivities(1).size(), 1u);
+}
+
+TEST(TraceBuilder, CountsDuplicateCorrelationIds) {
+  Fixture f;
+  f.Api(10, 20, f.t0, 5);
+  f.Api(30, 40, f.t0, 5);
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->duplicate_api_correlations(), 1);
+  EXPECT_EQ(t->ApiCallByCorrelation(f.p0, 5)->start_ns, 10);  // the first one wins
+}
+
+TEST(TraceBuilder, RejectsProducerErrors) {
+  {
+    Fixture f;
+    f.Kernel(200, 100, f.d0, f.s0a, 1);  // end before start
+    auto t = std::move(f.b).Finalize();
+    EXPECT_FALSE(t.ok());
+    EXPECT_NE(t.status().message().find("end_ns < start_ns"), std::string::npos);
+  }
+  {
+    Fixture f;
+    f.Kernel(100, 200, f.d0, f.s1a, 1);  // stream of another device
+    EXPECT_FALSE(std::move(f.b).Finalize().ok());
+  }
+  {
+    Fixture f;
+    f.Api(1, 2, 99, 1);  // thread id out of range
+    EXPECT_FALSE(std::move(f.b).Finalize().ok());
+  }
+}
+
+TEST(TraceBuilder, EmptyTraceHasZeroSpan) {
+  TraceBuilder b;
+  auto t = std::move(b).Finalize();
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->start_ns(), 0);
+  EXPECT_EQ(t->end_ns(), 0);
+  EXPECT_TRUE(t->StreamActivities(0).empty());
+}
+
+}  // namespace
+}  // namespace overlapscope::model
