@@ -1,0 +1,82 @@
+// CaptureSession — records what runs on the GPU (kernels, copies, memsets, syncs, CUDA events)
+// and what the host does around it (runtime/driver API calls, NVTX ranges, CUPTI overhead) in
+// the calling process, through the CUPTI activity API, into a model::Trace.
+//
+// Usage (in-process, e.g. workloads/):
+//   ASSIGN_OR_RETURN(auto session, cupti::CaptureSession::Start());
+//   ... CUDA work ...
+//   ASSIGN_OR_RETURN(model::Trace trace, session->Stop());
+//
+// Clock: every timestamp (host and GPU) is CLOCK_REALTIME in ns (registered once per process
+// with cuptiActivityRegisterTimestampCallback), so traces of several processes on one host share
+// one time axis and line up with PyTorch profiler traces taken on that host. Use NowNs() for
+// host-side timings that must line up with the capture.
+//
+// Memory: CUPTI fills a bounded pool of activity buffers; each completed buffer is encoded at
+// once into the compact spill file (spill_format.h) and the buffer is reused, so a run with
+// 10 M kernels never holds 10 M records in RAM during capture. Stop() reads the spill file back.
+// Records CUPTI had to drop (pool exhausted) are counted in SourceStats::dropped_records.
+//
+// Failure modes: Start() fails (FailedPrecondition) when a session or the injection library is
+// already active in this process (CUPTI activity state is process-wide), and (Internal) when a
+// CUPTI call fails, e.g. no libcupti or a driver too old. Stop() fails when the spill file cannot
+// be read. A session that is destroyed without Stop() stops capture and deletes its temporary
+// spill file. Only one session per process at a time; Start/Stop from one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "model/trace.h"
+
+namespace overlapscope::cupti {
+
+struct CaptureOptions {
+  // Spill file to write; empty: a temporary file under $TMPDIR (or /tmp), deleted by Stop()
+  // unless keep_spill_file is set.
+  std::string spill_path;
+  bool keep_spill_file = false;
+  // Activity buffer pool: `buffer_bytes` per buffer, at most `max_buffers` alive at once.
+  // When all are in use CUPTI drops records, and they are counted (dropped_records).
+  int64_t buffer_bytes = 8 << 20;
+  int32_t max_buffers = 16;
+  // Record the CUDA driver API too (cu* calls: Triton/NCCL launches). Doubles the API records.
+  bool driver_api = true;
+  // NVTX ranges (MARKER). In-process this works only if NVTX was not used before Start():
+  // Start() sets NVTX_INJECTION64_PATH to libcupti when it is unset.
+  bool nvtx = true;
+  // Rank/world size written into the trace's Process; kNone: read RANK / WORLD_SIZE (and the
+  // LOCAL_RANK / OMPI_COMM_WORLD_* variants) from the environment.
+  int32_t rank = -1;
+  int32_t world_size = -1;
+};
+
+class CaptureSession {
+ public:
+  // Starts capturing in this process. See the header comment for failure modes.
+  static absl::StatusOr<std::unique_ptr<CaptureSession>> Start(const CaptureOptions& options = {});
+
+  // Flushes CUPTI, stops capture and returns everything recorded since Start(). Call once;
+  // a second call fails with FailedPrecondition.
+  absl::StatusOr<model::Trace> Stop();
+
+  // Path of the spill file being written (useful with keep_spill_file).
+  const std::string& spill_path() const { return path_; }
+
+  ~CaptureSession();
+  CaptureSession(const CaptureSession&) = delete;
+  CaptureSession& operator=(const CaptureSession&) = delete;
+
+ private:
+  CaptureSession(std::string path, bool keep) : path_(std::move(path)), keep_(keep) {}
+  std::string path_;
+  bool keep_ = false;
+  bool stopped_ = false;
+};
+
+// CLOCK_REALTIME in ns: the clock of every capture timestamp.
+int64_t NowNs();
+
+}  // namespace overlapscope::cupti
