@@ -1,0 +1,86 @@
+// Entry point of the analyses: everything METRICS.md §1–5 defines, computed once over a
+// finalized model::Trace. Pure: no I/O, no JSON, no CUDA. Renderers (viewer_export/report_*)
+// and the Perfetto exporter draw the plain structs below.
+//
+// Units: every *_ns field is int64_t nanoseconds on the trace's clock. Ratios are std::optional
+// and absent (never NaN) when their denominator is zero.
+//
+// Failure modes: InvalidArgument for a bad user rule (regex) in AnalyzeOptions::rules; otherwise
+// any trace that model::TraceBuilder accepted is analyzed (missing facts are counted, not guessed).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyze/classify.h"
+#include "analyze/cpu_blocking.h"
+#include "analyze/gpu_idle.h"
+#include "analyze/interval_set.h"
+#include "analyze/iterations.h"
+#include "analyze/launch_stats.h"
+#include "analyze/overlap.h"
+#include "analyze/sync_points.h"
+#include "model/trace.h"
+
+namespace overlapscope::analyze {
+
+struct AnalyzeOptions {
+  ClassRules rules = ClassRules::Defaults();
+  std::string iteration_marker = "ProfilerStep#";  // prefix of the iteration range names
+  int64_t min_gap_ns = 5000;                         // §4 --min-gap
+  int64_t runtime_cutoff_ns = 50000;                 // HTA's runtime_cutoff (50 µs)
+  int64_t launch_delay_cutoff_ns = 100000;           // HTA's launch_delay_cutoff (100 µs)
+  size_t top_n = 10;                                  // lengths of "top" lists
+};
+
+// Top kernels by class (for the report tables).
+struct KernelTotal {
+  model::StringId name = 0;
+  model::GpuKind kind = model::GpuKind::kKernel;
+  ActivityClass cls = ActivityClass::kCompute;
+  int64_t count = 0, total_ns = 0, max_ns = 0;
+};
+
+// One rank (process): the summary the report leads with.
+struct RankSummary {
+  model::ProcessId process = model::kNone;
+  int32_t rank = model::kNone;
+  int64_t pid = -1;
+  std::vector<int32_t> devices;   // indexes into AnalysisResult::overlap / idle (same order)
+  // Totals over the rank's devices (sums of per-device figures).
+  int64_t comm_ns = 0, hidden_comm_ns = 0, exposed_comm_ns = 0, compute_ns = 0;
+  std::optional<double> overlap_ratio;  // hidden / comm over the rank's devices
+  int64_t contention_ns = 0, net_overlap_gain_ns = 0;
+  std::optional<double> hta_compat_overlap_pct;
+  int64_t blocked_ns = 0;                // over all threads of the rank
+  std::optional<double> blocked_share;   // blocked_ns / Σ active spans of threads that blocked
+                                         // (max over threads is in thread results); see docs
+  std::optional<double> max_thread_blocked_share;
+  int64_t gpu_span_ns = 0, gpu_idle_ns = 0, gpu_gap_ns = 0;
+  std::optional<double> gpu_idle_share;  // idle / span
+  int64_t gap_cause_ns[kGapCauses] = {0, 0, 0, 0};
+  int64_t finding_count[kFindingKinds] = {0, 0, 0, 0, 0};
+  int64_t finding_cost_ns[kFindingKinds] = {0, 0, 0, 0, 0};
+};
+
+struct AnalysisResult {
+  ClassificationSummary classes;
+  IterationAssignment iterations;
+  std::vector<DeviceOverlap> overlap;   // one per device with GPU activity, in DeviceId order
+  std::vector<HtaCompat> hta;           // one per process with GPU activity
+  BlockingResult blocking;
+  std::vector<DeviceIdle> idle;         // parallel to `overlap`
+  std::vector<IdleGap> gaps;            // all devices, sorted by (device, start)
+  SyncResult sync;
+  LaunchStats launch;
+  std::vector<KernelTotal> top_kernels; // top_n per class, by total time
+  std::vector<RankSummary> ranks;       // one per process
+  int64_t min_gap_ns = 0;
+};
+
+absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const AnalyzeOptions& options);
+
+}  // namespace overlapscope::analyze

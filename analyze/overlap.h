@@ -1,0 +1,81 @@
+// Communication/computation overlap (METRICS.md §2), per device and per window: whole trace,
+// each iteration (activities assigned by launch call), each collective instance. Also the
+// overlap cost (contention) and HTA's number for comparison.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "analyze/interval_set.h"
+#include "model/trace.h"
+
+namespace overlapscope::analyze {
+
+// One window's figures. Ratios are absent (nullopt), never NaN, when their denominator is 0:
+// overlap_ratio without communication, compute_share_overlapped without compute.
+struct OverlapStats {
+  int64_t comm_ns = 0;           // |M|
+  int64_t hidden_comm_ns = 0;    // |C ∩ M|
+  int64_t exposed_comm_ns = 0;   // |M \ C|
+  int64_t compute_ns = 0;        // |C|
+  std::optional<double> overlap_ratio;             // hidden / comm
+  std::optional<double> compute_share_overlapped;  // hidden / compute
+  // Contention: Σ over overlapped compute instances (duration − median alone duration of its name).
+  int64_t contention_ns = 0;
+  int64_t net_overlap_gain_ns = 0;          // hidden_comm_ns − contention_ns
+  int64_t overlapped_compute_instances = 0;
+  int64_t contention_unknown_instances = 0;  // overlapped, but the name never ran alone
+  int64_t activities = 0;                    // GPU activities in the window
+};
+
+struct IterationOverlap {
+  int32_t iteration = -1;  // index into AnalysisResult::iterations
+  int64_t number = -1;     // ProfilerStep number
+  // Span of the GPU activities assigned to the iteration (may extend past its CPU range).
+  int64_t gpu_start_ns = 0, gpu_end_ns = 0;
+  OverlapStats stats;
+};
+
+// One collective instance: a Trace collective, or (when the importer gave none) one comm-class
+// activity. Its own time is the union of its carrying activities.
+struct CollectiveOverlap {
+  model::CollectiveId collective = model::kNone;  // kNone: a comm activity with no collective record
+  model::GpuRef first_activity;                   // the first activity that carries it
+  model::StringId name = 0;                       // collective op, else the kernel/memcpy name
+  model::StreamId stream = model::kNone;
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t own_ns = 0;     // union of its activities
+  int64_t hidden_ns = 0;  // covered by compute (any stream of the device)
+  std::optional<double> overlap_ratio;  // hidden / own; absent for a zero-length instance
+};
+
+// Per compute-kernel name seen both overlapped and alone.
+struct KernelSlowdown {
+  model::StringId name = 0;
+  int64_t overlapped_count = 0, alone_count = 0;
+  int64_t median_overlapped_ns = 0, median_alone_ns = 0;
+  double slowdown = 0;  // median overlapped / median alone (alone median > 0 guaranteed)
+};
+
+struct DeviceOverlap {
+  model::DeviceId device = model::kNone;
+  model::ProcessId process = model::kNone;
+  OverlapStats whole;                        // the whole trace
+  std::vector<IterationOverlap> iterations;  // in iteration order; only iterations with activity here
+  std::vector<CollectiveOverlap> collectives;
+  std::vector<KernelSlowdown> slowdowns;      // sorted by overlapped count, descending
+  std::vector<Interval> exposed_comm;         // M \ C: slices where communication is exposed
+  std::vector<Interval> hidden_comm;          // C ∩ M
+};
+
+// HTA-compatible overlap for one rank (process): HTA's name rules, µs rounding (start rounded
+// up, end down), all devices of the rank together, whole trace. Absent without comm kernels.
+struct HtaCompat {
+  model::ProcessId process = model::kNone;
+  std::optional<double> overlap_pct;  // rounded to 2 decimals, as HTA prints it
+  int64_t comm_us = 0, overlap_us = 0;
+  int64_t dropped_sub_us = 0;  // activities that vanish under µs rounding (HTA gives them length <= 0)
+};
+
+}  // namespace overlapscope::analyze

@@ -1,2 +1,0 @@
-// analyze placeholder (replaced by the analyses)
-namespace overlapscope::analyze { int placeholder_symbol = 0; }
