@@ -1,0 +1,72 @@
+// Collectives across ranks (METRICS.md §6): each collective instance matched across the ranks
+// of a multi-rank trace, with skew, per-rank wait and nccl-tests bandwidth, and a straggler
+// summary (which rank arrives last how often, and how long the others wait for it).
+//
+// Matching: by (communicator, sequence number) when every candidate has a sequence number,
+// else by (communicator, op, order of occurrence on each rank). An instance counts as matched
+// when at least two ranks have it; instances seen by one rank only are counted as unmatched
+// (a rank whose profile window started or ended earlier), never paired by guess.
+//
+// Units: *_ns int64 nanoseconds on the trace clock (ranks of one host share it); bandwidths in
+// GB/s (1e9 bytes/s) as nccl-tests prints them. Bandwidth is absent when the message size or
+// dtype is unknown, or when the bus time is not positive.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace overlapscope::analyze {
+
+// Bytes of one element of a dtype as Kineto/PyTorch names it ("Half", "Float", "BFloat16",
+// "c10::Half", "float16", ...); 0 when unknown.
+int64_t DtypeBytes(std::string_view dtype);
+
+// nccl-tests' bus-bandwidth factor for an op name (Kineto "Collective name" or NCCL function
+// name, case-insensitive): (n-1)/n for all-gather, reduce-scatter and all-to-all, 2(n-1)/n for
+// all-reduce, 1 for broadcast/reduce/send/recv; nullopt for ops it does not know.
+std::optional<double> BusBandwidthFactor(std::string_view op, int32_t nranks);
+
+struct CollectiveParticipant {
+  model::CollectiveId collective = model::kNone;  // index into Trace::collectives()
+  int32_t rank = model::kNone;
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t wait_ns = 0;  // max(start) - own start
+};
+
+struct CollectiveInstance {
+  model::StringId communicator = 0;
+  model::StringId op = 0;
+  int64_t sequence = -1;   // from the trace when known
+  int64_t ordinal = 0;     // k-th instance of (communicator, op) when matched by order
+  std::vector<CollectiveParticipant> ranks;  // sorted by rank
+  int64_t first_start_ns = 0;  // min(start) over ranks
+  int64_t skew_ns = 0;     // max(start) - min(start)
+  int32_t last_rank = model::kNone;  // the rank that arrived last (max start; lowest rank on ties)
+  int64_t bus_time_ns = 0; // min over ranks of (end - max(start)); METRICS §6 "time"
+  int64_t size_bytes = -1; // nccl-tests "size": max(in, out elements) x dtype bytes
+  std::optional<double> algbw_gbps, busbw_gbps;
+};
+
+struct RankStraggling {
+  int32_t rank = model::kNone;
+  int64_t times_last = 0;          // instances where this rank arrived last (skew > 0)
+  int64_t others_wait_ns = 0;      // Σ wait of the other ranks in those instances
+  int64_t own_wait_ns = 0;         // Σ this rank's wait over all matched instances
+};
+
+struct CrossRankResult {
+  std::vector<CollectiveInstance> instances;  // sorted by min start
+  std::vector<RankStraggling> ranks;          // sorted by rank
+  int64_t unmatched = 0;          // collectives seen on one rank only
+  int64_t without_rank = 0;       // collectives of processes with no known rank (not matched)
+  bool matched_by_sequence = false;
+  int64_t max_skew_ns = 0, total_skew_ns = 0;
+};
+
+CrossRankResult AnalyzeCrossRank(const model::Trace& trace);
+
+}  // namespace overlapscope::analyze
