@@ -17,8 +17,12 @@
 // 10 M kernels never holds 10 M records in RAM during capture. Stop() reads the spill file back.
 // Records CUPTI had to drop (pool exhausted) are counted in SourceStats::dropped_records.
 //
+// Stop() expects the GPU work to be finished (synchronize first): records of work still running
+// are flushed without end times and counted as skipped.
+//
 // Failure modes: Start() fails (FailedPrecondition) when a session or the injection library is
-// already active in this process (CUPTI activity state is process-wide), and (Internal) when a
+// already active in this process (under `overlapscope profile` the injection captures the whole
+// process already) (CUPTI activity state is process-wide), and (Internal) when a
 // CUPTI call fails, e.g. no libcupti or a driver too old. Stop() fails when the spill file cannot
 // be read. A session that is destroyed without Stop() stops capture and deletes its temporary
 // spill file. Only one session per process at a time; Start/Stop from one thread.
@@ -34,8 +38,8 @@
 namespace overlapscope::cupti {
 
 struct CaptureOptions {
-  // Spill file to write; empty: a temporary file under $TMPDIR (or /tmp), deleted by Stop()
-  // unless keep_spill_file is set.
+  // Spill file to write (must not exist; it is kept). Empty: a temporary file under $TMPDIR
+  // (or /tmp), deleted by Stop() unless keep_spill_file is set.
   std::string spill_path;
   bool keep_spill_file = false;
   // Activity buffer pool: `buffer_bytes` per buffer, at most `max_buffers` alive at once.

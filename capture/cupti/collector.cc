@@ -1,0 +1,392 @@
+// The process-wide CUPTI collector (collector.h): registration, buffer pool, spill writing,
+// flush points (cudaDeviceReset, context teardown, atexit, fatal signals) and fork safety.
+#include "capture/cupti/collector.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "capture/cupti/collector_state.h"
+
+namespace overlapscope::cupti::internal {
+
+Globals& G() {
+  static Globals* g = new Globals;
+  return *g;
+}
+
+namespace {
+
+thread_local bool t_in_writer = false;  // this thread holds G().mu (signal handler must not wait)
+
+uint64_t CUPTIAPI TimestampCallback() { return static_cast<uint64_t>(RealtimeNs()); }
+
+std::string ReadSmallFile(const std::string& path) {
+  char buf[256];
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+  ::close(fd);
+  if (n <= 0) return "";
+  std::string s(buf, static_cast<size_t>(n));
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+// Writes pending bytes; drops them when this process does not own the file (forked child).
+void WriteOut(WriterState& w) {
+  if (w.fd < 0 || w.owner != ::getpid()) {
+    w.out.clear();
+    return;
+  }
+  const char* p = w.out.data();
+  size_t left = w.out.size();
+  while (left > 0) {
+    ssize_t n = ::write(w.fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // disk full / closed: the reader sees a truncated tail, counted there
+    p += n, left -= static_cast<size_t>(n);
+  }
+  w.out.clear();
+}
+
+void AppendStats(WriterState& w) {
+  w.stats.failed_buffer_requests = G().failed_buffer_requests.load();
+  SpillEncoder::Append(&w.out, SpillType::kStats, w.stats);
+}
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  Globals& g = G();
+  *max_records = 0;
+  std::lock_guard<std::mutex> lock(g.pool_mu);
+  if (!g.free_buffers.empty()) {
+    *buffer = g.free_buffers.back();
+    g.free_buffers.pop_back();
+  } else if (g.allocated < g.pool_max) {
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, g.pool_buffer_bytes));
+    if (*buffer) ++g.allocated;
+  } else {
+    *buffer = nullptr;
+  }
+  if (*buffer == nullptr) {
+    // CUPTI drops records while it has no buffer and counts them (dropped_records).
+    g.failed_buffer_requests.fetch_add(1);
+    *size = 0;
+    return;
+  }
+  *size = g.pool_buffer_bytes;
+}
+
+void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t size, size_t valid) {
+  if (buffer == nullptr) return;  // never touch a NULL buffer (a Kineto failure mode)
+  Globals& g = G();
+  {
+    std::lock_guard<std::mutex> lock(g.mu);
+    t_in_writer = true;
+    WriterState& w = g.w;
+    ++w.stats.buffers;
+    w.stats.activity_bytes += valid;
+    CUpti_Activity* rec = nullptr;
+    if (valid > 0)
+      while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) w.Encode(rec);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) w.stats.dropped_records += dropped;
+    AppendStats(w);  // after every buffer, so a crash keeps the drop count
+    WriteOut(w);
+    t_in_writer = false;
+  }
+  std::lock_guard<std::mutex> lock(g.pool_mu);
+  if (size == g.pool_buffer_bytes && static_cast<int32_t>(g.free_buffers.size()) < g.pool_max) {
+    g.free_buffers.push_back(buffer);
+  } else {
+    std::free(buffer);
+    --g.allocated;
+  }
+}
+
+void WriteDeviceName(uint32_t device) {
+  CUdevice dev;
+  char name[256] = {0};
+  int major = 0, minor = 0;
+  if (cuDeviceGet(&dev, static_cast<int>(device)) != CUDA_SUCCESS) return;
+  if (cuDeviceGetName(name, sizeof(name) - 1, dev) != CUDA_SUCCESS) return;
+  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  Globals& g = G();
+  std::lock_guard<std::mutex> lock(g.mu);
+  SpillDevice s{device, g.w.Intern(name), static_cast<uint32_t>(major), static_cast<uint32_t>(minor)};
+  SpillEncoder::Append(&g.w.out, SpillType::kDevice, s);
+}
+
+void FlushNow() {
+  if (!G().active.load()) return;
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (!G().active.load()) return;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    const auto* rd = static_cast<const CUpti_ResourceData*>(data);
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+      uint32_t device = 0;
+      if (cuptiGetDeviceId(rd->context, &device) == CUPTI_SUCCESS) WriteDeviceName(device);
+    } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+      FlushNow();  // cudaDeviceReset / teardown: the context's records must leave first
+    }
+  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+    if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) FlushNow();
+  }
+}
+
+void AtExit() {
+  if (G().active.load() && G().w.owner == ::getpid()) StopCollector(EndReason::kAtExit);
+}
+
+void OnFatalSignal(int sig, siginfo_t*, void*) {
+  static std::atomic<int> entered{0};
+  Globals& g = G();
+  if (entered.exchange(1) == 0 && !t_in_writer && g.active.load() && g.w.owner == ::getpid()) {
+    // Not async-signal-safe in general; an alarm ends the process if the flush hangs.
+    ::signal(SIGALRM, SIG_DFL);
+    ::alarm(5);
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (g.mu.try_lock()) {
+      SpillEnd end{RealtimeNs(), static_cast<uint32_t>(EndReason::kSignal), static_cast<uint32_t>(sig)};
+      AppendStats(g.w);
+      SpillEncoder::Append(&g.w.out, SpillType::kEnd, end);
+      WriteOut(g.w);
+      ::fsync(g.w.fd);
+      g.mu.unlock();
+    }
+    ::alarm(0);
+  }
+  // Hand the signal to whoever had it before (default: terminate / core dump).
+  sigaction(sig, &g.old_actions[sig], nullptr);
+  ::raise(sig);
+}
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGTERM};
+
+void InstallSignalHandlers() {
+  Globals& g = G();
+  struct sigaction sa {};
+  sa.sa_sigaction = OnFatalSignal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : kFatalSignals) sigaction(sig, &sa, &g.old_actions[sig]);
+  g.handlers_installed = true;
+}
+
+void RestoreSignalHandlers() {
+  Globals& g = G();
+  if (!g.handlers_installed) return;
+  for (int sig : kFatalSignals) sigaction(sig, &g.old_actions[sig], nullptr);
+  g.handlers_installed = false;
+}
+
+// A fork()ed child shares the parent's file offset but not its CUPTI: it must never write.
+void AtForkChild() {
+  Globals& g = G();
+  g.active.store(false);
+  g.w.fd = -1;  // the descriptor stays open in the child; close-on-exec drops it at exec
+  g.handlers_installed = false;
+}
+
+std::string RegisterOnce() {
+  Globals& g = G();
+  if (g.registered) return "";
+  // The clock must be registered before any kind is enabled, and only once (re-registering
+  // mid-process mixes clocks: a Kineto failure mode).
+  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  if (cuptiActivityRegisterTimestampCallback(TimestampCallback) != CUPTI_SUCCESS)
+    return "cuptiActivityRegisterTimestampCallback failed";
+  if (CUptiResult r = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted); r != CUPTI_SUCCESS) {
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    return std::string("cuptiActivityRegisterCallbacks: ") + (msg ? msg : "error");
+  }
+  if (cuptiSubscribe(&g.subscriber, OnCallback, nullptr) == CUPTI_SUCCESS) {
+    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+  } else {
+    g.subscriber = nullptr;
+    g.warnings += "cuptiSubscribe failed (another CUPTI subscriber?): no flush at cudaDeviceReset; ";
+  }
+  pthread_atfork(nullptr, nullptr, AtForkChild);
+  g.registered = true;
+  return "";
+}
+
+}  // namespace
+
+int64_t RealtimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+bool CollectorActive() { return G().active.load(); }
+
+std::string CuptiLibraryPath() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) && info.dli_fname) return info.dli_fname;
+  return "";
+}
+
+static int32_t IntFromEnv(std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    const char* v = std::getenv(n);
+    if (v && *v) {
+      char* end = nullptr;
+      long x = std::strtol(v, &end, 10);
+      if (end && *end == '\0' && x >= 0) return static_cast<int32_t>(x);
+    }
+  }
+  return -1;
+}
+int32_t RankFromEnv() { return IntFromEnv({"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "LOCAL_RANK"}); }
+int32_t WorldSizeFromEnv() {
+  return IntFromEnv({"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "LOCAL_WORLD_SIZE"});
+}
+
+std::string StartCollector(const CollectorConfig& config) {
+  Globals& g = G();
+  std::lock_guard<std::mutex> control(g.control);
+  if (g.active.load()) return "a capture is already active in this process";
+  const int fd = ::open(config.spill_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return config.spill_path + ": cannot create spill file: " + std::strerror(errno);
+  {
+    std::lock_guard<std::mutex> pool(g.pool_mu);
+    for (uint8_t* b : g.free_buffers) std::free(b), --g.allocated;
+    g.free_buffers.clear();
+    g.pool_buffer_bytes = static_cast<size_t>(config.buffer_bytes < (64 << 10) ? (64 << 10) : config.buffer_bytes);
+    g.pool_max = config.max_buffers < 2 ? 2 : config.max_buffers;
+  }
+  {
+    std::lock_guard<std::mutex> lock(g.mu);
+    g.config = config;
+    g.w = WriterState{};
+    g.w.fd = fd;
+    g.w.owner = ::getpid();
+    g.failed_buffer_requests.store(0);
+    SpillEncoder::AppendFileHeader(&g.w.out);
+    char host[256] = {0};
+    ::gethostname(host, sizeof(host) - 1);
+    SpillProcess p{::getpid(), config.rank, config.world_size, 0, g.w.Intern(host),
+                   g.w.Intern(ReadSmallFile("/proc/self/comm")), 0};
+    SpillEncoder::Append(&g.w.out, SpillType::kProcess, p);
+    WriteOut(g.w);
+  }
+  if (std::string err = RegisterOnce(); !err.empty()) {
+    ::close(fd);
+    ::unlink(config.spill_path.c_str());
+    g.w.fd = -1;
+    return err;
+  }
+  if (config.flush_period_ms > 0) cuptiActivityFlushPeriod(static_cast<uint32_t>(config.flush_period_ms));
+  struct Kind {
+    CUpti_ActivityKind kind;
+    bool required;
+    const char* name;
+  };
+  const Kind kinds[] = {
+      {CUPTI_ACTIVITY_KIND_DEVICE, false, "DEVICE"},
+      {CUPTI_ACTIVITY_KIND_CONTEXT, false, "CONTEXT"},
+      {CUPTI_ACTIVITY_KIND_STREAM, false, "STREAM"},
+      {CUPTI_ACTIVITY_KIND_NAME, false, "NAME"},
+      {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true, "CONCURRENT_KERNEL"},
+      {CUPTI_ACTIVITY_KIND_MEMCPY, true, "MEMCPY"},
+      {CUPTI_ACTIVITY_KIND_MEMCPY2, false, "MEMCPY2"},
+      {CUPTI_ACTIVITY_KIND_MEMSET, true, "MEMSET"},
+      {CUPTI_ACTIVITY_KIND_RUNTIME, true, "RUNTIME"},
+      {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false, "SYNCHRONIZATION"},
+      {CUPTI_ACTIVITY_KIND_CUDA_EVENT, false, "CUDA_EVENT"},
+      {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false, "EXTERNAL_CORRELATION"},
+      {CUPTI_ACTIVITY_KIND_OVERHEAD, false, "OVERHEAD"},
+  };
+  g.enabled.clear();
+  std::string err;
+  auto enable = [&](CUpti_ActivityKind kind, bool required, const char* name) {
+    CUptiResult r = cuptiActivityEnable(kind);
+    if (r == CUPTI_SUCCESS) {
+      g.enabled.push_back(kind);
+      return;
+    }
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    std::string line = std::string("cuptiActivityEnable(") + name + "): " + (msg ? msg : "error");
+    if (required && err.empty()) err = line;
+    else g.warnings += line + "; ";
+  };
+  for (const Kind& k : kinds) enable(k.kind, k.required, k.name);
+  if (config.driver_api) enable(CUPTI_ACTIVITY_KIND_DRIVER, false, "DRIVER");
+  if (config.nvtx) {
+    enable(CUPTI_ACTIVITY_KIND_MARKER, false, "MARKER");
+    enable(CUPTI_ACTIVITY_KIND_MARKER_DATA, false, "MARKER_DATA");
+  }
+  if (!err.empty()) {
+    for (auto it = g.enabled.rbegin(); it != g.enabled.rend(); ++it) cuptiActivityDisable(*it);
+    g.enabled.clear();
+    std::lock_guard<std::mutex> lock(g.mu);
+    ::close(fd);
+    ::unlink(config.spill_path.c_str());
+    g.w.fd = -1;
+    return err;
+  }
+  g.active.store(true);
+  if (config.crash_handlers) {
+    if (!g.atexit_registered) g.atexit_registered = std::atexit(AtExit) == 0;
+    InstallSignalHandlers();
+  }
+  return "";
+}
+
+std::string StopCollector(EndReason reason) {
+  Globals& g = G();
+  std::lock_guard<std::mutex> control(g.control);
+  if (!g.active.load()) return "no capture is active";
+  // Flush, stop producing, flush what was produced meanwhile; CUPTI calls BufferCompleted
+  // synchronously for every buffer before FlushAll returns.
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (auto it = g.enabled.rbegin(); it != g.enabled.rend(); ++it) cuptiActivityDisable(*it);
+  g.enabled.clear();
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  g.active.store(false);
+  RestoreSignalHandlers();
+  std::lock_guard<std::mutex> lock(g.mu);
+  WriterState& w = g.w;
+  const pid_t pid = ::getpid();
+  for (uint32_t tid : w.tids) {
+    const std::string name = ReadSmallFile("/proc/self/task/" + std::to_string(tid) + "/comm");
+    if (name.empty()) continue;
+    SpillName n{CUPTI_ACTIVITY_OBJECT_THREAD, static_cast<uint32_t>(pid), tid, w.Intern(name)};
+    SpillEncoder::Append(&w.out, SpillType::kName, n);
+  }
+  AppendStats(w);
+  SpillEnd end{RealtimeNs(), static_cast<uint32_t>(reason), 0};
+  SpillEncoder::Append(&w.out, SpillType::kEnd, end);
+  WriteOut(w);
+  if (w.fd >= 0 && w.owner == pid) ::close(w.fd);
+  w.fd = -1;
+  return "";
+}
+
+std::string CollectorWarnings() { return G().warnings; }
+
+void RecordDeviceNames() {
+  int n = 0;
+  if (!G().active.load() || cuDeviceGetCount(&n) != CUDA_SUCCESS) return;
+  for (int i = 0; i < n; ++i) WriteDeviceName(static_cast<uint32_t>(i));
+}
+
+}  // namespace overlapscope::cupti::internal

@@ -1,0 +1,53 @@
+// The process-wide CUPTI collector behind CaptureSession and the injection library.
+//
+// CUPTI's activity state is per process, so there is exactly one collector: Start enables the
+// activity kinds and opens the spill file, CUPTI hands filled buffers (from a bounded pool) to a
+// callback that encodes them into the spill file at once, and Stop flushes, disables and
+// closes. Registration with CUPTI (buffer callbacks, the CLOCK_REALTIME timestamp callback, the
+// resource/cudaDeviceReset subscriber) happens once per process and is never undone, so a
+// later session never re-registers a timestamp callback.
+//
+// This interface uses only the C++ library (no Abseil): the injection library links it into
+// arbitrary processes (python, MPI ranks) and must not bring symbols that could clash there.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace overlapscope::cupti::internal {
+
+struct CollectorConfig {
+  std::string spill_path;  // created with O_EXCL; the caller picks a fresh name
+  int64_t buffer_bytes = 8 << 20;
+  int32_t max_buffers = 16;
+  bool driver_api = true;
+  bool nvtx = true;
+  int32_t rank = -1, world_size = -1;
+  int32_t flush_period_ms = 1000;  // CUPTI hands back partly filled buffers this often (0: off)
+  bool crash_handlers = false;     // atexit + SIGSEGV/SIGABRT/SIGTERM/SIGBUS flush (injection)
+};
+
+enum class EndReason : uint32_t { kStop = 0, kAtExit = 1, kSignal = 2, kTeardown = 3 };
+
+// Both return "" on success, else a message naming the failing call.
+std::string StartCollector(const CollectorConfig& config);
+std::string StopCollector(EndReason reason);
+bool CollectorActive();
+// Non-fatal problems of the last Start (kinds that could not be enabled, no subscriber).
+std::string CollectorWarnings();
+// Writes the names of all CUDA devices into the spill file when the driver is initialized
+// already (in-process sessions); does nothing otherwise. Never call it from inside cuInit.
+void RecordDeviceNames();
+
+// Path of the libcupti.so this process uses ("" if unknown): NVTX_INJECTION64_PATH wants it.
+std::string CuptiLibraryPath();
+
+// CLOCK_REALTIME in ns, the clock registered with CUPTI.
+int64_t RealtimeNs();
+
+// Reads RANK / OMPI_COMM_WORLD_RANK / PMI_RANK / SLURM_PROCID (then LOCAL_RANK) and the
+// matching world size variables; -1 when unset.
+int32_t RankFromEnv();
+int32_t WorldSizeFromEnv();
+
+}  // namespace overlapscope::cupti::internal

@@ -1,0 +1,195 @@
+// Encoding of CUPTI activity records (CUPTI API 130001 structs) into spill records.
+// Called with the writer lock held (collector.cc).
+#include <cstring>
+
+#include "capture/cupti/collector_state.h"
+
+namespace overlapscope::cupti::internal {
+namespace {
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" (the name Kineto and users know).
+std::string StripVersion(const char* name) {
+  std::string s = name ? name : "";
+  const size_t v = s.rfind("_v");
+  if (v != std::string::npos && v + 2 < s.size() &&
+      s.find_first_not_of("0123456789", v + 2) == std::string::npos)
+    s.resize(v);
+  return s;
+}
+
+uint32_t ApiName(WriterState& w, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const uint64_t key = (uint64_t{static_cast<uint32_t>(domain)} << 32) | cbid;
+  auto it = w.api_names.find(key);
+  if (it != w.api_names.end()) return it->second;
+  const char* name = nullptr;
+  uint32_t sid = 0;
+  if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name) sid = w.Intern(StripVersion(name));
+  w.api_names.emplace(key, sid);
+  return sid;
+}
+
+}  // namespace
+
+uint32_t WriterState::Intern(std::string_view s) {
+  if (s.empty()) return 0;
+  auto it = strings.find(std::string(s));
+  if (it != strings.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(strings.size() + 1);
+  strings.emplace(std::string(s), id);
+  SpillEncoder::AppendString(&out, id, s);
+  return id;
+}
+
+void WriterState::Encode(const CUpti_Activity* rec) {
+  ++stats.records;
+  switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
+      SpillKernel s{};
+      s.start = static_cast<int64_t>(k->start), s.end = static_cast<int64_t>(k->end);
+      s.device = k->deviceId, s.context = k->contextId, s.stream = k->streamId, s.correlation = k->correlationId;
+      s.name_sid = k->name ? Intern(k->name) : 0;
+      s.grid[0] = k->gridX, s.grid[1] = k->gridY, s.grid[2] = k->gridZ;
+      s.block[0] = k->blockX, s.block[1] = k->blockY, s.block[2] = k->blockZ;
+      s.static_smem = k->staticSharedMemory, s.dynamic_smem = k->dynamicSharedMemory;
+      s.registers = k->registersPerThread, s.launch_type = k->launchType, s.graph_id = k->graphId;
+      SpillEncoder::Append(&out, SpillType::kKernel, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
+      SpillMemcpy s{};
+      s.start = static_cast<int64_t>(m->start), s.end = static_cast<int64_t>(m->end);
+      s.bytes = m->bytes, s.copy_count = m->copyCount;
+      s.device = m->deviceId, s.context = m->contextId, s.stream = m->streamId, s.correlation = m->correlationId;
+      s.src_device = s.dst_device = kNoId;
+      s.copy_kind = m->copyKind, s.src_kind = m->srcKind, s.dst_kind = m->dstKind, s.flags = m->flags;
+      SpillEncoder::Append(&out, SpillType::kMemcpy, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(rec);
+      SpillMemcpy s{};
+      s.start = static_cast<int64_t>(m->start), s.end = static_cast<int64_t>(m->end);
+      s.bytes = m->bytes, s.copy_count = 1;
+      s.device = m->deviceId, s.context = m->contextId, s.stream = m->streamId, s.correlation = m->correlationId;
+      s.src_device = m->srcDeviceId, s.dst_device = m->dstDeviceId;
+      s.copy_kind = m->copyKind, s.src_kind = m->srcKind, s.dst_kind = m->dstKind, s.flags = m->flags;
+      s.is_peer = 1;
+      SpillEncoder::Append(&out, SpillType::kMemcpy, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(rec);
+      SpillMemset s{};
+      s.start = static_cast<int64_t>(m->start), s.end = static_cast<int64_t>(m->end), s.bytes = m->bytes;
+      s.device = m->deviceId, s.context = m->contextId, s.stream = m->streamId, s.correlation = m->correlationId;
+      s.value = m->value, s.flags = m->flags, s.memory_kind = m->memoryKind;
+      SpillEncoder::Append(&out, SpillType::kMemset, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(rec);
+      const bool driver = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+      SpillApi s{};
+      s.start = static_cast<int64_t>(a->start), s.end = static_cast<int64_t>(a->end);
+      s.pid = a->processId, s.tid = a->threadId, s.correlation = a->correlationId, s.cbid = a->cbid;
+      s.return_value = a->returnValue, s.driver = driver;
+      s.name_sid = ApiName(*this, driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid);
+      tids.insert(a->threadId);
+      SpillEncoder::Append(&out, SpillType::kApi, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(rec);
+      SpillSync s{};
+      s.start = static_cast<int64_t>(y->start), s.end = static_cast<int64_t>(y->end);
+      s.type = y->type, s.correlation = y->correlationId, s.context = y->contextId, s.stream = y->streamId;
+      s.event_id = y->cudaEventId, s.return_value = y->returnValue, s.event_sync_id = y->cudaEventSyncId;
+      SpillEncoder::Append(&out, SpillType::kSync, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+      const auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(rec);
+      SpillCudaEvent s{};
+      s.correlation = e->correlationId, s.context = e->contextId, s.stream = e->streamId, s.event_id = e->eventId;
+      s.device = e->deviceId, s.event_sync_id = e->cudaEventSyncId;
+      SpillEncoder::Append(&out, SpillType::kCudaEvent, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+      const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(rec);
+      SpillExternalCorrelation s{e->externalId, e->correlationId, static_cast<uint32_t>(e->externalKind)};
+      SpillEncoder::Append(&out, SpillType::kExternalCorrelation, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(rec);
+      SpillMarker s{};
+      s.timestamp = static_cast<int64_t>(m->timestamp), s.flags = m->flags, s.id = m->id;
+      s.object_kind = m->objectKind;
+      if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
+        s.pid = m->objectId.pt.processId, s.tid = m->objectId.pt.threadId;
+      s.name_sid = m->name ? Intern(m->name) : 0;
+      s.domain_sid = m->domain ? Intern(m->domain) : 0;
+      SpillEncoder::Append(&out, SpillType::kMarker, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMarkerData2*>(rec);
+      SpillMarkerData s{};
+      std::memcpy(&s.payload, &m->payload, sizeof(s.payload) < sizeof(m->payload) ? sizeof(s.payload) : sizeof(m->payload));
+      s.flags = m->flags, s.id = m->id, s.payload_kind = m->payloadKind, s.color = m->color;
+      s.category = m->category, s.domain_id = m->cuptiDomainId;
+      SpillEncoder::Append(&out, SpillType::kMarkerData, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+      const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(rec);
+      SpillOverhead s{};
+      s.start = static_cast<int64_t>(o->start), s.end = static_cast<int64_t>(o->end);
+      s.overhead_kind = o->overheadKind, s.object_kind = o->objectKind;
+      if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
+        s.pid = o->objectId.pt.processId, s.tid = o->objectId.pt.threadId;
+      SpillEncoder::Append(&out, SpillType::kOverhead, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+      const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(rec);
+      SpillDevice s{d->id, d->name ? Intern(d->name) : 0, d->computeCapabilityMajor, d->computeCapabilityMinor};
+      SpillEncoder::Append(&out, SpillType::kDevice, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_CONTEXT: {
+      const auto* c = reinterpret_cast<const CUpti_ActivityContext3*>(rec);
+      SpillContext s{c->contextId, c->deviceId, c->nullStreamId, 0};
+      SpillEncoder::Append(&out, SpillType::kContext, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_STREAM: {
+      const auto* c = reinterpret_cast<const CUpti_ActivityStream*>(rec);
+      SpillStream s{c->contextId, c->streamId, c->priority, static_cast<uint32_t>(c->flag), c->correlationId, 0};
+      SpillEncoder::Append(&out, SpillType::kStream, s);
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_NAME: {
+      const auto* n = reinterpret_cast<const CUpti_ActivityName*>(rec);
+      SpillName s{static_cast<uint32_t>(n->objectKind), 0, 0, n->name ? Intern(n->name) : 0};
+      if (n->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || n->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
+        s.a = n->objectId.pt.processId, s.b = n->objectId.pt.threadId;
+      else if (n->objectKind == CUPTI_ACTIVITY_OBJECT_STREAM)
+        s.a = n->objectId.dcs.contextId, s.b = n->objectId.dcs.streamId;
+      else
+        s.a = n->objectId.dcs.deviceId, s.b = n->objectId.dcs.contextId;
+      SpillEncoder::Append(&out, SpillType::kName, s);
+      return;
+    }
+    default:
+      ++stats.unknown_records;
+      return;
+  }
+}
+
+}  // namespace overlapscope::cupti::internal

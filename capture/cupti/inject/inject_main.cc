@@ -1,0 +1,53 @@
+// libovscope_inject.so: CUDA loads it into any program through CUDA_INJECTION64_PATH and calls
+// InitializeInjection() from cuInit. It starts the process-wide collector with crash handlers
+// (atexit, fatal signals, cudaDeviceReset/context teardown flushes) and writes one spill file:
+//   $OVERLAPSCOPE_SPILL_DIR/rank<R>.ovspill   (R from RANK / OMPI_COMM_WORLD_RANK / ... )
+//   $OVERLAPSCOPE_SPILL_DIR/pid<P>.ovspill    (no rank in the environment)
+// A name that exists already (a child that inherited RANK) gets ".pid<P>" appended.
+// Errors go to stderr prefixed "overlapscope-inject:"; the program then runs uncaptured.
+// Only InitializeInjection is exported (version script); nothing else can clash with the host.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "capture/cupti/collector.h"
+
+namespace {
+
+std::string SpillPath(int32_t rank, bool with_pid) {
+  const char* dir = std::getenv("OVERLAPSCOPE_SPILL_DIR");
+  std::string p = (dir && *dir) ? dir : ".";
+  p += rank >= 0 ? "/rank" + std::to_string(rank) : "/pid" + std::to_string(::getpid());
+  if (with_pid && rank >= 0) p += ".pid" + std::to_string(::getpid());
+  return p + ".ovspill";
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  using namespace overlapscope::cupti::internal;
+  static bool done = false;  // CUDA calls it once per process; be safe anyway
+  if (done) return 1;
+  done = true;
+  CollectorConfig c;
+  c.rank = RankFromEnv();
+  c.world_size = WorldSizeFromEnv();
+  c.crash_handlers = true;
+  if (const char* v = std::getenv("OVERLAPSCOPE_DRIVER_API")) c.driver_api = std::string(v) != "0";
+  if (const char* v = std::getenv("OVERLAPSCOPE_BUFFER_MB")) c.buffer_bytes = std::atoll(v) << 20;
+  if (const char* v = std::getenv("OVERLAPSCOPE_MAX_BUFFERS")) c.max_buffers = std::atoi(v);
+  c.spill_path = SpillPath(c.rank, false);
+  if (::access(c.spill_path.c_str(), F_OK) == 0) c.spill_path = SpillPath(c.rank, true);
+  std::string err = StartCollector(c);
+  if (!err.empty()) {
+    std::fprintf(stderr, "overlapscope-inject: capture not started: %s\n", err.c_str());
+    return 1;  // CUDA goes on without us
+  }
+  ::setenv("OVERLAPSCOPE_INJECTED", "1", 1);
+  if (std::getenv("OVERLAPSCOPE_VERBOSE"))
+    std::fprintf(stderr, "overlapscope-inject: pid %d writes %s%s%s\n", ::getpid(), c.spill_path.c_str(),
+                 CollectorWarnings().empty() ? "" : " warnings: ", CollectorWarnings().c_str());
+  return 1;
+}

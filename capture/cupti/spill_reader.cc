@@ -1,0 +1,147 @@
+// Spill file reader: decodes the records of one process (spill_format.h), then joins them
+// (context -> device, correlation -> API call / external id, event sync id -> recording
+// stream, NVTX start/end pairs) into model events.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "capture/cupti/spill_format.h"
+#include "capture/cupti/spill_to_model.h"
+#include "model/status_macros.h"
+
+namespace overlapscope::cupti {
+namespace {
+
+// Copies a payload into T: shorter payloads (older writers) leave the tail zeroed; longer ones
+// (newer writers) are cut to what we know.
+template <typename T>
+T Decode(const char* p, uint32_t n) {
+  T t;
+  std::memset(&t, 0, sizeof(T));
+  std::memcpy(&t, p, n < sizeof(T) ? n : sizeof(T));
+  return t;
+}
+
+template <typename T>
+void Push(std::vector<T>& v, const char* p, uint32_t n, model::SourceStats& stats, const char* what,
+          size_t offset) {
+  if (n < sizeof(T)) {
+    stats.Skip(absl::StrCat("short ", what, " record"),
+               absl::StrCat("offset ", offset, ": ", what, " payload ", n, " < ", sizeof(T), " bytes"));
+    return;
+  }
+  v.push_back(Decode<T>(p, n));
+}
+
+}  // namespace
+
+absl::Status ReadSpillBytes(std::string_view bytes, const std::string& path, model::TraceBuilder& builder) {
+  if (bytes.size() < kSpillFileHeaderBytes || std::memcmp(bytes.data(), kSpillMagic, sizeof(kSpillMagic)) != 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": offset 0: not an overlapscope spill file (magic OVSPILL1 missing)"));
+  uint32_t version;
+  std::memcpy(&version, bytes.data() + 8, sizeof(version));
+  if (version != kSpillVersion)
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": offset 8: spill format version ", version, ", this build reads ", kSpillVersion));
+
+  SpillRecords r;
+  r.stats.path = path;
+  r.stats.format = "cupti-spill";
+  r.stats.bytes = static_cast<int64_t>(bytes.size());
+  size_t off = kSpillFileHeaderBytes;
+  while (off < bytes.size()) {
+    if (bytes.size() - off < kSpillRecordHeaderBytes) {
+      r.stats.Skip("truncated tail", absl::StrCat("offset ", off, ": record header cut off by end of file"));
+      break;
+    }
+    const auto type = static_cast<SpillType>(static_cast<uint8_t>(bytes[off]));
+    uint32_t n;
+    std::memcpy(&n, bytes.data() + off + 4, sizeof(n));
+    if (n > kSpillMaxPayload)
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": offset ", off, ": record payload of ", n, " bytes (corrupt file)"));
+    if (bytes.size() - off - kSpillRecordHeaderBytes < n) {
+      r.stats.Skip("truncated tail", absl::StrCat("offset ", off, ": record of ", n, " bytes cut off by end of file"));
+      break;
+    }
+    const char* p = bytes.data() + off + kSpillRecordHeaderBytes;
+    ++r.stats.events_read;
+    switch (type) {
+      case SpillType::kProcess:
+        if (n >= sizeof(SpillProcess)) r.process = Decode<SpillProcess>(p, n), r.have_process = true;
+        break;
+      case SpillType::kString:
+        if (n < 4) {
+          r.stats.Skip("short string record", absl::StrCat("offset ", off));
+        } else {
+          uint32_t id;
+          std::memcpy(&id, p, 4);
+          r.strings[id] = builder.Intern(std::string_view(p + 4, n - 4));
+        }
+        break;
+      case SpillType::kKernel: Push(r.kernels, p, n, r.stats, "kernel", off); break;
+      case SpillType::kMemcpy: Push(r.memcpys, p, n, r.stats, "memcpy", off); break;
+      case SpillType::kMemset: Push(r.memsets, p, n, r.stats, "memset", off); break;
+      case SpillType::kApi: Push(r.apis, p, n, r.stats, "api", off); break;
+      case SpillType::kSync: Push(r.syncs, p, n, r.stats, "sync", off); break;
+      case SpillType::kCudaEvent: Push(r.events, p, n, r.stats, "cuda event", off); break;
+      case SpillType::kExternalCorrelation: Push(r.externals, p, n, r.stats, "external correlation", off); break;
+      case SpillType::kMarker: Push(r.markers, p, n, r.stats, "marker", off); break;
+      case SpillType::kMarkerData: Push(r.marker_data, p, n, r.stats, "marker data", off); break;
+      case SpillType::kOverhead: Push(r.overheads, p, n, r.stats, "overhead", off); break;
+      case SpillType::kDevice: Push(r.devices, p, n, r.stats, "device", off); break;
+      case SpillType::kContext: Push(r.contexts, p, n, r.stats, "context", off); break;
+      case SpillType::kStream: Push(r.streams, p, n, r.stats, "stream", off); break;
+      case SpillType::kName: Push(r.names, p, n, r.stats, "name", off); break;
+      case SpillType::kStats:
+        if (n >= sizeof(SpillStats)) r.capture_stats = Decode<SpillStats>(p, n), r.have_stats = true;
+        break;
+      case SpillType::kEnd:
+        if (n >= sizeof(SpillEnd)) r.end = Decode<SpillEnd>(p, n), r.have_end = true;
+        break;
+      default:
+        ++r.stats.unknown_categories[absl::StrCat("spill record type ", static_cast<int>(type))];
+        break;
+    }
+    off += kSpillRecordHeaderBytes + n;
+  }
+  return SpillRecordsToModel(std::move(r), builder);
+}
+
+absl::Status ReadSpillFile(const std::string& path, model::TraceBuilder& builder) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return absl::InternalError(absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return ReadSpillBytes(std::string_view(), path, builder);
+  }
+  // mmap: a spill file of a long run can be GBs; the kernel pages it in as we go.
+  void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) return absl::InternalError(absl::StrCat(path, ": cannot map: ", std::strerror(errno)));
+  absl::Status s = ReadSpillBytes(std::string_view(static_cast<const char*>(m), size), path, builder);
+  ::munmap(m, size);
+  return s;
+}
+
+absl::StatusOr<model::Trace> ReadSpillFiles(const std::vector<std::string>& paths) {
+  model::TraceBuilder builder;
+  for (const auto& p : paths) RETURN_IF_ERROR(ReadSpillFile(p, builder));
+  builder.data().clock_note = kSpillClockNote;
+  return std::move(builder).Finalize();
+}
+
+}  // namespace overlapscope::cupti

@@ -1,0 +1,42 @@
+// The decoded records of one spill file, and their conversion into model events of one
+// process. Internal to capture/cupti (used by spill_reader.cc); model-only, no CUDA.
+#pragma once
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "capture/cupti/spill_format.h"
+#include "model/source_stats.h"
+#include "model/trace_builder.h"
+
+namespace overlapscope::cupti {
+
+struct SpillRecords {
+  bool have_process = false, have_stats = false, have_end = false;
+  SpillProcess process{};
+  SpillStats capture_stats{};
+  SpillEnd end{};
+  absl::flat_hash_map<uint32_t, model::StringId> strings;  // spill string id -> interned id
+  std::vector<SpillKernel> kernels;
+  std::vector<SpillMemcpy> memcpys;
+  std::vector<SpillMemset> memsets;
+  std::vector<SpillApi> apis;
+  std::vector<SpillSync> syncs;
+  std::vector<SpillCudaEvent> events;
+  std::vector<SpillExternalCorrelation> externals;
+  std::vector<SpillMarker> markers;
+  std::vector<SpillMarkerData> marker_data;
+  std::vector<SpillOverhead> overheads;
+  std::vector<SpillDevice> devices;
+  std::vector<SpillContext> contexts;
+  std::vector<SpillStream> streams;
+  std::vector<SpillName> names;
+  model::SourceStats stats;
+};
+
+// Adds one process with its events to `builder`; counts kept/skipped records in r.stats and
+// appends r.stats to builder.data().sources.
+absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& builder);
+
+}  // namespace overlapscope::cupti
