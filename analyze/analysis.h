@@ -56,9 +56,10 @@ struct RankSummary {
   int64_t contention_ns = 0, net_overlap_gain_ns = 0;
   std::optional<double> hta_compat_overlap_pct;
   int64_t blocked_ns = 0;                // over all threads of the rank
-  std::optional<double> blocked_share;   // blocked_ns / Σ active spans of threads that blocked
-                                         // (max over threads is in thread results); see docs
-  std::optional<double> max_thread_blocked_share;
+  // The most-blocked thread of the rank (largest blocked_ns): its blocked_ns / active span.
+  // Absent when no thread of the rank has an active span.
+  std::optional<double> blocked_share;
+  model::ThreadId blocked_thread = model::kNone;
   int64_t gpu_span_ns = 0, gpu_idle_ns = 0, gpu_gap_ns = 0;
   std::optional<double> gpu_idle_share;  // idle / span
   int64_t gap_cause_ns[kGapCauses] = {0, 0, 0, 0};

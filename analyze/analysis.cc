@@ -1,0 +1,110 @@
+#include "analyze/analysis.h"
+
+#include <algorithm>
+
+#include "analyze/context.h"
+
+namespace overlapscope::analyze {
+namespace {
+
+void TopKernels(const Context& ctx, AnalysisResult& r) {
+  // From the classification summary: one entry per (kind, name, rule); merge by (kind, name).
+  absl::flat_hash_map<std::pair<int, model::StringId>, KernelTotal> by;
+  const model::Trace& t = ctx.t;
+  auto visit = [&](model::GpuKind kind, const auto& v, const std::vector<ActivityClass>& cls) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      KernelTotal& k = by[{static_cast<int>(kind), v[i].name}];
+      k.name = v[i].name;
+      k.kind = kind;
+      k.cls = cls[i];
+      ++k.count;
+      int64_t d = v[i].end_ns - v[i].start_ns;
+      k.total_ns += d;
+      k.max_ns = std::max(k.max_ns, d);
+    }
+  };
+  visit(model::GpuKind::kKernel, t.kernels(), ctx.kernel_cls);
+  visit(model::GpuKind::kMemcpy, t.memcpys(), ctx.memcpy_cls);
+  visit(model::GpuKind::kMemset, t.memsets(), ctx.memset_cls);
+  std::vector<KernelTotal> all;
+  all.reserve(by.size());
+  for (auto& [key, k] : by) all.push_back(k);
+  std::sort(all.begin(), all.end(), [](const KernelTotal& a, const KernelTotal& b) {
+    if (a.cls != b.cls) return a.cls < b.cls;
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    return a.name < b.name;
+  });
+  size_t in_class = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    in_class = (i > 0 && all[i].cls == all[i - 1].cls) ? in_class + 1 : 0;
+    if (in_class < ctx.opt.top_n) r.top_kernels.push_back(all[i]);
+  }
+}
+
+void Summaries(const model::Trace& t, AnalysisResult& r) {
+  for (size_t p = 0; p < t.processes().size(); ++p) {
+    RankSummary s;
+    s.process = static_cast<model::ProcessId>(p);
+    s.rank = t.processes()[p].rank;
+    s.pid = t.processes()[p].pid;
+    for (size_t i = 0; i < r.overlap.size(); ++i) {
+      const DeviceOverlap& d = r.overlap[i];
+      if (d.process != s.process) continue;
+      s.devices.push_back(static_cast<int32_t>(i));
+      s.comm_ns += d.whole.comm_ns;
+      s.hidden_comm_ns += d.whole.hidden_comm_ns;
+      s.exposed_comm_ns += d.whole.exposed_comm_ns;
+      s.compute_ns += d.whole.compute_ns;
+      s.contention_ns += d.whole.contention_ns;
+      s.net_overlap_gain_ns += d.whole.net_overlap_gain_ns;
+      const DeviceIdle& di = r.idle[i];
+      s.gpu_span_ns += di.span_ns;
+      s.gpu_idle_ns += di.idle_ns;
+      s.gpu_gap_ns += di.gap_ns;
+      for (int c = 0; c < kGapCauses; ++c) s.gap_cause_ns[c] += di.cause_ns[c];
+    }
+    if (s.comm_ns > 0) s.overlap_ratio = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.comm_ns);
+    if (s.gpu_span_ns > 0) s.gpu_idle_share = static_cast<double>(s.gpu_idle_ns) / static_cast<double>(s.gpu_span_ns);
+    for (const HtaCompat& h : r.hta)
+      if (h.process == s.process) s.hta_compat_overlap_pct = h.overlap_pct;
+    const ThreadBlocking* worst = nullptr;
+    for (const ThreadBlocking& th : r.blocking.threads) {
+      if (th.process != s.process) continue;
+      s.blocked_ns += th.blocked_ns;
+      if (th.blocked_share && (worst == nullptr || th.blocked_ns > worst->blocked_ns ||
+                               (th.blocked_ns == worst->blocked_ns && th.active_span_ns > worst->active_span_ns)))
+        worst = &th;
+    }
+    if (worst != nullptr) {
+      s.blocked_share = worst->blocked_share;
+      s.blocked_thread = worst->thread;
+    }
+    for (const Finding& f : r.sync.findings) {
+      if (f.process != s.process) continue;
+      ++s.finding_count[static_cast<int>(f.kind)];
+      s.finding_cost_ns[static_cast<int>(f.kind)] += f.cost_ns;
+    }
+    r.ranks.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const AnalyzeOptions& options) {
+  AnalysisResult r;
+  r.min_gap_ns = options.min_gap_ns;
+  Context ctx{trace, options, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
+  ComputeOverlap(ctx, &r.overlap);
+  ComputeHtaCompat(ctx, &r.hta);
+  ComputeBlocking(ctx, &r.blocking);
+  ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps);
+  ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
+  ComputeLaunchStats(ctx, &r.launch);
+  TopKernels(ctx, r);
+  r.iterations = std::move(ctx.iters);
+  Summaries(trace, r);
+  return r;
+}
+
+}  // namespace overlapscope::analyze

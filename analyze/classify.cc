@@ -1,0 +1,182 @@
+#include "analyze/classify.h"
+
+#include "analyze/strings.h"
+#include "absl/strings/str_cat.h"
+
+namespace overlapscope::analyze {
+
+std::string_view ToString(ActivityClass c) {
+  switch (c) {
+    case ActivityClass::kCompute: return "compute";
+    case ActivityClass::kComm: return "comm";
+    case ActivityClass::kMemory: return "memory";
+    case ActivityClass::kSync: return "sync";
+  }
+  return "?";
+}
+
+absl::StatusOr<ActivityClass> ParseActivityClass(std::string_view s) {
+  if (s == "compute") return ActivityClass::kCompute;
+  if (s == "comm") return ActivityClass::kComm;
+  if (s == "memory") return ActivityClass::kMemory;
+  if (s == "sync") return ActivityClass::kSync;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown class '", S(s), "' (expected comm, compute, memory or sync)"));
+}
+
+std::string ClassRule::Describe() const {
+  std::string cls(ToString(this->cls));
+  switch (match) {
+    case MatchKind::kRegex: return absl::StrCat(cls, " regex ", pattern);
+    case MatchKind::kPrefix: return absl::StrCat(cls, " prefix ", pattern);
+    case MatchKind::kContains: return absl::StrCat(cls, " contains ", pattern);
+    case MatchKind::kCarriesCollective: return absl::StrCat(cls, " carries-collective");
+    case MatchKind::kAnyMemcpy: return absl::StrCat(cls, " any-memcpy");
+    case MatchKind::kAnyMemset: return absl::StrCat(cls, " any-memset");
+    case MatchKind::kAnyKernel: return absl::StrCat(cls, " any-kernel");
+  }
+  return cls;
+}
+
+ClassRules ClassRules::Defaults() {
+  ClassRules r;
+  auto add = [&](ActivityClass c, MatchKind m, std::string p) {
+    r.rules_.push_back(ClassRule{c, m, std::move(p), "default"});
+  };
+  using C = ActivityClass;
+  using M = MatchKind;
+  // The importer/capture linked it to a collective (Kineto "Collective name", NCCL attribution,
+  // copy-engine collectives moved by cudaMemcpyBatchAsync).
+  add(C::kComm, M::kCarriesCollective, "");
+  add(C::kComm, M::kPrefix, "ncclKernel");
+  add(C::kComm, M::kPrefix, "ncclDevKernel");
+  add(C::kComm, M::kPrefix, "nccl");
+  add(C::kComm, M::kRegex, "^void [^(]*nccl");  // demangled forms: "void ncclKernel_...", "void (anon)::nccl..."
+  add(C::kComm, M::kContains, "rccl");
+  add(C::kComm, M::kContains, "nvshmem");
+  add(C::kComm, M::kContains, "cross_device_reduce");  // vLLM / SGLang custom all-reduce
+  // One-shot / two-shot all-reduce kernels (TensorRT-LLM, torch symmetric memory, FlashInfer).
+  add(C::kComm, M::kRegex, "([Oo]ne|[Tt]wo)_?[Ss]hot_?[Aa]ll_?[Rr]educe");
+  add(C::kMemory, M::kAnyMemcpy, "");
+  add(C::kMemory, M::kAnyMemset, "");
+  add(C::kCompute, M::kAnyKernel, "");
+  return r;
+}
+
+absl::Status ClassRules::AddUserRule(ActivityClass cls, MatchKind match, std::string pattern,
+                                     std::string origin) {
+  if (match == MatchKind::kRegex) {
+    try {
+      std::regex re(pattern, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": invalid regex '", pattern, "': ", e.what()));
+    }
+  }
+  if ((match == MatchKind::kRegex || match == MatchKind::kPrefix || match == MatchKind::kContains) &&
+      pattern.empty())
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": empty pattern"));
+  rules_.insert(rules_.begin() + static_cast<std::ptrdiff_t>(user_rules_),
+                ClassRule{cls, match, std::move(pattern), std::move(origin)});
+  ++user_rules_;
+  return absl::OkStatus();
+}
+
+absl::Status ClassRules::AddRulesFromText(std::string_view text, std::string_view source) {
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = Trim(text.substr(pos, nl - pos));
+    pos = nl + 1;
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    std::string origin = absl::StrCat(S(source), ":", line_no);
+    size_t sp = line.find_first_of(" \t");
+    if (sp == std::string_view::npos)
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": expected 'CLASS REGEX', got '", S(line), "'"));
+    auto cls = ParseActivityClass(line.substr(0, sp));
+    if (!cls.ok()) return absl::InvalidArgumentError(absl::StrCat(origin, ": ", cls.status().message()));
+    std::string_view rest = Trim(line.substr(sp));
+    MatchKind kind = MatchKind::kRegex;
+    for (auto [word, k] : {std::pair<std::string_view, MatchKind>{"prefix", MatchKind::kPrefix},
+                           {"contains", MatchKind::kContains},
+                           {"regex", MatchKind::kRegex}}) {
+      if (StartsWith(rest, word) && rest.size() > word.size() &&
+          (rest[word.size()] == ' ' || rest[word.size()] == '\t')) {
+        kind = k;
+        rest = Trim(rest.substr(word.size()));
+        break;
+      }
+    }
+    if (auto s = AddUserRule(*cls, kind, std::string(rest), origin); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Classifier> Classifier::Create(const ClassRules& rules, const model::Trace& trace) {
+  Classifier c(trace);
+  c.rules_ = rules.rules();
+  c.regex_.resize(c.rules_.size());
+  for (size_t i = 0; i < c.rules_.size(); ++i) {
+    if (c.rules_[i].match != MatchKind::kRegex) continue;
+    try {
+      c.regex_[i] = std::make_unique<std::regex>(c.rules_[i].pattern, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(c.rules_[i].origin, ": invalid regex '", c.rules_[i].pattern, "': ", e.what()));
+    }
+  }
+  return c;
+}
+
+int32_t Classifier::Match(model::GpuKind kind, model::StringId name, bool carries_collective) {
+  int64_t key = (static_cast<int64_t>(name) << 3) | (static_cast<int64_t>(kind) << 1) | (carries_collective ? 1 : 0);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  std::string_view s = t_->str(name);
+  int32_t hit = -1;
+  for (size_t i = 0; i < rules_.size() && hit < 0; ++i) {
+    const ClassRule& r = rules_[i];
+    bool m = false;
+    switch (r.match) {
+      case MatchKind::kRegex: {
+        // std::regex needs a contiguous range; string_view data is stable (arena).
+        m = std::regex_search(s.begin(), s.end(), *regex_[i]);
+        break;
+      }
+      case MatchKind::kPrefix: m = StartsWith(s, r.pattern); break;
+      case MatchKind::kContains: m = Contains(s, r.pattern); break;
+      case MatchKind::kCarriesCollective: m = carries_collective; break;
+      case MatchKind::kAnyMemcpy: m = kind == model::GpuKind::kMemcpy; break;
+      case MatchKind::kAnyMemset: m = kind == model::GpuKind::kMemset; break;
+      case MatchKind::kAnyKernel: m = kind == model::GpuKind::kKernel; break;
+    }
+    if (m) hit = static_cast<int32_t>(i);
+  }
+  cache_.emplace(key, hit);
+  return hit;
+}
+
+int32_t Classifier::RuleOf(model::GpuRef r) {
+  switch (r.kind) {
+    case model::GpuKind::kKernel: {
+      const auto& k = t_->kernels()[r.index];
+      return Match(r.kind, k.name, k.collective != model::kNone);
+    }
+    case model::GpuKind::kMemcpy: {
+      const auto& m = t_->memcpys()[r.index];
+      return Match(r.kind, m.name, m.collective != model::kNone);
+    }
+    case model::GpuKind::kMemset: return Match(r.kind, t_->memsets()[r.index].name, false);
+  }
+  return -1;
+}
+
+ActivityClass Classifier::Classify(model::GpuRef r) {
+  int32_t rule = RuleOf(r);
+  if (rule >= 0) return rules_[rule].cls;
+  // No rule matched (a user table without fallbacks): kernels compute, copies/memsets memory.
+  return r.kind == model::GpuKind::kKernel ? ActivityClass::kCompute : ActivityClass::kMemory;
+}
+
+}  // namespace overlapscope::analyze

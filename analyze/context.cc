@@ -1,0 +1,183 @@
+// PrepareContext and the small helpers the analyses share.
+#include <algorithm>
+#include <cmath>
+
+#include "analyze/strings.h"
+#include "analyze/context.h"
+
+namespace overlapscope::analyze {
+
+model::StringId Context::NameOf(model::GpuRef r) const {
+  switch (r.kind) {
+    case model::GpuKind::kKernel: return t.kernels()[r.index].name;
+    case model::GpuKind::kMemcpy: return t.memcpys()[r.index].name;
+    case model::GpuKind::kMemset: return t.memsets()[r.index].name;
+  }
+  return 0;
+}
+
+absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
+  const model::Trace& t = ctx.t;
+  auto classifier = Classifier::Create(ctx.opt.rules, t);
+  if (!classifier.ok()) return classifier.status();
+  ctx.kernel_cls.resize(t.kernels().size());
+  ctx.memcpy_cls.resize(t.memcpys().size());
+  ctx.memset_cls.resize(t.memsets().size());
+  // Explanations keyed by (kind, name); rule index per key is cached by the classifier.
+  absl::flat_hash_map<int64_t, size_t> expl_index;
+  summary->rules = classifier->rules();
+  auto classify = [&](model::GpuKind kind, size_t n, std::vector<ActivityClass>& out, auto name_of,
+                      auto dur_of) {
+    for (size_t i = 0; i < n; ++i) {
+      model::GpuRef r{kind, static_cast<int32_t>(i)};
+      int32_t rule = classifier->RuleOf(r);
+      ActivityClass c = classifier->Classify(r);
+      out[i] = c;
+      int64_t key = (static_cast<int64_t>(name_of(i)) << 8) | (static_cast<int64_t>(kind) << 4) |
+                    static_cast<int64_t>(rule + 1);
+      auto [it, inserted] = expl_index.try_emplace(key, summary->names.size());
+      if (inserted) summary->names.push_back(ClassExplanation{name_of(i), kind, c, rule, 0, 0});
+      ClassExplanation& e = summary->names[it->second];
+      ++e.count;
+      e.total_ns += dur_of(i);
+      ++summary->count[static_cast<int>(c)];
+      summary->total_ns[static_cast<int>(c)] += dur_of(i);
+    }
+  };
+  classify(model::GpuKind::kKernel, t.kernels().size(), ctx.kernel_cls,
+           [&](size_t i) { return t.kernels()[i].name; },
+           [&](size_t i) { return t.kernels()[i].end_ns - t.kernels()[i].start_ns; });
+  classify(model::GpuKind::kMemcpy, t.memcpys().size(), ctx.memcpy_cls,
+           [&](size_t i) { return t.memcpys()[i].name; },
+           [&](size_t i) { return t.memcpys()[i].end_ns - t.memcpys()[i].start_ns; });
+  classify(model::GpuKind::kMemset, t.memsets().size(), ctx.memset_cls,
+           [&](size_t i) { return t.memsets()[i].name; },
+           [&](size_t i) { return t.memsets()[i].end_ns - t.memsets()[i].start_ns; });
+  std::sort(summary->names.begin(), summary->names.end(),
+            [](const ClassExplanation& a, const ClassExplanation& b) {
+              return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.count > b.count;
+            });
+
+  // Per-device sets; DeviceActivities is sorted by start, so each set builds in one pass.
+  ctx.dev.resize(t.devices().size());
+  std::vector<Interval> comp, comm, busy;
+  for (size_t d = 0; d < t.devices().size(); ++d) {
+    comp.clear();
+    comm.clear();
+    busy.clear();
+    for (model::GpuRef r : t.DeviceActivities(static_cast<model::DeviceId>(d))) {
+      Interval iv{t.StartNs(r), t.EndNs(r)};
+      ActivityClass c = ctx.Cls(r);
+      if (c == ActivityClass::kSync) continue;
+      busy.push_back(iv);
+      if (c == ActivityClass::kCompute) comp.push_back(iv);
+      else if (c == ActivityClass::kComm) comm.push_back(iv);
+    }
+    ctx.dev[d].compute = IntervalSet::FromSortedByStart(comp);
+    ctx.dev[d].comm = IntervalSet::FromSortedByStart(comm);
+    ctx.dev[d].busy = IntervalSet::FromSortedByStart(busy);
+  }
+
+  ctx.kernel_launch = LaunchCalls(t, model::GpuKind::kKernel);
+  ctx.memcpy_launch = LaunchCalls(t, model::GpuKind::kMemcpy);
+  ctx.memset_launch = LaunchCalls(t, model::GpuKind::kMemset);
+  ctx.iters = AssignIterationsWithLaunches(t, ctx.opt.iteration_marker, ctx.kernel_launch,
+                                           ctx.memcpy_launch, ctx.memset_launch);
+
+  // Launch calls per thread (an API call that enqueued at least one activity).
+  std::vector<uint8_t> is_launch(t.api_calls().size(), 0);
+  for (const auto* v : {&ctx.kernel_launch, &ctx.memcpy_launch, &ctx.memset_launch})
+    for (int32_t a : *v)
+      if (a != model::kNone) is_launch[a] = 1;
+  ctx.launches_by_thread.assign(t.threads().size(), {});
+  ctx.last_launch_start.assign(t.processes().size(), INT64_MIN);
+  for (size_t i = 0; i < t.api_calls().size(); ++i) {
+    if (!is_launch[i]) continue;
+    const model::ApiCall& a = t.api_calls()[i];
+    ctx.launches_by_thread[a.thread].push_back(static_cast<int32_t>(i));
+    int64_t& last = ctx.last_launch_start[t.ProcessOfThread(a.thread)];
+    last = std::max(last, a.start_ns);
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+// Strips the per-thread-default-stream suffixes (_ptsz/_ptds) and driver versions (_v2).
+bool NameIs(std::string_view name, std::string_view base) {
+  if (!StartsWith(name, base)) return false;
+  std::string_view rest = name.substr(base.size());
+  return rest.empty() || rest == "_ptsz" || rest == "_ptds" || rest == "_v2" || rest == "_v2_ptsz" ||
+         rest == "_v2_ptds";
+}
+}  // namespace
+
+bool IsStreamSyncCall(std::string_view n) {
+  return NameIs(n, "cudaStreamSynchronize") || NameIs(n, "cuStreamSynchronize");
+}
+bool IsEventSyncCall(std::string_view n) {
+  return NameIs(n, "cudaEventSynchronize") || NameIs(n, "cuEventSynchronize");
+}
+bool IsDeviceSyncCall(std::string_view n) {
+  return NameIs(n, "cudaDeviceSynchronize") || NameIs(n, "cuCtxSynchronize") || NameIs(n, "cudaThreadSynchronize");
+}
+bool IsSyncMemcpyCall(std::string_view n) {
+  return (StartsWith(n, "cudaMemcpy") || StartsWith(n, "cuMemcpy")) && !Contains(n, "Async");
+}
+bool IsSyncMemsetCall(std::string_view n) {
+  return (StartsWith(n, "cudaMemset") || StartsWith(n, "cuMemset")) && !Contains(n, "Async");
+}
+bool IsMallocCall(std::string_view n) {
+  if (Contains(n, "Async")) return false;  // stream-ordered allocation does not sync
+  return StartsWith(n, "cudaMalloc") || StartsWith(n, "cuMemAlloc");
+}
+bool IsFreeCall(std::string_view n) {
+  if (Contains(n, "Async")) return false;
+  return StartsWith(n, "cudaFree") || StartsWith(n, "cuMemFree");
+}
+
+bool IsPageable(const model::Trace& t, const model::Memcpy& m) {
+  if (m.src_kind == model::MemoryKind::kPageable || m.dst_kind == model::MemoryKind::kPageable) return true;
+  // Kineto names say it even when the importer did not fill the kinds.
+  return m.src_kind == model::MemoryKind::kUnknown && m.dst_kind == model::MemoryKind::kUnknown &&
+         Contains(t.str(m.name), "Pageable");
+}
+bool IsDtoH(const model::Trace& t, const model::Memcpy& m) {
+  if (m.kind != model::MemcpyKind::kUnknown) return m.kind == model::MemcpyKind::kDtoH;
+  return Contains(t.str(m.name), "DtoH");
+}
+bool IsPinnedDst(const model::Trace& t, const model::Memcpy& m) {
+  if (m.dst_kind != model::MemoryKind::kUnknown) return m.dst_kind == model::MemoryKind::kPinned;
+  return Contains(t.str(m.name), "-> Pinned");
+}
+
+int64_t MedianNs(std::vector<int64_t>& v) {
+  size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  int64_t hi = v[mid];
+  if (v.size() % 2 == 1) return hi;
+  int64_t lo = *std::max_element(v.begin(), v.begin() + mid);
+  return lo + (hi - lo) / 2;
+}
+
+Percentiles ComputePercentiles(std::vector<int64_t>& v) {
+  Percentiles p;
+  p.count = static_cast<int64_t>(v.size());
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  // Nearest rank: the smallest value with at least q of the samples at or below it.
+  auto rank = [&](double q) {
+    size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[k == 0 ? 0 : k - 1];
+  };
+  p.min_ns = v.front();
+  p.max_ns = v.back();
+  p.p50_ns = rank(0.50);
+  p.p90_ns = rank(0.90);
+  p.p99_ns = rank(0.99);
+  double sum = 0;
+  for (int64_t x : v) sum += static_cast<double>(x);
+  p.mean_ns = sum / static_cast<double>(v.size());
+  return p;
+}
+
+}  // namespace overlapscope::analyze

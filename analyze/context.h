@@ -1,0 +1,90 @@
+// Internal to analyze/: facts computed once and shared by the analyses (classes of every GPU
+// activity, per-device busy/compute/comm sets, per-thread launch lists, iterations).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "analyze/classify.h"
+#include "analyze/interval_set.h"
+#include "analyze/iterations.h"
+#include "model/trace.h"
+
+namespace overlapscope::analyze {
+
+struct DeviceSets {
+  IntervalSet compute, comm, busy;  // busy: every kernel/memcpy/memset not of class sync
+};
+
+struct Context {
+  const model::Trace& t;
+  const AnalyzeOptions& opt;
+  std::vector<ActivityClass> kernel_cls, memcpy_cls, memset_cls;
+  std::vector<DeviceSets> dev;  // indexed by DeviceId
+  IterationAssignment iters;
+  // Per thread: indexes of API calls that enqueued GPU work, by start.
+  std::vector<std::vector<int32_t>> launches_by_thread;
+  // Per process: start of the last launch call (INT64_MIN when none).
+  std::vector<int64_t> last_launch_start;
+  // Launch call (index into api_calls, kNone when absent) of every kernel/memcpy/memset.
+  std::vector<int32_t> kernel_launch, memcpy_launch, memset_launch;
+
+  ActivityClass Cls(model::GpuRef r) const {
+    switch (r.kind) {
+      case model::GpuKind::kKernel: return kernel_cls[r.index];
+      case model::GpuKind::kMemcpy: return memcpy_cls[r.index];
+      case model::GpuKind::kMemset: return memset_cls[r.index];
+    }
+    return ActivityClass::kCompute;
+  }
+  model::StringId NameOf(model::GpuRef r) const;
+  model::ProcessId ProcessOfStream(model::StreamId s) const { return t.ProcessOfDevice(t.DeviceOfStream(s)); }
+  // The launch call of an activity (index into api_calls), kNone when not in the trace.
+  int32_t LaunchOf(model::GpuRef r) const {
+    switch (r.kind) {
+      case model::GpuKind::kKernel: return kernel_launch[r.index];
+      case model::GpuKind::kMemcpy: return memcpy_launch[r.index];
+      case model::GpuKind::kMemset: return memset_launch[r.index];
+    }
+    return model::kNone;
+  }
+};
+
+// Launch call of every activity of one kind (index into api_calls or kNone).
+std::vector<int32_t> LaunchCalls(const model::Trace& t, model::GpuKind kind);
+// AssignIterations with the launch calls already looked up.
+IterationAssignment AssignIterationsWithLaunches(const model::Trace& t, const std::string& marker,
+                                                 const std::vector<int32_t>& kernel_launch,
+                                                 const std::vector<int32_t>& memcpy_launch,
+                                                 const std::vector<int32_t>& memset_launch);
+
+// The pieces AnalyzeAll runs, in order (each reads what the earlier ones produced).
+absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary);
+void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out);
+void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out);
+void ComputeBlocking(const Context& ctx, BlockingResult* out);
+void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
+                 std::vector<IdleGap>* gaps);
+void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
+                       const std::vector<DeviceOverlap>& overlap, SyncResult* out);
+void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
+
+// Call-name predicates shared by blocking and sync points (runtime and driver API names).
+bool IsStreamSyncCall(std::string_view name);
+bool IsEventSyncCall(std::string_view name);
+bool IsDeviceSyncCall(std::string_view name);
+bool IsSyncMemcpyCall(std::string_view name);  // cudaMemcpy*/cuMemcpy* without "Async"
+bool IsSyncMemsetCall(std::string_view name);
+bool IsMallocCall(std::string_view name);       // cudaMalloc/cuMemAlloc (not stream-ordered)
+bool IsFreeCall(std::string_view name);
+bool IsPageable(const model::Trace& t, const model::Memcpy& m);
+bool IsDtoH(const model::Trace& t, const model::Memcpy& m);
+bool IsPinnedDst(const model::Trace& t, const model::Memcpy& m);
+
+// Median of a non-empty vector (reorders it): lower and upper middle averaged, floored.
+int64_t MedianNs(std::vector<int64_t>& v);
+// Percentiles (nearest rank) of a vector (sorts it).
+Percentiles ComputePercentiles(std::vector<int64_t>& v);
+
+}  // namespace overlapscope::analyze

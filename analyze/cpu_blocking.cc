@@ -1,0 +1,227 @@
+// CPU blocking (METRICS.md §3): decided from the API call, never from a sync record alone.
+#include <algorithm>
+
+#include "analyze/strings.h"
+#include "analyze/context.h"
+
+namespace overlapscope::analyze {
+
+std::string_view ToString(BlockReason r) {
+  switch (r) {
+    case BlockReason::kStreamSync: return "stream-sync";
+    case BlockReason::kEventSync: return "event-sync";
+    case BlockReason::kDeviceSync: return "device-sync";
+    case BlockReason::kSyncMemcpy: return "sync-memcpy";
+    case BlockReason::kSyncMemset: return "sync-memset";
+    case BlockReason::kPageableCopy: return "pageable-async-copy";
+    case BlockReason::kSyncRecordOnly: return "sync-record";
+  }
+  return "?";
+}
+
+namespace {
+
+enum CallCat : int8_t { kOther, kStream, kEvent, kDevice, kMemcpySync, kMemsetSync, kMemcpyAsync };
+
+CallCat Categorize(std::string_view n) {
+  if (IsStreamSyncCall(n)) return kStream;
+  if (IsEventSyncCall(n)) return kEvent;
+  if (IsDeviceSyncCall(n)) return kDevice;
+  if (IsSyncMemcpyCall(n)) return kMemcpySync;
+  if (IsSyncMemsetCall(n)) return kMemsetSync;
+  if ((StartsWith(n, "cudaMemcpy") || StartsWith(n, "cuMemcpy")) && Contains(n, "Async"))
+    return kMemcpyAsync;
+  return kOther;
+}
+
+// The last activity in `acts` (sorted by start) that ends at or before `until`. Activities of one
+// stream run in order; for a whole device a bounded look-back is enough because the candidates
+// start shortly before `until`.
+std::optional<model::GpuRef> LastEndingBefore(const model::Trace& t, absl::Span<const model::GpuRef> acts,
+                                              int64_t until) {
+  auto it = std::upper_bound(acts.begin(), acts.end(), until,
+                             [&](int64_t x, model::GpuRef r) { return x < t.StartNs(r); });
+  std::optional<model::GpuRef> best;
+  int64_t best_end = INT64_MIN;
+  int scanned = 0;
+  while (it != acts.begin() && scanned < 256) {
+    --it;
+    ++scanned;
+    int64_t e = t.EndNs(*it);
+    if (e <= until && e > best_end) {
+      best_end = e;
+      best = *it;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void ComputeBlocking(const Context& ctx, BlockingResult* out) {
+  const model::Trace& t = ctx.t;
+  const auto& calls = t.api_calls();
+  // Devices of each process (for calls that name no device: one device means that one).
+  std::vector<model::DeviceId> only_device(t.processes().size(), model::kNone);
+  std::vector<int> device_count(t.processes().size(), 0);
+  for (size_t d = 0; d < t.devices().size(); ++d) {
+    model::ProcessId p = t.devices()[d].process;
+    if (++device_count[p] == 1) only_device[p] = static_cast<model::DeviceId>(d);
+    else only_device[p] = model::kNone;
+  }
+
+  // Sync records -> their API calls.
+  std::vector<int32_t> sync_of_call(calls.size(), model::kNone);
+  std::vector<int8_t> cat_of(t.strings().size(), -1);
+  auto cat = [&](model::StringId name) {
+    int8_t& c = cat_of[name];
+    if (c < 0) c = Categorize(t.str(name));
+    return static_cast<CallCat>(c);
+  };
+  std::vector<BlockedInterval> record_only;
+  for (size_t i = 0; i < t.syncs().size(); ++i) {
+    const model::Sync& s = t.syncs()[i];
+    if (s.kind == model::SyncKind::kStreamWaitEvent) continue;
+    model::ProcessId p = s.device != model::kNone   ? t.ProcessOfDevice(s.device)
+                         : s.thread != model::kNone ? t.ProcessOfThread(s.thread)
+                                                    : model::kNone;
+    int32_t call = (p == model::kNone || s.correlation_id == model::kNoCorrelation)
+                       ? model::kNone
+                       : t.ApiCallIndexByCorrelation(p, s.correlation_id);
+    if (call != model::kNone) {
+      if (cat(calls[call].name) == kOther || cat(calls[call].name) == kMemcpyAsync) ++out->nonblocking_sync_records;
+      sync_of_call[call] = static_cast<int32_t>(i);
+      continue;
+    }
+    ++out->sync_records_without_call;
+    // Without its call, only stream/context syncs are known to wait (an event sync record may
+    // come from a cudaEventQuery poll).
+    if ((s.kind == model::SyncKind::kStreamSync || s.kind == model::SyncKind::kContextSync) &&
+        s.thread != model::kNone) {
+      BlockedInterval b;
+      b.start_ns = s.start_ns;
+      b.end_ns = s.end_ns;
+      b.thread = s.thread;
+      b.process = t.ProcessOfThread(s.thread);
+      b.sync = static_cast<int32_t>(i);
+      b.call = s.name;
+      b.reason = BlockReason::kSyncRecordOnly;
+      b.device = s.device != model::kNone ? s.device : only_device[b.process];
+      b.stream = s.stream;
+      record_only.push_back(b);
+    }
+  }
+
+  std::vector<BlockedInterval>& v = out->intervals;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const model::ApiCall& a = calls[i];
+    CallCat c = cat(a.name);
+    if (c == kOther) continue;
+    model::ProcessId p = t.ProcessOfThread(a.thread);
+    BlockedInterval b;
+    b.start_ns = a.start_ns;
+    b.end_ns = a.end_ns;
+    b.thread = a.thread;
+    b.process = p;
+    b.api_call = static_cast<int32_t>(i);
+    b.sync = sync_of_call[i];
+    b.call = a.name;
+    b.device = only_device[p];
+    auto gpu = a.correlation_id == model::kNoCorrelation ? absl::Span<const model::GpuRef>{}
+                                                         : t.GpuByCorrelation(p, a.correlation_id);
+    if (c == kMemcpyAsync || c == kMemcpySync || c == kMemsetSync) {
+      bool blocking = c != kMemcpyAsync;
+      for (model::GpuRef r : gpu) {
+        b.device = t.DeviceOfStream(t.StreamOf(r));
+        b.stream = t.StreamOf(r);
+        b.released_by = r;
+        if (r.kind != model::GpuKind::kMemcpy) continue;
+        const model::Memcpy& m = t.memcpys()[r.index];
+        if (c == kMemcpyAsync && IsPageable(t, m)) blocking = true;
+        // A synchronous device-to-device or host-to-host copy does not wait for the host.
+        if (c == kMemcpySync && (m.kind == model::MemcpyKind::kDtoD || m.kind == model::MemcpyKind::kHtoH))
+          blocking = false;
+      }
+      if (!blocking) continue;
+      b.reason = c == kMemcpyAsync ? BlockReason::kPageableCopy
+                 : c == kMemcpySync ? BlockReason::kSyncMemcpy
+                                    : BlockReason::kSyncMemset;
+    } else {
+      b.reason = c == kStream ? BlockReason::kStreamSync : c == kEvent ? BlockReason::kEventSync : BlockReason::kDeviceSync;
+      if (b.sync != model::kNone) {
+        const model::Sync& s = t.syncs()[b.sync];
+        if (s.device != model::kNone) b.device = s.device;
+        if (s.stream != model::kNone) b.stream = s.stream;
+      }
+      if (b.stream != model::kNone && c == kStream) {
+        b.released_by = LastEndingBefore(t, t.StreamActivities(b.stream), b.end_ns);
+      } else if (b.device != model::kNone) {
+        b.released_by = LastEndingBefore(t, t.DeviceActivities(b.device), b.end_ns);
+      }
+    }
+    v.push_back(b);
+  }
+  v.insert(v.end(), record_only.begin(), record_only.end());
+  // Nested calls on one thread (a runtime call and the driver call inside it) count once:
+  // drop intervals contained in an earlier-starting interval of the same thread.
+  std::stable_sort(v.begin(), v.end(), [](const BlockedInterval& x, const BlockedInterval& y) {
+    if (x.thread != y.thread) return x.thread < y.thread;
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    return x.end_ns > y.end_ns;
+  });
+  std::vector<BlockedInterval> kept;
+  kept.reserve(v.size());
+  for (const BlockedInterval& b : v) {
+    if (!kept.empty() && kept.back().thread == b.thread && b.end_ns <= kept.back().end_ns) continue;
+    kept.push_back(b);
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const BlockedInterval& x, const BlockedInterval& y) {
+    return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.thread < y.thread;
+  });
+  for (BlockedInterval& b : kept) {
+    if (b.device != model::kNone) {
+      b.device_busy_ns = ctx.dev[b.device].busy.CoveredIn(b.start_ns, b.end_ns);
+      b.device_idle_ns = b.duration_ns() - b.device_busy_ns;
+    }
+    b.iteration = IterationAt(ctx.iters, b.process, b.start_ns);
+  }
+  v = std::move(kept);
+
+  // Per thread: active span, blocked time (intervals are disjoint per thread now), call sites.
+  const size_t nt = t.threads().size();
+  std::vector<int64_t> lo(nt, INT64_MAX), hi(nt, INT64_MIN);
+  for (const auto& a : calls) {
+    lo[a.thread] = std::min(lo[a.thread], a.start_ns);
+    hi[a.thread] = std::max(hi[a.thread], a.end_ns);
+  }
+  for (const auto& r : t.ranges()) {
+    lo[r.thread] = std::min(lo[r.thread], r.start_ns);
+    hi[r.thread] = std::max(hi[r.thread], r.end_ns);
+  }
+  std::vector<ThreadBlocking> th(nt);
+  std::vector<absl::flat_hash_map<model::StringId, CallSite>> sites(nt);
+  for (const BlockedInterval& b : v) {
+    th[b.thread].blocked_ns += b.duration_ns();
+    CallSite& cs = sites[b.thread][b.call];
+    cs.call = b.call;
+    ++cs.count;
+    cs.total_ns += b.duration_ns();
+    cs.max_ns = std::max(cs.max_ns, b.duration_ns());
+  }
+  for (size_t i = 0; i < nt; ++i) {
+    if (lo[i] == INT64_MAX && th[i].blocked_ns == 0) continue;
+    ThreadBlocking& x = th[i];
+    x.thread = static_cast<model::ThreadId>(i);
+    x.process = t.threads()[i].process;
+    x.active_span_ns = lo[i] == INT64_MAX ? 0 : hi[i] - lo[i];
+    if (x.active_span_ns > 0)
+      x.blocked_share = std::min(1.0, static_cast<double>(x.blocked_ns) / static_cast<double>(x.active_span_ns));
+    for (auto& [name, cs] : sites[i]) x.top_calls.push_back(cs);
+    std::sort(x.top_calls.begin(), x.top_calls.end(),
+              [](const CallSite& a, const CallSite& b) { return a.total_ns > b.total_ns; });
+    if (x.top_calls.size() > ctx.opt.top_n) x.top_calls.resize(ctx.opt.top_n);
+    out->threads.push_back(std::move(x));
+  }
+}
+
+}  // namespace overlapscope::analyze

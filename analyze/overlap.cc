@@ -1,0 +1,226 @@
+// Overlap per device and window (METRICS.md §2) and HTA's number for comparison.
+#include <algorithm>
+#include <cmath>
+
+#include "analyze/strings.h"
+#include "analyze/context.h"
+
+namespace overlapscope::analyze {
+namespace {
+
+void FillStats(const IntervalSet& c, const IntervalSet& m, OverlapStats& s) {
+  s.comm_ns = m.Length();
+  s.compute_ns = c.Length();
+  s.hidden_comm_ns = m.IntersectLength(c);
+  s.exposed_comm_ns = s.comm_ns - s.hidden_comm_ns;
+  if (s.comm_ns > 0) s.overlap_ratio = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.comm_ns);
+  if (s.compute_ns > 0)
+    s.compute_share_overlapped = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.compute_ns);
+}
+
+struct ComputeInstance {
+  model::StringId name;
+  int64_t dur;
+  int32_t iteration;
+  bool overlapped;
+};
+
+}  // namespace
+
+void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
+  const model::Trace& t = ctx.t;
+  const size_t n_iter = ctx.iters.iterations.size();
+  std::vector<int32_t> slot(n_iter, -1);
+  for (size_t d = 0; d < t.devices().size(); ++d) {
+    auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
+    if (acts.empty()) continue;
+    const DeviceSets& sets = ctx.dev[d];
+    DeviceOverlap dv;
+    dv.device = static_cast<model::DeviceId>(d);
+    dv.process = t.ProcessOfDevice(dv.device);
+    FillStats(sets.compute, sets.comm, dv.whole);
+    dv.whole.activities = static_cast<int64_t>(acts.size());
+    dv.exposed_comm = sets.comm.Subtract(sets.compute).intervals();
+    dv.hidden_comm = sets.comm.Intersect(sets.compute).intervals();
+
+    // Per-iteration buckets (activities are in start order, so each bucket stays sorted).
+    std::vector<int32_t> used;  // iteration indexes with activity here, in first-seen order
+    std::vector<std::vector<Interval>> it_comp, it_comm;
+    std::vector<IterationOverlap> its;
+    std::vector<ComputeInstance> compute;
+    absl::flat_hash_map<model::CollectiveId, bool> seen_collective;
+    for (model::GpuRef r : acts) {
+      ActivityClass c = ctx.Cls(r);
+      if (c == ActivityClass::kSync) continue;
+      int64_t s = t.StartNs(r), e = t.EndNs(r);
+      int32_t it = ctx.iters.Of(r);
+      if (it != model::kNone) {
+        if (slot[it] < 0) {
+          slot[it] = static_cast<int32_t>(its.size());
+          used.push_back(it);
+          IterationOverlap io;
+          io.iteration = it;
+          io.number = ctx.iters.iterations[it].number;
+          io.gpu_start_ns = s;
+          io.gpu_end_ns = e;
+          its.push_back(io);
+          it_comp.emplace_back();
+          it_comm.emplace_back();
+        }
+        IterationOverlap& io = its[slot[it]];
+        io.gpu_start_ns = std::min(io.gpu_start_ns, s);
+        io.gpu_end_ns = std::max(io.gpu_end_ns, e);
+        ++io.stats.activities;
+        if (c == ActivityClass::kCompute) it_comp[slot[it]].push_back({s, e});
+        if (c == ActivityClass::kComm) it_comm[slot[it]].push_back({s, e});
+      }
+      if (c == ActivityClass::kCompute) {
+        compute.push_back({ctx.NameOf(r), e - s, it, sets.comm.Intersects(s, e)});
+      } else if (c == ActivityClass::kComm) {
+        model::CollectiveId cid = r.kind == model::GpuKind::kKernel   ? t.kernels()[r.index].collective
+                                  : r.kind == model::GpuKind::kMemcpy ? t.memcpys()[r.index].collective
+                                                                      : model::kNone;
+        CollectiveOverlap co;
+        co.collective = cid;
+        co.first_activity = r;
+        co.stream = t.StreamOf(r);
+        std::vector<Interval> own;
+        if (cid != model::kNone) {
+          if (!seen_collective.try_emplace(cid, true).second) continue;
+          const model::Collective& col = t.collectives()[cid];
+          co.name = col.op != 0 ? col.op : ctx.NameOf(r);
+          for (model::GpuRef cr : t.CollectiveActivities(cid)) own.push_back({t.StartNs(cr), t.EndNs(cr)});
+        } else {
+          co.name = ctx.NameOf(r);
+          own.push_back({s, e});
+        }
+        IntervalSet own_set = IntervalSet::FromSortedByStart(own);
+        co.start_ns = own.front().start_ns;
+        co.end_ns = s;
+        for (const Interval& iv : own) co.end_ns = std::max(co.end_ns, iv.end_ns);
+        co.own_ns = own_set.Length();
+        for (const Interval& iv : own_set.intervals()) co.hidden_ns += sets.compute.CoveredIn(iv.start_ns, iv.end_ns);
+        if (co.own_ns > 0) co.overlap_ratio = static_cast<double>(co.hidden_ns) / static_cast<double>(co.own_ns);
+        dv.collectives.push_back(co);
+      }
+    }
+    for (size_t k = 0; k < its.size(); ++k) {
+      int64_t acts_in = its[k].stats.activities;
+      FillStats(IntervalSet::FromSortedByStart(it_comp[k]), IntervalSet::FromSortedByStart(it_comm[k]),
+                its[k].stats);
+      its[k].stats.activities = acts_in;
+    }
+
+    // Contention: median "alone" duration per compute kernel name.
+    absl::flat_hash_map<model::StringId, std::vector<int64_t>> alone, overl;
+    for (const ComputeInstance& ci : compute) (ci.overlapped ? overl : alone)[ci.name].push_back(ci.dur);
+    absl::flat_hash_map<model::StringId, int64_t> median_alone;
+    for (auto& [name, v] : alone) median_alone[name] = MedianNs(v);
+    for (auto& [name, v] : overl) {
+      auto a = median_alone.find(name);
+      if (a == median_alone.end() || a->second <= 0) continue;
+      KernelSlowdown ks;
+      ks.name = name;
+      ks.overlapped_count = static_cast<int64_t>(v.size());
+      ks.alone_count = static_cast<int64_t>(alone[name].size());
+      ks.median_overlapped_ns = MedianNs(v);
+      ks.median_alone_ns = a->second;
+      ks.slowdown = static_cast<double>(ks.median_overlapped_ns) / static_cast<double>(ks.median_alone_ns);
+      dv.slowdowns.push_back(ks);
+    }
+    std::sort(dv.slowdowns.begin(), dv.slowdowns.end(), [](const KernelSlowdown& a, const KernelSlowdown& b) {
+      return a.overlapped_count != b.overlapped_count ? a.overlapped_count > b.overlapped_count : a.name < b.name;
+    });
+    for (const ComputeInstance& ci : compute) {
+      if (!ci.overlapped) continue;
+      OverlapStats* targets[2] = {&dv.whole, ci.iteration != model::kNone ? &its[slot[ci.iteration]].stats : nullptr};
+      auto a = median_alone.find(ci.name);
+      for (OverlapStats* s : targets) {
+        if (s == nullptr) continue;
+        ++s->overlapped_compute_instances;
+        if (a == median_alone.end()) ++s->contention_unknown_instances;
+        else s->contention_ns += ci.dur - a->second;
+      }
+    }
+    dv.whole.net_overlap_gain_ns = dv.whole.hidden_comm_ns - dv.whole.contention_ns;
+    for (auto& io : its) io.stats.net_overlap_gain_ns = io.stats.hidden_comm_ns - io.stats.contention_ns;
+    std::sort(its.begin(), its.end(), [](const IterationOverlap& a, const IterationOverlap& b) {
+      return a.iteration < b.iteration;
+    });
+    dv.iterations = std::move(its);
+    for (int32_t it : used) slot[it] = -1;
+    out->push_back(std::move(dv));
+  }
+}
+
+namespace {
+
+// HTA's name rules (hta/common/types.py), applied with Python's re.match (anchored at start).
+bool HtaIsComm(std::string_view n) {
+  return StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") ||
+         Contains(n, "ncclKernel");
+}
+bool HtaIsCompute(std::string_view n) {
+  // Inverse match of: ^nccl, .*Memcpy, .*Memset, .*dma, ^.*Sync, ^Stream Wait Event,
+  // cuda.*LaunchKernel, ^runFunction, ^hip, ^job_exe, ^packet, ^pe_exe, ^cpum_exe_subgraph,
+  // ^hccl, ^collective_subgraph_execution.
+  for (std::string_view p : {"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
+                             "cpum_exe_subgraph", "hccl", "collective_subgraph_execution"})
+    if (StartsWith(n, p)) return false;
+  for (std::string_view p : {"Memcpy", "Memset", "dma", "Sync"})
+    if (Contains(n, p)) return false;
+  if (StartsWith(n, "cuda") && n.find("LaunchKernel", 4) != std::string_view::npos) return false;
+  return true;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+}  // namespace
+
+void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
+  const model::Trace& t = ctx.t;
+  const size_t np = t.processes().size();
+  std::vector<std::vector<Interval>> comp(np), comm(np);
+  std::vector<int64_t> dropped(np, 0);
+  std::vector<uint8_t> has_gpu(np, 0);
+  // Kind per distinct name: 0 other, 1 comm, 2 compute (HTA classifies memcpy/memset by name too).
+  std::vector<int8_t> kind_of(t.strings().size(), -1);
+  auto visit = [&](const auto& v) {
+    for (const auto& e : v) {
+      model::ProcessId p = t.ProcessOfDevice(e.device);
+      has_gpu[p] = 1;
+      int8_t& k = kind_of[e.name];
+      if (k < 0) {
+        std::string_view n = t.str(e.name);
+        k = HtaIsComm(n) ? 1 : HtaIsCompute(n) ? 2 : 0;
+      }
+      if (k == 0) continue;
+      // HTA rounds ns-resolution traces to whole µs: start up, end down.
+      Interval iv{CeilDiv(e.start_ns, 1000), FloorDiv(e.end_ns, 1000)};
+      if (iv.end_ns <= iv.start_ns) {
+        ++dropped[p];
+        continue;
+      }
+      (k == 1 ? comm : comp)[p].push_back(iv);
+    }
+  };
+  visit(t.kernels());
+  visit(t.memcpys());
+  visit(t.memsets());
+  for (size_t p = 0; p < np; ++p) {
+    if (!has_gpu[p]) continue;
+    HtaCompat h;
+    h.process = static_cast<model::ProcessId>(p);
+    IntervalSet m = IntervalSet::FromUnsorted(std::move(comm[p]));
+    IntervalSet c = IntervalSet::FromUnsorted(std::move(comp[p]));
+    h.comm_us = m.Length();
+    h.overlap_us = m.IntersectLength(c);
+    h.dropped_sub_us = dropped[p];
+    if (h.comm_us > 0)
+      h.overlap_pct = std::round(10000.0 * static_cast<double>(h.overlap_us) / static_cast<double>(h.comm_us)) / 100.0;
+    out->push_back(h);
+  }
+}
+
+}  // namespace overlapscope::analyze
