@@ -22,6 +22,13 @@ struct SourceStats {
   absl::btree_map<std::string, int64_t> skipped_by_reason;    // e.g. "negative dur" -> 2
   absl::btree_map<std::string, int64_t> unknown_categories;   // counted and skipped
   absl::btree_map<std::string, int64_t> unknown_args;         // arg key -> count (ignored)
+  // Records recognized but deliberately not stored as model events (Kineto "ac2g" flow arrows,
+  // sort-order metadata, profiler spans "Trace", instant markers "i"), by category. Counted so
+  // that events_read == events_kept + skipped() + ignored + unknown categories.
+  absl::btree_map<std::string, int64_t> ignored_by_category;
+  // Informational counts that drop nothing, e.g. "ac2g flow id without matching correlation id"
+  // or "invalid UTF-8 replaced by U+FFFD" (strings repaired, event kept).
+  absl::btree_map<std::string, int64_t> notes;
   int64_t dropped_records = 0;  // records the producer lost (CUPTI dropped records)
   // The first few skipped records with file offset and reason, for the user to look at.
   std::vector<std::string> examples;

@@ -8,8 +8,10 @@
 // source's model::SourceStats, which `overlapscope info` prints.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,15 +23,27 @@
 namespace overlapscope::import {
 
 struct ImportOptions {
-  int threads = 0;  // parser threads per file; 0 = hardware concurrency (at most 2 used well)
+  int threads = 0;  // parser threads per file; 0 = hardware concurrency (at most 2 used)
+  // Bytes of uncompressed JSON held and parsed at a time (the window; it grows only when one
+  // JSON value is larger). 0 = 32 MiB. Tests use small values to exercise chunk boundaries.
+  int64_t chunk_bytes = 0;
   // Called now and then with (bytes done, bytes total) of the current file; may be empty.
   std::function<void(int64_t, int64_t)> progress;
 };
 
-// Expands directories (every *.json / *.json.gz / *.pt.trace.json inside, sorted by name).
+// Expands directories: every *.json / *.json.gz inside (not recursive) whose first 64 KiB
+// mention "traceEvents" or "schemaVersion" (so side files such as timings.json are left out),
+// sorted by name; when both X.json and X.json.gz exist only X.json.gz is taken. Files are
+// passed through unchanged. Fails on a path that does not exist or a directory with no trace.
 absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::string> paths);
 
-// Imports one Kineto file into `builder` as one new process (one rank).
+// The rank a file name states: "rank3", "rank_3", "rank-3" anywhere in the base name, else a
+// trailing "-3" before the extension (.json, .json.gz, .pt.trace.json). -1 when none.
+int32_t RankFromFileName(std::string_view path);
+
+// Imports one Kineto file into `builder` as one new process (one rank). The rank comes from the
+// top-level distributedInfo.rank, else RankFromFileName, else it stays unknown. On error the
+// builder may hold a partial process: discard it.
 absl::Status ImportKinetoFile(const std::string& path, model::TraceBuilder& builder,
                               const ImportOptions& options);
 

@@ -1,0 +1,113 @@
+// The traceEvents array: chunked, two-thread speculative parsing (see file_reader.h).
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "capture/import/file_reader.h"
+#include "model/status_macros.h"
+
+namespace overlapscope::import {
+namespace {
+
+constexpr size_t kMinParallelBytes = 4096;  // below this a second thread is not worth it
+constexpr size_t kSplitSearchBytes = size_t{1} << 20;
+
+bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// A position at or after `from` that looks like the start of an event following another one.
+const char* GuessSplit(const char* lo, const char* from, const char* end) {
+  const char* limit = std::min(end, from + kSplitSearchBytes);
+  for (const char* q = from; q < limit; ++q) {
+    q = static_cast<const char*>(std::memchr(q, '{', static_cast<size_t>(limit - q)));
+    if (q == nullptr) return nullptr;
+    const char* b = q - 1;
+    while (b > lo && IsWs(*b)) --b;
+    if (*b != ',') continue;
+    --b;
+    while (b > lo && IsWs(*b)) --b;
+    if (*b == '}') return q;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+FileReader::ChunkResult FileReader::ParseEvents(const char* p, ArrayState state, const char* stop_at,
+                                                ThreadOut& out) const {
+  const char* end = End();
+  const char* buf = buf_.get();
+  RawEvent ev;
+  ChunkResult r;
+  for (;;) {
+    p = scan::SkipWs(p);
+    if (state == ArrayState::kAfterElement) {
+      if (*p == ',') {
+        ++p;
+        state = ArrayState::kBeforeElement;
+        continue;
+      }
+      if (*p == ']') return {ChunkEnd::kDone, p + 1, state};
+      if (p >= end) return {ChunkEnd::kNeedMore, p, state};
+      return {ChunkEnd::kError, p, state, p, "expected ',' or ']' after an event"};
+    }
+    if (*p == ']' && state == ArrayState::kBeforeFirst) return {ChunkEnd::kDone, p + 1, state};
+    if (stop_at != nullptr && p >= stop_at) return {ChunkEnd::kStopped, p, state};
+    if (*p != '{') {
+      if (p >= end) return {ChunkEnd::kNeedMore, p, state};
+      return {ChunkEnd::kError, p, state, p, "expected '{' (an event object) in traceEvents"};
+    }
+    const char* after = nullptr;
+    scan::Scan s = ParseEvent(p, end, &after, &ev, &r.err_pos, &r.err);
+    if (s == scan::Scan::kNeedMore) return {ChunkEnd::kNeedMore, p, state};
+    if (s == scan::Scan::kError) return {ChunkEnd::kError, p, state, r.err_pos, r.err};
+    EmitEvent(ev, base_ + (p - buf), out);
+    p = after;
+    state = ArrayState::kAfterElement;
+  }
+}
+
+FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) {
+  const char* end = End();
+  const char* split = nullptr;
+  if (threads_ >= 2 && static_cast<size_t>(end - p) >= kMinParallelBytes) split = GuessSplit(p, p + (end - p) / 2, end);
+  if (split == nullptr) {
+    ChunkResult r = ParseEvents(p, state, nullptr, outs_[0]);
+    MergeOut(outs_[0], 0, ctx_);
+    return r;
+  }
+  ChunkResult second;
+  std::thread worker([&] { second = ParseEvents(split, ArrayState::kBeforeElement, nullptr, outs_[1]); });
+  ChunkResult first = ParseEvents(p, state, split, outs_[0]);
+  worker.join();
+  if (first.end == ChunkEnd::kStopped && first.pos == split) {
+    MergeOut(outs_[0], 0, ctx_);
+    MergeOut(outs_[1], 1, ctx_);
+    return second;
+  }
+  outs_[1].ClearChunk();  // the guess was not an event boundary: drop the speculative work
+  if (first.end == ChunkEnd::kStopped) first = ParseEvents(first.pos, first.state, nullptr, outs_[0]);
+  MergeOut(outs_[0], 0, ctx_);
+  return first;
+}
+
+absl::Status FileReader::ParseEventArray() {
+  ArrayState state = ArrayState::kBeforeFirst;
+  for (;;) {
+    ChunkResult r = ParseChunk(pos_, state);
+    switch (r.end) {
+      case ChunkEnd::kDone:
+        pos_ = r.pos;
+        return absl::OkStatus();
+      case ChunkEnd::kError:
+        return ErrorAt(r.err_pos != nullptr ? r.err_pos : r.pos, r.err != nullptr ? r.err : "malformed JSON");
+      case ChunkEnd::kNeedMore:
+      case ChunkEnd::kStopped:
+        if (eof_) return Truncated();
+        state = r.state;
+        RETURN_IF_ERROR(Refill(r.pos));
+        break;
+    }
+  }
+}
+
+}  // namespace overlapscope::import

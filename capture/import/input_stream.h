@@ -1,0 +1,31 @@
+// Sequential byte source for the importer: a plain file read with read(2), or a gzip file
+// (detected by its magic bytes, not its name) inflated by zlib as it is read. Never holds more
+// than the caller's buffer plus a 1 MiB compressed-input buffer.
+//
+// Failure modes: open/read errors and corrupt or truncated gzip data return an error whose
+// message is "<path>: offset <N>: <reason>", N being the uncompressed bytes delivered so far.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace overlapscope::import {
+
+class InputStream {
+ public:
+  static absl::StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path);
+  virtual ~InputStream() = default;
+
+  // Fills dst with up to n bytes; returns the count, 0 only at the end of the data.
+  virtual absl::StatusOr<size_t> Read(char* dst, size_t n) = 0;
+  virtual bool compressed() const = 0;
+  // Size of the file on disk (compressed size for gzip), for progress reports.
+  virtual int64_t file_size() const = 0;
+  // Compressed bytes consumed so far (== uncompressed for plain files), for progress reports.
+  virtual int64_t file_position() const = 0;
+};
+
+}  // namespace overlapscope::import

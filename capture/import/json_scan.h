@@ -1,0 +1,133 @@
+// Low-level JSON scanning primitives of the Kineto importer: whitespace, strings, numbers,
+// skipping values. Hot paths are inline and use SSE2 (every x86-64 has it).
+//
+// Buffer contract: every function reads a window [p, end) whose byte *end is '\0' and which
+// stays readable for kPad bytes after end (SIMD loads may overrun by up to 15 bytes). Reaching
+// `end` in the middle of a token yields Scan::kNeedMore (the caller refills the window and
+// parses the whole item again); malformed JSON yields Scan::kError with *err set to a reason.
+// Nothing allocates except the slow string path, which decodes into a caller-owned scratch.
+#pragma once
+
+#include <emmintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace overlapscope::import::scan {
+
+inline constexpr size_t kPad = 64;
+
+enum class Scan : uint8_t { kOk, kNeedMore, kError };
+
+inline const char* SkipWs(const char* p) {
+  while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') ++p;
+  return p;
+}
+
+// First byte at or after p that is '"', '\\', a control byte (< 0x20, includes the '\0' at end)
+// or a non-ASCII byte (>= 0x80).
+inline const char* FindStringSpecial(const char* p) {
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  for (;;) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                             _mm_cmplt_epi8(v, space));  // signed: also catches bytes >= 0x80
+    int mask = _mm_movemask_epi8(m);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+}
+
+// Length of the valid UTF-8 sequence starting at p (a byte >= 0x80), or 0 when invalid
+// (overlong, surrogate, beyond U+10FFFF, truncated). Reads at most 4 bytes; the '\0' sentinel
+// stops it at end.
+inline int Utf8SequenceLength(const unsigned char* p) {
+  unsigned c = p[0];
+  if (c >= 0xC2 && c <= 0xDF) return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if ((p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+    if (c == 0xE0 && p[1] < 0xA0) return 0;   // overlong
+    if (c == 0xED && p[1] >= 0xA0) return 0;  // UTF-16 surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if ((p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return 0;
+    if (c == 0xF0 && p[1] < 0x90) return 0;   // overlong
+    if (c == 0xF4 && p[1] >= 0x90) return 0;  // > U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+// Slow path of ParseString: decodes escapes and replaces invalid UTF-8 (and lone surrogates)
+// with U+FFFD into *scratch. `s` is the first content byte, `q` the first byte that needs care.
+Scan ParseStringSlow(const char* s, const char* q, const char* end, const char** after, std::string* scratch,
+                     std::string_view* out, int* repaired, const char** err);
+
+// Parses the string whose opening quote is at p. On kOk, *out views the decoded text (inside
+// the buffer when nothing needed decoding, else inside *scratch) and *after points past the
+// closing quote. *repaired is incremented when invalid UTF-8 was replaced.
+inline Scan ParseString(const char* p, const char* end, const char** after, std::string* scratch,
+                        std::string_view* out, int* repaired, const char** err) {
+  const char* s = p + 1;
+  const char* q = s;
+  for (;;) {
+    q = FindStringSpecial(q);
+    unsigned char c = static_cast<unsigned char>(*q);
+    if (c == '"') {
+      *out = std::string_view(s, static_cast<size_t>(q - s));
+      *after = q + 1;
+      return Scan::kOk;
+    }
+    if (c >= 0x80) {
+      int n = Utf8SequenceLength(reinterpret_cast<const unsigned char*>(q));
+      if (n > 0 && q + n <= end) {
+        q += n;
+        continue;
+      }
+    } else if (c < 0x20) {
+      if (q >= end) return Scan::kNeedMore;
+      ++q;  // raw control byte: not strict JSON, tolerated as content
+      continue;
+    }
+    return ParseStringSlow(s, q, end, after, scratch, out, repaired, err);
+  }
+}
+
+// Skips a string (opening quote at p) without decoding it.
+inline Scan SkipString(const char* p, const char* end, const char** after) {
+  const char* q = p + 1;
+  for (;;) {
+    q = FindStringSpecial(q);
+    char c = *q;
+    if (c == '"') {
+      *after = q + 1;
+      return Scan::kOk;
+    }
+    if (q >= end) return Scan::kNeedMore;
+    q += (c == '\\') ? 2 : 1;
+    if (q > end) return Scan::kNeedMore;
+  }
+}
+
+// Skips any JSON value at p (after whitespace). Containers are skipped by bracket depth and
+// string awareness only; the scalars inside them are not validated (they are not used).
+Scan SkipValue(const char* p, const char* end, const char** after, const char** err);
+
+// A JSON number token, as exact decimal digits: value = digits * 10^(exp10), sign separate.
+enum class NumKind : uint8_t { kOk, kNotNumber, kNonFinite, kOutOfRange };
+
+// Parses an integer value (no fraction, no exponent) into *v. A number with a fraction or
+// exponent is kNotNumber unless it is integral (e.g. 7.0, 1e3); beyond int64 is kOutOfRange.
+// Anything else (string, object, ...) is kNotNumber and is NOT consumed: the caller skips it.
+Scan ParseInt(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err);
+
+// Parses a microsecond value (Kineto ts/dur, e.g. 4430921397268.557) into integer nanoseconds
+// exactly: decimal digits, no floating point. Digits beyond the ns position round half away from
+// zero. NaN/Infinity literals give kNonFinite; beyond int64 ns gives kOutOfRange.
+Scan ParseMicrosAsNs(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
+                     const char** err);
+
+}  // namespace overlapscope::import::scan

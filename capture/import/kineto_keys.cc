@@ -1,0 +1,222 @@
+#include "capture/import/kineto_keys.h"
+
+#include <array>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace overlapscope::import {
+namespace {
+
+using model::MemcpyKind;
+using model::MemoryKind;
+using model::SyncKind;
+
+// A lookup by (length, bytes): buckets per length hold the few words of that length.
+template <typename E>
+class WordTable {
+ public:
+  WordTable(std::initializer_list<std::pair<std::string_view, E>> words, E missing) : missing_(missing) {
+    for (const auto& w : words) {
+      if (w.first.size() >= buckets_.size()) continue;
+      buckets_[w.first.size()].push_back(w);
+    }
+  }
+  E Find(std::string_view s) const {
+    if (s.size() >= buckets_.size()) return missing_;
+    for (const auto& [w, e] : buckets_[s.size()])
+      if (w[0] == s[0] && std::memcmp(w.data(), s.data(), s.size()) == 0) return e;
+    return missing_;
+  }
+
+ private:
+  std::array<std::vector<std::pair<std::string_view, E>>, 48> buckets_;
+  E missing_;
+};
+
+const WordTable<EventKey>& EventKeys() {
+  static const WordTable<EventKey> t(
+      {{"ph", EventKey::kPh}, {"cat", EventKey::kCat}, {"name", EventKey::kName}, {"pid", EventKey::kPid},
+       {"tid", EventKey::kTid}, {"ts", EventKey::kTs}, {"dur", EventKey::kDur}, {"args", EventKey::kArgs},
+       {"id", EventKey::kId}, {"bp", EventKey::kIgnored}, {"s", EventKey::kIgnored}, {"cname", EventKey::kIgnored},
+       {"tts", EventKey::kIgnored}, {"scope", EventKey::kIgnored}},
+      EventKey::kOther);
+  return t;
+}
+
+const WordTable<ArgKey>& ArgKeys() {
+  static const WordTable<ArgKey> t(
+      {{"device", ArgKey::kDevice},
+       {"stream", ArgKey::kStream},
+       {"correlation", ArgKey::kCorrelation},
+       {"External id", ArgKey::kExternalId},
+       {"bytes", ArgKey::kBytes},
+       {"grid", ArgKey::kGrid},
+       {"block", ArgKey::kBlock},
+       {"registers per thread", ArgKey::kRegisters},
+       {"shared memory", ArgKey::kSharedMemory},
+       {"Collective name", ArgKey::kCollectiveName},
+       {"In msg nelems", ArgKey::kInNelems},
+       {"Out msg nelems", ArgKey::kOutNelems},
+       {"Group size", ArgKey::kGroupSize},
+       {"dtype", ArgKey::kDtype},
+       {"Process Group Name", ArgKey::kPgName},
+       {"Seq", ArgKey::kSeq},
+       {"wait_on_stream", ArgKey::kWaitOnStream},
+       {"wait_on_cuda_event_record_corr_id", ArgKey::kWaitEventRecordCorr},
+       {"wait_on_cuda_event_id", ArgKey::kWaitEventId},
+       {"name", ArgKey::kName},
+       {"labels", ArgKey::kLabels},
+       // Known Kineto args the model has no field for.
+       {"queued", ArgKey::kIgnored},
+       {"context", ArgKey::kIgnored},
+       {"blocks per SM", ArgKey::kIgnored},
+       {"warps per SM", ArgKey::kIgnored},
+       {"est. achieved occupancy %", ArgKey::kIgnored},
+       {"memory bandwidth (GB/s)", ArgKey::kIgnored},
+       {"cbid", ArgKey::kIgnored},
+       {"Record function id", ArgKey::kIgnored},
+       {"Ev Idx", ArgKey::kIgnored},
+       {"Sequence number", ArgKey::kIgnored},
+       {"Fwd thread id", ArgKey::kIgnored},
+       {"Concrete Inputs", ArgKey::kIgnored},
+       {"Input type", ArgKey::kIgnored},
+       {"Input Strides", ArgKey::kIgnored},
+       {"Input Dims", ArgKey::kIgnored},
+       {"Process Group Description", ArgKey::kIgnored},
+       {"Process Group Ranks", ArgKey::kIgnored},
+       {"Rank", ArgKey::kIgnored},
+       {"Global rank stride", ArgKey::kIgnored},
+       {"Global rank start", ArgKey::kIgnored},
+       {"In split size", ArgKey::kIgnored},
+       {"Out split size", ArgKey::kIgnored},
+       {"cuda_sync_kind", ArgKey::kIgnored},
+       {"Op count", ArgKey::kIgnored},
+       {"sort_index", ArgKey::kIgnored},
+       {"Python id", ArgKey::kIgnored},
+       {"Python parent id", ArgKey::kIgnored},
+       {"Python thread", ArgKey::kIgnored}},
+      ArgKey::kUnknown);
+  return t;
+}
+
+constexpr std::string_view kArgNames[] = {"(unknown)",
+                                          "(ignored)",
+                                          "device",
+                                          "stream",
+                                          "correlation",
+                                          "External id",
+                                          "bytes",
+                                          "grid",
+                                          "block",
+                                          "registers per thread",
+                                          "shared memory",
+                                          "Collective name",
+                                          "In msg nelems",
+                                          "Out msg nelems",
+                                          "Group size",
+                                          "dtype",
+                                          "Process Group Name",
+                                          "Seq",
+                                          "wait_on_stream",
+                                          "wait_on_cuda_event_record_corr_id",
+                                          "wait_on_cuda_event_id",
+                                          "name",
+                                          "labels"};
+static_assert(std::size(kArgNames) == static_cast<size_t>(ArgKey::kCount));
+
+constexpr std::string_view kCategoryNames[] = {
+    "<none>",  "<unknown>",       "kernel",          "gpu_memcpy",          "gpu_memset",
+    "cuda_runtime", "cuda_driver", "cuda_sync",      "cpu_op",              "user_annotation",
+    "gpu_user_annotation", "python_function", "ac2g", "overhead",           "Trace"};
+static_assert(std::size(kCategoryNames) == static_cast<size_t>(Category::kCount));
+
+const WordTable<Category>& Categories() {
+  static const WordTable<Category> t(
+      {{"kernel", Category::kKernel},
+       {"gpu_memcpy", Category::kGpuMemcpy},
+       {"gpu_memset", Category::kGpuMemset},
+       {"cuda_runtime", Category::kCudaRuntime},
+       {"cuda_driver", Category::kCudaDriver},
+       {"cuda_sync", Category::kCudaSync},
+       {"cpu_op", Category::kCpuOp},
+       {"user_annotation", Category::kUserAnnotation},
+       {"gpu_user_annotation", Category::kGpuUserAnnotation},
+       {"python_function", Category::kPythonFunction},
+       {"ac2g", Category::kAc2g},
+       {"overhead", Category::kOverhead},
+       {"Trace", Category::kTrace}},
+      Category::kUnknown);
+  return t;
+}
+
+}  // namespace
+
+EventKey ClassifyEventKey(std::string_view k) { return k.empty() ? EventKey::kOther : EventKeys().Find(k); }
+ArgKey ClassifyArgKey(std::string_view k) { return k.empty() ? ArgKey::kUnknown : ArgKeys().Find(k); }
+std::string_view ArgKeyName(ArgKey k) { return kArgNames[static_cast<size_t>(k)]; }
+Category ClassifyCategory(std::string_view c) { return c.empty() ? Category::kUnknown : Categories().Find(c); }
+std::string_view CategoryName(Category c) { return kCategoryNames[static_cast<size_t>(c)]; }
+
+MemoryKind ParseMemoryKind(std::string_view s) {
+  if (s == "Pageable") return MemoryKind::kPageable;
+  if (s == "Pinned") return MemoryKind::kPinned;
+  if (s == "Device") return MemoryKind::kDevice;
+  if (s == "Managed") return MemoryKind::kManaged;
+  if (s == "Array") return MemoryKind::kArray;
+  return MemoryKind::kUnknown;
+}
+
+void ParseMemcpyName(std::string_view name, MemcpyKind* kind, MemoryKind* src, MemoryKind* dst) {
+  *kind = MemcpyKind::kUnknown;
+  *src = *dst = MemoryKind::kUnknown;
+  constexpr std::string_view kPrefix = "Memcpy ";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return;
+  name.remove_prefix(kPrefix.size());
+  std::string_view k = name.substr(0, name.find(' '));
+  if (k == "HtoD") *kind = MemcpyKind::kHtoD;
+  else if (k == "DtoH") *kind = MemcpyKind::kDtoH;
+  else if (k == "DtoD") *kind = MemcpyKind::kDtoD;
+  else if (k == "HtoH") *kind = MemcpyKind::kHtoH;
+  else if (k == "PtoP") *kind = MemcpyKind::kPtoP;
+  size_t open = name.find('('), arrow = name.find(" -> "), close = name.rfind(')');
+  if (open == std::string_view::npos || arrow == std::string_view::npos || close == std::string_view::npos ||
+      !(open < arrow && arrow < close))
+    return;
+  *src = ParseMemoryKind(name.substr(open + 1, arrow - open - 1));
+  *dst = ParseMemoryKind(name.substr(arrow + 4, close - arrow - 4));
+}
+
+MemoryKind ParseMemsetName(std::string_view name) {
+  size_t open = name.find('('), close = name.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return MemoryKind::kUnknown;
+  return ParseMemoryKind(name.substr(open + 1, close - open - 1));
+}
+
+SyncKind ParseSyncKind(std::string_view name) {
+  if (name == "Stream Wait Event") return SyncKind::kStreamWaitEvent;
+  if (name == "Event Sync") return SyncKind::kEventSync;
+  if (name == "Stream Sync") return SyncKind::kStreamSync;
+  if (name == "Context Sync") return SyncKind::kContextSync;
+  return SyncKind::kUnknown;
+}
+
+int DtypeBytes(std::string_view d) {
+  static constexpr std::pair<std::string_view, int> kSizes[] = {
+      {"Half", 2},          {"BFloat16", 2},       {"Float", 4},       {"Double", 8},      {"Int", 4},
+      {"Long", 8},          {"Short", 2},          {"Char", 1},        {"Byte", 1},        {"Bool", 1},
+      {"ComplexHalf", 4},   {"ComplexFloat", 8},   {"ComplexDouble", 16}, {"UInt16", 2},  {"UInt32", 4},
+      {"UInt64", 8},        {"Float8_e4m3fn", 1},  {"Float8_e5m2", 1}, {"Float8_e4m3fnuz", 1}, {"Float8_e5m2fnuz", 1}};
+  for (const auto& [n, b] : kSizes)
+    if (n == d) return b;
+  return 0;
+}
+
+int8_t CopyApiIsAsync(std::string_view n) {
+  bool copy = n.substr(0, 10) == "cudaMemcpy" || n.substr(0, 10) == "cudaMemset" || n.substr(0, 8) == "cuMemcpy" ||
+              n.substr(0, 8) == "cuMemset";
+  if (!copy) return -1;
+  return n.find("Async") != std::string_view::npos ? 1 : 0;
+}
+
+}  // namespace overlapscope::import
