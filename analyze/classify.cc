@@ -51,7 +51,7 @@ ClassRules ClassRules::Defaults() {
   add(C::kComm, M::kPrefix, "ncclKernel");
   add(C::kComm, M::kPrefix, "ncclDevKernel");
   add(C::kComm, M::kPrefix, "nccl");
-  add(C::kComm, M::kRegex, "^void [^(]*nccl");  // demangled forms: "void ncclKernel_...", "void (anon)::nccl..."
+  add(C::kComm, M::kRegex, "^void .*nccl");  // demangled forms: "void ncclKernel_...", "void (anon)::nccl..."
   add(C::kComm, M::kContains, "rccl");
   add(C::kComm, M::kContains, "nvshmem");
   add(C::kComm, M::kContains, "cross_device_reduce");  // vLLM / SGLang custom all-reduce
