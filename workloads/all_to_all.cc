@@ -1,0 +1,267 @@
+#include "workloads/all_to_all.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "workloads/mode_runner.h"
+#include "workloads/rank_group.h"
+#include "workloads/timing.h"
+
+namespace overlapscope::workloads {
+namespace {
+
+constexpr uint32_t kSeedX = 3000, kSeedW = 4000;
+using AlltoAllFn = ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
+
+ncclDataType_t NcclType(DType t) {
+  switch (t) {
+    case DType::kF16: return ncclFloat16;
+    case DType::kBF16: return ncclBfloat16;
+    case DType::kF32: return ncclFloat32;
+  }
+  return ncclFloat32;
+}
+
+struct Layer {
+  std::optional<Gemm> gemm;  // X * W_l -> its own C (= Y_l)
+  DeviceBuffer z;            // received chunks
+  cudaEvent_t produced = nullptr, arrived = nullptr;
+};
+
+struct RankState {
+  std::vector<Layer> layers;
+  std::optional<DeviceChecker> check;
+  ~RankState() {
+    for (auto& l : layers) {
+      if (l.produced) cudaEventDestroy(l.produced);
+      if (l.arrived) cudaEventDestroy(l.arrived);
+    }
+  }
+};
+
+class AllToAll {
+ public:
+  AllToAll(const AllToAllOptions& o, const CaptureHooks& h) : o_(o), hooks_(h) {}
+  absl::StatusOr<WorkloadResult> Run();
+
+ private:
+  absl::Status A2A(RankContext& ctx, Layer& l, cudaStream_t s) {
+    const size_t chunk = static_cast<size_t>(o_.gemm.m * o_.gemm.n / ctx.nranks);
+    const size_t bytes = chunk * DTypeBytes(o_.gemm.dtype);
+    const void* y = l.gemm->output();
+    if (alltoall_) {
+      OS_NCCL(alltoall_(y, l.z.get(), chunk, NcclType(o_.gemm.dtype), ctx.nccl, s));
+      return absl::OkStatus();
+    }
+    OS_NCCL(ncclGroupStart());
+    for (int peer = 0; peer < ctx.nranks; ++peer) {
+      OS_NCCL(ncclSend(static_cast<const char*>(y) + peer * bytes, chunk, NcclType(o_.gemm.dtype), peer, ctx.nccl, s));
+      OS_NCCL(ncclRecv(l.z.as<char>() + peer * bytes, chunk, NcclType(o_.gemm.dtype), peer, ctx.nccl, s));
+    }
+    OS_NCCL(ncclGroupEnd());
+    return absl::OkStatus();
+  }
+  absl::Status Consume(RankContext& ctx, RankState& s, int layer) {
+    OS_CUDA(ValidateAndPoisonA2A(o_.gemm.dtype, s.layers[layer].z.get(), o_.gemm.m, o_.gemm.n, o_.gemm.k, ctx.nranks,
+                                 ctx.rank, kSeedX, kSeedW + layer, GemmScaleExp(o_.gemm.k), s.check->check(),
+                                 ctx.compute));
+    return absl::OkStatus();
+  }
+  absl::Status EnqueueSync(RankContext& ctx, RankState& s);
+  absl::Status EnqueueAsync(RankContext& ctx, RankState& s);
+  PhaseBody Body(const std::string& key, std::function<absl::Status(RankContext&, RankState&)> enqueue,
+                 bool consumes, bool validate_gemm, bool validate_z_after);
+  void Render();
+
+  AllToAllOptions o_;
+  CaptureHooks hooks_;
+  AlltoAllFn alltoall_ = nullptr;
+  std::unique_ptr<RankGroup> g_;
+  std::vector<RankState> st_;
+  std::map<std::string, double> f_;
+  WorkloadResult res_;
+};
+
+absl::Status AllToAll::EnqueueSync(RankContext& ctx, RankState& s) {
+  for (int l = 0; l < o_.layers; ++l) {
+    RETURN_IF_ERROR(s.layers[l].gemm->Enqueue(ctx));
+    RETURN_IF_ERROR(A2A(ctx, s.layers[l], ctx.compute));
+    RETURN_IF_ERROR(Consume(ctx, s, l));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AllToAll::EnqueueAsync(RankContext& ctx, RankState& s) {
+  for (int l = 0; l < o_.layers; ++l) {
+    Layer& cur = s.layers[l];
+    RETURN_IF_ERROR(cur.gemm->Enqueue(ctx));
+    OS_CUDA(cudaEventRecord(cur.produced, ctx.compute));
+    OS_CUDA(cudaStreamWaitEvent(ctx.comm, cur.produced, 0));
+    RETURN_IF_ERROR(A2A(ctx, cur, ctx.comm));
+    OS_CUDA(cudaEventRecord(cur.arrived, ctx.comm));
+    // The previous layer's data is needed only now, after this layer's matmul was enqueued.
+    if (l > 0) {
+      OS_CUDA(cudaStreamWaitEvent(ctx.compute, s.layers[l - 1].arrived, 0));
+      RETURN_IF_ERROR(Consume(ctx, s, l - 1));
+    }
+  }
+  OS_CUDA(cudaStreamWaitEvent(ctx.compute, s.layers[o_.layers - 1].arrived, 0));
+  return Consume(ctx, s, o_.layers - 1);
+}
+
+PhaseBody AllToAll::Body(const std::string& key, std::function<absl::Status(RankContext&, RankState&)> enqueue,
+                         bool consumes, bool validate_gemm, bool validate_z_after) {
+  return [=, this](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+    RankState& s = st_[ctx.rank];
+    if (validate_gemm)
+      for (auto& l : s.layers) RETURN_IF_ERROR(l.gemm->ClearOutput(ctx));
+    RETURN_IF_ERROR(s.check->Reset(ctx.compute));
+    OS_CUDA(cudaStreamSynchronize(ctx.compute));
+    auto fn = [&](int, IterEvents&) { return enqueue(ctx, s); };
+    ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
+    fig[key + "_ms"] = smp.Median("total");
+    if (validate_z_after)
+      for (int l = 0; l < o_.layers; ++l) RETURN_IF_ERROR(Consume(ctx, s, l));
+    ASSIGN_OR_RETURN(auto counts, s.check->Read(ctx.compute));
+    const uint64_t per_step = static_cast<uint64_t>(o_.gemm.m * o_.gemm.n) * o_.layers;
+    if (counts.bad)
+      return absl::DataLossError(absl::StrCat("VALIDATION FAILED on rank ", ctx.rank, ": ", key, ": ", counts.bad,
+                                              " received elements wrong over ", consumes ? warmup + iters : 1,
+                                              " steps of ", per_step, " (first at element ", counts.first_bad, ")"));
+    if (validate_gemm)
+      for (int l = 0; l < o_.layers; ++l)
+        RETURN_IF_ERROR(s.layers[l].gemm->Validate(ctx, absl::StrCat(key, " layer ", l, " matmul output")));
+    return absl::OkStatus();
+  };
+}
+
+absl::StatusOr<WorkloadResult> AllToAll::Run() {
+  for (const auto& m : o_.modes)
+    if (std::find(AllToAllModes().begin(), AllToAllModes().end(), m) == AllToAllModes().end())
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown mode '", m, "' for all-to-all (", absl::StrJoin(AllToAllModes(), ", "), ", all)"));
+  if (o_.layers < 1) return absl::InvalidArgumentError("--layers must be >= 1");
+  if (o_.impl != "auto" && o_.impl != "alltoall" && o_.impl != "sendrecv")
+    return absl::InvalidArgumentError("--a2a-impl must be auto, alltoall or sendrecv");
+  GroupOptions go;
+  go.gpus = o_.run.gpus;
+  go.nccl_max_ctas = o_.run.nccl_max_ctas;
+  ASSIGN_OR_RETURN(g_, RankGroup::Create(go));
+  const int n = g_->size();
+  if ((o_.gemm.m * o_.gemm.n) % n != 0)
+    return absl::InvalidArgumentError(absl::StrCat("m*n = ", o_.gemm.m * o_.gemm.n, " is not divisible by ", n, " ranks"));
+  if (o_.impl != "sendrecv") alltoall_ = reinterpret_cast<AlltoAllFn>(dlsym(RTLD_DEFAULT, "ncclAlltoAll"));
+  if (o_.impl == "alltoall" && !alltoall_)
+    return absl::FailedPreconditionError("--a2a-impl alltoall: the loaded NCCL library has no ncclAlltoAll");
+  res_.workload = "all-to-all";
+  res_.device = g_->description();
+  res_.notes.push_back(alltoall_ ? "all-to-all API: ncclAlltoAll"
+                                 : "all-to-all API: ncclGroupStart + ncclSend/ncclRecv per peer + ncclGroupEnd");
+  if (o_.run.nccl_max_ctas > 0) res_.notes.push_back(absl::StrCat("communicator maxCTAs = ", o_.run.nccl_max_ctas));
+  res_.config = absl::StrFormat(
+      "%d layers of GEMM %dx%dx%d %s (FP32 accumulate), each output resharded by an all-to-all (%.0f MiB per rank); "
+      "median of %d iterations after %d warm-up, max over %d ranks",
+      o_.layers, o_.gemm.m, o_.gemm.n, o_.gemm.k, DTypeName(o_.gemm.dtype),
+      o_.gemm.m * o_.gemm.n * DTypeBytes(o_.gemm.dtype) / 1048576.0, o_.run.iters, o_.run.warmup, n);
+  st_ = std::vector<RankState>(n);
+  auto setup = [&](RankContext& ctx) -> absl::Status {
+    RankState& s = st_[ctx.rank];
+    s.layers.resize(o_.layers);
+    ASSIGN_OR_RETURN(s.check, DeviceChecker::Create(ctx.device));
+    for (int l = 0; l < o_.layers; ++l) {
+      Layer& L = s.layers[l];
+      ASSIGN_OR_RETURN(L.gemm, Gemm::Create(ctx, o_.gemm, kSeedX + ctx.rank, kSeedW + l));
+      ASSIGN_OR_RETURN(L.z, DeviceBuffer::Create(L.gemm->c_bytes(), ctx.device));
+      OS_CUDA(cudaMemset(L.z.get(), 0, L.z.bytes()));
+      OS_CUDA(cudaEventCreateWithFlags(&L.produced, cudaEventDisableTiming));
+      OS_CUDA(cudaEventCreateWithFlags(&L.arrived, cudaEventDisableTiming));
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(g_->RunOnAll(setup));
+
+  auto compute_only = [this](RankContext& ctx, RankState& s) -> absl::Status {
+    for (auto& l : s.layers) RETURN_IF_ERROR(l.gemm->Enqueue(ctx));
+    return absl::OkStatus();
+  };
+  auto comm_only = [this](RankContext& ctx, RankState& s) -> absl::Status {
+    for (auto& l : s.layers) RETURN_IF_ERROR(A2A(ctx, l, ctx.compute));
+    return absl::OkStatus();
+  };
+  auto sync = [this](RankContext& ctx, RankState& s) { return EnqueueSync(ctx, s); };
+  auto async = [this](RankContext& ctx, RankState& s) { return EnqueueAsync(ctx, s); };
+  bool alive = true;
+  auto phase = [&](const std::string& name, const absl::Status& st) {
+    if (!st.ok()) {
+      res_.errors.push_back(absl::StrCat(name, ": ", st.message()));
+      alive = false;
+    }
+  };
+  // Compute alone first: it writes the Y_l that "communication alone" then moves.
+  phase("compute alone", RunPhase(*g_, o_.run, Body("compute_alone", compute_only, false, true, false), f_));
+  if (alive) phase("communication alone", RunPhase(*g_, o_.run, Body("comm_alone", comm_only, false, false, true), f_));
+  auto wants = [&](const std::string& m) { return std::find(o_.modes.begin(), o_.modes.end(), m) != o_.modes.end(); };
+  if (alive && wants("sync")) phase("sync", RunMode(*g_, "sync", o_.run, hooks_, Body("sync", sync, true, true, false), f_));
+  if (alive && wants("async"))
+    phase("async", RunMode(*g_, "async", o_.run, hooks_, Body("async", async, true, true, false), f_));
+  Render();
+  return std::move(res_);
+}
+
+void AllToAll::Render() {
+  auto& f = f_;
+  res_.figures = f;
+  auto has = [&](const std::string& k) { return f.count(k) > 0; };
+  const int n = g_->size();
+  std::string t, summary;
+  const double comp = has("compute_alone_ms") ? f["compute_alone_ms"] : 0;
+  const double comm = has("comm_alone_ms") ? f["comm_alone_ms"] : 0;
+  if (has("compute_alone_ms"))
+    t += Row("compute alone (matmuls)", comp,
+             absl::StrFormat("%.1f TFLOP/s", o_.layers * o_.gemm.flops() / (comp * 1e-3) / 1e12));
+  if (has("comm_alone_ms")) {
+    // nccl-tests alltoall: bytes = one rank's whole buffer; busbw = algbw * (n-1)/n.
+    const double bytes = static_cast<double>(o_.gemm.m * o_.gemm.n * DTypeBytes(o_.gemm.dtype));
+    const double per = comm / o_.layers;
+    const double alg = bytes / (per * 1e-3) / 1e9;
+    res_.figures["a2a_busbw_gbps"] = alg * (n - 1) / n;
+    t += Row("communication alone (all-to-alls)", comm,
+             absl::StrFormat("%.3f ms each; algbw %.1f GB/s, busbw %.1f GB/s", per, alg, alg * (n - 1) / n));
+  }
+  const double ideal = std::max(comp, comm);
+  res_.figures["ideal_ms"] = ideal;
+  t += Row("ideal max(compute, comm)", ideal);
+  for (const auto& [key, label] : {std::pair<std::string, std::string>{"sync", "Sync (compute stream)"},
+                                   {"async", "Async (comm stream + events)"}}) {
+    if (std::find(o_.modes.begin(), o_.modes.end(), key) == o_.modes.end()) continue;
+    if (!has(key + "_ms")) {
+      absl::StrAppend(&summary, summary.empty() ? "" : " / ", label, " FAILED");
+      continue;
+    }
+    const double ms = f[key + "_ms"];
+    absl::StrAppend(&summary, summary.empty() ? "" : " / ", label, absl::StrFormat(" %.3f ms", ms));
+    std::string extra;
+    if (key == "async" && has("sync_ms")) {
+      auto e = OverlapEfficiency(f["sync_ms"], ms, ideal);
+      if (e) res_.figures["async_efficiency"] = *e;
+      extra = absl::StrFormat("efficiency %s; %+.1f%% vs sync", FormatEfficiency(e), 100.0 * (ms / f["sync_ms"] - 1));
+    }
+    t += Row(label, ms, extra);
+  }
+  res_.table = summary + "\n" + t;
+}
+
+}  // namespace
+
+absl::StatusOr<WorkloadResult> RunAllToAll(const AllToAllOptions& o, const CaptureHooks& hooks) {
+  AllToAll w(o, hooks);
+  return w.Run();
+}
+
+}  // namespace overlapscope::workloads

@@ -1,0 +1,83 @@
+#include "workloads/gemm.h"
+
+#include <climits>
+
+#include "absl/strings/str_cat.h"
+
+namespace overlapscope::workloads {
+namespace {
+
+cudaDataType_t CudaType(DType t) {
+  switch (t) {
+    case DType::kF16: return CUDA_R_16F;
+    case DType::kBF16: return CUDA_R_16BF;
+    case DType::kF32: return CUDA_R_32F;
+  }
+  return CUDA_R_32F;
+}
+
+}  // namespace
+
+absl::StatusOr<DType> ParseDType(const std::string& s) {
+  if (s == "fp16") return DType::kF16;
+  if (s == "bf16") return DType::kBF16;
+  if (s == "fp32") return DType::kF32;
+  return absl::InvalidArgumentError(absl::StrCat("unknown dtype '", s, "' (fp16, bf16 or fp32)"));
+}
+
+const char* DTypeName(DType t) {
+  switch (t) {
+    case DType::kF16: return "fp16";
+    case DType::kBF16: return "bf16";
+    case DType::kF32: return "fp32";
+  }
+  return "?";
+}
+
+absl::StatusOr<Gemm> Gemm::Create(RankContext& ctx, const GemmShape& shape, uint32_t seed_a, uint32_t seed_b) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.m > INT_MAX || shape.n > INT_MAX || shape.k > INT_MAX)
+    return absl::InvalidArgumentError(absl::StrCat("GEMM shape ", shape.m, "x", shape.n, "x", shape.k,
+                                                   " out of range (each dimension 1..", INT_MAX, ")"));
+  Gemm g;
+  g.shape_ = shape;
+  g.seed_a_ = seed_a;
+  g.seed_b_ = seed_b;
+  g.e_ = GemmScaleExp(shape.k);
+  const size_t es = DTypeBytes(shape.dtype);
+  ASSIGN_OR_RETURN(g.a_, DeviceBuffer::Create(shape.m * shape.k * es, ctx.device));
+  ASSIGN_OR_RETURN(g.b_, DeviceBuffer::Create(shape.k * shape.n * es, ctx.device));
+  ASSIGN_OR_RETURN(g.c_, DeviceBuffer::Create(shape.m * shape.n * es, ctx.device));
+  ASSIGN_OR_RETURN(g.check_, DeviceChecker::Create(ctx.device));
+  OS_CUDA(FillGemmA(shape.dtype, g.a_.get(), shape.m, shape.k, seed_a, g.e_, ctx.compute));
+  OS_CUDA(FillGemmB(shape.dtype, g.b_.get(), shape.k, shape.n, seed_b, g.e_, ctx.compute));
+  OS_CUDA(cudaMemsetAsync(g.c_.get(), 0, g.c_.bytes(), ctx.compute));
+  OS_CUDA(cudaStreamSynchronize(ctx.compute));
+  return g;
+}
+
+absl::Status Gemm::Enqueue(RankContext& ctx) { return EnqueueInto(ctx, c_.get()); }
+
+absl::Status Gemm::EnqueueInto(RankContext& ctx, void* c) {
+  const float alpha = 1.0f, beta = 0.0f;
+  const cudaDataType_t t = CudaType(shape_.dtype);
+  const int m = static_cast<int>(shape_.m), n = static_cast<int>(shape_.n), k = static_cast<int>(shape_.k);
+  OS_CUBLAS(cublasGemmEx(ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a_.get(), t, m, b_.get(), t, k, &beta,
+                         c, t, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return absl::OkStatus();
+}
+
+absl::Status Gemm::ClearOutput(RankContext& ctx) {
+  OS_CUDA(cudaMemsetAsync(c_.get(), 0, c_.bytes(), ctx.compute));
+  return absl::OkStatus();
+}
+
+absl::Status Gemm::Validate(RankContext& ctx, const std::string& what, const void* c) {
+  RETURN_IF_ERROR(check_.Reset(ctx.compute));
+  OS_CUDA(ValidateGemm(shape_.dtype, c ? c : c_.get(), shape_.m, shape_.n, shape_.k, seed_a_, seed_b_, e_,
+                       check_.check(), ctx.compute));
+  auto counts = check_.Read(ctx.compute);
+  if (!counts.ok()) return counts.status();
+  return CheckCounts(*counts, ctx.rank, what, static_cast<uint64_t>(shape_.m * shape_.n));
+}
+
+}  // namespace overlapscope::workloads

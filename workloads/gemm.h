@@ -1,0 +1,52 @@
+// One cuBLAS GEMM with self-checking data: C (m x n) = A (m x k) * B (k x n), column-major,
+// cublasGemmEx with inputs/outputs in `dtype` and FP32 accumulation (CUBLAS_COMPUTE_32F).
+// A and B follow the closed form of kernels.h, so Validate() checks every element of C exactly.
+//
+// Failure modes: Create() fails when memory runs out or a dimension does not fit cuBLAS's int;
+// Validate() returns DataLoss naming how many elements were wrong and the first one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "workloads/device_memory.h"
+#include "workloads/kernels.h"
+#include "workloads/rank_group.h"
+
+namespace overlapscope::workloads {
+
+struct GemmShape {
+  int64_t m = 8192, n = 8192, k = 8192;
+  DType dtype = DType::kF16;
+  double flops() const { return 2.0 * static_cast<double>(m) * n * k; }
+};
+
+absl::StatusOr<DType> ParseDType(const std::string& s);  // fp16 | bf16 | fp32
+const char* DTypeName(DType t);
+
+class Gemm {
+ public:
+  // Allocates and fills A (seed_a) and B (seed_b) on ctx's device, on ctx.compute.
+  static absl::StatusOr<Gemm> Create(RankContext& ctx, const GemmShape& shape, uint32_t seed_a, uint32_t seed_b);
+  // Enqueues C = A * B on ctx.compute (the stream of ctx.blas).
+  absl::Status Enqueue(RankContext& ctx);
+  // Enqueues C = A * B writing into `c` instead of the own C (same shape and dtype).
+  absl::Status EnqueueInto(RankContext& ctx, void* c);
+  // Zeroes C on ctx.compute (so a later Validate proves a GEMM wrote it).
+  absl::Status ClearOutput(RankContext& ctx);
+  // Checks every element of C (or of `c`) on the device; synchronizes ctx.compute.
+  absl::Status Validate(RankContext& ctx, const std::string& what, const void* c = nullptr);
+  const GemmShape& shape() const { return shape_; }
+  const void* output() const { return c_.get(); }
+  size_t c_bytes() const { return static_cast<size_t>(shape_.m * shape_.n) * DTypeBytes(shape_.dtype); }
+
+ private:
+  GemmShape shape_;
+  uint32_t seed_a_ = 0, seed_b_ = 0;
+  int e_ = 0;
+  DeviceBuffer a_, b_, c_;
+  DeviceChecker check_;
+};
+
+}  // namespace overlapscope::workloads

@@ -1,0 +1,279 @@
+#include "workloads/matmul_allgather.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "workloads/allgather.h"
+#include "workloads/mode_runner.h"
+#include "workloads/rank_group.h"
+#include "workloads/timing.h"
+
+namespace overlapscope::workloads {
+namespace {
+
+struct RankState {
+  std::optional<Gemm> gemm;
+  std::optional<DeviceChecker> check;
+  AllGatherBuffers ag, ce;
+  cudaEvent_t fork = nullptr, join = nullptr;
+  ~RankState() {
+    if (fork) cudaEventDestroy(fork);
+    if (join) cudaEventDestroy(join);
+  }
+};
+
+// All-gather on the comm stream concurrently with the GEMM on the compute stream. The
+// all-gather is enqueued first (as FSDP prefetches) so its kernel is resident before the GEMM
+// fills the SMs.
+absl::Status EnqueueOverlap(RankContext& ctx, RankState& s, const AllGatherBuffers& ag, IterEvents& ev) {
+  OS_CUDA(cudaEventRecord(s.fork, ctx.compute));
+  OS_CUDA(cudaStreamWaitEvent(ctx.comm, s.fork, 0));
+  RETURN_IF_ERROR(ev.Begin("ag", ctx.comm));
+  RETURN_IF_ERROR(ag.Enqueue(ctx.comm));
+  RETURN_IF_ERROR(ev.End("ag", ctx.comm));
+  RETURN_IF_ERROR(ev.Begin("gemm", ctx.compute));
+  RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
+  RETURN_IF_ERROR(ev.End("gemm", ctx.compute));
+  OS_CUDA(cudaEventRecord(s.join, ctx.comm));
+  OS_CUDA(cudaStreamWaitEvent(ctx.compute, s.join, 0));
+  return absl::OkStatus();
+}
+
+class MatmulAllGather {
+ public:
+  MatmulAllGather(const MatmulAllGatherOptions& o, const CaptureHooks& h) : o_(o), hooks_(h) {}
+  absl::StatusOr<WorkloadResult> Run();
+
+ private:
+  // Records a failed phase and says whether the group can go on.
+  bool Failed(const std::string& phase, const absl::Status& st) {
+    res_.errors.push_back(absl::StrCat(phase, ": ", st.message()));
+    return false;
+  }
+  PhaseBody TimedBody(const std::string& key, bool use_ce,
+                      std::function<absl::Status(RankContext&, RankState&, IterEvents&)> enqueue, bool gemm_runs,
+                      bool ag_runs);
+  void Render();
+
+  MatmulAllGatherOptions o_;
+  CaptureHooks hooks_;
+  std::unique_ptr<RankGroup> g_;
+  std::vector<RankState> st_;
+  std::map<std::string, double> f_;
+  std::vector<std::pair<double, double>> sweep_;  // (MiB per rank, ms)
+  int64_t gathered_bytes_ = 0;
+  WorkloadResult res_;
+};
+
+PhaseBody MatmulAllGather::TimedBody(const std::string& key, bool use_ce,
+                                     std::function<absl::Status(RankContext&, RankState&, IterEvents&)> enqueue,
+                                     bool gemm_runs, bool ag_runs) {
+  return [=, this](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+    RankState& s = st_[ctx.rank];
+    const AllGatherBuffers& ag = use_ce ? s.ce : s.ag;
+    // Clear the outputs so validation proves that this phase produced them.
+    if (gemm_runs) RETURN_IF_ERROR(s.gemm->ClearOutput(ctx));
+    if (ag_runs) RETURN_IF_ERROR(ag.Reset(ctx.compute));
+    OS_CUDA(cudaStreamSynchronize(ctx.compute));
+    auto fn = [&](int, IterEvents& ev) { return enqueue(ctx, s, ev); };
+    ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
+    fig[key + "_ms"] = smp.Median("total");
+    if (smp.ms.count("gemm")) fig[key + "_gemm_ms"] = smp.Median("gemm");
+    if (smp.ms.count("ag")) fig[key + "_ag_ms"] = smp.Median("ag");
+    if (gemm_runs) RETURN_IF_ERROR(s.gemm->Validate(ctx, key + " GEMM output"));
+    if (ag_runs) RETURN_IF_ERROR(ag.Validate(ctx, *s.check, ctx.compute, key + " all-gather output"));
+    return absl::OkStatus();
+  };
+}
+
+absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
+  for (const auto& m : o_.modes)
+    if (std::find(MatmulAllGatherModes().begin(), MatmulAllGatherModes().end(), m) == MatmulAllGatherModes().end())
+      return absl::InvalidArgumentError(absl::StrCat("unknown mode '", m, "' for matmul-allgather (",
+                                                     absl::StrJoin(MatmulAllGatherModes(), ", "), ", all)"));
+  if (o_.ag_mb <= 0) return absl::InvalidArgumentError("--ag-mb must be > 0");
+  GroupOptions go;
+  go.gpus = o_.run.gpus;
+  go.nccl_max_ctas = o_.run.nccl_max_ctas;
+  ASSIGN_OR_RETURN(g_, RankGroup::Create(go));
+  st_ = std::vector<RankState>(g_->size());
+  res_.workload = "matmul-allgather";
+  res_.device = g_->description();
+  res_.config = absl::StrFormat(
+      "GEMM %dx%dx%d %s (cublasGemmEx, FP32 accumulate), all-gather %.6g MiB per rank; median of %d iterations "
+      "after %d warm-up, max over %d ranks",
+      o_.gemm.m, o_.gemm.n, o_.gemm.k, DTypeName(o_.gemm.dtype), o_.ag_mb, o_.run.iters, o_.run.warmup, g_->size());
+
+  auto setup = [&](RankContext& ctx) -> absl::Status {
+    RankState& s = st_[ctx.rank];
+    ASSIGN_OR_RETURN(s.gemm, Gemm::Create(ctx, o_.gemm, 1000 + ctx.rank, 2000));
+    ASSIGN_OR_RETURN(s.check, DeviceChecker::Create(ctx.device));
+    ASSIGN_OR_RETURN(s.ag, AllGatherBuffers::Create(ctx, ctx.nccl, o_.ag_mb, false));
+    OS_CUDA(cudaEventCreateWithFlags(&s.fork, cudaEventDisableTiming));
+    OS_CUDA(cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming));
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(g_->RunOnAll(setup));
+  gathered_bytes_ = st_[0].ag.gathered_bytes();
+
+  auto gemm_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.gemm->Enqueue(ctx); };
+  auto ag_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.ag.Enqueue(ctx.compute); };
+  auto ce_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.ce.Enqueue(ctx.compute); };
+  auto sequential = [](RankContext& ctx, RankState& s, IterEvents&) -> absl::Status {
+    RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
+    return s.ag.Enqueue(ctx.compute);
+  };
+  auto overlap = [](RankContext& ctx, RankState& s, IterEvents& ev) { return EnqueueOverlap(ctx, s, s.ag, ev); };
+  auto overlap_ce = [](RankContext& ctx, RankState& s, IterEvents& ev) { return EnqueueOverlap(ctx, s, s.ce, ev); };
+
+  bool alive = true;
+  auto phase = [&](const std::string& name, const absl::Status& st) {
+    if (!st.ok()) alive = Failed(name, st);
+    return alive;
+  };
+  phase("GEMM alone", RunPhase(*g_, o_.run, TimedBody("gemm_alone", false, gemm_only, true, false), f_));
+  // The plain cuBLAS loop: `iters` GEMMs back to back between two events, no host sync between.
+  auto loop = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+    RankState& s = st_[ctx.rank];
+    for (int i = 0; i < warmup; ++i) RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
+    OS_CUDA(cudaStreamSynchronize(ctx.compute));
+    if (!g_->Barrier()) return absl::AbortedError("another rank failed");
+    IterEvents ev;
+    RETURN_IF_ERROR(ev.Begin("loop", ctx.compute));
+    for (int i = 0; i < iters; ++i) RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
+    RETURN_IF_ERROR(ev.End("loop", ctx.compute));
+    ASSIGN_OR_RETURN(auto ms, ev.Elapsed());
+    fig["gemm_loop_ms"] = ms["loop"] / iters;
+    return s.gemm->Validate(ctx, "plain GEMM loop output");
+  };
+  if (alive) phase("plain cuBLAS loop", RunPhase(*g_, o_.run, loop, f_));
+  if (alive) phase("all-gather alone", RunPhase(*g_, o_.run, TimedBody("ag_alone", false, ag_only, false, true), f_));
+  for (double mb : o_.sweep_mb) {
+    if (!alive) break;
+    auto body = [&, mb](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+      RankState& s = st_[ctx.rank];
+      ASSIGN_OR_RETURN(AllGatherBuffers b, AllGatherBuffers::Create(ctx, ctx.nccl, mb, false));
+      RETURN_IF_ERROR(b.Reset(ctx.compute));
+      auto fn = [&](int, IterEvents&) { return b.Enqueue(ctx.compute); };
+      ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
+      fig["sweep_ms"] = smp.Median("total");
+      fig["sweep_bytes"] = static_cast<double>(b.gathered_bytes());
+      return b.Validate(ctx, *s.check, ctx.compute, absl::StrCat("all-gather sweep ", mb, " MiB"));
+    };
+    std::map<std::string, double> sf;
+    if (phase(absl::StrCat("all-gather sweep ", mb, " MiB"), RunPhase(*g_, o_.run, body, sf)))
+      sweep_.push_back({sf["sweep_bytes"], sf["sweep_ms"]});
+  }
+  auto wants = [&](const std::string& m) { return std::find(o_.modes.begin(), o_.modes.end(), m) != o_.modes.end(); };
+  if (alive && wants("sequential"))
+    phase("sequential", RunMode(*g_, "sequential", o_.run, hooks_, TimedBody("sequential", false, sequential, true, true), f_));
+  if (alive && wants("overlap"))
+    phase("overlap", RunMode(*g_, "overlap", o_.run, hooks_, TimedBody("overlap", false, overlap, true, true), f_));
+  if (alive && wants("overlap-ce")) {
+    // Copy-engine path last: when the library rejects it, the other modes have reported.
+    bool ce_ok = phase("overlap-ce: zero-CTA communicator", g_->CreateCeComms());
+    auto ce_setup = [&](RankContext& ctx) -> absl::Status {
+      ASSIGN_OR_RETURN(st_[ctx.rank].ce, AllGatherBuffers::Create(ctx, ctx.nccl_ce, o_.ag_mb, true));
+      return absl::OkStatus();
+    };
+    if (ce_ok) ce_ok = phase("overlap-ce: symmetric window registration", g_->RunOnAll(ce_setup));
+    if (ce_ok)
+      ce_ok = phase("all-gather alone (copy engine)",
+                    RunPhase(*g_, o_.run, TimedBody("ag_alone_ce", true, ce_only, false, true), f_));
+    if (ce_ok)
+      phase("overlap-ce", RunMode(*g_, "overlap-ce", o_.run, hooks_, TimedBody("overlap_ce", true, overlap_ce, true, true), f_));
+    if (alive) phase("overlap-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return st_[ctx.rank].ce.Release(); }));
+  }
+  Render();
+  return std::move(res_);
+}
+
+void MatmulAllGather::Render() {
+  auto& f = f_;
+  res_.figures = f;
+  const int n = g_->size();
+  std::string t;
+  auto has = [&](const std::string& k) { return f.count(k) > 0; };
+  const double gemm = has("gemm_alone_ms") ? f["gemm_alone_ms"] : 0;
+  const double ag = has("ag_alone_ms") ? f["ag_alone_ms"] : 0;
+  if (has("gemm_alone_ms")) {
+    double tflops = o_.gemm.flops() / (gemm * 1e-3) / 1e12;
+    res_.figures["gemm_tflops"] = tflops;
+    t += Row("GEMM alone", gemm, absl::StrFormat("%.1f TFLOP/s", tflops));
+  }
+  if (has("gemm_loop_ms")) {
+    double loop = f["gemm_loop_ms"];
+    res_.figures["gemm_alone_vs_loop"] = loop / gemm;
+    t += Row("GEMM plain cuBLAS loop", loop,
+             absl::StrFormat("%.1f TFLOP/s; GEMM alone reaches %.1f%% of it", o_.gemm.flops() / (loop * 1e-3) / 1e12,
+                             100.0 * loop / gemm));
+  }
+  auto bw = [&](double ms) {
+    return absl::StrFormat("algbw %.1f GB/s, busbw %.1f GB/s (%.0f MiB gathered)", AlgBwGBps(gathered_bytes_, ms),
+                           BusBwGBps(gathered_bytes_, ms, n), gathered_bytes_ / 1048576.0);
+  };
+  if (has("ag_alone_ms")) {
+    res_.figures["ag_busbw_gbps"] = BusBwGBps(gathered_bytes_, ag, n);
+    t += Row("all-gather alone", ag, bw(ag));
+  }
+  if (has("ag_alone_ce_ms")) {
+    res_.figures["ag_ce_busbw_gbps"] = BusBwGBps(gathered_bytes_, f["ag_alone_ce_ms"], n);
+    t += Row("all-gather alone (copy engine)", f["ag_alone_ce_ms"], bw(f["ag_alone_ce_ms"]));
+  }
+  const double ideal = std::max(gemm, ag);
+  res_.figures["ideal_ms"] = ideal;
+  t += Row("ideal max(GEMM, all-gather)", ideal);
+  std::string summary;
+  auto mode_row = [&](const std::string& key, const std::string& label, double ideal_for) {
+    if (!has(key + "_ms")) {
+      absl::StrAppend(&summary, summary.empty() ? "" : " / ", label, " FAILED");
+      return;
+    }
+    double ms = f[key + "_ms"];
+    absl::StrAppend(&summary, summary.empty() ? "" : " / ", label, absl::StrFormat(" %.3f ms", ms));
+    std::string extra;
+    if (key != "sequential" && has("sequential_ms")) {
+      auto e = OverlapEfficiency(f["sequential_ms"], ms, ideal_for);
+      if (e) res_.figures[key + "_efficiency"] = *e;
+      extra = absl::StrFormat("efficiency %s; GEMM in step %.3f ms (%.1f%% of alone), all-gather %.3f ms",
+                              FormatEfficiency(e), f[key + "_gemm_ms"], 100.0 * gemm / f[key + "_gemm_ms"],
+                              f[key + "_ag_ms"]);
+    }
+    t += Row(label, ms, extra);
+  };
+  auto wants = [&](const std::string& m) { return std::find(o_.modes.begin(), o_.modes.end(), m) != o_.modes.end(); };
+  if (wants("sequential")) mode_row("sequential", "Sequential", ideal);
+  if (wants("overlap")) mode_row("overlap", "Overlap w/o CE", ideal);
+  if (wants("overlap-ce"))
+    mode_row("overlap_ce", "Overlap with CE", has("ag_alone_ce_ms") ? std::max(gemm, f["ag_alone_ce_ms"]) : ideal);
+  if (!sweep_.empty()) {
+    t += "\n  all-gather sweep (default communicator, all-gather alone):\n";
+    t += absl::StrFormat("  %14s %14s %10s %12s %12s\n", "MiB per rank", "MiB gathered", "time ms", "algbw GB/s",
+                         "busbw GB/s");
+    double best = 0;
+    for (auto [bytes, ms] : sweep_) {
+      double bus = BusBwGBps(static_cast<int64_t>(bytes), ms, n);
+      best = std::max(best, bus);
+      t += absl::StrFormat("  %14.3f %14.3f %10.3f %12.1f %12.1f\n", bytes / n / 1048576.0, bytes / 1048576.0, ms,
+                           AlgBwGBps(static_cast<int64_t>(bytes), ms), bus);
+    }
+    res_.figures["sweep_best_busbw_gbps"] = best;
+    if (has("ag_alone_ms"))
+      t += absl::StrFormat("  all-gather at %.6g MiB reaches %.1f%% of the best busbw in the sweep\n", o_.ag_mb,
+                           100.0 * BusBwGBps(gathered_bytes_, ag, n) / best);
+  }
+  res_.table = summary + "\n" + t;
+}
+
+}  // namespace
+
+absl::StatusOr<WorkloadResult> RunMatmulAllGather(const MatmulAllGatherOptions& o, const CaptureHooks& hooks) {
+  MatmulAllGather w(o, hooks);
+  return w.Run();
+}
+
+}  // namespace overlapscope::workloads

@@ -1,0 +1,59 @@
+// Iteration timing with CUDA events (METRICS.md §7): every iteration is bracketed by events on
+// the rank's main stream, extra named intervals (e.g. "gemm" inside an overlapped step) by event
+// pairs on whichever stream runs them; results are medians over the timed iterations.
+//
+// Protocol per iteration: all ranks meet at a barrier, the iteration is enqueued, and the host
+// waits for the end event; so iterations never overlap and collectives start together on all
+// ranks. The enqueue function must join every stream it used back into the main stream.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "workloads/rank_group.h"
+
+namespace overlapscope::workloads {
+
+// Named CUDA event pairs, created on first use and reused every iteration.
+class IterEvents {
+ public:
+  IterEvents() = default;
+  IterEvents(const IterEvents&) = delete;
+  IterEvents& operator=(const IterEvents&) = delete;
+  ~IterEvents();
+  absl::Status Begin(const std::string& name, cudaStream_t s);
+  absl::Status End(const std::string& name, cudaStream_t s);
+  // Milliseconds of every pair recorded since the last Clear() (call after the end event completed).
+  absl::StatusOr<std::map<std::string, double>> Elapsed() const;
+  void Clear();
+
+ private:
+  struct Pair {
+    cudaEvent_t begin = nullptr, end = nullptr;
+    bool begun = false, ended = false;
+  };
+  absl::StatusOr<Pair*> Get(const std::string& name);
+  std::map<std::string, Pair> pairs_;
+};
+
+// Per-name samples in ms. "total" is the whole iteration.
+struct Samples {
+  std::map<std::string, std::vector<double>> ms;
+  double Median(const std::string& name) const;  // 0 when absent
+};
+
+double Median(std::vector<double> v);
+
+// Runs `warmup` + `iters` iterations (see the header comment); samples only the last `iters`.
+// With NVTX on (RankGroup::set_nvtx), each timed iteration is an NVTX range "ProfilerStep#<i>".
+absl::StatusOr<Samples> TimeIterations(RankContext& ctx, cudaStream_t main, int warmup, int iters,
+                                       const std::function<absl::Status(int iter, IterEvents& ev)>& enqueue);
+
+// Host monotonic clock in ns (for host-side blocking figures).
+int64_t HostNowNs();
+
+}  // namespace overlapscope::workloads
