@@ -116,6 +116,7 @@ Trace MakeSmallTrace() {
   m.kind = MemcpyKind::kDtoH;
   m.src_kind = MemoryKind::kDevice;
   m.dst_kind = MemoryKind::kPinned;
+  m.is_async = 1;
   d.memcpys.push_back(m);
 
   auto gpu_range = [&](StreamId s, const char* name, int64_t st, int64_t e) {
@@ -133,6 +134,7 @@ Trace MakeSmallTrace() {
   Sync w;
   w.kind = SyncKind::kStreamWaitEvent;
   w.device = dev;
+  w.thread = th;
   w.stream = s13;
   w.wait_on_stream = s7;
   w.event_record_correlation_id = 5;
