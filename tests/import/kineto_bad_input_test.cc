@@ -1,0 +1,281 @@
+// Bad input: unreadable files fail with "<path>: offset <N>: <reason>"; bad events are skipped
+// and counted by reason with an example "offset N: reason". Synthetic files; the expected
+// offsets are positions in the test's own text (found with std::string::find).
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace overlapscope::import::testing {
+namespace {
+
+std::string Kernel(const std::string& ts, const std::string& dur, const std::string& corr,
+                   const std::string& extra_args = "", const std::string& name = "k") {
+  return "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name + "\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts +
+         ", \"dur\": " + dur + ", \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": " + corr + extra_args + "}}";
+}
+
+std::string Runtime(const std::string& ts, const std::string& corr, const std::string& name = "cudaLaunchKernel") {
+  return "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"" + name +
+         "\", \"pid\": 10, \"tid\": 11, \"ts\": " + ts + ", \"dur\": 1.5, \"args\": {\"correlation\": " + corr + "}}";
+}
+
+// Imports `content` written to a temp file; returns the status text or "" with *trace set.
+std::string Try(const std::string& name, const std::string& content, absl::StatusOr<model::Trace>* trace,
+                bool gz = false) {
+  std::string path = WriteTemp(name, content, gz);
+  *trace = ImportOne(path);
+  return trace->ok() ? "" : std::string(trace->status().message());
+}
+
+std::string ErrorOf(const std::string& name, const std::string& content, bool gz = false) {
+  absl::StatusOr<model::Trace> t;
+  return Try(name, content, &t, gz);
+}
+
+std::string P(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+
+TEST(KinetoBadInput, UnreadableFilesAreErrorsWithOffsets) {
+  EXPECT_EQ(ErrorOf("empty.json", ""), P("empty.json") + ": offset 0: empty file");
+  EXPECT_EQ(ErrorOf("text.json", "hello"), P("text.json") + ": offset 0: top level is not a JSON object (expected '{')");
+  EXPECT_EQ(ErrorOf("array.json", "  [1, 2]"),
+            P("array.json") + ": offset 2: top level is not a JSON object (expected '{')");
+  // Truncated inside the event array: the offset is the end of the data.
+  std::string full = Doc({Kernel("10", "1", "1"), Kernel("20", "1", "2")});
+  std::string cut = full.substr(0, full.find("\"ts\": 20"));
+  EXPECT_EQ(ErrorOf("cut.json", cut), P("cut.json") + ": offset " + std::to_string(cut.size()) +
+                                          ": unexpected end of data (truncated file?)");
+  // Missing ',' between two keys of an event: the offset is the unexpected '"'.
+  std::string bad = Doc({"{\"ph\": \"X\" \"cat\": \"kernel\"}"});
+  size_t at = bad.find("\"cat\"");
+  EXPECT_EQ(ErrorOf("comma.json", bad), P("comma.json") + ": offset " + std::to_string(at) +
+                                            ": expected ',' or '}' in event");
+  // Two events without a ',' between them.
+  std::string two = "{\"traceEvents\": [{\"ph\": \"i\"} {\"ph\": \"i\"}]}";
+  EXPECT_EQ(ErrorOf("two.json", two), P("two.json") + ": offset " + std::to_string(two.find("} {") + 2) +
+                                          ": expected ',' or ']' after an event");
+  EXPECT_EQ(ErrorOf("noevents.json", "{\"schemaVersion\": 1}"),
+            P("noevents.json") + ": offset 20: no traceEvents array in the file");
+  EXPECT_EQ(ErrorOf("notarray.json", "{\"traceEvents\": 5}"), P("notarray.json") + ": offset 16: traceEvents is not an array");
+  EXPECT_EQ(ErrorOf("after.json", "{\"traceEvents\": []} x"), P("after.json") + ": offset 20: data after the top-level object");
+  auto t = ImportOne(P("does_not_exist.json"));
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), P("does_not_exist.json") + ": offset 0: cannot open: no such file or directory");
+}
+
+TEST(KinetoBadInput, GzipErrors) {
+  std::string doc = Doc({Kernel("10", "1", "1"), Kernel("20", "1", "2")});
+  std::string gz_path = WriteTemp("good.json.gz", doc, true);
+  std::string bytes = ReadFileText(gz_path);  // decompressed: same as doc
+  ASSERT_EQ(bytes, doc);
+  // Truncated compressed stream.
+  std::string raw;
+  {
+    std::ifstream f(gz_path, std::ios::binary);
+    raw.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  std::string cut_path = WriteTemp("cut.json.gz", raw.substr(0, raw.size() / 2));
+  auto t = ImportOne(cut_path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(std::string(t.status().message()).starts_with(cut_path + ": offset "));
+  EXPECT_NE(std::string(t.status().message()).find("truncated"), std::string::npos) << t.status();
+  // Corrupt deflate data after the 10-byte gzip header.
+  std::string corrupt = raw;
+  for (size_t i = 12; i < corrupt.size() - 8; i += 3) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5A);
+  std::string corrupt_path = WriteTemp("corrupt.json.gz", corrupt);
+  t = ImportOne(corrupt_path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(std::string(t.status().message()).starts_with(corrupt_path + ": offset ")) << t.status();
+}
+
+TEST(KinetoBadInput, BadEventsAreSkippedAndCountedByReason) {
+  std::vector<std::string> ev = {
+      Kernel("10", "1", "1"),                                            // fine
+      Kernel("\"abc\"", "1", "2"),                                       // ts not a number
+      Kernel("30", "-1", "3"),                                           // negative dur
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"dur\": 1}",  // missing ts
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1}",   // missing dur
+      Kernel("NaN", "1", "6"),                                           // ts not finite
+      Kernel("50", "Infinity", "7"),                                     // dur not finite
+      Kernel("99999999999999999999", "1", "8"),                          // ts beyond int64 ns
+      Kernel("60", "1", "\"x\""),                                        // bad arg value: correlation
+      Kernel("70", "1", "1e30"),                                         // bad arg value: correlation
+      Kernel("80", "1", "9", ", \"grid\": \"big\""),                     // bad arg value: grid
+      "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 10, \"tid\": \"main\", \"ts\": 1, \"dur\": 1}",  // tid
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": {}, \"tid\": 7, \"ts\": 1, \"dur\": 1}",  // device
+      "{\"ph\": \"B\", \"cat\": \"cpu_op\", \"name\": \"b\", \"pid\": 10, \"tid\": 11, \"ts\": 1}",  // unsupported ph
+      "{\"cat\": \"cpu_op\", \"name\": \"b\", \"pid\": 10, \"tid\": 11, \"ts\": 1}",                 // missing ph
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": 5, \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 1}",  // name
+  };
+  absl::StatusOr<model::Trace> t;
+  std::string content = Doc(ev);
+  ASSERT_EQ(Try("bad_events.json", content, &t), "");
+  ASSERT_EQ(t->kernels().size(), 1u);
+  EXPECT_EQ(t->kernels()[0].correlation_id, 1);
+  const auto& s = t->sources()[0];
+  EXPECT_EQ(s.events_read, 16);
+  EXPECT_EQ(s.events_kept, 1);
+  EXPECT_EQ(s.skipped(), 15);
+  const std::map<std::string, int64_t> want = {
+      {"ts not a number", 1},    {"negative dur", 1},   {"missing ts", 1},
+      {"missing dur", 1},        {"ts not finite", 1},  {"dur not finite", 1},
+      {"ts beyond int64 ns", 1}, {"bad arg value: correlation", 2},
+      {"bad arg value: grid", 1}, {"tid not an integer", 1},
+      {"missing device", 1},     {"unsupported ph", 1}, {"missing ph", 1},
+      {"name not a string", 1}};
+  std::map<std::string, int64_t> got(s.skipped_by_reason.begin(), s.skipped_by_reason.end());
+  EXPECT_EQ(got, want);
+  // Examples name the byte offset of the skipped event's '{'.
+  ASSERT_GE(s.examples.size(), 2u);
+  size_t second = content.find(ev[1]);
+  EXPECT_EQ(s.examples[0], "offset " + std::to_string(second) + ": ts not a number");
+  size_t third = content.find(ev[2]);
+  EXPECT_EQ(s.examples[1], "offset " + std::to_string(third) + ": negative dur");
+}
+
+TEST(KinetoBadInput, DuplicateCorrelationIdsUnsortedEventsAndBadUtf8) {
+  std::vector<std::string> ev = {Runtime("30", "5"), Runtime("10", "5", "cudaMemcpyAsync"),
+                                 Kernel("40", "2", "5"), Kernel("20", "2", "6", "", "bad\xFFname")};
+  std::string content = Doc(ev);
+  absl::StatusOr<model::Trace> t;
+  ASSERT_EQ(Try("dups.json", content, &t), "");
+  const auto& s = t->sources()[0];
+  EXPECT_EQ(s.skipped_by_reason.at("duplicate correlation id"), 1);
+  EXPECT_EQ(s.examples.at(0), "offset " + std::to_string(content.find(ev[1])) + ": duplicate correlation id");
+  ASSERT_EQ(t->api_calls().size(), 1u);
+  EXPECT_EQ(t->str(t->api_calls()[0].name), "cudaLaunchKernel");  // the first in the file wins
+  // Unsorted in the file, sorted in the trace (no base time here: ns = us * 1000).
+  ASSERT_EQ(t->kernels().size(), 2u);
+  EXPECT_EQ(t->kernels()[0].start_ns, 20000);
+  EXPECT_EQ(t->kernels()[1].start_ns, 40000);
+  EXPECT_EQ(t->str(t->kernels()[0].name), "bad\xEF\xBF\xBDname");
+  EXPECT_EQ(s.notes.at("strings with invalid UTF-8 (replaced by U+FFFD)"), 1);
+}
+
+TEST(KinetoBadInput, UnknownCategoriesAndArgsAreCounted) {
+  std::vector<std::string> ev = {
+      "{\"ph\": \"X\", \"cat\": \"fancy_new_cat\", \"name\": \"x\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}",
+      "{\"ph\": \"X\", \"name\": \"nocat\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}",
+      Kernel("10", "1", "1", ", \"my arg\": [1, {\"a\": 2}], \"other\": \"s\""),
+      "{\"ph\": \"s\", \"id\": 1, \"pid\": 1, \"tid\": 1, \"ts\": 1, \"cat\": \"ac2g\", \"name\": \"ac2g\"}",
+      "{\"ph\": \"f\", \"id\": 99, \"pid\": 1, \"tid\": 1, \"ts\": 1, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}",
+  };
+  absl::StatusOr<model::Trace> t;
+  ASSERT_EQ(Try("unknown.json", Doc(ev), &t), "");
+  const auto& s = t->sources()[0];
+  EXPECT_EQ(s.unknown_categories.at("fancy_new_cat"), 1);
+  EXPECT_EQ(s.unknown_categories.at("<none>"), 1);
+  EXPECT_EQ(s.unknown_args.at("my arg"), 1);
+  EXPECT_EQ(s.unknown_args.at("other"), 1);
+  EXPECT_EQ(s.ignored_by_category.at("ac2g"), 2);
+  // Flow id 1 is the kernel's correlation id; 99 matches nothing.
+  EXPECT_EQ(s.notes.at("ac2g flow id without matching correlation id"), 1);
+  EXPECT_EQ(s.events_read, 5);
+  EXPECT_EQ(s.events_kept, 1);
+}
+
+TEST(KinetoBadInput, BaseTimeBeforeOrAfterEventsGivesTheSameNanoseconds) {
+  std::vector<std::string> ev = {Kernel("4430921397406.746", "340.605", "1")};
+  // 1790857026000000000 + 4430921397406746 = 1795287947397406746; + 340605 = 1795287947397747351
+  absl::StatusOr<model::Trace> before, after;
+  ASSERT_EQ(Try("base_before.json", Doc(ev, "  \"baseTimeNanoseconds\": 1790857026000000000,\n"), &before), "");
+  ASSERT_EQ(Try("base_after.json", Doc(ev, "", ",\n  \"baseTimeNanoseconds\": 1790857026000000000"), &after), "");
+  for (const auto* t : {&before, &after}) {
+    ASSERT_EQ((*t)->kernels().size(), 1u);
+    EXPECT_EQ((*t)->kernels()[0].start_ns, 1795287947397406746);
+    EXPECT_EQ((*t)->kernels()[0].end_ns, 1795287947397747351);
+    EXPECT_EQ((*t)->sources()[0].base_time_ns, 1790857026000000000);
+  }
+  // A base that pushes ts beyond int64 is a file-level error (every timestamp would be wrong).
+  std::string content = Doc(ev, "  \"baseTimeNanoseconds\": 9223372036854775000,\n");
+  EXPECT_EQ(ErrorOf("base_overflow.json", content),
+            P("base_overflow.json") + ": offset " + std::to_string(content.find("9223372036854775000")) +
+                ": baseTimeNanoseconds + ts beyond int64 ns");
+}
+
+TEST(KinetoBadInput, RankFromDistributedInfoOrFileName) {
+  EXPECT_EQ(RankFromFileName("/x/y/rank3.json"), 3);
+  EXPECT_EQ(RankFromFileName("trace_rank_12.json.gz"), 12);
+  EXPECT_EQ(RankFromFileName("Rank-4.pt.trace.json"), 4);
+  EXPECT_EQ(RankFromFileName("/runs/worker-7.json"), 7);
+  EXPECT_EQ(RankFromFileName("/rank9/trace.json"), -1);  // the base name only
+  EXPECT_EQ(RankFromFileName("host_1234.1700000000.pt.trace.json"), -1);
+  std::vector<std::string> ev = {Kernel("1", "1", "1")};
+  absl::StatusOr<model::Trace> t;
+  ASSERT_EQ(Try("job-5.json", Doc(ev), &t), "");
+  EXPECT_EQ(t->processes()[0].rank, 5);
+  ASSERT_EQ(Try("plain.json", Doc(ev), &t), "");
+  EXPECT_EQ(t->processes()[0].rank, model::kNone);
+  // distributedInfo wins over the name.
+  ASSERT_EQ(Try("rank7.json", Doc(ev, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 2, \"world_size\": 4},\n"), &t), "");
+  EXPECT_EQ(t->processes()[0].rank, 2);
+  EXPECT_EQ(t->processes()[0].world_size, 4);
+}
+
+TEST(KinetoBadInput, SplitGuessesInsideStringsAreCaught) {
+  // Names that look like event boundaries ("}, {") make the parallel split guess wrong; the
+  // result must still equal a one-thread parse, whatever the window size.
+  std::vector<std::string> ev;
+  for (int i = 0; i < 400; ++i) {
+    std::string name = i % 3 == 0 ? "x},\\n  {\\\"ph\\\": \\\"X\\\"" : "y }  ,  { " + std::to_string(i);
+    ev.push_back(Kernel(std::to_string(1000 + i), "1", std::to_string(i + 1), "", name));
+  }
+  std::string path = WriteTemp("tricky.json", Doc(ev));
+  auto one = ImportOne(path, 1);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->kernels().size(), 400u);
+  const std::string want = Dump(*one);
+  for (int64_t chunk : {300, 1024, 4096, 10000, 50000}) {
+    auto two = ImportOne(path, 2, chunk);
+    ASSERT_TRUE(two.ok()) << two.status();
+    EXPECT_EQ(Dump(*two), want) << "chunk " << chunk;
+  }
+}
+
+TEST(KinetoBadInput, TruncationAtEveryNthByteNeverCrashes) {
+  const std::string path = DataPath("kineto/ag_overlap/rank0.json");
+  const std::string text = ReadFileText(path);
+  ASSERT_GT(text.size(), 50000u);
+  size_t last_brace = text.rfind('}');
+  int errors = 0;
+  for (size_t n = 0; n <= last_brace; n += 97) {
+    std::string cut_path = WriteTemp("trunc.json", text.substr(0, n));
+    for (int64_t chunk : {int64_t{0}, int64_t{4096}}) {
+      auto t = ImportOne(cut_path, 2, chunk);
+      // Every cut before the final '}' leaves the document unfinished: an error naming the
+      // file and an offset; never a crash, never a silently partial trace.
+      ASSERT_FALSE(t.ok()) << "cut at " << n;
+      EXPECT_TRUE(std::string(t.status().message()).starts_with(cut_path + ": offset ")) << t.status();
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 500);
+}
+
+TEST(KinetoBadInput, CorruptedBytesEitherFailOrAreCounted) {
+  const std::string text = ReadFileText(DataPath("kineto/d2h_blocking/rank1.json"));
+  const char replacements[] = {'"', '}', '{', ',', '\xFF', '\0', '9', '['};
+  int ok = 0, failed = 0;
+  for (size_t at = 5; at < text.size(); at += 131) {
+    std::string bad = text;
+    bad[at] = replacements[(at / 131) % sizeof replacements];
+    std::string path = WriteTemp("flip.json", bad);
+    auto t = ImportOne(path, 2, 8192);
+    if (!t.ok()) {
+      EXPECT_TRUE(std::string(t.status().message()).starts_with(path + ": offset ")) << t.status();
+      ++failed;
+      continue;
+    }
+    ++ok;
+    const auto& s = t->sources()[0];
+    int64_t ignored = 0, unknown = 0;
+    for (const auto& [k, v] : s.ignored_by_category) ignored += v;
+    for (const auto& [k, v] : s.unknown_categories) unknown += v;
+    EXPECT_EQ(s.events_read, s.events_kept + s.skipped() + ignored + unknown) << "byte " << at;
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(failed, 0);
+}
+
+}  // namespace
+}  // namespace overlapscope::import::testing
