@@ -184,13 +184,21 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
       b.device_idle_ns = b.duration_ns() - b.device_busy_ns;
     }
     b.iteration = IterationAt(ctx.iters, b.process, b.start_ns);
+    b.final_sync = b.start_ns >= ctx.last_launch_start[b.process] &&
+                   (b.reason == BlockReason::kDeviceSync ||
+                    (b.reason == BlockReason::kSyncRecordOnly && t.syncs()[b.sync].kind == model::SyncKind::kContextSync));
   }
   v = std::move(kept);
 
   // Per thread: active span, blocked time (intervals are disjoint per thread now), call sites.
   const size_t nt = t.threads().size();
   std::vector<int64_t> lo(nt, INT64_MAX), hi(nt, INT64_MIN);
-  for (const auto& a : calls) {
+  std::vector<uint8_t> final_call(calls.size(), 0);
+  for (const BlockedInterval& b : v)
+    if (b.final_sync && b.api_call != model::kNone) final_call[b.api_call] = 1;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const auto& a = calls[i];
+    if (final_call[i]) continue;
     lo[a.thread] = std::min(lo[a.thread], a.start_ns);
     hi[a.thread] = std::max(hi[a.thread], a.end_ns);
   }
@@ -201,6 +209,10 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
   std::vector<ThreadBlocking> th(nt);
   std::vector<absl::flat_hash_map<model::StringId, CallSite>> sites(nt);
   for (const BlockedInterval& b : v) {
+    if (b.final_sync) {
+      th[b.thread].final_sync_ns += b.duration_ns();
+      continue;
+    }
     th[b.thread].blocked_ns += b.duration_ns();
     CallSite& cs = sites[b.thread][b.call];
     cs.call = b.call;
@@ -209,7 +221,7 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
     cs.max_ns = std::max(cs.max_ns, b.duration_ns());
   }
   for (size_t i = 0; i < nt; ++i) {
-    if (lo[i] == INT64_MAX && th[i].blocked_ns == 0) continue;
+    if (lo[i] == INT64_MAX && th[i].blocked_ns == 0 && th[i].final_sync_ns == 0) continue;
     ThreadBlocking& x = th[i];
     x.thread = static_cast<model::ThreadId>(i);
     x.process = t.threads()[i].process;

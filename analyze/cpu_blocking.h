@@ -40,6 +40,10 @@ struct BlockedInterval {
   std::optional<model::GpuRef> released_by;
   int64_t device_busy_ns = 0, device_idle_ns = 0;  // of the interval, on `device`
   int32_t iteration = model::kNone;
+  // A device-wide sync after the last launch of its process: the program's (or the profiler's:
+  // every Kineto trace ends with one) final cudaDeviceSynchronize. Listed, but excluded from
+  // blocked_ns, blocked_share, active spans and the device-wide-sync-in-loop finding.
+  bool final_sync = false;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
@@ -51,8 +55,9 @@ struct CallSite {
 struct ThreadBlocking {
   model::ThreadId thread = model::kNone;
   model::ProcessId process = model::kNone;
-  int64_t blocked_ns = 0;
-  int64_t active_span_ns = 0;            // first to last API call / range of the thread
+  int64_t blocked_ns = 0;                // excluding final syncs
+  int64_t final_sync_ns = 0;             // time in final syncs (see BlockedInterval::final_sync)
+  int64_t active_span_ns = 0;            // first to last API call / range, final syncs excluded
   std::optional<double> blocked_share;   // blocked / active span; absent for an empty span
   std::vector<CallSite> top_calls;       // by total_ns, descending
 };

@@ -72,10 +72,8 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
                        const std::vector<DeviceOverlap>& overlap, SyncResult* out) {
   const model::Trace& t = ctx.t;
   Fmt f{t};
-  auto trailing = [&](const BlockedInterval& b) {
-    // The profiler's own / the program's final device sync: no GPU work is launched after it.
-    return b.start_ns >= ctx.last_launch_start[b.process];
-  };
+  // The profiler's own / the program's final device sync: no GPU work is launched after it.
+  auto trailing = [&](const BlockedInterval& b) { return b.final_sync; };
   auto iteration_end = [&](int32_t it) { return it == model::kNone ? INT64_MAX : ctx.iters.iterations[it].end_ns; };
   auto add_finding = [&](Finding fd) {
     out->findings.push_back(std::move(fd));
