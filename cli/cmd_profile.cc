@@ -1,14 +1,277 @@
-// overlapscope profile: placeholder until its issue lands; says so and fails.
-#include <cstdio>
-
+// overlapscope profile [-o DIR] [--trace-format perfetto|chrome] -- CMD ARGS...
+//
+// Runs any CUDA program under CUPTI capture without changing it: CUDA loads
+// libovscope_inject.so (CUDA_INJECTION64_PATH) into every process of CMD that initializes CUDA,
+// NVTX ranges reach CUPTI through NVTX_INJECTION64_PATH=libcupti.so, and each process writes
+// DIR/rank<R>.ovspill (or pid<P>.ovspill). After CMD exits the spill files are read, each is
+// written as DIR/<same name>.pftrace, and a summary of all processes together is printed.
+//
+// The injection library is looked up in this order: $OVERLAPSCOPE_INJECT_LIB, next to this
+// binary, <binary dir>/../capture/cupti/ (the build tree), <binary dir>/../lib/.
 #include "cli/args.h"
 #include "cli/commands.h"
 
+#if !defined(OVERLAPSCOPE_HAVE_CUPTI)
+#include <cstdio>
 namespace overlapscope::cli {
+int RunProfile(int, char**) {
+  std::fputs("overlapscope profile: this build has no CUDA/CUPTI (configure with a CUDA toolkit)\n", stderr);
+  return kExitError;
+}
+}  // namespace overlapscope::cli
+#else
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyze/analysis.h"
+#include "capture/cupti/capture_session.h"
+#include "capture/cupti/spill_format.h"
+#include "viewer_export/perfetto_writer.h"
+
+namespace overlapscope::cli {
+namespace {
+
+const CommandSpec kSpec{
+    "profile",
+    "overlapscope profile [-o DIR] [--trace-format perfetto|chrome] -- CMD ARGS...",
+    "Runs CMD (any CUDA program, PyTorch included; all its processes) under CUPTI capture:\n"
+    "kernels, copies, memsets, syncs, CUDA runtime/driver calls and NVTX ranges, on one\n"
+    "CLOCK_REALTIME time axis per host. Writes DIR/rank<R>.ovspill per process (raw capture),\n"
+    "DIR/rank<R>.pftrace (open in ui.perfetto.dev) and prints a summary with the analysis.",
+    {{"output", "DIR", "output directory, also -o DIR (default: overlapscope-profile)"},
+     {"trace-format", "FORMAT", "perfetto (default) or chrome"},
+     {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"}},
+    "environment: OVERLAPSCOPE_INJECT_LIB overrides the injection library path;\n"
+    "OVERLAPSCOPE_VERBOSE=1 makes every captured process say where it writes.\n"
+    "exit codes: 0 ok, 1 capture or output failed, 4 CMD exited non-zero (traces are still\n"
+    "written), 64 bad command line"};
+
+std::string Dirname(const std::string& p) {
+  const size_t s = p.rfind('/');
+  return s == std::string::npos ? "." : p.substr(0, s);
+}
+
+bool Exists(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; }
+
+std::string FindInjectionLibrary() {
+  if (const char* env = std::getenv("OVERLAPSCOPE_INJECT_LIB"); env && *env) return env;
+  char exe[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  const std::string dir = Dirname(exe);
+  for (const std::string& c : {dir + "/libovscope_inject.so", dir + "/../capture/cupti/libovscope_inject.so",
+                               dir + "/../lib/libovscope_inject.so"})
+    if (Exists(c)) return c;
+  return "";
+}
+
+std::string Absolute(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+
+// Spill files of DIR, sorted by name (rank0, rank1, ... then pid files).
+std::vector<std::string> SpillFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 8 && name.compare(name.size() - 8, 8, ".ovspill") == 0) out.push_back(dir + "/" + name);
+    }
+    ::closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Runs argv with the injection environment; returns the wait status, or -1 if fork failed.
+int RunTarget(const std::vector<std::string>& argv) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  // Like system(): the target gets Ctrl-C; we wait for it and still collect its traces.
+  struct sigaction ign {}, old_int {}, old_quit {};
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ign, &old_int);
+  sigaction(SIGQUIT, &ign, &old_quit);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGQUIT, &old_quit, nullptr);
+    ::execvp(cargv[0], cargv.data());
+    std::fprintf(stderr, "overlapscope profile: cannot run %s: %s\n", cargv[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = -1;
+  if (pid > 0)
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  return pid > 0 ? status : -1;
+}
+
+void PrintSummary(const model::Trace& t) {
+  std::printf("\ncaptured %zu process(es), %.3f ms  (%s)\n", t.processes().size(),
+              (t.end_ns() - t.start_ns()) / 1e6, t.clock_note().c_str());
+  for (size_t p = 0; p < t.processes().size(); ++p) {
+    const auto& pr = t.processes()[p];
+    int64_t k = 0, m = 0, s = 0, a = 0, y = 0, r = 0;
+    for (const auto& e : t.kernels()) k += t.ProcessOfDevice(e.device) == static_cast<int32_t>(p);
+    for (const auto& e : t.memcpys()) m += t.ProcessOfDevice(e.device) == static_cast<int32_t>(p);
+    for (const auto& e : t.memsets()) s += t.ProcessOfDevice(e.device) == static_cast<int32_t>(p);
+    for (const auto& e : t.api_calls()) a += t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
+    for (const auto& e : t.syncs()) y += e.thread != model::kNone && t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
+    for (const auto& e : t.ranges()) r += t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
+    std::printf("  rank %s pid %lld %s: kernels %lld memcpys %lld memsets %lld api %lld syncs %lld ranges %lld\n",
+                pr.rank < 0 ? "?" : std::to_string(pr.rank).c_str(), static_cast<long long>(pr.pid),
+                std::string(t.str(pr.name)).c_str(), static_cast<long long>(k), static_cast<long long>(m),
+                static_cast<long long>(s), static_cast<long long>(a), static_cast<long long>(y),
+                static_cast<long long>(r));
+    for (const auto& d : t.devices())
+      if (d.process == static_cast<int32_t>(p))
+        std::printf("    GPU %d %s\n", d.ordinal, std::string(t.str(d.name)).c_str());
+  }
+  for (const auto& src : t.sources()) {
+    std::printf("  %s: records %lld kept %lld skipped %lld dropped by CUPTI %lld\n", src.path.c_str(),
+                static_cast<long long>(src.events_read), static_cast<long long>(src.events_kept),
+                static_cast<long long>(src.skipped()), static_cast<long long>(src.dropped_records));
+    for (const auto& [reason, n] : src.skipped_by_reason)
+      std::printf("    skipped %-44s %lld\n", reason.c_str(), static_cast<long long>(n));
+    for (const auto& e : src.examples) std::printf("    note: %s\n", e.c_str());
+  }
+}
+
+void PrintAnalysis(const analyze::AnalysisResult& a) {
+  std::printf("\nanalysis (METRICS.md definitions)\n");
+  for (const auto& r : a.ranks) {
+    auto pct = [](const std::optional<double>& v) {
+      return v ? absl::StrFormat("%.1f%%", *v * 100) : std::string("n/a");
+    };
+    std::printf("  rank %s: compute %.3f ms, comm %.3f ms (exposed %.3f ms, overlap %s), host blocked %.3f ms, "
+                "GPU idle %s of span %.3f ms\n",
+                r.rank < 0 ? "?" : std::to_string(r.rank).c_str(), r.compute_ns / 1e6, r.comm_ns / 1e6,
+                r.exposed_comm_ns / 1e6, pct(r.overlap_ratio).c_str(), r.blocked_ns / 1e6,
+                pct(r.gpu_idle_share).c_str(), r.gpu_span_ns / 1e6);
+  }
+}
+
+}  // namespace
 
 int RunProfile(int argc, char** argv) {
-  std::fputs("overlapscope profile: not available in this build yet\n", stderr);
-  return kExitError;
+  // `-o DIR` (the short form users know from nsys) means --output DIR; only before `--`.
+  std::vector<std::string> own;
+  int i = 0;
+  for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) own.push_back(std::strcmp(argv[i], "-o") ? argv[i] : "--output");
+  for (; i < argc; ++i) own.push_back(argv[i]);
+  std::vector<char*> own_argv;
+  for (auto& a : own) own_argv.push_back(a.data());
+  ParsedArgs args;
+  if (int rc = ParseOrExit(kSpec, static_cast<int>(own_argv.size()), own_argv.data(), args); rc >= 0) return rc;
+  if (!args.positionals.empty()) {
+    std::fprintf(stderr, "overlapscope profile: unexpected argument '%s' (the command goes after --)\n",
+                 args.positionals[0].c_str());
+    return kExitUsage;
+  }
+  if (args.after_dashdash.empty()) {
+    std::fprintf(stderr, "overlapscope profile: no command given (use: overlapscope profile -- CMD ARGS...)\n");
+    return kExitUsage;
+  }
+  const std::string format = args.Get("trace-format", "perfetto");
+  if (format != "perfetto" && format != "chrome") {
+    std::fprintf(stderr, "overlapscope profile: --trace-format must be perfetto or chrome, not '%s'\n", format.c_str());
+    return kExitUsage;
+  }
+  const std::string inject = FindInjectionLibrary();
+  if (inject.empty()) {
+    std::fprintf(stderr, "overlapscope profile: libovscope_inject.so not found next to the binary or in the "
+                         "build tree; set OVERLAPSCOPE_INJECT_LIB\n");
+    return kExitError;
+  }
+  const std::string dir_arg = args.Get("output", "overlapscope-profile");
+  ::mkdir(dir_arg.c_str(), 0755);
+  const std::string dir = Absolute(dir_arg);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    std::fprintf(stderr, "overlapscope profile: %s: cannot create output directory\n", dir.c_str());
+    return kExitError;
+  }
+  for (const auto& old : SpillFiles(dir)) ::unlink(old.c_str());  // only our own old captures
+
+  ::setenv("CUDA_INJECTION64_PATH", Absolute(inject).c_str(), 1);
+  ::setenv("OVERLAPSCOPE_SPILL_DIR", dir.c_str(), 1);
+  ::unsetenv("OVERLAPSCOPE_INJECTED");
+  if (args.Has("no-driver-api")) ::setenv("OVERLAPSCOPE_DRIVER_API", "0", 1);
+  const std::string cupti = cupti::CuptiLibraryPath();
+  if (!std::getenv("NVTX_INJECTION64_PATH") && !cupti.empty()) ::setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 1);
+
+  const int status = RunTarget(args.after_dashdash);
+  int rc = kExitOk;
+  if (status == -1) {
+    std::fprintf(stderr, "overlapscope profile: fork failed: %s\n", std::strerror(errno));
+    return kExitError;
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "overlapscope profile: %s exited with status %d (traces are still written)\n",
+                 args.after_dashdash[0].c_str(), WEXITSTATUS(status));
+    rc = kExitTargetFailed;
+  } else if (WIFSIGNALED(status)) {
+    std::fprintf(stderr, "overlapscope profile: %s was killed by signal %d (%s); traces are still written\n",
+                 args.after_dashdash[0].c_str(), WTERMSIG(status), strsignal(WTERMSIG(status)));
+    rc = kExitTargetFailed;
+  }
+
+  const std::vector<std::string> files = SpillFiles(dir);
+  if (files.empty()) {
+    std::fprintf(stderr, "overlapscope profile: no process of '%s' initialized CUDA: nothing captured in %s\n",
+                 args.after_dashdash[0].c_str(), dir.c_str());
+    return rc == kExitOk ? kExitError : rc;
+  }
+  for (const auto& f : files) {
+    auto one = cupti::ReadSpillFiles({f});
+    if (!one.ok()) {
+      std::fprintf(stderr, "overlapscope profile: %s\n", std::string(one.status().message()).c_str());
+      rc = kExitError;
+      continue;
+    }
+    const std::string stem = f.substr(0, f.size() - 8);
+    if (format == "perfetto") {
+      absl::Status s = viewer_export::WritePerfetto(*one, nullptr, stem + ".pftrace");
+      if (!s.ok()) {
+        std::fprintf(stderr, "overlapscope profile: %s\n", std::string(s.message()).c_str());
+        rc = kExitError;
+      } else {
+        std::printf("wrote %s.pftrace\n", stem.c_str());
+      }
+    } else {
+      std::printf("chrome JSON export is not in this build yet: %s.ovspill holds the capture "
+                  "(overlapscope info/export read it once the importer does)\n", stem.c_str());
+    }
+  }
+  auto all = cupti::ReadSpillFiles(files);
+  if (!all.ok()) {
+    std::fprintf(stderr, "overlapscope profile: %s\n", std::string(all.status().message()).c_str());
+    return kExitError;
+  }
+  PrintSummary(*all);
+  auto analysis = analyze::AnalyzeAll(*all, analyze::AnalyzeOptions{});
+  if (analysis.ok()) PrintAnalysis(*analysis);
+  else std::fprintf(stderr, "overlapscope profile: analysis failed: %s\n", std::string(analysis.status().message()).c_str());
+  return rc;
 }
 
 }  // namespace overlapscope::cli
+#endif  // OVERLAPSCOPE_HAVE_CUPTI

@@ -13,6 +13,7 @@
 namespace overlapscope::cupti {
 
 int64_t NowNs() { return internal::RealtimeNs(); }
+std::string CuptiLibraryPath() { return internal::CuptiLibraryPath(); }
 
 absl::StatusOr<std::unique_ptr<CaptureSession>> CaptureSession::Start(const CaptureOptions& options) {
   if (const char* inj = std::getenv("OVERLAPSCOPE_INJECTED"); inj && *inj == '1')

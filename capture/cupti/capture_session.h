@@ -83,4 +83,8 @@ class CaptureSession {
 // CLOCK_REALTIME in ns: the clock of every capture timestamp.
 int64_t NowNs();
 
+// Path of the libcupti.so this process loaded ("" if unknown). `overlapscope profile` sets
+// NVTX_INJECTION64_PATH to it so NVTX ranges of the profiled program reach CUPTI.
+std::string CuptiLibraryPath();
+
 }  // namespace overlapscope::cupti

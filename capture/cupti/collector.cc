@@ -113,14 +113,43 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t size,
   }
 }
 
+// Driver entry points looked up at run time: linking libcuda would stop the overlapscope binary
+// from starting on machines without a GPU driver. A process that uses CUDA has it loaded.
+struct DriverApi {
+  CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*device_get_name)(char*, int, CUdevice) = nullptr;
+  CUresult (*device_get_attribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
+  CUresult (*device_get_count)(int*) = nullptr;
+};
+const DriverApi* Driver() {
+  // Retried until found: the first call may come before the process loaded libcuda.
+  static std::mutex mu;
+  static DriverApi api;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!api.device_get_count) {
+    void* h = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return nullptr;
+    DriverApi a;
+    a.device_get = reinterpret_cast<decltype(a.device_get)>(::dlsym(h, "cuDeviceGet"));
+    a.device_get_name = reinterpret_cast<decltype(a.device_get_name)>(::dlsym(h, "cuDeviceGetName"));
+    a.device_get_attribute = reinterpret_cast<decltype(a.device_get_attribute)>(::dlsym(h, "cuDeviceGetAttribute"));
+    a.device_get_count = reinterpret_cast<decltype(a.device_get_count)>(::dlsym(h, "cuDeviceGetCount"));
+    if (!a.device_get || !a.device_get_name || !a.device_get_attribute || !a.device_get_count) return nullptr;
+    api = a;
+  }
+  return &api;
+}
+
 void WriteDeviceName(uint32_t device) {
+  const DriverApi* drv = Driver();
+  if (!drv) return;
   CUdevice dev;
   char name[256] = {0};
   int major = 0, minor = 0;
-  if (cuDeviceGet(&dev, static_cast<int>(device)) != CUDA_SUCCESS) return;
-  if (cuDeviceGetName(name, sizeof(name) - 1, dev) != CUDA_SUCCESS) return;
-  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  if (drv->device_get(&dev, static_cast<int>(device)) != CUDA_SUCCESS) return;
+  if (drv->device_get_name(name, sizeof(name) - 1, dev) != CUDA_SUCCESS) return;
+  drv->device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  drv->device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
   Globals& g = G();
   std::lock_guard<std::mutex> lock(g.mu);
   SpillDevice s{device, g.w.Intern(name), static_cast<uint32_t>(major), static_cast<uint32_t>(minor)};
@@ -385,7 +414,8 @@ std::string CollectorWarnings() { return G().warnings; }
 
 void RecordDeviceNames() {
   int n = 0;
-  if (!G().active.load() || cuDeviceGetCount(&n) != CUDA_SUCCESS) return;
+  const DriverApi* drv = Driver();
+  if (!G().active.load() || !drv || drv->device_get_count(&n) != CUDA_SUCCESS) return;
   for (int i = 0; i < n; ++i) WriteDeviceName(static_cast<uint32_t>(i));
 }
 

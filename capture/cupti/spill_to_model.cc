@@ -1,7 +1,10 @@
 // Joins the decoded spill records of one process into model events (see spill_to_model.h).
 #include "capture/cupti/spill_to_model.h"
 
-#include <unistd.h>
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 
@@ -56,6 +59,15 @@ const char* OverheadName(uint32_t k) {
     case 7u << 16: return "CUPTI overhead: activity buffer request";
     default: return "CUPTI overhead";
   }
+}
+
+// CUPTI reports mangled kernel names; users, Kineto and Nsight show demangled ones.
+std::string Demangle(std::string_view mangled) {
+  if (mangled.size() < 2 || mangled[0] != '_' || mangled[1] != 'Z') return std::string(mangled);
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> d(
+      abi::__cxa_demangle(std::string(mangled).c_str(), nullptr, nullptr, &status), &std::free);
+  return status == 0 && d ? std::string(d.get()) : std::string(mangled);
 }
 
 }  // namespace
@@ -132,6 +144,12 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b) {
     return true;
   };
   auto& d = b.data();
+  absl::flat_hash_map<uint32_t, model::StringId> kernel_names;  // spill sid -> demangled
+  auto kernel_name = [&](uint32_t sid) {
+    auto [it, inserted] = kernel_names.try_emplace(sid, 0);
+    if (inserted) it->second = b.Intern(Demangle(d.strings.Get(str(sid))));
+    return it->second;
+  };
   for (const auto& a : r.apis) {
     if (bad_time(a.start, a.end, "api")) continue;
     model::ApiCall c;
@@ -147,7 +165,7 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b) {
     if (bad_time(k.start, k.end, "kernel")) continue;
     model::Kernel e;
     e.start_ns = k.start, e.end_ns = k.end, e.device = dev(k.device), e.stream = b.GetOrAddStream(e.device, k.stream);
-    e.correlation_id = k.correlation, e.external_id = ext(k.correlation), e.name = str(k.name_sid);
+    e.correlation_id = k.correlation, e.external_id = ext(k.correlation), e.name = kernel_name(k.name_sid);
     e.grid = {k.grid[0], k.grid[1], k.grid[2]}, e.block = {k.block[0], k.block[1], k.block[2]};
     e.registers_per_thread = k.registers, e.shared_memory_bytes = int64_t{k.static_smem} + k.dynamic_smem;
     d.kernels.push_back(e);

@@ -1,0 +1,149 @@
+// known_work (see known_work.h): kernels on several streams, pageable and pinned copies,
+// memsets, event and stream syncs, NVTX ranges in two domains.
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "known_work.h"
+
+namespace overlapscope::testing {
+
+__global__ void kernel_a(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = x[i] * 2.0f + 1.0f;
+}
+__global__ void kernel_b(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 3.0f;
+}
+__global__ void kernel_c(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] -= 1.0f;
+}
+__global__ void small_kernel(float* x) { x[threadIdx.x] += 1.0f; }
+
+#define KW_CHECK(call)                                                              \
+  do {                                                                              \
+    cudaError_t e_ = (call);                                                        \
+    if (e_ != cudaSuccess) {                                                        \
+      std::fprintf(stderr, "known_work: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
+      return 1;                                                                     \
+    }                                                                               \
+  } while (0)
+
+namespace {
+
+int Normal() {
+  const int n = static_cast<int>(kCopyBytes / sizeof(float));
+  const dim3 block(256), grid((n + 255) / 256);
+  KW_CHECK(cudaSetDevice(0));
+  nvtxRangePushA(kOuterRange);
+  nvtxDomainHandle_t domain = nvtxDomainCreateA(kDomain);
+  cudaStream_t s1, s2;
+  cudaEvent_t ev;
+  KW_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  KW_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  KW_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  float *d1, *d2, *pinned;
+  float* pageable = static_cast<float*>(std::calloc(n, sizeof(float)));
+  KW_CHECK(cudaMalloc(&d1, kCopyBytes));
+  KW_CHECK(cudaMalloc(&d2, kCopyBytes));
+  KW_CHECK(cudaMallocHost(&pinned, kCopyBytes));
+  for (int i = 0; i < kPageableH2D; ++i) KW_CHECK(cudaMemcpy(d1, pageable, kCopyBytes, cudaMemcpyHostToDevice));
+  for (int i = 0; i < kMemsets; ++i) KW_CHECK(cudaMemsetAsync(d2, 0, kCopyBytes, s1));
+  for (int i = 0; i < kKernelA; ++i) kernel_a<<<grid, block, 0, s1>>>(d1, n);
+  KW_CHECK(cudaGetLastError());
+  for (int i = 0; i < kPinnedH2D; ++i) KW_CHECK(cudaMemcpyAsync(d2, pinned, kCopyBytes, cudaMemcpyHostToDevice, s1));
+  KW_CHECK(cudaEventRecord(ev, s1));
+  nvtxEventAttributes_t attr{};
+  attr.version = NVTX_VERSION;
+  attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attr.message.ascii = kInnerRange;
+  nvtxDomainRangePushEx(domain, &attr);
+  KW_CHECK(cudaStreamWaitEvent(s2, ev, 0));
+  for (int i = 0; i < kKernelB; ++i) kernel_b<<<grid, block, 0, s2>>>(d2, n);
+  KW_CHECK(cudaGetLastError());
+  nvtxDomainRangePop(domain);
+  for (int i = 0; i < kPinnedD2H; ++i) KW_CHECK(cudaMemcpyAsync(pinned, d2, kCopyBytes, cudaMemcpyDeviceToHost, s2));
+  KW_CHECK(cudaEventSynchronize(ev));
+  KW_CHECK(cudaStreamSynchronize(s2));
+  for (int i = 0; i < kKernelC; ++i) kernel_c<<<grid, block>>>(d1, n);
+  KW_CHECK(cudaGetLastError());
+  for (int i = 0; i < kPageableD2H; ++i) KW_CHECK(cudaMemcpy(pageable, d1, kCopyBytes, cudaMemcpyDeviceToHost));
+  KW_CHECK(cudaDeviceSynchronize());
+  nvtxRangePop();
+  KW_CHECK(cudaFreeHost(pinned));
+  KW_CHECK(cudaFree(d1));
+  KW_CHECK(cudaFree(d2));
+  KW_CHECK(cudaEventDestroy(ev));
+  KW_CHECK(cudaStreamDestroy(s1));
+  KW_CHECK(cudaStreamDestroy(s2));
+  std::free(pageable);
+  return 0;
+}
+
+// Overhead loop: `iterations` x 20 tiny kernels on one stream, timed with CUDA events (GPU
+// time) and the host clock (wall time). Prints one LOOP line.
+int Loop(int iterations) {
+  constexpr int kPerIter = 20;
+  float* d;
+  cudaStream_t s;
+  cudaEvent_t e0, e1;
+  KW_CHECK(cudaSetDevice(0));
+  KW_CHECK(cudaMalloc(&d, 1024 * sizeof(float)));
+  KW_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  KW_CHECK(cudaEventCreate(&e0));
+  KW_CHECK(cudaEventCreate(&e1));
+  for (int i = 0; i < 50 * kPerIter; ++i) small_kernel<<<1, 256, 0, s>>>(d);  // warm-up
+  KW_CHECK(cudaStreamSynchronize(s));
+  const auto t0 = std::chrono::steady_clock::now();
+  KW_CHECK(cudaEventRecord(e0, s));
+  for (int it = 0; it < iterations; ++it)
+    for (int k = 0; k < kPerIter; ++k) small_kernel<<<1, 256, 0, s>>>(d);
+  KW_CHECK(cudaEventRecord(e1, s));
+  KW_CHECK(cudaEventSynchronize(e1));
+  const auto t1 = std::chrono::steady_clock::now();
+  float ms = 0;
+  KW_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+  const double wall_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+  std::printf("LOOP iterations=%d kernels_per_iter=%d gpu_us_per_iter=%.3f wall_us_per_iter=%.3f\n", iterations,
+              kPerIter, ms * 1000.0 / iterations, wall_us / iterations);
+  KW_CHECK(cudaFree(d));
+  return 0;
+}
+
+}  // namespace
+
+int RunKnownWork(const char* mode, int iterations) {
+  if (!std::strcmp(mode, "loop")) return Loop(iterations > 0 ? iterations : 1000);
+  if (int rc = Normal(); rc != 0) return rc;
+  std::fflush(stdout);
+  if (!std::strcmp(mode, "abort")) std::abort();
+  if (!std::strcmp(mode, "segv")) ::raise(SIGSEGV);
+  if (!std::strcmp(mode, "thread_exit")) {
+    std::thread t([] { std::exit(0); });
+    t.join();  // never returns: exit() ends the process from the other thread
+  }
+  if (!std::strcmp(mode, "fork")) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::alarm(20);  // CUDA teardown in a forked child is unsupported; never hang the test
+      std::exit(0);  // runs atexit handlers in the child: the capture must not write there
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    std::printf("known_work: forked child %d ended with status %d\n", child, status);
+  }
+  return 0;
+}
+
+}  // namespace overlapscope::testing

@@ -1,0 +1,38 @@
+// spill_dump FILE.ovspill...: prints the captured kernels, copies, syncs and NVTX ranges as
+// tab-separated lines (for scripts that compare a capture with another profiler's trace).
+//   K <name> <start_ns> <end_ns> <device> <stream>
+//   M <name> <bytes> <start_ns> <end_ns> <async>
+//   S <kind> <start_ns> <end_ns>
+//   R <domain> <name> <start_ns> <end_ns>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "capture/cupti/spill_format.h"
+
+int main(int argc, char** argv) {
+  using namespace overlapscope;
+  std::vector<std::string> files(argv + 1, argv + argc);
+  auto t = cupti::ReadSpillFiles(files);
+  if (!t.ok()) {
+    std::fprintf(stderr, "spill_dump: %s\n", std::string(t.status().message()).c_str());
+    return 2;
+  }
+  for (const auto& k : t->kernels())
+    std::printf("K\t%s\t%lld\t%lld\t%d\t%lld\n", std::string(t->str(k.name)).c_str(), (long long)k.start_ns,
+                (long long)k.end_ns, t->devices()[k.device].ordinal, (long long)t->streams()[k.stream].native_id);
+  for (const auto& m : t->memcpys())
+    std::printf("M\t%s\t%lld\t%lld\t%lld\t%d\n", std::string(t->str(m.name)).c_str(), (long long)m.bytes,
+                (long long)m.start_ns, (long long)m.end_ns, m.is_async);
+  for (const auto& s : t->syncs())
+    std::printf("S\t%s\t%lld\t%lld\n", std::string(model::ToString(s.kind)).c_str(), (long long)s.start_ns,
+                (long long)s.end_ns);
+  for (const auto& r : t->ranges())
+    std::printf("R\t%s\t%s\t%lld\t%lld\n", std::string(t->str(r.domain)).c_str(), std::string(t->str(r.name)).c_str(),
+                (long long)r.start_ns, (long long)r.end_ns);
+  for (const auto& s : t->sources())
+    std::fprintf(stderr, "spill_dump: %s: records %lld kept %lld skipped %lld dropped %lld\n", s.path.c_str(),
+                 (long long)s.events_read, (long long)s.events_kept, (long long)s.skipped(),
+                 (long long)s.dropped_records);
+  return 0;
+}
