@@ -78,7 +78,9 @@ json Describe(const model::Trace& t) {
                        {"events_skipped", src.skipped()}, {"dropped_records", src.dropped_records},
                        {"base_time_ns", src.base_time_ns}, {"kept_by_category", src.kept_by_category},
                        {"skipped_by_reason", src.skipped_by_reason},
+                       {"ignored_by_category", src.ignored_by_category},
                        {"unknown_categories", src.unknown_categories}, {"unknown_args", src.unknown_args},
+                       {"notes", src.notes},
                        {"examples", src.examples}});
   }
   j["sources"] = sources;
@@ -122,6 +124,8 @@ std::string Text(const json& j) {
       absl::StrAppendFormat(&out, "    kept     %-28s %d\n", k, v.get<int64_t>());
     for (auto& [k, v] : s["skipped_by_reason"].items())
       absl::StrAppendFormat(&out, "    skipped  %-28s %d\n", k, v.get<int64_t>());
+    for (auto& [k, v] : s["ignored_by_category"].items())
+      absl::StrAppendFormat(&out, "    ignored  %-28s %d (recognized, not stored)\n", k, v.get<int64_t>());
     for (auto& [k, v] : s["unknown_categories"].items())
       absl::StrAppendFormat(&out, "    unknown category %-19s %d (skipped)\n", k, v.get<int64_t>());
     int64_t unknown_args = 0;
@@ -129,6 +133,8 @@ std::string Text(const json& j) {
     if (unknown_args > 0)
       absl::StrAppendFormat(&out, "    unknown args: %d occurrences of %d keys (ignored; --json lists them)\n",
                             unknown_args, s["unknown_args"].size());
+    for (auto& [k, v] : s["notes"].items())
+      absl::StrAppendFormat(&out, "    note     %s: %d\n", k, v.get<int64_t>());
     for (const auto& e : s["examples"]) absl::StrAppend(&out, "    e.g. ", e.get<std::string>(), "\n");
   }
   return out;
