@@ -1,0 +1,153 @@
+// The analyses on real PyTorch-profiler traces (2 x H200, torch 2.11, NCCL 2.28; see
+// tools/torch_traces/README.md). Expectations are properties of the scenarios, not numbers
+// copied from our own output: which variant overlaps more, where each finding must and must
+// not fire, and that a blocked interval matches the CUDA sync record that Kineto wrote for it.
+#include <algorithm>
+#include <map>
+
+#include "analyze/analysis.h"
+#include "capture/import/import.h"
+#include "gtest/gtest.h"
+
+namespace overlapscope::analyze {
+namespace {
+
+struct Loaded {
+  model::Trace trace;
+  AnalysisResult result;
+};
+
+const Loaded& Load(const std::string& scenario) {
+  static std::map<std::string, Loaded>* cache = new std::map<std::string, Loaded>();
+  auto it = cache->find(scenario);
+  if (it != cache->end()) return it->second;
+  std::string dir = std::string(OVERLAPSCOPE_TEST_DATA) + "/kineto/" + scenario;
+  auto t = import::ImportTraces({dir + "/rank0.json.gz", dir + "/rank1.json.gz"});
+  EXPECT_TRUE(t.ok()) << t.status();
+  Loaded l{std::move(t).value(), {}};
+  auto r = AnalyzeAll(l.trace, AnalyzeOptions{});
+  EXPECT_TRUE(r.ok()) << r.status();
+  l.result = std::move(r).value();
+  return cache->emplace(scenario, std::move(l)).first->second;
+}
+
+double Overlap(const AnalysisResult& r, int rank) {
+  for (const RankSummary& s : r.ranks)
+    if (s.rank == rank) {
+      EXPECT_TRUE(s.overlap_ratio.has_value()) << "rank " << rank;
+      return s.overlap_ratio.value_or(-1);
+    }
+  ADD_FAILURE() << "no rank " << rank;
+  return -1;
+}
+
+TEST(RealTraces, AsyncAllGatherOverlapsSequentialDoesNot) {
+  const auto& seq = Load("ag_sequential").result;
+  const auto& ovl = Load("ag_overlap").result;
+  ASSERT_EQ(seq.ranks.size(), 2u);
+  for (int rank : {0, 1}) {
+    EXPECT_LT(Overlap(seq, rank), 0.05) << "rank " << rank;
+    EXPECT_GT(Overlap(ovl, rank), Overlap(seq, rank) + 0.2) << "rank " << rank;
+  }
+}
+
+TEST(RealTraces, AsyncAllToAllOverlapsMoreThanSync) {
+  const auto& sync = Load("a2a_sync").result;
+  const auto& async = Load("a2a_async").result;
+  for (int rank : {0, 1}) EXPECT_GT(Overlap(async, rank), Overlap(sync, rank)) << "rank " << rank;
+}
+
+TEST(RealTraces, HtaCompatibleNumberIsCloseToOurs) {
+  // Same intervals, µs rounding and HTA's name rules: within one percentage point here.
+  for (const char* sc : {"ag_overlap", "a2a_async"}) {
+    const auto& r = Load(sc).result;
+    for (const RankSummary& s : r.ranks) {
+      ASSERT_TRUE(s.hta_compat_overlap_pct.has_value()) << sc;
+      EXPECT_NEAR(*s.hta_compat_overlap_pct, 100.0 * s.overlap_ratio.value(), 1.0) << sc << " rank " << s.rank;
+    }
+  }
+  // Without communication both say so.
+  for (const RankSummary& s : Load("d2h_blocking").result.ranks) {
+    EXPECT_FALSE(s.overlap_ratio.has_value());
+    EXPECT_FALSE(s.hta_compat_overlap_pct.has_value());
+  }
+}
+
+TEST(RealTraces, BlockingD2HMatchesTheStreamSyncRecord) {
+  const Loaded& l = Load("d2h_blocking");
+  int stream_syncs = 0;
+  for (const BlockedInterval& b : l.result.blocking.intervals) {
+    if (b.reason != BlockReason::kStreamSync) continue;
+    ++stream_syncs;
+    ASSERT_NE(b.sync, model::kNone);
+    const model::Sync& rec = l.trace.syncs()[b.sync];
+    // The call encloses its sync record, within a few µs.
+    EXPECT_LE(b.start_ns, rec.start_ns + 1000);
+    EXPECT_NEAR(static_cast<double>(b.duration_ns()), static_cast<double>(rec.end_ns - rec.start_ns), 5000.0);
+    EXPECT_GT(b.duration_ns(), 400000);  // the GEMM + check before .item(): hundreds of µs
+    ASSERT_TRUE(b.released_by.has_value());
+    EXPECT_EQ(b.released_by->kind, model::GpuKind::kMemcpy);
+  }
+  EXPECT_EQ(stream_syncs, 6);  // 3 iterations x 2 ranks
+}
+
+TEST(RealTraces, WatchdogEventQueriesDoNotBlock) {
+  // d2h_nonblocking_event rank 1: 3 cudaEventSynchronize calls block; the NCCL watchdog's
+  // cudaEventQuery calls also produce "Event Sync" records but must not count.
+  const Loaded& l = Load("d2h_nonblocking_event");
+  int event_syncs = 0;
+  for (const BlockedInterval& b : l.result.blocking.intervals)
+    if (b.reason == BlockReason::kEventSync) ++event_syncs;
+  EXPECT_EQ(event_syncs, 6);
+  EXPECT_GT(l.result.blocking.nonblocking_sync_records, 0);
+  for (const BlockedInterval& b : l.result.blocking.intervals)
+    EXPECT_NE(std::string(l.trace.str(b.call)), "cudaEventQuery");
+}
+
+TEST(RealTraces, EveryTraceEndsWithOneFinalSyncPerRank) {
+  for (const char* sc : {"ag_sequential", "ag_overlap", "a2a_sync", "a2a_async", "d2h_blocking",
+                         "d2h_nonblocking_nosync", "d2h_nonblocking_event"}) {
+    const auto& r = Load(sc).result;
+    int finals = 0;
+    for (const BlockedInterval& b : r.blocking.intervals) finals += b.final_sync;
+    EXPECT_EQ(finals, 2) << sc;
+    EXPECT_EQ(r.sync.finding_count[static_cast<int>(FindingKind::kDeviceWideSyncInLoop)], 0) << sc;
+    EXPECT_EQ(r.iterations.iterations.size(), 6u) << sc;  // ProfilerStep#2..#4 on 2 ranks
+  }
+}
+
+TEST(RealTraces, FindingsFireWhereTheyShouldAndNowhereElse) {
+  // Which finding each scenario must show (on both ranks); every other kind must be absent.
+  const std::map<std::string, std::vector<FindingKind>> expected = {
+      {"ag_sequential", {FindingKind::kCollectiveOnComputeStream}},
+      {"ag_overlap", {}},
+      {"a2a_sync", {FindingKind::kCollectiveOnComputeStream}},
+      {"a2a_async", {}},
+      {"d2h_blocking", {FindingKind::kBlockingD2HBeforeIndependentWork}},
+      {"d2h_nonblocking_nosync", {FindingKind::kUnsynchronizedD2H}},
+      {"d2h_nonblocking_event", {}},
+  };
+  for (const auto& [sc, kinds] : expected) {
+    const auto& r = Load(sc).result;
+    for (const RankSummary& s : r.ranks) {
+      for (int k = 0; k < kFindingKinds; ++k) {
+        bool want = std::find(kinds.begin(), kinds.end(), static_cast<FindingKind>(k)) != kinds.end();
+        if (want) EXPECT_GT(s.finding_count[k], 0) << sc << " rank " << s.rank << " " << ToString(static_cast<FindingKind>(k));
+        else EXPECT_EQ(s.finding_count[k], 0) << sc << " rank " << s.rank << " " << ToString(static_cast<FindingKind>(k));
+      }
+    }
+  }
+  // One blocking D2H per profiled iteration and rank.
+  EXPECT_EQ(Load("d2h_blocking").result.sync.finding_count[static_cast<int>(FindingKind::kBlockingD2HBeforeIndependentWork)], 6);
+}
+
+TEST(RealTraces, ActivitiesWithoutLaunchCallAreCountedNotLost) {
+  const auto& r = Load("d2h_blocking").result;
+  EXPECT_GT(r.iterations.by_own_start, 0);
+  const auto& t = Load("d2h_blocking").trace;
+  EXPECT_EQ(r.iterations.by_launch_call + r.iterations.by_own_start,
+            static_cast<int64_t>(t.kernels().size() + t.memcpys().size() + t.memsets().size()));
+}
+
+}  // namespace
+}  // namespace overlapscope::analyze
