@@ -1,8 +1,9 @@
 // import_bench FILE... [--threads N] [--chunk-mb M] [--repeat R] [--stats]
 //
 // Imports Kineto traces with ImportTraces (read + parse + Finalize) and prints, per run: wall
-// time, uncompressed MB/s (MB = 10^6 bytes), events/s, and the process's peak RSS
-// (getrusage ru_maxrss) next to the input size. Targets (checked here, never in tests):
+// time, uncompressed MB/s (MB = 10^6 bytes), events/s, the process's peak RSS (getrusage
+// ru_maxrss) next to the input size, and CPU seconds (user+system, all threads; on a shared
+// machine wall time depends on the load, CPU time much less). Targets (checked here, never in tests):
 // >= 300 MB/s on a >= 500 MB trace with peak RSS <= 0.5x the file size.
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -22,6 +23,13 @@ int64_t PeakRssBytes() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return static_cast<int64_t>(ru.ru_maxrss) * 1024;
+}
+
+// User + system CPU seconds of this process so far (all threads).
+double CpuSeconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 int64_t FileSize(const std::string& p) {
@@ -51,6 +59,7 @@ int main(int argc, char** argv) {
   int64_t on_disk = 0;
   for (const auto& f : files) on_disk += FileSize(f);
   for (int r = 0; r < repeat; ++r) {
+    double c0 = CpuSeconds();
     auto t0 = std::chrono::steady_clock::now();
     auto trace = overlapscope::import::ImportTraces(files, opt);
     auto t1 = std::chrono::steady_clock::now();
@@ -59,6 +68,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     double s = std::chrono::duration<double>(t1 - t0).count();
+    double cpu = CpuSeconds() - c0;
     int64_t bytes = 0, events = 0;
     for (const auto& src : trace->sources()) {
       bytes += src.bytes;
@@ -67,10 +77,10 @@ int main(int argc, char** argv) {
     int64_t rss = PeakRssBytes();
     std::printf(
         "run %d: %.3f s  %.1f MB/s (uncompressed %.1f MB, on disk %.1f MB)  %.2f M events/s (%lld events, %lld kept "
-        "in model)  peak RSS %.1f MB = %.2fx uncompressed, %.2fx on disk\n",
+        "in model)  peak RSS %.1f MB = %.2fx uncompressed, %.2fx on disk  CPU %.3f s (%.1f MB per CPU-s)\n",
         r, s, bytes / 1e6 / s, bytes / 1e6, on_disk / 1e6, events / 1e6 / s, static_cast<long long>(events),
         static_cast<long long>(trace->total_events()), rss / 1e6, static_cast<double>(rss) / bytes,
-        static_cast<double>(rss) / on_disk);
+        static_cast<double>(rss) / on_disk, cpu, bytes / 1e6 / cpu);
     if (stats && r == 0) {
       for (const auto& src : trace->sources()) {
         std::printf("%s (%s): read %lld kept %lld skipped %lld\n", src.path.c_str(), src.format.c_str(),

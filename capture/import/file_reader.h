@@ -52,6 +52,7 @@ class FileReader {
   absl::Status ParseTopLevelValue(const std::string& key);
   absl::Status ParseEventArray();
   ChunkResult ParseChunk(const char* p, ArrayState state);
+  void ReserveFromFirstChunk(const char* parsed_to);
   ChunkResult ParseEvents(const char* p, ArrayState state, const char* stop_at, ThreadOut& out) const;
 
   FileContext ctx_;
@@ -61,7 +62,7 @@ class FileReader {
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0, len_ = 0;
   int64_t base_ = 0;  // stream offset of buf_[0]
-  bool eof_ = false;
+  bool eof_ = false, reserved_ = false;
   const char* pos_ = nullptr;
   ThreadOut outs_[kMaxParserThreads];
 };

@@ -90,10 +90,42 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
   return first;
 }
 
+void FileReader::ReserveFromFirstChunk(const char* parsed_to) {
+  // After the first few MB, extrapolate the event counts to the whole file and reserve once:
+  // no doubling copies, no old+new peak. Reserved but untouched pages cost no RSS.
+  if (reserved_) return;
+  const int64_t consumed = base_ + (parsed_to - buf_.get());
+  if (consumed < (int64_t{8} << 20)) return;
+  reserved_ = true;
+  double factor = 0;
+  if (in_->compressed()) {
+    if (in_->file_position() > 0) factor = static_cast<double>(in_->file_size()) / in_->file_position();
+  } else {
+    factor = static_cast<double>(in_->file_size()) / consumed;
+  }
+  if (factor <= 1.0) return;
+  factor = std::min(factor * 1.05, 1e4);
+  model::TraceData& d = ctx_.builder->data();
+  auto grow = [factor](auto& v, size_t from) {
+    size_t want = from + static_cast<size_t>(static_cast<double>(v.size() - from) * factor);
+    if (want > v.capacity()) v.reserve(want);
+  };
+  grow(d.kernels, ctx_.kernels0);
+  grow(d.memcpys, ctx_.memcpys0);
+  grow(d.memsets, ctx_.memsets0);
+  grow(d.api_calls, ctx_.api0);
+  grow(d.syncs, ctx_.syncs0);
+  grow(d.ranges, ctx_.ranges0);
+  grow(d.gpu_ranges, ctx_.gpu_ranges0);
+  grow(d.collectives, ctx_.collectives0);
+  ctx_.api_correlations.reserve(static_cast<size_t>(static_cast<double>(ctx_.api_correlations.size()) * factor));
+}
+
 absl::Status FileReader::ParseEventArray() {
   ArrayState state = ArrayState::kBeforeFirst;
   for (;;) {
     ChunkResult r = ParseChunk(pos_, state);
+    if (r.end == ChunkEnd::kNeedMore) ReserveFromFirstChunk(r.pos);
     switch (r.end) {
       case ChunkEnd::kDone:
         pos_ = r.pos;

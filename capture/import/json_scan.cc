@@ -310,7 +310,19 @@ Scan SkipValue(const char* p, const char* end, const char** after, const char** 
       }
     }
   }
-  if (c == '-' || (c >= '0' && c <= '9') || c == 'N' || c == 'I') {
+  if (c == '-' || (c >= '0' && c <= '9')) {
+    // A skipped number is not converted: take its characters, then check what follows.
+    const char* q = p + 1;
+    while ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' || *q == '-') ++q;
+    if (c == '-' && q == p + 1 && *q == 'I') {
+      int64_t v;
+      NumKind kind;
+      return ParseScaled(p, end, after, 0, false, &v, &kind, err);  // -Infinity
+    }
+    *after = q;
+    return EndOfToken(q, end, err, "invalid number");
+  }
+  if (c == 'N' || c == 'I') {
     int64_t v;
     NumKind kind;
     Scan s = ParseScaled(p, end, after, 0, false, &v, &kind, err);

@@ -1,6 +1,5 @@
 #include "capture/import/kineto_keys.h"
 
-#include <array>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -12,40 +11,62 @@ using model::MemcpyKind;
 using model::MemoryKind;
 using model::SyncKind;
 
-// A lookup by (length, bytes): buckets per length hold the few words of that length.
+// An open-addressing table keyed by (length, first 8 bytes); the rest is compared only for
+// longer words. Built once at startup; a lookup is a hash, usually one probe and no memcmp.
 template <typename E>
 class WordTable {
  public:
   WordTable(std::initializer_list<std::pair<std::string_view, E>> words, E missing) : missing_(missing) {
-    for (const auto& w : words) {
-      if (w.first.size() >= buckets_.size()) continue;
-      buckets_[w.first.size()].push_back(w);
+    for (const auto& [w, e] : words) {
+      size_t h = Hash(Head(w.data(), w.size()), w.size());
+      while (slots_[h].len != 0) h = (h + 1) & (kSlots - 1);
+      slots_[h] = Slot{Head(w.data(), w.size()), static_cast<uint32_t>(w.size()), e, w.data()};
     }
   }
   E Find(std::string_view s) const {
-    if (s.size() >= buckets_.size()) return missing_;
-    for (const auto& [w, e] : buckets_[s.size()])
-      if (w[0] == s[0] && std::memcmp(w.data(), s.data(), s.size()) == 0) return e;
-    return missing_;
+    if (s.empty()) return missing_;
+    const uint64_t head = Head(s.data(), s.size());
+    for (size_t h = Hash(head, s.size());; h = (h + 1) & (kSlots - 1)) {
+      const Slot& slot = slots_[h];
+      if (slot.len == 0) return missing_;
+      if (slot.len == s.size() && slot.head == head &&
+          (s.size() <= 8 || std::memcmp(slot.text + 8, s.data() + 8, s.size() - 8) == 0))
+        return slot.value;
+    }
   }
 
  private:
-  std::array<std::vector<std::pair<std::string_view, E>>, 48> buckets_;
+  static constexpr size_t kSlots = 256;
+  struct Slot {
+    uint64_t head = 0;
+    uint32_t len = 0;
+    E value{};
+    const char* text = nullptr;
+  };
+  static uint64_t Head(const char* s, size_t n) {
+    uint64_t v = 0;
+    if (n >= 8) {
+      std::memcpy(&v, s, 8);
+    } else {
+      for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    }
+    return v;
+  }
+  static size_t Hash(uint64_t head, size_t n) {
+    return static_cast<size_t>(((head * 0x9E3779B97F4A7C15ull) >> 56) ^ (n * 37)) & (kSlots - 1);
+  }
+  Slot slots_[kSlots];
   E missing_;
 };
 
-const WordTable<EventKey>& EventKeys() {
-  static const WordTable<EventKey> t(
+const WordTable<EventKey> kEventKeys(
       {{"ph", EventKey::kPh}, {"cat", EventKey::kCat}, {"name", EventKey::kName}, {"pid", EventKey::kPid},
        {"tid", EventKey::kTid}, {"ts", EventKey::kTs}, {"dur", EventKey::kDur}, {"args", EventKey::kArgs},
        {"id", EventKey::kId}, {"bp", EventKey::kIgnored}, {"s", EventKey::kIgnored}, {"cname", EventKey::kIgnored},
        {"tts", EventKey::kIgnored}, {"scope", EventKey::kIgnored}},
       EventKey::kOther);
-  return t;
-}
 
-const WordTable<ArgKey>& ArgKeys() {
-  static const WordTable<ArgKey> t(
+const WordTable<ArgKey> kArgKeys(
       {{"device", ArgKey::kDevice},
        {"stream", ArgKey::kStream},
        {"correlation", ArgKey::kCorrelation},
@@ -97,8 +118,6 @@ const WordTable<ArgKey>& ArgKeys() {
        {"Python parent id", ArgKey::kIgnored},
        {"Python thread", ArgKey::kIgnored}},
       ArgKey::kUnknown);
-  return t;
-}
 
 constexpr std::string_view kArgNames[] = {"(unknown)",
                                           "(ignored)",
@@ -131,8 +150,7 @@ constexpr std::string_view kCategoryNames[] = {
     "gpu_user_annotation", "python_function", "ac2g", "overhead",           "Trace"};
 static_assert(std::size(kCategoryNames) == static_cast<size_t>(Category::kCount));
 
-const WordTable<Category>& Categories() {
-  static const WordTable<Category> t(
+const WordTable<Category> kCategories(
       {{"kernel", Category::kKernel},
        {"gpu_memcpy", Category::kGpuMemcpy},
        {"gpu_memset", Category::kGpuMemset},
@@ -147,15 +165,37 @@ const WordTable<Category>& Categories() {
        {"overhead", Category::kOverhead},
        {"Trace", Category::kTrace}},
       Category::kUnknown);
-  return t;
-}
 
 }  // namespace
 
-EventKey ClassifyEventKey(std::string_view k) { return k.empty() ? EventKey::kOther : EventKeys().Find(k); }
-ArgKey ClassifyArgKey(std::string_view k) { return k.empty() ? ArgKey::kUnknown : ArgKeys().Find(k); }
+EventKey ClassifyEventKey(std::string_view k) {
+  // The keys of every event ("ph", "cat", "name", "pid", "tid", "ts", "dur", "args") by hand:
+  // this runs ~8 times per event.
+  const char* s = k.data();
+  switch (k.size()) {
+    case 2:
+      if (s[0] == 'p' && s[1] == 'h') return EventKey::kPh;
+      if (s[0] == 't' && s[1] == 's') return EventKey::kTs;
+      if (s[0] == 'i' && s[1] == 'd') return EventKey::kId;
+      break;
+    case 3:
+      if (s[0] == 'c' && s[1] == 'a' && s[2] == 't') return EventKey::kCat;
+      if (s[0] == 'p' && s[1] == 'i' && s[2] == 'd') return EventKey::kPid;
+      if (s[0] == 't' && s[1] == 'i' && s[2] == 'd') return EventKey::kTid;
+      if (s[0] == 'd' && s[1] == 'u' && s[2] == 'r') return EventKey::kDur;
+      break;
+    case 4:
+      if (std::memcmp(s, "name", 4) == 0) return EventKey::kName;
+      if (std::memcmp(s, "args", 4) == 0) return EventKey::kArgs;
+      break;
+    default:
+      break;
+  }
+  return kEventKeys.Find(k);
+}
+ArgKey ClassifyArgKey(std::string_view k) { return kArgKeys.Find(k); }
 std::string_view ArgKeyName(ArgKey k) { return kArgNames[static_cast<size_t>(k)]; }
-Category ClassifyCategory(std::string_view c) { return c.empty() ? Category::kUnknown : Categories().Find(c); }
+Category ClassifyCategory(std::string_view c) { return kCategories.Find(c); }
 std::string_view CategoryName(Category c) { return kCategoryNames[static_cast<size_t>(c)]; }
 
 MemoryKind ParseMemoryKind(std::string_view s) {

@@ -197,36 +197,31 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     if (const model::ApiCall* a = api_of(d.memsets[i].correlation_id)) d.memsets[i].is_async = CopyApiIsAsync(b.data().strings.Get(a->name));
 
   // ac2g flow ids must be correlation ids of this file; GPU work launched before the capture
-  // window has no API call in the file. Both are counted, neither is an error.
-  std::vector<int64_t> api_ids, all_ids;
-  api_ids.reserve(d.api_calls.size() - ctx.api0);
-  for (size_t i = ctx.api0; i < d.api_calls.size(); ++i) api_ids.push_back(d.api_calls[i].correlation_id);
-  std::sort(api_ids.begin(), api_ids.end());
+  // window has no API call in the file. Both are counted, neither is an error. The API ids are
+  // already in a hash set (duplicate check); GPU ids are only gathered for flows that miss it.
+  const auto& api_ids = ctx.api_correlations;
   int64_t orphans = 0;
-  auto gpu_ids = [&](auto& v, size_t from, auto&& fn) {
-    for (size_t i = from; i < v.size(); ++i) fn(v[i].correlation_id);
+  auto for_gpu_ids = [&](auto&& fn) {
+    for (size_t i = ctx.kernels0; i < d.kernels.size(); ++i) fn(d.kernels[i].correlation_id);
+    for (size_t i = ctx.memcpys0; i < d.memcpys.size(); ++i) fn(d.memcpys[i].correlation_id);
+    for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i) fn(d.memsets[i].correlation_id);
   };
-  auto check_orphan = [&](int64_t c) {
-    if (c != kNoCorrelation && !std::binary_search(api_ids.begin(), api_ids.end(), c)) ++orphans;
-  };
-  gpu_ids(d.kernels, ctx.kernels0, check_orphan);
-  gpu_ids(d.memcpys, ctx.memcpys0, check_orphan);
-  gpu_ids(d.memsets, ctx.memsets0, check_orphan);
+  for_gpu_ids([&](int64_t c) { orphans += c != kNoCorrelation && !api_ids.contains(c); });
   if (orphans > 0) st.notes["GPU activity without API call in file (launched before the capture)"] += orphans;
-  if (!ctx.flow_ids.empty()) {
-    all_ids = std::move(api_ids);
-    auto add = [&](int64_t c) { all_ids.push_back(c); };
-    gpu_ids(d.kernels, ctx.kernels0, add);
-    gpu_ids(d.memcpys, ctx.memcpys0, add);
-    gpu_ids(d.memsets, ctx.memsets0, add);
-    gpu_ids(d.syncs, ctx.syncs0, add);
-    std::sort(all_ids.begin(), all_ids.end());
+  std::vector<int64_t> missed;
+  for (int64_t id : ctx.flow_ids)
+    if (!api_ids.contains(id)) missed.push_back(id);
+  if (!missed.empty()) {
+    std::vector<int64_t> other;
+    for_gpu_ids([&](int64_t c) { other.push_back(c); });
+    for (size_t i = ctx.syncs0; i < d.syncs.size(); ++i) other.push_back(d.syncs[i].correlation_id);
+    std::sort(other.begin(), other.end());
     int64_t mismatches = 0;
-    for (int64_t id : ctx.flow_ids)
-      if (!std::binary_search(all_ids.begin(), all_ids.end(), id)) ++mismatches;
+    for (int64_t id : missed) mismatches += !std::binary_search(other.begin(), other.end(), id);
     if (mismatches > 0) st.notes["ac2g flow id without matching correlation id"] += mismatches;
-    std::vector<int64_t>().swap(ctx.flow_ids);
   }
+  std::vector<int64_t>().swap(ctx.flow_ids);
+  absl::flat_hash_set<int64_t>().swap(ctx.api_correlations);
 
   // Metadata: the CPU process is the one labelled "CPU" (else the pid of the first host event);
   // GPU rows are pids labelled "GPU n" (else pids equal to a device ordinal).
