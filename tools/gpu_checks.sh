@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tools/gpu_checks.sh [SECTION...] — every GPU check of overlapscope in one device call.
+#
+# Runs from the repository root on the GPU machine, with the binaries built on the development
+# machine (OVERLAPSCOPE_STATIC=ON) carried in $BIN (default .carry/capture). Every check writes
+# $OUT/<check>.log and one PASS/FAIL line with its wall time to $OUT/summary.txt; the summary
+# is printed at the end. Without arguments all sections run.
+#
+# Adding a section: write a function `section_<name>` that calls `check NAME TIMEOUT CMD...`
+# (or `note TEXT`), and append <name> to SECTIONS below.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/gpu_checks_out}
+BIN=${OVERLAPSCOPE_BIN_DIR:-$ROOT/.carry/capture}
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# NVLink multicast can take the shared GPUs out of service: off in every process.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+mkdir -p "$OUT"
+SUMMARY=$OUT/summary.txt
+: > "$SUMMARY"
+
+# check NAME TIMEOUT_S CMD...: runs CMD with a time limit, logs to $OUT/NAME.log.
+check() {
+  local name=$1 limit=$2
+  shift 2
+  local t0=$(date +%s%N)
+  timeout -k 5 "$limit" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  local verdict=PASS
+  [ $rc -ne 0 ] && verdict=FAIL
+  [ $rc -eq 124 ] && verdict="FAIL (timeout ${limit}s)"
+  printf '%-34s %s rc=%d %d ms\n' "$name" "$verdict" "$rc" "$ms" | tee -a "$SUMMARY"
+  return $rc
+}
+note() { echo "$*" | tee -a "$SUMMARY"; }
+
+# ---------------------------------------------------------------- capture (CUPTI, injection)
+section_capture() {
+  local prof="$BIN/overlapscope profile" kw="$BIN/known_work"
+  check capture_env 30 bash -c 'nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv'
+  # Exact counts, streams, copy kinds, sync kinds, ordering; in-process and injected; crash,
+  # exit-from-thread and fork targets.
+  check capture_gtests 400 env OVERLAPSCOPE_BIN_DIR="$BIN" OVERLAPSCOPE_TEST_OUT="$OUT/capture_tests" \
+    "$BIN/gpu_tests" --gtest_filter='Capture*'
+  grep -E '^\[ *(OK|FAILED|SKIPPED) *\]' "$OUT/capture_gtests.log" | tee -a "$SUMMARY"
+  check capture_profile_known_work 60 $prof -o "$OUT/profile_known_work" -- "$kw" normal
+  # Overhead: GPU time per iteration of 20 tiny kernels, plain vs under capture, 3 rounds each.
+  check capture_overhead 240 bash -c "for r in 1 2 3; do
+      '$kw' loop 5000 | sed 's/^/plain    /'
+      $prof -o '$OUT/overhead' -- '$kw' loop 5000 | grep LOOP | sed 's/^/captured /'
+      $prof --no-driver-api -o '$OUT/overhead' -- '$kw' loop 5000 | grep LOOP | sed 's/^/nodriver /'
+    done"
+  python3 - "$OUT/capture_overhead.log" <<'PY' | tee -a "$SUMMARY"
+import re, statistics, sys
+runs = {k: {"gpu": [], "wall": []} for k in ("plain", "captured", "nodriver")}
+for line in open(sys.argv[1]):
+    m = re.match(r"(plain|captured|nodriver)\s+LOOP .*gpu_us_per_iter=([\d.]+) wall_us_per_iter=([\d.]+)", line)
+    if m:
+        runs[m[1]]["gpu"].append(float(m[2])); runs[m[1]]["wall"].append(float(m[3]))
+if not runs["plain"]["gpu"] or not runs["captured"]["gpu"]:
+    print("overhead: FAIL no LOOP lines"); sys.exit()
+for k in ("gpu", "wall"):
+    p = statistics.median(runs["plain"][k])
+    line = f"overhead {k:4s} us/iter (20 kernels, median of {len(runs['plain'][k])}): plain {p:.3f}"
+    for v in ("captured", "nodriver"):
+        if runs[v][k]:
+            c = statistics.median(runs[v][k])
+            line += f"; {v} {c:.3f} ({(c - p) / p * 100:+.2f} %)"
+    print(line)
+    print("  all:", {v: runs[v][k] for v in runs})
+PY
+  # PyTorch: same kernels and durations as torch.profiler (separate processes).
+  if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    mkdir -p "$OUT/torch"
+    check capture_torch_profiler 180 python3 tools/torch_capture_check.py torchprof "$OUT/torch/kineto.json"
+    check capture_torch_capture 180 $prof -o "$OUT/torch/capture" -- python3 tools/torch_capture_check.py plain
+    check capture_torch_compare 60 bash -c "'$BIN/spill_dump' '$OUT/torch/capture/'*.ovspill > '$OUT/torch/capture.tsv' &&
+      python3 tools/torch_capture_check.py compare '$OUT/torch/capture.tsv' '$OUT/torch/kineto.json'"
+    grep -E 'PASS|FAIL|kernels in' "$OUT/capture_torch_compare.log" | tee -a "$SUMMARY"
+  else
+    note "capture_torch: SKIPPED (no torch with CUDA)"
+  fi
+}
+
+SECTIONS=(capture)
+
+run=("$@")
+[ ${#run[@]} -eq 0 ] && run=("${SECTIONS[@]}")
+for s in "${run[@]}"; do
+  note "== section $s"
+  "section_$s"
+done
+echo "----- summary ($SUMMARY)"
+cat "$SUMMARY"
