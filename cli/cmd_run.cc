@@ -1,14 +1,204 @@
-// overlapscope run: placeholder until its issue lands; says so and fails.
+// overlapscope run WORKLOAD [options]: runs a built-in CUDA/NCCL/cuBLAS workload on the local
+// GPUs (one thread per GPU), prints its own timing table (CUDA events, METRICS.md §7), captures
+// each mode with CUPTI and prints what the analysis finds, and writes traces and reports (-o).
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 
+#if defined(OVERLAPSCOPE_HAVE_WORKLOADS)
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cli/run_capture.h"
+#include "nlohmann/json.hpp"
+#include "workloads/all_to_all.h"
+#include "workloads/d2h.h"
+#include "workloads/matmul_allgather.h"
+#endif
+
 namespace overlapscope::cli {
 
+#if !defined(OVERLAPSCOPE_HAVE_WORKLOADS)
+
 int RunWorkload(int argc, char** argv) {
-  std::fputs("overlapscope run: not available in this build yet\n", stderr);
+  std::fputs("overlapscope run: this build has no workloads (built without CUDA, CUPTI or NCCL)\n", stderr);
   return kExitError;
 }
+
+#else
+
+namespace {
+
+const CommandSpec kSpec{
+    "run",
+    "overlapscope run WORKLOAD [options]   (WORKLOAD: matmul-allgather | all-to-all | d2h)",
+    "Runs a built-in workload on all local GPUs (one thread per GPU, one NCCL communicator), times\n"
+    "it with CUDA events (median of --iters after --warmup), validates every result on the device\n"
+    "(a wrong result is exit status 1), then captures --capture-iters more iterations of each mode\n"
+    "with CUPTI, analyzes them and prints the findings.",
+    {{"mode", "M[,M]", "modes to run, or 'all'. matmul-allgather: sequential, overlap, overlap-ce "
+                       "(default sequential,overlap); all-to-all: sync, async (default both); d2h: blocking, "
+                       "nonblocking-nosync, nonblocking-event (default all)", true},
+     {"output", "DIR", "write DIR/<workload>-<mode>/{trace.pftrace,report.json,report.txt} and "
+                       "DIR/<workload>-timings.{txt,json} (-o DIR works too)"},
+     {"gpus", "N", "GPUs (ranks) to use; default all visible (d2h: 1)"},
+     {"iters", "N", "timed iterations per phase (default 20)"},
+     {"warmup", "N", "warm-up iterations per phase (default 5)"},
+     {"capture-iters", "N", "iterations captured per mode (default 5; 0 = no capture)"},
+     {"no-capture", "", "time only; no CUPTI capture or analysis"},
+     {"json", "", "print the timing figures as JSON (schema overlapscope.run/1)"},
+     {"m", "N", "GEMM rows (default 8192)"},
+     {"n", "N", "GEMM columns (default 8192)"},
+     {"k", "N", "GEMM inner dimension (default 8192; all-to-all 2048)"},
+     {"dtype", "T", "fp16 | bf16 | fp32 (default fp16; FP32 accumulate)"},
+     {"ag-mb", "MIB", "matmul-allgather: all-gather input per rank in MiB (default 64)"},
+     {"ag-sweep", "MIB[,MIB]", "matmul-allgather: also time the all-gather alone at these sizes"},
+     {"layers", "N", "all-to-all: matmul + all-to-all layers per step (default 4)"},
+     {"a2a-impl", "I", "all-to-all: auto | alltoall | sendrecv (default auto: ncclAlltoAll if the library has it)"},
+     {"nccl-max-ctas", "N", "maxCTAs of the NCCL communicator (fewer SMs for NCCL kernels)"},
+     {"producer-us", "US", "d2h: GPU time to produce a batch (default 2000)"},
+     {"irrelevant-us", "US", "d2h: GPU work not needing the flag (default 500)"},
+     {"host-work-us", "US", "d2h: host work per step before the flag is read (default 1000)"},
+     {"timeout-s", "S", "give up (exit 1) when a phase hangs this long (default 300)"}},
+    "exit codes: 0 ok, 1 a CUDA/NCCL error or a validation failure, 64 bad command line"};
+
+bool ParseInt(const ParsedArgs& a, const char* flag, int64_t& v, std::string& err) {
+  if (!a.Has(flag)) return true;
+  if (!absl::SimpleAtoi(a.Get(flag), &v)) err = absl::StrCat("--", flag, " needs an integer, got '", a.Get(flag), "'");
+  return err.empty();
+}
+bool ParseDouble(const ParsedArgs& a, const char* flag, double& v, std::string& err) {
+  if (!a.Has(flag)) return true;
+  if (!absl::SimpleAtod(a.Get(flag), &v)) err = absl::StrCat("--", flag, " needs a number, got '", a.Get(flag), "'");
+  return err.empty();
+}
+
+std::vector<std::string> Modes(const ParsedArgs& a, const std::vector<std::string>& all,
+                               const std::vector<std::string>& fallback) {
+  std::vector<std::string> out;
+  for (const auto& v : a.All("mode"))
+    for (auto part : absl::StrSplit(v, ',', absl::SkipEmpty())) {
+      if (part == "all") return all;
+      out.emplace_back(part);
+    }
+  return out.empty() ? fallback : out;
+}
+
+nlohmann::json ToJson(const workloads::WorkloadResult& r) {
+  nlohmann::json j = {{"schema", "overlapscope.run/1"}, {"workload", r.workload}, {"device", r.device},
+                      {"config", r.config}, {"figures", r.figures}, {"notes", r.notes}, {"errors", r.errors},
+                      {"ok", r.ok()}};
+  return j;
+}
+
+}  // namespace
+
+int RunWorkload(int argc, char** argv) {
+  // -o DIR is the documented short form of --output.
+  std::vector<std::string> storage(argv, argv + argc);
+  for (auto& s : storage)
+    if (s == "-o") s = "--output";
+  std::vector<char*> args_v;
+  for (auto& s : storage) args_v.push_back(s.data());
+  ParsedArgs args;
+  if (int rc = ParseOrExit(kSpec, static_cast<int>(args_v.size()), args_v.data(), args); rc >= 0) return rc;
+  if (args.positionals.size() != 1) {
+    std::fprintf(stderr, "overlapscope run: give exactly one WORKLOAD (matmul-allgather, all-to-all, d2h)\n");
+    return kExitUsage;
+  }
+  const std::string wl = args.positionals[0];
+  std::string err;
+  int64_t gpus = wl == "d2h" ? 1 : 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192,
+          k = wl == "all-to-all" ? 2048 : 8192, layers = 4, max_ctas = 0, prod = 2000, irr = 500, host = 1000;
+  double ag_mb = 64, timeout = 300;
+  ParseInt(args, "gpus", gpus, err) && ParseInt(args, "iters", iters, err) && ParseInt(args, "warmup", warmup, err) &&
+      ParseInt(args, "capture-iters", cap, err) && ParseInt(args, "m", m, err) && ParseInt(args, "n", n, err) &&
+      ParseInt(args, "k", k, err) && ParseInt(args, "layers", layers, err) &&
+      ParseInt(args, "nccl-max-ctas", max_ctas, err) && ParseInt(args, "producer-us", prod, err) &&
+      ParseInt(args, "irrelevant-us", irr, err) && ParseInt(args, "host-work-us", host, err) &&
+      ParseDouble(args, "ag-mb", ag_mb, err) && ParseDouble(args, "timeout-s", timeout, err);
+  if (err.empty() && (iters < 1 || warmup < 0 || cap < 0 || gpus < 0)) err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
+  auto dtype = workloads::ParseDType(args.Get("dtype", "fp16"));
+  if (err.empty() && !dtype.ok()) err = std::string(dtype.status().message());
+  std::vector<double> sweep;
+  for (auto part : absl::StrSplit(args.Get("ag-sweep"), ',', absl::SkipEmpty())) {
+    double v = 0;
+    if (!absl::SimpleAtod(part, &v) || v <= 0) err = absl::StrCat("--ag-sweep: bad size '", part, "'");
+    sweep.push_back(v);
+  }
+  if (!err.empty()) {
+    std::fprintf(stderr, "overlapscope run: %s\n", err.c_str());
+    return kExitUsage;
+  }
+  workloads::RunParams rp;
+  rp.gpus = static_cast<int>(gpus);
+  rp.iters = static_cast<int>(iters);
+  rp.warmup = static_cast<int>(warmup);
+  rp.nccl_max_ctas = static_cast<int>(max_ctas);
+  rp.timeout_s = timeout;
+  const std::string out_dir = args.Get("output");
+  const bool capture = !args.Has("no-capture") && cap > 0;
+  RunCapture rc(wl, out_dir, capture ? static_cast<int>(cap) : 0, args.Has("json") ? stderr : stdout);
+  workloads::CaptureHooks hooks = capture ? rc.Hooks() : workloads::CaptureHooks{};
+  workloads::GemmShape shape{m, n, k, *dtype};
+
+  absl::StatusOr<workloads::WorkloadResult> res;
+  if (wl == "matmul-allgather") {
+    workloads::MatmulAllGatherOptions o;
+    o.run = rp;
+    o.gemm = shape;
+    o.ag_mb = ag_mb;
+    o.sweep_mb = sweep;
+    o.modes = Modes(args, workloads::MatmulAllGatherModes(), {"sequential", "overlap"});
+    res = workloads::RunMatmulAllGather(o, hooks);
+  } else if (wl == "all-to-all") {
+    workloads::AllToAllOptions o;
+    o.run = rp;
+    o.gemm = shape;
+    o.layers = static_cast<int>(layers);
+    o.impl = args.Get("a2a-impl", "auto");
+    o.modes = Modes(args, workloads::AllToAllModes(), workloads::AllToAllModes());
+    res = workloads::RunAllToAll(o, hooks);
+  } else if (wl == "d2h") {
+    workloads::D2HOptions o;
+    o.run = rp;
+    o.producer_us = prod;
+    o.irrelevant_us = irr;
+    o.host_work_us = host;
+    o.modes = Modes(args, workloads::D2HModes(), workloads::D2HModes());
+    res = workloads::RunD2H(o, hooks);
+  } else {
+    std::fprintf(stderr, "overlapscope run: unknown workload '%s' (matmul-allgather, all-to-all, d2h)\n", wl.c_str());
+    return kExitUsage;
+  }
+  if (!res.ok()) {
+    std::fprintf(stderr, "overlapscope run %s: %s\n", wl.c_str(), std::string(res.status().message()).c_str());
+    return res.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitError;
+  }
+  const auto& r = *res;
+  std::string text = absl::StrCat(r.workload, " on ", r.device, "\n", r.config, "\n");
+  for (const auto& note : r.notes) absl::StrAppend(&text, note, "\n");
+  absl::StrAppend(&text, r.table);
+  for (const auto& e : r.errors) absl::StrAppend(&text, "ERROR: ", e, "\n");
+  if (args.Has("json")) {
+    std::printf("%s\n", ToJson(r).dump(2).c_str());
+  } else {
+    std::fputs(text.c_str(), stdout);
+  }
+  if (!out_dir.empty()) {
+    absl::Status st = WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.txt"), text + rc.text());
+    if (st.ok()) st = WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.json"), ToJson(r).dump(2) + "\n");
+    if (!st.ok()) {
+      std::fprintf(stderr, "overlapscope run: %s\n", std::string(st.message()).c_str());
+      return kExitError;
+    }
+  }
+  return r.ok() ? kExitOk : kExitError;
+}
+
+#endif  // OVERLAPSCOPE_HAVE_WORKLOADS
 
 }  // namespace overlapscope::cli

@@ -1,0 +1,113 @@
+#include "cli/run_capture.h"
+
+#if defined(OVERLAPSCOPE_HAVE_WORKLOADS)
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyze/analysis.h"
+#include "capture/cupti/capture_session.h"
+#include "model/status_macros.h"
+#include "viewer_export/perfetto_writer.h"
+#include "viewer_export/report_render.h"
+
+namespace overlapscope::cli {
+
+struct RunCapture::Session {
+  std::unique_ptr<cupti::CaptureSession> cupti;
+};
+
+absl::Status WriteTextFile(const std::string& path, const std::string& content) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  std::ofstream f(path, std::ios::binary);
+  if (f) f.write(content.data(), static_cast<std::streamsize>(content.size()));
+  if (!f) return absl::InternalError(absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+RunCapture::RunCapture(std::string workload, std::string out_dir, int iters, FILE* out)
+    : workload_(std::move(workload)), out_dir_(std::move(out_dir)), iters_(iters), out_(out), session_(new Session) {
+  std::string lib = cupti::CuptiLibraryPath();
+  if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), /*overwrite=*/0);
+}
+
+workloads::CaptureHooks RunCapture::Hooks() {
+  workloads::CaptureHooks h;
+  h.iters = iters_;
+  h.begin = [this](const std::string& mode) { return Begin(mode); };
+  h.end = [this](const std::string& mode) { return End(mode); };
+  return h;
+}
+
+absl::Status RunCapture::Begin(const std::string& mode) {
+  auto s = cupti::CaptureSession::Start();
+  if (!s.ok()) return absl::Status(s.status().code(), absl::StrCat("capture start: ", s.status().message()));
+  session_->cupti = std::move(s).value();
+  return absl::OkStatus();
+}
+
+namespace {
+
+std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", ns / 1e6); }
+
+// A few lines per rank: what the analysis says about this mode.
+std::string Summary(const model::Trace& t, const analyze::AnalysisResult& r) {
+  std::string s = absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges\n",
+                                  t.kernels().size(), t.memcpys().size(), t.api_calls().size(), t.syncs().size(),
+                                  t.ranges().size());
+  for (const auto& o : r.overlap) {
+    const auto& w = o.whole;
+    absl::StrAppendFormat(&s, "    GPU %d: comm %s, hidden %s, exposed %s, overlap %s, compute %s\n",
+                          t.devices()[o.device].ordinal, Ms(w.comm_ns), Ms(w.hidden_comm_ns), Ms(w.exposed_comm_ns),
+                          w.overlap_ratio ? absl::StrFormat("%.1f%%", 100 * *w.overlap_ratio) : std::string("n/a"),
+                          Ms(w.compute_ns));
+  }
+  for (const auto& rk : r.ranks) {
+    absl::StrAppendFormat(&s, "    host blocked %s", Ms(rk.blocked_ns));
+    for (int k = 0; k < analyze::kFindingKinds; ++k)
+      if (rk.finding_count[k] > 0)
+        absl::StrAppendFormat(&s, "; %s x%d", std::string(analyze::ToString(static_cast<analyze::FindingKind>(k))),
+                              rk.finding_count[k]);
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace
+
+absl::Status RunCapture::End(const std::string& mode) {
+  if (!session_->cupti) return absl::FailedPreconditionError("capture end without start");
+  auto trace = session_->cupti->Stop();
+  session_->cupti.reset();
+  if (!trace.ok()) return absl::Status(trace.status().code(), absl::StrCat("capture stop: ", trace.status().message()));
+  auto analysis = analyze::AnalyzeAll(*trace, analyze::AnalyzeOptions{});
+  if (!analysis.ok()) return analysis.status();
+  std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations):\n",
+                                   Summary(*trace, *analysis));
+  if (!out_dir_.empty()) {
+    const std::string dir = absl::StrCat(out_dir_, "/", workload_, "-", mode);
+    viewer_export::ReportInfo info;
+    info.inputs = {absl::StrCat("overlapscope run ", workload_, " --mode ", mode)};
+    RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", viewer_export::RenderReportJson(*trace, *analysis, info)));
+    RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", viewer_export::RenderReportText(*trace, *analysis, info)));
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    RETURN_IF_ERROR(viewer_export::WritePerfetto(*trace, &*analysis, dir + "/trace.pftrace"));
+    absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt}\n");
+  }
+  std::fputs(block.c_str(), out_);
+  std::fflush(out_);
+  text_ += block;
+  return absl::OkStatus();
+}
+
+}  // namespace overlapscope::cli
+
+#endif  // OVERLAPSCOPE_HAVE_WORKLOADS

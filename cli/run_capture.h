@@ -1,0 +1,49 @@
+// Capture, analysis and output of `overlapscope run`: one CUPTI session per workload mode
+// (workloads::CaptureHooks), analyzed with analyze::AnalyzeAll, summarized on stdout and, with
+// an output directory, written as DIR/<workload>-<mode>/{trace.pftrace, report.json, report.txt}.
+//
+// Failure modes: a capture that cannot start or stop, an analysis error, or an output file that
+// cannot be written come back as Status from the hooks (the workload then reports that mode as
+// failed). Only built with CUPTI and the workloads (OVERLAPSCOPE_HAVE_WORKLOADS).
+#pragma once
+
+#if defined(OVERLAPSCOPE_HAVE_WORKLOADS)
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "workloads/workload.h"
+
+namespace overlapscope::cli {
+
+class RunCapture {
+ public:
+  // `out_dir` empty: nothing is written. Sets NVTX_INJECTION64_PATH (when unset) so NVTX ranges
+  // of NCCL and of the workload reach CUPTI: must run before the workload first calls NCCL.
+  // Summaries go to `out` (stdout; stderr when stdout carries JSON).
+  RunCapture(std::string workload, std::string out_dir, int iters, FILE* out);
+  workloads::CaptureHooks Hooks();
+  // The per-mode summaries printed so far (also printed as they happen).
+  const std::string& text() const { return text_; }
+
+ private:
+  absl::Status Begin(const std::string& mode);
+  absl::Status End(const std::string& mode);
+
+  std::string workload_, out_dir_;
+  int iters_ = 0;
+  FILE* out_ = stdout;
+  struct Session;
+  std::shared_ptr<Session> session_;
+  std::string text_;
+};
+
+// Writes `content` to `path` (creating parent directories); the error names the path.
+absl::Status WriteTextFile(const std::string& path, const std::string& content);
+
+}  // namespace overlapscope::cli
+
+#endif  // OVERLAPSCOPE_HAVE_WORKLOADS
