@@ -66,25 +66,48 @@ std::vector<std::vector<Item>> AssignLanes(std::vector<Item> slices) {
   auto before = [](const Item& a, const Item& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
   };
-  if (!std::is_sorted(slices.begin(), slices.end(), before))
+  // Tracks are filled source by source, each already in time order: merge the few sorted runs
+  // instead of sorting everything; many runs (equal starts in model order) fall back to a sort.
+  std::vector<size_t> runs = {0};
+  for (size_t i = 1; i < slices.size() && runs.size() <= 16; ++i)
+    if (before(slices[i], slices[i - 1])) runs.push_back(i);
+  if (runs.size() > 16) {
     std::stable_sort(slices.begin(), slices.end(), before);
-  std::vector<std::vector<Item>> lanes;
-  std::vector<std::vector<int64_t>> open_ends;  // per lane: ends of the open (enclosing) slices
-  for (const Item& it : slices) {
+  } else {
+    runs.push_back(slices.size());
+    while (runs.size() > 2) {
+      std::vector<size_t> merged = {0};
+      for (size_t r = 0; r + 2 < runs.size(); r += 2) {
+        std::inplace_merge(slices.begin() + runs[r], slices.begin() + runs[r + 1], slices.begin() + runs[r + 2],
+                           before);
+        merged.push_back(runs[r + 2]);
+      }
+      if (runs.size() % 2 == 0) merged.push_back(runs.back());  // odd run count: last run as is
+      runs = std::move(merged);
+    }
+  }
+  // Lane of every slice; the common single-lane case keeps the vector as it is.
+  std::vector<uint32_t> lane_of(slices.size(), 0);
+  std::vector<std::vector<int64_t>> open_ends(1);  // per lane: ends of the open (enclosing) slices
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const Item& it = slices[i];
     size_t lane = 0;
-    for (; lane < lanes.size(); ++lane) {
+    for (; lane < open_ends.size(); ++lane) {
       auto& stack = open_ends[lane];
       // A slice that ends at or before this start is closed (END is written before BEGIN).
       while (!stack.empty() && stack.back() <= it.start_ns) stack.pop_back();
       if (stack.empty() || stack.back() >= it.end_ns) break;  // disjoint or nested: fits
     }
-    if (lane == lanes.size()) {
-      lanes.emplace_back();
-      open_ends.emplace_back();
-    }
-    lanes[lane].push_back(it);
+    if (lane == open_ends.size()) open_ends.emplace_back();
     open_ends[lane].push_back(it.end_ns);
+    lane_of[i] = static_cast<uint32_t>(lane);
   }
+  std::vector<std::vector<Item>> lanes(open_ends.size());
+  if (lanes.size() == 1) {
+    lanes[0] = std::move(slices);
+    return lanes;
+  }
+  for (size_t i = 0; i < slices.size(); ++i) lanes[lane_of[i]].push_back(slices[i]);
   return lanes;
 }
 

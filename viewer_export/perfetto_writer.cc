@@ -5,26 +5,30 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "model/status_macros.h"
 #include "viewer_export/perfetto_fields.h"
+#include "viewer_export/perfetto_flows.h"
 #include "viewer_export/perfetto_layout.h"
+#include "viewer_export/proto_buf.h"
 #include "viewer_export/proto_writer.h"
 
 namespace overlapscope::viewer_export {
 namespace {
 
-using model::kNone;
 using model::kNoCorrelation;
+using model::kNone;
 
 constexpr uint32_t kSequenceId = 1;
 constexpr size_t kFlushBytes = 1 << 20;
 
-// Categories, interned once in the first packet (iid = index + 1).
+constexpr uint32_t Tag(uint32_t field, uint32_t wire_type) { return field << 3 | wire_type; }
+constexpr uint32_t kVarint = 0, kFixed64 = 1, kBytes = 2;
+
+// Categories, interned once in the first packet (iid = enum value).
 enum Category : uint32_t {
   kCatKernel = 1, kCatMemcpy, kCatMemset, kCatRuntime, kCatDriver, kCatSync, kCatCpuOp,
   kCatUserAnnotation, kCatNvtx, kCatPython, kCatOverhead, kCatGpuAnnotation, kCatCount
@@ -51,32 +55,25 @@ constexpr const char* kAnnNames[] = {
 static_assert(sizeof(kAnnNames) / sizeof(kAnnNames[0]) == kAnnCount);
 static_assert(sizeof(kCategoryNames) / sizeof(kCategoryNames[0]) == kCatCount);
 
-struct FlowRef {
-  uint64_t id;
-  bool terminating;
-};
-
-// Flow endpoints of every slice, as one CSR table per Src.
-struct Flows {
-  std::array<std::vector<uint32_t>, kSrcCount> offsets;
-  std::array<std::vector<FlowRef>, kSrcCount> refs;
-  int64_t count = 0;
-};
+enum ClassValue { kCompute, kComm, kMemory, kClassCount };
+constexpr const char* kClassNames[] = {"compute", "comm", "memory"};
 
 class Encoder {
  public:
-  Encoder(const model::Trace& t, Layout& L, const ByteSink& sink) : t_(t), L_(L), sink_(sink) {}
+  Encoder(const model::Trace& t, const Layout& L, const ByteSink& sink) : t_(t), L_(L), sink_(sink) {}
 
   absl::StatusOr<PerfettoStats> Run() {
     if (t_.start_ns() < 0) stats_.time_shift_ns = -t_.start_ns();
     const size_t n_strings = t_.strings().size();
     name_emitted_.assign(n_strings, false);
     value_emitted_.assign(n_strings, false);
+    nccl_name_.assign(n_strings, -1);
     next_extra_iid_ = n_strings + 1;
     next_extra_value_iid_ = n_strings + 1;
     next_ann_iid_ = kAnnCount;
-    buf_.reserve(kFlushBytes + 4096);
-    BuildFlows();
+    next_category_iid_ = kCatCount;
+    out_.Reserve(kFlushBytes + 4096);
+    flows_ = BuildFlows(t_, L_);
     WritePreamble();
     WriteDescriptors();
     RETURN_IF_ERROR(WriteEvents());
@@ -88,134 +85,15 @@ class Encoder {
   }
 
  private:
-  // ---- flows -------------------------------------------------------------------------
-  struct Endpoint {
-    Src src;
-    int32_t index;
-  };
-  int64_t StartOf(Endpoint e) const {
-    switch (e.src) {
-      case Src::kKernel: return t_.kernels()[e.index].start_ns;
-      case Src::kMemcpy: return t_.memcpys()[e.index].start_ns;
-      case Src::kMemset: return t_.memsets()[e.index].start_ns;
-      case Src::kApi: return t_.api_calls()[e.index].start_ns;
-      case Src::kSync: return t_.syncs()[e.index].start_ns;
-      default: return 0;
-    }
-  }
-  static Src SrcOf(model::GpuKind k) {
-    return k == model::GpuKind::kKernel ? Src::kKernel : k == model::GpuKind::kMemcpy ? Src::kMemcpy : Src::kMemset;
-  }
-
-  void BuildFlows() {
-    struct Pending {
-      Endpoint e;
-      FlowRef f;
-    };
-    std::vector<Pending> pending;
-    uint64_t next_id = 1;
-    auto link = [&](Endpoint a, Endpoint b) {
-      const int32_t ta = L_.track_of[static_cast<int>(a.src)][a.index];
-      const int32_t tb = L_.track_of[static_cast<int>(b.src)][b.index];
-      if (ta == kNone || tb == kNone) return;
-      // The flow starts on the slice trace_processor sees first: events are written in
-      // (timestamp, track ordinal) order, so that order decides.
-      const bool a_first = std::make_pair(StartOf(a), ta) <= std::make_pair(StartOf(b), tb);
-      const uint64_t id = next_id++;
-      pending.push_back({a, {id, !a_first}});
-      pending.push_back({b, {id, a_first}});
-    };
-    auto gpu_links = [&](Src src, size_t n, auto get) {
-      for (size_t i = 0; i < n; ++i) {
-        const auto& g = get(i);
-        if (g.correlation_id == kNoCorrelation) continue;
-        const int32_t api = t_.ApiCallIndexByCorrelation(t_.ProcessOfDevice(g.device), g.correlation_id);
-        if (api != kNone) link({Src::kApi, api}, {src, static_cast<int32_t>(i)});
-      }
-    };
-    gpu_links(Src::kKernel, t_.kernels().size(), [&](size_t i) -> const model::Kernel& { return t_.kernels()[i]; });
-    gpu_links(Src::kMemcpy, t_.memcpys().size(), [&](size_t i) -> const model::Memcpy& { return t_.memcpys()[i]; });
-    gpu_links(Src::kMemset, t_.memsets().size(), [&](size_t i) -> const model::Memset& { return t_.memsets()[i]; });
-    for (size_t i = 0; i < t_.syncs().size(); ++i) {
-      const model::Sync& y = t_.syncs()[i];
-      const model::ProcessId p = y.device != kNone   ? t_.ProcessOfDevice(y.device)
-                                 : y.thread != kNone ? t_.ProcessOfThread(y.thread)
-                                                     : kNone;
-      if (p == kNone) continue;
-      if (y.correlation_id != kNoCorrelation) {
-        const int32_t api = t_.ApiCallIndexByCorrelation(p, y.correlation_id);
-        if (api != kNone) link({Src::kApi, api}, {Src::kSync, static_cast<int32_t>(i)});
-      }
-      if (y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone) {
-        std::optional<model::GpuRef> source = WaitSource(p, y);
-        if (source) link({SrcOf(source->kind), source->index}, {Src::kSync, static_cast<int32_t>(i)});
-      }
-    }
-    // Counting sort of the endpoints into per-Src CSR tables.
-    for (int s = 0; s < kSrcCount; ++s) {
-      flows_.offsets[s].clear();
-      flows_.refs[s].clear();
-    }
-    for (const Pending& p : pending) {
-      auto& off = flows_.offsets[static_cast<int>(p.e.src)];
-      if (off.empty()) off.assign(L_.track_of[static_cast<int>(p.e.src)].size() + 1, 0);
-      ++off[p.e.index + 1];
-    }
-    for (int s = 0; s < kSrcCount; ++s) {
-      auto& off = flows_.offsets[s];
-      for (size_t i = 1; i < off.size(); ++i) off[i] += off[i - 1];
-      if (!off.empty()) flows_.refs[s].resize(off.back());
-    }
-    std::array<std::vector<uint32_t>, kSrcCount> fill;
-    for (int s = 0; s < kSrcCount; ++s)
-      if (!flows_.offsets[s].empty()) fill[s].assign(flows_.offsets[s].begin(), flows_.offsets[s].end() - 1);
-    for (const Pending& p : pending) {
-      const int s = static_cast<int>(p.e.src);
-      flows_.refs[s][fill[s][p.e.index]++] = p.f;
-    }
-    flows_.count = static_cast<int64_t>(next_id - 1);
-  }
-
-  // The GPU activity a cudaStreamWaitEvent waits for: the activity enqueued by the event
-  // record's correlation if there is one; else the last activity on the recording stream
-  // enqueued before the record (or, without a record id, before the wait call). Activities of
-  // one stream run in enqueue order, so their correlation ids increase along the stream and a
-  // binary search finds it. Without any correlation: the last activity started before the wait.
-  std::optional<model::GpuRef> WaitSource(model::ProcessId p, const model::Sync& y) const {
-    if (y.event_record_correlation_id != kNoCorrelation) {
-      auto refs = t_.GpuByCorrelation(p, y.event_record_correlation_id);
-      if (!refs.empty()) return refs.back();
-    }
-    if (y.wait_on_stream == kNone) return std::nullopt;
-    auto acts = t_.StreamActivities(y.wait_on_stream);
-    const int64_t bound =
-        y.event_record_correlation_id != kNoCorrelation ? y.event_record_correlation_id : y.correlation_id;
-    const model::GpuRef* it;
-    if (bound != kNoCorrelation) {
-      it = std::partition_point(acts.begin(), acts.end(), [&](const model::GpuRef& r) {
-        const int64_t c = t_.CorrelationOf(r);
-        return c == kNoCorrelation || c < bound;
-      });
-    } else {
-      it = std::upper_bound(acts.begin(), acts.end(), y.start_ns,
-                            [&](int64_t ts, const model::GpuRef& r) { return ts < t_.StartNs(r); });
-    }
-    while (it != acts.begin()) {
-      --it;
-      if (bound == kNoCorrelation || t_.CorrelationOf(*it) != kNoCorrelation) return *it;
-    }
-    return std::nullopt;
-  }
-
-  // ---- low-level packet writing --------------------------------------------------------
   absl::Status Flush() {
-    if (buf_.empty()) return absl::OkStatus();
-    stats_.bytes += static_cast<int64_t>(buf_.size());
-    absl::Status s = sink_(buf_);
-    buf_.clear();
+    if (out_.size() == 0) return absl::OkStatus();
+    stats_.bytes += static_cast<int64_t>(out_.size());
+    absl::Status s = sink_(out_.view());
+    out_.clear();
     return s;
   }
 
+  // ---- preamble and descriptors (cold: written with ProtoWriter) ----------------------------
   void InternEntry(uint32_t field, uint64_t iid, std::string_view name) {
     ProtoWriter w(&interned_);
     const size_t m = w.BeginNested(field);
@@ -224,39 +102,31 @@ class Encoder {
     w.EndNested(m);
   }
 
-  // Writes one packet from ev_ (track event body) and interned_; clears both.
-  void EmitEventPacket(uint64_t ts) {
-    ProtoWriter w(&buf_);
-    const size_t p = w.BeginNested(pf::kTracePacket);
-    w.Varint(pf::packet::kTimestamp, static_cast<uint64_t>(ts + stats_.time_shift_ns));
-    w.Varint(pf::packet::kTrustedPacketSequenceId, kSequenceId);
-    w.Varint(pf::packet::kSequenceFlags, pf::kSeqNeedsIncrementalState);
-    if (!interned_.empty()) {
-      w.Bytes(pf::packet::kInternedData, interned_);
-      interned_.clear();
-    }
-    w.Bytes(pf::packet::kTrackEvent, ev_);
-    ev_.clear();
-    w.EndNested(p);
-    ++stats_.packets;
-  }
-
   void WritePreamble() {
     for (uint32_t c = 1; c < kCatCount; ++c) InternEntry(pf::interned::kEventCategories, c, kCategoryNames[c]);
     for (uint32_t a = 1; a < kAnnCount; ++a) InternEntry(pf::interned::kDebugAnnotationNames, a, kAnnNames[a]);
-    ProtoWriter w(&buf_);
+    // Fixed string values, so the per-event code never looks them up.
+    for (int c = 0; c < kClassCount; ++c) class_iid_[c] = ExtraValueIid(kClassNames[c]);
+    for (int k = 0; k < 6; ++k) copy_kind_iid_[k] = ExtraValueIid(model::ToString(static_cast<model::MemcpyKind>(k)));
+    for (int k = 0; k < 6; ++k) memory_iid_[k] = ExtraValueIid(model::ToString(static_cast<model::MemoryKind>(k)));
+    for (int k = 0; k < 5; ++k) sync_kind_iid_[k] = ExtraValueIid(model::ToString(static_cast<model::SyncKind>(k)));
+    std::string pkt;
+    ProtoWriter w(&pkt);
     const size_t p = w.BeginNested(pf::kTracePacket);
     w.Varint(pf::packet::kTrustedPacketSequenceId, kSequenceId);
     w.Varint(pf::packet::kSequenceFlags, pf::kSeqIncrementalStateCleared);
     w.Bytes(pf::packet::kInternedData, interned_);
     interned_.clear();
     w.EndNested(p);
+    out_.Append(pkt);
     ++stats_.packets;
   }
 
   void WriteDescriptors() {
+    std::string pkt;
     for (const TrackSpec& tr : L_.tracks) {
-      ProtoWriter w(&buf_);
+      pkt.clear();
+      ProtoWriter w(&pkt);
       const size_t p = w.BeginNested(pf::kTracePacket);
       w.Varint(pf::packet::kTrustedPacketSequenceId, kSequenceId);
       const size_t d = w.BeginNested(pf::packet::kTrackDescriptor);
@@ -295,11 +165,12 @@ class Encoder {
       if (!tr.description.empty()) w.Bytes(pf::track::kDescription, tr.description);
       w.EndNested(d);
       w.EndNested(p);
+      out_.Append(pkt);
       ++stats_.packets;
     }
   }
 
-  // ---- interning ------------------------------------------------------------------------
+  // ---- interning (new entries go to interned_, emitted with the packet that uses them) ------
   uint64_t ModelNameIid(model::StringId id) {
     if (!name_emitted_[id]) {
       name_emitted_[id] = true;
@@ -338,13 +209,6 @@ class Encoder {
     }
     return it->second;
   }
-  // For strings with static storage (literals, enum names): cached by address, no hashing of
-  // the text per event.
-  uint64_t FixedValueIid(std::string_view v) {
-    auto [it, inserted] = fixed_values_.try_emplace(v.data(), 0);
-    if (inserted) it->second = ExtraValueIid(v);
-    return it->second;
-  }
   uint64_t AnnIid(std::string_view key) {
     auto [it, inserted] = ann_names_.try_emplace(AV(key), next_ann_iid_);
     if (inserted) {
@@ -353,49 +217,71 @@ class Encoder {
     }
     return it->second;
   }
-
-  // ---- annotations ----------------------------------------------------------------------
-  void AnnInt(uint64_t name_iid, int64_t v) {
-    ProtoWriter w(&ev_);
-    const size_t m = w.BeginNested(pf::event::kDebugAnnotations);
-    w.Varint(pf::annotation::kNameIid, name_iid);
-    w.Int(pf::annotation::kIntValue, v);
-    w.EndNested(m);
-  }
-  void AnnDouble(uint64_t name_iid, double v) {
-    ProtoWriter w(&ev_);
-    const size_t m = w.BeginNested(pf::event::kDebugAnnotations);
-    w.Varint(pf::annotation::kNameIid, name_iid);
-    w.Double(pf::annotation::kDoubleValue, v);
-    w.EndNested(m);
-  }
-  void AnnStrIid(uint64_t name_iid, uint64_t value_iid) {
-    ProtoWriter w(&ev_);
-    const size_t m = w.BeginNested(pf::event::kDebugAnnotations);
-    w.Varint(pf::annotation::kNameIid, name_iid);
-    w.Varint(pf::annotation::kStringValueIid, value_iid);
-    w.EndNested(m);
-  }
-  void AnnStr(uint64_t name_iid, std::string_view v) {  // not interned: free text
-    ProtoWriter w(&ev_);
-    const size_t m = w.BeginNested(pf::event::kDebugAnnotations);
-    w.Varint(pf::annotation::kNameIid, name_iid);
-    w.Bytes(pf::annotation::kStringValue, v);
-    w.EndNested(m);
-  }
-  void AnnDim(uint64_t name_iid, const model::Dim3& d) {
-    if (d.x == 0 && d.y == 0 && d.z == 0) return;
+  uint64_t DimIid(const model::Dim3& d) {
+    // Direct-mapped cache in front of the map: launch shapes repeat.
+    DimSlot& slot = dim_cache_[(static_cast<uint32_t>(d.x) * 2654435761u ^ static_cast<uint32_t>(d.y) * 40503u ^
+                                static_cast<uint32_t>(d.z)) & 255];
+    if (slot.iid && slot.x == d.x && slot.y == d.y && slot.z == d.z) return slot.iid;
     auto [it, inserted] = dims_.try_emplace(std::make_tuple(d.x, d.y, d.z), 0);
     if (inserted) it->second = ExtraValueIid(absl::StrCat("[", d.x, ", ", d.y, ", ", d.z, "]"));
-    AnnStrIid(name_iid, it->second);
+    slot = DimSlot{d.x, d.y, d.z, it->second};
+    return it->second;
+  }
+  bool IsNcclName(model::StringId id) {
+    if (nccl_name_[id] < 0) nccl_name_[id] = ContainsNccl(t_.str(id)) ? 1 : 0;
+    return nccl_name_[id] == 1;
+  }
+
+  // ---- hot path: one packet per event, written straight into out_ --------------------------
+  // Annotation bodies are short, so their length is computed up front (no back-patching).
+  void AnnInt(uint64_t name_iid, int64_t v) {
+    const uint64_t u = static_cast<uint64_t>(v);
+    out_.Byte(Tag(pf::event::kDebugAnnotations, kBytes));
+    out_.Byte(static_cast<uint8_t>(2 + ProtoBuf::VarintSize(name_iid) + ProtoBuf::VarintSize(u)));
+    out_.Byte(Tag(pf::annotation::kNameIid, kVarint));
+    out_.Varint(name_iid);
+    out_.Byte(Tag(pf::annotation::kIntValue, kVarint));
+    out_.Varint(u);
+  }
+  void AnnStrIid(uint64_t name_iid, uint64_t value_iid) {
+    constexpr uint32_t kValueTag = Tag(pf::annotation::kStringValueIid, kVarint);  // two bytes
+    out_.Byte(Tag(pf::event::kDebugAnnotations, kBytes));
+    out_.Byte(static_cast<uint8_t>(1 + ProtoBuf::VarintSize(name_iid) + 2 + ProtoBuf::VarintSize(value_iid)));
+    out_.Byte(Tag(pf::annotation::kNameIid, kVarint));
+    out_.Varint(name_iid);
+    out_.Varint(kValueTag);
+    out_.Varint(value_iid);
+  }
+  void AnnDouble(uint64_t name_iid, double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    out_.Byte(Tag(pf::event::kDebugAnnotations, kBytes));
+    out_.Byte(static_cast<uint8_t>(2 + ProtoBuf::VarintSize(name_iid) + 8));
+    out_.Byte(Tag(pf::annotation::kNameIid, kVarint));
+    out_.Varint(name_iid);
+    out_.Byte(Tag(pf::annotation::kDoubleValue, kFixed64));
+    out_.Fixed64(bits);
+  }
+  void AnnStr(uint64_t name_iid, std::string_view v) {  // free text, not interned
+    out_.Reserve(v.size() + 32);
+    out_.Byte(Tag(pf::event::kDebugAnnotations, kBytes));
+    const size_t m = out_.OpenLen();
+    out_.Byte(Tag(pf::annotation::kNameIid, kVarint));
+    out_.Varint(name_iid);
+    out_.Byte(Tag(pf::annotation::kStringValue, kBytes));
+    out_.Varint(v.size());
+    out_.Append(v);
+    out_.CloseLen(m);
   }
   void AnnCorrelation(int64_t corr, int64_t ext) {
     if (corr != kNoCorrelation) AnnInt(kAnnCorrelation, corr);
     if (ext != kNoCorrelation) AnnInt(kAnnExternalId, ext);
   }
-
-  static std::string_view ClassOfKernel(const model::Trace& t, const model::Kernel& k) {
-    return k.collective != kNone || ContainsNccl(t.str(k.name)) ? "comm" : "compute";
+  void NameAndCategory(uint64_t name_iid, uint64_t cat) {
+    out_.Byte(Tag(pf::event::kNameIid, kVarint));
+    out_.Varint(name_iid);
+    out_.Byte(Tag(pf::event::kCategoryIids, kVarint));
+    out_.Varint(cat);
   }
 
   void CollectiveArgs(model::CollectiveId c) {
@@ -412,65 +298,62 @@ class Encoder {
     if (col.nranks >= 0) AnnInt(kAnnNranks, col.nranks);
   }
 
-  // Name iid, category and args of one slice's BEGIN (or instant) event, appended to ev_.
+  // Name, category and args of a BEGIN or INSTANT event. Each case writes at most ~20 small
+  // annotations: the 1024 bytes reserved by EmitOne cover them; free text reserves its own.
   void SliceBody(const Item& it) {
-    uint64_t name_iid = 0;
-    uint32_t cat = 0;
     switch (it.src) {
       case Src::kKernel: {
         const model::Kernel& k = t_.kernels()[it.index];
-        name_iid = k.name ? ModelNameIid(k.name) : ExtraNameIid("kernel");
-        cat = kCatKernel;
-        StartBody(name_iid, cat);
+        NameAndCategory(k.name ? ModelNameIid(k.name) : ExtraNameIid("kernel"), kCatKernel);
         AnnCorrelation(k.correlation_id, k.external_id);
-        AnnDim(kAnnGrid, k.grid);
-        AnnDim(kAnnBlock, k.block);
+        if (k.grid.x || k.grid.y || k.grid.z) AnnStrIid(kAnnGrid, DimIid(k.grid));
+        if (k.block.x || k.block.y || k.block.z) AnnStrIid(kAnnBlock, DimIid(k.block));
         if (k.registers_per_thread >= 0) AnnInt(kAnnRegisters, k.registers_per_thread);
         if (k.shared_memory_bytes >= 0) AnnInt(kAnnSharedMemory, k.shared_memory_bytes);
-        AnnStrIid(kAnnClass, FixedValueIid(ClassOfKernel(t_, k)));
+        AnnStrIid(kAnnClass, class_iid_[k.collective != kNone || IsNcclName(k.name) ? kComm : kCompute]);
         CollectiveArgs(k.collective);
         return;
       }
       case Src::kMemcpy: {
         const model::Memcpy& m = t_.memcpys()[it.index];
-        name_iid = m.name ? ModelNameIid(m.name) : ExtraNameIid(absl::StrCat("Memcpy ", AV(model::ToString(m.kind))));
-        StartBody(name_iid, kCatMemcpy);
+        NameAndCategory(m.name ? ModelNameIid(m.name)
+                               : ExtraNameIid(absl::StrCat("Memcpy ", AV(model::ToString(m.kind)))),
+                        kCatMemcpy);
         AnnCorrelation(m.correlation_id, m.external_id);
         if (m.bytes >= 0) AnnInt(kAnnBytes, m.bytes);
-        AnnStrIid(kAnnCopyKind, FixedValueIid(model::ToString(m.kind)));
-        if (m.src_kind != model::MemoryKind::kUnknown) AnnStrIid(kAnnSrcMemory, FixedValueIid(model::ToString(m.src_kind)));
-        if (m.dst_kind != model::MemoryKind::kUnknown) AnnStrIid(kAnnDstMemory, FixedValueIid(model::ToString(m.dst_kind)));
+        AnnStrIid(kAnnCopyKind, copy_kind_iid_[static_cast<int>(m.kind)]);
+        if (m.src_kind != model::MemoryKind::kUnknown) AnnStrIid(kAnnSrcMemory, memory_iid_[static_cast<int>(m.src_kind)]);
+        if (m.dst_kind != model::MemoryKind::kUnknown) AnnStrIid(kAnnDstMemory, memory_iid_[static_cast<int>(m.dst_kind)]);
         if (m.dst_device != kNone) AnnInt(kAnnDstDevice, t_.devices()[m.dst_device].ordinal);
         if (m.is_async >= 0) AnnInt(kAnnAsync, m.is_async);
-        AnnStrIid(kAnnClass, FixedValueIid(m.collective != kNone ? "comm" : "memory"));
+        AnnStrIid(kAnnClass, class_iid_[m.collective != kNone ? kComm : kMemory]);
         CollectiveArgs(m.collective);
         return;
       }
       case Src::kMemset: {
         const model::Memset& m = t_.memsets()[it.index];
-        name_iid = m.name ? ModelNameIid(m.name) : ExtraNameIid("Memset");
-        StartBody(name_iid, kCatMemset);
+        NameAndCategory(m.name ? ModelNameIid(m.name) : ExtraNameIid("Memset"), kCatMemset);
         AnnCorrelation(m.correlation_id, m.external_id);
         if (m.bytes >= 0) AnnInt(kAnnBytes, m.bytes);
-        if (m.memory_kind != model::MemoryKind::kUnknown) AnnStrIid(kAnnMemory, FixedValueIid(model::ToString(m.memory_kind)));
+        if (m.memory_kind != model::MemoryKind::kUnknown)
+          AnnStrIid(kAnnMemory, memory_iid_[static_cast<int>(m.memory_kind)]);
         if (m.is_async >= 0) AnnInt(kAnnAsync, m.is_async);
-        AnnStrIid(kAnnClass, FixedValueIid("memory"));
+        AnnStrIid(kAnnClass, class_iid_[kMemory]);
         return;
       }
       case Src::kApi: {
         const model::ApiCall& a = t_.api_calls()[it.index];
-        name_iid = a.name ? ModelNameIid(a.name) : ExtraNameIid("API call");
-        StartBody(name_iid, a.kind == model::ApiKind::kDriver ? kCatDriver : kCatRuntime);
+        NameAndCategory(a.name ? ModelNameIid(a.name) : ExtraNameIid("API call"),
+                        a.kind == model::ApiKind::kDriver ? kCatDriver : kCatRuntime);
         AnnCorrelation(a.correlation_id, a.external_id);
         if (a.return_code != 0) AnnInt(kAnnReturnCode, a.return_code);
         return;
       }
       case Src::kSync: {
         const model::Sync& y = t_.syncs()[it.index];
-        name_iid = y.name ? ModelNameIid(y.name) : ExtraNameIid(model::ToString(y.kind));
-        StartBody(name_iid, kCatSync);
+        NameAndCategory(y.name ? ModelNameIid(y.name) : ExtraNameIid(model::ToString(y.kind)), kCatSync);
         AnnCorrelation(y.correlation_id, kNoCorrelation);
-        AnnStrIid(kAnnSyncKind, FixedValueIid(model::ToString(y.kind)));
+        AnnStrIid(kAnnSyncKind, sync_kind_iid_[static_cast<int>(y.kind)]);
         if (y.stream != kNone) AnnInt(kAnnStream, t_.streams()[y.stream].native_id);
         if (y.wait_on_stream != kNone) AnnInt(kAnnWaitOnStream, t_.streams()[y.wait_on_stream].native_id);
         if (y.event_id >= 0) AnnInt(kAnnEventId, y.event_id);
@@ -481,26 +364,24 @@ class Encoder {
       case Src::kRange: {
         const model::Range& r = t_.ranges()[it.index];
         static constexpr uint32_t kRangeCat[] = {kCatCpuOp, kCatUserAnnotation, kCatNvtx, kCatPython, kCatOverhead};
-        name_iid = r.name ? ModelNameIid(r.name) : ExtraNameIid(model::ToString(r.kind));
-        StartBody(name_iid, kRangeCat[static_cast<int>(r.kind)]);
+        NameAndCategory(r.name ? ModelNameIid(r.name) : ExtraNameIid(model::ToString(r.kind)),
+                        kRangeCat[static_cast<int>(r.kind)]);
         if (r.external_id != kNoCorrelation) AnnInt(kAnnExternalId, r.external_id);
         if (r.domain) AnnStrIid(kAnnDomain, ModelValueIid(r.domain));
         return;
       }
       case Src::kGpuRange: {
         const model::GpuRange& g = t_.gpu_ranges()[it.index];
-        name_iid = g.name ? ModelNameIid(g.name) : ExtraNameIid("gpu annotation");
-        StartBody(name_iid, kCatGpuAnnotation);
+        NameAndCategory(g.name ? ModelNameIid(g.name) : ExtraNameIid("gpu annotation"), kCatGpuAnnotation);
         AnnCorrelation(g.correlation_id, g.external_id);
         return;
       }
       case Src::kExtra: {
         const ExtraEvent& e = L_.extras[it.index];
-        ProtoWriter w(&ev_);
-        w.Varint(pf::event::kNameIid, ExtraNameIid(e.name));
-        w.Varint(pf::event::kCategoryIids, CategoryIid(e.category));
+        NameAndCategory(ExtraNameIid(e.name), CategoryIid(e.category));
         for (const ExtraArg& a : e.args) {
           const uint64_t key = AnnIid(a.key);
+          out_.Reserve(64);
           if (const auto* i = std::get_if<int64_t>(&a.value)) AnnInt(key, *i);
           else if (const auto* d = std::get_if<double>(&a.value)) AnnDouble(key, *d);
           else AnnStr(key, std::get<std::string>(a.value));
@@ -509,44 +390,68 @@ class Encoder {
       }
     }
   }
-  void StartBody(uint64_t name_iid, uint32_t cat) {
-    ProtoWriter w(&ev_);
-    w.Varint(pf::event::kNameIid, name_iid);
-    w.Varint(pf::event::kCategoryIids, cat);
-  }
 
-  void WriteFlows(const Item& it) {
-    const int s = static_cast<int>(it.src);
-    const auto& off = flows_.offsets[s];
-    if (off.empty()) return;
-    ProtoWriter w(&ev_);
-    for (uint32_t k = off[it.index]; k < off[it.index + 1]; ++k) {
-      const FlowRef& f = flows_.refs[s][k];
-      w.Fixed64(f.terminating ? pf::event::kTerminatingFlowIds : pf::event::kFlowIds, f.id);
+  // Packet = {timestamp, sequence id, [flags], track_event{...}, [interned_data]}.
+  size_t BeginPacket(int64_t ts, bool needs_state, size_t* event_slot) {
+    out_.Reserve(1024);
+    out_.Byte(Tag(pf::kTracePacket, kBytes));
+    const size_t pkt = out_.OpenLen();
+    out_.Byte(Tag(pf::packet::kTimestamp, kVarint));
+    out_.Varint(static_cast<uint64_t>(ts + stats_.time_shift_ns));
+    out_.Byte(Tag(pf::packet::kTrustedPacketSequenceId, kVarint));
+    out_.Byte(kSequenceId);
+    // Only packets that reference interned data need the sequence's incremental state; an END
+    // or a counter sample is valid on its own.
+    if (needs_state) {
+      out_.Byte(Tag(pf::packet::kSequenceFlags, kVarint));
+      out_.Byte(pf::kSeqNeedsIncrementalState);
     }
+    out_.Byte(Tag(pf::packet::kTrackEvent, kBytes));
+    *event_slot = out_.OpenLen();
+    return pkt;
+  }
+  void EndPacket(size_t pkt, size_t event_slot) {
+    out_.CloseLen(event_slot);
+    if (!interned_.empty()) {
+      out_.Reserve(interned_.size() + 16);
+      out_.Byte(Tag(pf::packet::kInternedData, kBytes));
+      out_.Varint(interned_.size());
+      out_.Append(interned_);
+      interned_.clear();
+    }
+    out_.CloseLen(pkt);
+    ++stats_.packets;
+  }
+  void TypeAndTrack(uint32_t type, uint64_t uuid) {
+    out_.Byte(Tag(pf::event::kType, kVarint));
+    out_.Byte(static_cast<uint8_t>(type));
+    out_.Byte(Tag(pf::event::kTrackUuid, kVarint));
+    out_.Varint(uuid);
   }
 
-  // ---- event emission ---------------------------------------------------------------------
-  // One cursor per (track, stream of events): slices (BEGIN/END), instants or counter samples.
+  // One cursor per (track, kind of events): slices (BEGIN/END), instants or counter samples.
   struct Cursor {
     int32_t track;
     uint8_t type;  // 0 slices, 1 instants, 2 counters
     size_t pos = 0;
-    std::vector<int64_t> open;  // end times of open slices, innermost last
+    std::vector<int64_t> open;  // end times of the open slices, innermost last
     int64_t next_ts = 0;
     bool done = false;
   };
 
-  void Advance(Cursor& c) {
+  // END first when the innermost open slice ends at or before the next BEGIN: the rule
+  // AssignLanes() used to decide nesting, so both agree.
+  static bool NextIsEnd(const Cursor& c, const TrackSpec& tr) {
+    return !c.open.empty() && (c.pos == tr.slices.size() || c.open.back() <= tr.slices[c.pos].start_ns);
+  }
+
+  void Advance(Cursor& c) const {
     const TrackSpec& tr = L_.tracks[c.track];
     switch (c.type) {
       case 0:
-        if (!c.open.empty() && (c.pos == tr.slices.size() || c.open.back() <= tr.slices[c.pos].start_ns))
-          c.next_ts = c.open.back();
-        else if (c.pos < tr.slices.size())
-          c.next_ts = tr.slices[c.pos].start_ns;
-        else
-          c.done = true;
+        if (NextIsEnd(c, tr)) c.next_ts = c.open.back();
+        else if (c.pos < tr.slices.size()) c.next_ts = tr.slices[c.pos].start_ns;
+        else c.done = true;
         return;
       case 1:
         if (c.pos < tr.instants.size()) c.next_ts = tr.instants[c.pos].start_ns;
@@ -559,40 +464,45 @@ class Encoder {
     }
   }
 
-  // Emits the cursor's next event (Advance() must have been called and not set done).
   void EmitOne(Cursor& c) {
     const TrackSpec& tr = L_.tracks[c.track];
-    ProtoWriter w(&ev_);
-    if (c.type == 0) {
-      // END first when the innermost open slice ends at or before the next BEGIN: this is
-      // the rule AssignLanes() used to decide nesting, so both agree.
-      if (!c.open.empty() && (c.pos == tr.slices.size() || c.open.back() <= tr.slices[c.pos].start_ns)) {
-        w.Varint(pf::event::kType, pf::event::kTypeSliceEnd);
-        w.Varint(pf::event::kTrackUuid, tr.uuid);
-        c.open.pop_back();
-      } else {
-        const Item& it = tr.slices[c.pos++];
-        w.Varint(pf::event::kType, pf::event::kTypeSliceBegin);
-        w.Varint(pf::event::kTrackUuid, tr.uuid);
-        SliceBody(it);
-        WriteFlows(it);
-        c.open.push_back(it.end_ns);
-        ++stats_.slices;
-      }
-    } else if (c.type == 1) {
-      const Item& it = tr.instants[c.pos++];
-      w.Varint(pf::event::kType, pf::event::kTypeInstant);
-      w.Varint(pf::event::kTrackUuid, tr.uuid);
-      SliceBody(it);
-      ++stats_.instants;
-    } else {
-      const double v = tr.counter_values[c.pos++].second;
-      w.Varint(pf::event::kType, pf::event::kTypeCounter);
-      w.Varint(pf::event::kTrackUuid, tr.uuid);
-      w.Double(pf::event::kDoubleCounterValue, v);
-      ++stats_.counter_samples;
+    size_t ev;
+    if (c.type == 0 && NextIsEnd(c, tr)) {
+      const size_t pkt = BeginPacket(c.next_ts, false, &ev);
+      TypeAndTrack(pf::event::kTypeSliceEnd, tr.uuid);
+      c.open.pop_back();
+      EndPacket(pkt, ev);
+      return;
     }
-    EmitEventPacket(c.next_ts);
+    if (c.type == 2) {
+      const double v = tr.counter_values[c.pos++].second;
+      const size_t pkt = BeginPacket(c.next_ts, false, &ev);
+      TypeAndTrack(pf::event::kTypeCounter, tr.uuid);
+      uint64_t bits;
+      std::memcpy(&bits, &v, 8);
+      out_.Varint(Tag(pf::event::kDoubleCounterValue, kFixed64));
+      out_.Fixed64(bits);
+      ++stats_.counter_samples;
+      EndPacket(pkt, ev);
+      return;
+    }
+    const Item& it = c.type == 0 ? tr.slices[c.pos++] : tr.instants[c.pos++];
+    const size_t pkt = BeginPacket(c.next_ts, true, &ev);
+    TypeAndTrack(c.type == 0 ? pf::event::kTypeSliceBegin : pf::event::kTypeInstant, tr.uuid);
+    SliceBody(it);
+    if (c.type == 0) {
+      const auto flows = flows_.Of(it.src, it.index);
+      out_.Reserve(flows.size() * 10);
+      for (const FlowRef& f : flows) {
+        out_.Varint(Tag(f.terminating ? pf::event::kTerminatingFlowIds : pf::event::kFlowIds, kFixed64));
+        out_.Fixed64(f.id);
+      }
+      c.open.push_back(it.end_ns);
+      ++stats_.slices;
+    } else {
+      ++stats_.instants;
+    }
+    EndPacket(pkt, ev);
   }
 
   absl::Status WriteEvents() {
@@ -621,7 +531,7 @@ class Encoder {
       // Drain this cursor while it stays ahead of every other one.
       do {
         EmitOne(c);
-        if (buf_.size() >= kFlushBytes) RETURN_IF_ERROR(Flush());
+        if (out_.size() >= kFlushBytes) RETURN_IF_ERROR(Flush());
         Advance(c);
       } while (!c.done && (heap.empty() || Key{c.next_ts, ci} < heap.front()));
       if (!c.done) {
@@ -632,18 +542,25 @@ class Encoder {
     return absl::OkStatus();
   }
 
+  struct DimSlot {
+    int32_t x = 0, y = 0, z = 0;
+    uint64_t iid = 0;
+  };
+
   const model::Trace& t_;
-  Layout& L_;
+  const Layout& L_;
   const ByteSink& sink_;
   PerfettoStats stats_;
   Flows flows_;
-  std::string buf_, ev_, interned_;
-  absl::flat_hash_map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> dims_;
-  // Interned value iids of the fixed strings ("comm", enum names), 0 until first use.
-  absl::flat_hash_map<const char*, uint64_t> fixed_values_;
+  ProtoBuf out_;
+  std::string interned_;
   std::vector<bool> name_emitted_, value_emitted_;
+  std::vector<int8_t> nccl_name_;
   absl::flat_hash_map<std::string, uint64_t> extra_names_, extra_values_, ann_names_, categories_;
-  uint64_t next_extra_iid_ = 0, next_extra_value_iid_ = 0, next_ann_iid_ = 0, next_category_iid_ = kCatCount;
+  absl::flat_hash_map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> dims_;
+  DimSlot dim_cache_[256];
+  uint64_t class_iid_[kClassCount] = {}, copy_kind_iid_[6] = {}, memory_iid_[6] = {}, sync_kind_iid_[5] = {};
+  uint64_t next_extra_iid_ = 0, next_extra_value_iid_ = 0, next_ann_iid_ = 0, next_category_iid_ = 0;
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ absl::Status DecodeAnnotation(std::string_view data, size_t off, const Interned&
   while (r.Next(&f)) {
     switch (f.number) {
       case pf::annotation::kNameIid: {
+        ev->uses_interning = true;
         auto s = Lookup(in.ann_names, f.int_value, f.offset, "annotation name");
         if (!s.ok()) return s.status();
         key = *s;
@@ -65,6 +66,7 @@ absl::Status DecodeAnnotation(std::string_view data, size_t off, const Interned&
       case pf::annotation::kDoubleValue: value = absl::StrCat(f.as_double()); break;
       case pf::annotation::kStringValue: value = std::string(f.bytes); break;
       case pf::annotation::kStringValueIid: {
+        ev->uses_interning = true;
         auto s = Lookup(in.values, f.int_value, f.offset, "annotation string value");
         if (!s.ok()) return s.status();
         value = *s;
@@ -86,6 +88,7 @@ absl::Status DecodeTrackEvent(std::string_view data, size_t off, const Interned&
       case pf::event::kType: ev->type = static_cast<uint32_t>(f.int_value); break;
       case pf::event::kTrackUuid: ev->track = f.int_value; break;
       case pf::event::kNameIid: {
+        ev->uses_interning = true;
         auto s = Lookup(in.names, f.int_value, f.offset, "event name");
         if (!s.ok()) return s.status();
         ev->name = *s;
@@ -93,6 +96,7 @@ absl::Status DecodeTrackEvent(std::string_view data, size_t off, const Interned&
       }
       case pf::event::kName: ev->name = std::string(f.bytes); break;
       case pf::event::kCategoryIids: {
+        ev->uses_interning = true;
         auto s = Lookup(in.categories, f.int_value, f.offset, "category");
         if (!s.ok()) return s.status();
         ev->category = *s;
@@ -210,8 +214,6 @@ absl::StatusOr<PfTrace> DecodePftrace(std::string_view data) {
       if (!s.ok()) return s;
     }
     if (event.data() == nullptr) continue;
-    if (!cleared || !(flags & pf::kSeqNeedsIncrementalState))
-      return Err(pkt.offset, "track event without SEQ_NEEDS_INCREMENTAL_STATE after a cleared state");
     if (!has_ts) return Err(pkt.offset, "track event without timestamp");
     if (ts < last_ts) return Err(pkt.offset, absl::StrCat("timestamp ", ts, " after ", last_ts));
     last_ts = ts;
@@ -219,6 +221,10 @@ absl::StatusOr<PfTrace> DecodePftrace(std::string_view data) {
     ev.ts = ts;
     absl::Status s = DecodeTrackEvent(event, event_off, in, &ev);
     if (!s.ok()) return s;
+    // trace_processor only trusts interned ids on packets that say they need the state, and
+    // only after the state was cleared.
+    if (ev.uses_interning && (!cleared || !(flags & pf::kSeqNeedsIncrementalState)))
+      return Err(pkt.offset, "interned ids on a packet without SEQ_NEEDS_INCREMENTAL_STATE or before a clear");
     if (!out.tracks.count(ev.track)) return Err(pkt.offset, absl::StrCat("event on undefined track ", ev.track));
     auto& stack = open[ev.track];
     if (ev.type == 1 || ev.type == 3) {

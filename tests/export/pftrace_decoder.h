@@ -29,6 +29,7 @@ struct PfEvent {
   std::map<std::string, std::string> args;  // values rendered as text
   std::vector<uint64_t> flows, terminating_flows;
   double counter = 0;
+  bool uses_interning = false;  // references an interned id
 };
 
 // A slice as trace_processor would build it from the BEGIN/END stream.
