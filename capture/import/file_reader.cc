@@ -14,8 +14,7 @@ namespace {
 using scan::NumKind;
 using scan::Scan;
 
-constexpr size_t kDefaultWindow = size_t{32} << 20;
-constexpr size_t kMaxWindow = size_t{1} << 31;  // one JSON value may not exceed 2 GiB
+constexpr size_t kDefaultBlock = size_t{16} << 20;
 
 // Iterates the members of the object at p, calling member(key, value_start, &after) -> Scan
 // for each; the callback parses or skips the value.
@@ -69,41 +68,16 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
   ctx_.builder = &builder;
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
-  cap_ = options.chunk_bytes > 0 ? static_cast<size_t>(options.chunk_bytes) : kDefaultWindow;
+  block_ = options.chunk_bytes > 0 ? static_cast<size_t>(options.chunk_bytes) : kDefaultBlock;
 }
 
 absl::Status FileReader::ErrorAt(const char* p, std::string_view reason) const {
-  return absl::InvalidArgumentError(absl::StrCat(ctx_.path, ": offset ", base_ + (p - buf_.get()), ": ", std::string(reason)));
+  return absl::InvalidArgumentError(absl::StrCat(ctx_.path, ": offset ", base_ + (p - win_), ": ", std::string(reason)));
 }
 
 absl::Status FileReader::Truncated() const {
   return absl::InvalidArgumentError(absl::StrCat(ctx_.path, ": offset ", base_ + static_cast<int64_t>(len_),
                                                  ": unexpected end of data (truncated file?)"));
-}
-
-absl::Status FileReader::Refill(const char* keep) {
-  size_t drop = static_cast<size_t>(keep - buf_.get());
-  if (drop == 0 && len_ == cap_) {
-    if (cap_ >= kMaxWindow) return ErrorAt(keep, "a single JSON value is larger than 2 GiB");
-    size_t cap = std::min(kMaxWindow, cap_ * 2);
-    auto bigger = std::make_unique_for_overwrite<char[]>(cap + scan::kPad);
-    std::memcpy(bigger.get(), buf_.get(), len_);
-    buf_ = std::move(bigger);
-    cap_ = cap;
-  } else if (drop > 0) {
-    std::memmove(buf_.get(), buf_.get() + drop, len_ - drop);
-    len_ -= drop;
-    base_ += static_cast<int64_t>(drop);
-  }
-  while (len_ < cap_ && !eof_) {
-    ASSIGN_OR_RETURN(size_t got, in_->Read(buf_.get() + len_, cap_ - len_));
-    if (got == 0) eof_ = true;
-    len_ += got;
-  }
-  std::memset(buf_.get() + len_, 0, scan::kPad);
-  pos_ = buf_.get();
-  if (options_.progress) options_.progress(in_->file_position(), in_->file_size());
-  return absl::OkStatus();
 }
 
 absl::Status FileReader::SkipWsRefill() {
@@ -134,7 +108,7 @@ absl::Status FileReader::RunStep(Step step, std::string_view what) {
 absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
   const char* end = End();
   if (key == "baseTimeNanoseconds") {
-    ctx_.base_offset = base_ + (pos_ - buf_.get());
+    ctx_.base_offset = base_ + (pos_ - win_);
     bool ok = false;
     RETURN_IF_ERROR(RunStep([&](const char* p, const char** after, const char** err) {
       end = End();
@@ -215,9 +189,9 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
 
 absl::Status FileReader::Run() {
   ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path));
-  buf_ = std::make_unique_for_overwrite<char[]>(cap_ + scan::kPad);
-  pos_ = buf_.get();
-  RETURN_IF_ERROR(Refill(pos_));
+  in_file_size_ = in_->file_size();
+  compressed_ = in_->compressed();
+  RETURN_IF_ERROR(Refill(nullptr));
   model::TraceBuilder& b = *ctx_.builder;
   model::Process proc;
   proc.source = b.Intern(ctx_.path);
@@ -282,7 +256,7 @@ absl::Status FileReader::Run() {
     int32_t r = RankFromFileName(ctx_.path);
     if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
   }
-  return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), in_->compressed());
+  return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
 }
 
 absl::Status ImportKinetoFile(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options) {

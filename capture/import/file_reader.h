@@ -2,6 +2,10 @@
 // (never the whole file), parses the top-level object itself (file_reader.cc) and the
 // traceEvents array in parallel chunks (file_reader_events.cc). Internal to capture/import.
 //
+// Window (file_reader_window.cc): two buffers. While the parser works on one, a reader thread
+// reads (or inflates) the next block into the other, kGap bytes in; at the switch the unparsed
+// tail of the current window (usually part of one event) is copied just before the new block.
+//
 // Parallel chunks: the window's events are split at a guessed event boundary near the middle
 // ('}' ws ',' ws '{'). Thread A parses from the known position, thread B from the guess. B's
 // output is used only when A, parsing sequentially, arrives at exactly the guessed position as
@@ -13,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "capture/import/file_context.h"
@@ -25,6 +30,9 @@ namespace overlapscope::import {
 class FileReader {
  public:
   FileReader(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options);
+  ~FileReader();
+  FileReader(const FileReader&) = delete;
+  FileReader& operator=(const FileReader&) = delete;
   absl::Status Run();
 
  private:
@@ -41,9 +49,12 @@ class FileReader {
   // "<path>: offset <N>: <reason>" at a pointer into the window.
   absl::Status ErrorAt(const char* p, std::string_view reason) const;
   absl::Status Truncated() const;
-  const char* End() const { return buf_.get() + len_; }
-  // Drops bytes before `keep`, reads more; grows the window when nothing could be dropped.
+  const char* End() const { return win_ + len_; }
+  // Drops bytes before `keep` and appends the next block (the window grows when a single value
+  // is larger than a block). Sets eof_ when no data is left.
   absl::Status Refill(const char* keep);
+  void StartPrefetch(int buffer);
+  void WaitPrefetch();
   // Skips whitespace from pos_, refilling; fails with Truncated() at the end of the data.
   absl::Status SkipWsRefill();
   // Runs step(p, after, err) -> Scan from pos_, refilling and retrying on kNeedMore.
@@ -59,9 +70,23 @@ class FileReader {
   const ImportOptions& options_;
   int threads_ = 1;
   std::unique_ptr<InputStream> in_;
-  std::unique_ptr<char[]> buf_;
-  size_t cap_ = 0, len_ = 0;
-  int64_t base_ = 0;  // stream offset of buf_[0]
+  struct Buffer {
+    std::unique_ptr<char[]> data;
+    size_t size = 0;  // allocated bytes
+  };
+  Buffer bufs_[2];
+  int cur_ = 0;           // buffer holding the window
+  char* win_ = nullptr;   // window start (inside bufs_[cur_])
+  size_t block_ = 0;      // bytes read per refill
+  size_t len_ = 0;        // window bytes
+  int64_t base_ = 0;      // stream offset of win_[0]
+  std::thread reader_;    // prefetch of the next block, when running
+  int staged_ = -1;       // buffer the prefetch fills (kGap bytes in)
+  size_t staged_bytes_ = 0;
+  absl::Status staged_status_;
+  int64_t window_end_file_pos_ = 0;
+  int64_t in_file_size_ = 0;
+  bool compressed_ = false;  // input file position (compressed) at the window's end
   bool eof_ = false, reserved_ = false;
   const char* pos_ = nullptr;
   ThreadOut outs_[kMaxParserThreads];

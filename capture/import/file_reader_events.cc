@@ -35,7 +35,7 @@ const char* GuessSplit(const char* lo, const char* from, const char* end) {
 FileReader::ChunkResult FileReader::ParseEvents(const char* p, ArrayState state, const char* stop_at,
                                                 ThreadOut& out) const {
   const char* end = End();
-  const char* buf = buf_.get();
+  const char* buf = win_;
   RawEvent ev;
   ChunkResult r;
   for (;;) {
@@ -94,15 +94,15 @@ void FileReader::ReserveFromFirstChunk(const char* parsed_to) {
   // After the first few MB, extrapolate the event counts to the whole file and reserve once:
   // no doubling copies, no old+new peak. Reserved but untouched pages cost no RSS.
   if (reserved_) return;
-  const int64_t consumed = base_ + (parsed_to - buf_.get());
+  const int64_t consumed = base_ + (parsed_to - win_);
   if (consumed < (int64_t{8} << 20)) return;
   reserved_ = true;
+  // Fraction of the file behind us: for gzip from the compressed position at the window's end
+  // (in_ itself belongs to the reader thread now), scaled to the part of the window parsed.
+  const double window_end = static_cast<double>(base_ + static_cast<int64_t>(len_));
   double factor = 0;
-  if (in_->compressed()) {
-    if (in_->file_position() > 0) factor = static_cast<double>(in_->file_size()) / in_->file_position();
-  } else {
-    factor = static_cast<double>(in_->file_size()) / consumed;
-  }
+  if (window_end_file_pos_ > 0)
+    factor = static_cast<double>(in_file_size_) / window_end_file_pos_ * (window_end / consumed);
   if (factor <= 1.0) return;
   factor = std::min(factor * 1.05, 1e4);
   model::TraceData& d = ctx_.builder->data();

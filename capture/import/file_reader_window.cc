@@ -1,0 +1,97 @@
+// The window of FileReader: double buffering with a prefetching reader thread (file_reader.h).
+#include <cstring>
+
+#include "capture/import/file_reader.h"
+#include "model/status_macros.h"
+
+namespace overlapscope::import {
+namespace {
+
+// Room before each block for the unparsed tail of the previous window (usually part of one
+// event); a longer tail takes the slow path (copy both into one buffer).
+constexpr size_t kGap = size_t{256} << 10;
+constexpr size_t kMaxWindow = size_t{1} << 31;  // one JSON value may not exceed 2 GiB
+
+}  // namespace
+
+FileReader::~FileReader() { WaitPrefetch(); }
+
+void FileReader::StartPrefetch(int buffer) {
+  Buffer& b = bufs_[buffer];
+  const size_t need = kGap + block_ + scan::kPad;
+  if (b.size < need) {
+    b.data = std::make_unique_for_overwrite<char[]>(need);
+    b.size = need;
+  }
+  staged_ = buffer;
+  staged_bytes_ = 0;
+  staged_status_ = absl::OkStatus();
+  char* dst = b.data.get() + kGap;
+  // Only this thread touches in_ until WaitPrefetch() joins it.
+  reader_ = std::thread([this, dst] {
+    size_t got = 0;
+    while (got < block_) {
+      auto r = in_->Read(dst + got, block_ - got);
+      if (!r.ok()) {
+        staged_status_ = r.status();
+        break;
+      }
+      if (*r == 0) break;
+      got += *r;
+    }
+    staged_bytes_ = got;
+  });
+}
+
+void FileReader::WaitPrefetch() {
+  if (reader_.joinable()) reader_.join();
+}
+
+absl::Status FileReader::Refill(const char* keep) {
+  const size_t carry = keep != nullptr ? static_cast<size_t>(End() - keep) : 0;
+  const int64_t drop = keep != nullptr ? keep - win_ : 0;
+  if (staged_ < 0) StartPrefetch(1 - cur_);  // first fill: nothing in flight yet
+  WaitPrefetch();
+  RETURN_IF_ERROR(staged_status_);
+  const int s = staged_;
+  const size_t n = staged_bytes_;
+  staged_ = -1;
+  Buffer& dst = bufs_[s];
+  char* block = dst.data.get() + kGap;
+  char* start;
+  if (carry <= kGap) {
+    start = block - carry;
+    if (carry > 0) std::memcpy(start, keep, carry);
+  } else {
+    if (carry + n > kMaxWindow) return ErrorAt(keep, "a single JSON value is larger than 2 GiB");
+    const size_t need = carry + n + scan::kPad;
+    if (dst.size >= need) {
+      std::memmove(dst.data.get() + carry, block, n);
+      std::memcpy(dst.data.get(), keep, carry);
+    } else {
+      auto bigger = std::make_unique_for_overwrite<char[]>(need);
+      std::memcpy(bigger.get(), keep, carry);
+      std::memcpy(bigger.get() + carry, block, n);
+      dst.data = std::move(bigger);
+      dst.size = need;
+    }
+    start = dst.data.get();
+  }
+  base_ += drop;
+  win_ = start;
+  len_ = carry + n;
+  cur_ = s;
+  std::memset(win_ + len_, 0, scan::kPad);
+  pos_ = win_;
+  // Read here, between the join and the next prefetch: in_ belongs to the reader otherwise.
+  window_end_file_pos_ = in_->file_position();
+  if (options_.progress) options_.progress(window_end_file_pos_, in_->file_size());
+  if (n == 0) {
+    eof_ = true;
+  } else {
+    StartPrefetch(1 - cur_);  // the old window's buffer is free now
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace overlapscope::import
