@@ -4,7 +4,9 @@
 // libovscope_inject.so (CUDA_INJECTION64_PATH) into every process of CMD that initializes CUDA,
 // NVTX ranges reach CUPTI through NVTX_INJECTION64_PATH=libcupti.so, and each process writes
 // DIR/rank<R>.ovspill (or pid<P>.ovspill). After CMD exits the spill files are read, each is
-// written as DIR/<same name>.pftrace, and a summary of all processes together is printed.
+// written as DIR/<same name>.pftrace (with that rank's analysis tracks) or .json (Kineto-style
+// Chrome JSON), and a capture summary plus the analysis report of all processes together is
+// printed.
 //
 // The injection library is looked up in this order: $OVERLAPSCOPE_INJECT_LIB, next to this
 // binary, <binary dir>/../capture/cupti/ (the build tree), <binary dir>/../lib/.
@@ -35,11 +37,12 @@ int RunProfile(int, char**) {
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "analyze/analysis.h"
 #include "capture/cupti/capture_session.h"
 #include "capture/cupti/spill_format.h"
+#include "viewer_export/chrome_writer.h"
 #include "viewer_export/perfetto_writer.h"
+#include "viewer_export/report_render.h"
 
 namespace overlapscope::cli {
 namespace {
@@ -50,7 +53,8 @@ const CommandSpec kSpec{
     "Runs CMD (any CUDA program, PyTorch included; all its processes) under CUPTI capture:\n"
     "kernels, copies, memsets, syncs, CUDA runtime/driver calls and NVTX ranges, on one\n"
     "CLOCK_REALTIME time axis per host. Writes DIR/rank<R>.ovspill per process (raw capture),\n"
-    "DIR/rank<R>.pftrace (open in ui.perfetto.dev) and prints a summary with the analysis.",
+    "DIR/rank<R>.pftrace (open in ui.perfetto.dev; with --trace-format chrome: DIR/rank<R>.json,\n"
+    "Kineto-style) and prints a capture summary and the analysis report of all processes.",
     {{"output", "DIR", "output directory, also -o DIR (default: overlapscope-profile)"},
      {"trace-format", "FORMAT", "perfetto (default) or chrome"},
      {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"}},
@@ -156,20 +160,6 @@ void PrintSummary(const model::Trace& t) {
   }
 }
 
-void PrintAnalysis(const analyze::AnalysisResult& a) {
-  std::printf("\nanalysis (METRICS.md definitions)\n");
-  for (const auto& r : a.ranks) {
-    auto pct = [](const std::optional<double>& v) {
-      return v ? absl::StrFormat("%.1f%%", *v * 100) : std::string("n/a");
-    };
-    std::printf("  rank %s: compute %.3f ms, comm %.3f ms (exposed %.3f ms, overlap %s), host blocked %.3f ms, "
-                "GPU idle %s of span %.3f ms\n",
-                r.rank < 0 ? "?" : std::to_string(r.rank).c_str(), r.compute_ns / 1e6, r.comm_ns / 1e6,
-                r.exposed_comm_ns / 1e6, pct(r.overlap_ratio).c_str(), r.blocked_ns / 1e6,
-                pct(r.gpu_idle_share).c_str(), r.gpu_span_ns / 1e6);
-  }
-}
-
 }  // namespace
 
 int RunProfile(int argc, char** argv) {
@@ -248,17 +238,23 @@ int RunProfile(int argc, char** argv) {
       continue;
     }
     const std::string stem = f.substr(0, f.size() - 8);
+    absl::Status s;
+    std::string written;
     if (format == "perfetto") {
-      absl::Status s = viewer_export::WritePerfetto(*one, nullptr, stem + ".pftrace");
-      if (!s.ok()) {
-        std::fprintf(stderr, "overlapscope profile: %s\n", std::string(s.message()).c_str());
-        rc = kExitError;
-      } else {
-        std::printf("wrote %s.pftrace\n", stem.c_str());
-      }
+      // The rank's own analysis goes into its .pftrace as extra tracks.
+      auto analysis = analyze::AnalyzeAll(*one, analyze::AnalyzeOptions{});
+      written = stem + ".pftrace";
+      s = viewer_export::WritePerfetto(*one, analysis.ok() ? &*analysis : nullptr, written);
     } else {
-      std::printf("chrome JSON export is not in this build yet: %s.ovspill holds the capture "
-                  "(overlapscope info/export read it once the importer does)\n", stem.c_str());
+      written = stem + ".json";
+      auto st = viewer_export::WriteChrome(*one, written);
+      s = st.status();
+    }
+    if (!s.ok()) {
+      std::fprintf(stderr, "overlapscope profile: %s\n", std::string(s.message()).c_str());
+      rc = kExitError;
+    } else {
+      std::printf("wrote %s\n", written.c_str());
     }
   }
   auto all = cupti::ReadSpillFiles(files);
@@ -268,7 +264,11 @@ int RunProfile(int argc, char** argv) {
   }
   PrintSummary(*all);
   auto analysis = analyze::AnalyzeAll(*all, analyze::AnalyzeOptions{});
-  if (analysis.ok()) PrintAnalysis(*analysis);
+  if (analysis.ok()) {
+    viewer_export::ReportInfo info;
+    info.inputs = files;
+    std::printf("\n%s", viewer_export::RenderReportText(*all, *analysis, info).c_str());
+  }
   else std::fprintf(stderr, "overlapscope profile: analysis failed: %s\n", std::string(analysis.status().message()).c_str());
   return rc;
 }

@@ -42,12 +42,12 @@ section_capture() {
   check capture_env 30 bash -c 'nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv'
   # Exact counts, streams, copy kinds, sync kinds, ordering; in-process and injected; crash,
   # exit-from-thread and fork targets.
-  check capture_gtests 400 env OVERLAPSCOPE_BIN_DIR="$BIN" OVERLAPSCOPE_TEST_OUT="$OUT/capture_tests" \
-    "$BIN/gpu_tests" --gtest_filter='Capture*'
+  check capture_gtests 180 env OVERLAPSCOPE_BIN_DIR="$BIN" OVERLAPSCOPE_TEST_OUT="$OUT/capture_tests" \
+    "$BIN/gpu_tests" --gtest_filter='*Capture*'
   grep -E '^\[ *(OK|FAILED|SKIPPED) *\]' "$OUT/capture_gtests.log" | tee -a "$SUMMARY"
   check capture_profile_known_work 60 $prof -o "$OUT/profile_known_work" -- "$kw" normal
   # Overhead: GPU time per iteration of 20 tiny kernels, plain vs under capture, 3 rounds each.
-  check capture_overhead 240 bash -c "for r in 1 2 3; do
+  check capture_overhead 120 bash -c "for r in 1 2 3; do
       '$kw' loop 5000 | sed 's/^/plain    /'
       $prof -o '$OUT/overhead' -- '$kw' loop 5000 | grep LOOP | sed 's/^/captured /'
       $prof --no-driver-api -o '$OUT/overhead' -- '$kw' loop 5000 | grep LOOP | sed 's/^/nodriver /'
@@ -74,8 +74,8 @@ PY
   # PyTorch: same kernels and durations as torch.profiler (separate processes).
   if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     mkdir -p "$OUT/torch"
-    check capture_torch_profiler 180 python3 tools/torch_capture_check.py torchprof "$OUT/torch/kineto.json"
-    check capture_torch_capture 180 $prof -o "$OUT/torch/capture" -- python3 tools/torch_capture_check.py plain
+    check capture_torch_profiler 120 python3 tools/torch_capture_check.py torchprof "$OUT/torch/kineto.json"
+    check capture_torch_capture 120 $prof -o "$OUT/torch/capture" -- python3 tools/torch_capture_check.py plain
     check capture_torch_compare 60 bash -c "'$BIN/spill_dump' '$OUT/torch/capture/'*.ovspill > '$OUT/torch/capture.tsv' &&
       python3 tools/torch_capture_check.py compare '$OUT/torch/capture.tsv' '$OUT/torch/kineto.json'"
     grep -E 'PASS|FAIL|kernels in' "$OUT/capture_torch_compare.log" | tee -a "$SUMMARY"
@@ -85,6 +85,9 @@ PY
 }
 
 SECTIONS=(capture)
+# Workloads and their samples (tools/gpu_checks_workloads.sh).
+source "$ROOT/tools/gpu_checks_workloads.sh"
+SECTIONS+=(workloads)
 
 run=("$@")
 [ ${#run[@]} -eq 0 ] && run=("${SECTIONS[@]}")

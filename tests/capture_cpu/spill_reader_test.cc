@@ -20,7 +20,7 @@ struct Fixture {
 
   Fixture() {
     SpillEncoder::AppendFileHeader(&bytes);
-    S(1, "host-a"); S(2, "known_work"); S(3, "kern_a"); S(4, "cudaMemcpyAsync"); S(5, "cudaMemcpy");
+    S(1, "host-a"); S(2, "known_work"); S(3, "_Z6kern_aPfi"); /* mangled, as CUPTI reports it */ S(4, "cudaMemcpyAsync"); S(5, "cudaMemcpy");
     S(8, "NCCL"); S(9, "step"); S(10, "ncclAllReduce"); S(11, "NVIDIA H200"); S(12, "cudaLaunchKernel");
     S(13, "cudaStreamWaitEvent"); S(14, "cudaEventSynchronize"); S(15, "main thread");
     R(SpillType::kProcess, SpillProcess{4242, 1, 2, 0, 1, 2, 0});
@@ -94,7 +94,7 @@ TEST(SpillReader, JoinsRecordsIntoModel) {
   const auto& k = t->kernels()[0];
   EXPECT_EQ(k.start_ns, 2000);
   EXPECT_EQ(k.end_ns, 3000);
-  EXPECT_EQ(t->str(k.name), "kern_a");
+  EXPECT_EQ(t->str(k.name), "kern_a(float*, int)");  // demangled
   EXPECT_EQ(k.external_id, 555);
   EXPECT_EQ(k.grid.x, 4);
   EXPECT_EQ(k.block.x, 128);
