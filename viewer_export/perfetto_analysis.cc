@@ -127,6 +127,7 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
                    {"duration_ns", b.duration_ns()},
                    {"device_busy_ns", b.device_busy_ns},
                    {"device_idle_ns", b.device_idle_ns}}};
+    if (b.final_sync) ev.args.push_back({"final sync", std::string("yes: the program's last device-wide sync, not counted as blocking")});
     if (b.stream != kNone) ev.args.push_back({"stream", t.streams()[b.stream].native_id});
     if (b.released_by) ev.args.push_back({"released by", std::string(GpuName(t, *b.released_by))});
     AddSlice(L, tr, b.start_ns, b.end_ns, std::move(ev));

@@ -219,7 +219,11 @@ Layout BuildModelLayout(const model::Trace& trace) {
         sp.name = absl::StrCat("stream ", st.native_id);
         const std::string role = StreamRole(trace, s);
         if (!role.empty()) absl::StrAppend(&sp.name, " · ", role);
-        if (!trace.str(st.name).empty()) absl::StrAppend(&sp.name, " · ", AV(trace.str(st.name)));
+        // Kineto names streams "stream 7 ": only a name that says more is appended.
+        std::string_view given = trace.str(st.name);
+        while (!given.empty() && given.back() == ' ') given.remove_suffix(1);
+        if (!given.empty() && given != absl::StrCat("stream ", st.native_id))
+          absl::StrAppend(&sp.name, " · ", AV(given));
         sp.sibling_rank = rank_in_group++;
         stream_track[s] = L.AddTrack(std::move(sp));
       }
