@@ -46,6 +46,10 @@ struct FileContext {
   // Top-level facts.
   bool has_base = false;
   int64_t base_ns = 0, base_offset = 0;
+  // baseTimeNanoseconds is added while merging when it came before traceEvents (the usual
+  // order), else once at the end; these record which happened and whether int64 overflowed.
+  bool merged_without_base = false;
+  bool base_overflow = false;
   bool has_rank = false;
   int64_t rank = -1, world_size = -1;
   std::vector<std::pair<int64_t, std::string>> device_names;  // deviceProperties: id -> name

@@ -60,9 +60,18 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   Remapper r{ctx, out, which};
   model::TraceData& d = ctx.builder->data();
   model::SourceStats& st = ctx.stats;
+  // The base is added here, while the event is in cache, when it is already known.
+  const int64_t base = ctx.has_base ? ctx.base_ns : 0;
+  if (!ctx.has_base && out.events_read > 0) ctx.merged_without_base = true;
+  bool overflow = false;
+  auto rebase = [&](auto& e) {
+    overflow |= __builtin_add_overflow(e.start_ns, base, &e.start_ns);
+    overflow |= __builtin_add_overflow(e.end_ns, base, &e.end_ns);
+  };
 
   const size_t coll_base = d.collectives.size();
   for (model::Collective c : out.collectives) {
+    rebase(c);
     c.op = r.Str(c.op);
     c.communicator = r.Str(c.communicator);
     c.dtype = r.Str(c.dtype);
@@ -71,6 +80,7 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   }
   d.kernels.reserve(d.kernels.size() + out.kernels.size());
   for (model::Kernel k : out.kernels) {
+    rebase(k);
     auto [dev, stream] = r.Stream(k.stream);
     k.device = dev, k.stream = stream, k.name = r.Str(k.name);
     if (k.collective != kNone) {
@@ -81,21 +91,25 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
     d.kernels.push_back(k);
   }
   for (model::Memcpy m : out.memcpys) {
+    rebase(m);
     auto [dev, stream] = r.Stream(m.stream);
     m.device = dev, m.stream = stream, m.name = r.Str(m.name);
     d.memcpys.push_back(m);
   }
   for (model::Memset m : out.memsets) {
+    rebase(m);
     auto [dev, stream] = r.Stream(m.stream);
     m.device = dev, m.stream = stream, m.name = r.Str(m.name);
     d.memsets.push_back(m);
   }
   for (model::GpuRange g : out.gpu_ranges) {
+    rebase(g);
     auto [dev, stream] = r.Stream(g.stream);
     g.device = dev, g.stream = stream, g.name = r.Str(g.name);
     d.gpu_ranges.push_back(g);
   }
   for (model::Sync y : out.syncs) {
+    rebase(y);
     if (y.stream != kNone) y.stream = r.Stream(y.stream).second;
     if (y.wait_on_stream != kNone) y.wait_on_stream = r.Stream(y.wait_on_stream).second;
     y.device = ctx.builder->GetOrAddDevice(ctx.process, y.device);
@@ -104,6 +118,7 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   }
   d.ranges.reserve(d.ranges.size() + out.ranges.size());
   for (model::Range g : out.ranges) {
+    rebase(g);
     g.thread = r.Thread(g.thread), g.name = r.Str(g.name);
     d.ranges.push_back(g);
   }
@@ -121,12 +136,14 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
       continue;
     }
     a.thread = r.Thread(a.thread), a.name = r.Str(a.name);
+    rebase(a);
     d.api_calls.push_back(a);
   }
   if (duplicates > 0)
     std::stable_sort(skips.begin(), skips.end(), [](const auto& x, const auto& y) { return x.offset < y.offset; });
   for (const SkipRecord& s : skips) st.Skip(s.reason, absl::StrCat("offset ", s.offset, ": ", s.reason));
 
+  ctx.base_overflow |= overflow;
   st.events_read += out.events_read;
   for (size_t c = 0; c < static_cast<size_t>(Category::kCount); ++c)
     if (out.kept[c] > 0) st.kept_by_category[std::string(CategoryName(static_cast<Category>(c)))] += out.kept[c];
@@ -149,9 +166,9 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
   model::TraceData& d = b.data();
   model::SourceStats& st = ctx.stats;
 
-  // baseTimeNanoseconds may come after traceEvents, so it is added here, once.
-  if (ctx.has_base && ctx.base_ns != 0) {
-    bool overflow = false;
+  // baseTimeNanoseconds after traceEvents: added here, once (MergeOut added it otherwise).
+  bool overflow = ctx.base_overflow;
+  if (ctx.has_base && ctx.base_ns != 0 && ctx.merged_without_base) {
     AddBase(d.kernels, ctx.kernels0, ctx.base_ns, &overflow);
     AddBase(d.memcpys, ctx.memcpys0, ctx.base_ns, &overflow);
     AddBase(d.memsets, ctx.memsets0, ctx.base_ns, &overflow);
@@ -160,10 +177,10 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     AddBase(d.ranges, ctx.ranges0, ctx.base_ns, &overflow);
     AddBase(d.gpu_ranges, ctx.gpu_ranges0, ctx.base_ns, &overflow);
     AddBase(d.collectives, ctx.collectives0, ctx.base_ns, &overflow);
-    if (overflow)
-      return absl::InvalidArgumentError(absl::StrCat(ctx.path, ": offset ", ctx.base_offset,
-                                                     ": baseTimeNanoseconds + ts beyond int64 ns"));
   }
+  if (overflow)
+    return absl::InvalidArgumentError(absl::StrCat(ctx.path, ": offset ", ctx.base_offset,
+                                                   ": baseTimeNanoseconds + ts beyond int64 ns"));
 
   // Host thread of each sync and asynchrony of each copy/memset: the API call with the same
   // correlation id. Only the ids asked for are indexed, so this stays small on huge files.
