@@ -207,7 +207,11 @@ int RunProfile(int argc, char** argv) {
   ::unsetenv("OVERLAPSCOPE_INJECTED");
   if (args.Has("no-driver-api")) ::setenv("OVERLAPSCOPE_DRIVER_API", "0", 1);
   const std::string cupti = cupti::CuptiLibraryPath();
-  if (!std::getenv("NVTX_INJECTION64_PATH") && !cupti.empty()) ::setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 1);
+  if (!std::getenv("NVTX_INJECTION64_PATH") && !cupti.empty()) {
+    // A default the injection may replace by the libcupti the target really loaded.
+    ::setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 1);
+    ::setenv("OVERLAPSCOPE_NVTX_DEFAULT", "1", 1);
+  }
 
   const int status = RunTarget(args.after_dashdash);
   int rc = kExitOk;

@@ -46,30 +46,40 @@ section_capture() {
     "$BIN/gpu_tests" --gtest_filter='*Capture*'
   grep -E '^\[ *(OK|FAILED|SKIPPED) *\]' "$OUT/capture_gtests.log" | tee -a "$SUMMARY"
   check capture_profile_known_work 60 $prof -o "$OUT/profile_known_work" -- "$kw" normal
-  # Overhead: GPU time per iteration of 20 tiny kernels, plain vs under capture, 3 rounds each.
-  check capture_overhead 120 bash -c "for r in 1 2 3; do
-      '$kw' loop 5000 | sed 's/^/plain    /'
-      $prof -o '$OUT/overhead' -- '$kw' loop 5000 | grep LOOP | sed 's/^/captured /'
-      $prof --no-driver-api -o '$OUT/overhead' -- '$kw' loop 5000 | grep LOOP | sed 's/^/nodriver /'
-    done"
+  # Two ranks (processes) in one profile: one spill file each, one trace with both.
+  check capture_two_ranks 60 bash -c "$prof -o '$OUT/two_ranks' -- bash -c 'RANK=0 WORLD_SIZE=2 \"$kw\" normal &
+      RANK=1 WORLD_SIZE=2 CUDA_VISIBLE_DEVICES=1 \"$kw\" normal & wait' && ls '$OUT/two_ranks' &&
+      test -f '$OUT/two_ranks/rank0.ovspill' && test -f '$OUT/two_ranks/rank1.ovspill'"
+  grep -E "captured .* process|rank [0-9] pid" "$OUT/capture_two_ranks.log" | tee -a "$SUMMARY"
+  # Overhead: GPU time per iteration of 20 kernels, plain vs under capture (with and without
+  # driver API records), 3 rounds each; tiny kernels (launch-bound) and ~20 us kernels.
+  check capture_overhead 150 bash -c "for r in 1 2 3; do for l in 'loop 5000' 'loop_spin 300'; do
+      '$kw' \$l | grep LOOP | sed 's/^/plain    /'
+      $prof -o '$OUT/overhead' -- '$kw' \$l | grep LOOP | sed 's/^/captured /'
+      $prof --no-driver-api -o '$OUT/overhead' -- '$kw' \$l | grep LOOP | sed 's/^/nodriver /'
+    done; done"
   python3 - "$OUT/capture_overhead.log" <<'PY' | tee -a "$SUMMARY"
 import re, statistics, sys
-runs = {k: {"gpu": [], "wall": []} for k in ("plain", "captured", "nodriver")}
+runs = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"(plain|captured|nodriver)\s+LOOP .*gpu_us_per_iter=([\d.]+) wall_us_per_iter=([\d.]+)", line)
+    m = re.match(r"(plain|captured|nodriver)\s+(LOOP\w*) .*gpu_us_per_iter=([\d.]+) wall_us_per_iter=([\d.]+)", line)
     if m:
-        runs[m[1]]["gpu"].append(float(m[2])); runs[m[1]]["wall"].append(float(m[3]))
-if not runs["plain"]["gpu"] or not runs["captured"]["gpu"]:
-    print("overhead: FAIL no LOOP lines"); sys.exit()
-for k in ("gpu", "wall"):
-    p = statistics.median(runs["plain"][k])
-    line = f"overhead {k:4s} us/iter (20 kernels, median of {len(runs['plain'][k])}): plain {p:.3f}"
-    for v in ("captured", "nodriver"):
-        if runs[v][k]:
-            c = statistics.median(runs[v][k])
-            line += f"; {v} {c:.3f} ({(c - p) / p * 100:+.2f} %)"
-    print(line)
-    print("  all:", {v: runs[v][k] for v in runs})
+        r = runs.setdefault(m[2], {}).setdefault(m[1], {"gpu": [], "wall": []})
+        r["gpu"].append(float(m[3])); r["wall"].append(float(m[4]))
+if not runs:
+    print("overhead: FAIL no LOOP lines")
+for loop, v in sorted(runs.items()):
+    for k in ("gpu", "wall"):
+        if "plain" not in v:
+            continue
+        p = statistics.median(v["plain"][k])
+        line = f"overhead {loop:9s} {k:4s} us/iter (20 kernels, median of {len(v['plain'][k])}): plain {p:.3f}"
+        for c in ("captured", "nodriver"):
+            if c in v:
+                m = statistics.median(v[c][k])
+                line += f"; {c} {m:.3f} ({(m - p) / p * 100:+.2f} %)"
+        print(line)
+        print("    all:", {c: v[c][k] for c in v})
 PY
   # PyTorch: same kernels and durations as torch.profiler (separate processes).
   if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then

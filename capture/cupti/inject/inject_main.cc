@@ -46,8 +46,20 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     return 1;  // CUDA goes on without us
   }
   ::setenv("OVERLAPSCOPE_INJECTED", "1", 1);
+  // NVTX must reach the libcupti instance this process actually loaded: a program can bring its
+  // own copy (PyTorch wheels ship one), and a second copy loaded from another path through
+  // NVTX_INJECTION64_PATH would take the ranges and drop them. `overlapscope profile` marks its
+  // own default with OVERLAPSCOPE_NVTX_DEFAULT=1; a path the user set is left alone. This works
+  // when the first NVTX call comes after CUDA's initialization (NVTX reads the variable then).
+  const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
+  const char* ours = std::getenv("OVERLAPSCOPE_NVTX_DEFAULT");
+  if (!nvtx || (ours && *ours == '1')) {
+    const std::string cupti = CuptiLibraryPath();
+    if (!cupti.empty()) ::setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 1);
+  }
   if (std::getenv("OVERLAPSCOPE_VERBOSE"))
-    std::fprintf(stderr, "overlapscope-inject: pid %d writes %s%s%s\n", ::getpid(), c.spill_path.c_str(),
-                 CollectorWarnings().empty() ? "" : " warnings: ", CollectorWarnings().c_str());
+    std::fprintf(stderr, "overlapscope-inject: pid %d writes %s (CUPTI %s)%s%s\n", ::getpid(), c.spill_path.c_str(),
+                 CuptiLibraryPath().c_str(), CollectorWarnings().empty() ? "" : " warnings: ",
+                 CollectorWarnings().c_str());
   return 1;
 }

@@ -29,6 +29,12 @@ __global__ void kernel_c(float* x, int n) {
   if (i < n) x[i] -= 1.0f;
 }
 __global__ void small_kernel(float* x) { x[threadIdx.x] += 1.0f; }
+__global__ void spin_kernel(float* x, long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+  x[threadIdx.x] += 1.0f;
+}
 
 #define KW_CHECK(call)                                                              \
   do {                                                                              \
@@ -91,9 +97,10 @@ int Normal() {
   return 0;
 }
 
-// Overhead loop: `iterations` x 20 tiny kernels on one stream, timed with CUDA events (GPU
-// time) and the host clock (wall time). Prints one LOOP line.
-int Loop(int iterations) {
+// Overhead loop: `iterations` x 20 kernels on one stream, timed with CUDA events (GPU time) and
+// the host clock (wall time). spin_cycles 0: tiny kernels (launch-bound); else each kernel spins
+// that many SM cycles (GPU-bound). Prints one LOOP line.
+int Loop(int iterations, long long spin_cycles) {
   constexpr int kPerIter = 20;
   float* d;
   cudaStream_t s;
@@ -108,15 +115,18 @@ int Loop(int iterations) {
   const auto t0 = std::chrono::steady_clock::now();
   KW_CHECK(cudaEventRecord(e0, s));
   for (int it = 0; it < iterations; ++it)
-    for (int k = 0; k < kPerIter; ++k) small_kernel<<<1, 256, 0, s>>>(d);
+    for (int k = 0; k < kPerIter; ++k) {
+      if (spin_cycles > 0) spin_kernel<<<1, 256, 0, s>>>(d, spin_cycles);
+      else small_kernel<<<1, 256, 0, s>>>(d);
+    }
   KW_CHECK(cudaEventRecord(e1, s));
   KW_CHECK(cudaEventSynchronize(e1));
   const auto t1 = std::chrono::steady_clock::now();
   float ms = 0;
   KW_CHECK(cudaEventElapsedTime(&ms, e0, e1));
   const double wall_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
-  std::printf("LOOP iterations=%d kernels_per_iter=%d gpu_us_per_iter=%.3f wall_us_per_iter=%.3f\n", iterations,
-              kPerIter, ms * 1000.0 / iterations, wall_us / iterations);
+  std::printf("LOOP%s iterations=%d kernels_per_iter=%d gpu_us_per_iter=%.3f wall_us_per_iter=%.3f\n",
+              spin_cycles > 0 ? "_SPIN" : "", iterations, kPerIter, ms * 1000.0 / iterations, wall_us / iterations);
   KW_CHECK(cudaFree(d));
   return 0;
 }
@@ -124,11 +134,17 @@ int Loop(int iterations) {
 }  // namespace
 
 int RunKnownWork(const char* mode, int iterations) {
-  if (!std::strcmp(mode, "loop")) return Loop(iterations > 0 ? iterations : 1000);
+  if (!std::strcmp(mode, "loop")) return Loop(iterations > 0 ? iterations : 1000, 0);
+  // ~20 us per kernel at H100/H200 clocks (about 1.98 GHz).
+  if (!std::strcmp(mode, "loop_spin")) return Loop(iterations > 0 ? iterations : 200, 40000);
   if (int rc = Normal(); rc != 0) return rc;
   std::fflush(stdout);
   if (!std::strcmp(mode, "abort")) std::abort();
   if (!std::strcmp(mode, "segv")) ::raise(SIGSEGV);
+  if (!std::strcmp(mode, "reset_exit")) {
+    KW_CHECK(cudaDeviceReset());  // the capture flushes here...
+    ::_exit(0);                   // ...because no atexit handler runs after this
+  }
   if (!std::strcmp(mode, "thread_exit")) {
     std::thread t([] { std::exit(0); });
     t.join();  // never returns: exit() ends the process from the other thread

@@ -23,8 +23,10 @@ inline constexpr char kInnerRange[] = "wait_and_b";   // pushed in domain kDomai
 inline constexpr char kDomain[] = "KnownDomain";
 
 // Modes: "normal" (the work above, then return), "abort" / "segv" (the work, then crash),
+// "reset_exit" (the work, cudaDeviceReset(), then _exit(0): no atexit handler runs),
 // "thread_exit" (the work, then exit(0) from a second thread), "fork" (the work, then a fork()ed
-// child that calls exit(0) while the parent waits), "loop N" (overhead loop, prints figures).
+// child that calls exit(0) while the parent waits), "loop N" / "loop_spin N" (overhead loops of
+// tiny / ~20 us kernels, print figures).
 // Returns 0 on success; prints the failing CUDA call and returns 1 otherwise.
 int RunKnownWork(const char* mode, int iterations = 0);
 

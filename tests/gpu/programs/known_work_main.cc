@@ -1,4 +1,4 @@
-// known_work [normal|abort|segv|thread_exit|fork|loop N]: see known_work.h.
+// known_work [normal|abort|segv|thread_exit|fork|loop N|loop_spin N]: see known_work.h.
 #include <cstdio>
 #include <cstdlib>
 
