@@ -85,10 +85,10 @@ PY
   if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     mkdir -p "$OUT/torch"
     check capture_torch_profiler 120 python3 tools/torch_capture_check.py torchprof "$OUT/torch/kineto.json"
-    check capture_torch_capture 120 $prof -o "$OUT/torch/capture" -- python3 tools/torch_capture_check.py plain
+    check capture_torch_capture 120 env OVERLAPSCOPE_VERBOSE=1 $prof -o "$OUT/torch/capture" -- python3 tools/torch_capture_check.py plain
     check capture_torch_compare 60 bash -c "'$BIN/spill_dump' '$OUT/torch/capture/'*.ovspill > '$OUT/torch/capture.tsv' &&
       python3 tools/torch_capture_check.py compare '$OUT/torch/capture.tsv' '$OUT/torch/kineto.json'"
-    grep -E 'PASS|FAIL|kernels in' "$OUT/capture_torch_compare.log" | tee -a "$SUMMARY"
+    grep -E 'PASS|FAIL|kernels in|NVTX' "$OUT/capture_torch_compare.log" | tee -a "$SUMMARY"
   else
     note "capture_torch: SKIPPED (no torch with CUDA)"
   fi
