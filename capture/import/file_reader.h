@@ -53,7 +53,7 @@ class FileReader {
   // Drops bytes before `keep` and appends the next block (the window grows when a single value
   // is larger than a block). Sets eof_ when no data is left.
   absl::Status Refill(const char* keep);
-  void StartPrefetch(int buffer);
+  void StartPrefetch(int buffer, size_t bytes);
   void WaitPrefetch();
   // Skips whitespace from pos_, refilling; fails with Truncated() at the end of the data.
   absl::Status SkipWsRefill();

@@ -1,4 +1,5 @@
 // The window of FileReader: double buffering with a prefetching reader thread (file_reader.h).
+#include <algorithm>
 #include <cstring>
 
 #include "capture/import/file_reader.h"
@@ -16,9 +17,9 @@ constexpr size_t kMaxWindow = size_t{1} << 31;  // one JSON value may not exceed
 
 FileReader::~FileReader() { WaitPrefetch(); }
 
-void FileReader::StartPrefetch(int buffer) {
+void FileReader::StartPrefetch(int buffer, size_t bytes) {
   Buffer& b = bufs_[buffer];
-  const size_t need = kGap + block_ + scan::kPad;
+  const size_t need = kGap + bytes + scan::kPad;
   if (b.size < need) {
     b.data = std::make_unique_for_overwrite<char[]>(need);
     b.size = need;
@@ -28,10 +29,10 @@ void FileReader::StartPrefetch(int buffer) {
   staged_status_ = absl::OkStatus();
   char* dst = b.data.get() + kGap;
   // Only this thread touches in_ until WaitPrefetch() joins it.
-  reader_ = std::thread([this, dst] {
+  reader_ = std::thread([this, dst, bytes] {
     size_t got = 0;
-    while (got < block_) {
-      auto r = in_->Read(dst + got, block_ - got);
+    while (got < bytes) {
+      auto r = in_->Read(dst + got, bytes - got);
       if (!r.ok()) {
         staged_status_ = r.status();
         break;
@@ -50,7 +51,7 @@ void FileReader::WaitPrefetch() {
 absl::Status FileReader::Refill(const char* keep) {
   const size_t carry = keep != nullptr ? static_cast<size_t>(End() - keep) : 0;
   const int64_t drop = keep != nullptr ? keep - win_ : 0;
-  if (staged_ < 0) StartPrefetch(1 - cur_);  // first fill: nothing in flight yet
+  if (staged_ < 0) StartPrefetch(1 - cur_, block_);  // first fill: nothing in flight yet
   WaitPrefetch();
   RETURN_IF_ERROR(staged_status_);
   const int s = staged_;
@@ -89,7 +90,9 @@ absl::Status FileReader::Refill(const char* keep) {
   if (n == 0) {
     eof_ = true;
   } else {
-    StartPrefetch(1 - cur_);  // the old window's buffer is free now
+    // The old window's buffer is free now. After a long unparsed tail (one huge value) read as
+    // much as the window holds, so a value of size S costs O(log S) refills, not O(S / block).
+    StartPrefetch(1 - cur_, carry > kGap ? std::max(block_, len_) : block_);
   }
   return absl::OkStatus();
 }

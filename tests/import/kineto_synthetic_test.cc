@@ -166,3 +166,38 @@ TEST(KinetoSynthetic, HostRangesAndMetadata) {
 
 }  // namespace
 }  // namespace overlapscope::import::testing
+
+namespace overlapscope::import::testing {
+namespace {
+
+TEST(KinetoSynthetic, EventsLargerThanTheWindow) {
+  // A 600 KB args array and a 300 KB name: larger than the 256 KiB room kept for an unparsed
+  // tail and than small windows, so the window must grow; the result must not depend on it.
+  std::string dims = "[";
+  for (int i = 0; i < 100000; ++i) dims += (i ? ", [" : "[") + std::to_string(i) + "]";
+  dims += "]";
+  std::string long_name(300000, 'n');
+  std::vector<std::string> ev;
+  for (int i = 0; i < 6; ++i) {
+    ev.push_back("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + (i % 2 ? long_name : "op") +
+                 "\", \"pid\": 1, \"tid\": 2, \"ts\": " + std::to_string(10 * i) +
+                 ", \"dur\": 1, \"args\": {\"Input Dims\": " + dims + ", \"External id\": " + std::to_string(i) + "}}");
+  }
+  std::string path = WriteTemp("huge_events.json", Doc(ev));
+  auto ref = ImportOne(path, 1);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  ASSERT_EQ(ref->ranges().size(), 6u);
+  EXPECT_EQ(ref->str(ref->ranges()[1].name).size(), 300000u);
+  EXPECT_EQ(ref->ranges()[5].external_id, 5);
+  const std::string want = Dump(*ref);
+  for (int64_t chunk : {4096, 100000, 1 << 20}) {
+    for (int threads : {1, 2}) {
+      auto t = ImportOne(path, threads, chunk);
+      ASSERT_TRUE(t.ok()) << t.status();
+      EXPECT_EQ(Dump(*t), want) << "chunk " << chunk << " threads " << threads;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace overlapscope::import::testing
