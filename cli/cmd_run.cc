@@ -59,6 +59,8 @@ const CommandSpec kSpec{
      {"layers", "N", "all-to-all: matmul + all-to-all layers per step (default 4)"},
      {"a2a-impl", "I", "all-to-all: auto | alltoall | sendrecv (default auto: ncclAlltoAll if the library has it)"},
      {"nccl-max-ctas", "N", "maxCTAs of the NCCL communicator (fewer SMs for NCCL kernels)"},
+     {"sm-carveout", "N", "matmul-allgather: in the overlap modes the GEMM leaves N SMs free (cublasSetSmCountTarget)"},
+     {"burn-in-ms", "MS", "GEMMs back to back before measuring, for steady clocks (default 500)"},
      {"producer-us", "US", "d2h: GPU time to produce a batch (default 2000)"},
      {"irrelevant-us", "US", "d2h: GPU work not needing the flag (default 500)"},
      {"host-work-us", "US", "d2h: host work per step before the flag is read (default 1000)"},
@@ -112,13 +114,15 @@ int RunWorkload(int argc, char** argv) {
   const std::string wl = args.positionals[0];
   std::string err;
   int64_t gpus = wl == "d2h" ? 1 : 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192,
-          k = wl == "all-to-all" ? 2048 : 8192, layers = 4, max_ctas = 0, prod = 2000, irr = 500, host = 1000;
+          k = wl == "all-to-all" ? 2048 : 8192, layers = 4, max_ctas = 0, prod = 2000, irr = 500, host = 1000,
+          carve = 0, burn = 500;
   double ag_mb = 64, timeout = 300;
   ParseInt(args, "gpus", gpus, err) && ParseInt(args, "iters", iters, err) && ParseInt(args, "warmup", warmup, err) &&
       ParseInt(args, "capture-iters", cap, err) && ParseInt(args, "m", m, err) && ParseInt(args, "n", n, err) &&
       ParseInt(args, "k", k, err) && ParseInt(args, "layers", layers, err) &&
       ParseInt(args, "nccl-max-ctas", max_ctas, err) && ParseInt(args, "producer-us", prod, err) &&
       ParseInt(args, "irrelevant-us", irr, err) && ParseInt(args, "host-work-us", host, err) &&
+      ParseInt(args, "sm-carveout", carve, err) && ParseInt(args, "burn-in-ms", burn, err) &&
       ParseDouble(args, "ag-mb", ag_mb, err) && ParseDouble(args, "timeout-s", timeout, err);
   if (err.empty() && (iters < 1 || warmup < 0 || cap < 0 || gpus < 0)) err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
   auto dtype = workloads::ParseDType(args.Get("dtype", "fp16"));
@@ -139,6 +143,7 @@ int RunWorkload(int argc, char** argv) {
   rp.warmup = static_cast<int>(warmup);
   rp.nccl_max_ctas = static_cast<int>(max_ctas);
   rp.timeout_s = timeout;
+  rp.burn_in_ms = static_cast<int>(burn);
   const std::string out_dir = args.Get("output");
   const bool capture = !args.Has("no-capture") && cap > 0;
   RunCapture rc(wl, out_dir, capture ? static_cast<int>(cap) : 0, args.Has("json") ? stderr : stdout);
@@ -152,6 +157,7 @@ int RunWorkload(int argc, char** argv) {
     o.gemm = shape;
     o.ag_mb = ag_mb;
     o.sweep_mb = sweep;
+    o.sm_carveout = static_cast<int>(carve);
     o.modes = Modes(args, workloads::MatmulAllGatherModes(), {"sequential", "overlap"});
     res = workloads::RunMatmulAllGather(o, hooks);
   } else if (wl == "all-to-all") {

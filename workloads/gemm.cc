@@ -1,5 +1,6 @@
 #include "workloads/gemm.h"
 
+#include <chrono>
 #include <climits>
 
 #include "absl/strings/str_cat.h"
@@ -78,6 +79,15 @@ absl::Status Gemm::Validate(RankContext& ctx, const std::string& what, const voi
   auto counts = check_.Read(ctx.compute);
   if (!counts.ok()) return counts.status();
   return CheckCounts(*counts, ctx.rank, what, static_cast<uint64_t>(shape_.m * shape_.n));
+}
+
+absl::Status BurnIn(RankContext& ctx, Gemm& gemm, int ms) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < end) {
+    for (int i = 0; i < 8; ++i) RETURN_IF_ERROR(gemm.Enqueue(ctx));
+    OS_CUDA(cudaStreamSynchronize(ctx.compute));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace overlapscope::workloads

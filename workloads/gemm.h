@@ -49,4 +49,7 @@ class Gemm {
   DeviceChecker check_;
 };
 
+// Runs the GEMM back to back on ctx.compute for at least `ms` milliseconds (host clock).
+absl::Status BurnIn(RankContext& ctx, Gemm& gemm, int ms);
+
 }  // namespace overlapscope::workloads

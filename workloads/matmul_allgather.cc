@@ -29,14 +29,18 @@ struct RankState {
 // All-gather on the comm stream concurrently with the GEMM on the compute stream. The
 // all-gather is enqueued first (as FSDP prefetches) so its kernel is resident before the GEMM
 // fills the SMs.
-absl::Status EnqueueOverlap(RankContext& ctx, RankState& s, const AllGatherBuffers& ag, IterEvents& ev) {
+absl::Status EnqueueOverlap(RankContext& ctx, RankState& s, const AllGatherBuffers& ag, IterEvents& ev,
+                            int sm_carveout) {
   OS_CUDA(cudaEventRecord(s.fork, ctx.compute));
   OS_CUDA(cudaStreamWaitEvent(ctx.comm, s.fork, 0));
   RETURN_IF_ERROR(ev.Begin("ag", ctx.comm));
   RETURN_IF_ERROR(ag.Enqueue(ctx.comm));
   RETURN_IF_ERROR(ev.End("ag", ctx.comm));
   RETURN_IF_ERROR(ev.Begin("gemm", ctx.compute));
-  RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
+  if (sm_carveout > 0) OS_CUBLAS(cublasSetSmCountTarget(ctx.blas, std::max(1, ctx.num_sms - sm_carveout)));
+  absl::Status gemm = s.gemm->Enqueue(ctx);
+  if (sm_carveout > 0) OS_CUBLAS(cublasSetSmCountTarget(ctx.blas, 0));
+  RETURN_IF_ERROR(gemm);
   RETURN_IF_ERROR(ev.End("gemm", ctx.compute));
   OS_CUDA(cudaEventRecord(s.join, ctx.comm));
   OS_CUDA(cudaStreamWaitEvent(ctx.compute, s.join, 0));
@@ -57,6 +61,7 @@ class MatmulAllGather {
   PhaseBody TimedBody(const std::string& key, bool use_ce,
                       std::function<absl::Status(RankContext&, RankState&, IterEvents&)> enqueue, bool gemm_runs,
                       bool ag_runs);
+  absl::Status Sweep(bool ce);  // all-gather alone at o_.sweep_mb sizes
   void Render();
 
   MatmulAllGatherOptions o_;
@@ -64,7 +69,7 @@ class MatmulAllGather {
   std::unique_ptr<RankGroup> g_;
   std::vector<RankState> st_;
   std::map<std::string, double> f_;
-  std::vector<std::pair<double, double>> sweep_;  // (MiB per rank, ms)
+  std::vector<std::pair<double, double>> sweep_, sweep_ce_;  // (gathered bytes, ms)
   int64_t gathered_bytes_ = 0;
   WorkloadResult res_;
 };
@@ -72,22 +77,60 @@ class MatmulAllGather {
 PhaseBody MatmulAllGather::TimedBody(const std::string& key, bool use_ce,
                                      std::function<absl::Status(RankContext&, RankState&, IterEvents&)> enqueue,
                                      bool gemm_runs, bool ag_runs) {
-  return [=, this](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-    RankState& s = st_[ctx.rank];
-    const AllGatherBuffers& ag = use_ce ? s.ce : s.ag;
-    // Clear the outputs so validation proves that this phase produced them.
-    if (gemm_runs) RETURN_IF_ERROR(s.gemm->ClearOutput(ctx));
-    if (ag_runs) RETURN_IF_ERROR(ag.Reset(ctx.compute));
+  auto buffers = [this, use_ce](RankContext& ctx) -> const AllGatherBuffers& {
+    return use_ce ? st_[ctx.rank].ce : st_[ctx.rank].ag;
+  };
+  PhaseBody b;
+  // Clear the outputs so validation proves that this phase produced them.
+  b.prepare = [=, this](RankContext& ctx) -> absl::Status {
+    if (gemm_runs) RETURN_IF_ERROR(st_[ctx.rank].gemm->ClearOutput(ctx));
+    if (ag_runs) RETURN_IF_ERROR(buffers(ctx).Reset(ctx.compute));
     OS_CUDA(cudaStreamSynchronize(ctx.compute));
+    return absl::OkStatus();
+  };
+  b.run = [=, this](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+    RankState& s = st_[ctx.rank];
     auto fn = [&](int, IterEvents& ev) { return enqueue(ctx, s, ev); };
     ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
     fig[key + "_ms"] = smp.Median("total");
     if (smp.ms.count("gemm")) fig[key + "_gemm_ms"] = smp.Median("gemm");
     if (smp.ms.count("ag")) fig[key + "_ag_ms"] = smp.Median("ag");
-    if (gemm_runs) RETURN_IF_ERROR(s.gemm->Validate(ctx, key + " GEMM output"));
-    if (ag_runs) RETURN_IF_ERROR(ag.Validate(ctx, *s.check, ctx.compute, key + " all-gather output"));
     return absl::OkStatus();
   };
+  b.validate = [=, this](RankContext& ctx) -> absl::Status {
+    RankState& s = st_[ctx.rank];
+    if (gemm_runs) RETURN_IF_ERROR(s.gemm->Validate(ctx, key + " GEMM output"));
+    if (ag_runs) RETURN_IF_ERROR(buffers(ctx).Validate(ctx, *s.check, ctx.compute, key + " all-gather output"));
+    return absl::OkStatus();
+  };
+  return b;
+}
+
+absl::Status MatmulAllGather::Sweep(bool ce) {
+  for (double mb : o_.sweep_mb) {
+    std::vector<AllGatherBuffers> bufs(g_->size());
+    PhaseBody b;
+    b.prepare = [&, mb](RankContext& ctx) -> absl::Status {
+      ASSIGN_OR_RETURN(bufs[ctx.rank], AllGatherBuffers::Create(ctx, ce ? ctx.nccl_ce : ctx.nccl, mb, ce));
+      return bufs[ctx.rank].Reset(ctx.compute);
+    };
+    b.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+      auto fn = [&](int, IterEvents&) { return bufs[ctx.rank].Enqueue(ctx.compute); };
+      ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
+      fig["ms"] = smp.Median("total");
+      fig["bytes"] = static_cast<double>(bufs[ctx.rank].gathered_bytes());
+      return absl::OkStatus();
+    };
+    b.validate = [&, mb](RankContext& ctx) -> absl::Status {
+      AllGatherBuffers& x = bufs[ctx.rank];
+      RETURN_IF_ERROR(x.Validate(ctx, *st_[ctx.rank].check, ctx.compute, absl::StrCat("all-gather sweep ", mb, " MiB")));
+      return x.Release();
+    };
+    std::map<std::string, double> f;
+    RETURN_IF_ERROR(RunPhase(*g_, o_.run, b, f));
+    (ce ? sweep_ce_ : sweep_).push_back({f["bytes"], f["ms"]});
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
@@ -107,6 +150,9 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
       "GEMM %dx%dx%d %s (cublasGemmEx, FP32 accumulate), all-gather %.6g MiB per rank; median of %d iterations "
       "after %d warm-up, max over %d ranks",
       o_.gemm.m, o_.gemm.n, o_.gemm.k, DTypeName(o_.gemm.dtype), o_.ag_mb, o_.run.iters, o_.run.warmup, g_->size());
+  if (o_.run.nccl_max_ctas > 0) res_.notes.push_back(absl::StrCat("communicator maxCTAs = ", o_.run.nccl_max_ctas));
+  if (o_.sm_carveout > 0)
+    res_.notes.push_back(absl::StrCat("overlap modes: GEMM limited to SMs - ", o_.sm_carveout, " (cublasSetSmCountTarget)"));
 
   auto setup = [&](RankContext& ctx) -> absl::Status {
     RankState& s = st_[ctx.rank];
@@ -119,6 +165,7 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   };
   RETURN_IF_ERROR(g_->RunOnAll(setup));
   gathered_bytes_ = st_[0].ag.gathered_bytes();
+  RETURN_IF_ERROR(g_->RunOnAll([&](RankContext& ctx) { return BurnIn(ctx, *st_[ctx.rank].gemm, o_.run.burn_in_ms); }));
 
   auto gemm_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.gemm->Enqueue(ctx); };
   auto ag_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.ag.Enqueue(ctx.compute); };
@@ -127,8 +174,13 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
     RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
     return s.ag.Enqueue(ctx.compute);
   };
-  auto overlap = [](RankContext& ctx, RankState& s, IterEvents& ev) { return EnqueueOverlap(ctx, s, s.ag, ev); };
-  auto overlap_ce = [](RankContext& ctx, RankState& s, IterEvents& ev) { return EnqueueOverlap(ctx, s, s.ce, ev); };
+  const int carve = o_.sm_carveout;
+  auto overlap = [carve](RankContext& ctx, RankState& s, IterEvents& ev) {
+    return EnqueueOverlap(ctx, s, s.ag, ev, carve);
+  };
+  auto overlap_ce = [carve](RankContext& ctx, RankState& s, IterEvents& ev) {
+    return EnqueueOverlap(ctx, s, s.ce, ev, carve);
+  };
 
   bool alive = true;
   auto phase = [&](const std::string& name, const absl::Status& st) {
@@ -137,7 +189,8 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   };
   phase("GEMM alone", RunPhase(*g_, o_.run, TimedBody("gemm_alone", false, gemm_only, true, false), f_));
   // The plain cuBLAS loop: `iters` GEMMs back to back between two events, no host sync between.
-  auto loop = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+  PhaseBody loop;
+  loop.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
     RankState& s = st_[ctx.rank];
     for (int i = 0; i < warmup; ++i) RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
     OS_CUDA(cudaStreamSynchronize(ctx.compute));
@@ -148,26 +201,12 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
     RETURN_IF_ERROR(ev.End("loop", ctx.compute));
     ASSIGN_OR_RETURN(auto ms, ev.Elapsed());
     fig["gemm_loop_ms"] = ms["loop"] / iters;
-    return s.gemm->Validate(ctx, "plain GEMM loop output");
+    return absl::OkStatus();
   };
+  loop.validate = [&](RankContext& ctx) { return st_[ctx.rank].gemm->Validate(ctx, "plain GEMM loop output"); };
   if (alive) phase("plain cuBLAS loop", RunPhase(*g_, o_.run, loop, f_));
   if (alive) phase("all-gather alone", RunPhase(*g_, o_.run, TimedBody("ag_alone", false, ag_only, false, true), f_));
-  for (double mb : o_.sweep_mb) {
-    if (!alive) break;
-    auto body = [&, mb](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-      RankState& s = st_[ctx.rank];
-      ASSIGN_OR_RETURN(AllGatherBuffers b, AllGatherBuffers::Create(ctx, ctx.nccl, mb, false));
-      RETURN_IF_ERROR(b.Reset(ctx.compute));
-      auto fn = [&](int, IterEvents&) { return b.Enqueue(ctx.compute); };
-      ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
-      fig["sweep_ms"] = smp.Median("total");
-      fig["sweep_bytes"] = static_cast<double>(b.gathered_bytes());
-      return b.Validate(ctx, *s.check, ctx.compute, absl::StrCat("all-gather sweep ", mb, " MiB"));
-    };
-    std::map<std::string, double> sf;
-    if (phase(absl::StrCat("all-gather sweep ", mb, " MiB"), RunPhase(*g_, o_.run, body, sf)))
-      sweep_.push_back({sf["sweep_bytes"], sf["sweep_ms"]});
-  }
+  if (alive && !o_.sweep_mb.empty()) phase("all-gather sweep", Sweep(false));
   auto wants = [&](const std::string& m) { return std::find(o_.modes.begin(), o_.modes.end(), m) != o_.modes.end(); };
   if (alive && wants("sequential"))
     phase("sequential", RunMode(*g_, "sequential", o_.run, hooks_, TimedBody("sequential", false, sequential, true, true), f_));
@@ -184,6 +223,7 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
     if (ce_ok)
       ce_ok = phase("all-gather alone (copy engine)",
                     RunPhase(*g_, o_.run, TimedBody("ag_alone_ce", true, ce_only, false, true), f_));
+    if (ce_ok && !o_.sweep_mb.empty()) ce_ok = phase("all-gather sweep (copy engine)", Sweep(true));
     if (ce_ok)
       phase("overlap-ce", RunMode(*g_, "overlap-ce", o_.run, hooks_, TimedBody("overlap_ce", true, overlap_ce, true, true), f_));
     if (alive) phase("overlap-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return st_[ctx.rank].ce.Release(); }));
@@ -250,22 +290,28 @@ void MatmulAllGather::Render() {
   if (wants("overlap")) mode_row("overlap", "Overlap w/o CE", ideal);
   if (wants("overlap-ce"))
     mode_row("overlap_ce", "Overlap with CE", has("ag_alone_ce_ms") ? std::max(gemm, f["ag_alone_ce_ms"]) : ideal);
-  if (!sweep_.empty()) {
-    t += "\n  all-gather sweep (default communicator, all-gather alone):\n";
+  auto sweep_table = [&](const std::vector<std::pair<double, double>>& sw, const std::string& title,
+                         const std::string& key) {
+    if (sw.empty()) return;
+    t += "\n  all-gather sweep, " + title + " (all-gather alone):\n";
     t += absl::StrFormat("  %14s %14s %10s %12s %12s\n", "MiB per rank", "MiB gathered", "time ms", "algbw GB/s",
                          "busbw GB/s");
     double best = 0;
-    for (auto [bytes, ms] : sweep_) {
+    for (auto [bytes, ms] : sw) {
       double bus = BusBwGBps(static_cast<int64_t>(bytes), ms, n);
       best = std::max(best, bus);
       t += absl::StrFormat("  %14.3f %14.3f %10.3f %12.1f %12.1f\n", bytes / n / 1048576.0, bytes / 1048576.0, ms,
                            AlgBwGBps(static_cast<int64_t>(bytes), ms), bus);
     }
-    res_.figures["sweep_best_busbw_gbps"] = best;
-    if (has("ag_alone_ms"))
-      t += absl::StrFormat("  all-gather at %.6g MiB reaches %.1f%% of the best busbw in the sweep\n", o_.ag_mb,
-                           100.0 * BusBwGBps(gathered_bytes_, ag, n) / best);
-  }
+    res_.figures[key] = best;
+  };
+  sweep_table(sweep_, "default communicator (NCCL kernels)", "sweep_best_busbw_gbps");
+  sweep_table(sweep_ce_, "zero-CTA communicator (copy engines), symmetric windows", "sweep_ce_best_busbw_gbps");
+  double best = std::max(res_.figures.count("sweep_best_busbw_gbps") ? res_.figures["sweep_best_busbw_gbps"] : 0.0,
+                         res_.figures.count("sweep_ce_best_busbw_gbps") ? res_.figures["sweep_ce_best_busbw_gbps"] : 0.0);
+  if (best > 0 && has("ag_alone_ms"))
+    t += absl::StrFormat("  all-gather at %.6g MiB per rank: busbw %.1f GB/s = %.1f%% of the best busbw in the sweeps\n",
+                         o_.ag_mb, BusBwGBps(gathered_bytes_, ag, n), 100.0 * BusBwGBps(gathered_bytes_, ag, n) / best);
   res_.table = summary + "\n" + t;
 }
 

@@ -25,6 +25,9 @@ struct MatmulAllGatherOptions {
   double ag_mb = 64;              // all-gather input per rank, MiB
   std::vector<double> sweep_mb;   // extra all-gather-alone sizes (MiB per rank)
   std::vector<std::string> modes = {"sequential", "overlap"};
+  // > 0: in the overlap modes the GEMM is told to use (SMs - sm_carveout) SMs
+  // (cublasSetSmCountTarget), leaving SMs to the NCCL kernels.
+  int sm_carveout = 0;
 };
 
 inline const std::vector<std::string>& MatmulAllGatherModes() {

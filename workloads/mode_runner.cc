@@ -6,10 +6,22 @@
 #include "absl/strings/str_cat.h"
 
 namespace overlapscope::workloads {
+namespace {
+
+absl::Status Step(RankGroup& g, const RunParams& p, const std::function<absl::Status(RankContext&)>& fn) {
+  if (!fn) return absl::OkStatus();
+  return g.RunOnAll(fn, absl::Seconds(p.timeout_s));
+}
+
+}  // namespace
 
 absl::Status RunPhase(RankGroup& g, const RunParams& p, const PhaseBody& body, std::map<std::string, double>& out) {
   std::vector<std::map<std::string, double>> per_rank(g.size());
-  auto fn = [&](RankContext& ctx) { return body(ctx, p.warmup, p.iters, per_rank[ctx.rank]); };
+  auto fn = [&](RankContext& ctx) -> absl::Status {
+    if (body.prepare) RETURN_IF_ERROR(body.prepare(ctx));
+    RETURN_IF_ERROR(body.run(ctx, p.warmup, p.iters, per_rank[ctx.rank]));
+    return body.validate ? body.validate(ctx) : absl::OkStatus();
+  };
   RETURN_IF_ERROR(g.RunOnAll(fn, absl::Seconds(p.timeout_s)));
   for (const auto& m : per_rank)
     for (const auto& [k, v] : m) {
@@ -23,18 +35,18 @@ absl::Status RunMode(RankGroup& g, const std::string& mode, const RunParams& p, 
                      const PhaseBody& body, std::map<std::string, double>& out) {
   RETURN_IF_ERROR(RunPhase(g, p, body, out));
   if (hooks.iters <= 0) return absl::OkStatus();
+  RETURN_IF_ERROR(Step(g, p, body.prepare));
   if (hooks.begin) RETURN_IF_ERROR(hooks.begin(mode));
   g.set_nvtx(true);
-  RunParams cp = p;
-  cp.warmup = 1;
-  cp.iters = hooks.iters;
-  std::map<std::string, double> ignored;
-  absl::Status st = RunPhase(g, cp, body, ignored);
+  std::vector<std::map<std::string, double>> ignored(g.size());
+  auto run = [&](RankContext& ctx) { return body.run(ctx, 1, hooks.iters, ignored[ctx.rank]); };
+  absl::Status st = g.RunOnAll(run, absl::Seconds(p.timeout_s));
   g.set_nvtx(false);
   // End the capture even when the run failed, so the session is not left open.
   absl::Status end = hooks.end ? hooks.end(mode) : absl::OkStatus();
   if (!st.ok()) return absl::Status(st.code(), absl::StrCat("captured run of ", mode, ": ", st.message()));
-  return end;
+  RETURN_IF_ERROR(end);
+  return Step(g, p, body.validate);
 }
 
 }  // namespace overlapscope::workloads

@@ -1,8 +1,10 @@
 // Runs one phase of a workload on every rank and, when asked, once more under capture.
 //
-// The body runs on each rank's thread: it prepares its buffers, times `iters` iterations after
-// `warmup` (timing.h), validates, and writes its medians (ms) into `fig`. The figures of all
-// ranks are merged as the maximum over ranks (a step is as slow as its slowest rank).
+// A phase has three steps, each run on every rank's thread: `prepare` (clear outputs, reset
+// counters), `run` (time `iters` iterations after `warmup`, timing.h, and write medians in ms
+// into `fig`) and `validate` (check the outputs on the device). Under capture only `run` lies
+// inside the captured window, so the trace shows the workload and not the harness. The figures
+// of all ranks are merged as the maximum over ranks (a step is as slow as its slowest rank).
 #pragma once
 
 #include <functional>
@@ -15,13 +17,18 @@
 
 namespace overlapscope::workloads {
 
-using PhaseBody = std::function<absl::Status(RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig)>;
+struct PhaseBody {
+  std::function<absl::Status(RankContext& ctx)> prepare;  // may be empty
+  std::function<absl::Status(RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig)> run;
+  std::function<absl::Status(RankContext& ctx)> validate;  // may be empty
+};
 
-// Timed run; merges the figures into `out` (max over ranks). Errors of the ranks come back joined.
+// Timed run (prepare, run, validate); merges the figures into `out`. Rank errors come back joined.
 absl::Status RunPhase(RankGroup& g, const RunParams& p, const PhaseBody& body, std::map<std::string, double>& out);
 
-// RunPhase, then (hooks.iters > 0) hooks.begin(mode), hooks.iters iterations with NVTX
-// iteration ranges, hooks.end(mode). The captured run's figures are not merged.
+// RunPhase, then (hooks.iters > 0) prepare, hooks.begin(mode), `hooks.iters` iterations after
+// one warm-up with NVTX iteration ranges, hooks.end(mode), validate. The captured run's figures
+// are not merged.
 absl::Status RunMode(RankGroup& g, const std::string& mode, const RunParams& p, const CaptureHooks& hooks,
                      const PhaseBody& body, std::map<std::string, double>& out);
 

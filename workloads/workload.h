@@ -46,6 +46,9 @@ struct RunParams {
   int iters = 20;
   int nccl_max_ctas = 0;  // > 0: ncclConfig_t::maxCTAs of the default communicator
   double timeout_s = 300;
+  // GEMMs back to back before the first measured phase, so every phase sees the clocks the GPU
+  // holds under sustained load (a cold GPU boosts higher for the first tens of ms).
+  int burn_in_ms = 500;
 };
 
 // "%-30s %10.3f ms" rows and friends, so every workload prints alike.
