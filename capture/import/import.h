@@ -6,6 +6,31 @@
 // single event (wrong types, missing ts/dur, negative dur, numbers beyond int64, invalid UTF-8
 // in a name, duplicate ids) does not fail the import: it is skipped and counted in the
 // source's model::SourceStats, which `overlapscope info` prints.
+//
+// SourceStats of a Kineto file (events_read == events_kept + skipped() + ignored + unknown):
+//   kept_by_category: "kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "cuda_sync",
+//     "cuda_runtime", "cuda_driver", "cpu_op", "user_annotation", "python_function",
+//     "overhead", and "M" (process_name / thread_name / process_labels metadata applied).
+//   ignored_by_category: "ac2g" (flow arrows; ids checked against correlation ids), "M"
+//     (sort indexes and other display metadata), "Trace" (profiler span), "i" (instants).
+//   unknown_categories: cat -> count ("<none>" when an X/flow event has no cat); skipped.
+//   unknown_args: arg key -> count (event-level keys as "(event key) K"); the event is kept.
+//   skipped_by_reason: "missing ph", "unsupported ph" (B/E/C/...), "missing ts",
+//     "missing dur", "negative dur", "ts not a number" / "dur not a number" (e.g. a string),
+//     "ts not finite" / "dur not finite" (NaN, Infinity), "ts beyond int64 ns" /
+//     "dur beyond int64 ns", "ts + dur beyond int64 ns", "ph not a string",
+//     "cat not a string", "name not a string", "args not an object",
+//     "bad arg value: <key>" (a used arg with the wrong type or beyond int64),
+//     "tid not an integer" (host events), "missing device" / "missing stream" /
+//     "device out of range" (GPU events), "metadata without its arg",
+//     "duplicate correlation id" (a later runtime/driver call reusing an id of the file).
+//   notes (nothing dropped): "strings with invalid UTF-8 (replaced by U+FFFD)",
+//     "ac2g flow id without matching correlation id", "ac2g flow without integer id",
+//     "GPU activity without API call in file (launched before the capture)",
+//     "cuda_sync without API call of the same correlation".
+//   examples: the first 20 skips as "offset <byte>: <reason>".
+// Timestamps: ts/dur (us, decimal) become int64 ns exactly (digits, no floating point; digits
+// past the ns round half away from zero), plus baseTimeNanoseconds wherever it appears.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +48,9 @@
 namespace overlapscope::import {
 
 struct ImportOptions {
-  int threads = 0;  // parser threads per file; 0 = hardware concurrency (at most 2 used)
+  // Parser threads per file; 0 = hardware concurrency (at most 2 are used). A reader thread
+  // that reads/inflates ahead comes on top.
+  int threads = 0;
   // Bytes of uncompressed JSON held and parsed at a time (the window; it grows only when one
   // JSON value is larger). 0 = 16 MiB; two blocks are held (one read ahead by a reader
   // thread). Tests use small values to exercise chunk boundaries.
