@@ -1,5 +1,7 @@
 #include "analyze/classify.h"
 
+#include <algorithm>
+
 #include "analyze/strings.h"
 #include "absl/strings/str_cat.h"
 
@@ -131,8 +133,9 @@ absl::StatusOr<Classifier> Classifier::Create(const ClassRules& rules, const mod
 }
 
 int32_t Classifier::Match(model::GpuKind kind, model::StringId name, bool carries_collective) {
-  int64_t key = (static_cast<int64_t>(name) << 3) | (static_cast<int64_t>(kind) << 1) | (carries_collective ? 1 : 0);
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  size_t key = static_cast<size_t>(name) * 8 + static_cast<size_t>(kind) * 2 + (carries_collective ? 1 : 0);
+  if (key >= cache_.size()) cache_.resize(std::max(key + 1, t_->strings().size() * 8), -2);
+  if (cache_[key] != -2) return cache_[key];
   std::string_view s = t_->str(name);
   int32_t hit = -1;
   for (size_t i = 0; i < rules_.size() && hit < 0; ++i) {
@@ -153,7 +156,7 @@ int32_t Classifier::Match(model::GpuKind kind, model::StringId name, bool carrie
     }
     if (m) hit = static_cast<int32_t>(i);
   }
-  cache_.emplace(key, hit);
+  cache_[key] = hit;
   return hit;
 }
 

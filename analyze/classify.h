@@ -93,8 +93,8 @@ class Classifier {
   const model::Trace* t_;
   std::vector<ClassRule> rules_;
   std::vector<std::unique_ptr<std::regex>> regex_;  // parallel to rules_, null when not a regex
-  // Key: (name id << 3) | (kind << 1) | carries_collective.
-  absl::flat_hash_map<int64_t, int32_t> cache_;
+  // Dense cache indexed by name id * 8 + kind * 2 + carries_collective; -2 = not computed yet.
+  std::vector<int32_t> cache_;
 };
 
 // One line of --explain-classes: which rule classified which name, how often, how long.

@@ -7,15 +7,6 @@
 
 namespace overlapscope::analyze {
 
-model::StringId Context::NameOf(model::GpuRef r) const {
-  switch (r.kind) {
-    case model::GpuKind::kKernel: return t.kernels()[r.index].name;
-    case model::GpuKind::kMemcpy: return t.memcpys()[r.index].name;
-    case model::GpuKind::kMemset: return t.memsets()[r.index].name;
-  }
-  return 0;
-}
-
 absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   const model::Trace& t = ctx.t;
   auto classifier = Classifier::Create(ctx.opt.rules, t);
@@ -23,36 +14,42 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   ctx.kernel_cls.resize(t.kernels().size());
   ctx.memcpy_cls.resize(t.memcpys().size());
   ctx.memset_cls.resize(t.memsets().size());
-  // Explanations keyed by (kind, name); rule index per key is cached by the classifier.
-  absl::flat_hash_map<int64_t, size_t> expl_index;
+  // Explanations per (kind, name, rule): the rule is a function of (kind, name, carries
+  // collective), so key by those through a dense index (name id * 8 + kind * 2 + carries).
+  std::vector<int32_t> expl_index(t.strings().size() * 8, -1);
   summary->rules = classifier->rules();
   auto classify = [&](model::GpuKind kind, size_t n, std::vector<ActivityClass>& out, auto name_of,
-                      auto dur_of) {
+                      auto dur_of, auto carries) {
     for (size_t i = 0; i < n; ++i) {
       model::GpuRef r{kind, static_cast<int32_t>(i)};
-      int32_t rule = classifier->RuleOf(r);
-      ActivityClass c = classifier->Classify(r);
-      out[i] = c;
-      int64_t key = (static_cast<int64_t>(name_of(i)) << 8) | (static_cast<int64_t>(kind) << 4) |
-                    static_cast<int64_t>(rule + 1);
-      auto [it, inserted] = expl_index.try_emplace(key, summary->names.size());
-      if (inserted) summary->names.push_back(ClassExplanation{name_of(i), kind, c, rule, 0, 0});
-      ClassExplanation& e = summary->names[it->second];
+      size_t key = static_cast<size_t>(name_of(i)) * 8 + static_cast<size_t>(kind) * 2 + (carries(i) ? 1 : 0);
+      int32_t& slot = expl_index[key];
+      if (slot < 0) {
+        int32_t rule = classifier->RuleOf(r);
+        slot = static_cast<int32_t>(summary->names.size());
+        summary->names.push_back(ClassExplanation{name_of(i), kind, classifier->Classify(r), rule, 0, 0});
+      }
+      ClassExplanation& e = summary->names[slot];
+      out[i] = e.cls;
       ++e.count;
-      e.total_ns += dur_of(i);
-      ++summary->count[static_cast<int>(c)];
-      summary->total_ns[static_cast<int>(c)] += dur_of(i);
+      int64_t d = dur_of(i);
+      e.total_ns += d;
+      ++summary->count[static_cast<int>(e.cls)];
+      summary->total_ns[static_cast<int>(e.cls)] += d;
     }
   };
   classify(model::GpuKind::kKernel, t.kernels().size(), ctx.kernel_cls,
            [&](size_t i) { return t.kernels()[i].name; },
-           [&](size_t i) { return t.kernels()[i].end_ns - t.kernels()[i].start_ns; });
+           [&](size_t i) { return t.kernels()[i].end_ns - t.kernels()[i].start_ns; },
+           [&](size_t i) { return t.kernels()[i].collective != model::kNone; });
   classify(model::GpuKind::kMemcpy, t.memcpys().size(), ctx.memcpy_cls,
            [&](size_t i) { return t.memcpys()[i].name; },
-           [&](size_t i) { return t.memcpys()[i].end_ns - t.memcpys()[i].start_ns; });
+           [&](size_t i) { return t.memcpys()[i].end_ns - t.memcpys()[i].start_ns; },
+           [&](size_t i) { return t.memcpys()[i].collective != model::kNone; });
   classify(model::GpuKind::kMemset, t.memsets().size(), ctx.memset_cls,
            [&](size_t i) { return t.memsets()[i].name; },
-           [&](size_t i) { return t.memsets()[i].end_ns - t.memsets()[i].start_ns; });
+           [&](size_t i) { return t.memsets()[i].end_ns - t.memsets()[i].start_ns; },
+           [](size_t) { return false; });
   std::sort(summary->names.begin(), summary->names.end(),
             [](const ClassExplanation& a, const ClassExplanation& b) {
               return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.count > b.count;
@@ -60,13 +57,19 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
 
   // Per-device sets; DeviceActivities is sorted by start, so each set builds in one pass.
   ctx.dev.resize(t.devices().size());
+  ctx.act_span.resize(t.devices().size());
   std::vector<Interval> comp, comm, busy;
   for (size_t d = 0; d < t.devices().size(); ++d) {
     comp.clear();
     comm.clear();
     busy.clear();
-    for (model::GpuRef r : t.DeviceActivities(static_cast<model::DeviceId>(d))) {
+    auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
+    busy.reserve(acts.size());
+    std::vector<Interval>& spans = ctx.act_span[d];
+    spans.reserve(acts.size());
+    for (model::GpuRef r : acts) {
       Interval iv{t.StartNs(r), t.EndNs(r)};
+      spans.push_back(iv);
       ActivityClass c = ctx.Cls(r);
       if (c == ActivityClass::kSync) continue;
       busy.push_back(iv);
@@ -163,20 +166,27 @@ Percentiles ComputePercentiles(std::vector<int64_t>& v) {
   Percentiles p;
   p.count = static_cast<int64_t>(v.size());
   if (v.empty()) return p;
-  std::sort(v.begin(), v.end());
-  // Nearest rank: the smallest value with at least q of the samples at or below it.
-  auto rank = [&](double q) {
+  // Nearest rank: the smallest value with at least q of the samples at or below it. Selection
+  // (nth_element, ascending ranks on shrinking ranges) instead of a full sort: O(n).
+  auto index = [&](double q) {
     size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-    return v[k == 0 ? 0 : k - 1];
+    return k == 0 ? size_t{0} : k - 1;
   };
-  p.min_ns = v.front();
-  p.max_ns = v.back();
-  p.p50_ns = rank(0.50);
-  p.p90_ns = rank(0.90);
-  p.p99_ns = rank(0.99);
+  auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+  p.min_ns = *mn;
+  p.max_ns = *mx;
   double sum = 0;
   for (int64_t x : v) sum += static_cast<double>(x);
   p.mean_ns = sum / static_cast<double>(v.size());
+  size_t lo = 0;
+  int64_t* out[3] = {&p.p50_ns, &p.p90_ns, &p.p99_ns};
+  const double qs[3] = {0.50, 0.90, 0.99};
+  for (int i = 0; i < 3; ++i) {
+    size_t k = index(qs[i]);
+    std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    *out[i] = v[k];
+    lo = k;
+  }
   return p;
 }
 

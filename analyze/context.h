@@ -29,6 +29,9 @@ struct Context {
   std::vector<int64_t> last_launch_start;
   // Launch call (index into api_calls, kNone when absent) of every kernel/memcpy/memset.
   std::vector<int32_t> kernel_launch, memcpy_launch, memset_launch;
+  // Per device: [start, end) of each activity, parallel to Trace::DeviceActivities(d) (saves
+  // the per-kind dispatch of Trace::StartNs/EndNs in the hot loops).
+  std::vector<std::vector<Interval>> act_span;
 
   ActivityClass Cls(model::GpuRef r) const {
     switch (r.kind) {
@@ -38,7 +41,14 @@ struct Context {
     }
     return ActivityClass::kCompute;
   }
-  model::StringId NameOf(model::GpuRef r) const;
+  model::StringId NameOf(model::GpuRef r) const {
+    switch (r.kind) {
+      case model::GpuKind::kKernel: return t.kernels()[r.index].name;
+      case model::GpuKind::kMemcpy: return t.memcpys()[r.index].name;
+      case model::GpuKind::kMemset: return t.memsets()[r.index].name;
+    }
+    return 0;
+  }
   model::ProcessId ProcessOfStream(model::StreamId s) const { return t.ProcessOfDevice(t.DeviceOfStream(s)); }
   // The launch call of an activity (index into api_calls), kNone when not in the trace.
   int32_t LaunchOf(model::GpuRef r) const {
@@ -84,7 +94,7 @@ bool IsPinnedDst(const model::Trace& t, const model::Memcpy& m);
 
 // Median of a non-empty vector (reorders it): lower and upper middle averaged, floored.
 int64_t MedianNs(std::vector<int64_t>& v);
-// Percentiles (nearest rank) of a vector (sorts it).
+// Percentiles (nearest rank) of a vector (reorders it).
 Percentiles ComputePercentiles(std::vector<int64_t>& v);
 
 }  // namespace overlapscope::analyze

@@ -51,8 +51,9 @@ void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector
       gap.start_ns = g.start_ns;
       gap.end_ns = g.end_ns;
       // The activity that ends the gap starts exactly at its end (first non-sync one).
-      while (pos < acts.size() && (t.StartNs(acts[pos]) < g.end_ns || ctx.Cls(acts[pos]) == ActivityClass::kSync ||
-                                   t.EndNs(acts[pos]) <= t.StartNs(acts[pos])))
+      const std::vector<Interval>& spans = ctx.act_span[d];
+      while (pos < acts.size() && (spans[pos].start_ns < g.end_ns || ctx.Cls(acts[pos]) == ActivityClass::kSync ||
+                                   spans[pos].end_ns <= spans[pos].start_ns))
         ++pos;
       if (pos < acts.size()) gap.ended_by = acts[pos];
       gap.iteration = ctx.iters.Of(gap.ended_by);

@@ -9,11 +9,39 @@
 namespace overlapscope::analyze {
 
 std::vector<int32_t> LaunchCalls(const model::Trace& t, model::GpuKind kind) {
+  // Correlation ids are usually dense per process (CUPTI/Kineto number calls sequentially), so
+  // a direct table per process replaces millions of hash lookups; sparse ids fall back to the
+  // trace's own lookup. First call by start wins, as in Trace::ApiCallIndexByCorrelation.
+  const size_t np = t.processes().size();
+  std::vector<int64_t> lo(np, INT64_MAX), hi(np, INT64_MIN), n(np, 0);
+  for (const model::ApiCall& a : t.api_calls()) {
+    if (a.correlation_id == model::kNoCorrelation) continue;
+    model::ProcessId p = t.ProcessOfThread(a.thread);
+    lo[p] = std::min(lo[p], a.correlation_id);
+    hi[p] = std::max(hi[p], a.correlation_id);
+    ++n[p];
+  }
+  std::vector<std::vector<int32_t>> table(np);
+  for (size_t p = 0; p < np; ++p)
+    if (n[p] > 0 && hi[p] - lo[p] < 4 * n[p] + 1024) table[p].assign(static_cast<size_t>(hi[p] - lo[p] + 1), model::kNone);
+  for (size_t i = 0; i < t.api_calls().size(); ++i) {
+    const model::ApiCall& a = t.api_calls()[i];
+    if (a.correlation_id == model::kNoCorrelation) continue;
+    model::ProcessId p = t.ProcessOfThread(a.thread);
+    if (table[p].empty()) continue;
+    int32_t& slot = table[p][static_cast<size_t>(a.correlation_id - lo[p])];
+    if (slot == model::kNone) slot = static_cast<int32_t>(i);
+  }
+  auto find = [&](model::ProcessId p, int64_t c) -> int32_t {
+    if (table[p].empty()) return t.ApiCallIndexByCorrelation(p, c);
+    if (c < lo[p] || c > hi[p]) return model::kNone;
+    return table[p][static_cast<size_t>(c - lo[p])];
+  };
   auto fill = [&](const auto& v) {
     std::vector<int32_t> out(v.size(), model::kNone);
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i].correlation_id == model::kNoCorrelation) continue;
-      out[i] = t.ApiCallIndexByCorrelation(t.ProcessOfDevice(v[i].device), v[i].correlation_id);
+      out[i] = find(t.ProcessOfDevice(v[i].device), v[i].correlation_id);
     }
     return out;
   };
@@ -83,19 +111,36 @@ IterationAssignment AssignIterationsWithLaunches(const model::Trace& t, const st
       a.iterations.push_back(x);
     }
   }
+  // Iteration of every API call: one sweep over the calls (sorted by start) with a cursor per
+  // process into its iterations (sorted by start, disjoint).
+  const size_t np = t.processes().size();
+  std::vector<size_t> cursor(np);
+  for (size_t p = 0; p < np; ++p)
+    cursor[p] = static_cast<size_t>(
+        std::lower_bound(a.iterations.begin(), a.iterations.end(), static_cast<model::ProcessId>(p),
+                         [](const Iteration& x, model::ProcessId q) { return x.process < q; }) -
+        a.iterations.begin());
+  std::vector<int32_t> call_iteration(a.iterations.empty() ? 0 : t.api_calls().size(), model::kNone);
+  if (!a.iterations.empty()) {
+    for (size_t i = 0; i < t.api_calls().size(); ++i) {
+      const model::ApiCall& c = t.api_calls()[i];
+      model::ProcessId p = t.ProcessOfThread(c.thread);
+      size_t& k = cursor[p];
+      while (k < a.iterations.size() && a.iterations[k].process == p && a.iterations[k].end_ns <= c.start_ns) ++k;
+      if (k < a.iterations.size() && a.iterations[k].process == p && a.iterations[k].start_ns <= c.start_ns)
+        call_iteration[i] = static_cast<int32_t>(k);
+    }
+  }
   auto assign = [&](const auto& v, const std::vector<int32_t>& launch, std::vector<int32_t>& out) {
     out.assign(v.size(), model::kNone);
     for (size_t i = 0; i < v.size(); ++i) {
-      model::ProcessId p = t.ProcessOfDevice(v[i].device);
-      int64_t at;
       if (launch[i] != model::kNone) {
-        at = t.api_calls()[launch[i]].start_ns;
         ++a.by_launch_call;
+        if (!a.iterations.empty()) out[i] = call_iteration[launch[i]];
       } else {
-        at = v[i].start_ns;
         ++a.by_own_start;
+        if (!a.iterations.empty()) out[i] = IterationAt(a, t.ProcessOfDevice(v[i].device), v[i].start_ns);
       }
-      out[i] = a.iterations.empty() ? model::kNone : IterationAt(a, p, at);
       if (out[i] == model::kNone) ++a.outside;
     }
   };

@@ -14,33 +14,52 @@ void ComputeLaunchStats(const Context& ctx, LaunchStats* out) {
   std::vector<std::vector<int64_t>> delays(ns);
   std::vector<int64_t> without(ns, 0);
   // Per (process, call name): durations of calls that launched something (each call once).
-  absl::flat_hash_map<std::pair<model::ProcessId, model::StringId>, std::vector<int64_t>> call_durs;
+  // Per (process, call name) through dense per-process slots.
+  std::vector<std::vector<int32_t>> call_slot(t.processes().size());
+  std::vector<std::pair<model::ProcessId, model::StringId>> call_keys;
+  std::vector<std::vector<int64_t>> call_durs;
   absl::flat_hash_map<std::pair<model::DeviceId, model::StringId>, ShortKernelStats> shorts;
   std::vector<uint8_t> call_seen(t.api_calls().size(), 0);
-  for (size_t s = 0; s < ns; ++s) {
-    for (model::GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s))) {
-      int32_t li = ctx.LaunchOf(r);
+  // One pass per activity vector (contiguous, no per-kind dispatch).
+  auto visit = [&](const auto& v, const std::vector<int32_t>& launch, bool is_kernel) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const auto& e = v[i];
+      int32_t li = launch[i];
       if (li == model::kNone) {
-        ++without[s];
+        ++without[e.stream];
         continue;
       }
       const model::ApiCall& a = t.api_calls()[li];
-      int64_t cpu = a.end_ns - a.start_ns, gpu = t.EndNs(r) - t.StartNs(r);
-      delays[s].push_back(std::max<int64_t>(0, t.StartNs(r) - a.end_ns));
+      int64_t cpu = a.end_ns - a.start_ns, gpu = e.end_ns - e.start_ns;
+      delays[e.stream].push_back(std::max<int64_t>(0, e.start_ns - a.end_ns));
       if (!call_seen[li]) {
         call_seen[li] = 1;
-        call_durs[{t.ProcessOfThread(a.thread), a.name}].push_back(cpu);
+        model::ProcessId p = t.ProcessOfThread(a.thread);
+        if (call_slot[p].empty()) call_slot[p].assign(t.strings().size(), -1);
+        int32_t& sl = call_slot[p][a.name];
+        if (sl < 0) {
+          sl = static_cast<int32_t>(call_keys.size());
+          call_keys.push_back({p, a.name});
+          call_durs.emplace_back();
+        }
+        call_durs[sl].push_back(cpu);
       }
-      if (r.kind == model::GpuKind::kKernel && cpu <= ctx.opt.runtime_cutoff_ns && gpu < cpu) {
-        ShortKernelStats& k = shorts[{t.DeviceOfStream(static_cast<model::StreamId>(s)), ctx.NameOf(r)}];
-        k.name = ctx.NameOf(r);
-        k.device = t.DeviceOfStream(static_cast<model::StreamId>(s));
+      if (is_kernel && cpu <= ctx.opt.runtime_cutoff_ns && gpu < cpu) {
+        ShortKernelStats& k = shorts[{e.device, e.name}];
+        k.name = e.name;
+        k.device = e.device;
         ++k.count;
         k.gpu_total_ns += gpu;
         k.cpu_total_ns += cpu;
         ++out->short_kernel_count;
       }
     }
+  };
+  for (size_t s = 0; s < ns; ++s) delays[s].reserve(t.StreamActivities(static_cast<model::StreamId>(s)).size());
+  visit(t.kernels(), ctx.kernel_launch, true);
+  visit(t.memcpys(), ctx.memcpy_launch, false);
+  visit(t.memsets(), ctx.memset_launch, false);
+  for (size_t s = 0; s < ns; ++s) {
     if (delays[s].empty() && without[s] == 0) continue;
     StreamLaunchStats st;
     st.stream = static_cast<model::StreamId>(s);
@@ -51,10 +70,11 @@ void ComputeLaunchStats(const Context& ctx, LaunchStats* out) {
     st.launch_delay = ComputePercentiles(delays[s]);
     out->streams.push_back(st);
   }
-  for (auto& [key, v] : call_durs) {
+  for (size_t k = 0; k < call_keys.size(); ++k) {
+    std::vector<int64_t>& v = call_durs[k];
     RuntimeCallStats c;
-    c.process = key.first;
-    c.call = key.second;
+    c.process = call_keys[k].first;
+    c.call = call_keys[k].second;
     for (int64_t d : v)
       if (d > ctx.opt.runtime_cutoff_ns) ++c.outliers;
     c.duration = ComputePercentiles(v);

@@ -31,6 +31,7 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
   const model::Trace& t = ctx.t;
   const size_t n_iter = ctx.iters.iterations.size();
   std::vector<int32_t> slot(n_iter, -1);
+  std::vector<int32_t> slot_of_name(t.strings().size(), -1);
   for (size_t d = 0; d < t.devices().size(); ++d) {
     auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
     if (acts.empty()) continue;
@@ -48,11 +49,15 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
     std::vector<std::vector<Interval>> it_comp, it_comm;
     std::vector<IterationOverlap> its;
     std::vector<ComputeInstance> compute;
+    compute.reserve(acts.size());
     absl::flat_hash_map<model::CollectiveId, bool> seen_collective;
-    for (model::GpuRef r : acts) {
+    const std::vector<Interval>& spans = ctx.act_span[d];
+    size_t comm_cursor = 0;
+    for (size_t ai = 0; ai < acts.size(); ++ai) {
+      model::GpuRef r = acts[ai];
       ActivityClass c = ctx.Cls(r);
       if (c == ActivityClass::kSync) continue;
-      int64_t s = t.StartNs(r), e = t.EndNs(r);
+      int64_t s = spans[ai].start_ns, e = spans[ai].end_ns;
       int32_t it = ctx.iters.Of(r);
       if (it != model::kNone) {
         if (slot[it] < 0) {
@@ -75,7 +80,12 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
         if (c == ActivityClass::kComm) it_comm[slot[it]].push_back({s, e});
       }
       if (c == ActivityClass::kCompute) {
-        compute.push_back({ctx.NameOf(r), e - s, it, sets.comm.Intersects(s, e)});
+        // Starts are non-decreasing here, so a cursor over the disjoint comm intervals replaces
+        // a binary search per instance.
+        const auto& cv = sets.comm.intervals();
+        while (comm_cursor < cv.size() && cv[comm_cursor].end_ns <= s) ++comm_cursor;
+        bool overlapped = e > s && comm_cursor < cv.size() && cv[comm_cursor].start_ns < e;
+        compute.push_back({ctx.NameOf(r), e - s, it, overlapped});
       } else if (c == ActivityClass::kComm) {
         model::CollectiveId cid = r.kind == model::GpuKind::kKernel   ? t.kernels()[r.index].collective
                                   : r.kind == model::GpuKind::kMemcpy ? t.memcpys()[r.index].collective
@@ -111,20 +121,31 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
       its[k].stats.activities = acts_in;
     }
 
-    // Contention: median "alone" duration per compute kernel name.
-    absl::flat_hash_map<model::StringId, std::vector<int64_t>> alone, overl;
-    for (const ComputeInstance& ci : compute) (ci.overlapped ? overl : alone)[ci.name].push_back(ci.dur);
-    absl::flat_hash_map<model::StringId, int64_t> median_alone;
-    for (auto& [name, v] : alone) median_alone[name] = MedianNs(v);
-    for (auto& [name, v] : overl) {
-      auto a = median_alone.find(name);
-      if (a == median_alone.end() || a->second <= 0) continue;
+    // Contention: median "alone" duration per compute kernel name. Names map to dense slots
+    // (slot_of_name is shared across devices and reset after each).
+    std::vector<model::StringId> names_used;
+    std::vector<std::vector<int64_t>> alone, overl;
+    for (const ComputeInstance& ci : compute) {
+      int32_t& sl = slot_of_name[ci.name];
+      if (sl < 0) {
+        sl = static_cast<int32_t>(names_used.size());
+        names_used.push_back(ci.name);
+        alone.emplace_back();
+        overl.emplace_back();
+      }
+      (ci.overlapped ? overl : alone)[sl].push_back(ci.dur);
+    }
+    std::vector<int64_t> median_alone(names_used.size(), -1);
+    for (size_t k = 0; k < names_used.size(); ++k)
+      if (!alone[k].empty()) median_alone[k] = MedianNs(alone[k]);
+    for (size_t k = 0; k < names_used.size(); ++k) {
+      if (overl[k].empty() || median_alone[k] <= 0) continue;
       KernelSlowdown ks;
-      ks.name = name;
-      ks.overlapped_count = static_cast<int64_t>(v.size());
-      ks.alone_count = static_cast<int64_t>(alone[name].size());
-      ks.median_overlapped_ns = MedianNs(v);
-      ks.median_alone_ns = a->second;
+      ks.name = names_used[k];
+      ks.overlapped_count = static_cast<int64_t>(overl[k].size());
+      ks.alone_count = static_cast<int64_t>(alone[k].size());
+      ks.median_overlapped_ns = MedianNs(overl[k]);
+      ks.median_alone_ns = median_alone[k];
       ks.slowdown = static_cast<double>(ks.median_overlapped_ns) / static_cast<double>(ks.median_alone_ns);
       dv.slowdowns.push_back(ks);
     }
@@ -134,12 +155,12 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
     for (const ComputeInstance& ci : compute) {
       if (!ci.overlapped) continue;
       OverlapStats* targets[2] = {&dv.whole, ci.iteration != model::kNone ? &its[slot[ci.iteration]].stats : nullptr};
-      auto a = median_alone.find(ci.name);
+      int64_t med = median_alone[slot_of_name[ci.name]];
       for (OverlapStats* s : targets) {
         if (s == nullptr) continue;
         ++s->overlapped_compute_instances;
-        if (a == median_alone.end()) ++s->contention_unknown_instances;
-        else s->contention_ns += ci.dur - a->second;
+        if (med < 0) ++s->contention_unknown_instances;
+        else s->contention_ns += ci.dur - med;
       }
     }
     dv.whole.net_overlap_gain_ns = dv.whole.hidden_comm_ns - dv.whole.contention_ns;
@@ -149,6 +170,7 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
     });
     dv.iterations = std::move(its);
     for (int32_t it : used) slot[it] = -1;
+    for (model::StringId n : names_used) slot_of_name[n] = -1;
     out->push_back(std::move(dv));
   }
 }
@@ -181,12 +203,17 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) 
 void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
   const model::Trace& t = ctx.t;
   const size_t np = t.processes().size();
-  std::vector<std::vector<Interval>> comp(np), comm(np);
+  // Per process and kind, intervals stay sorted by start (each event vector is sorted and
+  // ceil() is monotone), so each list becomes a set in one pass; kinds are merged by Union.
+  std::vector<IntervalSet> comp(np), comm(np);
   std::vector<int64_t> dropped(np, 0);
   std::vector<uint8_t> has_gpu(np, 0);
   // Kind per distinct name: 0 other, 1 comm, 2 compute (HTA classifies memcpy/memset by name too).
   std::vector<int8_t> kind_of(t.strings().size(), -1);
+  std::vector<std::vector<Interval>> comp_list(np), comm_list(np);
   auto visit = [&](const auto& v) {
+    for (auto& l : comp_list) l.clear();
+    for (auto& l : comm_list) l.clear();
     for (const auto& e : v) {
       model::ProcessId p = t.ProcessOfDevice(e.device);
       has_gpu[p] = 1;
@@ -202,7 +229,11 @@ void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
         ++dropped[p];
         continue;
       }
-      (k == 1 ? comm : comp)[p].push_back(iv);
+      (k == 1 ? comm_list : comp_list)[p].push_back(iv);
+    }
+    for (size_t p = 0; p < np; ++p) {
+      if (!comm_list[p].empty()) comm[p] = comm[p].Union(IntervalSet::FromSortedByStart(comm_list[p]));
+      if (!comp_list[p].empty()) comp[p] = comp[p].Union(IntervalSet::FromSortedByStart(comp_list[p]));
     }
   };
   visit(t.kernels());
@@ -212,8 +243,8 @@ void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
     if (!has_gpu[p]) continue;
     HtaCompat h;
     h.process = static_cast<model::ProcessId>(p);
-    IntervalSet m = IntervalSet::FromUnsorted(std::move(comm[p]));
-    IntervalSet c = IntervalSet::FromUnsorted(std::move(comp[p]));
+    const IntervalSet& m = comm[p];
+    const IntervalSet& c = comp[p];
     h.comm_us = m.Length();
     h.overlap_us = m.IntersectLength(c);
     h.dropped_sub_us = dropped[p];

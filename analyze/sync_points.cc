@@ -98,11 +98,17 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
     point_of_blocked[i] = static_cast<int32_t>(out->points.size());
     out->points.push_back(p);
   }
+  // 0 other, 1 malloc, 2 free; per distinct name.
+  std::vector<int8_t> alloc_kind(t.strings().size(), -1);
   for (size_t i = 0; i < t.api_calls().size(); ++i) {
     const model::ApiCall& a = t.api_calls()[i];
-    std::string_view n = t.str(a.name);
-    bool m = IsMallocCall(n), fr = !m && IsFreeCall(n);
-    if (!m && !fr) continue;
+    int8_t& ak = alloc_kind[a.name];
+    if (ak < 0) {
+      std::string_view n = t.str(a.name);
+      ak = IsMallocCall(n) ? 1 : IsFreeCall(n) ? 2 : 0;
+    }
+    if (ak == 0) continue;
+    bool m = ak == 1;
     SyncPoint p;
     p.start_ns = a.start_ns;
     p.end_ns = a.end_ns;
