@@ -16,6 +16,8 @@
 namespace overlapscope::viewer_export {
 namespace {
 
+absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
 using model::kNoCorrelation;
 using model::kNone;
 
@@ -441,24 +443,24 @@ absl::StatusOr<std::string> EncodeChromeToString(const model::Trace& trace, mode
 std::vector<std::string> ChromeOutputPaths(const model::Trace& trace, const std::string& path) {
   const size_t n = trace.processes().size();
   if (n <= 1) return {path};
-  std::string stem = path, ext;
-  for (const char* e : {".json.gz", ".json"}) {
-    const size_t len = std::strlen(e);
-    if (stem.size() > len && stem.compare(stem.size() - len, len, e) == 0) {
+  std::string_view stem = path, ext;
+  for (std::string_view e : {std::string_view(".json.gz"), std::string_view(".json")}) {
+    if (stem.size() > e.size() && stem.substr(stem.size() - e.size()) == e) {
       ext = e;
-      stem.resize(stem.size() - len);
+      stem.remove_suffix(e.size());
       break;
     }
   }
   std::vector<std::string> out;
   for (size_t p = 0; p < n; ++p) {
     const int32_t rank = trace.processes()[p].rank;
-    out.push_back(rank >= 0 ? absl::StrCat(stem, ".rank", rank, ext) : absl::StrCat(stem, ".process", p, ext));
+    out.push_back(rank >= 0 ? absl::StrCat(AV(stem), ".rank", rank, AV(ext))
+                            : absl::StrCat(AV(stem), ".process", p, AV(ext)));
   }
   // Two processes with the same rank (merged traces of separate runs): fall back to indexes.
   absl::flat_hash_set<std::string> seen(out.begin(), out.end());
   if (seen.size() != out.size())
-    for (size_t p = 0; p < n; ++p) out[p] = absl::StrCat(stem, ".process", p, ext);
+    for (size_t p = 0; p < n; ++p) out[p] = absl::StrCat(AV(stem), ".process", p, AV(ext));
   return out;
 }
 

@@ -431,8 +431,8 @@ class Encoder {
 
   // One cursor per (track, kind of events): slices (BEGIN/END), instants or counter samples.
   struct Cursor {
-    int32_t track;
-    uint8_t type;  // 0 slices, 1 instants, 2 counters
+    int32_t track = 0;
+    uint8_t type = 0;  // 0 slices, 1 instants, 2 counters
     size_t pos = 0;
     std::vector<int64_t> open;  // end times of the open slices, innermost last
     int64_t next_ts = 0;
@@ -509,9 +509,14 @@ class Encoder {
     std::vector<Cursor> cursors;
     for (size_t t = 0; t < L_.tracks.size(); ++t) {
       const TrackSpec& tr = L_.tracks[t];
-      if (!tr.slices.empty()) cursors.push_back(Cursor{static_cast<int32_t>(t), 0});
-      if (!tr.instants.empty()) cursors.push_back(Cursor{static_cast<int32_t>(t), 1});
-      if (!tr.counter_values.empty()) cursors.push_back(Cursor{static_cast<int32_t>(t), 2});
+      for (uint8_t type = 0; type < 3; ++type) {
+        const bool any = type == 0 ? !tr.slices.empty() : type == 1 ? !tr.instants.empty() : !tr.counter_values.empty();
+        if (!any) continue;
+        Cursor c;
+        c.track = static_cast<int32_t>(t);
+        c.type = type;
+        cursors.push_back(std::move(c));
+      }
     }
     // Min-heap on (next_ts, cursor index): events are written in global time order, ties in
     // track order, so the file order is also trace_processor's order.

@@ -109,8 +109,12 @@ TEST(PerfettoWriter, SlicesReplayToTheModelTimes) {
   EXPECT_EQ(SliceNamed(d, "aten::mm")->depth, 0);
   // c1 [1100,1200) is nested in "step"; c2 [1300,1400) and c3 [1400,1450) touch: both depth 0.
   for (const auto& s : d.slices) {
-    if (s.name == "cudaLaunchKernel" && s.ts == 1100) EXPECT_EQ(s.depth, 1);
-    if (s.name == "cudaLaunchKernel" && s.ts == 1300) EXPECT_EQ(s.depth, 0);
+    if (s.name == "cudaLaunchKernel" && s.ts == 1100) {
+      EXPECT_EQ(s.depth, 1);
+    }
+    if (s.name == "cudaLaunchKernel" && s.ts == 1300) {
+      EXPECT_EQ(s.depth, 0);
+    }
     if (s.name == "cudaMemcpyAsync") {
       EXPECT_EQ(s.depth, 0);
       EXPECT_EQ(s.track, thread);
