@@ -1,0 +1,133 @@
+// Report renderers and --require gates (viewer_export/report_*), on synthetic traces whose
+// figures are computed by hand in the comments.
+#include <string>
+
+#include "analyze/analysis.h"
+#include "gtest/gtest.h"
+#include "model/trace_builder.h"
+#include "nlohmann/json.hpp"
+#include "viewer_export/report_render.h"
+
+namespace overlapscope::viewer_export {
+namespace {
+
+using nlohmann::json;
+
+// One rank, one GPU: gemm [0,100) on stream 7; with comm, an NCCL kernel [50,250) on stream 17.
+// M = [50,250) = 200, hidden = [50,100) = 50 -> overlap_ratio 0.25.
+model::Trace MakeTrace(bool with_comm) {
+  model::TraceBuilder b;
+  model::Process p;
+  p.pid = 42;
+  p.rank = 0;
+  model::ProcessId pid = b.AddProcess(p);
+  model::DeviceId dev = b.GetOrAddDevice(pid, 0);
+  auto kernel = [&](const char* name, int64_t stream, int64_t s, int64_t e) {
+    model::Kernel k;
+    k.start_ns = s;
+    k.end_ns = e;
+    k.device = dev;
+    k.stream = b.GetOrAddStream(dev, stream);
+    k.name = b.Intern(name);
+    b.data().kernels.push_back(k);
+  };
+  kernel("gemm", 7, 0, 100);
+  if (with_comm) kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 17, 50, 250);
+  auto t = std::move(b).Finalize();
+  EXPECT_TRUE(t.ok());
+  return std::move(t).value();
+}
+
+analyze::AnalysisResult Analyze(const model::Trace& t) {
+  auto r = analyze::AnalyzeAll(t, analyze::AnalyzeOptions{});
+  EXPECT_TRUE(r.ok());
+  return std::move(r).value();
+}
+
+TEST(ReportJson, SchemaSummaryKeysAndNoNaN) {
+  for (bool with_comm : {true, false}) {
+    model::Trace t = MakeTrace(with_comm);
+    auto r = Analyze(t);
+    std::string text = RenderReportJson(t, r, ReportInfo{});
+    EXPECT_EQ(text.find("NaN"), std::string::npos);
+    json j = json::parse(text);
+    EXPECT_EQ(j["schema"], "overlapscope.report/1");
+    ASSERT_EQ(j["ranks"].size(), 1u);
+    const json& s = j["ranks"][0]["summary"];
+    for (const std::string& k : GateMetricNames()) EXPECT_TRUE(s.contains(k)) << k;
+    EXPECT_EQ(s.size(), GateMetricNames().size());
+    if (with_comm) {
+      EXPECT_DOUBLE_EQ(s["overlap_ratio"].get<double>(), 0.25);
+      EXPECT_EQ(s["exposed_comm_ns"].get<int64_t>(), 150);
+      EXPECT_FALSE(j["ranks"][0]["devices"][0]["overlap"]["no_communication"].get<bool>());
+    } else {
+      EXPECT_TRUE(s["overlap_ratio"].is_null());
+      EXPECT_TRUE(s["hta_compat_overlap_pct"].is_null());
+      EXPECT_TRUE(j["ranks"][0]["devices"][0]["overlap"]["no_communication"].get<bool>());
+    }
+  }
+}
+
+TEST(ReportText, SummaryFirstAndNoCommunicationSaidSo) {
+  model::Trace t = MakeTrace(false);
+  auto r = Analyze(t);
+  std::string text = RenderReportText(t, r, ReportInfo{});
+  EXPECT_EQ(text.rfind("overlapscope analyze:", 0), 0u);
+  EXPECT_NE(text.find("no communication"), std::string::npos);
+  EXPECT_EQ(text.find("nan"), std::string::npos);
+  model::Trace t2 = MakeTrace(true);
+  auto r2 = Analyze(t2);
+  std::string text2 = RenderReportText(t2, r2, ReportInfo{});
+  EXPECT_NE(text2.find("25.0% of communication hidden"), std::string::npos) << text2;
+  std::string md = RenderReportMarkdown(t2, r2, ReportInfo{});
+  EXPECT_NE(md.find("| rank | overlap |"), std::string::npos);
+  EXPECT_NE(md.find("| 0 | 25.0% |"), std::string::npos) << md;
+  std::string ex = RenderExplainClasses(t2, r2);
+  EXPECT_NE(ex.find("comm prefix ncclDevKernel"), std::string::npos) << ex;
+  EXPECT_NE(ex.find("gemm"), std::string::npos);
+}
+
+TEST(Gates, ParseForms) {
+  auto g = ParseGate("overlap_ratio>=0.6");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->metric, "overlap_ratio");
+  EXPECT_EQ(g->op, ">=");
+  EXPECT_DOUBLE_EQ(g->threshold, 0.6);
+  g = ParseGate(" blocked_share < 5e-2 ");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->op, "<");
+  EXPECT_DOUBLE_EQ(g->threshold, 0.05);
+  EXPECT_TRUE(ParseGate("findings==0").ok());
+  EXPECT_FALSE(ParseGate("overlap_ratio=0.6").ok());
+  EXPECT_FALSE(ParseGate("overlap_ratio>=abc").ok());
+  EXPECT_FALSE(ParseGate(">=0.5").ok());
+  EXPECT_FALSE(ParseGate("overlap_ratio").ok());
+}
+
+TEST(Gates, PassFailAbsentAndUnknown) {
+  model::Trace t = MakeTrace(true);
+  auto r = Analyze(t);
+  // overlap_ratio = 0.25: passes >= 0.2, fails >= 0.6.
+  auto ok = EvaluateGates(t, r, {*ParseGate("overlap_ratio>=0.2"), *ParseGate("exposed_comm_ns<=150")});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(ok->passed);
+  auto bad = EvaluateGates(t, r, {*ParseGate("overlap_ratio>=0.6")});
+  ASSERT_TRUE(bad.ok());
+  EXPECT_FALSE(bad->passed);
+  ASSERT_EQ(bad->lines.size(), 1u);
+  EXPECT_NE(bad->lines[0].find("FAIL rank 0"), std::string::npos) << bad->lines[0];
+  EXPECT_NE(bad->lines[0].find("0.25"), std::string::npos) << bad->lines[0];
+  // Without communication the metric is absent: the gate fails and says why.
+  model::Trace t2 = MakeTrace(false);
+  auto r2 = Analyze(t2);
+  auto absent = EvaluateGates(t2, r2, {*ParseGate("overlap_ratio>=0.6")});
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->passed);
+  EXPECT_NE(absent->lines[0].find("no communication"), std::string::npos) << absent->lines[0];
+  auto unknown = EvaluateGates(t, r, {*ParseGate("overlap>=0.6")});
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("overlap_ratio"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace overlapscope::viewer_export
