@@ -88,11 +88,18 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
                             d["device"].get<int>());
       absl::StrAppendFormat(&o, "    %9s %12s %12s %12s %8s %12s %12s\n", "iteration", "comm", "hidden", "exposed",
                             "overlap", "compute", "contention");
-      for (const ojson& it : d["iterations"])
+      size_t rows = 0;
+      for (const ojson& it : d["iterations"]) {
+        // Long captures: the first rows here, every iteration in --json.
+        if (rows++ == 2 * info.top_n) {
+          absl::StrAppendFormat(&o, "    ... %d more iterations (see --json)\n", d["iterations"].size() - 2 * info.top_n);
+          break;
+        }
         absl::StrAppendFormat(&o, "    %9d %12s %12s %12s %8s %12s %12s\n", it["iteration"].get<int64_t>(),
                               Dur(I(it["comm_ns"])), Dur(I(it["hidden_comm_ns"])), Dur(I(it["exposed_comm_ns"])),
                               it["no_communication"].get<bool>() ? "no comm" : Pct(it["overlap_ratio"]),
                               Dur(I(it["compute_ns"])), Dur(I(it["contention_ns"])));
+      }
     }
     for (const ojson& d : jr["devices"]) {
       if (d["slowdowns"].empty()) continue;
