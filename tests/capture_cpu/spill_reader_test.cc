@@ -1,5 +1,10 @@
 // Spill reader on synthetic spill files (no GPU needed): joins, names, truncation, corruption.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "capture/cupti/spill_format.h"
 #include "gtest/gtest.h"
@@ -211,6 +216,54 @@ TEST(SpillReader, SkipsUnknownRecordTypesAndCountsThem) {
   ASSERT_EQ(t->api_calls().size(), 1u);
   EXPECT_EQ(t->api_calls()[0].kind, model::ApiKind::kDriver);
   EXPECT_EQ(t->str(t->api_calls()[0].name), "driver cbid 1");  // no name string: cbid shown
+}
+
+}  // namespace
+}  // namespace overlapscope::cupti
+
+namespace overlapscope::cupti {
+namespace {
+
+// Two ranks' files become two processes of one trace; devices and streams stay per process.
+TEST(SpillReader, SeveralFilesAreSeveralProcesses) {
+  const std::string dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+  std::vector<std::string> paths;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string bytes;
+    SpillEncoder::AppendFileHeader(&bytes);
+    SpillEncoder::Append(&bytes, SpillType::kProcess, SpillProcess{100 + rank, rank, 2, 0, 0, 0, 0});
+    SpillEncoder::Append(&bytes, SpillType::kApi, SpillApi{10, 20, 0, 7, 1, 211, 0, 0, 0, {}});
+    SpillKernel k{};
+    k.start = 30 + rank, k.end = 40 + rank, k.stream = 7, k.correlation = 1;
+    SpillEncoder::Append(&bytes, SpillType::kKernel, k);
+    SpillEncoder::Append(&bytes, SpillType::kEnd, SpillEnd{50, 0, 0});
+    paths.push_back(dir + "/spill_reader_test." + std::to_string(::getpid()) + ".rank" + std::to_string(rank) +
+                    ".ovspill");
+    FILE* f = std::fopen(paths.back().c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+  }
+  auto t = ReadSpillFiles(paths);
+  for (const auto& p : paths) std::remove(p.c_str());
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->processes().size(), 2u);
+  EXPECT_EQ(t->processes()[1].rank, 1);
+  ASSERT_EQ(t->kernels().size(), 2u);
+  EXPECT_NE(t->kernels()[0].device, t->kernels()[1].device);  // GPU 0 of each rank
+  EXPECT_NE(t->kernels()[0].stream, t->kernels()[1].stream);
+  // Each kernel finds its own rank's launch (correlation ids are per process).
+  for (const auto& k : t->kernels()) {
+    const auto* api = t->ApiCallByCorrelation(t->ProcessOfDevice(k.device), k.correlation_id);
+    ASSERT_NE(api, nullptr);
+    EXPECT_EQ(t->ProcessOfThread(api->thread), t->ProcessOfDevice(k.device));
+  }
+  EXPECT_EQ(t->clock_note(), kSpillClockNote);
+  EXPECT_EQ(t->sources().size(), 2u);
+
+  auto missing = ReadSpillFiles({dir + "/does-not-exist.ovspill"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(std::string(missing.status().message()).find("does-not-exist.ovspill"), std::string::npos);
 }
 
 }  // namespace
