@@ -12,11 +12,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "model/status_macros.h"
+#include "viewer_export/perfetto_flows.h"
 
 namespace overlapscope::viewer_export {
 namespace {
-
-absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 using model::kNoCorrelation;
 using model::kNone;
@@ -268,11 +267,7 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
     o.Raw("}}");
     RETURN_IF_ERROR(o.MaybeFlush());
   }
-  // Which API calls enqueued GPU work or a sync record (they get an ac2g "s").
-  absl::flat_hash_set<int64_t> linked;
-  auto note_link = [&](int64_t corr) {
-    if (corr != kNoCorrelation && t.ApiCallByCorrelation(p, corr) != nullptr) linked.insert(corr);
-  };
+  const ApiIndex api_index(t);
   for (const model::ApiCall& a : t.api_calls()) {
     if (!my_thread[a.thread]) continue;
     const int64_t tid = tids.Map(t.threads()[a.thread].tid);
@@ -291,14 +286,18 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
     o.KeyInt("stream", t.streams()[s].native_id, &f);
     if (corr != kNoCorrelation) o.KeyInt("correlation", corr, &f);
   };
+  // ac2g: one s/f pair per API call with GPU work or a sync record (its first one).
   struct FlowEnd {
     int64_t corr, ts, pid, tid;
+    int32_t api;
   };
   std::vector<FlowEnd> flow_ends;
-  absl::flat_hash_set<int64_t> flow_ended;
+  std::vector<char> api_linked(t.api_calls().size(), 0);
   auto flow_to = [&](int64_t corr, int64_t ts, int64_t fpid, int64_t ftid) {
-    note_link(corr);
-    if (linked.contains(corr) && flow_ended.insert(corr).second) flow_ends.push_back({corr, ts, fpid, ftid});
+    const int32_t a = api_index.Find(p, corr);
+    if (a == kNone || api_linked[a]) return;
+    api_linked[a] = 1;
+    flow_ends.push_back({corr, ts, fpid, ftid, a});
   };
   for (const model::Kernel& k : t.kernels()) {
     if (!my_device[k.device]) continue;
@@ -398,7 +397,7 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
   // ac2g flows: "s" on the API call, "f" (binding to the enclosing slice) on its first GPU
   // activity or sync record; id = correlation, as Kineto writes them.
   for (const FlowEnd& fe : flow_ends) {
-    const model::ApiCall* a = t.ApiCallByCorrelation(p, fe.corr);
+    const model::ApiCall* a = &t.api_calls()[fe.api];
     o.BeginEvent();
     bool g = true;
     o.KeyStr("ph", "s", &g);

@@ -9,51 +9,6 @@ namespace {
 using model::kNoCorrelation;
 using model::kNone;
 
-// API call index by (process, correlation id). Correlation ids of one process are nearly dense,
-// so a direct table per process beats hashing 10^6 lookups; sparse ids fall back to the
-// model's hash lookup.
-class ApiIndex {
- public:
-  explicit ApiIndex(const model::Trace& t) : t_(t) {
-    const size_t np = t.processes().size();
-    min_.assign(np, INT64_MAX);
-    max_.assign(np, INT64_MIN);
-    std::vector<int64_t> count(np, 0);
-    for (const auto& a : t.api_calls()) {
-      if (a.correlation_id == kNoCorrelation) continue;
-      const auto p = t.ProcessOfThread(a.thread);
-      min_[p] = std::min(min_[p], a.correlation_id);
-      max_[p] = std::max(max_[p], a.correlation_id);
-      ++count[p];
-    }
-    table_.resize(np);
-    for (size_t p = 0; p < np; ++p)
-      if (count[p] > 0 && max_[p] - min_[p] <= 8 * count[p] + 4096)
-        table_[p].assign(static_cast<size_t>(max_[p] - min_[p] + 1), kNone);
-    for (size_t i = 0; i < t.api_calls().size(); ++i) {
-      const auto& a = t.api_calls()[i];
-      if (a.correlation_id == kNoCorrelation) continue;
-      auto& tab = table_[t.ProcessOfThread(a.thread)];
-      if (tab.empty()) continue;
-      int32_t& slot = tab[a.correlation_id - min_[t.ProcessOfThread(a.thread)]];
-      // Duplicates: the first by start wins, as in Trace::ApiCallByCorrelation.
-      if (slot == kNone) slot = static_cast<int32_t>(i);
-    }
-  }
-  int32_t Find(model::ProcessId p, int64_t corr) const {
-    if (corr == kNoCorrelation || p == kNone) return kNone;
-    const auto& tab = table_[p];
-    if (tab.empty()) return t_.ApiCallIndexByCorrelation(p, corr);
-    if (corr < min_[p] || corr > max_[p]) return kNone;
-    return tab[corr - min_[p]];
-  }
-
- private:
-  const model::Trace& t_;
-  std::vector<int64_t> min_, max_;
-  std::vector<std::vector<int32_t>> table_;
-};
-
 struct Endpoint {
   Src src;
   int32_t index;
@@ -94,6 +49,42 @@ std::optional<model::GpuRef> WaitSource(const model::Trace& t, model::ProcessId 
 }
 
 }  // namespace
+
+ApiIndex::ApiIndex(const model::Trace& t) : t_(t) {
+  const size_t np = t.processes().size();
+  min_.assign(np, INT64_MAX);
+  max_.assign(np, INT64_MIN);
+  std::vector<int64_t> count(np, 0);
+  for (const auto& a : t.api_calls()) {
+    if (a.correlation_id == kNoCorrelation) continue;
+    const auto p = t.ProcessOfThread(a.thread);
+    min_[p] = std::min(min_[p], a.correlation_id);
+    max_[p] = std::max(max_[p], a.correlation_id);
+    ++count[p];
+  }
+  table_.resize(np);
+  for (size_t p = 0; p < np; ++p)
+    if (count[p] > 0 && max_[p] - min_[p] <= 8 * count[p] + 4096)
+      table_[p].assign(static_cast<size_t>(max_[p] - min_[p] + 1), kNone);
+  for (size_t i = 0; i < t.api_calls().size(); ++i) {
+    const auto& a = t.api_calls()[i];
+    if (a.correlation_id == kNoCorrelation) continue;
+    const auto p = t.ProcessOfThread(a.thread);
+    auto& tab = table_[p];
+    if (tab.empty()) continue;
+    int32_t& slot = tab[a.correlation_id - min_[p]];
+    // Duplicates: the first by start wins, as in Trace::ApiCallByCorrelation.
+    if (slot == kNone) slot = static_cast<int32_t>(i);
+  }
+}
+
+int32_t ApiIndex::Find(model::ProcessId p, int64_t corr) const {
+  if (corr == kNoCorrelation || p == kNone) return kNone;
+  const auto& tab = table_[p];
+  if (tab.empty()) return t_.ApiCallIndexByCorrelation(p, corr);
+  if (corr < min_[p] || corr > max_[p]) return kNone;
+  return tab[corr - min_[p]];
+}
 
 Flows BuildFlows(const model::Trace& t, const Layout& L) {
   struct Pending {

@@ -246,6 +246,18 @@ Layout BuildModelLayout(const model::Trace& trace) {
     return slot[id];
   };
 
+  // Reserve each track's slices up front: the vectors get large (10^6) and regrowing them
+  // costs more than this counting pass.
+  {
+    std::vector<size_t> n(L.tracks.size(), 0);
+    for (const auto& a : trace.api_calls()) ++n[thread_track[a.thread]];
+    for (const auto& r : trace.ranges()) ++n[thread_track[r.thread]];
+    for (const auto& k : trace.kernels()) ++n[stream_track[k.stream]];
+    for (const auto& m : trace.memcpys()) ++n[stream_track[m.stream]];
+    for (const auto& m : trace.memsets()) ++n[stream_track[m.stream]];
+    for (const auto& g : trace.gpu_ranges()) ++n[stream_track[g.stream]];
+    for (size_t i = 0; i < n.size(); ++i) L.tracks[i].slices.reserve(n[i]);
+  }
   auto push = [&](int32_t track, int64_t s, int64_t e, size_t index, Src src) {
     L.tracks[track].slices.push_back(Item{s, e, static_cast<int32_t>(index), src});
   };
