@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -260,8 +262,16 @@ absl::Status FileReader::Run() {
 }
 
 absl::Status ImportKinetoFile(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options) {
-  FileReader reader(path, builder, options);
-  return reader.Run();
+  // No exception leaves the module: allocation failures (a trace too large for memory) and
+  // thread errors become a status naming the file.
+  try {
+    FileReader reader(path, builder, options);
+    return reader.Run();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(path + ": offset 0: out of memory while importing");
+  } catch (const std::exception& e) {
+    return absl::InternalError(path + ": offset 0: import failed: " + e.what());
+  }
 }
 
 }  // namespace overlapscope::import

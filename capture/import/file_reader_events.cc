@@ -1,6 +1,7 @@
 // The traceEvents array: chunked, two-thread speculative parsing (see file_reader.h).
 #include <algorithm>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "capture/import/file_reader.h"
@@ -76,10 +77,30 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
     return r;
   }
   ChunkResult second;
-  std::thread worker([&] { second = ParseEvents(split, ArrayState::kBeforeElement, nullptr, outs_[1]); });
-  ChunkResult first = ParseEvents(p, state, split, outs_[0]);
+  bool second_ok = false;
+  std::thread worker;
+  try {
+    worker = std::thread([&] {
+      try {  // nothing may escape a thread: a failure just drops the speculative half
+        second = ParseEvents(split, ArrayState::kBeforeElement, nullptr, outs_[1]);
+        second_ok = true;
+      } catch (...) {
+      }
+    });
+  } catch (const std::system_error&) {  // no thread available: parse alone
+    ChunkResult r = ParseEvents(p, state, nullptr, outs_[0]);
+    MergeOut(outs_[0], 0, ctx_);
+    return r;
+  }
+  ChunkResult first;
+  try {
+    first = ParseEvents(p, state, split, outs_[0]);
+  } catch (...) {
+    worker.join();
+    throw;  // caught at the importer's entry
+  }
   worker.join();
-  if (first.end == ChunkEnd::kStopped && first.pos == split) {
+  if (second_ok && first.end == ChunkEnd::kStopped && first.pos == split) {
     MergeOut(outs_[0], 0, ctx_);
     MergeOut(outs_[1], 1, ctx_);
     return second;

@@ -1,6 +1,9 @@
 // The window of FileReader: double buffering with a prefetching reader thread (file_reader.h).
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <string>
+#include <system_error>
 
 #include "capture/import/file_reader.h"
 #include "model/status_macros.h"
@@ -29,19 +32,29 @@ void FileReader::StartPrefetch(int buffer, size_t bytes) {
   staged_status_ = absl::OkStatus();
   char* dst = b.data.get() + kGap;
   // Only this thread touches in_ until WaitPrefetch() joins it.
-  reader_ = std::thread([this, dst, bytes] {
+  auto read = [this, dst, bytes] {
     size_t got = 0;
-    while (got < bytes) {
-      auto r = in_->Read(dst + got, bytes - got);
-      if (!r.ok()) {
-        staged_status_ = r.status();
-        break;
+    try {  // nothing may escape a thread
+      while (got < bytes) {
+        auto r = in_->Read(dst + got, bytes - got);
+        if (!r.ok()) {
+          staged_status_ = r.status();
+          break;
+        }
+        if (*r == 0) break;
+        got += *r;
       }
-      if (*r == 0) break;
-      got += *r;
+    } catch (const std::exception& e) {
+      staged_status_ = absl::InternalError(std::string(ctx_.path) + ": offset " + std::to_string(base_ + len_) +
+                                           ": read failed: " + e.what());
     }
     staged_bytes_ = got;
-  });
+  };
+  try {
+    reader_ = std::thread(read);
+  } catch (const std::system_error&) {
+    read();  // no thread available: read now
+  }
 }
 
 void FileReader::WaitPrefetch() {

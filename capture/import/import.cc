@@ -1,7 +1,9 @@
 // Entry points: path expansion, rank from file names, multi-file import.
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <filesystem>
+#include <new>
 #include <system_error>
 
 #include "absl/container/flat_hash_set.h"
@@ -103,7 +105,9 @@ absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::
   return out;
 }
 
-absl::StatusOr<model::Trace> ImportTraces(absl::Span<const std::string> paths, const ImportOptions& options) {
+namespace {
+
+absl::StatusOr<model::Trace> ImportTracesOrThrow(absl::Span<const std::string> paths, const ImportOptions& options) {
   ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(paths));
   if (files.empty()) return absl::InvalidArgumentError("no trace file given");
   model::TraceBuilder builder;
@@ -111,6 +115,18 @@ absl::StatusOr<model::Trace> ImportTraces(absl::Span<const std::string> paths, c
   builder.data().clock_note =
       "Kineto ts/dur (us) converted exactly to ns, plus each file's baseTimeNanoseconds";
   return std::move(builder).Finalize();
+}
+
+}  // namespace
+
+absl::StatusOr<model::Trace> ImportTraces(absl::Span<const std::string> paths, const ImportOptions& options) {
+  try {  // no exception leaves the module (Finalize of a huge trace may run out of memory)
+    return ImportTracesOrThrow(paths, options);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while building the trace");
+  } catch (const std::exception& e) {
+    return absl::InternalError(std::string("import failed: ") + e.what());
+  }
 }
 
 }  // namespace overlapscope::import
