@@ -26,13 +26,13 @@ section_workloads() {
   check wl_allgather_sweep 300 "$os" run matmul-allgather --no-capture --mode all --timeout-s 60 \
     --ag-sweep 16,32,64,128,256,512,1024
   # NCCL kernels compete with the GEMM for SMs: fewer CTAs per collective, or SMs kept free.
-  for ctas in 4 8 16; do
+  for ctas in 4 8; do
     check "wl_matmul_allgather_maxctas$ctas" 120 "$os" run matmul-allgather --no-capture --nccl-max-ctas $ctas
   done
-  for carve in 8 16 32; do
+  for carve in 8 16; do
     check "wl_matmul_allgather_carveout$carve" 120 "$os" run matmul-allgather --no-capture --sm-carveout $carve
   done
-  for ctas in 4 8 16; do
+  for ctas in 8 16; do
     check "wl_all_to_all_maxctas$ctas" 120 "$os" run all-to-all --no-capture --nccl-max-ctas $ctas
   done
   check wl_gtests 600 "$WBIN/gpu_tests" --gtest_filter='Workload*'

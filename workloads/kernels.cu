@@ -101,16 +101,19 @@ template <> __device__ inline __half NaNOf<__half>() { return __ushort_as_half(0
 template <> __device__ inline __nv_bfloat16 NaNOf<__nv_bfloat16>() { return __ushort_as_bfloat16(0x7FC0); }
 template <> __device__ inline float NaNOf<float>() { return __int_as_float(0x7FC00000); }
 
-template <typename T>
-__global__ void ValidateA2AKernel(T* z, int64_t m, int64_t n, int64_t k, int nranks, int me, uint32_t sa_base,
-                                  uint32_t sb, int e, DeviceCheck chk) {
-  int64_t total = m * n, chunk = total / nranks;
-  for (int64_t x = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; x < total; x += int64_t(gridDim.x) * blockDim.x) {
-    int64_t sender = x / chunk;
-    int64_t g = me * chunk + x % chunk;  // index in the sender's Y
-    T want = FromFloat<T>(Expected(g % m, g / m, k, sa_base + static_cast<uint32_t>(sender), sb, e));
+// I is the index type: 32-bit when m*n fits, because 64-bit division costs tens of
+// instructions on the GPU and this kernel runs inside the timed steps.
+template <typename T, typename I>
+__global__ void ValidateA2AKernel(T* z, I m, I n, int64_t k, I nranks, I me, uint32_t sa_base, uint32_t sb, int e,
+                                  DeviceCheck chk) {
+  const I total = m * n, chunk = total / nranks;
+  for (I x = blockIdx.x * I(blockDim.x) + threadIdx.x; x < total; x += I(gridDim.x) * blockDim.x) {
+    const I sender = x / chunk;
+    const I g = me * chunk + (x - sender * chunk);  // index in the sender's Y
+    const I j = g / m;
+    T want = FromFloat<T>(Expected(g - j * m, j, k, sa_base + static_cast<uint32_t>(sender), sb, e));
     const bool ok = SameValue(z[x], want);
-    if (!ok && chk.bad) Report(chk, x);
+    if (!ok && chk.bad) Report(chk, static_cast<long long>(x));
     // The poison depends on the comparison, so the check is never optimized away (also when
     // chk.bad is null: the uncounted consumer of "compute alone" costs what the real one does).
     z[x] = ok ? NaNOf<T>() : -NaNOf<T>();
@@ -200,7 +203,13 @@ template <typename T> struct CheckGemm {
 template <typename T> struct CheckA2A {
   static void Run(void* z, int64_t m, int64_t n, int64_t k, int nranks, int me, uint32_t sa, uint32_t sb, int e,
                   DeviceCheck chk, cudaStream_t s) {
-    ValidateA2AKernel<T><<<GridFor(m * n), kThreads, 0, s>>>(static_cast<T*>(z), m, n, k, nranks, me, sa, sb, e, chk);
+    if (m * n < (int64_t{1} << 32))
+      ValidateA2AKernel<T, uint32_t><<<GridFor(m * n), kThreads, 0, s>>>(
+          static_cast<T*>(z), static_cast<uint32_t>(m), static_cast<uint32_t>(n), k, static_cast<uint32_t>(nranks),
+          static_cast<uint32_t>(me), sa, sb, e, chk);
+    else
+      ValidateA2AKernel<T, int64_t><<<GridFor(m * n), kThreads, 0, s>>>(static_cast<T*>(z), m, n, k, nranks, me, sa,
+                                                                      sb, e, chk);
   }
 };
 

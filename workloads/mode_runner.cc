@@ -34,6 +34,11 @@ absl::Status RunPhase(RankGroup& g, const RunParams& p, const PhaseBody& body, s
 absl::Status RunMode(RankGroup& g, const std::string& mode, const RunParams& p, const CaptureHooks& hooks,
                      const PhaseBody& body, std::map<std::string, double>& out) {
   RETURN_IF_ERROR(RunPhase(g, p, body, out));
+  return CaptureMode(g, mode, p, hooks, body);
+}
+
+absl::Status CaptureMode(RankGroup& g, const std::string& mode, const RunParams& p, const CaptureHooks& hooks,
+                         const PhaseBody& body) {
   if (hooks.iters <= 0) return absl::OkStatus();
   RETURN_IF_ERROR(Step(g, p, body.prepare));
   if (hooks.begin) RETURN_IF_ERROR(hooks.begin(mode));

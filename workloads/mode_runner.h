@@ -32,4 +32,8 @@ absl::Status RunPhase(RankGroup& g, const RunParams& p, const PhaseBody& body, s
 absl::Status RunMode(RankGroup& g, const std::string& mode, const RunParams& p, const CaptureHooks& hooks,
                      const PhaseBody& body, std::map<std::string, double>& out);
 
+// Only the captured part of RunMode (nothing when hooks.iters == 0).
+absl::Status CaptureMode(RankGroup& g, const std::string& mode, const RunParams& p, const CaptureHooks& hooks,
+                         const PhaseBody& body);
+
 }  // namespace overlapscope::workloads

@@ -94,6 +94,30 @@ absl::StatusOr<Samples> TimeIterations(RankContext& ctx, cudaStream_t main, int 
   return out;
 }
 
+absl::StatusOr<Samples> TimeInterleaved(RankContext& ctx, cudaStream_t main, int warmup, int iters,
+                                        const std::vector<std::string>& kinds,
+                                        const std::function<absl::Status(int kind, IterEvents& ev)>& enqueue) {
+  const int k = static_cast<int>(kinds.size());
+  auto fn = [&](int it, IterEvents& ev) { return enqueue(it % k, ev); };
+  // TimeIterations names samples by pair only; rename per kind here, iteration by iteration.
+  Samples out;
+  IterEvents ev;
+  for (int it = 0; it < (warmup + iters) * k; ++it) {
+    if (!ctx.group->Barrier()) return absl::AbortedError("another rank failed");
+    ev.Clear();
+    absl::Status st = ev.Begin("total", main);
+    if (st.ok()) st = fn(it, ev);
+    if (st.ok()) st = ev.End("total", main);
+    if (!st.ok()) return st;
+    auto ms = ev.Elapsed();
+    if (!ms.ok()) return ms.status();
+    if (it >= warmup * k)
+      for (const auto& [name, v] : *ms)
+        out.ms[name == "total" ? kinds[it % k] + "_ms" : kinds[it % k] + "_" + name + "_ms"].push_back(v);
+  }
+  return out;
+}
+
 int64_t HostNowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();

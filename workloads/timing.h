@@ -53,6 +53,15 @@ double Median(std::vector<double> v);
 absl::StatusOr<Samples> TimeIterations(RankContext& ctx, cudaStream_t main, int warmup, int iters,
                                        const std::function<absl::Status(int iter, IterEvents& ev)>& enqueue);
 
+// Interleaved timing: `kinds` are run round-robin, iteration i running kind i % K, for
+// `warmup` + `iters` rounds; so every kind sees the same clocks and temperatures (a GPU under
+// sustained GEMM load clocks lower than one that just ran a lighter phase, which would bias
+// phases measured one after another). Samples are named "<kind>_ms" (whole iteration) and
+// "<kind>_<pair>_ms" for the named event pairs the enqueue records.
+absl::StatusOr<Samples> TimeInterleaved(RankContext& ctx, cudaStream_t main, int warmup, int iters,
+                                        const std::vector<std::string>& kinds,
+                                        const std::function<absl::Status(int kind, IterEvents& ev)>& enqueue);
+
 // Host monotonic clock in ns (for host-side blocking figures).
 int64_t HostNowNs();
 
