@@ -1,0 +1,92 @@
+// `overlapscope profile` after its target: reads the spill files the target's processes left in
+// the output directory, writes one trace per rank and prints the summary. The target here is a
+// shell that drops hand-made spill files where the injection would have written them, so this
+// runs without a GPU.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "capture/cupti/spill_format.h"
+#include "gtest/gtest.h"
+
+namespace overlapscope::cupti {
+namespace {
+
+std::string OneRankSpill(int rank) {
+  std::string b;
+  SpillEncoder::AppendFileHeader(&b);
+  SpillEncoder::AppendString(&b, 1, "_Z4gemmv");
+  SpillEncoder::AppendString(&b, 2, "cudaLaunchKernel");
+  SpillEncoder::Append(&b, SpillType::kProcess, SpillProcess{1000 + rank, rank, 2, 0, 0, 0, 0});
+  SpillEncoder::Append(&b, SpillType::kApi, SpillApi{1000, 2000, 0, 5, 1, 211, 0, 2, 0, {}});
+  SpillKernel k{};
+  k.start = 3000, k.end = 9000, k.stream = 7, k.correlation = 1, k.name_sid = 1;
+  SpillEncoder::Append(&b, SpillType::kKernel, k);
+  SpillEncoder::Append(&b, SpillType::kEnd, SpillEnd{10000, 0, 0});
+  return b;
+}
+
+struct ProfileRun {
+  int rc = -1;
+  std::string out;
+};
+
+ProfileRun Profile(const std::string& args) {
+  const std::string log = std::string(::testing::TempDir()) + "profile_cli." + std::to_string(::getpid()) + ".log";
+  ProfileRun r;
+  const int status = std::system((std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope profile " + args + " > " +
+                                  log + " 2>&1").c_str());
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream f(log);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  r.out = ss.str();
+  std::remove(log.c_str());
+  return r;
+}
+
+bool Exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
+
+TEST(ProfileCli, ReadsEveryRankAndWritesTraces) {
+  const std::string dir = std::string(::testing::TempDir()) + "profile_cli." + std::to_string(::getpid());
+  const std::string src = dir + ".src";
+  ::mkdir(src.c_str(), 0755);
+  for (int rank = 0; rank < 2; ++rank) {
+    std::ofstream(src + "/rank" + std::to_string(rank) + ".ovspill", std::ios::binary) << OneRankSpill(rank);
+  }
+  // The "target" copies the files into $OVERLAPSCOPE_SPILL_DIR, which profile sets.
+  const std::string target = "-- sh -c 'cp " + src + "/*.ovspill \"$OVERLAPSCOPE_SPILL_DIR\"/'";
+  ProfileRun r = Profile("-o " + dir + " " + target);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(Exists(dir + "/rank0.pftrace")) << r.out;
+  EXPECT_TRUE(Exists(dir + "/rank1.pftrace")) << r.out;
+  EXPECT_NE(r.out.find("captured 2 process(es)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 1 pid 1001"), std::string::npos) << r.out;
+
+  r = Profile("-o " + dir + " --trace-format chrome " + target);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(Exists(dir + "/rank0.json")) << r.out;
+  EXPECT_TRUE(Exists(dir + "/rank1.json")) << r.out;
+
+  // A target that fails still gets its traces written; the exit code says it failed (4).
+  r = Profile("-o " + dir + " -- sh -c 'cp " + src + "/rank0.ovspill \"$OVERLAPSCOPE_SPILL_DIR\"/; exit 3'");
+  EXPECT_EQ(r.rc, 4) << r.out;
+  EXPECT_NE(r.out.find("captured 1 process(es)"), std::string::npos) << r.out;
+
+  // Nothing captured, bad usage.
+  r = Profile("-o " + dir + " -- true");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("nothing captured"), std::string::npos) << r.out;
+  EXPECT_EQ(Profile("-o " + dir).rc, 64);
+  EXPECT_EQ(Profile("--trace-format svg -- true").rc, 64);
+  std::system(("rm -rf '" + dir + "' '" + src + "'").c_str());
+}
+
+}  // namespace
+}  // namespace overlapscope::cupti
