@@ -131,9 +131,44 @@ int Loop(int iterations, long long spin_cycles) {
   return 0;
 }
 
+// Copy-engine work as NCCL's zero-CTA collectives issue it: one cudaMemcpyBatchAsync of
+// kBatchCopies DtoD copies on GPU 0; with a second GPU also a cudaMemcpyPeerAsync GPU 0 -> 1 and
+// a cudaMemcpyBatchAsync of 2 copies GPU 0 -> GPU 1. Every copy is kCopyBytes.
+int Copies() {
+  int devices = 0;
+  KW_CHECK(cudaGetDeviceCount(&devices));
+  KW_CHECK(cudaSetDevice(0));
+  cudaStream_t s;
+  KW_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void *src[kBatchCopies], *dst[kBatchCopies];
+  size_t sizes[kBatchCopies];
+  for (int i = 0; i < kBatchCopies; ++i) {
+    KW_CHECK(cudaMalloc(&src[i], kCopyBytes));
+    KW_CHECK(cudaMalloc(&dst[i], kCopyBytes));
+    sizes[i] = kCopyBytes;
+  }
+  cudaMemcpyAttributes attr{};
+  attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  attr.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+  size_t attr_idx = 0;
+  KW_CHECK(cudaMemcpyBatchAsync(dst, src, sizes, kBatchCopies, &attr, &attr_idx, 1, s));
+  if (devices >= 2) {
+    void *peer[2];
+    KW_CHECK(cudaSetDevice(1));
+    for (auto& p : peer) KW_CHECK(cudaMalloc(&p, kCopyBytes));
+    KW_CHECK(cudaSetDevice(0));
+    KW_CHECK(cudaMemcpyPeerAsync(peer[0], 1, src[0], 0, kCopyBytes, s));
+    KW_CHECK(cudaMemcpyBatchAsync(peer, src, sizes, 2, &attr, &attr_idx, 1, s));
+  }
+  KW_CHECK(cudaStreamSynchronize(s));
+  std::printf("known_work copies: %d GPU(s)\n", devices);
+  return 0;
+}
+
 }  // namespace
 
 int RunKnownWork(const char* mode, int iterations) {
+  if (!std::strcmp(mode, "copies")) return Copies();
   if (!std::strcmp(mode, "loop")) return Loop(iterations > 0 ? iterations : 1000, 0);
   // ~20 us per kernel at H100/H200 clocks (about 1.98 GHz).
   if (!std::strcmp(mode, "loop_spin")) return Loop(iterations > 0 ? iterations : 200, 40000);

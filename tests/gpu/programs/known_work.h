@@ -16,6 +16,7 @@ inline constexpr int kPinnedD2H = 2;    // cudaMemcpyAsync on s2 into pinned mem
 inline constexpr int kPageableD2H = 1;  // cudaMemcpy into malloc()ed memory (synchronous)
 inline constexpr int kMemsets = 2;      // cudaMemsetAsync on s1
 inline constexpr int64_t kCopyBytes = 1 << 20;
+inline constexpr int kBatchCopies = 3;  // "copies" mode: one cudaMemcpyBatchAsync of 3 DtoD copies
 // One of each: cudaStreamWaitEvent(s2, ev), cudaEventSynchronize(ev),
 // cudaStreamSynchronize(s2), cudaDeviceSynchronize().
 inline constexpr char kOuterRange[] = "known_work";   // nvtxRangePushA, default domain
@@ -23,7 +24,8 @@ inline constexpr char kInnerRange[] = "wait_and_b";   // pushed in domain kDomai
 inline constexpr char kDomain[] = "KnownDomain";
 
 // Modes: "normal" (the work above, then return), "abort" / "segv" (the work, then crash),
-// "reset_exit" (the work, cudaDeviceReset(), then _exit(0): no atexit handler runs),
+// "copies" (cudaMemcpyBatchAsync on one GPU; with two GPUs also peer copies and a batch across
+// them), "reset_exit" (the work, cudaDeviceReset(), then _exit(0): no atexit handler runs),
 // "thread_exit" (the work, then exit(0) from a second thread), "fork" (the work, then a fork()ed
 // child that calls exit(0) while the parent waits), "loop N" / "loop_spin N" (overhead loops of
 // tiny / ~20 us kernels, print figures).
