@@ -93,7 +93,7 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
                                  "share of the iteration's communication hidden under compute, from the "
                                  "start of the iteration's GPU work",
                                  TrackSpec::Kind::kCounter);
-        L->tracks[ct].counter_unit = "%";
+        if (L->tracks[ct].counter_unit.empty()) L->tracks[ct].counter_unit.push_back('%');
         L->tracks[ct].counter_values.push_back({it.gpu_start_ns, 100.0 * *s.overlap_ratio});
       }
     }

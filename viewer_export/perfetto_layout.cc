@@ -200,6 +200,7 @@ Layout BuildModelLayout(const model::Trace& trace) {
       TrackSpec gt;
       gt.kind = TrackSpec::Kind::kProcess;
       gt.pid = next_synthetic++;
+      gt.explicit_child_order = true;  // analysis tracks first, then syncs, then streams by id
       gt.name = absl::StrCat("GPU ", dev.ordinal);
       if (!trace.str(dev.name).empty()) absl::StrAppend(&gt.name, " — ", AV(trace.str(dev.name)));
       if (!rank.empty()) absl::StrAppend(&gt.name, " · ", rank);

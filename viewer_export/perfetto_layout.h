@@ -62,6 +62,7 @@ struct TrackSpec {
   std::string description;
   int64_t pid = 0, tid = 0;
   int32_t sibling_rank = 0;
+  bool explicit_child_order = false;  // children sorted by their sibling_rank (GPU groups)
   std::string counter_unit;  // counters only
   std::vector<Item> slices;  // after AssignLanes: nested or disjoint, ordered (start, -end)
   std::vector<Item> instants;

@@ -162,6 +162,7 @@ class Encoder {
       }
       if (tr.kind != TrackSpec::Kind::kThread && tr.kind != TrackSpec::Kind::kProcess)
         w.Int(pf::track::kSiblingOrderRank, tr.sibling_rank);
+      if (tr.explicit_child_order) w.Varint(pf::track::kChildOrdering, pf::track::kChildOrderingExplicit);
       if (!tr.description.empty()) w.Bytes(pf::track::kDescription, tr.description);
       w.EndNested(d);
       w.EndNested(p);
