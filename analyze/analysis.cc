@@ -8,24 +8,17 @@ namespace overlapscope::analyze {
 namespace {
 
 void TopKernels(const Context& ctx, AnalysisResult& r) {
-  // From the classification summary: one entry per (kind, name, rule); merge by (kind, name).
+  // From the classification summary (one entry per kind, name and rule): merge by (kind, name).
   absl::flat_hash_map<std::pair<int, model::StringId>, KernelTotal> by;
-  const model::Trace& t = ctx.t;
-  auto visit = [&](model::GpuKind kind, const auto& v, const std::vector<ActivityClass>& cls) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      KernelTotal& k = by[{static_cast<int>(kind), v[i].name}];
-      k.name = v[i].name;
-      k.kind = kind;
-      k.cls = cls[i];
-      ++k.count;
-      int64_t d = v[i].end_ns - v[i].start_ns;
-      k.total_ns += d;
-      k.max_ns = std::max(k.max_ns, d);
-    }
-  };
-  visit(model::GpuKind::kKernel, t.kernels(), ctx.kernel_cls);
-  visit(model::GpuKind::kMemcpy, t.memcpys(), ctx.memcpy_cls);
-  visit(model::GpuKind::kMemset, t.memsets(), ctx.memset_cls);
+  for (const ClassExplanation& e : r.classes.names) {
+    KernelTotal& k = by[{static_cast<int>(e.kind), e.name}];
+    k.name = e.name;
+    k.kind = e.kind;
+    if (k.count == 0 || e.total_ns > k.total_ns) k.cls = e.cls;  // the class of most of its time
+    k.count += e.count;
+    k.total_ns += e.total_ns;
+    k.max_ns = std::max(k.max_ns, e.max_ns);
+  }
   std::vector<KernelTotal> all;
   all.reserve(by.size());
   for (auto& [key, k] : by) all.push_back(k);

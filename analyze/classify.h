@@ -105,6 +105,7 @@ struct ClassExplanation {
   int32_t rule = -1;  // index into ClassificationSummary::rules
   int64_t count = 0;
   int64_t total_ns = 0;
+  int64_t max_ns = 0;
 };
 
 struct ClassificationSummary {

@@ -27,13 +27,14 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
       if (slot < 0) {
         int32_t rule = classifier->RuleOf(r);
         slot = static_cast<int32_t>(summary->names.size());
-        summary->names.push_back(ClassExplanation{name_of(i), kind, classifier->Classify(r), rule, 0, 0});
+        summary->names.push_back(ClassExplanation{name_of(i), kind, classifier->Classify(r), rule, 0, 0, 0});
       }
       ClassExplanation& e = summary->names[slot];
       out[i] = e.cls;
       ++e.count;
       int64_t d = dur_of(i);
       e.total_ns += d;
+      e.max_ns = std::max(e.max_ns, d);
       ++summary->count[static_cast<int>(e.cls)];
       summary->total_ns[static_cast<int>(e.cls)] += d;
     }

@@ -34,23 +34,36 @@ CallCat Categorize(std::string_view n) {
   return kOther;
 }
 
-// The last activity in `acts` (sorted by start) that ends at or before `until`. Activities of one
-// stream run in order; for a whole device a bounded look-back is enough because the candidates
-// start shortly before `until`.
-std::optional<model::GpuRef> LastEndingBefore(const model::Trace& t, absl::Span<const model::GpuRef> acts,
-                                              int64_t until) {
+// The last activity of one stream that ends at or before `until`. A stream runs its activities
+// one after another, so scanning back from the last one starting before `until`, the first that
+// has ended is the answer.
+std::optional<model::GpuRef> LastOnStreamBefore(const model::Trace& t, absl::Span<const model::GpuRef> acts,
+                                                int64_t until) {
   auto it = std::upper_bound(acts.begin(), acts.end(), until,
                              [&](int64_t x, model::GpuRef r) { return x < t.StartNs(r); });
+  for (int scanned = 0; it != acts.begin() && scanned < 64; ++scanned) {
+    --it;
+    if (t.EndNs(*it) <= until) return *it;
+  }
+  return std::nullopt;
+}
+
+// The same over a whole device (streams overlap): the largest end <= `until` among the
+// activities that start shortly before it; a bounded look-back past the first candidate.
+std::optional<model::GpuRef> LastOnDeviceBefore(absl::Span<const model::GpuRef> acts, const std::vector<Interval>& spans,
+                                                int64_t until) {
+  auto it = std::upper_bound(spans.begin(), spans.end(), until,
+                             [](int64_t x, const Interval& iv) { return x < iv.start_ns; });
+  size_t i = static_cast<size_t>(it - spans.begin());
   std::optional<model::GpuRef> best;
   int64_t best_end = INT64_MIN;
-  int scanned = 0;
-  while (it != acts.begin() && scanned < 256) {
-    --it;
-    ++scanned;
-    int64_t e = t.EndNs(*it);
-    if (e <= until && e > best_end) {
-      best_end = e;
-      best = *it;
+  int after_first = 0;
+  for (int scanned = 0; i > 0 && scanned < 256 && after_first < 32; ++scanned) {
+    --i;
+    if (best) ++after_first;
+    if (spans[i].end_ns <= until && spans[i].end_ns > best_end) {
+      best_end = spans[i].end_ns;
+      best = acts[i];
     }
   }
   return best;
@@ -154,9 +167,9 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
         if (s.stream != model::kNone) b.stream = s.stream;
       }
       if (b.stream != model::kNone && c == kStream) {
-        b.released_by = LastEndingBefore(t, t.StreamActivities(b.stream), b.end_ns);
+        b.released_by = LastOnStreamBefore(t, t.StreamActivities(b.stream), b.end_ns);
       } else if (b.device != model::kNone) {
-        b.released_by = LastEndingBefore(t, t.DeviceActivities(b.device), b.end_ns);
+        b.released_by = LastOnDeviceBefore(t.DeviceActivities(b.device), ctx.act_span[b.device], b.end_ns);
       }
     }
     v.push_back(b);

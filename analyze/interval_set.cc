@@ -12,10 +12,11 @@ IntervalSet IntervalSet::FromUnsorted(std::vector<Interval> v) {
   return FromSortedByStart(v);
 }
 
-IntervalSet IntervalSet::FromSortedByStart(const std::vector<Interval>& v) {
+IntervalSet IntervalSet::FromSortedByStart(const Interval* begin, const Interval* end) {
   IntervalSet s;
-  s.v_.reserve(v.size());
-  for (const Interval& i : v) {
+  s.v_.reserve(static_cast<size_t>(end - begin));
+  for (const Interval* p = begin; p != end; ++p) {
+    const Interval& i = *p;
     if (i.end_ns <= i.start_ns) continue;  // empty: covers nothing
     assert(s.v_.empty() || s.v_.back().start_ns <= i.start_ns);
     // Touching (start == previous end) merges too: the set has no zero-length holes.

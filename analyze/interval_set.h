@@ -24,7 +24,10 @@ class IntervalSet {
   // Sorts and merges arbitrary intervals.
   static IntervalSet FromUnsorted(std::vector<Interval> v);
   // Merges intervals already sorted by start (checked only in debug builds); O(n).
-  static IntervalSet FromSortedByStart(const std::vector<Interval>& v);
+  static IntervalSet FromSortedByStart(const std::vector<Interval>& v) {
+    return FromSortedByStart(v.data(), v.data() + v.size());
+  }
+  static IntervalSet FromSortedByStart(const Interval* begin, const Interval* end);
 
   const std::vector<Interval>& intervals() const { return v_; }
   bool empty() const { return v_.empty(); }

@@ -18,11 +18,11 @@ void FillStats(const IntervalSet& c, const IntervalSet& m, OverlapStats& s) {
     s.compute_share_overlapped = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.compute_ns);
 }
 
-struct ComputeInstance {
-  model::StringId name;
-  int64_t dur;
+// An overlapped compute kernel: its name's dense slot, duration and iteration.
+struct OverlappedInstance {
+  int32_t name_slot;
   int32_t iteration;
-  bool overlapped;
+  int64_t dur;
 };
 
 }  // namespace
@@ -46,10 +46,19 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
 
     // Per-iteration buckets (activities are in start order, so each bucket stays sorted).
     std::vector<int32_t> used;  // iteration indexes with activity here, in first-seen order
-    std::vector<std::vector<Interval>> it_comp, it_comm;
+    // Compute/comm intervals tagged with their iteration slot (bit 0 of `tag`: 1 = comm); grouped
+    // by a stable counting sort afterwards, so each group stays in start order.
+    struct Tagged {
+      Interval iv;
+      int32_t tag;
+    };
+    std::vector<Tagged> tagged;
     std::vector<IterationOverlap> its;
-    std::vector<ComputeInstance> compute;
-    compute.reserve(acts.size());
+    // Durations per compute-kernel name (dense slots; slot_of_name is shared across devices and
+    // reset after each), alone and overlapped; overlapped instances kept for the contention sum.
+    std::vector<model::StringId> names_used;
+    std::vector<std::vector<int64_t>> alone, overl;
+    std::vector<OverlappedInstance> overlapped_list;
     absl::flat_hash_map<model::CollectiveId, bool> seen_collective;
     const std::vector<Interval>& spans = ctx.act_span[d];
     size_t comm_cursor = 0;
@@ -69,15 +78,13 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
           io.gpu_start_ns = s;
           io.gpu_end_ns = e;
           its.push_back(io);
-          it_comp.emplace_back();
-          it_comm.emplace_back();
         }
         IterationOverlap& io = its[slot[it]];
         io.gpu_start_ns = std::min(io.gpu_start_ns, s);
         io.gpu_end_ns = std::max(io.gpu_end_ns, e);
         ++io.stats.activities;
-        if (c == ActivityClass::kCompute) it_comp[slot[it]].push_back({s, e});
-        if (c == ActivityClass::kComm) it_comm[slot[it]].push_back({s, e});
+        if (c == ActivityClass::kCompute || c == ActivityClass::kComm)
+          tagged.push_back({{s, e}, slot[it] * 2 + (c == ActivityClass::kComm ? 1 : 0)});
       }
       if (c == ActivityClass::kCompute) {
         // Starts are non-decreasing here, so a cursor over the disjoint comm intervals replaces
@@ -85,7 +92,16 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
         const auto& cv = sets.comm.intervals();
         while (comm_cursor < cv.size() && cv[comm_cursor].end_ns <= s) ++comm_cursor;
         bool overlapped = e > s && comm_cursor < cv.size() && cv[comm_cursor].start_ns < e;
-        compute.push_back({ctx.NameOf(r), e - s, it, overlapped});
+        model::StringId name = ctx.NameOf(r);
+        int32_t& sl = slot_of_name[name];
+        if (sl < 0) {
+          sl = static_cast<int32_t>(names_used.size());
+          names_used.push_back(name);
+          alone.emplace_back();
+          overl.emplace_back();
+        }
+        (overlapped ? overl : alone)[sl].push_back(e - s);
+        if (overlapped) overlapped_list.push_back({sl, it, e - s});
       } else if (c == ActivityClass::kComm) {
         model::CollectiveId cid = r.kind == model::GpuKind::kKernel   ? t.kernels()[r.index].collective
                                   : r.kind == model::GpuKind::kMemcpy ? t.memcpys()[r.index].collective
@@ -114,27 +130,23 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
         dv.collectives.push_back(co);
       }
     }
-    for (size_t k = 0; k < its.size(); ++k) {
-      int64_t acts_in = its[k].stats.activities;
-      FillStats(IntervalSet::FromSortedByStart(it_comp[k]), IntervalSet::FromSortedByStart(it_comm[k]),
-                its[k].stats);
-      its[k].stats.activities = acts_in;
+    {
+      std::vector<size_t> off(2 * its.size() + 1, 0);
+      for (const Tagged& x : tagged) ++off[x.tag + 1];
+      for (size_t k = 1; k < off.size(); ++k) off[k] += off[k - 1];
+      std::vector<Interval> grouped(tagged.size());
+      std::vector<size_t> fill(off.begin(), off.end() - 1);
+      for (const Tagged& x : tagged) grouped[fill[x.tag]++] = x.iv;
+      const Interval* g = grouped.data();
+      for (size_t k = 0; k < its.size(); ++k) {
+        int64_t acts_in = its[k].stats.activities;
+        FillStats(IntervalSet::FromSortedByStart(g + off[2 * k], g + off[2 * k + 1]),
+                  IntervalSet::FromSortedByStart(g + off[2 * k + 1], g + off[2 * k + 2]), its[k].stats);
+        its[k].stats.activities = acts_in;
+      }
     }
 
-    // Contention: median "alone" duration per compute kernel name. Names map to dense slots
-    // (slot_of_name is shared across devices and reset after each).
-    std::vector<model::StringId> names_used;
-    std::vector<std::vector<int64_t>> alone, overl;
-    for (const ComputeInstance& ci : compute) {
-      int32_t& sl = slot_of_name[ci.name];
-      if (sl < 0) {
-        sl = static_cast<int32_t>(names_used.size());
-        names_used.push_back(ci.name);
-        alone.emplace_back();
-        overl.emplace_back();
-      }
-      (ci.overlapped ? overl : alone)[sl].push_back(ci.dur);
-    }
+    // Contention: median "alone" duration per compute kernel name.
     std::vector<int64_t> median_alone(names_used.size(), -1);
     for (size_t k = 0; k < names_used.size(); ++k)
       if (!alone[k].empty()) median_alone[k] = MedianNs(alone[k]);
@@ -152,10 +164,9 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
     std::sort(dv.slowdowns.begin(), dv.slowdowns.end(), [](const KernelSlowdown& a, const KernelSlowdown& b) {
       return a.overlapped_count != b.overlapped_count ? a.overlapped_count > b.overlapped_count : a.name < b.name;
     });
-    for (const ComputeInstance& ci : compute) {
-      if (!ci.overlapped) continue;
+    for (const OverlappedInstance& ci : overlapped_list) {
       OverlapStats* targets[2] = {&dv.whole, ci.iteration != model::kNone ? &its[slot[ci.iteration]].stats : nullptr};
-      int64_t med = median_alone[slot_of_name[ci.name]];
+      int64_t med = median_alone[ci.name_slot];
       for (OverlapStats* s : targets) {
         if (s == nullptr) continue;
         ++s->overlapped_compute_instances;
@@ -232,8 +243,11 @@ void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
       (k == 1 ? comm_list : comp_list)[p].push_back(iv);
     }
     for (size_t p = 0; p < np; ++p) {
-      if (!comm_list[p].empty()) comm[p] = comm[p].Union(IntervalSet::FromSortedByStart(comm_list[p]));
-      if (!comp_list[p].empty()) comp[p] = comp[p].Union(IntervalSet::FromSortedByStart(comp_list[p]));
+      for (auto [list, set] : {std::pair{&comm_list[p], &comm[p]}, std::pair{&comp_list[p], &comp[p]}}) {
+        if (list->empty()) continue;
+        IntervalSet add = IntervalSet::FromSortedByStart(*list);
+        *set = set->empty() ? std::move(add) : set->Union(add);
+      }
     }
   };
   visit(t.kernels());

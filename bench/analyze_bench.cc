@@ -179,25 +179,24 @@ int main(int argc, char** argv) {
     analyze::AnalyzeOptions opt;
     analyze::AnalysisResult r;
     analyze::Context ctx{t, opt, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-    auto p0 = Clock::now();
+    double p0 = CpuSeconds();
     if (!analyze::PrepareContext(ctx, &r.classes).ok()) return 1;
-    auto p1 = Clock::now();
+    double p1 = CpuSeconds();
     analyze::ComputeOverlap(ctx, &r.overlap);
-    auto p2 = Clock::now();
+    double p2 = CpuSeconds();
     analyze::ComputeHtaCompat(ctx, &r.hta);
-    auto p3 = Clock::now();
+    double p3 = CpuSeconds();
     analyze::ComputeBlocking(ctx, &r.blocking);
-    auto p4 = Clock::now();
+    double p4 = CpuSeconds();
     analyze::ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps);
-    auto p5 = Clock::now();
+    double p5 = CpuSeconds();
     analyze::ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
-    auto p6 = Clock::now();
+    double p6 = CpuSeconds();
     analyze::ComputeLaunchStats(ctx, &r.launch);
-    auto p7 = Clock::now();
-    std::printf("phases: prepare (classify, sets, launch lookup, iterations) %.3f s, overlap %.3f s, hta %.3f s, "
-                "blocking %.3f s, idle %.3f s, sync points %.3f s, launch stats %.3f s\n",
-                Seconds(p0, p1), Seconds(p1, p2), Seconds(p2, p3), Seconds(p3, p4), Seconds(p4, p5), Seconds(p5, p6),
-                Seconds(p6, p7));
+    double p7 = CpuSeconds();
+    std::printf("phases (CPU s): prepare (classify, sets, launch lookup, iterations) %.3f, overlap %.3f, hta %.3f, "
+                "blocking %.3f, idle %.3f, sync points %.3f, launch stats %.3f\n",
+                p1 - p0, p2 - p1, p3 - p2, p4 - p3, p5 - p4, p6 - p5, p7 - p6);
   }
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());
