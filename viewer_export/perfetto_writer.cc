@@ -94,6 +94,9 @@ class Encoder {
   }
 
   // ---- preamble and descriptors (cold: written with ProtoWriter) ----------------------------
+  // Setup packets carry the trace's first timestamp (as the Perfetto SDK's do), so they sort
+  // before every event. Analysis events never start before the model's first event.
+  uint64_t FirstTs() const { return static_cast<uint64_t>(t_.start_ns() + stats_.time_shift_ns); }
   void InternEntry(uint32_t field, uint64_t iid, std::string_view name) {
     ProtoWriter w(&interned_);
     const size_t m = w.BeginNested(field);
@@ -113,6 +116,7 @@ class Encoder {
     std::string pkt;
     ProtoWriter w(&pkt);
     const size_t p = w.BeginNested(pf::kTracePacket);
+    w.Varint(pf::packet::kTimestamp, FirstTs());
     w.Varint(pf::packet::kTrustedPacketSequenceId, kSequenceId);
     w.Varint(pf::packet::kSequenceFlags, pf::kSeqIncrementalStateCleared);
     w.Bytes(pf::packet::kInternedData, interned_);
@@ -128,6 +132,7 @@ class Encoder {
       pkt.clear();
       ProtoWriter w(&pkt);
       const size_t p = w.BeginNested(pf::kTracePacket);
+      w.Varint(pf::packet::kTimestamp, FirstTs());
       w.Varint(pf::packet::kTrustedPacketSequenceId, kSequenceId);
       const size_t d = w.BeginNested(pf::packet::kTrackDescriptor);
       w.Varint(pf::track::kUuid, tr.uuid);

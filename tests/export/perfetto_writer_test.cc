@@ -297,3 +297,22 @@ TEST(PerfettoWriter, UnwritablePathNamesThePath) {
 
 }  // namespace
 }  // namespace overlapscope::viewer_export
+
+namespace overlapscope::viewer_export {
+namespace {
+
+TEST(PerfettoWriter, EmptyTraceIsValid) {
+  auto t = model::TraceBuilder().Finalize();
+  ASSERT_TRUE(t.ok());
+  PerfettoStats st;
+  auto bytes = EncodePerfettoToString(*t, nullptr, &st);
+  ASSERT_TRUE(bytes.ok());
+  auto d = testing::DecodePftrace(*bytes);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->slices.size(), 0u);
+  EXPECT_EQ(d->packets, 1);  // the incremental-state packet alone
+  EXPECT_EQ(st.slices, 0);
+}
+
+}  // namespace
+}  // namespace overlapscope::viewer_export
