@@ -3,8 +3,6 @@
 namespace overlapscope::import::scan {
 namespace {
 
-bool IsDelimiter(char c) { return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 // Checks what follows a scalar token: a delimiter is fine; '\0' at end means the token may go on
 // in the next window; anything else is malformed.
 Scan EndOfToken(const char* q, const char* end, const char** err, const char* what) {
@@ -341,62 +339,12 @@ Scan SkipValue(const char* p, const char* end, const char** after, const char** 
   return Scan::kError;
 }
 
-Scan ParseInt(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err) {
-  // Fast path: -?[0-9]{1,18} followed by a delimiter.
-  const char* q = p;
-  bool neg = *q == '-';
-  q += neg;
-  if (*q >= '0' && *q <= '9') {
-    uint64_t x = 0;
-    int n = 0;
-    while (*q >= '0' && *q <= '9' && n < 18) {
-      x = x * 10 + static_cast<uint64_t>(*q - '0');
-      ++q;
-      ++n;
-    }
-    if (IsDelimiter(*q)) {
-      *v = neg ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
-      *kind = NumKind::kOk;
-      *after = q;
-      return Scan::kOk;
-    }
-  }
+Scan ParseIntSlow(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err) {
   return ParseScaled(p, end, after, 0, true, v, kind, err);
 }
 
-Scan ParseMicrosAsNs(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
-                     const char** err) {
-  // Fast path: [0-9]{1,15}(.[0-9]{0,3})? then a delimiter: ns = int * 1000 + frac * 10^(3-len).
-  const char* q = p;
-  if (*q >= '0' && *q <= '9') {
-    uint64_t x = 0;
-    int n = 0;
-    while (*q >= '0' && *q <= '9' && n < 15) {
-      x = x * 10 + static_cast<uint64_t>(*q - '0');
-      ++q;
-      ++n;
-    }
-    x *= 1000;
-    int f = 0;
-    if (*q == '.') {
-      ++q;
-      uint64_t frac = 0;
-      while (*q >= '0' && *q <= '9' && f < 3) {
-        frac = frac * 10 + static_cast<uint64_t>(*q - '0');
-        ++q;
-        ++f;
-      }
-      static constexpr uint64_t kScale[] = {1000, 100, 10, 1};
-      x += frac * kScale[f];
-      if (f == 0) x = UINT64_MAX;  // "12." is malformed: let the general path report it
-    }
-    if (x != UINT64_MAX && IsDelimiter(*q)) {
-      *ns = static_cast<int64_t>(x);
-      *kind = NumKind::kOk;
-      *after = q;
-      return Scan::kOk;
-    }
-  }
+Scan ParseMicrosAsNsSlow(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
+                         const char** err) {
   return ParseScaled(p, end, after, 3, false, ns, kind, err);
 }
 

@@ -21,9 +21,21 @@ inline constexpr size_t kPad = 64;
 
 enum class Scan : uint8_t { kOk, kNeedMore, kError };
 
+inline bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Kineto pretty-prints: most gaps are one space, but line breaks come with 4-8 spaces of
+// indentation, so runs longer than two bytes are skipped 16 at a time.
 inline const char* SkipWs(const char* p) {
-  while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') ++p;
-  return p;
+  if (!IsWs(p[0])) return p;
+  if (!IsWs(p[1])) return p + 1;
+  const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+  for (p += 2;; p += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                              _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+    unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(ws)) & 0xFFFFu;
+    if (other != 0) return p + __builtin_ctz(other);  // the '\0' sentinel is not whitespace
+  }
 }
 
 // First byte at or after p that is '"', '\\', a control byte (< 0x20, includes the '\0' at end)
@@ -119,15 +131,80 @@ Scan SkipValue(const char* p, const char* end, const char** after, const char** 
 // A JSON number token, as exact decimal digits: value = digits * 10^(exp10), sign separate.
 enum class NumKind : uint8_t { kOk, kNotNumber, kNonFinite, kOutOfRange };
 
+inline bool IsDelimiter(char c) {
+  return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// General (slow) paths of the two parsers below: signs, exponents, long digit strings, NaN.
+Scan ParseIntSlow(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err);
+Scan ParseMicrosAsNsSlow(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
+                         const char** err);
+
 // Parses an integer value (no fraction, no exponent) into *v. A number with a fraction or
 // exponent is kNotNumber unless it is integral (e.g. 7.0, 1e3); beyond int64 is kOutOfRange.
 // Anything else (string, object, ...) is kNotNumber and is NOT consumed: the caller skips it.
-Scan ParseInt(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err);
+inline Scan ParseInt(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind,
+                     const char** err) {
+  // Fast path: -?[0-9]{1,18} followed by a delimiter.
+  const char* q = p;
+  const bool neg = *q == '-';
+  q += neg;
+  if (*q >= '0' && *q <= '9') {
+    uint64_t x = 0;
+    int n = 0;
+    while (*q >= '0' && *q <= '9' && n < 18) {
+      x = x * 10 + static_cast<uint64_t>(*q - '0');
+      ++q;
+      ++n;
+    }
+    if (IsDelimiter(*q)) {
+      *v = neg ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
+      *kind = NumKind::kOk;
+      *after = q;
+      return Scan::kOk;
+    }
+  }
+  return ParseIntSlow(p, end, after, v, kind, err);
+}
 
 // Parses a microsecond value (Kineto ts/dur, e.g. 4430921397268.557) into integer nanoseconds
 // exactly: decimal digits, no floating point. Digits beyond the ns position round half away from
 // zero. NaN/Infinity literals give kNonFinite; beyond int64 ns gives kOutOfRange.
-Scan ParseMicrosAsNs(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
-                     const char** err);
+inline Scan ParseMicrosAsNs(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
+                            const char** err) {
+  // Fast path: [0-9]{1,15}(.[0-9]{1,3})? then a delimiter: ns = int * 1000 + frac * 10^(3-len).
+  const char* q = p;
+  if (*q >= '0' && *q <= '9') {
+    uint64_t x = 0;
+    int n = 0;
+    while (*q >= '0' && *q <= '9' && n < 15) {
+      x = x * 10 + static_cast<uint64_t>(*q - '0');
+      ++q;
+      ++n;
+    }
+    x *= 1000;
+    bool ok = true;
+    if (*q == '.') {
+      ++q;
+      uint64_t frac = 0;
+      int f = 0;
+      while (*q >= '0' && *q <= '9' && f < 3) {
+        frac = frac * 10 + static_cast<uint64_t>(*q - '0');
+        ++q;
+        ++f;
+      }
+      static constexpr uint64_t kScale[] = {1000, 100, 10, 1};
+      x += frac * kScale[f];
+      ok = f > 0;  // "12." is malformed: the general path reports it
+    }
+    if (ok && IsDelimiter(*q)) {
+      *ns = static_cast<int64_t>(x);
+      *kind = NumKind::kOk;
+      *after = q;
+      return Scan::kOk;
+    }
+  }
+  return ParseMicrosAsNsSlow(p, end, after, ns, kind, err);
+}
 
 }  // namespace overlapscope::import::scan

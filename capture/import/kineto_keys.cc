@@ -66,58 +66,6 @@ const WordTable<EventKey> kEventKeys(
        {"tts", EventKey::kIgnored}, {"scope", EventKey::kIgnored}},
       EventKey::kOther);
 
-const WordTable<ArgKey> kArgKeys(
-      {{"device", ArgKey::kDevice},
-       {"stream", ArgKey::kStream},
-       {"correlation", ArgKey::kCorrelation},
-       {"External id", ArgKey::kExternalId},
-       {"bytes", ArgKey::kBytes},
-       {"grid", ArgKey::kGrid},
-       {"block", ArgKey::kBlock},
-       {"registers per thread", ArgKey::kRegisters},
-       {"shared memory", ArgKey::kSharedMemory},
-       {"Collective name", ArgKey::kCollectiveName},
-       {"In msg nelems", ArgKey::kInNelems},
-       {"Out msg nelems", ArgKey::kOutNelems},
-       {"Group size", ArgKey::kGroupSize},
-       {"dtype", ArgKey::kDtype},
-       {"Process Group Name", ArgKey::kPgName},
-       {"Seq", ArgKey::kSeq},
-       {"wait_on_stream", ArgKey::kWaitOnStream},
-       {"wait_on_cuda_event_record_corr_id", ArgKey::kWaitEventRecordCorr},
-       {"wait_on_cuda_event_id", ArgKey::kWaitEventId},
-       {"name", ArgKey::kName},
-       {"labels", ArgKey::kLabels},
-       // Known Kineto args the model has no field for.
-       {"queued", ArgKey::kIgnored},
-       {"context", ArgKey::kIgnored},
-       {"blocks per SM", ArgKey::kIgnored},
-       {"warps per SM", ArgKey::kIgnored},
-       {"est. achieved occupancy %", ArgKey::kIgnored},
-       {"memory bandwidth (GB/s)", ArgKey::kIgnored},
-       {"cbid", ArgKey::kIgnored},
-       {"Record function id", ArgKey::kIgnored},
-       {"Ev Idx", ArgKey::kIgnored},
-       {"Sequence number", ArgKey::kIgnored},
-       {"Fwd thread id", ArgKey::kIgnored},
-       {"Concrete Inputs", ArgKey::kIgnored},
-       {"Input type", ArgKey::kIgnored},
-       {"Input Strides", ArgKey::kIgnored},
-       {"Input Dims", ArgKey::kIgnored},
-       {"Process Group Description", ArgKey::kIgnored},
-       {"Process Group Ranks", ArgKey::kIgnored},
-       {"Rank", ArgKey::kIgnored},
-       {"Global rank stride", ArgKey::kIgnored},
-       {"Global rank start", ArgKey::kIgnored},
-       {"In split size", ArgKey::kIgnored},
-       {"Out split size", ArgKey::kIgnored},
-       {"cuda_sync_kind", ArgKey::kIgnored},
-       {"Op count", ArgKey::kIgnored},
-       {"sort_index", ArgKey::kIgnored},
-       {"Python id", ArgKey::kIgnored},
-       {"Python parent id", ArgKey::kIgnored},
-       {"Python thread", ArgKey::kIgnored}},
-      ArgKey::kUnknown);
 
 constexpr std::string_view kArgNames[] = {"(unknown)",
                                           "(ignored)",
@@ -168,32 +116,111 @@ const WordTable<Category> kCategories(
 
 }  // namespace
 
-EventKey ClassifyEventKey(std::string_view k) {
-  // The keys of every event ("ph", "cat", "name", "pid", "tid", "ts", "dur", "args") by hand:
-  // this runs ~8 times per event.
+EventKey ClassifyOtherEventKey(std::string_view k) { return kEventKeys.Find(k); }
+ArgKey ClassifyArgKey(std::string_view k) {
+  // The args Kineto writes, by length, then constant-size compares that the compiler turns
+  // into a few loads (this runs for every arg of every event). kIgnored: known Kineto args the
+  // model has no field for; anything else is kUnknown and counted.
   const char* s = k.data();
   switch (k.size()) {
-    case 2:
-      if (s[0] == 'p' && s[1] == 'h') return EventKey::kPh;
-      if (s[0] == 't' && s[1] == 's') return EventKey::kTs;
-      if (s[0] == 'i' && s[1] == 'd') return EventKey::kId;
-      break;
     case 3:
-      if (s[0] == 'c' && s[1] == 'a' && s[2] == 't') return EventKey::kCat;
-      if (s[0] == 'p' && s[1] == 'i' && s[2] == 'd') return EventKey::kPid;
-      if (s[0] == 't' && s[1] == 'i' && s[2] == 'd') return EventKey::kTid;
-      if (s[0] == 'd' && s[1] == 'u' && s[2] == 'r') return EventKey::kDur;
+      if (std::memcmp(s, "Seq", 3) == 0) return ArgKey::kSeq;
       break;
     case 4:
-      if (std::memcmp(s, "name", 4) == 0) return EventKey::kName;
-      if (std::memcmp(s, "args", 4) == 0) return EventKey::kArgs;
+      if (std::memcmp(s, "grid", 4) == 0) return ArgKey::kGrid;
+      if (std::memcmp(s, "name", 4) == 0) return ArgKey::kName;
+      if (std::memcmp(s, "cbid", 4) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Rank", 4) == 0) return ArgKey::kIgnored;
+      break;
+    case 5:
+      if (std::memcmp(s, "bytes", 5) == 0) return ArgKey::kBytes;
+      if (std::memcmp(s, "block", 5) == 0) return ArgKey::kBlock;
+      if (std::memcmp(s, "dtype", 5) == 0) return ArgKey::kDtype;
+      break;
+    case 6:
+      if (std::memcmp(s, "device", 6) == 0) return ArgKey::kDevice;
+      if (std::memcmp(s, "stream", 6) == 0) return ArgKey::kStream;
+      if (std::memcmp(s, "labels", 6) == 0) return ArgKey::kLabels;
+      if (std::memcmp(s, "queued", 6) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Ev Idx", 6) == 0) return ArgKey::kIgnored;
+      break;
+    case 7:
+      if (std::memcmp(s, "context", 7) == 0) return ArgKey::kIgnored;
+      break;
+    case 8:
+      if (std::memcmp(s, "Op count", 8) == 0) return ArgKey::kIgnored;
+      break;
+    case 9:
+      if (std::memcmp(s, "Python id", 9) == 0) return ArgKey::kIgnored;
+      break;
+    case 10:
+      if (std::memcmp(s, "Group size", 10) == 0) return ArgKey::kGroupSize;
+      if (std::memcmp(s, "Input type", 10) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Input Dims", 10) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "sort_index", 10) == 0) return ArgKey::kIgnored;
+      break;
+    case 11:
+      if (std::memcmp(s, "correlation", 11) == 0) return ArgKey::kCorrelation;
+      if (std::memcmp(s, "External id", 11) == 0) return ArgKey::kExternalId;
+      break;
+    case 12:
+      if (std::memcmp(s, "warps per SM", 12) == 0) return ArgKey::kIgnored;
+      break;
+    case 13:
+      if (std::memcmp(s, "shared memory", 13) == 0) return ArgKey::kSharedMemory;
+      if (std::memcmp(s, "In msg nelems", 13) == 0) return ArgKey::kInNelems;
+      if (std::memcmp(s, "blocks per SM", 13) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Fwd thread id", 13) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Input Strides", 13) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "In split size", 13) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Python thread", 13) == 0) return ArgKey::kIgnored;
+      break;
+    case 14:
+      if (std::memcmp(s, "Out msg nelems", 14) == 0) return ArgKey::kOutNelems;
+      if (std::memcmp(s, "wait_on_stream", 14) == 0) return ArgKey::kWaitOnStream;
+      if (std::memcmp(s, "Out split size", 14) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "cuda_sync_kind", 14) == 0) return ArgKey::kIgnored;
+      break;
+    case 15:
+      if (std::memcmp(s, "Collective name", 15) == 0) return ArgKey::kCollectiveName;
+      if (std::memcmp(s, "Sequence number", 15) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Concrete Inputs", 15) == 0) return ArgKey::kIgnored;
+      break;
+    case 16:
+      if (std::memcmp(s, "Python parent id", 16) == 0) return ArgKey::kIgnored;
+      break;
+    case 17:
+      if (std::memcmp(s, "Global rank start", 17) == 0) return ArgKey::kIgnored;
+      break;
+    case 18:
+      if (std::memcmp(s, "Process Group Name", 18) == 0) return ArgKey::kPgName;
+      if (std::memcmp(s, "Record function id", 18) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Global rank stride", 18) == 0) return ArgKey::kIgnored;
+      break;
+    case 19:
+      if (std::memcmp(s, "Process Group Ranks", 19) == 0) return ArgKey::kIgnored;
+      break;
+    case 20:
+      if (std::memcmp(s, "registers per thread", 20) == 0) return ArgKey::kRegisters;
+      break;
+    case 21:
+      if (std::memcmp(s, "wait_on_cuda_event_id", 21) == 0) return ArgKey::kWaitEventId;
+      break;
+    case 23:
+      if (std::memcmp(s, "memory bandwidth (GB/s)", 23) == 0) return ArgKey::kIgnored;
+      break;
+    case 25:
+      if (std::memcmp(s, "est. achieved occupancy %", 25) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Process Group Description", 25) == 0) return ArgKey::kIgnored;
+      break;
+    case 33:
+      if (std::memcmp(s, "wait_on_cuda_event_record_corr_id", 33) == 0) return ArgKey::kWaitEventRecordCorr;
       break;
     default:
       break;
   }
-  return kEventKeys.Find(k);
+  return ArgKey::kUnknown;
 }
-ArgKey ClassifyArgKey(std::string_view k) { return kArgKeys.Find(k); }
 std::string_view ArgKeyName(ArgKey k) { return kArgNames[static_cast<size_t>(k)]; }
 Category ClassifyCategory(std::string_view c) { return kCategories.Find(c); }
 std::string_view CategoryName(Category c) { return kCategoryNames[static_cast<size_t>(c)]; }

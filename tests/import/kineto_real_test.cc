@@ -52,6 +52,8 @@ TEST(KinetoReal, CountsMatchIndependentParse) {
       EXPECT_EQ(s.ignored_by_category.at("ac2g"), n["ac2g/s"] + n["ac2g/f"]);
       EXPECT_EQ(s.skipped(), 0);
       EXPECT_TRUE(s.unknown_categories.empty());
+      // Every arg key torch 2.11 writes is known (kept or deliberately ignored).
+      EXPECT_TRUE(s.unknown_args.empty()) << s.unknown_args.begin()->first;
       EXPECT_EQ(s.format, "kineto-json.gz");
       EXPECT_EQ(s.base_time_ns, 1790857026000000000);
       // Every event is accounted for exactly once.
