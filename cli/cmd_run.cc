@@ -50,6 +50,7 @@ const CommandSpec kSpec{
      {"capture-iters", "N", "iterations captured per mode (default 5; 0 = no capture)"},
      {"no-capture", "", "time only; no CUPTI capture or analysis"},
      {"json", "", "print the timing figures as JSON (schema overlapscope.run/1)"},
+     {"report", "", "print the full analysis report of every captured mode (default: a summary)"},
      {"m", "N", "GEMM rows (default 8192)"},
      {"n", "N", "GEMM columns (default 8192)"},
      {"k", "N", "GEMM inner dimension (default 8192; all-to-all 2048)"},
@@ -146,7 +147,8 @@ int RunWorkload(int argc, char** argv) {
   rp.burn_in_ms = static_cast<int>(burn);
   const std::string out_dir = args.Get("output");
   const bool capture = !args.Has("no-capture") && cap > 0;
-  RunCapture rc(wl, out_dir, capture ? static_cast<int>(cap) : 0, args.Has("json") ? stderr : stdout);
+  RunCapture rc(wl, out_dir, capture ? static_cast<int>(cap) : 0, args.Has("json") ? stderr : stdout,
+                args.Has("report"));
   workloads::CaptureHooks hooks = capture ? rc.Hooks() : workloads::CaptureHooks{};
   workloads::GemmShape shape{m, n, k, *dtype};
 

@@ -32,8 +32,13 @@ absl::Status WriteTextFile(const std::string& path, const std::string& content) 
   return absl::OkStatus();
 }
 
-RunCapture::RunCapture(std::string workload, std::string out_dir, int iters, FILE* out)
-    : workload_(std::move(workload)), out_dir_(std::move(out_dir)), iters_(iters), out_(out), session_(new Session) {
+RunCapture::RunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report)
+    : workload_(std::move(workload)),
+      out_dir_(std::move(out_dir)),
+      iters_(iters),
+      out_(out),
+      full_report_(full_report),
+      session_(new Session) {
   std::string lib = cupti::CuptiLibraryPath();
   if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), /*overwrite=*/0);
 }
@@ -91,10 +96,11 @@ absl::Status RunCapture::End(const std::string& mode) {
   if (!analysis.ok()) return analysis.status();
   std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations):\n",
                                    Summary(*trace, *analysis));
+  viewer_export::ReportInfo info;
+  info.inputs = {absl::StrCat("overlapscope run ", workload_, " --mode ", mode)};
+  if (full_report_) absl::StrAppend(&block, viewer_export::RenderReportText(*trace, *analysis, info));
   if (!out_dir_.empty()) {
     const std::string dir = absl::StrCat(out_dir_, "/", workload_, "-", mode);
-    viewer_export::ReportInfo info;
-    info.inputs = {absl::StrCat("overlapscope run ", workload_, " --mode ", mode)};
     RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", viewer_export::RenderReportJson(*trace, *analysis, info)));
     RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", viewer_export::RenderReportText(*trace, *analysis, info)));
     std::error_code ec;

@@ -24,7 +24,8 @@ class RunCapture {
   // `out_dir` empty: nothing is written. Sets NVTX_INJECTION64_PATH (when unset) so NVTX ranges
   // of NCCL and of the workload reach CUPTI: must run before the workload first calls NCCL.
   // Summaries go to `out` (stdout; stderr when stdout carries JSON).
-  RunCapture(std::string workload, std::string out_dir, int iters, FILE* out);
+  // `full_report`: print the whole text report of every mode, not only the summary lines.
+  RunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report = false);
   workloads::CaptureHooks Hooks();
   // The per-mode summaries printed so far (also printed as they happen).
   const std::string& text() const { return text_; }
@@ -36,6 +37,7 @@ class RunCapture {
   std::string workload_, out_dir_;
   int iters_ = 0;
   FILE* out_ = stdout;
+  bool full_report_ = false;
   struct Session;
   std::shared_ptr<Session> session_;
   std::string text_;

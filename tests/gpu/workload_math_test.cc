@@ -10,7 +10,7 @@ namespace overlapscope::workloads_test {
 namespace {
 
 TEST(WorkloadMath, OverlapEfficiency) {
-  // (1.668 - 1.484) / (1.668 - 1.369) = 0.184 / 0.299 = 0.615385 (4xH200 run, docs/RESULTS.md).
+  // (1.668 - 1.484) / (1.668 - 1.369) = 0.184 / 0.299 = 0.615385 (2xH200 run, docs/RESULTS.md).
   auto e = workloads::OverlapEfficiency(1.668, 1.484, 1.369);
   ASSERT_TRUE(e.has_value());
   EXPECT_NEAR(*e, 0.184 / 0.299, 1e-12);
