@@ -6,8 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "capture/cupti/capture_session.h"
 #include "capture/cupti/spill_format.h"
@@ -98,37 +96,15 @@ TEST(CaptureInjected, BatchAndPeerCopies) {
   ASSERT_EQ(Profile(dir, "copies"), 0);
   auto trace = cupti::ReadSpillFiles(SpillFilesIn(dir));
   ASSERT_TRUE(trace.ok()) << trace.status();
-  const model::Trace& t = *trace;
-  std::printf("%s", Describe(t).c_str());
-  for (const auto& m : t.memcpys())
-    std::printf("  memcpy '%s' %s bytes %lld device %d dst_device %d stream %lld corr %lld\n",
-                std::string(t.str(m.name)).c_str(), std::string(model::ToString(m.kind)).c_str(),
-                static_cast<long long>(m.bytes), t.devices()[m.device].ordinal,
-                m.dst_device >= 0 ? t.devices()[m.dst_device].ordinal : -1,
-                static_cast<long long>(t.streams()[m.stream].native_id), static_cast<long long>(m.correlation_id));
+  for (const auto& m : trace->memcpys())
+    std::printf("  memcpy '%s' bytes %lld device %d dst_device %d stream %lld corr %lld\n",
+                std::string(trace->str(m.name)).c_str(), static_cast<long long>(m.bytes),
+                trace->devices()[m.device].ordinal, m.dst_device >= 0 ? trace->devices()[m.dst_device].ordinal : -1,
+                static_cast<long long>(trace->streams()[m.stream].native_id),
+                static_cast<long long>(m.correlation_id));
   int devices = 0;
   cudaGetDeviceCount(&devices);
-  // Bytes per issuing call, in call order.
-  std::vector<std::pair<std::string, int64_t>> calls;
-  for (const auto& a : t.api_calls()) {
-    const std::string name(t.str(a.name));
-    if (name != "cudaMemcpyBatchAsync" && name != "cudaMemcpyPeerAsync") continue;
-    int64_t bytes = 0;
-    for (const auto& ref : t.GpuByCorrelation(t.ProcessOfThread(a.thread), a.correlation_id))
-      if (ref.kind == model::GpuKind::kMemcpy) bytes += t.memcpys()[ref.index].bytes;
-    calls.emplace_back(name, bytes);
-  }
-  ASSERT_EQ(calls.size(), devices >= 2 ? 3u : 1u);
-  EXPECT_EQ(calls[0], std::make_pair(std::string("cudaMemcpyBatchAsync"), kBatchCopies * kCopyBytes));
-  if (devices >= 2) {
-    EXPECT_EQ(calls[1], std::make_pair(std::string("cudaMemcpyPeerAsync"), kCopyBytes));
-    EXPECT_EQ(calls[2], std::make_pair(std::string("cudaMemcpyBatchAsync"), 2 * kCopyBytes));
-    bool peer_to_gpu1 = false;
-    for (const auto& m : t.memcpys())
-      peer_to_gpu1 |= m.dst_device >= 0 && t.devices()[m.dst_device].ordinal == 1;
-    EXPECT_TRUE(peer_to_gpu1) << "no copy names GPU 1 as its destination";
-  }
-  for (const auto& m : t.memcpys()) EXPECT_EQ(m.is_async, 1);
+  ExpectCopies(*trace, devices);
 }
 
 // A target that dies after its work still leaves a complete, readable trace.

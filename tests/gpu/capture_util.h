@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/trace.h"
+#include "capture_expect.h"
 
 namespace overlapscope::testing {
 
@@ -24,11 +24,5 @@ std::vector<std::string> SpillFilesIn(const std::string& dir);
 
 // Runs a shell command, returns its exit code (-1 if it did not exit normally) and prints it.
 int RunCommand(const std::string& cmd);
-
-// One-line-per-fact description of a capture (printed by every test, for the logs).
-std::string Describe(const model::Trace& t);
-
-// Adds gtest failures for every way `t` differs from what RunKnownWork("normal") issues.
-void ExpectKnownWork(const model::Trace& t);
 
 }  // namespace overlapscope::testing
