@@ -69,7 +69,7 @@ void EmitMeta(const RawEvent& ev, int64_t offset, ThreadOut& out) {
   else if (ev.name == "thread_name") type = MetaRecord::kThreadName, arg = ArgKey::kName;
   else if (ev.name == "process_labels") type = MetaRecord::kProcessLabels, arg = ArgKey::kLabels;
   else {
-    ++out.ignored["M"];  // sort indexes and other display hints
+    ++out.ignored[ThreadOut::kIgnoredMeta];  // sort indexes and other display hints
     return;
   }
   if (std::string bad = BadArg(ev, kMetaArgs); !bad.empty()) return Skip(out, offset, bad);
@@ -84,8 +84,8 @@ void EmitComplete(const RawEvent& ev, int64_t offset, ThreadOut& out) {
   switch (cat) {
     case Category::kNone: ++out.unknown_categories["<none>"]; return;
     case Category::kUnknown: ++out.unknown_categories[std::string(ev.cat)]; return;
-    case Category::kTrace: ++out.ignored["Trace"]; return;
-    case Category::kAc2g: ++out.ignored["ac2g"]; return;
+    case Category::kTrace: ++out.ignored[ThreadOut::kIgnoredTrace]; return;
+    case Category::kAc2g: ++out.ignored[ThreadOut::kIgnoredFlow]; return;
     default: break;
   }
   if (!ev.has_ts) return Skip(out, offset, "missing ts");
@@ -253,7 +253,7 @@ void ThreadOut::ClearChunk() {
   kept_meta = 0;
   has_cpu_pid = false;  // a dropped speculative parse must not leave a pid behind
   first_cpu_pid = -1;
-  ignored.clear();
+  for (auto& n : ignored) n = 0;
   unknown_categories.clear();
   unknown_args.clear();
   notes.clear();
@@ -275,12 +275,12 @@ void EmitEvent(const RawEvent& ev, int64_t offset, ThreadOut& out) {
         ++out.unknown_categories[ev.cat.empty() ? std::string("<none>") : std::string(ev.cat)];
         return;
       }
-      ++out.ignored["ac2g"];
+      ++out.ignored[ThreadOut::kIgnoredFlow];
       if (ev.id_slot == Slot::kInt) out.flow_ids.push_back(ev.id);
       else ++out.notes["ac2g flow without integer id"];
       return;
     case 'i':
-    case 'I': ++out.ignored["i"]; return;
+    case 'I': ++out.ignored[ThreadOut::kIgnoredInstant]; return;
     default: return Skip(out, offset, "unsupported ph");
   }
 }

@@ -148,7 +148,9 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   for (size_t c = 0; c < static_cast<size_t>(Category::kCount); ++c)
     if (out.kept[c] > 0) st.kept_by_category[std::string(CategoryName(static_cast<Category>(c)))] += out.kept[c];
   if (out.kept_meta > 0) st.kept_by_category["M"] += out.kept_meta;
-  AddAll(st.ignored_by_category, out.ignored);
+  static constexpr const char* kIgnoredNames[] = {"ac2g", "M", "Trace", "i"};
+  for (int i = 0; i < ThreadOut::kIgnoredCount; ++i)
+    if (out.ignored[i] > 0) st.ignored_by_category[kIgnoredNames[i]] += out.ignored[i];
   AddAll(st.unknown_categories, out.unknown_categories);
   AddAll(st.unknown_args, out.unknown_args);
   AddAll(st.notes, out.notes);
