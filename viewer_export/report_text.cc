@@ -54,8 +54,17 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
       if (!s["hta_compat_overlap_pct"].is_null())
         absl::StrAppendFormat(&o, "                HTA-compatible overlap (HTA's rules, µs rounding): %.2f%%\n",
                               s["hta_compat_overlap_pct"].get<double>());
-      absl::StrAppendFormat(&o, "  contention    %s compute slowdown while overlapped; net overlap gain %s\n",
-                            Dur(I(s["contention_ns"])), Dur(I(s["net_overlap_gain_ns"])));
+      int64_t unknown = 0, overlapped = 0;
+      for (const ojson& d : jr["devices"]) {
+        unknown += I(d["overlap"]["contention_unknown_instances"]);
+        overlapped += I(d["overlap"]["overlapped_compute_instances"]);
+      }
+      absl::StrAppendFormat(&o, "  contention    %s compute slowdown while overlapped; net overlap gain %s%s\n",
+                            Dur(I(s["contention_ns"])), Dur(I(s["net_overlap_gain_ns"])),
+                            unknown == 0 ? ""
+                                         : absl::StrFormat(" (%d of %d overlapped kernels never ran alone: not "
+                                                           "estimated)",
+                                                           unknown, overlapped));
     }
     std::string top_call;
     int64_t top_tid = -1;

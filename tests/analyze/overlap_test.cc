@@ -200,3 +200,32 @@ TEST(Overlap, ExplainClassesCountsAndTimes) {
 
 }  // namespace
 }  // namespace overlapscope::analyze
+
+namespace overlapscope::analyze {
+namespace {
+
+TEST(Overlap, EmptyAndCpuOnlyTraces) {
+  // An empty trace and one with host calls only: no devices, no ratios, nothing to divide.
+  model::TraceBuilder empty;
+  auto t0 = std::move(empty).Finalize();
+  ASSERT_TRUE(t0.ok());
+  auto r0 = AnalyzeAll(*t0, AnalyzeOptions{});
+  ASSERT_TRUE(r0.ok());
+  EXPECT_TRUE(r0->overlap.empty());
+  EXPECT_TRUE(r0->ranks.empty());
+
+  testing::Synth s;
+  s.Api("cudaGetDevice", 0, 10);
+  s.Range("ProfilerStep#0", 0, 100);
+  model::Trace t = s.Finish();
+  auto r = AnalyzeAll(t, AnalyzeOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->overlap.empty());
+  ASSERT_EQ(r->ranks.size(), 1u);
+  EXPECT_FALSE(r->ranks[0].overlap_ratio.has_value());
+  EXPECT_FALSE(r->ranks[0].gpu_idle_share.has_value());
+  EXPECT_DOUBLE_EQ(r->ranks[0].blocked_share.value_or(-1), 0.0);
+}
+
+}  // namespace
+}  // namespace overlapscope::analyze
