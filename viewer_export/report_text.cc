@@ -111,6 +111,17 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
       }
     }
     for (const ojson& d : jr["devices"]) {
+      const ojson& c = d["collectives"];
+      if (c["top_exposed"].empty()) continue;
+      absl::StrAppendFormat(&o, "\n  collectives with the most exposed time, GPU %d (%d instances, %s exposed in all)\n"
+                                "    %12s %12s %8s %8s  %s\n",
+                            d["device"].get<int>(), c["count"].get<int64_t>(), Dur(I(c["exposed_ns"])), "own time",
+                            "exposed", "overlap", "stream", "collective");
+      for (const ojson& x : c["top_exposed"])
+        absl::StrAppendFormat(&o, "    %12s %12s %8s %8s  %s\n", Dur(I(x["own_ns"])), Dur(I(x["exposed_ns"])),
+                              Pct(x["overlap_ratio"]), S(x["stream"]), Short(S(x["name"])));
+    }
+    for (const ojson& d : jr["devices"]) {
       if (d["slowdowns"].empty()) continue;
       absl::StrAppendFormat(&o, "\n  compute kernels slowed by overlap, GPU %d\n    %8s %8s %12s %12s  %s\n",
                             d["device"].get<int>(), "slowdown", "n(ovl)", "median ovl", "median alone", "kernel");
