@@ -6,6 +6,9 @@
 
 #include "capture/import/import.h"
 #include "cli/args.h"
+#if defined(OVERLAPSCOPE_HAVE_CUPTI)
+#include "capture/cupti/spill_format.h"
+#endif
 
 namespace overlapscope::cli {
 
@@ -18,6 +21,21 @@ std::optional<model::Trace> LoadTracesOrReport(const std::string& command,
     *exit_code = kExitUsage;
     return std::nullopt;
   }
+#if defined(OVERLAPSCOPE_HAVE_CUPTI)
+  // Raw captures of `overlapscope profile` (DIR/rank<R>.ovspill) are read by the capture's own
+  // reader; they cannot be mixed with other formats in one call.
+  bool all_spill = true;
+  for (const auto& p : paths) all_spill &= p.size() > 8 && p.compare(p.size() - 8, 8, ".ovspill") == 0;
+  if (all_spill) {
+    auto spill = cupti::ReadSpillFiles(paths);
+    if (!spill.ok()) {
+      std::fprintf(stderr, "overlapscope %s: %s\n", command.c_str(), std::string(spill.status().message()).c_str());
+      *exit_code = kExitBadInput;
+      return std::nullopt;
+    }
+    return std::move(spill).value();
+  }
+#endif
   import::ImportOptions options;
   if (StderrIsTerminal()) {
     options.progress = [](int64_t done, int64_t total) {

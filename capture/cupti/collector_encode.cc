@@ -131,7 +131,7 @@ void WriterState::Encode(const CUpti_Activity* rec) {
       s.timestamp = static_cast<int64_t>(m->timestamp), s.flags = m->flags, s.id = m->id;
       s.object_kind = m->objectKind;
       if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
-        s.pid = m->objectId.pt.processId, s.tid = m->objectId.pt.threadId;
+        s.pid = m->objectId.pt.processId, s.tid = m->objectId.pt.threadId, tids.insert(s.tid);
       s.name_sid = m->name ? Intern(m->name) : 0;
       s.domain_sid = m->domain ? Intern(m->domain) : 0;
       SpillEncoder::Append(&out, SpillType::kMarker, s);
@@ -152,7 +152,7 @@ void WriterState::Encode(const CUpti_Activity* rec) {
       s.start = static_cast<int64_t>(o->start), s.end = static_cast<int64_t>(o->end);
       s.overhead_kind = o->overheadKind, s.object_kind = o->objectKind;
       if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
-        s.pid = o->objectId.pt.processId, s.tid = o->objectId.pt.threadId;
+        s.pid = o->objectId.pt.processId, s.tid = o->objectId.pt.threadId, tids.insert(s.tid);
       SpillEncoder::Append(&out, SpillType::kOverhead, s);
       return;
     }

@@ -74,6 +74,14 @@ absl::Status ReadSpillBytes(std::string_view bytes, const std::string& path, mod
     const char* p = bytes.data() + off + kSpillRecordHeaderBytes;
     ++r.stats.events_read;
     switch (type) {
+      case SpillType::kProcess: case SpillType::kString: case SpillType::kDevice: case SpillType::kContext:
+      case SpillType::kStream: case SpillType::kName: case SpillType::kStats: case SpillType::kEnd:
+        ++r.metadata_records;
+        break;
+      default:
+        break;
+    }
+    switch (type) {
       case SpillType::kProcess:
         if (n >= sizeof(SpillProcess)) r.process = Decode<SpillProcess>(p, n), r.have_process = true;
         break;

@@ -259,12 +259,12 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b) {
       if (bad_time(s.timestamp, m.timestamp, "nvtx range")) continue;
       d.ranges.push_back({s.timestamp, m.timestamp, model::RangeKind::kNvtx, marker_thread(s), model::kNoCorrelation,
                           str(s.name_sid), str(s.domain_sid ? s.domain_sid : m.domain_sid)});
-      ++st.kept_by_category["nvtx range"];
+      st.kept_by_category["nvtx range (start and end records)"] += 2;
     } else if (m.flags & 1) {
       if (bad_time(m.timestamp, m.timestamp, "nvtx mark")) continue;
       d.ranges.push_back({m.timestamp, m.timestamp, model::RangeKind::kNvtx, marker_thread(m), model::kNoCorrelation,
                           str(m.name_sid), str(m.domain_sid)});
-      ++st.kept_by_category["nvtx mark"];
+      ++st.kept_by_category["nvtx mark records"];
     }
   }
   if (!open.empty()) st.skipped_by_reason["nvtx range without end (still open at flush)"] += open.size();
@@ -288,6 +288,7 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b) {
       d.devices[dev(n.a)].name = str(n.name_sid);
     }
   }
+  if (r.metadata_records) st.kept_by_category["metadata records"] += r.metadata_records;
   int64_t kept = 0;
   for (const auto& [k, v] : st.kept_by_category) kept += v;
   st.events_kept = kept;

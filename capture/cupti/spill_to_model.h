@@ -33,6 +33,9 @@ struct SpillRecords {
   std::vector<SpillStream> streams;
   std::vector<SpillName> names;
   model::SourceStats stats;
+  // Records that describe rather than happen (process, strings, devices, contexts, streams,
+  // names, stats, end): kept as "metadata records" so read = kept + skipped + unknown.
+  int64_t metadata_records = 0;
 };
 
 // Adds one process with its events to `builder`; counts kept/skipped records in r.stats and

@@ -69,6 +69,11 @@ TEST(ProfileCli, ReadsEveryRankAndWritesTraces) {
   EXPECT_NE(r.out.find("captured 2 process(es)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("rank 1 pid 1001"), std::string::npos) << r.out;
 
+  // The raw captures open with the other commands too (cli/load.cc reads .ovspill).
+  const int info = std::system((std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope info " + dir +
+                                "/rank0.ovspill " + dir + "/rank1.ovspill > /dev/null").c_str());
+  EXPECT_TRUE(WIFEXITED(info) && WEXITSTATUS(info) == 0);
+
   r = Profile("-o " + dir + " --trace-format chrome " + target);
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(Exists(dir + "/rank0.json")) << r.out;

@@ -27,6 +27,11 @@ TEST(RealCapture, KnownWorkNormal) {
   ExpectKnownWork(t);
   EXPECT_FALSE(NoteContains(t, "no end record"));
   EXPECT_EQ(t.str(t.devices()[0].name), "NVIDIA H200");
+  // Every record of the file is accounted for (kept, skipped or unknown), none dropped.
+  const auto& s = t.sources()[0];
+  EXPECT_EQ(s.events_read, s.events_kept + s.skipped());
+  EXPECT_GT(s.events_read, 300);
+  EXPECT_EQ(s.dropped_records, 0);
 }
 
 TEST(RealCapture, KnownWorkAbortFlushedFromSignalHandler) {

@@ -158,6 +158,11 @@ TEST(SpillReader, JoinsRecordsIntoModel) {
   ASSERT_EQ(t->sources().size(), 1u);
   const auto& st = t->sources()[0];
   EXPECT_EQ(st.dropped_records, 7);
+  // Every record is accounted for: kept, skipped or of an unknown type.
+  int64_t unknown = 0;
+  for (const auto& [k, v] : st.unknown_categories)
+    if (k.rfind("spill record type", 0) == 0) unknown += v;
+  EXPECT_EQ(st.events_read, st.events_kept + st.skipped() + unknown);
   EXPECT_EQ(st.skipped_by_reason.at("kernel: unknown or reversed timestamps"), 1);
   EXPECT_EQ(st.skipped_by_reason.at("nvtx range without end (still open at flush)"), 1);
   EXPECT_EQ(st.unknown_categories.at("CUPTI records of kinds not encoded"), 2);
