@@ -59,6 +59,8 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   // Per-device sets; DeviceActivities is sorted by start, so each set builds in one pass.
   ctx.dev.resize(t.devices().size());
   ctx.act_span.resize(t.devices().size());
+  ctx.act_name.resize(t.devices().size());
+  ctx.stream_compute_ns.assign(t.streams().size(), 0);
   std::vector<Interval> comp, comm, busy;
   for (size_t d = 0; d < t.devices().size(); ++d) {
     comp.clear();
@@ -67,14 +69,43 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
     auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
     busy.reserve(acts.size());
     std::vector<Interval>& spans = ctx.act_span[d];
+    std::vector<model::StringId>& names = ctx.act_name[d];
     spans.reserve(acts.size());
+    names.reserve(acts.size());
     for (model::GpuRef r : acts) {
-      Interval iv{t.StartNs(r), t.EndNs(r)};
+      Interval iv;
+      model::StreamId stream;
+      switch (r.kind) {
+        case model::GpuKind::kKernel: {
+          const model::Kernel& k = t.kernels()[r.index];
+          iv = {k.start_ns, k.end_ns};
+          names.push_back(k.name);
+          stream = k.stream;
+          break;
+        }
+        case model::GpuKind::kMemcpy: {
+          const model::Memcpy& m = t.memcpys()[r.index];
+          iv = {m.start_ns, m.end_ns};
+          names.push_back(m.name);
+          stream = m.stream;
+          break;
+        }
+        default: {
+          const model::Memset& m = t.memsets()[r.index];
+          iv = {m.start_ns, m.end_ns};
+          names.push_back(m.name);
+          stream = m.stream;
+          break;
+        }
+      }
       spans.push_back(iv);
       ActivityClass c = ctx.Cls(r);
       if (c == ActivityClass::kSync) continue;
       busy.push_back(iv);
-      if (c == ActivityClass::kCompute) comp.push_back(iv);
+      if (c == ActivityClass::kCompute) {
+        comp.push_back(iv);
+        ctx.stream_compute_ns[stream] += iv.length();
+      }
       else if (c == ActivityClass::kComm) comm.push_back(iv);
     }
     ctx.dev[d].compute = IntervalSet::FromSortedByStart(comp);

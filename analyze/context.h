@@ -32,6 +32,8 @@ struct Context {
   // Per device: [start, end) of each activity, parallel to Trace::DeviceActivities(d) (saves
   // the per-kind dispatch of Trace::StartNs/EndNs in the hot loops).
   std::vector<std::vector<Interval>> act_span;
+  std::vector<std::vector<model::StringId>> act_name;  // names, parallel to act_span
+  std::vector<int64_t> stream_compute_ns;              // per stream: summed compute-class time
 
   ActivityClass Cls(model::GpuRef r) const {
     switch (r.kind) {

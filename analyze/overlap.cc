@@ -92,7 +92,7 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
         const auto& cv = sets.comm.intervals();
         while (comm_cursor < cv.size() && cv[comm_cursor].end_ns <= s) ++comm_cursor;
         bool overlapped = e > s && comm_cursor < cv.size() && cv[comm_cursor].start_ns < e;
-        model::StringId name = ctx.NameOf(r);
+        model::StringId name = ctx.act_name[d][ai];
         int32_t& sl = slot_of_name[name];
         if (sl < 0) {
           sl = static_cast<int32_t>(names_used.size());
@@ -214,45 +214,43 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) 
 void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
   const model::Trace& t = ctx.t;
   const size_t np = t.processes().size();
-  // Per process and kind, intervals stay sorted by start (each event vector is sorted and
-  // ceil() is monotone), so each list becomes a set in one pass; kinds are merged by Union.
+  // Per process: the union over its devices of HTA's comm and compute intervals.
   std::vector<IntervalSet> comp(np), comm(np);
   std::vector<int64_t> dropped(np, 0);
   std::vector<uint8_t> has_gpu(np, 0);
   // Kind per distinct name: 0 other, 1 comm, 2 compute (HTA classifies memcpy/memset by name too).
   std::vector<int8_t> kind_of(t.strings().size(), -1);
-  std::vector<std::vector<Interval>> comp_list(np), comm_list(np);
-  auto visit = [&](const auto& v) {
-    for (auto& l : comp_list) l.clear();
-    for (auto& l : comm_list) l.clear();
-    for (const auto& e : v) {
-      model::ProcessId p = t.ProcessOfDevice(e.device);
-      has_gpu[p] = 1;
-      int8_t& k = kind_of[e.name];
+  // Per device, activities come in start order and ceil() is monotone, so each list is sorted.
+  std::vector<Interval> comp_list, comm_list;
+  for (size_t d = 0; d < t.devices().size(); ++d) {
+    const auto& spans = ctx.act_span[d];
+    if (spans.empty()) continue;
+    const auto& names = ctx.act_name[d];
+    model::ProcessId p = t.ProcessOfDevice(static_cast<model::DeviceId>(d));
+    has_gpu[p] = 1;
+    comp_list.clear();
+    comm_list.clear();
+    for (size_t i = 0; i < spans.size(); ++i) {
+      int8_t& k = kind_of[names[i]];
       if (k < 0) {
-        std::string_view n = t.str(e.name);
+        std::string_view n = t.str(names[i]);
         k = HtaIsComm(n) ? 1 : HtaIsCompute(n) ? 2 : 0;
       }
       if (k == 0) continue;
       // HTA rounds ns-resolution traces to whole µs: start up, end down.
-      Interval iv{CeilDiv(e.start_ns, 1000), FloorDiv(e.end_ns, 1000)};
+      Interval iv{CeilDiv(spans[i].start_ns, 1000), FloorDiv(spans[i].end_ns, 1000)};
       if (iv.end_ns <= iv.start_ns) {
         ++dropped[p];
         continue;
       }
-      (k == 1 ? comm_list : comp_list)[p].push_back(iv);
+      (k == 1 ? comm_list : comp_list).push_back(iv);
     }
-    for (size_t p = 0; p < np; ++p) {
-      for (auto [list, set] : {std::pair{&comm_list[p], &comm[p]}, std::pair{&comp_list[p], &comp[p]}}) {
-        if (list->empty()) continue;
-        IntervalSet add = IntervalSet::FromSortedByStart(*list);
-        *set = set->empty() ? std::move(add) : set->Union(add);
-      }
+    for (auto [list, set] : {std::pair{&comm_list, &comm[p]}, std::pair{&comp_list, &comp[p]}}) {
+      if (list->empty()) continue;
+      IntervalSet add = IntervalSet::FromSortedByStart(*list);
+      *set = set->empty() ? std::move(add) : set->Union(add);
     }
-  };
-  visit(t.kernels());
-  visit(t.memcpys());
-  visit(t.memsets());
+  }
   for (size_t p = 0; p < np; ++p) {
     if (!has_gpu[p]) continue;
     HtaCompat h;

@@ -274,10 +274,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
   }
 
   // 4. collective-on-compute-stream: streams carrying >= 10% of the device's compute time.
-  std::vector<int64_t> stream_compute(t.streams().size(), 0);
-  for (size_t i = 0; i < t.kernels().size(); ++i)
-    if (ctx.kernel_cls[i] == ActivityClass::kCompute)
-      stream_compute[t.kernels()[i].stream] += t.kernels()[i].end_ns - t.kernels()[i].start_ns;
+  const std::vector<int64_t>& stream_compute = ctx.stream_compute_ns;
   for (const DeviceOverlap& dv : overlap) {
     int64_t device_compute = 0;
     for (size_t s = 0; s < t.streams().size(); ++s)
