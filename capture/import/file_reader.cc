@@ -77,7 +77,8 @@ absl::Status FileReader::ErrorAt(const char* p, std::string_view reason) const {
   return absl::InvalidArgumentError(absl::StrCat(ctx_.path, ": offset ", base_ + (p - win_), ": ", std::string(reason)));
 }
 
-absl::Status FileReader::Truncated() const {
+absl::Status FileReader::Truncated() {
+  truncated_ = true;
   return absl::InvalidArgumentError(absl::StrCat(ctx_.path, ": offset ", base_ + static_cast<int64_t>(len_),
                                                  ": unexpected end of data (truncated file?)"));
 }
@@ -203,13 +204,32 @@ absl::Status FileReader::Run() {
   ctx_.api0 = d.api_calls.size(), ctx_.syncs0 = d.syncs.size(), ctx_.ranges0 = d.ranges.size();
   ctx_.gpu_ranges0 = d.gpu_ranges.size(), ctx_.collectives0 = d.collectives.size();
 
+  bool saw_events = false;
+  absl::Status top = ParseTopLevel(&saw_events);
+  if (!top.ok()) {
+    // The brief of an unreadable file is "ends before traceEvents closes": once every event is
+    // in, a file cut in its trailing keys (traceName, a late baseTimeNanoseconds) still imports,
+    // and says so.
+    if (!(saw_events && truncated_)) return top;
+    ctx_.stats.notes[ctx_.has_base ? "file ends before the top-level object closes (after traceEvents)"
+                                   : "file ends before the top-level object closes (after traceEvents); "
+                                     "no baseTimeNanoseconds seen"] += 1;
+  }
+  if (!ctx_.has_rank) {
+    int32_t r = RankFromFileName(ctx_.path);
+    if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
+  }
+  return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
+}
+
+absl::Status FileReader::ParseTopLevel(bool* saw_events) {
   // Top level: optional UTF-8 byte-order mark, then '{' ("key": value),* '}'.
   if (len_ >= 3 && std::memcmp(pos_, "\xEF\xBB\xBF", 3) == 0) pos_ += 3;
   pos_ = scan::SkipWs(pos_);
   if (pos_ >= End()) return ErrorAt(pos_, base_ + static_cast<int64_t>(len_) == 0 ? "empty file" : "no JSON value");
   if (*pos_ != '{') return ErrorAt(pos_, "top level is not a JSON object (expected '{')");
   ++pos_;
-  bool first = true, saw_events = false;
+  bool first = true;
   for (;;) {
     RETURN_IF_ERROR(SkipWsRefill());
     if (*pos_ == '}' && first) break;
@@ -233,7 +253,7 @@ absl::Status FileReader::Run() {
       if (*pos_ != '[') return ErrorAt(pos_, "traceEvents is not an array");
       ++pos_;
       RETURN_IF_ERROR(ParseEventArray());
-      saw_events = true;
+      *saw_events = true;
     } else {
       RETURN_IF_ERROR(ParseTopLevelValue(key));
     }
@@ -253,12 +273,8 @@ absl::Status FileReader::Run() {
     if (eof_) break;
     RETURN_IF_ERROR(Refill(pos_));
   }
-  if (!saw_events) return ErrorAt(pos_, "no traceEvents array in the file");
-  if (!ctx_.has_rank) {
-    int32_t r = RankFromFileName(ctx_.path);
-    if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
-  }
-  return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
+  if (!*saw_events) return ErrorAt(pos_, "no traceEvents array in the file");
+  return absl::OkStatus();
 }
 
 absl::Status ImportKinetoFile(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options) {

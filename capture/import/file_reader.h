@@ -48,7 +48,7 @@ class FileReader {
 
   // "<path>: offset <N>: <reason>" at a pointer into the window.
   absl::Status ErrorAt(const char* p, std::string_view reason) const;
-  absl::Status Truncated() const;
+  absl::Status Truncated();  // sets truncated_
   const char* End() const { return win_ + len_; }
   // Drops bytes before `keep` and appends the next block (the window grows when a single value
   // is larger than a block). Sets eof_ when no data is left.
@@ -60,6 +60,7 @@ class FileReader {
   // Runs step(p, after, err) -> Scan from pos_, refilling and retrying on kNeedMore.
   template <typename Step>
   absl::Status RunStep(Step step, std::string_view what);
+  absl::Status ParseTopLevel(bool* saw_events);
   absl::Status ParseTopLevelValue(const std::string& key);
   absl::Status ParseEventArray();
   ChunkResult ParseChunk(const char* p, ArrayState state);
@@ -87,7 +88,7 @@ class FileReader {
   int64_t window_end_file_pos_ = 0;
   int64_t in_file_size_ = 0;
   bool compressed_ = false;  // input file position (compressed) at the window's end
-  bool eof_ = false, reserved_ = false;
+  bool eof_ = false, reserved_ = false, truncated_ = false;
   const char* pos_ = nullptr;
   ThreadOut outs_[kMaxParserThreads];
 };

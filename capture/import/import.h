@@ -27,7 +27,9 @@
 //   notes (nothing dropped): "strings with invalid UTF-8 (replaced by U+FFFD)",
 //     "ac2g flow id without matching correlation id", "ac2g flow without integer id",
 //     "GPU activity without API call in file (launched before the capture)",
-//     "cuda_sync without API call of the same correlation".
+//     "cuda_sync without API call of the same correlation",
+//     "file ends before the top-level object closes (after traceEvents)" (cut in its trailing
+//     keys: imported; "...; no baseTimeNanoseconds seen" when the base was not read).
 //   examples: the first 20 skips as "offset <byte>: <reason>".
 // Timestamps: ts/dur (us, decimal) become int64 ns exactly (digits, no floating point; digits
 // past the ns round half away from zero), plus baseTimeNanoseconds wherever it appears.

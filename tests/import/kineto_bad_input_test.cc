@@ -236,20 +236,41 @@ TEST(KinetoBadInput, TruncationAtEveryNthByteNeverCrashes) {
   const std::string path = DataPath("kineto/ag_overlap/rank0.json");
   const std::string text = ReadFileText(path);
   ASSERT_GT(text.size(), 50000u);
-  size_t last_brace = text.rfind('}');
-  int errors = 0;
-  for (size_t n = 0; n <= last_brace; n += 97) {
+  const size_t array_close = text.rfind(']');  // traceEvents closes; only "traceName" follows
+  const size_t last_brace = text.rfind('}');
+  ASSERT_NE(text.find("\"traceName\"", array_close), std::string::npos);
+  auto full = ImportOne(path);
+  ASSERT_TRUE(full.ok());
+  std::vector<size_t> cuts;
+  for (size_t n = 0; n < text.size(); n += 97) cuts.push_back(n);
+  for (size_t n : {array_close, array_close + 1, last_brace, last_brace + 1}) cuts.push_back(n);
+  int errors = 0, partial = 0;
+  for (size_t n : cuts) {
     std::string cut_path = WriteTemp("trunc.json", text.substr(0, n));
     for (int64_t chunk : {int64_t{0}, int64_t{4096}}) {
       auto t = ImportOne(cut_path, 2, chunk);
-      // Every cut before the final '}' leaves the document unfinished: an error naming the
-      // file and an offset; never a crash, never a silently partial trace.
-      ASSERT_FALSE(t.ok()) << "cut at " << n;
-      EXPECT_TRUE(std::string(t.status().message()).starts_with(cut_path + ": offset ")) << t.status();
-      ++errors;
+      if (n <= array_close) {
+        // Cut before traceEvents closes: an error naming the file and an offset (the end of
+        // the data); never a crash, never a silently partial trace.
+        ASSERT_FALSE(t.ok()) << "cut at " << n;
+        EXPECT_EQ(std::string(t.status().message()),
+                  cut_path + ": offset " + std::to_string(n) + ": " +
+                      (n == 0 ? "empty file" : "unexpected end of data (truncated file?)"));
+        ++errors;
+      } else {
+        // Every event is in: the import succeeds with the same events, and says it was cut.
+        ASSERT_TRUE(t.ok()) << t.status();
+        EXPECT_EQ(t->kernels().size(), full->kernels().size());
+        EXPECT_EQ(t->api_calls().size(), full->api_calls().size());
+        EXPECT_EQ(t->sources()[0].events_read, full->sources()[0].events_read);
+        if (n <= last_brace)
+          EXPECT_EQ(t->sources()[0].notes.at("file ends before the top-level object closes (after traceEvents)"), 1);
+        ++partial;
+      }
     }
   }
   EXPECT_GT(errors, 500);
+  EXPECT_GE(partial, 4);
 }
 
 TEST(KinetoBadInput, CorruptedBytesEitherFailOrAreCounted) {
