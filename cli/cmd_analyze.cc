@@ -144,7 +144,7 @@ int RunAnalyze(int argc, char** argv) {
     std::fprintf(stderr, "overlapscope analyze: cannot write the report to stdout\n");
     return kExitError;
   }
-  if (gates.empty()) return kExitOk;
+  if (gates.empty() || args.Has("explain-classes")) return kExitOk;
   auto gr = viewer_export::EvaluateGates(*trace, *result, gates);
   if (!gr.ok()) return Usage(std::string(gr.status().message()));
   // Gate lines go to stderr so that --json output on stdout stays a valid document.
