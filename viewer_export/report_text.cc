@@ -164,6 +164,17 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
                               I(s2["launch_delay_outliers"]), I(s2["without_launch_call"]));
       }
     }
+    if (!jr["launch_calls"].empty()) {
+      absl::StrAppendFormat(&o, "\n  launch calls (> cutoff: longer than %s; short kernels: %d)\n"
+                                "    %8s %10s %10s %10s %9s  %s\n",
+                            Us(j["options"]["runtime_cutoff_ns"].get<int64_t>()),
+                            I(jr["short_kernels"]["count"]), "count", "p50", "p99", "max", "> cutoff", "call");
+      for (const ojson& c : jr["launch_calls"]) {
+        const ojson& p = c["duration"];
+        absl::StrAppendFormat(&o, "    %8d %10s %10s %10s %9d  %s\n", I(p["count"]), Dur(I(p["p50_ns"])),
+                              Dur(I(p["p99_ns"])), Dur(I(p["max_ns"])), I(c["outliers"]), S(c["call"]));
+      }
+    }
     const ojson& items = jr["findings"]["items"];
     if (!items.empty()) {
       absl::StrAppendFormat(&o, "\n  findings (%d)\n", items.size());
