@@ -17,10 +17,6 @@ using model::kNone;
 // collide with a real one.
 constexpr int64_t kSyntheticPidBase = int64_t{1} << 28;
 
-bool IsComm(const model::Trace& t, const model::Kernel& k) {
-  return k.collective != kNone || ContainsNccl(t.str(k.name));
-}
-
 }  // namespace
 
 bool ContainsNccl(std::string_view s) {
@@ -36,30 +32,38 @@ int32_t Layout::AddTrack(TrackSpec t) {
   return static_cast<int32_t>(tracks.size() - 1);
 }
 
-std::string StreamRole(const model::Trace& trace, model::StreamId s) {
-  int64_t comm_ns = 0, busy_ns = 0, kernels = 0, copies = 0;
-  for (const model::GpuRef& r : trace.StreamActivities(s)) {
-    const int64_t d = trace.EndNs(r) - trace.StartNs(r);
-    busy_ns += d;
-    if (r.kind == model::GpuKind::kKernel) {
-      ++kernels;
-      if (IsComm(trace, trace.kernels()[r.index])) comm_ns += d;
-    } else if (r.kind == model::GpuKind::kMemcpy) {
-      ++copies;
-      if (trace.memcpys()[r.index].collective != kNone) comm_ns += d;
-    }
+std::vector<std::string> StreamRoles(const model::Trace& trace) {
+  // One pass over the activities (per-stream lookups would touch them in random order).
+  struct Acc {
+    int64_t comm_ns = 0, busy_ns = 0, kernels = 0, comm_kernels = 0, copies = 0;
+  };
+  std::vector<Acc> acc(trace.streams().size());
+  std::vector<int8_t> nccl(trace.strings().size(), -1);  // per kernel name, computed once
+  for (const model::Kernel& k : trace.kernels()) {
+    Acc& a = acc[k.stream];
+    if (nccl[k.name] < 0) nccl[k.name] = ContainsNccl(trace.str(k.name)) ? 1 : 0;
+    const bool comm = k.collective != kNone || nccl[k.name] == 1;
+    a.busy_ns += k.end_ns - k.start_ns;
+    ++a.kernels;
+    if (comm) a.comm_ns += k.end_ns - k.start_ns, ++a.comm_kernels;
   }
-  // Zero-length activities only: fall back to counting them.
-  if (comm_ns > 0 && 2 * comm_ns > busy_ns) return "nccl";
-  if (busy_ns == 0 && kernels > 0) {
-    int64_t comm_count = 0;
-    for (const model::GpuRef& r : trace.StreamActivities(s))
-      if (r.kind == model::GpuKind::kKernel && IsComm(trace, trace.kernels()[r.index])) ++comm_count;
-    if (2 * comm_count > kernels) return "nccl";
+  for (const model::Memcpy& m : trace.memcpys()) {
+    Acc& a = acc[m.stream];
+    a.busy_ns += m.end_ns - m.start_ns;
+    ++a.copies;
+    if (m.collective != kNone) a.comm_ns += m.end_ns - m.start_ns;
   }
-  if (kernels == 0 && copies > 0) return "copy";
-  if (kernels > 0) return "compute";
-  return "";
+  for (const model::Memset& m : trace.memsets()) acc[m.stream].busy_ns += m.end_ns - m.start_ns;
+  std::vector<std::string> roles(acc.size());
+  for (size_t s = 0; s < acc.size(); ++s) {
+    const Acc& a = acc[s];
+    if (a.comm_ns > 0 && 2 * a.comm_ns > a.busy_ns) roles[s] = "nccl";
+    // Only zero-length activities: decide by count instead of time.
+    else if (a.busy_ns == 0 && a.kernels > 0 && 2 * a.comm_kernels > a.kernels) roles[s] = "nccl";
+    else if (a.kernels == 0 && a.copies > 0) roles[s] = "copy";
+    else if (a.kernels > 0) roles[s] = "compute";
+  }
+  return roles;
 }
 
 std::vector<std::vector<Item>> AssignLanes(std::vector<Item> slices) {
@@ -154,6 +158,7 @@ Layout BuildModelLayout(const model::Trace& trace) {
   int64_t next_synthetic = kSyntheticPidBase;
   L.process_track.assign(procs.size(), kNone);
 
+  const std::vector<std::string> roles = StreamRoles(trace);
   std::vector<int32_t> thread_track(trace.threads().size(), kNone);
   std::vector<int32_t> stream_track(trace.streams().size(), kNone);
   std::vector<int32_t> waits_track(trace.streams().size(), kNone);
@@ -218,7 +223,7 @@ Layout BuildModelLayout(const model::Trace& trace) {
         TrackSpec sp;
         sp.parent_uuid = group_uuid;
         sp.name = absl::StrCat("stream ", st.native_id);
-        const std::string role = StreamRole(trace, s);
+        const std::string& role = roles[s];
         if (!role.empty()) absl::StrAppend(&sp.name, " · ", role);
         // Kineto names streams "stream 7 ": only a name that says more is appended.
         std::string_view given = trace.str(st.name);

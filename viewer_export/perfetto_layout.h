@@ -88,10 +88,11 @@ struct Layout {
   void Finish(const model::Trace& trace);
 };
 
-// Role suffix of a stream: "nccl" when most of its busy time is communication (kernels carrying
-// a collective or named *nccl*, copies carrying a collective), "copy" when it ran only copies
-// (and memsets), "compute" when it ran kernels, "" when it ran nothing.
-std::string StreamRole(const model::Trace& trace, model::StreamId s);
+// Role suffix of every stream (indexed by StreamId): "nccl" when most of its busy time is
+// communication (kernels carrying a collective or named *nccl*, copies carrying a collective),
+// "copy" when it ran only copies (and memsets), "compute" when it ran kernels, "" when it ran
+// nothing.
+std::vector<std::string> StreamRoles(const model::Trace& trace);
 
 // Splits slices into lanes (see header comment). Each returned lane is ordered (start, -end).
 std::vector<std::vector<Item>> AssignLanes(std::vector<Item> slices);
