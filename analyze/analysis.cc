@@ -96,6 +96,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   ComputeLaunchStats(ctx, &r.launch);
   TopKernels(ctx, r);
   r.iterations = std::move(ctx.iters);
+  r.cross_rank = AnalyzeCrossRank(trace);
   Summaries(trace, r);
   return r;
 }

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "analyze/classify.h"
 #include "analyze/cpu_blocking.h"
+#include "analyze/cross_rank.h"
 #include "analyze/gpu_idle.h"
 #include "analyze/interval_set.h"
 #include "analyze/iterations.h"
@@ -79,6 +80,7 @@ struct AnalysisResult {
   LaunchStats launch;
   std::vector<KernelTotal> top_kernels; // top_n per class, by total time
   std::vector<RankSummary> ranks;       // one per process
+  CrossRankResult cross_rank;           // METRICS §6 (analyze/cross_rank.h): matched collectives
   int64_t min_gap_ns = 0;
 };
 

@@ -167,6 +167,8 @@ std::vector<std::string> GateMetricNames() {
   for (int c = 0; c < kGapCauses; ++c) v.push_back("gap_" + Key(ToString(static_cast<GapCause>(c))) + "_ns");
   v.push_back("findings");
   for (int k = 0; k < kFindingKinds; ++k) v.push_back("finding_" + Key(ToString(static_cast<FindingKind>(k))));
+  v.push_back("collective_wait_ns");
+  v.push_back("collective_times_last");
   return v;
 }
 
@@ -193,6 +195,15 @@ ojson RankSummaryJson(const model::Trace& t, const AnalysisResult& r, const Rank
   for (int k = 0; k < kFindingKinds; ++k) total += s.finding_count[k];
   j["findings"] = total;
   for (int k = 0; k < kFindingKinds; ++k) j["finding_" + Key(ToString(static_cast<FindingKind>(k)))] = s.finding_count[k];
+  // METRICS §6, from the cross-rank matching (0 for a single rank or without collectives).
+  int64_t wait = 0, last = 0;
+  for (const RankStraggling& rs : r.cross_rank.ranks)
+    if (rs.rank == s.rank && s.rank != model::kNone) {
+      wait = rs.own_wait_ns;
+      last = rs.times_last;
+    }
+  j["collective_wait_ns"] = wait;
+  j["collective_times_last"] = last;
   return j;
 }
 
@@ -331,6 +342,42 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
     ranks.push_back(jr);
   }
   j["ranks"] = ranks;
+
+  // Collectives across ranks (METRICS §6).
+  const CrossRankResult& x = r.cross_rank;
+  ojson xr;
+  xr["matched_instances"] = x.instances.size();
+  xr["matched_by"] = x.matched_by_sequence ? "sequence" : "order";
+  xr["unmatched"] = x.unmatched;
+  xr["without_rank"] = x.without_rank;
+  xr["max_skew_ns"] = x.max_skew_ns;
+  xr["total_skew_ns"] = x.total_skew_ns;
+  ojson strag = ojson::array();
+  for (const RankStraggling& rs : x.ranks)
+    strag.push_back({{"rank", rs.rank}, {"times_last", rs.times_last}, {"others_wait_ns", rs.others_wait_ns},
+                     {"own_wait_ns", rs.own_wait_ns}});
+  xr["ranks"] = strag;
+  std::vector<const CollectiveInstance*> inst;
+  for (const CollectiveInstance& ci : x.instances) inst.push_back(&ci);
+  std::stable_sort(inst.begin(), inst.end(), [](const CollectiveInstance* a, const CollectiveInstance* b) {
+    return a->skew_ns > b->skew_ns;
+  });
+  ojson top_skew = ojson::array();
+  for (size_t k = 0; k < inst.size() && k < info.top_n; ++k) {
+    const CollectiveInstance& ci = *inst[k];
+    top_skew.push_back({{"op", Str(t, ci.op)},
+                        {"communicator", Str(t, ci.communicator)},
+                        {"sequence", ci.sequence},
+                        {"first_start_ns", ci.first_start_ns},
+                        {"skew_ns", ci.skew_ns},
+                        {"last_rank", ci.last_rank},
+                        {"bus_time_ns", ci.bus_time_ns},
+                        {"size_bytes", ci.size_bytes},
+                        {"algbw_gbps", Opt(ci.algbw_gbps)},
+                        {"busbw_gbps", Opt(ci.busbw_gbps)}});
+  }
+  xr["top_skew"] = top_skew;
+  j["collectives_across_ranks"] = xr;
   return j;
 }
 

@@ -189,6 +189,27 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
     }
   }
 
+  const ojson& x = j["collectives_across_ranks"];
+  if (x["matched_instances"].get<int64_t>() > 0) {
+    absl::StrAppendFormat(&o, "\n== collectives across ranks ==\n  %d instances matched by %s (%d seen on one rank "
+                              "only); skew max %s, total %s\n",
+                          x["matched_instances"].get<int64_t>(), x["matched_by"].get<std::string>(),
+                          x["unmatched"].get<int64_t>(), Dur(x["max_skew_ns"].get<int64_t>()),
+                          Dur(x["total_skew_ns"].get<int64_t>()));
+    absl::StrAppendFormat(&o, "  %6s %11s %14s %14s\n", "rank", "times last", "others waited", "own wait");
+    for (const ojson& rs : x["ranks"])
+      absl::StrAppendFormat(&o, "  %6d %11d %14s %14s\n", rs["rank"].get<int>(), I(rs["times_last"]),
+                            Dur(I(rs["others_wait_ns"])), Dur(I(rs["own_wait_ns"])));
+    absl::StrAppendFormat(&o, "  %12s %9s %12s %10s %10s  %s\n", "skew", "last rank", "bus time", "algbw", "busbw",
+                          "op");
+    for (const ojson& ci : x["top_skew"])
+      absl::StrAppendFormat(&o, "  %12s %9d %12s %10s %10s  %s\n", Dur(I(ci["skew_ns"])), ci["last_rank"].get<int>(),
+                            Dur(I(ci["bus_time_ns"])),
+                            ci["algbw_gbps"].is_null() ? "-" : absl::StrFormat("%.1f GB/s", ci["algbw_gbps"].get<double>()),
+                            ci["busbw_gbps"].is_null() ? "-" : absl::StrFormat("%.1f GB/s", ci["busbw_gbps"].get<double>()),
+                            S(ci["op"]));
+  }
+
   absl::StrAppend(&o, "\n== top GPU activities by class (all ranks) ==\n");
   absl::StrAppendFormat(&o, "  %-8s %8s %12s %12s  %s\n", "class", "count", "total", "max", "name");
   for (const ojson& k : j["top_kernels"])
