@@ -34,6 +34,20 @@ std::string RenderReportMarkdown(const model::Trace& t, const analyze::AnalysisR
                           Dur(s["exposed_comm_ns"].get<int64_t>()), hta, Dur(s["blocked_ns"].get<int64_t>()),
                           Pct(s["blocked_share"]), Pct(s["gpu_idle_share"]), s["findings"].get<int64_t>());
   }
+  const ojson& x = j["collectives_across_ranks"];
+  if (x["matched_instances"].get<int64_t>() > 0) {
+    int64_t worst_rank = -1, worst_last = 0;
+    for (const ojson& rs : x["ranks"])
+      if (rs["times_last"].get<int64_t>() > worst_last) {
+        worst_last = rs["times_last"].get<int64_t>();
+        worst_rank = rs["rank"].get<int64_t>();
+      }
+    absl::StrAppendFormat(&o, "\nCollectives across ranks: %d matched, max skew %s, total %s%s.\n",
+                          x["matched_instances"].get<int64_t>(), Dur(x["max_skew_ns"].get<int64_t>()),
+                          Dur(x["total_skew_ns"].get<int64_t>()),
+                          worst_rank < 0 ? ""
+                                         : absl::StrFormat("; rank %d arrived last %d times", worst_rank, worst_last));
+  }
   for (const ojson& jr : j["ranks"]) {
     const ojson& items = jr["findings"]["items"];
     if (items.empty()) continue;
