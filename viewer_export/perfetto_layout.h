@@ -107,6 +107,10 @@ struct AnalysisResult;
 namespace overlapscope::viewer_export {
 void AddAnalysisTracks(const model::Trace& trace, const analyze::AnalysisResult& analysis, Layout* layout);
 
+// Appends one TrackDescriptor packet per track (parents first) to `out`, each stamped with
+// `ts` and `sequence_id`; returns the number of packets (perfetto_descriptors.cc).
+int64_t AppendTrackDescriptors(const Layout& layout, uint64_t ts, uint32_t sequence_id, std::string* out);
+
 // Builds the model part of the layout (processes, threads, GPUs, streams); the caller may add
 // analysis tracks before calling Finish().
 Layout BuildModelLayout(const model::Trace& trace);

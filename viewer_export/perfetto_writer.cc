@@ -5,13 +5,12 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <tuple>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "model/status_macros.h"
 #include "viewer_export/perfetto_fields.h"
 #include "viewer_export/perfetto_flows.h"
+#include "viewer_export/perfetto_interner.h"
 #include "viewer_export/perfetto_layout.h"
 #include "viewer_export/proto_buf.h"
 #include "viewer_export/proto_writer.h"
@@ -64,14 +63,7 @@ class Encoder {
 
   absl::StatusOr<PerfettoStats> Run() {
     if (t_.start_ns() < 0) stats_.time_shift_ns = -t_.start_ns();
-    const size_t n_strings = t_.strings().size();
-    name_emitted_.assign(n_strings, false);
-    value_emitted_.assign(n_strings, false);
-    nccl_name_.assign(n_strings, -1);
-    next_extra_iid_ = n_strings + 1;
-    next_extra_value_iid_ = n_strings + 1;
-    next_ann_iid_ = kAnnCount;
-    next_category_iid_ = kCatCount;
+    nccl_name_.assign(t_.strings().size(), -1);
     out_.Reserve(kFlushBytes + 4096);
     flows_ = BuildFlows(t_, L_);
     WritePreamble();
@@ -97,145 +89,31 @@ class Encoder {
   // Setup packets carry the trace's first timestamp (as the Perfetto SDK's do), so they sort
   // before every event. Analysis events never start before the model's first event.
   uint64_t FirstTs() const { return static_cast<uint64_t>(t_.start_ns() + stats_.time_shift_ns); }
-  void InternEntry(uint32_t field, uint64_t iid, std::string_view name) {
-    ProtoWriter w(&interned_);
-    const size_t m = w.BeginNested(field);
-    w.Varint(pf::interned::kIid, iid);
-    w.Bytes(pf::interned::kName, name);
-    w.EndNested(m);
-  }
-
   void WritePreamble() {
-    for (uint32_t c = 1; c < kCatCount; ++c) InternEntry(pf::interned::kEventCategories, c, kCategoryNames[c]);
-    for (uint32_t a = 1; a < kAnnCount; ++a) InternEntry(pf::interned::kDebugAnnotationNames, a, kAnnNames[a]);
+    for (uint32_t c = 1; c < kCatCount; ++c) in_.DefineFixed(pf::interned::kEventCategories, c, kCategoryNames[c]);
+    for (uint32_t a = 1; a < kAnnCount; ++a) in_.DefineFixed(pf::interned::kDebugAnnotationNames, a, kAnnNames[a]);
     // Fixed string values, so the per-event code never looks them up.
-    for (int c = 0; c < kClassCount; ++c) class_iid_[c] = ExtraValueIid(kClassNames[c]);
-    for (int k = 0; k < 6; ++k) copy_kind_iid_[k] = ExtraValueIid(model::ToString(static_cast<model::MemcpyKind>(k)));
-    for (int k = 0; k < 6; ++k) memory_iid_[k] = ExtraValueIid(model::ToString(static_cast<model::MemoryKind>(k)));
-    for (int k = 0; k < 5; ++k) sync_kind_iid_[k] = ExtraValueIid(model::ToString(static_cast<model::SyncKind>(k)));
+    for (int c = 0; c < kClassCount; ++c) class_iid_[c] = in_.ExtraValue(kClassNames[c]);
+    for (int k = 0; k < 6; ++k) copy_kind_iid_[k] = in_.ExtraValue(model::ToString(static_cast<model::MemcpyKind>(k)));
+    for (int k = 0; k < 6; ++k) memory_iid_[k] = in_.ExtraValue(model::ToString(static_cast<model::MemoryKind>(k)));
+    for (int k = 0; k < 5; ++k) sync_kind_iid_[k] = in_.ExtraValue(model::ToString(static_cast<model::SyncKind>(k)));
     std::string pkt;
     ProtoWriter w(&pkt);
     const size_t p = w.BeginNested(pf::kTracePacket);
     w.Varint(pf::packet::kTimestamp, FirstTs());
     w.Varint(pf::packet::kTrustedPacketSequenceId, kSequenceId);
     w.Varint(pf::packet::kSequenceFlags, pf::kSeqIncrementalStateCleared);
-    w.Bytes(pf::packet::kInternedData, interned_);
-    interned_.clear();
+    w.Bytes(pf::packet::kInternedData, in_.pending());
+    in_.pending().clear();
     w.EndNested(p);
     out_.Append(pkt);
     ++stats_.packets;
   }
 
   void WriteDescriptors() {
-    std::string pkt;
-    for (const TrackSpec& tr : L_.tracks) {
-      pkt.clear();
-      ProtoWriter w(&pkt);
-      const size_t p = w.BeginNested(pf::kTracePacket);
-      w.Varint(pf::packet::kTimestamp, FirstTs());
-      w.Varint(pf::packet::kTrustedPacketSequenceId, kSequenceId);
-      const size_t d = w.BeginNested(pf::packet::kTrackDescriptor);
-      w.Varint(pf::track::kUuid, tr.uuid);
-      if (tr.parent_uuid) w.Varint(pf::track::kParentUuid, tr.parent_uuid);
-      switch (tr.kind) {
-        case TrackSpec::Kind::kProcess: {
-          const size_t m = w.BeginNested(pf::track::kProcess);
-          w.Int(pf::process::kPid, tr.pid);
-          w.Bytes(pf::process::kProcessName, tr.name);
-          w.EndNested(m);
-          break;
-        }
-        case TrackSpec::Kind::kThread: {
-          const size_t m = w.BeginNested(pf::track::kThread);
-          w.Int(pf::thread::kPid, tr.pid);
-          w.Int(pf::thread::kTid, tr.tid);
-          w.Bytes(pf::thread::kThreadName, tr.name);
-          w.EndNested(m);
-          break;
-        }
-        case TrackSpec::Kind::kCounter: {
-          w.Bytes(pf::track::kName, tr.name);
-          const size_t m = w.BeginNested(pf::track::kCounter);
-          if (!tr.counter_unit.empty()) w.Bytes(pf::counter::kUnitName, tr.counter_unit);
-          w.EndNested(m);
-          break;
-        }
-        case TrackSpec::Kind::kPlain:
-          w.Bytes(pf::track::kName, tr.name);
-          w.Varint(pf::track::kSiblingMergeBehavior, pf::track::kSiblingMergeNone);
-          break;
-      }
-      if (tr.kind != TrackSpec::Kind::kThread && tr.kind != TrackSpec::Kind::kProcess)
-        w.Int(pf::track::kSiblingOrderRank, tr.sibling_rank);
-      if (tr.explicit_child_order) w.Varint(pf::track::kChildOrdering, pf::track::kChildOrderingExplicit);
-      if (!tr.description.empty()) w.Bytes(pf::track::kDescription, tr.description);
-      w.EndNested(d);
-      w.EndNested(p);
-      out_.Append(pkt);
-      ++stats_.packets;
-    }
-  }
-
-  // ---- interning (new entries go to interned_, emitted with the packet that uses them) ------
-  uint64_t ModelNameIid(model::StringId id) {
-    if (!name_emitted_[id]) {
-      name_emitted_[id] = true;
-      InternEntry(pf::interned::kEventNames, static_cast<uint64_t>(id) + 1, t_.str(id));
-    }
-    return static_cast<uint64_t>(id) + 1;
-  }
-  uint64_t ExtraNameIid(std::string_view name) {
-    auto [it, inserted] = extra_names_.try_emplace(AV(name), next_extra_iid_);
-    if (inserted) {
-      ++next_extra_iid_;
-      InternEntry(pf::interned::kEventNames, it->second, name);
-    }
-    return it->second;
-  }
-  uint64_t CategoryIid(std::string_view name) {
-    auto [it, inserted] = categories_.try_emplace(AV(name), next_category_iid_);
-    if (inserted) {
-      ++next_category_iid_;
-      InternEntry(pf::interned::kEventCategories, it->second, name);
-    }
-    return it->second;
-  }
-  uint64_t ModelValueIid(model::StringId id) {
-    if (!value_emitted_[id]) {
-      value_emitted_[id] = true;
-      InternEntry(pf::interned::kDebugAnnotationStringValues, static_cast<uint64_t>(id) + 1, t_.str(id));
-    }
-    return static_cast<uint64_t>(id) + 1;
-  }
-  uint64_t ExtraValueIid(std::string_view v) {
-    auto [it, inserted] = extra_values_.try_emplace(AV(v), next_extra_value_iid_);
-    if (inserted) {
-      ++next_extra_value_iid_;
-      InternEntry(pf::interned::kDebugAnnotationStringValues, it->second, v);
-    }
-    return it->second;
-  }
-  uint64_t AnnIid(std::string_view key) {
-    auto [it, inserted] = ann_names_.try_emplace(AV(key), next_ann_iid_);
-    if (inserted) {
-      ++next_ann_iid_;
-      InternEntry(pf::interned::kDebugAnnotationNames, it->second, key);
-    }
-    return it->second;
-  }
-  uint64_t DimIid(const model::Dim3& d) {
-    // Direct-mapped cache in front of the map: launch shapes repeat.
-    DimSlot& slot = dim_cache_[(static_cast<uint32_t>(d.x) * 2654435761u ^ static_cast<uint32_t>(d.y) * 40503u ^
-                                static_cast<uint32_t>(d.z)) & 255];
-    if (slot.iid && slot.x == d.x && slot.y == d.y && slot.z == d.z) return slot.iid;
-    auto [it, inserted] = dims_.try_emplace(std::make_tuple(d.x, d.y, d.z), 0);
-    if (inserted) it->second = ExtraValueIid(absl::StrCat("[", d.x, ", ", d.y, ", ", d.z, "]"));
-    slot = DimSlot{d.x, d.y, d.z, it->second};
-    return it->second;
-  }
-  bool IsNcclName(model::StringId id) {
-    if (nccl_name_[id] < 0) nccl_name_[id] = ContainsNccl(t_.str(id)) ? 1 : 0;
-    return nccl_name_[id] == 1;
+    std::string pkts;
+    stats_.packets += AppendTrackDescriptors(L_, FirstTs(), kSequenceId, &pkts);
+    out_.Append(pkts);
   }
 
   // ---- hot path: one packet per event, written straight into out_ --------------------------
@@ -293,9 +171,9 @@ class Encoder {
   void CollectiveArgs(model::CollectiveId c) {
     if (c == kNone) return;
     const model::Collective& col = t_.collectives()[c];
-    if (col.op) AnnStrIid(kAnnCollective, ModelValueIid(col.op));
-    if (col.communicator) AnnStrIid(kAnnCommunicator, ModelValueIid(col.communicator));
-    if (col.dtype) AnnStrIid(kAnnDtype, ModelValueIid(col.dtype));
+    if (col.op) AnnStrIid(kAnnCollective, in_.ModelValue(col.op));
+    if (col.communicator) AnnStrIid(kAnnCommunicator, in_.ModelValue(col.communicator));
+    if (col.dtype) AnnStrIid(kAnnDtype, in_.ModelValue(col.dtype));
     if (col.sequence >= 0) AnnInt(kAnnSequence, col.sequence);
     if (col.in_elements >= 0) AnnInt(kAnnInElements, col.in_elements);
     if (col.out_elements >= 0) AnnInt(kAnnOutElements, col.out_elements);
@@ -310,20 +188,21 @@ class Encoder {
     switch (it.src) {
       case Src::kKernel: {
         const model::Kernel& k = t_.kernels()[it.index];
-        NameAndCategory(k.name ? ModelNameIid(k.name) : ExtraNameIid("kernel"), kCatKernel);
+        NameAndCategory(k.name ? in_.ModelName(k.name) : in_.ExtraName("kernel"), kCatKernel);
         AnnCorrelation(k.correlation_id, k.external_id);
-        if (k.grid.x || k.grid.y || k.grid.z) AnnStrIid(kAnnGrid, DimIid(k.grid));
-        if (k.block.x || k.block.y || k.block.z) AnnStrIid(kAnnBlock, DimIid(k.block));
+        if (k.grid.x || k.grid.y || k.grid.z) AnnStrIid(kAnnGrid, in_.Dim(k.grid));
+        if (k.block.x || k.block.y || k.block.z) AnnStrIid(kAnnBlock, in_.Dim(k.block));
         if (k.registers_per_thread >= 0) AnnInt(kAnnRegisters, k.registers_per_thread);
         if (k.shared_memory_bytes >= 0) AnnInt(kAnnSharedMemory, k.shared_memory_bytes);
-        AnnStrIid(kAnnClass, class_iid_[k.collective != kNone || IsNcclName(k.name) ? kComm : kCompute]);
+        if (nccl_name_[k.name] < 0) nccl_name_[k.name] = ContainsNccl(t_.str(k.name)) ? 1 : 0;
+        AnnStrIid(kAnnClass, class_iid_[k.collective != kNone || nccl_name_[k.name] == 1 ? kComm : kCompute]);
         CollectiveArgs(k.collective);
         return;
       }
       case Src::kMemcpy: {
         const model::Memcpy& m = t_.memcpys()[it.index];
-        NameAndCategory(m.name ? ModelNameIid(m.name)
-                               : ExtraNameIid(absl::StrCat("Memcpy ", AV(model::ToString(m.kind)))),
+        NameAndCategory(m.name ? in_.ModelName(m.name)
+                               : in_.ExtraName(absl::StrCat("Memcpy ", AV(model::ToString(m.kind)))),
                         kCatMemcpy);
         AnnCorrelation(m.correlation_id, m.external_id);
         if (m.bytes >= 0) AnnInt(kAnnBytes, m.bytes);
@@ -338,7 +217,7 @@ class Encoder {
       }
       case Src::kMemset: {
         const model::Memset& m = t_.memsets()[it.index];
-        NameAndCategory(m.name ? ModelNameIid(m.name) : ExtraNameIid("Memset"), kCatMemset);
+        NameAndCategory(m.name ? in_.ModelName(m.name) : in_.ExtraName("Memset"), kCatMemset);
         AnnCorrelation(m.correlation_id, m.external_id);
         if (m.bytes >= 0) AnnInt(kAnnBytes, m.bytes);
         if (m.memory_kind != model::MemoryKind::kUnknown)
@@ -349,7 +228,7 @@ class Encoder {
       }
       case Src::kApi: {
         const model::ApiCall& a = t_.api_calls()[it.index];
-        NameAndCategory(a.name ? ModelNameIid(a.name) : ExtraNameIid("API call"),
+        NameAndCategory(a.name ? in_.ModelName(a.name) : in_.ExtraName("API call"),
                         a.kind == model::ApiKind::kDriver ? kCatDriver : kCatRuntime);
         AnnCorrelation(a.correlation_id, a.external_id);
         if (a.return_code != 0) AnnInt(kAnnReturnCode, a.return_code);
@@ -357,7 +236,7 @@ class Encoder {
       }
       case Src::kSync: {
         const model::Sync& y = t_.syncs()[it.index];
-        NameAndCategory(y.name ? ModelNameIid(y.name) : ExtraNameIid(model::ToString(y.kind)), kCatSync);
+        NameAndCategory(y.name ? in_.ModelName(y.name) : in_.ExtraName(model::ToString(y.kind)), kCatSync);
         AnnCorrelation(y.correlation_id, kNoCorrelation);
         AnnStrIid(kAnnSyncKind, sync_kind_iid_[static_cast<int>(y.kind)]);
         if (y.stream != kNone) AnnInt(kAnnStream, t_.streams()[y.stream].native_id);
@@ -370,23 +249,23 @@ class Encoder {
       case Src::kRange: {
         const model::Range& r = t_.ranges()[it.index];
         static constexpr uint32_t kRangeCat[] = {kCatCpuOp, kCatUserAnnotation, kCatNvtx, kCatPython, kCatOverhead};
-        NameAndCategory(r.name ? ModelNameIid(r.name) : ExtraNameIid(model::ToString(r.kind)),
+        NameAndCategory(r.name ? in_.ModelName(r.name) : in_.ExtraName(model::ToString(r.kind)),
                         kRangeCat[static_cast<int>(r.kind)]);
         if (r.external_id != kNoCorrelation) AnnInt(kAnnExternalId, r.external_id);
-        if (r.domain) AnnStrIid(kAnnDomain, ModelValueIid(r.domain));
+        if (r.domain) AnnStrIid(kAnnDomain, in_.ModelValue(r.domain));
         return;
       }
       case Src::kGpuRange: {
         const model::GpuRange& g = t_.gpu_ranges()[it.index];
-        NameAndCategory(g.name ? ModelNameIid(g.name) : ExtraNameIid("gpu annotation"), kCatGpuAnnotation);
+        NameAndCategory(g.name ? in_.ModelName(g.name) : in_.ExtraName("gpu annotation"), kCatGpuAnnotation);
         AnnCorrelation(g.correlation_id, g.external_id);
         return;
       }
       case Src::kExtra: {
         const ExtraEvent& e = L_.extras[it.index];
-        NameAndCategory(ExtraNameIid(e.name), CategoryIid(e.category));
+        NameAndCategory(in_.ExtraName(e.name), in_.Category(e.category));
         for (const ExtraArg& a : e.args) {
-          const uint64_t key = AnnIid(a.key);
+          const uint64_t key = in_.AnnotationName(a.key);
           out_.Reserve(64);
           if (const auto* i = std::get_if<int64_t>(&a.value)) AnnInt(key, *i);
           else if (const auto* d = std::get_if<double>(&a.value)) AnnDouble(key, *d);
@@ -418,12 +297,12 @@ class Encoder {
   }
   void EndPacket(size_t pkt, size_t event_slot) {
     out_.CloseLen(event_slot);
-    if (!interned_.empty()) {
-      out_.Reserve(interned_.size() + 16);
+    if (std::string& interned = in_.pending(); !interned.empty()) {
+      out_.Reserve(interned.size() + 16);
       out_.Byte(Tag(pf::packet::kInternedData, kBytes));
-      out_.Varint(interned_.size());
-      out_.Append(interned_);
-      interned_.clear();
+      out_.Varint(interned.size());
+      out_.Append(interned);
+      interned.clear();
     }
     out_.CloseLen(pkt);
     ++stats_.packets;
@@ -553,25 +432,15 @@ class Encoder {
     return absl::OkStatus();
   }
 
-  struct DimSlot {
-    int32_t x = 0, y = 0, z = 0;
-    uint64_t iid = 0;
-  };
-
   const model::Trace& t_;
   const Layout& L_;
   const ByteSink& sink_;
   PerfettoStats stats_;
   Flows flows_;
   ProtoBuf out_;
-  std::string interned_;
-  std::vector<bool> name_emitted_, value_emitted_;
-  std::vector<int8_t> nccl_name_;
-  absl::flat_hash_map<std::string, uint64_t> extra_names_, extra_values_, ann_names_, categories_;
-  absl::flat_hash_map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> dims_;
-  DimSlot dim_cache_[256];
+  PerfettoInterner in_{t_, kAnnCount, kCatCount};
+  std::vector<int8_t> nccl_name_;  // per StringId: -1 not yet known, else ContainsNccl()
   uint64_t class_iid_[kClassCount] = {}, copy_kind_iid_[6] = {}, memory_iid_[6] = {}, sync_kind_iid_[5] = {};
-  uint64_t next_extra_iid_ = 0, next_extra_value_iid_ = 0, next_ann_iid_ = 0, next_category_iid_ = 0;
 };
 
 }  // namespace
