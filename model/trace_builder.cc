@@ -49,11 +49,14 @@ absl::Status Validate(const std::vector<T>& v, const char* what, Check check) {
 }
 
 // Sorting key: start, then end, then insertion order (stable sort) so output is deterministic.
+// Importers mostly deliver events in time order already, so check first: is_sorted is one
+// cheap pass, stable_sort is several.
 template <typename T>
 void SortByTime(std::vector<T>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const T& a, const T& b) {
+  auto less = [](const T& a, const T& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
-  });
+  };
+  if (!std::is_sorted(v.begin(), v.end(), less)) std::stable_sort(v.begin(), v.end(), less);
 }
 
 // Builds a CSR index from (group, ref) pairs; refs keep the order in which they are given.
@@ -153,16 +156,28 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
   Trace t;
   // GPU activity indexes. All refs of all kinds, merged by start, feed the per-stream and
   // per-device CSR lists so both come out sorted by (start, end).
-  std::vector<GpuRef> all;
-  all.reserve(d_.kernels.size() + d_.memcpys.size() + d_.memsets.size());
-  for (size_t i = 0; i < d_.kernels.size(); ++i) all.push_back({GpuKind::kKernel, static_cast<int32_t>(i)});
-  for (size_t i = 0; i < d_.memcpys.size(); ++i) all.push_back({GpuKind::kMemcpy, static_cast<int32_t>(i)});
-  for (size_t i = 0; i < d_.memsets.size(); ++i) all.push_back({GpuKind::kMemset, static_cast<int32_t>(i)});
+  // Each kind's vector is sorted already: two linear merges give all activities in time order
+  // (ties: kernels, then memcpys, then memsets, as a stable sort would order them).
   t.d_ = std::move(d_);
-  std::stable_sort(all.begin(), all.end(), [&](GpuRef a, GpuRef b) {
+  auto by_time = [&](GpuRef a, GpuRef b) {
     int64_t sa = t.StartNs(a), sb = t.StartNs(b);
     return sa != sb ? sa < sb : t.EndNs(a) < t.EndNs(b);
-  });
+  };
+  auto refs_of = [](GpuKind kind, size_t n) {
+    std::vector<GpuRef> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = GpuRef{kind, static_cast<int32_t>(i)};
+    return v;
+  };
+  std::vector<GpuRef> all;
+  {
+    std::vector<GpuRef> k = refs_of(GpuKind::kKernel, t.d_.kernels.size());
+    std::vector<GpuRef> m = refs_of(GpuKind::kMemcpy, t.d_.memcpys.size());
+    std::vector<GpuRef> s = refs_of(GpuKind::kMemset, t.d_.memsets.size());
+    std::vector<GpuRef> km(k.size() + m.size());
+    std::merge(k.begin(), k.end(), m.begin(), m.end(), km.begin(), by_time);
+    all.resize(km.size() + s.size());
+    std::merge(km.begin(), km.end(), s.begin(), s.end(), all.begin(), by_time);
+  }
   std::vector<std::pair<int32_t, GpuRef>> by_stream, by_device, by_coll;
   by_stream.reserve(all.size());
   by_device.reserve(all.size());
@@ -203,7 +218,8 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
     if (c == kNoCorrelation) continue;
     corr.push_back({{t.d_.devices[t.d_.streams[t.StreamOf(r)].device].process, c}, r});
   }
-  std::stable_sort(corr.begin(), corr.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(corr.begin(), corr.end(), by_key)) std::stable_sort(corr.begin(), corr.end(), by_key);
   t.gpu_by_corr_keys_.reserve(corr.size());
   t.gpu_by_corr_refs_.reserve(corr.size());
   for (const auto& [k, r] : corr) {

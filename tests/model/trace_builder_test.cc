@@ -114,7 +114,15 @@ TEST(TraceBuilder, CollectiveSpansComeFromCarriersAndIdsFollowTheSort) {
   EXPECT_EQ(t->kernels()[0].collective, 0);  // the kernel at 100 carries B, now id 0
   EXPECT_EQ(t->kernels()[1].collective, 1);
   EXPECT_EQ(t->memcpys()[0].collective, 0);
-  EXPECT_EQ(t->CollectiveActivities(0).size(), 2u);
+  ASSERT_EQ(t->CollectiveActivities(0).size(), 2u);
+  // Kernels and copies are merged in time order: kernel at 100, copy at 140.
+  EXPECT_EQ(t->CollectiveActivities(0)[0].kind, GpuKind::kKernel);
+  EXPECT_EQ(t->CollectiveActivities(0)[1].kind, GpuKind::kMemcpy);
+  auto stream = t->StreamActivities(f.s0b);
+  ASSERT_EQ(stream.size(), 3u);
+  EXPECT_EQ(t->StartNs(stream[0]), 100);
+  EXPECT_EQ(t->StartNs(stream[1]), 140);
+  EXPECT_EQ(t->StartNs(stream[2]), 500);
   EXPECT_EQ(t->CollectiveActivities(1).size(), 1u);
 }
 
