@@ -141,14 +141,15 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
   };
 
   // Metadata rows, as Kineto writes them.
-  const std::string_view pname = t.str(pr.name).empty() ? std::string_view("python") : t.str(pr.name);
-  meta("process_name", pid, 0, "name", pname);
+  // No invented names: a process without one gets no process_name row (viewers show the pid).
+  const std::string_view pname = t.str(pr.name);
+  if (!pname.empty()) meta("process_name", pid, 0, "name", pname);
   meta("process_labels", pid, 0, "labels", std::string_view("CPU"));
   meta("process_sort_index", pid, 0, "sort_index", pid);
   for (size_t d = 0; d < t.devices().size(); ++d) {
     if (!my_device[d]) continue;
     const int64_t ord = t.devices()[d].ordinal;
-    meta("process_name", ord, 0, "name", pname);
+    if (!pname.empty()) meta("process_name", ord, 0, "name", pname);
     meta("process_labels", ord, 0, "labels", std::string_view(absl::StrCat("GPU ", ord)));
     meta("process_sort_index", ord, 0, "sort_index", int64_t{5000000} + ord);
   }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "capture/import/import.h"
+#include "model/trace_builder.h"
 #include "gtest/gtest.h"
 #include "synthetic_trace.h"
 #include "viewer_export/chrome_writer.h"
@@ -130,6 +131,32 @@ TEST(ChromeRoundTrip, TimestampsKeepThreeDecimals) {
   EXPECT_NE(json->find("{\"ph\": \"f\", \"id\": 1, \"pid\": 0, \"tid\": 7, \"ts\": 1.500, \"cat\": \"ac2g\", "
                        "\"name\": \"ac2g\", \"bp\": \"e\"}"),
             std::string::npos);
+}
+
+TEST(ChromeRoundTrip, NamesNeedingEscapesSurvive) {
+  model::TraceBuilder b;
+  model::Process pr;
+  pr.pid = 42;
+  pr.rank = 3;
+  const auto p = b.AddProcess(pr);
+  const auto th = b.GetOrAddThread(p, 42);
+  const char* names[] = {"quote \" inside", "back\\slash", "tab\tand\nnewline", "ctrl \x01 byte",
+                         "utf-8 \xc3\xa9\xe2\x80\x94 ok", "void k<\"x\">(int*)"};
+  int64_t t0 = 5'000'000'123;
+  for (const char* n : names) {
+    model::Range r;
+    r.thread = th;
+    r.name = b.Intern(n);
+    r.start_ns = t0;
+    r.end_ns = t0 + 999;
+    t0 += 1001;
+    b.data().ranges.push_back(r);
+  }
+  auto t = std::move(b).Finalize();
+  ASSERT_TRUE(t.ok());
+  auto back = RoundTrip(*t, "escapes.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameEvents(*t, *back, "escaped names");
 }
 
 class RealTraceRoundTrip : public ::testing::TestWithParam<std::string> {};
