@@ -48,6 +48,12 @@ int32_t Child(Layout* L, std::vector<int32_t>& slot, size_t i, int32_t parent, s
   return slot[i];
 }
 
+// An id of the analysed trace that has a track here (an analysis of another trace is ignored
+// rather than read out of bounds).
+bool Valid(int32_t id, const std::vector<int32_t>& tracks) {
+  return id >= 0 && static_cast<size_t>(id) < tracks.size() && tracks[id] != kNone;
+}
+
 void AddSlice(Layout* L, int32_t track, int64_t s, int64_t e, ExtraEvent ev) {
   const int32_t idx = L->AddExtra(std::move(ev));
   L->tracks[track].slices.push_back(Item{s, e, idx, Src::kExtra});
@@ -60,7 +66,7 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
   std::vector<int32_t> exposed(nd, kNone), iters(nd, kNone), counter(nd, kNone), idle(nd, kNone);
 
   for (const analyze::DeviceOverlap& d : a.overlap) {
-    if (d.device == kNone || L->device_group[d.device] == kNone) continue;
+    if (!Valid(d.device, L->device_group)) continue;
     const int32_t group = L->device_group[d.device];
     std::string whole = absl::StrCat("whole trace: communication ", d.whole.comm_ns, " ns, hidden ",
                                      d.whole.hidden_comm_ns, " ns, exposed ", d.whole.exposed_comm_ns, " ns");
@@ -105,7 +111,7 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
   }
 
   for (const analyze::IdleGap& g : a.gaps) {
-    if (g.device == kNone || L->device_group[g.device] == kNone) continue;
+    if (!Valid(g.device, L->device_group)) continue;
     const int32_t tr = Child(L, idle, g.device, L->device_group[g.device], "idle gaps", -5,
                              "intervals with no kernel, copy or memset on this GPU, named by their cause");
     const char* cause = kGapCauseNames[static_cast<int>(g.cause)];
@@ -119,7 +125,7 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
 
   std::vector<int32_t> blocked(t.threads().size(), kNone);
   for (const analyze::BlockedInterval& b : a.blocking.intervals) {
-    if (b.thread == kNone || L->thread_track[b.thread] == kNone) continue;
+    if (!Valid(b.thread, L->thread_track)) continue;
     const int32_t tr = Child(L, blocked, b.thread, L->thread_track[b.thread], "blocked on GPU", 100,
                              "intervals in which this thread waited for the GPU");
     ExtraEvent ev{absl::StrCat("blocked: ", AV(t.str(b.call))), "overlapscope",
@@ -135,7 +141,7 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
 
   std::vector<int32_t> findings(t.processes().size(), kNone);
   for (const analyze::Finding& f : a.sync.findings) {
-    if (f.process == kNone || L->process_track[f.process] == kNone) continue;
+    if (!Valid(f.process, L->process_track)) continue;
     const int32_t tr = Child(L, findings, f.process, L->process_track[f.process], "findings", -100,
                              "what overlapscope suggests changing, at the call it is about");
     ExtraEvent ev{kFindingNames[static_cast<int>(f.kind)], "overlapscope",

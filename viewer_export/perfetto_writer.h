@@ -48,6 +48,7 @@ struct PerfettoStats {
 using ByteSink = std::function<absl::Status(std::string_view)>;
 
 // Encodes `trace` (and, when not null, the analysis drawn on extra tracks) into `sink`.
+// The analysis must be the result of analyze::AnalyzeAll() on this same trace.
 absl::StatusOr<PerfettoStats> EncodePerfetto(const model::Trace& trace,
                                              const analyze::AnalysisResult* analysis_or_null,
                                              const ByteSink& sink);
