@@ -1,6 +1,8 @@
 #include "analyze/analysis.h"
 
 #include <algorithm>
+#include <system_error>
+#include <thread>
 
 #include "analyze/context.h"
 
@@ -88,12 +90,34 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   r.min_gap_ns = options.min_gap_ns;
   Context ctx{trace, options, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
-  ComputeOverlap(ctx, &r.overlap);
-  ComputeHtaCompat(ctx, &r.hta);
-  ComputeBlocking(ctx, &r.blocking);
-  ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps);
+  // Overlap/HTA and blocking/idle/launch statistics only read the context: run them side by
+  // side, then the sync points, which need both.
+  auto side_a = [&] {
+    ComputeOverlap(ctx, &r.overlap);
+    ComputeHtaCompat(ctx, &r.hta);
+  };
+  auto side_b = [&] {
+    ComputeBlocking(ctx, &r.blocking);
+    ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps);
+    ComputeLaunchStats(ctx, &r.launch);
+  };
+  bool parallel = options.threads > 1;
+  std::thread worker;
+  if (parallel) {
+    try {
+      worker = std::thread(side_b);
+    } catch (const std::system_error&) {
+      parallel = false;  // no thread available: run everything here
+    }
+  }
+  if (parallel) {
+    side_a();
+    worker.join();
+  } else {
+    side_a();
+    side_b();
+  }
   ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
-  ComputeLaunchStats(ctx, &r.launch);
   TopKernels(ctx, r);
   r.iterations = std::move(ctx.iters);
   r.cross_rank = AnalyzeCrossRank(trace);

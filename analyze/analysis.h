@@ -35,6 +35,9 @@ struct AnalyzeOptions {
   int64_t runtime_cutoff_ns = 50000;                 // HTA's runtime_cutoff (50 µs)
   int64_t launch_delay_cutoff_ns = 100000;           // HTA's launch_delay_cutoff (100 µs)
   size_t top_n = 10;                                  // lengths of "top" lists
+  // Independent analyses run on this many threads (1: all on the caller's thread). Results do
+  // not depend on it.
+  int threads = 2;
 };
 
 // Top kernels by class (for the report tables).

@@ -151,3 +151,26 @@ TEST(RealTraces, ActivitiesWithoutLaunchCallAreCountedNotLost) {
 
 }  // namespace
 }  // namespace overlapscope::analyze
+
+namespace overlapscope::analyze {
+namespace {
+
+TEST(RealTraces, ThreadsDoNotChangeResults) {
+  const Loaded& l = Load("d2h_blocking");
+  AnalyzeOptions one;
+  one.threads = 1;
+  auto r1 = AnalyzeAll(l.trace, one);
+  ASSERT_TRUE(r1.ok());
+  const AnalysisResult& r2 = l.result;  // default: 2 threads
+  ASSERT_EQ(r1->overlap.size(), r2.overlap.size());
+  for (size_t i = 0; i < r2.overlap.size(); ++i)
+    EXPECT_EQ(r1->overlap[i].whole.compute_ns, r2.overlap[i].whole.compute_ns);
+  EXPECT_EQ(r1->blocking.intervals.size(), r2.blocking.intervals.size());
+  EXPECT_EQ(r1->gaps.size(), r2.gaps.size());
+  EXPECT_EQ(r1->sync.findings.size(), r2.sync.findings.size());
+  EXPECT_EQ(r1->launch.streams.size(), r2.launch.streams.size());
+  for (size_t i = 0; i < r2.ranks.size(); ++i) EXPECT_EQ(r1->ranks[i].blocked_ns, r2.ranks[i].blocked_ns);
+}
+
+}  // namespace
+}  // namespace overlapscope::analyze
