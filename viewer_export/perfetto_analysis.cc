@@ -123,6 +123,24 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
     AddSlice(L, tr, g.start_ns, g.end_ns, std::move(ev));
   }
 
+  // Collectives across ranks (METRICS.md §6): on each rank's GPU, the start of its collective
+  // that only waits for the last rank to arrive.
+  std::vector<int32_t> peer_waits(nd, kNone);
+  for (const analyze::CollectiveInstance& ci : a.cross_rank.instances) {
+    for (const analyze::CollectiveParticipant& p : ci.ranks) {
+      if (p.wait_ns <= 0 || p.collective < 0 || static_cast<size_t>(p.collective) >= t.collectives().size()) continue;
+      const model::DeviceId dev = t.collectives()[p.collective].device;
+      if (!Valid(dev, L->device_group)) continue;
+      const int32_t tr = Child(L, peer_waits, dev, L->device_group[dev], "waiting for peers", -25,
+                               "part of each collective spent waiting for the last rank to arrive");
+      ExtraEvent ev{absl::StrCat("waiting for rank ", ci.last_rank), "overlapscope",
+                    {{"wait_ns", p.wait_ns}, {"skew_ns", ci.skew_ns}, {"collective", std::string(t.str(ci.op))}}};
+      if (ci.sequence >= 0) ev.args.push_back({"sequence", ci.sequence});
+      if (ci.busbw_gbps) ev.args.push_back({"busbw_gbps", *ci.busbw_gbps});
+      AddSlice(L, tr, p.start_ns, p.start_ns + p.wait_ns, std::move(ev));
+    }
+  }
+
   std::vector<int32_t> blocked(t.threads().size(), kNone);
   for (const analyze::BlockedInterval& b : a.blocking.intervals) {
     if (!Valid(b.thread, L->thread_track)) continue;

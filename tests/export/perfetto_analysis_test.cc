@@ -69,6 +69,15 @@ TEST(PerfettoAnalysis, HandMadeResultIsDrawn) {
   f.advice = "record an event after the copy and synchronize on it before reading";
   a.sync.findings.push_back(f);
 
+  // Collective 0 on this rank started 250 ns before the last rank (rank 1) arrived.
+  analyze::CollectiveInstance ci;
+  ci.op = t.collectives()[0].op;
+  ci.sequence = 0;
+  ci.skew_ns = 250;
+  ci.last_rank = 1;
+  ci.ranks.push_back({0, 0, 1600, 4000, 250});
+  a.cross_rank.instances.push_back(ci);
+
   PerfettoStats st;
   auto bytes = EncodePerfettoToString(t, &a, &st);
   ASSERT_TRUE(bytes.ok());
@@ -76,7 +85,7 @@ TEST(PerfettoAnalysis, HandMadeResultIsDrawn) {
   ASSERT_TRUE(dec.ok()) << dec.status();
   const PfTrack* gpu = TrackNamed(*dec, "GPU 0 — NVIDIA H100 · rank 0");
   ASSERT_NE(gpu, nullptr);
-  for (const char* name : {"exposed communication", "iterations", "overlap %", "idle gaps"}) {
+  for (const char* name : {"exposed communication", "waiting for peers", "iterations", "overlap %", "idle gaps"}) {
     const PfTrack* tr = TrackNamed(*dec, name);
     ASSERT_NE(tr, nullptr) << name;
     EXPECT_EQ(tr->parent, gpu->uuid) << name;
@@ -90,6 +99,10 @@ TEST(PerfettoAnalysis, HandMadeResultIsDrawn) {
   ASSERT_TRUE(by_name.count("exposed communication"));
   EXPECT_EQ(by_name["exposed communication"]->ts, 3000u);
   EXPECT_EQ(by_name["exposed communication"]->dur, 1000u);
+  ASSERT_TRUE(by_name.count("waiting for rank 1"));
+  EXPECT_EQ(by_name["waiting for rank 1"]->ts, 1600u);
+  EXPECT_EQ(by_name["waiting for rank 1"]->dur, 250u);
+  EXPECT_EQ(by_name["waiting for rank 1"]->args.at("collective"), "allgather");
   ASSERT_TRUE(by_name.count("step 7: 58.3% of comm hidden"));
   EXPECT_EQ(by_name["step 7: 58.3% of comm hidden"]->args.at("exposed_comm_ns"), "1000");
   ASSERT_TRUE(by_name.count("step 8: no communication"));
