@@ -77,3 +77,15 @@ TEST(Cli, InfoJsonOnRealTwoRankTrace) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, SameRankTwiceIsAnError) {
+  // The same rank-0 trace as .json and .json.gz: two files claiming one rank must not become
+  // two "peers" of a cross-rank analysis.
+  Result r = Run("info " + kData + "/kineto/ag_overlap/rank0.json " + kData + "/kineto/ag_overlap/rank0.json.gz");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("rank 0 already comes from"), std::string::npos) << r.out;
+}
+
+}  // namespace
