@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -17,7 +19,7 @@ struct Result {
   std::string out;  // stdout and stderr together
 };
 
-Result Run(const std::string& args) {
+Result RunCli(const std::string& args) {
   std::string cmd = std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope " + args + " 2>&1";
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
@@ -34,37 +36,37 @@ const std::string kData = OVERLAPSCOPE_TEST_DATA;
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* cmd : {"info", "analyze", "export", "profile", "run"}) {
-    Result r = Run(std::string(cmd) + " --help");
+    Result r = RunCli(std::string(cmd) + " --help");
     EXPECT_EQ(r.code, 0) << cmd << ": " << r.out;
     EXPECT_NE(r.out.find("usage: overlapscope " + std::string(cmd)), std::string::npos) << r.out;
   }
-  Result top = Run("--help");
+  Result top = RunCli("--help");
   EXPECT_EQ(top.code, 0);
   EXPECT_NE(top.out.find("commands:"), std::string::npos);
 }
 
 TEST(Cli, UsageErrorsExit64) {
-  EXPECT_EQ(Run("").code, 64);
-  EXPECT_EQ(Run("no-such-command").code, 64);
-  Result r = Run("info --no-such-flag x.json");
+  EXPECT_EQ(RunCli("").code, 64);
+  EXPECT_EQ(RunCli("no-such-command").code, 64);
+  Result r = RunCli("info --no-such-flag x.json");
   EXPECT_EQ(r.code, 64);
   EXPECT_NE(r.out.find("unknown option --no-such-flag"), std::string::npos) << r.out;
-  EXPECT_EQ(Run("info").code, 64);  // no trace given
+  EXPECT_EQ(RunCli("info").code, 64);  // no trace given
 }
 
 TEST(Cli, UnreadableTraceExits2WithPath) {
-  Result r = Run("info /nonexistent/trace.json");
+  Result r = RunCli("info /nonexistent/trace.json");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/nonexistent/trace.json"), std::string::npos) << r.out;
   std::string bad = ::testing::TempDir() + "/truncated.json";
   std::ofstream(bad) << "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1";
-  r = Run("info " + bad);
+  r = RunCli("info " + bad);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("offset"), std::string::npos) << r.out;
 }
 
 TEST(Cli, InfoJsonOnRealTwoRankTrace) {
-  Result r = Run("info --json " + std::string(OVERLAPSCOPE_SOURCE_DIR) + "/samples/pytorch_ag_overlap");
+  Result r = RunCli("info --json " + std::string(OVERLAPSCOPE_SOURCE_DIR) + "/samples/pytorch_ag_overlap");
   ASSERT_EQ(r.code, 0) << r.out;
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
@@ -83,9 +85,58 @@ namespace {
 TEST(Cli, SameRankTwiceIsAnError) {
   // The same rank-0 trace as .json and .json.gz: two files claiming one rank must not become
   // two "peers" of a cross-rank analysis.
-  Result r = Run("info " + kData + "/kineto/ag_overlap/rank0.json " + kData + "/kineto/ag_overlap/rank0.json.gz");
+  Result r = RunCli("info " + kData + "/kineto/ag_overlap/rank0.json " + kData + "/kineto/ag_overlap/rank0.json.gz");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("rank 0 already comes from"), std::string::npos) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+const std::string kSample = std::string(OVERLAPSCOPE_SOURCE_DIR) + "/samples/pytorch_ag_overlap";
+
+TEST(Cli, AnalyzeGateExitCodes) {
+  // ag_overlap: rank 0 hides 78.7% and rank 1 31.1% of its all-gather time (see the report),
+  // so a 0.25 floor passes on both ranks and a 0.5 floor fails on rank 1 only.
+  Result pass = RunCli("analyze " + kSample + " --require 'overlap_ratio>=0.25'");
+  EXPECT_EQ(pass.code, 0) << pass.out;
+  Result fail = RunCli("analyze " + kSample + " --require 'overlap_ratio>=0.5'");
+  EXPECT_EQ(fail.code, 3) << fail.out;
+  EXPECT_NE(fail.out.find("rank 1"), std::string::npos) << fail.out;
+  Result bad_metric = RunCli("analyze " + kSample + " --require 'no_such_metric>=1'");
+  EXPECT_EQ(bad_metric.code, 64) << bad_metric.out;
+  Result bad_regex = RunCli("analyze " + kSample + " --comm-kernel '(['");
+  EXPECT_EQ(bad_regex.code, 64) << bad_regex.out;
+}
+
+TEST(Cli, AnalyzeJsonHasSchemaAndNoNaN) {
+  Result r = RunCli("analyze --json " + std::string(OVERLAPSCOPE_TEST_DATA) + "/kineto/d2h_blocking/rank0.json.gz");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("NaN"), std::string::npos);
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["schema"], "overlapscope.report/1");
+}
+
+TEST(Cli, ExportWritesBothFormats) {
+  // One .pftrace holds every rank; Chrome JSON is one Kineto-style file per rank
+  // (OUT.rank<r>.json[.gz]) because HTA and TensorBoard expect that.
+  const std::string dir = ::testing::TempDir();
+  const std::pair<std::string, std::vector<std::string>> cases[] = {
+      {dir + "/cli_export.pftrace", {dir + "/cli_export.pftrace"}},
+      {dir + "/cli_export.json", {dir + "/cli_export.rank0.json", dir + "/cli_export.rank1.json"}},
+      {dir + "/cli_export.json.gz", {dir + "/cli_export.rank0.json.gz", dir + "/cli_export.rank1.json.gz"}}};
+  for (const auto& [out, files] : cases) {
+    for (const auto& f : files) std::remove(f.c_str());
+    Result r = RunCli("export " + kSample + " -o " + out);
+    EXPECT_EQ(r.code, 0) << out << ": " << r.out;
+    for (const auto& f : files) {
+      std::ifstream in(f, std::ios::binary | std::ios::ate);
+      EXPECT_TRUE(in.good()) << f;
+      EXPECT_GT(static_cast<int64_t>(in.tellg()), 1000) << f;
+    }
+  }
 }
 
 }  // namespace
