@@ -156,6 +156,27 @@ TEST(PerfettoAnalysis, RealTraceAnalysisDecodes) {
   EXPECT_EQ(blocked, a->blocking.intervals.size());
   EXPECT_EQ(gaps, a->gaps.size());
   EXPECT_EQ(instants, want_findings);
+  // Every model event is one slice; every GPU activity or sync record whose API call is in the
+  // trace has one flow (no stream-wait records with a known source in these captures).
+  size_t model_slices = 0, flow_begins = 0, flow_ends = 0;
+  for (const auto& s : dec->slices) {
+    model_slices += s.category != "overlapscope";
+    flow_begins += s.flows.size();
+    flow_ends += s.terminating_flows.size();
+  }
+  EXPECT_EQ(model_slices, static_cast<size_t>(t->total_events()));
+  size_t want_flows = 0;
+  auto count = [&](const auto& v, auto process_of) {
+    for (const auto& e : v)
+      if (process_of(e) != model::kNone && t->ApiCallByCorrelation(process_of(e), e.correlation_id)) ++want_flows;
+  };
+  auto by_device = [&](const auto& e) { return t->ProcessOfDevice(e.device); };
+  count(t->kernels(), by_device);
+  count(t->memcpys(), by_device);
+  count(t->memsets(), by_device);
+  count(t->syncs(), [&](const model::Sync& y) { return y.device != model::kNone ? t->ProcessOfDevice(y.device) : model::kNone; });
+  EXPECT_EQ(flow_begins, want_flows);
+  EXPECT_EQ(flow_ends, want_flows);
   EXPECT_GT(exposed + blocked + gaps, 0u);
 }
 
