@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "capture/cupti/nccl_attribution.h"
 #include "capture/cupti/spill_format.h"
 #include "capture/cupti/spill_to_model.h"
 #include "model/status_macros.h"
@@ -120,7 +121,18 @@ absl::Status ReadSpillBytes(std::string_view bytes, const std::string& path, mod
     }
     off += kSpillRecordHeaderBytes + n;
   }
-  return SpillRecordsToModel(std::move(r), builder);
+  RETURN_IF_ERROR(SpillRecordsToModel(std::move(r), builder));
+  // Name every piece of communication: GPU work enqueued inside NCCL's API ranges belongs to
+  // that collective (copy-engine collectives have no NCCL kernel to recognize by name).
+  auto& d = builder.data();
+  NcclAttribution a = AttributeNcclRanges(builder, static_cast<model::ProcessId>(d.processes.size() - 1));
+  if (a.collectives > 0 && !d.sources.empty()) {
+    auto& notes = d.sources.back().notes;
+    notes["collectives from NCCL ranges"] += a.collectives;
+    notes["kernels attributed to NCCL ranges"] += a.kernels;
+    notes["memcpys attributed to NCCL ranges"] += a.memcpys;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ReadSpillFile(const std::string& path, model::TraceBuilder& builder) {
