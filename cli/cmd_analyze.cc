@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "viewer_export/perfetto_writer.h"
 #include "viewer_export/report_render.h"
 
 namespace overlapscope::cli {
@@ -36,6 +37,7 @@ const CommandSpec kSpec{
      {"runtime-cutoff", "TIME", "launch calls longer than this are outliers (HTA's runtime_cutoff, default 50us)"},
      {"launch-delay-cutoff", "TIME", "launch delays above this are outliers (default 100us)"},
      {"top", "N", "rows per table (default 10)"},
+     {"trace", "OUT.pftrace", "also write the analyzed trace as Perfetto with the analysis drawn in (docs/perfetto.md)"},
      {"require", "EXPR", "gate, e.g. 'overlap_ratio>=0.6' or 'blocked_share<=0.05' (per rank; exit 3 if violated)",
       true}},
     "Gate metrics are the keys of each rank's \"summary\" in the JSON report. A metric that is absent for a\n"
@@ -143,6 +145,18 @@ int RunAnalyze(int argc, char** argv) {
   if (std::fputs(out.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
     std::fprintf(stderr, "overlapscope analyze: cannot write the report to stdout\n");
     return kExitError;
+  }
+  if (args.Has("trace")) {
+    const std::string path = args.Get("trace");
+    viewer_export::PerfettoStats stats;
+    absl::Status st = viewer_export::WritePerfetto(*trace, &*result, path, &stats);
+    if (!st.ok()) {
+      std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(st.message()).c_str());
+      return kExitError;
+    }
+    std::fprintf(stderr, "wrote %s (%lld tracks, %lld slices, %lld flows, %lld bytes)\n", path.c_str(),
+                 static_cast<long long>(stats.tracks), static_cast<long long>(stats.slices),
+                 static_cast<long long>(stats.flows), static_cast<long long>(stats.bytes));
   }
   if (gates.empty() || args.Has("explain-classes")) return kExitOk;
   auto gr = viewer_export::EvaluateGates(*trace, *result, gates);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -137,6 +138,24 @@ TEST(Cli, ExportWritesBothFormats) {
       EXPECT_GT(static_cast<int64_t>(in.tellg()), 1000) << f;
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Cli, AnalyzeWritesTheAnalyzedPerfettoTrace) {
+  std::string out = ::testing::TempDir() + "/analyzed.pftrace";
+  std::remove(out.c_str());
+  Result r = RunCli("analyze " + std::string(OVERLAPSCOPE_SOURCE_DIR) + "/samples/pytorch_ag_overlap --trace " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("wrote " + out), std::string::npos) << r.out;
+  std::ifstream in(out, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The analysis tracks are in the file (names are stored as plain strings in the protobuf).
+  EXPECT_NE(bytes.find("exposed communication"), std::string::npos);
+  Result bad = RunCli("analyze " + std::string(OVERLAPSCOPE_SOURCE_DIR) + "/samples/pytorch_ag_overlap --trace /nonexistent/dir/x.pftrace");
+  EXPECT_EQ(bad.code, 1) << bad.out;
 }
 
 }  // namespace

@@ -30,5 +30,26 @@ TEST(WorkloadMatmulAllGather, OverlapBeatsSequentialAndValidates) {
   EXPECT_EQ(HiddenCommNs(c.modes["sequential"].analysis), 0);
 }
 
+// Copy-engine all-gather (NCCL zero-CTA policy, symmetric windows): no NCCL kernel runs, the
+// data moves as cudaMemcpyBatchAsync copies. Attributed by NCCL's ncclAllGather NVTX range,
+// the copies must count as communication, and most of it must hide under the GEMM.
+TEST(WorkloadMatmulAllGather, CopyEngineAllGatherCountsAsCommunication) {
+  WORKLOAD_REQUIRE_GPUS(2);
+  workloads::MatmulAllGatherOptions o;
+  o.run.iters = 10;
+  o.run.warmup = 3;
+  o.modes = {"overlap-ce"};
+  Collector c;
+  auto r = workloads::RunMatmulAllGather(o, c.Hooks(3));
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const auto& e : r->errors) ADD_FAILURE() << e;
+  ASSERT_EQ(c.modes.count("overlap-ce"), 1u);
+  const auto& a = c.modes["overlap-ce"].analysis;
+  std::printf("overlap-ce: comm %lld ns, hidden %lld ns\n", static_cast<long long>(CommNs(a)),
+              static_cast<long long>(HiddenCommNs(a)));
+  EXPECT_GT(CommNs(a), 0);
+  EXPECT_GT(HiddenCommNs(a), CommNs(a) / 2);
+}
+
 }  // namespace
 }  // namespace overlapscope::workloads_test
