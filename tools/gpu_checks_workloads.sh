@@ -1,6 +1,6 @@
 # Sections `samples` and `workloads` of tools/gpu_checks.sh (sourced by it; uses check/note).
 #
-# Binaries: $WBIN (default .carry/workloads) holds overlapscope and gpu_tests built with
+# Binaries: $WBIN (default .carry/workloads) holds overlapscope, overlapscope-run and gpu_tests built with
 # -DOVERLAPSCOPE_STATIC=ON -DOVERLAPSCOPE_BENCH=OFF (docs/RESULTS.md says how).
 #   samples:   every mode of every workload with its timing table, captured and analyzed; writes
 #              $OUT/samples/<workload>-<mode>/{trace.pftrace,report.json,report.txt} and
