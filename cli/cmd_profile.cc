@@ -15,10 +15,18 @@
 
 #if !defined(OVERLAPSCOPE_HAVE_CUPTI)
 #include <cstdio>
+#include <cstring>
 namespace overlapscope::cli {
-int RunProfile(int, char**) {
-  std::fputs("overlapscope profile: this build has no CUDA/CUPTI (configure with a CUDA toolkit)\n", stderr);
-  return kExitError;
+// Without CUPTI there is nothing to run; --help still says what the command is (exit 0).
+int RunProfile(int argc, char** argv) {
+  bool help = false;
+  for (int i = 0; i < argc && std::strcmp(argv[i], "--") != 0; ++i)
+    help |= !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+  std::fputs(help ? "usage: overlapscope profile [-o DIR] [--trace-format perfetto|chrome] -- CMD ARGS...\n\n" : "",
+             stdout);
+  std::fputs("overlapscope profile: this build has no CUDA/CUPTI (configure with a CUDA toolkit)\n",
+             help ? stdout : stderr);
+  return help ? kExitOk : kExitError;
 }
 }  // namespace overlapscope::cli
 #else
