@@ -35,6 +35,23 @@ std::string_view ToString(FindingKind k) {
 
 namespace {
 
+// A finding about one blocked host interval: when, where, which call, and its cost (the time
+// the host was blocked). Callers add the message and the advice.
+Finding FindingOfBlocked(FindingKind kind, const BlockedInterval& b) {
+  Finding fd;
+  fd.kind = kind;
+  fd.time_ns = b.start_ns;
+  fd.end_ns = b.end_ns;
+  fd.process = b.process;
+  fd.thread = b.thread;
+  fd.stream = b.stream;
+  fd.call = b.call;
+  fd.api_call = b.api_call;
+  fd.iteration = b.iteration;
+  fd.cost_ns = b.duration_ns();
+  return fd;
+}
+
 SyncPointKind PointKind(const model::Trace& t, const BlockedInterval& b) {
   switch (b.reason) {
     case BlockReason::kStreamSync: return SyncPointKind::kStreamSync;
@@ -149,17 +166,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
   for (size_t i = 0; i < blocking.intervals.size(); ++i) {
     const BlockedInterval& b = blocking.intervals[i];
     if (b.reason != BlockReason::kPageableCopy) continue;
-    Finding fd;
-    fd.kind = FindingKind::kPageableAsyncCopy;
-    fd.time_ns = b.start_ns;
-    fd.end_ns = b.end_ns;
-    fd.process = b.process;
-    fd.thread = b.thread;
-    fd.stream = b.stream;
-    fd.call = b.call;
-    fd.api_call = b.api_call;
-    fd.iteration = b.iteration;
-    fd.cost_ns = b.duration_ns();
+    Finding fd = FindingOfBlocked(FindingKind::kPageableAsyncCopy, b);
     fd.message = absl::StrFormat("%s at %s on %s (%s) copies pageable host memory: the host blocked %s",
                                  t.str(b.call), f.Ms(b.start_ns), f.Thread(b.thread), f.Stream(b.stream),
                                  f.Us(fd.cost_ns));
@@ -252,17 +259,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
         after_gpu_ns += t.EndNs(r) - t.StartNs(r);
     }
     if (after == 0) continue;
-    Finding fd;
-    fd.kind = FindingKind::kBlockingD2HBeforeIndependentWork;
-    fd.time_ns = b.start_ns;
-    fd.end_ns = b.end_ns;
-    fd.process = b.process;
-    fd.thread = b.thread;
-    fd.stream = b.stream;
-    fd.call = b.call;
-    fd.api_call = b.api_call;
-    fd.iteration = b.iteration;
-    fd.cost_ns = b.duration_ns();
+    Finding fd = FindingOfBlocked(FindingKind::kBlockingD2HBeforeIndependentWork, b);
     fd.message = absl::StrFormat(
         "%s at %s on %s blocked %s waiting for a device-to-host copy (%d bytes); afterwards the thread launched "
         "%d more GPU operations (%s of GPU time)%s",
@@ -323,16 +320,8 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
     for (int32_t i : candidates) {
       const BlockedInterval& b = blocking.intervals[i];
       if (iter_count[b.process] < 2 || with_sync[b.process] != iter_count[b.process]) continue;
-      Finding fd;
-      fd.kind = FindingKind::kDeviceWideSyncInLoop;
-      fd.time_ns = b.start_ns;
-      fd.end_ns = b.end_ns;
-      fd.process = b.process;
-      fd.thread = b.thread;
-      fd.call = b.call;
-      fd.api_call = b.api_call;
-      fd.iteration = b.iteration;
-      fd.cost_ns = b.duration_ns();
+      Finding fd = FindingOfBlocked(FindingKind::kDeviceWideSyncInLoop, b);
+      fd.stream = model::kNone;  // a device-wide sync waits on no single stream
       fd.message = absl::StrFormat("%s at %s on %s (iteration %d) waits for every stream of the device, in each of "
                                    "the %d iterations; blocked %s",
                                    t.str(b.call), f.Ms(b.start_ns), f.Thread(b.thread),
