@@ -245,7 +245,9 @@ TEST(KinetoReal, MemcpyKindsAndAsyncFromTheRuntimeCall) {
   }
   for (const auto& m : t->memsets()) {
     EXPECT_EQ(m.memory_kind, model::MemoryKind::kDevice);
-    if (api_name.count(m.correlation_id)) EXPECT_EQ(m.is_async, api_name[m.correlation_id] == "cudaMemsetAsync" ? 1 : 0);
+    if (api_name.count(m.correlation_id)) {
+      EXPECT_EQ(m.is_async, api_name[m.correlation_id] == "cudaMemsetAsync" ? 1 : 0);
+    }
   }
 }
 
