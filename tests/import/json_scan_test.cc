@@ -29,7 +29,9 @@ NsResult Ns(const std::string& token) {
   const char* err = nullptr;
   NsResult r{Scan::kError, NumKind::kNotNumber, -777};
   r.scan = ParseMicrosAsNs(b.begin(), b.end(), &after, &r.ns, &r.kind, &err);
-  if (r.scan == Scan::kOk && r.kind != NumKind::kNotNumber) EXPECT_EQ(*after, ',') << token;
+  if (r.scan == Scan::kOk && r.kind != NumKind::kNotNumber) {
+    EXPECT_EQ(*after, ',') << token;
+  }
   return r;
 }
 

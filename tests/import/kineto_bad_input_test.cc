@@ -263,8 +263,9 @@ TEST(KinetoBadInput, TruncationAtEveryNthByteNeverCrashes) {
         EXPECT_EQ(t->kernels().size(), full->kernels().size());
         EXPECT_EQ(t->api_calls().size(), full->api_calls().size());
         EXPECT_EQ(t->sources()[0].events_read, full->sources()[0].events_read);
-        if (n <= last_brace)
+        if (n <= last_brace) {
           EXPECT_EQ(t->sources()[0].notes.at("file ends before the top-level object closes (after traceEvents)"), 1);
+        }
         ++partial;
       }
     }
