@@ -90,24 +90,18 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
     }
     d.kernels.push_back(k);
   }
-  for (model::Memcpy m : out.memcpys) {
-    rebase(m);
-    auto [dev, stream] = r.Stream(m.stream);
-    m.device = dev, m.stream = stream, m.name = r.Str(m.name);
-    d.memcpys.push_back(m);
-  }
-  for (model::Memset m : out.memsets) {
-    rebase(m);
-    auto [dev, stream] = r.Stream(m.stream);
-    m.device = dev, m.stream = stream, m.name = r.Str(m.name);
-    d.memsets.push_back(m);
-  }
-  for (model::GpuRange g : out.gpu_ranges) {
-    rebase(g);
-    auto [dev, stream] = r.Stream(g.stream);
-    g.device = dev, g.stream = stream, g.name = r.Str(g.name);
-    d.gpu_ranges.push_back(g);
-  }
+  // Copies, memsets and GPU ranges need the same three remaps: time base, stream, name.
+  auto move_gpu = [&](const auto& from, auto& to) {
+    for (auto e : from) {
+      rebase(e);
+      auto [dev, stream] = r.Stream(e.stream);
+      e.device = dev, e.stream = stream, e.name = r.Str(e.name);
+      to.push_back(e);
+    }
+  };
+  move_gpu(out.memcpys, d.memcpys);
+  move_gpu(out.memsets, d.memsets);
+  move_gpu(out.gpu_ranges, d.gpu_ranges);
   for (model::Sync y : out.syncs) {
     rebase(y);
     if (y.stream != kNone) y.stream = r.Stream(y.stream).second;
