@@ -144,6 +144,12 @@ struct Collective {
   int64_t bytes = -1;                // bytes per rank as nccl-tests counts them, when known
   int32_t rank = kNone, nranks = kNone;
   int64_t correlation_id = kNoCorrelation;
+  // From NCCL's profiler plugin (libnccl-profiler-overlapscope.so) when it was loaded; absent
+  // (0 / kNone / -1) otherwise.
+  StringId algorithm = 0;            // "RING", "TREE", "NVLS", "PAT", ...
+  StringId protocol = 0;             // "LL", "LL128", "SIMPLE"
+  int32_t channels = kNone;          // NCCL channels (CTAs) the collective ran on
+  int64_t channel_span_ns = -1;      // last channel end - first channel start, GPU globaltimer
 };
 
 // A reference to one GPU activity in Trace::kernels()/memcpys()/memsets().
