@@ -32,6 +32,10 @@ struct Layer {
   std::optional<Gemm> gemm;  // X * W_l -> its own C (= Y_l)
   DeviceBuffer z;            // received chunks
   cudaEvent_t produced = nullptr, arrived = nullptr;
+  // async-ce: Y_l and the received chunks in ncclMemAlloc memory registered as symmetric
+  // windows of the zero-CTA communicator (copy-engine all-to-all needs both).
+  DeviceBuffer y_sym, z_sym;
+  ncclWindow_t y_win = nullptr, z_win = nullptr;
 };
 
 struct RankState {
@@ -51,9 +55,13 @@ class AllToAll {
   absl::StatusOr<WorkloadResult> Run();
 
  private:
-  absl::Status A2A(RankContext& ctx, Layer& l, cudaStream_t s) {
+  absl::Status A2A(RankContext& ctx, Layer& l, cudaStream_t s, bool ce = false) {
     const size_t chunk = static_cast<size_t>(o_.gemm.m * o_.gemm.n / ctx.nranks);
     const size_t bytes = chunk * DTypeBytes(o_.gemm.dtype);
+    if (ce) {  // NCCL runs it on the copy engines: cudaMemcpyBatchAsync, no NCCL kernel
+      OS_NCCL(alltoall_(l.y_sym.get(), l.z_sym.get(), chunk, NcclType(o_.gemm.dtype), ctx.nccl_ce, s));
+      return absl::OkStatus();
+    }
     const void* y = l.gemm->output();
     if (alltoall_) {
       OS_NCCL(alltoall_(y, l.z.get(), chunk, NcclType(o_.gemm.dtype), ctx.nccl, s));
@@ -69,14 +77,17 @@ class AllToAll {
   }
   // The consumer of layer `layer`'s received data; `count` false: same kernel, errors not
   // counted (the stand-in consumer of "compute alone", whose input never arrived).
-  absl::Status Consume(RankContext& ctx, RankState& s, int layer, bool count) {
-    OS_CUDA(ValidateAndPoisonA2A(o_.gemm.dtype, s.layers[layer].z.get(), o_.gemm.m, o_.gemm.n, o_.gemm.k, ctx.nranks,
+  absl::Status Consume(RankContext& ctx, RankState& s, int layer, bool count, bool ce = false) {
+    void* z = ce ? s.layers[layer].z_sym.get() : s.layers[layer].z.get();
+    OS_CUDA(ValidateAndPoisonA2A(o_.gemm.dtype, z, o_.gemm.m, o_.gemm.n, o_.gemm.k, ctx.nranks,
                                  ctx.rank, kSeedX, kSeedW + layer, GemmScaleExp(o_.gemm.k),
                                  count ? s.check->check() : DeviceCheck{}, ctx.compute));
     return absl::OkStatus();
   }
   absl::Status EnqueueSync(RankContext& ctx, RankState& s);
-  absl::Status EnqueueAsync(RankContext& ctx, RankState& s);
+  absl::Status EnqueueAsync(RankContext& ctx, RankState& s, bool ce);
+  absl::Status SetUpCe(RankContext& ctx, RankState& s);
+  absl::Status ReleaseCe(RankContext& ctx, RankState& s);
   PhaseBody Body(const std::string& key, std::function<absl::Status(RankContext&, RankState&)> enqueue,
                  bool validate_gemm, bool validate_z_after);
   void Render();
@@ -99,22 +110,45 @@ absl::Status AllToAll::EnqueueSync(RankContext& ctx, RankState& s) {
   return absl::OkStatus();
 }
 
-absl::Status AllToAll::EnqueueAsync(RankContext& ctx, RankState& s) {
+absl::Status AllToAll::EnqueueAsync(RankContext& ctx, RankState& s, bool ce) {
   for (int l = 0; l < o_.layers; ++l) {
     Layer& cur = s.layers[l];
-    RETURN_IF_ERROR(cur.gemm->Enqueue(ctx));
+    if (ce) {
+      RETURN_IF_ERROR(cur.gemm->EnqueueInto(ctx, cur.y_sym.get()));
+    } else {
+      RETURN_IF_ERROR(cur.gemm->Enqueue(ctx));
+    }
     OS_CUDA(cudaEventRecord(cur.produced, ctx.compute));
     OS_CUDA(cudaStreamWaitEvent(ctx.comm, cur.produced, 0));
-    RETURN_IF_ERROR(A2A(ctx, cur, ctx.comm));
+    RETURN_IF_ERROR(A2A(ctx, cur, ctx.comm, ce));
     OS_CUDA(cudaEventRecord(cur.arrived, ctx.comm));
     // The previous layer's data is needed only now, after this layer's matmul was enqueued.
     if (l > 0) {
       OS_CUDA(cudaStreamWaitEvent(ctx.compute, s.layers[l - 1].arrived, 0));
-      RETURN_IF_ERROR(Consume(ctx, s, l - 1, true));
+      RETURN_IF_ERROR(Consume(ctx, s, l - 1, true, ce));
     }
   }
   OS_CUDA(cudaStreamWaitEvent(ctx.compute, s.layers[o_.layers - 1].arrived, 0));
-  return Consume(ctx, s, o_.layers - 1, true);
+  return Consume(ctx, s, o_.layers - 1, true, ce);
+}
+
+absl::Status AllToAll::SetUpCe(RankContext& ctx, RankState& s) {
+  for (auto& L : s.layers) {
+    ASSIGN_OR_RETURN(L.y_sym, DeviceBuffer::Create(L.gemm->c_bytes(), ctx.device, DeviceBuffer::Allocator::kNccl));
+    ASSIGN_OR_RETURN(L.z_sym, DeviceBuffer::Create(L.gemm->c_bytes(), ctx.device, DeviceBuffer::Allocator::kNccl));
+    OS_NCCL(ncclCommWindowRegister(ctx.nccl_ce, L.y_sym.get(), L.y_sym.bytes(), &L.y_win, NCCL_WIN_COLL_SYMMETRIC));
+    OS_NCCL(ncclCommWindowRegister(ctx.nccl_ce, L.z_sym.get(), L.z_sym.bytes(), &L.z_win, NCCL_WIN_COLL_SYMMETRIC));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AllToAll::ReleaseCe(RankContext& ctx, RankState& s) {
+  for (auto& L : s.layers) {
+    if (L.y_win) OS_NCCL(ncclCommWindowDeregister(ctx.nccl_ce, L.y_win));
+    if (L.z_win) OS_NCCL(ncclCommWindowDeregister(ctx.nccl_ce, L.z_win));
+    L.y_win = L.z_win = nullptr;
+  }
+  return absl::OkStatus();
 }
 
 PhaseBody AllToAll::Body(const std::string& key, std::function<absl::Status(RankContext&, RankState&)> enqueue,
@@ -210,7 +244,8 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
     return absl::OkStatus();
   };
   auto sync = [this](RankContext& ctx, RankState& s) { return EnqueueSync(ctx, s); };
-  auto async = [this](RankContext& ctx, RankState& s) { return EnqueueAsync(ctx, s); };
+  auto async = [this](RankContext& ctx, RankState& s) { return EnqueueAsync(ctx, s, false); };
+  auto async_ce = [this](RankContext& ctx, RankState& s) { return EnqueueAsync(ctx, s, true); };
   bool alive = true;
   auto phase = [&](const std::string& name, const absl::Status& st) {
     if (!st.ok()) {
@@ -232,6 +267,25 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
     names.push_back("async");
     fns.push_back(async);
   }
+  // Copy-engine all-to-all: a zero-CTA communicator and symmetric buffers. If the NCCL library
+  // rejects them, that is an error of the async-ce mode; the other modes go on without it.
+  bool ce = false;
+  if (wants("async-ce")) {
+    absl::Status st = alltoall_ ? g_->CreateCeComms()
+                                : absl::FailedPreconditionError("needs ncclAlltoAll (copy engines run no send/recv)");
+    if (st.ok()) st = g_->RunOnAll([&](RankContext& ctx) { return SetUpCe(ctx, st_[ctx.rank]); });
+    if (!st.ok()) res_.errors.push_back(absl::StrCat("async-ce: copy-engine all-to-all set-up: ", st.message()));
+    ce = st.ok();
+    if (ce) {
+      names.push_back("comm_alone_ce");
+      fns.push_back([this](RankContext& ctx, RankState& s) -> absl::Status {
+        for (auto& l : s.layers) RETURN_IF_ERROR(A2A(ctx, l, ctx.compute, true));
+        return absl::OkStatus();
+      });
+      names.push_back("async-ce");
+      fns.push_back(async_ce);
+    }
+  }
   PhaseBody mixed = Body("mixed", nullptr, true, false);
   mixed.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
     RankState& s = st_[ctx.rank];
@@ -244,6 +298,12 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   if (alive && wants("sync")) phase("sync", CaptureMode(*g_, "sync", o_.run, hooks_, Body("sync", sync, true, false)));
   if (alive && wants("async"))
     phase("async", CaptureMode(*g_, "async", o_.run, hooks_, Body("async", async, true, false)));
+  if (alive && ce) {
+    // The matmuls of async-ce write into the symmetric Y buffers, not their own C: only the
+    // received data is validated (every element, by the consumers).
+    phase("async-ce", CaptureMode(*g_, "async-ce", o_.run, hooks_, Body("async-ce", async_ce, false, false)));
+    phase("async-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return ReleaseCe(ctx, st_[ctx.rank]); }));
+  }
   Render();
   return std::move(res_);
 }
@@ -271,8 +331,12 @@ void AllToAll::Render() {
   const double ideal = std::max(comp, comm);
   res_.figures["ideal_ms"] = ideal;
   t += Row("ideal max(compute, comm)", ideal);
+  if (has("comm_alone_ce_ms"))
+    t += Row("communication alone, copy engines", f["comm_alone_ce_ms"],
+             absl::StrFormat("%.3f ms each", f["comm_alone_ce_ms"] / o_.layers));
   for (const auto& [key, label] : {std::pair<std::string, std::string>{"sync", "Sync (compute stream)"},
-                                   {"async", "Async (comm stream + events)"}}) {
+                                   {"async", "Async (comm stream + events)"},
+                                   {"async-ce", "Async, copy-engine all-to-all"}}) {
     if (std::find(o_.modes.begin(), o_.modes.end(), key) == o_.modes.end()) continue;
     if (!has(key + "_ms")) {
       absl::StrAppend(&summary, summary.empty() ? "" : " / ", label, " FAILED");
@@ -281,9 +345,9 @@ void AllToAll::Render() {
     const double ms = f[key + "_ms"];
     absl::StrAppend(&summary, summary.empty() ? "" : " / ", label, absl::StrFormat(" %.3f ms", ms));
     std::string extra;
-    if (key == "async" && has("sync_ms")) {
+    if ((key == "async" || key == "async-ce") && has("sync_ms")) {
       auto e = OverlapEfficiency(f["sync_ms"], ms, ideal);
-      if (e) res_.figures["async_efficiency"] = *e;
+      if (e) res_.figures[key == "async" ? "async_efficiency" : "async_ce_efficiency"] = *e;
       extra = absl::StrFormat("efficiency %s; %+.1f%% vs sync", FormatEfficiency(e), 100.0 * (ms / f["sync_ms"] - 1));
     }
     t += Row(label, ms, extra);

@@ -3,6 +3,8 @@
 //   sync  — every all-to-all on the compute stream right after its matmul;
 //   async — all-to-alls on the comm stream; the consumer of layer l waits on an event only when
 //           it needs the data, after the independent matmul of layer l+1 was enqueued.
+//   async-ce — as async, but the all-to-alls run on the copy engines (zero-CTA communicator,
+//           ncclMemAlloc buffers registered as symmetric windows, ncclAlltoAll; NCCL >= 2.28).
 // The consumer is a validation kernel: it checks every received element against the closed
 // form of the sender's GEMM output (kernels.h) and then poisons the buffer with NaN, so every
 // single all-to-all is validated on the device. Also times compute alone (the matmuls) and
@@ -29,7 +31,7 @@ struct AllToAllOptions {
 };
 
 inline const std::vector<std::string>& AllToAllModes() {
-  static const std::vector<std::string> m = {"sync", "async"};
+  static const std::vector<std::string> m = {"sync", "async", "async-ce"};
   return m;
 }
 
