@@ -1,10 +1,15 @@
 // CaptureSession: the in-process face of the collector (collector.h); see capture_session.h.
 #include "capture/cupti/capture_session.h"
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "capture/cupti/collector.h"
@@ -13,6 +18,75 @@
 namespace overlapscope::cupti {
 
 int64_t NowNs() { return internal::RealtimeNs(); }
+
+namespace {
+
+constexpr char kNcclPluginName[] = "libnccl-profiler-overlapscope.so";
+
+std::string SelfDir() {
+  char exe[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  std::string s(exe);
+  const size_t slash = s.rfind('/');
+  return slash == std::string::npos ? "." : s.substr(0, slash);
+}
+
+// Asks the plugin in this process (if NCCL loaded it) to write what it holds; returns this
+// process's plugin file when it exists, else "".
+std::string FlushNcclPlugin() {
+  const char* dir = std::getenv("OVERLAPSCOPE_NCCL_DIR");
+  if (!dir || !*dir) return "";
+  using FlushFn = int (*)();
+  auto flush = reinterpret_cast<FlushFn>(::dlsym(RTLD_DEFAULT, "ovscope_nccl_plugin_flush"));
+  // NCCL dlopen()s the plugin RTLD_LOCAL: find it by the name NCCL loaded it under.
+  const char* names[] = {std::getenv("NCCL_PROFILER_PLUGIN"), kNcclPluginName};
+  for (const char* name : names) {
+    if (flush || !name || !*name) continue;
+    if (void* h = ::dlopen(name, RTLD_LAZY | RTLD_NOLOAD)) {
+      flush = reinterpret_cast<FlushFn>(::dlsym(h, "ovscope_nccl_plugin_flush"));
+      ::dlclose(h);  // RTLD_NOLOAD took a reference; the plugin is -z nodelete anyway
+    }
+  }
+  if (flush) flush();
+  std::string file = absl::StrCat(dir, "/nccl.", ::getpid(), ".ovnccl");
+  return ::access(file.c_str(), R_OK) == 0 ? file : "";
+}
+
+}  // namespace
+
+std::string FindNcclPlugin() {
+  if (const char* env = std::getenv("OVERLAPSCOPE_NCCL_PLUGIN"); env && *env) return env;
+  const std::string dir = SelfDir();
+  if (dir.empty()) return "";
+  for (const std::string& c : {absl::StrCat(dir, "/", kNcclPluginName), absl::StrCat(dir, "/../capture/cupti/", kNcclPluginName),
+                               absl::StrCat(dir, "/../lib/", kNcclPluginName)}) {
+    char real[PATH_MAX];
+    if (::access(c.c_str(), R_OK) == 0 && ::realpath(c.c_str(), real)) return real;
+  }
+  return "";
+}
+
+std::string SetNcclPluginEnv(const std::string& dir_in, const std::string& plugin_in) {
+  if (const char* user = std::getenv("NCCL_PROFILER_PLUGIN"); user && *user)
+    return absl::StrCat("NCCL_PROFILER_PLUGIN is already set (", user, "): overlapscope's NCCL plugin not loaded");
+  const std::string plugin = plugin_in.empty() ? FindNcclPlugin() : plugin_in;
+  if (plugin.empty())
+    return absl::StrCat(kNcclPluginName, " not found next to the binary or in the build tree (set OVERLAPSCOPE_NCCL_PLUGIN)");
+  std::string dir = dir_in;
+  if (dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/overlapscope-nccl-XXXXXX");
+    if (!::mkdtemp(templ.data())) return absl::StrCat(templ, ": cannot create directory: ", std::strerror(errno));
+    dir = templ;
+  } else if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::StrCat(dir, ": cannot create directory: ", std::strerror(errno));
+  }
+  ::setenv("NCCL_PROFILER_PLUGIN", plugin.c_str(), 1);
+  ::setenv("OVERLAPSCOPE_NCCL_DIR", dir.c_str(), 1);
+  return "";
+}
 std::string CuptiLibraryPath() { return internal::CuptiLibraryPath(); }
 
 absl::StatusOr<std::unique_ptr<CaptureSession>> CaptureSession::Start(const CaptureOptions& options) {
@@ -44,7 +118,8 @@ absl::StatusOr<std::unique_ptr<CaptureSession>> CaptureSession::Start(const Capt
   if (std::string err = internal::StartCollector(c); !err.empty())
     return absl::InternalError(absl::StrCat("CUPTI capture: ", err));
   internal::RecordDeviceNames();
-  return std::unique_ptr<CaptureSession>(new CaptureSession(path, options.keep_spill_file || !options.spill_path.empty()));
+  return std::unique_ptr<CaptureSession>(
+      new CaptureSession(path, options.keep_spill_file || !options.spill_path.empty(), NowNs()));
 }
 
 absl::StatusOr<model::Trace> CaptureSession::Stop() {
@@ -52,7 +127,12 @@ absl::StatusOr<model::Trace> CaptureSession::Stop() {
   stopped_ = true;
   if (std::string err = internal::StopCollector(internal::EndReason::kStop); !err.empty())
     return absl::InternalError(absl::StrCat("CUPTI capture: ", err));
-  auto trace = ReadSpillFiles({path_});
+  SpillReadOptions read;
+  read.nccl_next_to_spill = false;
+  read.nccl_plugin_file = FlushNcclPlugin();
+  read.nccl.window_start_ns = start_ns_;
+  read.nccl.window_end_ns = NowNs();
+  auto trace = ReadSpillFiles({path_}, read);
   if (!keep_) ::unlink(path_.c_str());
   return trace;
 }

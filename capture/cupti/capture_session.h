@@ -20,6 +20,12 @@
 // Stop() expects the GPU work to be finished (synchronize first): records of work still running
 // are flushed without end times and counted as skipped.
 //
+// NCCL: when NCCL's profiler plugin (libnccl-profiler-overlapscope.so, loaded through
+// NCCL_PROFILER_PLUGIN) records into $OVERLAPSCOPE_NCCL_DIR, Stop() flushes it and merges the
+// collectives this process started during the session (communicator, sequence, algorithm, ...;
+// nccl_plugin_records.h). SetNcclPluginEnv() sets both variables; it must run before the
+// first NCCL communicator of the process is created.
+//
 // Failure modes: Start() fails (FailedPrecondition) when a session or the injection library is
 // already active in this process (under `overlapscope profile` the injection captures the whole
 // process already) (CUPTI activity state is process-wide), and (Internal) when a
@@ -74,11 +80,23 @@ class CaptureSession {
   CaptureSession& operator=(const CaptureSession&) = delete;
 
  private:
-  CaptureSession(std::string path, bool keep) : path_(std::move(path)), keep_(keep) {}
+  CaptureSession(std::string path, bool keep, int64_t start_ns) : path_(std::move(path)), keep_(keep), start_ns_(start_ns) {}
   std::string path_;
   bool keep_ = false;
+  int64_t start_ns_ = 0;  // when Start() returned: the NCCL plugin records of the session begin here
   bool stopped_ = false;
 };
+
+// Points NCCL at the profiler plugin for this process: sets NCCL_PROFILER_PLUGIN to `plugin`
+// (or, when empty, to $OVERLAPSCOPE_NCCL_PLUGIN or libnccl-profiler-overlapscope.so next to
+// the running binary or in the build tree) and OVERLAPSCOPE_NCCL_DIR to `dir` (created; empty:
+// a fresh directory under $TMPDIR). Leaves a user's own NCCL_PROFILER_PLUGIN alone. Returns
+// "" when set, else why not (plugin not found, user's plugin set, directory not creatable).
+std::string SetNcclPluginEnv(const std::string& dir = "", const std::string& plugin = "");
+
+// Where libnccl-profiler-overlapscope.so is: $OVERLAPSCOPE_NCCL_PLUGIN, next to the running
+// binary, <binary dir>/../capture/cupti/, <binary dir>/../lib/; "" when not found.
+std::string FindNcclPlugin();
 
 // CLOCK_REALTIME in ns: the clock of every capture timestamp.
 int64_t NowNs();

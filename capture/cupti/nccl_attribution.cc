@@ -73,6 +73,7 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
       c.nranks = d.processes[process].world_size;
       c.correlation_id = corr;
       d.collectives.push_back(c);
+      out.made.push_back({range, it->second});
       ++out.collectives;
     }
     return it->second;

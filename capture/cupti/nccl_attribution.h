@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "model/trace_builder.h"
 
@@ -21,6 +23,13 @@ struct NcclAttribution {
   int64_t collectives = 0;   // collectives created (ranges that enqueued GPU work)
   int64_t kernels = 0;       // kernels linked to them
   int64_t memcpys = 0;       // copies linked to them (copy-engine collectives)
+  // Each collective created, with the index (in builder.data().ranges) of the NCCL range it
+  // came from: the NCCL profiler plugin merge (nccl_plugin_records.h) places its records by it.
+  struct Made {
+    int32_t range = -1;
+    model::CollectiveId collective = model::kNone;
+  };
+  std::vector<Made> made;
 };
 
 // The collective op of an NCCL API range name ("ncclAllGather" -> "AllGather"), or "" when

@@ -42,7 +42,31 @@ void Push(std::vector<T>& v, const char* p, uint32_t n, model::SourceStats& stat
 
 }  // namespace
 
-absl::Status ReadSpillBytes(std::string_view bytes, const std::string& path, model::TraceBuilder& builder) {
+namespace {
+
+// Merges the NCCL plugin file `nccl_path` into the process just read; an unreadable file is
+// recorded as a source with the reason, not an error (see spill_format.h).
+void MergePluginFile(const std::string& nccl_path, const NcclAttribution& a, const NcclMergeOptions& o,
+                     model::TraceBuilder& builder) {
+  auto& d = builder.data();
+  const auto process = static_cast<model::ProcessId>(d.processes.size() - 1);
+  auto f = ReadNcclPluginFile(nccl_path);
+  if (!f.ok()) {
+    model::SourceStats st;
+    st.path = nccl_path;
+    st.format = "nccl-plugin";
+    st.Skip("unreadable NCCL plugin file (NCCL details missing)", std::string(f.status().message()));
+    d.sources.push_back(std::move(st));
+    return;
+  }
+  MergeNcclPlugin(std::move(f).value(), a, builder, process, o);
+}
+
+}  // namespace
+
+// `next_to`: look for the plugin file next to `path` (a real file) when none is named.
+static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& path, model::TraceBuilder& builder,
+                           const SpillReadOptions& options, bool next_to) {
   if (bytes.size() < kSpillFileHeaderBytes || std::memcmp(bytes.data(), kSpillMagic, sizeof(kSpillMagic)) != 0)
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": offset 0: not an overlapscope spill file (magic OVSPILL1 missing)"));
@@ -132,10 +156,22 @@ absl::Status ReadSpillBytes(std::string_view bytes, const std::string& path, mod
     notes["kernels attributed to NCCL ranges"] += a.kernels;
     notes["memcpys attributed to NCCL ranges"] += a.memcpys;
   }
+  // NCCL's own view (communicator, sequence, algorithm, ...) from the profiler plugin.
+  std::string nccl = options.nccl_plugin_file;
+  if (nccl.empty() && next_to && options.nccl_next_to_spill && d.processes.back().pid >= 0) {
+    nccl = NcclPluginFileNextTo(path, d.processes.back().pid);
+    if (::access(nccl.c_str(), R_OK) != 0) nccl.clear();
+  }
+  if (!nccl.empty()) MergePluginFile(nccl, a, options.nccl, builder);
   return absl::OkStatus();
 }
 
-absl::Status ReadSpillFile(const std::string& path, model::TraceBuilder& builder) {
+absl::Status ReadSpillBytes(std::string_view bytes, const std::string& path, model::TraceBuilder& builder,
+                            const SpillReadOptions& options) {
+  return ReadSpillImpl(bytes, path, builder, options, /*next_to=*/false);
+}
+
+absl::Status ReadSpillFile(const std::string& path, model::TraceBuilder& builder, const SpillReadOptions& options) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
   struct stat st;
@@ -146,20 +182,20 @@ absl::Status ReadSpillFile(const std::string& path, model::TraceBuilder& builder
   const size_t size = static_cast<size_t>(st.st_size);
   if (size == 0) {
     ::close(fd);
-    return ReadSpillBytes(std::string_view(), path, builder);
+    return ReadSpillImpl(std::string_view(), path, builder, options, true);
   }
   // mmap: a spill file of a long run can be GBs; the kernel pages it in as we go.
   void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (m == MAP_FAILED) return absl::InternalError(absl::StrCat(path, ": cannot map: ", std::strerror(errno)));
-  absl::Status s = ReadSpillBytes(std::string_view(static_cast<const char*>(m), size), path, builder);
+  absl::Status s = ReadSpillImpl(std::string_view(static_cast<const char*>(m), size), path, builder, options, true);
   ::munmap(m, size);
   return s;
 }
 
-absl::StatusOr<model::Trace> ReadSpillFiles(const std::vector<std::string>& paths) {
+absl::StatusOr<model::Trace> ReadSpillFiles(const std::vector<std::string>& paths, const SpillReadOptions& options) {
   model::TraceBuilder builder;
-  for (const auto& p : paths) RETURN_IF_ERROR(ReadSpillFile(p, builder));
+  for (const auto& p : paths) RETURN_IF_ERROR(ReadSpillFile(p, builder, options));
   builder.data().clock_note = kSpillClockNote;
   return std::move(builder).Finalize();
 }
