@@ -1,7 +1,10 @@
 // overlapscope run WORKLOAD [options]: runs a built-in CUDA/NCCL/cuBLAS workload on the local
-// GPUs (one thread per GPU), prints its own timing table (CUDA events, METRICS.md §7), captures
-// each mode with CUPTI and prints what the analysis finds, and writes traces and reports (-o).
+// GPUs (one thread per GPU; under mpirun one rank per process), prints its own timing table
+// (CUDA events, METRICS.md §7) and the collectives' skew as the ranks time it, captures each mode
+// with CUPTI and prints what the analysis finds, and writes traces and reports (-o). Under MPI
+// only rank 0 prints and writes; every rank exits with the same status.
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,10 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/run_capture.h"
+#include "cli/run_capture_mpi.h"
 #include "nlohmann/json.hpp"
 #include "workloads/all_to_all.h"
 #include "workloads/d2h.h"
 #include "workloads/matmul_allgather.h"
+#include "workloads/mpi_world.h"
 #endif
 
 namespace overlapscope::cli {
@@ -38,13 +43,24 @@ const CommandSpec kSpec{
     "Runs a built-in workload on all local GPUs (one thread per GPU, one NCCL communicator), times\n"
     "it with CUDA events (median of --iters after --warmup), validates every result on the device\n"
     "(a wrong result is exit status 1), then captures --capture-iters more iterations of each mode\n"
-    "with CUPTI, analyzes them and prints the findings.",
+    "with CUPTI, analyzes them and prints the findings. Each rank also times every collective\n"
+    "itself (CUDA events right before and after it): skew = max - min over ranks of those durations.\n"
+    "\n"
+    "MPI: `mpirun -np N overlapscope run WORKLOAD ...` (matmul-allgather, all-to-all) runs one rank per\n"
+    "process, each on the GPU of its local rank (one GPU per rank; at most as many ranks per host as\n"
+    "GPUs). The NCCL id goes from rank 0 by MPI_Bcast; rank 0 gathers the timings, prints them and,\n"
+    "under capture, reads every rank's capture (DIR/<workload>-<mode>/rank<R>.ovspill) into one\n"
+    "multi-process analysis. Without -o the capture files go to a temporary directory on rank 0's\n"
+    "host: use -o DIR on a directory all ranks share when the ranks span several hosts. Detected from\n"
+    "the launcher's environment (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK) or forced with --mpi;\n"
+    "needs a build with MPI (libopenmpi-dev at build time). A CUDA/NCCL error on any rank ends all\n"
+    "ranks (MPI_Abort); a validation failure on any rank makes every rank exit 1.",
     {{"mode", "M[,M]", "modes to run, or 'all'. matmul-allgather: sequential, overlap, overlap-ce "
-                       "(default sequential,overlap); all-to-all: sync, async (default both); d2h: blocking, "
+                       "(default sequential,overlap); all-to-all: sync, async, async-ce (default all); d2h: blocking, "
                        "nonblocking-nosync, nonblocking-event (default all)", true},
      {"output", "DIR", "write DIR/<workload>-<mode>/{trace.pftrace,report.json,report.txt} and "
                        "DIR/<workload>-timings.{txt,json} (-o DIR works too)"},
-     {"gpus", "N", "GPUs (ranks) to use; default all visible (d2h: 1)"},
+     {"gpus", "N", "GPUs (ranks) to use; default all visible (d2h: 1); under MPI the ranks are the processes"},
      {"iters", "N", "timed iterations per phase (default 20)"},
      {"warmup", "N", "warm-up iterations per phase (default 5)"},
      {"capture-iters", "N", "iterations captured per mode (default 5; 0 = no capture)"},
@@ -65,7 +81,11 @@ const CommandSpec kSpec{
      {"producer-us", "US", "d2h: GPU time to produce a batch (default 2000)"},
      {"irrelevant-us", "US", "d2h: GPU work not needing the flag (default 500)"},
      {"host-work-us", "US", "d2h: host work per step before the flag is read (default 1000)"},
-     {"timeout-s", "S", "give up (exit 1) when a phase hangs this long (default 300)"}},
+     {"timeout-s", "S", "give up (exit 1) when a phase hangs this long (default 300)"},
+     {"delay-rank", "R", "matmul-allgather, all-to-all: rank R is a straggler (needs --delay-us)"},
+     {"delay-us", "US", "rank R runs a GPU spin kernel of US microseconds on the collective's stream right "
+                        "before every collective (timed and captured phases)"},
+     {"mpi", "", "one rank per process under an MPI launcher (the default when its environment is seen)"}},
     "exit codes: 0 ok, 1 a CUDA/NCCL error or a validation failure, 64 bad command line"};
 
 bool ParseInt(const ParsedArgs& a, const char* flag, int64_t& v, std::string& err) {
@@ -92,8 +112,8 @@ std::vector<std::string> Modes(const ParsedArgs& a, const std::vector<std::strin
 
 nlohmann::json ToJson(const workloads::WorkloadResult& r) {
   nlohmann::json j = {{"schema", "overlapscope.run/1"}, {"workload", r.workload}, {"device", r.device},
-                      {"config", r.config}, {"figures", r.figures}, {"notes", r.notes}, {"errors", r.errors},
-                      {"ok", r.ok()}};
+                      {"config", r.config}, {"ranks", r.ranks}, {"nranks", r.nranks},
+                      {"figures", r.figures}, {"notes", r.notes}, {"errors", r.errors}, {"ok", r.ok()}};
   return j;
 }
 
@@ -116,7 +136,7 @@ int RunWorkload(int argc, char** argv) {
   std::string err;
   int64_t gpus = wl == "d2h" ? 1 : 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192,
           k = wl == "all-to-all" ? 2048 : 8192, layers = 4, max_ctas = 0, prod = 2000, irr = 500, host = 1000,
-          carve = 0, burn = 500;
+          carve = 0, burn = 500, delay_rank = -1, delay_us = 0;
   double ag_mb = 64, timeout = 300;
   ParseInt(args, "gpus", gpus, err) && ParseInt(args, "iters", iters, err) && ParseInt(args, "warmup", warmup, err) &&
       ParseInt(args, "capture-iters", cap, err) && ParseInt(args, "m", m, err) && ParseInt(args, "n", n, err) &&
@@ -124,6 +144,7 @@ int RunWorkload(int argc, char** argv) {
       ParseInt(args, "nccl-max-ctas", max_ctas, err) && ParseInt(args, "producer-us", prod, err) &&
       ParseInt(args, "irrelevant-us", irr, err) && ParseInt(args, "host-work-us", host, err) &&
       ParseInt(args, "sm-carveout", carve, err) && ParseInt(args, "burn-in-ms", burn, err) &&
+      ParseInt(args, "delay-rank", delay_rank, err) && ParseInt(args, "delay-us", delay_us, err) &&
       ParseDouble(args, "ag-mb", ag_mb, err) && ParseDouble(args, "timeout-s", timeout, err);
   if (err.empty() && (iters < 1 || warmup < 0 || cap < 0 || gpus < 0)) err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
   auto dtype = workloads::ParseDType(args.Get("dtype", "fp16"));
@@ -134,10 +155,40 @@ int RunWorkload(int argc, char** argv) {
     if (!absl::SimpleAtod(part, &v) || v <= 0) err = absl::StrCat("--ag-sweep: bad size '", part, "'");
     sweep.push_back(v);
   }
+  if (err.empty() && wl == "d2h" && (args.Has("delay-rank") || args.Has("delay-us")))
+    err = "--delay-rank/--delay-us: d2h runs no collectives (matmul-allgather, all-to-all)";
   if (!err.empty()) {
     std::fprintf(stderr, "overlapscope run: %s\n", err.c_str());
     return kExitUsage;
   }
+  // MPI: one rank per process. MPI_Finalize runs when `finalize` goes, after the workload and
+  // its communicators are gone.
+  const workloads::mpi::LaunchEnv launch = workloads::mpi::DetectLaunch();
+  const bool use_mpi = args.Has("mpi") || launch.launched;
+  struct Finalize {
+    ~Finalize() { workloads::mpi::Finalize(); }
+  } finalize;
+  if (use_mpi) {
+    const std::string why = launch.launched ? absl::StrCat("started by an MPI launcher (", launch.evidence, ")")
+                                            : std::string("--mpi given");
+    if (!workloads::mpi::CompiledIn()) {
+      std::fprintf(stderr,
+                   "overlapscope run: %s, but this overlapscope-run was built without MPI (libopenmpi-dev was not "
+                   "found at build time): rebuild with it, or run without mpirun (one process drives all local "
+                   "GPUs, one thread per GPU)\n",
+                   why.c_str());
+      return kExitError;
+    }
+    if (wl == "d2h") {
+      std::fprintf(stderr, "overlapscope run: %s, but d2h is a one-GPU workload: run it without mpirun\n", why.c_str());
+      return kExitUsage;
+    }
+    if (absl::Status st = workloads::mpi::Init(); !st.ok()) {
+      std::fprintf(stderr, "overlapscope run: %s: %s\n", why.c_str(), std::string(st.message()).c_str());
+      return kExitError;
+    }
+  }
+  const bool rank0 = !use_mpi || workloads::mpi::Rank() == 0;
   workloads::RunParams rp;
   rp.gpus = static_cast<int>(gpus);
   rp.iters = static_cast<int>(iters);
@@ -145,11 +196,31 @@ int RunWorkload(int argc, char** argv) {
   rp.nccl_max_ctas = static_cast<int>(max_ctas);
   rp.timeout_s = timeout;
   rp.burn_in_ms = static_cast<int>(burn);
+  rp.delay_rank = static_cast<int>(delay_rank);
+  rp.delay_us = delay_us;
+  rp.mpi = use_mpi;
   const std::string out_dir = args.Get("output");
   const bool capture = !args.Has("no-capture") && cap > 0;
-  RunCapture rc(wl, out_dir, capture ? static_cast<int>(cap) : 0, args.Has("json") ? stderr : stdout,
-                args.Has("report"));
-  workloads::CaptureHooks hooks = capture ? rc.Hooks() : workloads::CaptureHooks{};
+  FILE* summaries = args.Has("json") ? stderr : stdout;
+  // Exactly one of the two captures exists: the in-process one, or the MPI one (rank 0 analyzes).
+  std::unique_ptr<RunCapture> rc;
+  std::unique_ptr<MpiRunCapture> mrc;
+  workloads::CaptureHooks hooks;
+  if (use_mpi) {
+    mrc = std::make_unique<MpiRunCapture>(wl, out_dir, capture ? static_cast<int>(cap) : 0, summaries,
+                                          args.Has("report"));
+    if (capture) {
+      if (absl::Status st = mrc->Init(); !st.ok()) {
+        if (rank0) std::fprintf(stderr, "overlapscope run: %s\n", std::string(st.message()).c_str());
+        return kExitError;
+      }
+      hooks = mrc->Hooks();
+    }
+  } else {
+    rc = std::make_unique<RunCapture>(wl, out_dir, capture ? static_cast<int>(cap) : 0, summaries,
+                                      args.Has("report"));
+    if (capture) hooks = rc->Hooks();
+  }
   workloads::GemmShape shape{m, n, k, *dtype};
 
   absl::StatusOr<workloads::WorkloadResult> res;
@@ -183,11 +254,16 @@ int RunWorkload(int argc, char** argv) {
     return kExitUsage;
   }
   if (!res.ok()) {
-    std::fprintf(stderr, "overlapscope run %s: %s\n", wl.c_str(), std::string(res.status().message()).c_str());
+    // Under MPI the ranks agreed on this error: rank 0 says it.
+    if (rank0)
+      std::fprintf(stderr, "overlapscope run %s: %s\n", wl.c_str(), std::string(res.status().message()).c_str());
     return res.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitError;
   }
   const auto& r = *res;
-  std::string text = absl::StrCat(r.workload, " on ", r.device, "\n", r.config, "\n");
+  // Every rank has the same figures and errors (gathered), so every rank exits alike.
+  const int exit_code = r.ok() ? kExitOk : kExitError;
+  if (!rank0) return exit_code;
+  std::string text = absl::StrCat(r.workload, " on ", r.device, "\n", r.config, "\nranks: ", r.ranks, "\n");
   for (const auto& note : r.notes) absl::StrAppend(&text, note, "\n");
   absl::StrAppend(&text, r.table);
   for (const auto& e : r.errors) absl::StrAppend(&text, "ERROR: ", e, "\n");
@@ -197,14 +273,15 @@ int RunWorkload(int argc, char** argv) {
     std::fputs(text.c_str(), stdout);
   }
   if (!out_dir.empty()) {
-    absl::Status st = WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.txt"), text + rc.text());
+    absl::Status st =
+        WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.txt"), text + (rc ? rc->text() : mrc->text()));
     if (st.ok()) st = WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.json"), ToJson(r).dump(2) + "\n");
     if (!st.ok()) {
       std::fprintf(stderr, "overlapscope run: %s\n", std::string(st.message()).c_str());
       return kExitError;
     }
   }
-  return r.ok() ? kExitOk : kExitError;
+  return exit_code;
 }
 
 #endif  // OVERLAPSCOPE_HAVE_WORKLOADS

@@ -47,6 +47,8 @@ int RunWorkload(int argc, char** argv) {
   args.push_back(nullptr);
   std::fflush(stdout);
   std::fflush(stderr);
+  // execv keeps this process's environment: an MPI launcher's variables (OMPI_COMM_WORLD_*,
+  // PMIX_*) reach overlapscope-run, which runs one rank per process when it sees them.
   ::execv(bin.c_str(), args.data());
   std::fprintf(stderr, "overlapscope run: cannot start %s: %s\n", bin.c_str(), std::strerror(errno));
   return kExitError;

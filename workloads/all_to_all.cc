@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "workloads/mode_runner.h"
 #include "workloads/rank_group.h"
+#include "workloads/skew.h"
 #include "workloads/timing.h"
 
 namespace overlapscope::workloads {
@@ -55,7 +56,13 @@ class AllToAll {
   absl::StatusOr<WorkloadResult> Run();
 
  private:
-  absl::Status A2A(RankContext& ctx, Layer& l, cudaStream_t s, bool ce = false) {
+  // The all-to-all of one layer as a TimedCollective (event pair "a2a<layer>", after the
+  // straggler's spin if any).
+  absl::Status A2A(RankContext& ctx, IterEvents& ev, int layer, cudaStream_t s, bool ce = false) {
+    Layer& l = st_[ctx.local].layers[layer];
+    return TimedCollective(ctx, o_.run, ev, pairs_[layer], s, [&] { return IssueA2A(ctx, l, s, ce); });
+  }
+  absl::Status IssueA2A(RankContext& ctx, Layer& l, cudaStream_t s, bool ce) {
     const size_t chunk = static_cast<size_t>(o_.gemm.m * o_.gemm.n / ctx.nranks);
     const size_t bytes = chunk * DTypeBytes(o_.gemm.dtype);
     if (ce) {  // NCCL runs it on the copy engines: cudaMemcpyBatchAsync, no NCCL kernel
@@ -84,12 +91,12 @@ class AllToAll {
                                  count ? s.check->check() : DeviceCheck{}, ctx.compute));
     return absl::OkStatus();
   }
-  absl::Status EnqueueSync(RankContext& ctx, RankState& s);
-  absl::Status EnqueueAsync(RankContext& ctx, RankState& s, bool ce);
+  using Enqueue = std::function<absl::Status(RankContext&, RankState&, IterEvents&)>;
+  absl::Status EnqueueSync(RankContext& ctx, RankState& s, IterEvents& ev);
+  absl::Status EnqueueAsync(RankContext& ctx, RankState& s, IterEvents& ev, bool ce);
   absl::Status SetUpCe(RankContext& ctx, RankState& s);
   absl::Status ReleaseCe(RankContext& ctx, RankState& s);
-  PhaseBody Body(const std::string& key, std::function<absl::Status(RankContext&, RankState&)> enqueue,
-                 bool validate_gemm, bool validate_z_after);
+  PhaseBody Body(const std::string& key, Enqueue enqueue, bool validate_gemm, bool validate_z_after);
   void Render();
 
   AllToAllOptions o_;
@@ -98,19 +105,20 @@ class AllToAll {
   std::unique_ptr<RankGroup> g_;
   std::vector<RankState> st_;
   std::map<std::string, double> f_;
+  std::vector<std::string> pairs_;  // "a2a0", "a2a1", ...: event pairs of the layers' all-to-alls
   WorkloadResult res_;
 };
 
-absl::Status AllToAll::EnqueueSync(RankContext& ctx, RankState& s) {
+absl::Status AllToAll::EnqueueSync(RankContext& ctx, RankState& s, IterEvents& ev) {
   for (int l = 0; l < o_.layers; ++l) {
     RETURN_IF_ERROR(s.layers[l].gemm->Enqueue(ctx));
-    RETURN_IF_ERROR(A2A(ctx, s.layers[l], ctx.compute));
+    RETURN_IF_ERROR(A2A(ctx, ev, l, ctx.compute));
     RETURN_IF_ERROR(Consume(ctx, s, l, true));
   }
   return absl::OkStatus();
 }
 
-absl::Status AllToAll::EnqueueAsync(RankContext& ctx, RankState& s, bool ce) {
+absl::Status AllToAll::EnqueueAsync(RankContext& ctx, RankState& s, IterEvents& ev, bool ce) {
   for (int l = 0; l < o_.layers; ++l) {
     Layer& cur = s.layers[l];
     if (ce) {
@@ -120,7 +128,7 @@ absl::Status AllToAll::EnqueueAsync(RankContext& ctx, RankState& s, bool ce) {
     }
     OS_CUDA(cudaEventRecord(cur.produced, ctx.compute));
     OS_CUDA(cudaStreamWaitEvent(ctx.comm, cur.produced, 0));
-    RETURN_IF_ERROR(A2A(ctx, cur, ctx.comm, ce));
+    RETURN_IF_ERROR(A2A(ctx, ev, l, ctx.comm, ce));
     OS_CUDA(cudaEventRecord(cur.arrived, ctx.comm));
     // The previous layer's data is needed only now, after this layer's matmul was enqueued.
     if (l > 0) {
@@ -151,11 +159,10 @@ absl::Status AllToAll::ReleaseCe(RankContext& ctx, RankState& s) {
   return absl::OkStatus();
 }
 
-PhaseBody AllToAll::Body(const std::string& key, std::function<absl::Status(RankContext&, RankState&)> enqueue,
-                         bool validate_gemm, bool validate_z_after) {
+PhaseBody AllToAll::Body(const std::string& key, Enqueue enqueue, bool validate_gemm, bool validate_z_after) {
   PhaseBody b;
   b.prepare = [=, this](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     if (validate_gemm)
       for (auto& l : s.layers) RETURN_IF_ERROR(l.gemm->ClearOutput(ctx));
     RETURN_IF_ERROR(s.check->Reset(ctx.compute));
@@ -163,14 +170,15 @@ PhaseBody AllToAll::Body(const std::string& key, std::function<absl::Status(Rank
     return absl::OkStatus();
   };
   b.run = [=, this](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-    RankState& s = st_[ctx.rank];
-    auto fn = [&](int, IterEvents&) { return enqueue(ctx, s); };
+    RankState& s = st_[ctx.local];
+    auto fn = [&](int, IterEvents& ev) { return enqueue(ctx, s, ev); };
     ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
+    KeepCollectiveTimes(ctx, smp, "", pairs_, key);
     fig[key + "_ms"] = smp.Median("total");
     return absl::OkStatus();
   };
   b.validate = [=, this](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     if (validate_z_after)
       for (int l = 0; l < o_.layers; ++l) RETURN_IF_ERROR(Consume(ctx, s, l, true));
     ASSIGN_OR_RETURN(auto counts, s.check->Read(ctx.compute));
@@ -197,8 +205,12 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   GroupOptions go;
   go.gpus = o_.run.gpus;
   go.nccl_max_ctas = o_.run.nccl_max_ctas;
+  go.mpi = o_.run.mpi;
+  go.timeout_s = o_.run.timeout_s;
   ASSIGN_OR_RETURN(g_, RankGroup::Create(go));
-  const int n = g_->size();
+  const int n = g_->world_size();
+  RETURN_IF_ERROR(CheckDelay(o_.run, n));
+  for (int l = 0; l < o_.layers; ++l) pairs_.push_back(absl::StrCat("a2a", l));
   if ((o_.gemm.m * o_.gemm.n) % n != 0)
     return absl::InvalidArgumentError(absl::StrCat("m*n = ", o_.gemm.m * o_.gemm.n, " is not divisible by ", n, " ranks"));
   if (o_.impl != "sendrecv") alltoall_ = reinterpret_cast<AlltoAllFn>(dlsym(RTLD_DEFAULT, "ncclAlltoAll"));
@@ -206,6 +218,9 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
     return absl::FailedPreconditionError("--a2a-impl alltoall: the loaded NCCL library has no ncclAlltoAll");
   res_.workload = "all-to-all";
   res_.device = g_->description();
+  res_.ranks = g_->ranks_description();
+  res_.nranks = n;
+  if (o_.run.delay_us > 0) res_.notes.push_back(DelayNote(o_.run));
   res_.notes.push_back(alltoall_ ? "all-to-all API: ncclAlltoAll"
                                  : "all-to-all API: ncclGroupStart + ncclSend/ncclRecv per peer + ncclGroupEnd");
   if (o_.run.nccl_max_ctas > 0) res_.notes.push_back(absl::StrCat("communicator maxCTAs = ", o_.run.nccl_max_ctas));
@@ -214,9 +229,9 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
       "median of %d iterations after %d warm-up, max over %d ranks",
       o_.layers, o_.gemm.m, o_.gemm.n, o_.gemm.k, DTypeName(o_.gemm.dtype),
       o_.gemm.m * o_.gemm.n * DTypeBytes(o_.gemm.dtype) / 1048576.0, o_.run.iters, o_.run.warmup, n);
-  st_ = std::vector<RankState>(n);
+  st_ = std::vector<RankState>(g_->size());
   auto setup = [&](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     s.layers.resize(o_.layers);
     ASSIGN_OR_RETURN(s.check, DeviceChecker::Create(ctx.device));
     for (int l = 0; l < o_.layers; ++l) {
@@ -232,20 +247,20 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   RETURN_IF_ERROR(g_->RunOnAll(setup));
 
   // Compute alone: the matmuls and the consumers (uncounted: no data arrives), as in the modes.
-  auto compute_only = [this](RankContext& ctx, RankState& s) -> absl::Status {
+  auto compute_only = [this](RankContext& ctx, RankState& s, IterEvents&) -> absl::Status {
     for (int l = 0; l < o_.layers; ++l) {
       RETURN_IF_ERROR(s.layers[l].gemm->Enqueue(ctx));
       RETURN_IF_ERROR(Consume(ctx, s, l, false));
     }
     return absl::OkStatus();
   };
-  auto comm_only = [this](RankContext& ctx, RankState& s) -> absl::Status {
-    for (auto& l : s.layers) RETURN_IF_ERROR(A2A(ctx, l, ctx.compute));
+  auto comm_only = [this](RankContext& ctx, RankState&, IterEvents& ev) -> absl::Status {
+    for (int l = 0; l < o_.layers; ++l) RETURN_IF_ERROR(A2A(ctx, ev, l, ctx.compute));
     return absl::OkStatus();
   };
-  auto sync = [this](RankContext& ctx, RankState& s) { return EnqueueSync(ctx, s); };
-  auto async = [this](RankContext& ctx, RankState& s) { return EnqueueAsync(ctx, s, false); };
-  auto async_ce = [this](RankContext& ctx, RankState& s) { return EnqueueAsync(ctx, s, true); };
+  auto sync = [this](RankContext& ctx, RankState& s, IterEvents& ev) { return EnqueueSync(ctx, s, ev); };
+  auto async = [this](RankContext& ctx, RankState& s, IterEvents& ev) { return EnqueueAsync(ctx, s, ev, false); };
+  auto async_ce = [this](RankContext& ctx, RankState& s, IterEvents& ev) { return EnqueueAsync(ctx, s, ev, true); };
   bool alive = true;
   auto phase = [&](const std::string& name, const absl::Status& st) {
     if (!st.ok()) {
@@ -258,7 +273,7 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   // preceding kinds computed; its output is overwritten unchecked by the next kind, but the
   // same all-to-alls are checked element by element in sync and async.
   std::vector<std::string> names = {"compute_alone", "comm_alone"};
-  std::vector<std::function<absl::Status(RankContext&, RankState&)>> fns = {compute_only, comm_only};
+  std::vector<Enqueue> fns = {compute_only, comm_only};
   if (wants("sync")) {
     names.push_back("sync");
     fns.push_back(sync);
@@ -273,13 +288,13 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   if (wants("async-ce")) {
     absl::Status st = alltoall_ ? g_->CreateCeComms()
                                 : absl::FailedPreconditionError("needs ncclAlltoAll (copy engines run no send/recv)");
-    if (st.ok()) st = g_->RunOnAll([&](RankContext& ctx) { return SetUpCe(ctx, st_[ctx.rank]); });
+    if (st.ok()) st = g_->RunOnAll([&](RankContext& ctx) { return SetUpCe(ctx, st_[ctx.local]); });
     if (!st.ok()) res_.errors.push_back(absl::StrCat("async-ce: copy-engine all-to-all set-up: ", st.message()));
     ce = st.ok();
     if (ce) {
       names.push_back("comm_alone_ce");
-      fns.push_back([this](RankContext& ctx, RankState& s) -> absl::Status {
-        for (auto& l : s.layers) RETURN_IF_ERROR(A2A(ctx, l, ctx.compute, true));
+      fns.push_back([this](RankContext& ctx, RankState&, IterEvents& ev) -> absl::Status {
+        for (int l = 0; l < o_.layers; ++l) RETURN_IF_ERROR(A2A(ctx, ev, l, ctx.compute, true));
         return absl::OkStatus();
       });
       names.push_back("async-ce");
@@ -288,13 +303,17 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   }
   PhaseBody mixed = Body("mixed", nullptr, true, false);
   mixed.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-    RankState& s = st_[ctx.rank];
-    auto fn = [&](int k, IterEvents&) { return fns[k](ctx, s); };
+    RankState& s = st_[ctx.local];
+    auto fn = [&](int k, IterEvents& ev) { return fns[k](ctx, s, ev); };
     ASSIGN_OR_RETURN(Samples smp, TimeInterleaved(ctx, ctx.compute, warmup, iters, names, fn));
-    for (const auto& [name, v] : smp.ms) fig[name] = Median(v);
+    // The per-layer all-to-all pairs feed the skew figures only (not one figure per layer).
+    for (const auto& [name, v] : smp.ms)
+      if (name.find("_a2a") == std::string::npos) fig[name] = Median(v);
+    for (const auto& k : names) KeepCollectiveTimes(ctx, smp, k + "_", pairs_, k);
     return absl::OkStatus();
   };
   phase("interleaved compute / all-to-all / modes", RunPhase(*g_, o_.run, mixed, f_));
+  if (alive) phase("collective skew (interleaved phase)", g_->SkewFigures("", f_));
   if (alive && wants("sync")) phase("sync", CaptureMode(*g_, "sync", o_.run, hooks_, Body("sync", sync, true, false)));
   if (alive && wants("async"))
     phase("async", CaptureMode(*g_, "async", o_.run, hooks_, Body("async", async, true, false)));
@@ -302,8 +321,9 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
     // The matmuls of async-ce write into the symmetric Y buffers, not their own C: only the
     // received data is validated (every element, by the consumers).
     phase("async-ce", CaptureMode(*g_, "async-ce", o_.run, hooks_, Body("async-ce", async_ce, false, false)));
-    phase("async-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return ReleaseCe(ctx, st_[ctx.rank]); }));
+    phase("async-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return ReleaseCe(ctx, st_[ctx.local]); }));
   }
+  if (alive) phase("collective skew (captured runs)", g_->SkewFigures("captured_", f_));
   Render();
   return std::move(res_);
 }
@@ -312,7 +332,7 @@ void AllToAll::Render() {
   auto& f = f_;
   res_.figures = f;
   auto has = [&](const std::string& k) { return f.count(k) > 0; };
-  const int n = g_->size();
+  const int n = g_->world_size();
   std::string t, summary;
   const double comp = has("compute_alone_ms") ? f["compute_alone_ms"] : 0;
   const double comm = has("comm_alone_ms") ? f["comm_alone_ms"] : 0;
@@ -352,6 +372,7 @@ void AllToAll::Render() {
     }
     t += Row(label, ms, extra);
   }
+  t += RenderSkew(res_.figures, n);
   res_.table = summary + "\n" + t;
 }
 

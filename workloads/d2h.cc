@@ -97,12 +97,12 @@ absl::Status D2H::Step(RankContext& ctx, RankState& s, Mode mode, cudaEvent_t gp
 PhaseBody D2H::Body(const std::string& key, Mode mode) {
   PhaseBody b;
   b.prepare = [this](RankContext& ctx) -> absl::Status {
-    RETURN_IF_ERROR(st_[ctx.rank].check->Reset(nullptr));
+    RETURN_IF_ERROR(st_[ctx.local].check->Reset(nullptr));
     OS_CUDA(cudaStreamSynchronize(nullptr));
     return absl::OkStatus();
   };
   b.run = [=, this](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     std::vector<cudaEvent_t> ev(2 * (warmup + iters), nullptr);
     auto destroy = [&] {
       for (auto e : ev)
@@ -153,7 +153,7 @@ PhaseBody D2H::Body(const std::string& key, Mode mode) {
     return absl::OkStatus();
   };
   b.validate = [=, this](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     // After the final synchronization the last flag must have arrived, even without sync.
     const int32_t last = *s.hflag.as<volatile int32_t>();
     if (last != s.next_tag - 1)
@@ -179,13 +179,15 @@ absl::StatusOr<WorkloadResult> D2H::Run() {
   ASSIGN_OR_RETURN(g_, RankGroup::Create(go));
   res_.workload = "d2h";
   res_.device = g_->description();
+  res_.ranks = g_->ranks_description();
+  res_.nranks = g_->world_size();
   res_.config = absl::StrFormat(
       "per step: produce batch %d us GPU, flag kernel, 4-byte D2H, irrelevant compute %d us GPU, host work %d us; "
       "%d steps after %d warm-up, max over %d GPU(s)",
       o_.producer_us, o_.irrelevant_us, o_.host_work_us, o_.run.iters, o_.run.warmup, g_->size());
   st_ = std::vector<RankState>(g_->size());
   auto setup = [&](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     ASSIGN_OR_RETURN(s.batch, DeviceBuffer::Create(o_.batch_elems * 4, ctx.device));
     ASSIGN_OR_RETURN(s.dflag, DeviceBuffer::Create(4, ctx.device));
     ASSIGN_OR_RETURN(s.hflag, PinnedBuffer::Create(4));

@@ -10,6 +10,7 @@
 #include "workloads/allgather.h"
 #include "workloads/mode_runner.h"
 #include "workloads/rank_group.h"
+#include "workloads/skew.h"
 #include "workloads/timing.h"
 
 namespace overlapscope::workloads {
@@ -30,12 +31,10 @@ struct RankState {
 // all-gather is enqueued first (as FSDP prefetches) so its kernel is resident before the GEMM
 // fills the SMs.
 absl::Status EnqueueOverlap(RankContext& ctx, RankState& s, const AllGatherBuffers& ag, IterEvents& ev,
-                            int sm_carveout) {
+                            const RunParams& p, int sm_carveout) {
   OS_CUDA(cudaEventRecord(s.fork, ctx.compute));
   OS_CUDA(cudaStreamWaitEvent(ctx.comm, s.fork, 0));
-  RETURN_IF_ERROR(ev.Begin("ag", ctx.comm));
-  RETURN_IF_ERROR(ag.Enqueue(ctx.comm));
-  RETURN_IF_ERROR(ev.End("ag", ctx.comm));
+  RETURN_IF_ERROR(TimedCollective(ctx, p, ev, "ag", ctx.comm, [&] { return ag.Enqueue(ctx.comm); }));
   RETURN_IF_ERROR(ev.Begin("gemm", ctx.compute));
   if (sm_carveout > 0) OS_CUBLAS(cublasSetSmCountTarget(ctx.blas, std::max(1, ctx.num_sms - sm_carveout)));
   absl::Status gemm = s.gemm->Enqueue(ctx);
@@ -78,27 +77,28 @@ PhaseBody MatmulAllGather::TimedBody(const std::string& key, bool use_ce,
                                      std::function<absl::Status(RankContext&, RankState&, IterEvents&)> enqueue,
                                      bool gemm_runs, bool ag_runs) {
   auto buffers = [this, use_ce](RankContext& ctx) -> const AllGatherBuffers& {
-    return use_ce ? st_[ctx.rank].ce : st_[ctx.rank].ag;
+    return use_ce ? st_[ctx.local].ce : st_[ctx.local].ag;
   };
   PhaseBody b;
   // Clear the outputs so validation proves that this phase produced them.
   b.prepare = [=, this](RankContext& ctx) -> absl::Status {
-    if (gemm_runs) RETURN_IF_ERROR(st_[ctx.rank].gemm->ClearOutput(ctx));
+    if (gemm_runs) RETURN_IF_ERROR(st_[ctx.local].gemm->ClearOutput(ctx));
     if (ag_runs) RETURN_IF_ERROR(buffers(ctx).Reset(ctx.compute));
     OS_CUDA(cudaStreamSynchronize(ctx.compute));
     return absl::OkStatus();
   };
   b.run = [=, this](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     auto fn = [&](int, IterEvents& ev) { return enqueue(ctx, s, ev); };
     ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
+    KeepCollectiveTimes(ctx, smp, "", {"ag"}, key);
     fig[key + "_ms"] = smp.Median("total");
     if (smp.ms.count("gemm")) fig[key + "_gemm_ms"] = smp.Median("gemm");
     if (smp.ms.count("ag")) fig[key + "_ag_ms"] = smp.Median("ag");
     return absl::OkStatus();
   };
   b.validate = [=, this](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     if (gemm_runs) RETURN_IF_ERROR(s.gemm->Validate(ctx, key + " GEMM output"));
     if (ag_runs) RETURN_IF_ERROR(buffers(ctx).Validate(ctx, *s.check, ctx.compute, key + " all-gather output"));
     return absl::OkStatus();
@@ -111,19 +111,19 @@ absl::Status MatmulAllGather::Sweep(bool ce) {
     std::vector<AllGatherBuffers> bufs(g_->size());
     PhaseBody b;
     b.prepare = [&, mb](RankContext& ctx) -> absl::Status {
-      ASSIGN_OR_RETURN(bufs[ctx.rank], AllGatherBuffers::Create(ctx, ce ? ctx.nccl_ce : ctx.nccl, mb, ce));
-      return bufs[ctx.rank].Reset(ctx.compute);
+      ASSIGN_OR_RETURN(bufs[ctx.local], AllGatherBuffers::Create(ctx, ce ? ctx.nccl_ce : ctx.nccl, mb, ce));
+      return bufs[ctx.local].Reset(ctx.compute);
     };
     b.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-      auto fn = [&](int, IterEvents&) { return bufs[ctx.rank].Enqueue(ctx.compute); };
+      auto fn = [&](int, IterEvents&) { return bufs[ctx.local].Enqueue(ctx.compute); };
       ASSIGN_OR_RETURN(Samples smp, TimeIterations(ctx, ctx.compute, warmup, iters, fn));
       fig["ms"] = smp.Median("total");
-      fig["bytes"] = static_cast<double>(bufs[ctx.rank].gathered_bytes());
+      fig["bytes"] = static_cast<double>(bufs[ctx.local].gathered_bytes());
       return absl::OkStatus();
     };
     b.validate = [&, mb](RankContext& ctx) -> absl::Status {
-      AllGatherBuffers& x = bufs[ctx.rank];
-      RETURN_IF_ERROR(x.Validate(ctx, *st_[ctx.rank].check, ctx.compute, absl::StrCat("all-gather sweep ", mb, " MiB")));
+      AllGatherBuffers& x = bufs[ctx.local];
+      RETURN_IF_ERROR(x.Validate(ctx, *st_[ctx.local].check, ctx.compute, absl::StrCat("all-gather sweep ", mb, " MiB")));
       return x.Release();
     };
     std::map<std::string, double> f;
@@ -142,20 +142,27 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   GroupOptions go;
   go.gpus = o_.run.gpus;
   go.nccl_max_ctas = o_.run.nccl_max_ctas;
+  go.mpi = o_.run.mpi;
+  go.timeout_s = o_.run.timeout_s;
   ASSIGN_OR_RETURN(g_, RankGroup::Create(go));
+  RETURN_IF_ERROR(CheckDelay(o_.run, g_->world_size()));
   st_ = std::vector<RankState>(g_->size());
   res_.workload = "matmul-allgather";
   res_.device = g_->description();
+  res_.ranks = g_->ranks_description();
+  res_.nranks = g_->world_size();
+  if (o_.run.delay_us > 0) res_.notes.push_back(DelayNote(o_.run));
   res_.config = absl::StrFormat(
       "GEMM %dx%dx%d %s (cublasGemmEx, FP32 accumulate), all-gather %.6g MiB per rank; median of %d iterations "
       "after %d warm-up, max over %d ranks",
-      o_.gemm.m, o_.gemm.n, o_.gemm.k, DTypeName(o_.gemm.dtype), o_.ag_mb, o_.run.iters, o_.run.warmup, g_->size());
+      o_.gemm.m, o_.gemm.n, o_.gemm.k, DTypeName(o_.gemm.dtype), o_.ag_mb, o_.run.iters, o_.run.warmup,
+      g_->world_size());
   if (o_.run.nccl_max_ctas > 0) res_.notes.push_back(absl::StrCat("communicator maxCTAs = ", o_.run.nccl_max_ctas));
   if (o_.sm_carveout > 0)
     res_.notes.push_back(absl::StrCat("overlap modes: GEMM limited to SMs - ", o_.sm_carveout, " (cublasSetSmCountTarget)"));
 
   auto setup = [&](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     ASSIGN_OR_RETURN(s.gemm, Gemm::Create(ctx, o_.gemm, 1000 + ctx.rank, 2000));
     ASSIGN_OR_RETURN(s.check, DeviceChecker::Create(ctx.device));
     ASSIGN_OR_RETURN(s.ag, AllGatherBuffers::Create(ctx, ctx.nccl, o_.ag_mb, false));
@@ -165,21 +172,27 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   };
   RETURN_IF_ERROR(g_->RunOnAll(setup));
   gathered_bytes_ = st_[0].ag.gathered_bytes();
-  RETURN_IF_ERROR(g_->RunOnAll([&](RankContext& ctx) { return BurnIn(ctx, *st_[ctx.rank].gemm, o_.run.burn_in_ms); }));
+  RETURN_IF_ERROR(g_->RunOnAll([&](RankContext& ctx) { return BurnIn(ctx, *st_[ctx.local].gemm, o_.run.burn_in_ms); }));
 
+  // Every all-gather is a TimedCollective (event pair "ag", after the straggler's spin if any).
+  const RunParams rp = o_.run;
   auto gemm_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.gemm->Enqueue(ctx); };
-  auto ag_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.ag.Enqueue(ctx.compute); };
-  auto ce_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.ce.Enqueue(ctx.compute); };
-  auto sequential = [](RankContext& ctx, RankState& s, IterEvents&) -> absl::Status {
+  auto ag_only = [rp](RankContext& ctx, RankState& s, IterEvents& ev) {
+    return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ag.Enqueue(ctx.compute); });
+  };
+  auto ce_only = [rp](RankContext& ctx, RankState& s, IterEvents& ev) {
+    return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ce.Enqueue(ctx.compute); });
+  };
+  auto sequential = [rp](RankContext& ctx, RankState& s, IterEvents& ev) -> absl::Status {
     RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
-    return s.ag.Enqueue(ctx.compute);
+    return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ag.Enqueue(ctx.compute); });
   };
   const int carve = o_.sm_carveout;
-  auto overlap = [carve](RankContext& ctx, RankState& s, IterEvents& ev) {
-    return EnqueueOverlap(ctx, s, s.ag, ev, carve);
+  auto overlap = [carve, rp](RankContext& ctx, RankState& s, IterEvents& ev) {
+    return EnqueueOverlap(ctx, s, s.ag, ev, rp, carve);
   };
-  auto overlap_ce = [carve](RankContext& ctx, RankState& s, IterEvents& ev) {
-    return EnqueueOverlap(ctx, s, s.ce, ev, carve);
+  auto overlap_ce = [carve, rp](RankContext& ctx, RankState& s, IterEvents& ev) {
+    return EnqueueOverlap(ctx, s, s.ce, ev, rp, carve);
   };
 
   bool alive = true;
@@ -193,7 +206,7 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   bool ce = false;
   if (wants("overlap-ce")) {
     auto ce_setup = [&](RankContext& ctx) -> absl::Status {
-      ASSIGN_OR_RETURN(st_[ctx.rank].ce, AllGatherBuffers::Create(ctx, ctx.nccl_ce, o_.ag_mb, true));
+      ASSIGN_OR_RETURN(st_[ctx.local].ce, AllGatherBuffers::Create(ctx, ctx.nccl_ce, o_.ag_mb, true));
       return absl::OkStatus();
     };
     absl::Status st = g_->CreateCeComms();
@@ -220,7 +233,7 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   for (const auto& k : kinds) names.push_back(k.name);
   PhaseBody mixed;
   mixed.prepare = [&](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     RETURN_IF_ERROR(s.gemm->ClearOutput(ctx));
     RETURN_IF_ERROR(s.ag.Reset(ctx.compute));
     if (ce) RETURN_IF_ERROR(s.ce.Reset(ctx.compute));
@@ -228,24 +241,26 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
     return absl::OkStatus();
   };
   mixed.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     auto fn = [&](int k, IterEvents& ev) { return kinds[k].enqueue(ctx, s, ev); };
     ASSIGN_OR_RETURN(Samples smp, TimeInterleaved(ctx, ctx.compute, warmup, iters, names, fn));
     for (const auto& [name, v] : smp.ms) fig[name] = Median(v);
+    for (const auto& k : names) KeepCollectiveTimes(ctx, smp, k + "_", {"ag"}, k);
     return absl::OkStatus();
   };
   mixed.validate = [&](RankContext& ctx) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     RETURN_IF_ERROR(s.gemm->Validate(ctx, "GEMM output (interleaved phase)"));
     RETURN_IF_ERROR(s.ag.Validate(ctx, *s.check, ctx.compute, "all-gather output (interleaved phase)"));
     if (ce) RETURN_IF_ERROR(s.ce.Validate(ctx, *s.check, ctx.compute, "copy-engine all-gather output"));
     return absl::OkStatus();
   };
   phase("interleaved GEMM / all-gather / modes", RunPhase(*g_, o_.run, mixed, f_));
+  if (alive) phase("collective skew (interleaved phase)", g_->SkewFigures("", f_));
   // The plain cuBLAS loop: `iters` GEMMs back to back between two events, no host sync between.
   PhaseBody loop;
   loop.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
-    RankState& s = st_[ctx.rank];
+    RankState& s = st_[ctx.local];
     for (int i = 0; i < warmup; ++i) RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
     OS_CUDA(cudaStreamSynchronize(ctx.compute));
     if (!g_->Barrier()) return absl::AbortedError("another rank failed");
@@ -257,7 +272,7 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
     fig["gemm_loop_ms"] = ms["loop"] / iters;
     return absl::OkStatus();
   };
-  loop.validate = [&](RankContext& ctx) { return st_[ctx.rank].gemm->Validate(ctx, "plain GEMM loop output"); };
+  loop.validate = [&](RankContext& ctx) { return st_[ctx.local].gemm->Validate(ctx, "plain GEMM loop output"); };
   if (alive) phase("plain cuBLAS loop", RunPhase(*g_, o_.run, loop, f_));
   if (alive && !o_.sweep_mb.empty()) phase("all-gather sweep", Sweep(false));
   if (alive && ce && !o_.sweep_mb.empty()) phase("all-gather sweep (copy engine)", Sweep(true));
@@ -268,7 +283,8 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
     phase("overlap", CaptureMode(*g_, "overlap", o_.run, hooks_, TimedBody("overlap", false, overlap, true, true)));
   if (alive && ce)
     phase("overlap-ce", CaptureMode(*g_, "overlap-ce", o_.run, hooks_, TimedBody("overlap_ce", true, overlap_ce, true, true)));
-  if (alive && ce) phase("overlap-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return st_[ctx.rank].ce.Release(); }));
+  if (alive) phase("collective skew (captured runs)", g_->SkewFigures("captured_", f_));
+  if (alive && ce) phase("overlap-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return st_[ctx.local].ce.Release(); }));
   Render();
   return std::move(res_);
 }
@@ -276,7 +292,7 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
 void MatmulAllGather::Render() {
   auto& f = f_;
   res_.figures = f;
-  const int n = g_->size();
+  const int n = g_->world_size();
   std::string t;
   auto has = [&](const std::string& k) { return f.count(k) > 0; };
   const double gemm = has("gemm_alone_ms") ? f["gemm_alone_ms"] : 0;
@@ -353,6 +369,7 @@ void MatmulAllGather::Render() {
   if (best > 0 && has("ag_alone_ms"))
     t += absl::StrFormat("  all-gather at %.6g MiB per rank: busbw %.1f GB/s = %.1f%% of the best busbw in the sweeps\n",
                          o_.ag_mb, BusBwGBps(gathered_bytes_, ag, n), 100.0 * BusBwGBps(gathered_bytes_, ag, n) / best);
+  t += RenderSkew(res_.figures, n);
   res_.table = summary + "\n" + t;
 }
 

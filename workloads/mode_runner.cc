@@ -19,14 +19,23 @@ absl::Status RunPhase(RankGroup& g, const RunParams& p, const PhaseBody& body, s
   std::vector<std::map<std::string, double>> per_rank(g.size());
   auto fn = [&](RankContext& ctx) -> absl::Status {
     if (body.prepare) RETURN_IF_ERROR(body.prepare(ctx));
-    RETURN_IF_ERROR(body.run(ctx, p.warmup, p.iters, per_rank[ctx.rank]));
+    RETURN_IF_ERROR(body.run(ctx, p.warmup, p.iters, per_rank[ctx.local]));
     return body.validate ? body.validate(ctx) : absl::OkStatus();
   };
   RETURN_IF_ERROR(g.RunOnAll(fn, absl::Seconds(p.timeout_s)));
-  for (const auto& m : per_rank)
+  // Under MPI the other ranks' figures live in other processes: gather them (same on every rank).
+  std::vector<Series> local;
+  for (const auto& m : per_rank) {
+    Series s;
+    for (const auto& [k, v] : m) s[k] = {v};
+    local.push_back(std::move(s));
+  }
+  ASSIGN_OR_RETURN(std::vector<Series> all, g.AllRanks(local));
+  for (const auto& m : all)
     for (const auto& [k, v] : m) {
+      if (v.empty()) continue;
       auto it = out.find(k);
-      out[k] = it == out.end() ? v : std::max(it->second, v);
+      out[k] = it == out.end() ? v[0] : std::max(it->second, v[0]);
     }
   return absl::OkStatus();
 }
@@ -44,7 +53,7 @@ absl::Status CaptureMode(RankGroup& g, const std::string& mode, const RunParams&
   if (hooks.begin) RETURN_IF_ERROR(hooks.begin(mode));
   g.set_nvtx(true);
   std::vector<std::map<std::string, double>> ignored(g.size());
-  auto run = [&](RankContext& ctx) { return body.run(ctx, 1, hooks.iters, ignored[ctx.rank]); };
+  auto run = [&](RankContext& ctx) { return body.run(ctx, 1, hooks.iters, ignored[ctx.local]); };
   absl::Status st = g.RunOnAll(run, absl::Seconds(p.timeout_s));
   g.set_nvtx(false);
   // End the capture even when the run failed, so the session is not left open.

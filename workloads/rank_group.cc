@@ -3,9 +3,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "workloads/mpi_world.h"
 
 namespace overlapscope::workloads {
 namespace {
@@ -36,6 +38,7 @@ absl::Status InitComm(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank, n
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RankGroup>> RankGroup::Create(const GroupOptions& options) {
+  if (options.mpi) return CreateMpi(options);
   int count = 0;
   OS_CUDA(cudaGetDeviceCount(&count));
   if (count == 0) return absl::FailedPreconditionError("no CUDA device visible");
@@ -50,6 +53,7 @@ absl::StatusOr<std::unique_ptr<RankGroup>> RankGroup::Create(const GroupOptions&
     c.rank = r;
     c.nranks = n;
     c.device = r;
+    c.local = r;
     c.group = g.get();
     OS_CUDA(cudaSetDevice(r));
     OS_CUDA(cudaDeviceGetAttribute(&c.num_sms, cudaDevAttrMultiProcessorCount, r));
@@ -88,6 +92,7 @@ absl::StatusOr<std::unique_ptr<RankGroup>> RankGroup::Create(const GroupOptions&
 
 absl::Status RankGroup::CreateCeComms() {
   if (ranks_[0].nccl_ce) return absl::OkStatus();
+  if (options_.mpi) return CreateCeCommsMpi();
   ncclUniqueId id;
   OS_NCCL(ncclGetUniqueId(&id));
   ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
@@ -112,6 +117,7 @@ RankGroup::~RankGroup() {
 }
 
 bool RankGroup::Barrier() {
+  if (options_.mpi) return mpi::Barrier().ok();
   std::unique_lock<std::mutex> lock(mu_);
   if (aborted_) return false;
   int64_t gen = generation_;
@@ -141,6 +147,7 @@ void RankGroup::Abort() {
 
 absl::Status RankGroup::RunOnAll(const std::function<absl::Status(RankContext&)>& fn, absl::Duration timeout) {
   if (aborted_) return absl::FailedPreconditionError("rank group was aborted by an earlier failure");
+  if (options_.mpi) return RunOnAllMpi(fn, timeout);
   int n = size();
   std::vector<absl::Status> st(n);
   std::mutex done_mu;
@@ -175,6 +182,30 @@ absl::Status RankGroup::RunOnAll(const std::function<absl::Status(RankContext&)>
     if (!st[r].ok()) errors.push_back(absl::StrCat("rank ", r, ": ", st[r].message()));
   if (errors.empty()) return absl::OkStatus();
   return absl::InternalError(absl::StrJoin(errors, "\n"));
+}
+
+std::string RankGroup::ranks_description() const {
+  return options_.mpi ? absl::StrCat(world_size(), " processes (MPI)")
+                      : absl::StrCat(size(), size() == 1 ? " thread" : " threads", " (one process)");
+}
+
+absl::StatusOr<std::vector<Series>> RankGroup::AllRanks(const std::vector<Series>& local) {
+  if (!options_.mpi) return local;
+  ASSIGN_OR_RETURN(std::vector<std::string> all, mpi::AllGather(SerializeSeries(local.at(0))));
+  std::vector<Series> out;
+  for (size_t r = 0; r < all.size(); ++r) {
+    auto s = ParseSeries(all[r]);
+    if (!s.ok()) return absl::InternalError(absl::StrCat("series from rank ", r, ": ", s.status().message()));
+    out.push_back(std::move(s).value());
+  }
+  return out;
+}
+
+absl::Status RankGroup::SkewFigures(const std::string& prefix, std::map<std::string, double>& fig) {
+  std::vector<Series> local;
+  for (auto& c : ranks_) local.push_back(std::exchange(c.coll_ms, {}));
+  ASSIGN_OR_RETURN(std::vector<Series> all, AllRanks(local));
+  return AddSkewFigures(all, prefix, fig);
 }
 
 }  // namespace overlapscope::workloads

@@ -9,11 +9,20 @@
 // the NCCL communicators so that peers waiting in a collective are released. If the ranks are
 // still not back after `timeout`, the process prints what it knows and exits with status 1:
 // a hung collective cannot be recovered in-process.
+//
+// MPI (GroupOptions::mpi, after mpi::Init()): one rank per process instead. The group holds the
+// process's one rank (global rank, world size from MPI; device = the rank's local rank on its
+// host), the NCCL unique id goes from rank 0 to the others by MPI_Bcast, Barrier() is
+// MPI_Barrier, and RunOnAll() runs fn on the calling thread. Under MPI every decision to stop is
+// taken by all ranks together (mpi::Agree): a validation failure (DataLoss) on any rank comes
+// back on every rank; any other error ends the whole job at once (MPI_Abort, exit 1), because
+// peers may be waiting for the failed rank inside an NCCL collective.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "workloads/cuda_status.h"
+#include "workloads/skew.h"
 
 namespace overlapscope::workloads {
 
@@ -32,15 +42,21 @@ struct GroupOptions {
   int nccl_max_ctas = 0;      // > 0: ncclConfig_t::maxCTAs of the default communicator
   bool cublas = true;
   bool nvtx = false;          // emit NVTX iteration ranges (only while a capture is running)
+  bool mpi = false;           // one rank per process (mpi::Init() must have succeeded)
+  double timeout_s = 300;     // MPI: give up (exit 1) when communicator set-up hangs this long
 };
 
 struct RankContext {
   int rank = 0, nranks = 1, device = 0, num_sms = 0;
+  int local = 0;  // index of this rank in its RankGroup (= rank, except under MPI: 0)
   cudaStream_t compute = nullptr, comm = nullptr;
   cublasHandle_t blas = nullptr;
   ncclComm_t nccl = nullptr;     // default communicator (kernels)
   ncclComm_t nccl_ce = nullptr;  // zero-CTA communicator, after RankGroup::CreateCeComms()
   class RankGroup* group = nullptr;
+  // Durations of the collectives this rank timed (timing.h TimedCollective), per series, until
+  // RankGroup::SkewFigures() collects them.
+  Series coll_ms;
 };
 
 class RankGroup {
@@ -50,7 +66,11 @@ class RankGroup {
   RankGroup(const RankGroup&) = delete;
   RankGroup& operator=(const RankGroup&) = delete;
 
-  int size() const { return static_cast<int>(ranks_.size()); }
+  int size() const { return static_cast<int>(ranks_.size()); }  // ranks in this process
+  int world_size() const { return ranks_.empty() ? 0 : ranks_[0].nranks; }
+  bool mpi() const { return options_.mpi; }
+  // "2 processes (MPI)" or "2 threads (one process)".
+  std::string ranks_description() const;
   const GroupOptions& options() const { return options_; }
   RankContext& rank(int r) { return ranks_[r]; }
   // "NVIDIA H200 x2, NCCL 2.28.3 (built against 2.28.9)" and the like.
@@ -68,12 +88,22 @@ class RankGroup {
   // Waits until every rank arrived. False when the group was aborted (a rank failed): the
   // caller returns at once.
   bool Barrier();
+  // Every rank's series, indexed by global rank: `local` is indexed by RankContext::local (under
+  // MPI: gathered from all processes, so every rank gets the same vector).
+  absl::StatusOr<std::vector<Series>> AllRanks(const std::vector<Series>& local);
+  // Collects every rank's RankContext::coll_ms (and clears them) and writes skew.h's figures
+  // with `prefix` into `fig` (the same figures on every rank).
+  absl::Status SkewFigures(const std::string& prefix, std::map<std::string, double>& fig);
   // Emit NVTX ranges from now on (set by the CLI while a capture is running).
   void set_nvtx(bool on) { options_.nvtx = on; }
 
  private:
   RankGroup() = default;
   void Abort();
+  // The MPI variants (rank_group_mpi.cc).
+  static absl::StatusOr<std::unique_ptr<RankGroup>> CreateMpi(const GroupOptions& options);
+  absl::Status CreateCeCommsMpi();
+  absl::Status RunOnAllMpi(const std::function<absl::Status(RankContext&)>& fn, absl::Duration timeout);
 
   GroupOptions options_;
   std::vector<RankContext> ranks_;

@@ -6,6 +6,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "absl/strings/str_cat.h"
+#include "workloads/kernels.h"
 
 namespace overlapscope::workloads {
 
@@ -116,6 +117,26 @@ absl::StatusOr<Samples> TimeInterleaved(RankContext& ctx, cudaStream_t main, int
         out.ms[name == "total" ? kinds[it % k] + "_ms" : kinds[it % k] + "_" + name + "_ms"].push_back(v);
   }
   return out;
+}
+
+absl::Status TimedCollective(RankContext& ctx, const RunParams& p, IterEvents& ev, const std::string& pair,
+                             cudaStream_t s, const std::function<absl::Status()>& issue) {
+  // One block: the straggler is late, not busy; in an overlapped step the GEMM keeps the SMs.
+  if (p.delay_us > 0 && ctx.rank == p.delay_rank) OS_CUDA(SpinKernel(p.delay_us * 1000, 1, s));
+  RETURN_IF_ERROR(ev.Begin(pair, s));
+  RETURN_IF_ERROR(issue());
+  return ev.End(pair, s);
+}
+
+void KeepCollectiveTimes(RankContext& ctx, const Samples& smp, const std::string& sample_prefix,
+                         const std::vector<std::string>& pairs, const std::string& series) {
+  for (const auto& pair : pairs) {
+    auto it = smp.ms.find(sample_prefix + pair);
+    if (it == smp.ms.end()) it = smp.ms.find(sample_prefix + pair + "_ms");
+    if (it == smp.ms.end()) continue;  // this kind ran no collective: no series
+    std::vector<double>& out = ctx.coll_ms[series];
+    out.insert(out.end(), it->second.begin(), it->second.end());
+  }
 }
 
 int64_t HostNowNs() {

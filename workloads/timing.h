@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "workloads/rank_group.h"
+#include "workloads/workload.h"
 
 namespace overlapscope::workloads {
 
@@ -61,6 +62,20 @@ absl::StatusOr<Samples> TimeIterations(RankContext& ctx, cudaStream_t main, int 
 absl::StatusOr<Samples> TimeInterleaved(RankContext& ctx, cudaStream_t main, int warmup, int iters,
                                         const std::vector<std::string>& kinds,
                                         const std::function<absl::Status(int kind, IterEvents& ev)>& enqueue);
+
+// One collective as the skew figures need it (skew.h): when ctx.rank is p.delay_rank, first a
+// one-block spin kernel of p.delay_us µs on `s` (the straggler), then the event pair `pair`
+// around `issue()` (which enqueues the collective on `s`). The begin event follows the spin, so
+// each rank's pair measures the collective only: its own arrival until everyone has left.
+absl::Status TimedCollective(RankContext& ctx, const RunParams& p, IterEvents& ev, const std::string& pair,
+                             cudaStream_t s, const std::function<absl::Status()>& issue);
+
+// Appends the samples of the collective pairs to ctx.coll_ms[series]: the samples named
+// `sample_prefix + pair` for every pair of `pairs` (TimeIterations: prefix ""; TimeInterleaved:
+// "<kind>_" and a "_ms" suffix, which is matched too), pair by pair in the given order, each in
+// iteration order; the same order on every rank.
+void KeepCollectiveTimes(RankContext& ctx, const Samples& smp, const std::string& sample_prefix,
+                         const std::vector<std::string>& pairs, const std::string& series);
 
 // Host monotonic clock in ns (for host-side blocking figures).
 int64_t HostNowNs();

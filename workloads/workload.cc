@@ -1,5 +1,6 @@
 #include "workloads/workload.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace overlapscope::workloads {
@@ -16,6 +17,21 @@ std::optional<double> OverlapEfficiency(double t_seq, double t_ovl, double ideal
 
 std::string FormatEfficiency(std::optional<double> e) {
   return e ? absl::StrFormat("%.3f", *e) : std::string("n/a (sequential not slower than the ideal)");
+}
+
+absl::Status CheckDelay(const RunParams& p, int nranks) {
+  if (p.delay_us < 0) return absl::InvalidArgumentError("--delay-us must be >= 0");
+  if (p.delay_us == 0 && p.delay_rank < 0) return absl::OkStatus();
+  if (p.delay_us == 0) return absl::InvalidArgumentError("--delay-rank needs --delay-us (the delay in µs)");
+  if (p.delay_rank < 0 || p.delay_rank >= nranks)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--delay-rank ", p.delay_rank, " but the ranks are 0..", nranks - 1, " (give --delay-rank R)"));
+  return absl::OkStatus();
+}
+
+std::string DelayNote(const RunParams& p) {
+  return absl::StrCat("straggler: rank ", p.delay_rank, " spins ", p.delay_us,
+                      " us (one-block GPU kernel) on a collective's stream right before every collective");
 }
 
 }  // namespace overlapscope::workloads

@@ -6,6 +6,7 @@
 // WorkloadResult::errors so the other modes still report; any error means exit status 1.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -28,6 +29,8 @@ struct WorkloadResult {
   std::string workload;
   std::string device;   // e.g. "NVIDIA H200 x2, NCCL 2.28.3 (built against 2.28.9)"
   std::string config;   // shapes, sizes, iterations
+  std::string ranks;    // "2 threads (one process)" or "2 processes (MPI)"
+  int nranks = 0;
   std::string table;    // the human-readable timing table
   std::map<std::string, double> figures;  // e.g. "sequential_ms", "overlap_efficiency"
   std::vector<std::string> notes;         // facts worth printing (e.g. which all-to-all API ran)
@@ -49,7 +52,18 @@ struct RunParams {
   // GEMMs back to back before the first measured phase, so every phase sees the clocks the GPU
   // holds under sustained load (a cold GPU boosts higher for the first tens of ms).
   int burn_in_ms = 500;
+  // Straggler injection (matmul-allgather, all-to-all): rank `delay_rank` runs a one-block GPU
+  // spin kernel of `delay_us` µs on a collective's stream right before every collective, in the
+  // timed and the captured phases. -1 / 0: none.
+  int delay_rank = -1;
+  int64_t delay_us = 0;
+  bool mpi = false;  // one rank per process (mpi::Init() done by the caller); else one thread per GPU
 };
+
+// InvalidArgument when the delay options do not fit `nranks` (rank out of range, negative µs).
+absl::Status CheckDelay(const RunParams& p, int nranks);
+// "straggler: rank 1 spins 500 µs ..." for the notes.
+std::string DelayNote(const RunParams& p);
 
 // "%-30s %10.3f ms" rows and friends, so every workload prints alike.
 std::string Row(const std::string& label, double ms, const std::string& extra = "");

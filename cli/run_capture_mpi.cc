@@ -1,0 +1,170 @@
+#include "cli/run_capture_mpi.h"
+
+#if defined(OVERLAPSCOPE_HAVE_WORKLOADS)
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyze/analysis.h"
+#include "capture/cupti/capture_session.h"
+#include "capture/cupti/spill_format.h"
+#include "cli/run_capture.h"
+#include "model/status_macros.h"
+#include "viewer_export/perfetto_writer.h"
+#include "viewer_export/report_render.h"
+#include "workloads/mpi_world.h"
+
+namespace overlapscope::cli {
+
+namespace mpi = workloads::mpi;
+
+struct MpiRunCapture::Session {
+  std::unique_ptr<cupti::CaptureSession> cupti;
+};
+
+namespace {
+
+std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", ns / 1e6); }
+
+// What the analysis says about one mode, a few lines: per GPU, per rank, and across ranks.
+std::string Summary(const model::Trace& t, const analyze::AnalysisResult& r) {
+  std::string s = absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges from %d processes\n",
+                                  t.kernels().size(), t.memcpys().size(), t.api_calls().size(), t.syncs().size(),
+                                  t.ranges().size(), t.processes().size());
+  for (const auto& o : r.overlap) {
+    const auto& w = o.whole;
+    const auto& p = t.processes()[o.process];
+    absl::StrAppendFormat(&s, "    rank %d GPU %d: comm %s, hidden %s, exposed %s, overlap %s, compute %s\n", p.rank,
+                          t.devices()[o.device].ordinal, Ms(w.comm_ns), Ms(w.hidden_comm_ns), Ms(w.exposed_comm_ns),
+                          w.overlap_ratio ? absl::StrFormat("%.1f%%", 100 * *w.overlap_ratio) : std::string("n/a"),
+                          Ms(w.compute_ns));
+  }
+  const auto& x = r.cross_rank;
+  if (!x.instances.empty()) {
+    std::vector<int64_t> skew;
+    for (const auto& i : x.instances) skew.push_back(i.skew_ns);
+    std::sort(skew.begin(), skew.end());
+    const size_t n = skew.size();
+    const double median = n % 2 ? skew[n / 2] : 0.5 * (skew[n / 2 - 1] + skew[n / 2]);
+    absl::StrAppendFormat(&s, "    collectives matched across ranks: %d (unmatched %d); skew median %.3f ms, max %s\n",
+                          n, x.unmatched, median / 1e6, Ms(x.max_skew_ns));
+  }
+  return s;
+}
+
+}  // namespace
+
+MpiRunCapture::MpiRunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report)
+    : workload_(std::move(workload)),
+      out_dir_(std::move(out_dir)),
+      iters_(iters),
+      out_(out),
+      full_report_(full_report),
+      session_(new Session) {
+  std::string lib = cupti::CuptiLibraryPath();
+  if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), /*overwrite=*/0);
+}
+
+MpiRunCapture::~MpiRunCapture() {
+  if (temp_dir_ && mpi::Rank() == 0) {
+    std::error_code ec;
+    std::filesystem::remove_all(base_dir_, ec);
+  }
+}
+
+absl::Status MpiRunCapture::Init() {
+  absl::Status st;
+  std::string dir = out_dir_;
+  if (dir.empty() && mpi::Rank() == 0) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/overlapscope-run-XXXXXX");
+    if (mkdtemp(tmpl.data()) == nullptr)
+      st = absl::InternalError(absl::StrCat(tmpl, ": cannot create a temporary directory"));
+    dir = tmpl;
+  }
+  RETURN_IF_ERROR(mpi::Agree(st));
+  if (out_dir_.empty()) {
+    ASSIGN_OR_RETURN(std::vector<std::string> dirs, mpi::AllGather(dir));
+    dir = dirs[0];
+    temp_dir_ = true;
+  }
+  base_dir_ = dir;
+  return absl::OkStatus();
+}
+
+workloads::CaptureHooks MpiRunCapture::Hooks() {
+  workloads::CaptureHooks h;
+  h.iters = iters_;
+  h.begin = [this](const std::string& mode) { return Begin(mode); };
+  h.end = [this](const std::string& mode) { return End(mode); };
+  return h;
+}
+
+absl::Status MpiRunCapture::Begin(const std::string& mode) {
+  const std::string dir = absl::StrCat(base_dir_, "/", workload_, "-", mode);
+  cupti::CaptureOptions o;
+  o.spill_path = absl::StrCat(dir, "/rank", mpi::Rank(), ".ovspill");
+  o.keep_spill_file = true;
+  o.rank = mpi::Rank();
+  o.world_size = mpi::Size();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::filesystem::remove(o.spill_path, ec);  // a spill file of an earlier run (-o reused)
+  auto s = cupti::CaptureSession::Start(o);
+  absl::Status st = s.status();
+  if (s.ok()) session_->cupti = std::move(s).value();
+  if (!st.ok()) st = absl::Status(st.code(), absl::StrCat("capture start: ", st.message()));
+  return mpi::Agree(st);
+}
+
+absl::Status MpiRunCapture::End(const std::string& mode) {
+  absl::Status st;
+  if (!session_->cupti) {
+    st = absl::FailedPreconditionError("capture end without start");
+  } else {
+    // This rank's trace is read back from its spill file by rank 0 below.
+    auto trace = session_->cupti->Stop();
+    session_->cupti.reset();
+    if (!trace.ok()) st = absl::Status(trace.status().code(), absl::StrCat("capture stop: ", trace.status().message()));
+  }
+  // Every rank's spill file is complete once all ranks are past Stop().
+  RETURN_IF_ERROR(mpi::Agree(st));
+  const std::string dir = absl::StrCat(base_dir_, "/", workload_, "-", mode);
+  if (mpi::Rank() == 0) st = AnalyzeOnRank0(mode, dir);
+  return mpi::Agree(st);
+}
+
+absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::string& dir) {
+  std::vector<std::string> files;
+  for (int r = 0; r < mpi::Size(); ++r) files.push_back(absl::StrCat(dir, "/rank", r, ".ovspill"));
+  ASSIGN_OR_RETURN(model::Trace trace, cupti::ReadSpillFiles(files));
+  ASSIGN_OR_RETURN(analyze::AnalysisResult analysis, analyze::AnalyzeAll(trace, analyze::AnalyzeOptions{}));
+  std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations, ",
+                                   mpi::Size(), " MPI ranks):\n", Summary(trace, analysis));
+  viewer_export::ReportInfo info;
+  info.inputs = files;
+  if (full_report_) absl::StrAppend(&block, viewer_export::RenderReportText(trace, analysis, info));
+  if (!temp_dir_) {
+    RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", viewer_export::RenderReportJson(trace, analysis, info)));
+    RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", viewer_export::RenderReportText(trace, analysis, info)));
+    RETURN_IF_ERROR(viewer_export::WritePerfetto(trace, &analysis, dir + "/trace.pftrace"));
+    absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt, rank*.ovspill}\n");
+  } else {
+    std::error_code ec;
+    for (const auto& f : files) std::filesystem::remove(f, ec);
+  }
+  std::fputs(block.c_str(), out_);
+  std::fflush(out_);
+  text_ += block;
+  return absl::OkStatus();
+}
+
+}  // namespace overlapscope::cli
+
+#endif  // OVERLAPSCOPE_HAVE_WORKLOADS
