@@ -10,6 +10,10 @@
 //
 // The injection library is looked up in this order: $OVERLAPSCOPE_INJECT_LIB, next to this
 // binary, <binary dir>/../capture/cupti/ (the build tree), <binary dir>/../lib/.
+// NCCL's profiler plugin (libnccl-profiler-overlapscope.so): $OVERLAPSCOPE_NCCL_PLUGIN, next to
+// the injection library, then the same places; NCCL_PROFILER_PLUGIN points NCCL at it and
+// OVERLAPSCOPE_NCCL_DIR=DIR makes every NCCL process write DIR/nccl.<pid>.ovnccl, which the
+// spill reader merges (unless --no-nccl-plugin or the user set NCCL_PROFILER_PLUGIN).
 #include "cli/args.h"
 #include "cli/commands.h"
 
@@ -65,8 +69,15 @@ const CommandSpec kSpec{
     "Kineto-style) and prints a capture summary and the analysis report of all processes.",
     {{"output", "DIR", "output directory, also -o DIR (default: overlapscope-profile)"},
      {"trace-format", "FORMAT", "perfetto (default) or chrome"},
-     {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"}},
+     {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"},
+     {"no-nccl-plugin", "", "do not load overlapscope's NCCL profiler plugin"}},
+    "NCCL: unless --no-nccl-plugin is given or NCCL_PROFILER_PLUGIN is already set, NCCL loads\n"
+    "libnccl-profiler-overlapscope.so (NCCL_PROFILER_PLUGIN) and each process writes\n"
+    "DIR/nccl.<pid>.ovnccl: communicator, rank, sequence number, algorithm, protocol and\n"
+    "channels of every collective, merged into the captured collectives.\n"
     "environment: OVERLAPSCOPE_INJECT_LIB overrides the injection library path;\n"
+    "OVERLAPSCOPE_NCCL_PLUGIN the NCCL plugin path; OVERLAPSCOPE_NCCL_KERNEL_CH=0 stops the\n"
+    "plugin from asking NCCL for per-channel GPU times (less proxy-thread work);\n"
     "OVERLAPSCOPE_VERBOSE=1 makes every captured process say where it writes.\n"
     "exit codes: 0 ok, 1 capture or output failed, 4 CMD exited non-zero (traces are still\n"
     "written), 64 bad command line"};
@@ -96,13 +107,23 @@ std::string Absolute(const std::string& p) {
   return ::realpath(p.c_str(), buf) ? std::string(buf) : p;
 }
 
-// Spill files of DIR, sorted by name (rank0, rank1, ... then pid files).
-std::vector<std::string> SpillFiles(const std::string& dir) {
+// The NCCL plugin beside the injection library ("" = let SetNcclPluginEnv look for it);
+// $OVERLAPSCOPE_NCCL_PLUGIN wins.
+std::string NcclPluginNextTo(const std::string& inject) {
+  if (const char* env = std::getenv("OVERLAPSCOPE_NCCL_PLUGIN"); env && *env) return Absolute(env);
+  const std::string c = Dirname(Absolute(inject)) + "/libnccl-profiler-overlapscope.so";
+  return Exists(c) ? c : "";
+}
+
+// Files of DIR ending in `suffix` (default: spill files), sorted by name (rank0, rank1, ...
+// then pid files).
+std::vector<std::string> SpillFiles(const std::string& dir, const std::string& suffix = ".ovspill") {
   std::vector<std::string> out;
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d)) {
       std::string name = e->d_name;
-      if (name.size() > 8 && name.compare(name.size() - 8, 8, ".ovspill") == 0) out.push_back(dir + "/" + name);
+      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        out.push_back(dir + "/" + name);
     }
     ::closedir(d);
   }
@@ -209,6 +230,7 @@ int RunProfile(int argc, char** argv) {
     return kExitError;
   }
   for (const auto& old : SpillFiles(dir)) ::unlink(old.c_str());  // only our own old captures
+  for (const auto& old : SpillFiles(dir, ".ovnccl")) ::unlink(old.c_str());
 
   ::setenv("CUDA_INJECTION64_PATH", Absolute(inject).c_str(), 1);
   ::setenv("OVERLAPSCOPE_SPILL_DIR", dir.c_str(), 1);
@@ -219,6 +241,12 @@ int RunProfile(int argc, char** argv) {
     // A default the injection may replace by the libcupti the target really loaded.
     ::setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 1);
     ::setenv("OVERLAPSCOPE_NVTX_DEFAULT", "1", 1);
+  }
+
+  if (args.Has("no-nccl-plugin")) {
+    ::unsetenv("OVERLAPSCOPE_NCCL_DIR");
+  } else if (std::string why = cupti::SetNcclPluginEnv(dir, NcclPluginNextTo(inject)); !why.empty()) {
+    std::fprintf(stderr, "overlapscope profile: %s\n", why.c_str());
   }
 
   const int status = RunTarget(args.after_dashdash);

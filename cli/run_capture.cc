@@ -41,6 +41,15 @@ RunCapture::RunCapture(std::string workload, std::string out_dir, int iters, FIL
       session_(new Session) {
   std::string lib = cupti::CuptiLibraryPath();
   if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), /*overwrite=*/0);
+  // NCCL's profiler plugin adds communicator, sequence, algorithm, protocol and channels to the
+  // captured collectives. NCCL loads it at the first communicator init, which cmd_run.cc runs
+  // after constructing this object. The plugin writes under a fresh temporary directory (or
+  // OVERLAPSCOPE_NCCL_DIR when the user gave one); each session's Stop() reads its window.
+  if (iters_ > 0 && !std::getenv("OVERLAPSCOPE_NO_NCCL_PLUGIN")) {
+    const char* dir = std::getenv("OVERLAPSCOPE_NCCL_DIR");
+    if (std::string why = cupti::SetNcclPluginEnv(dir ? dir : ""); !why.empty())
+      std::fprintf(out_, "  note: %s\n", why.c_str());
+  }
 }
 
 workloads::CaptureHooks RunCapture::Hooks() {

@@ -22,7 +22,9 @@ namespace overlapscope::cli {
 class RunCapture {
  public:
   // `out_dir` empty: nothing is written. Sets NVTX_INJECTION64_PATH (when unset) so NVTX ranges
-  // of NCCL and of the workload reach CUPTI: must run before the workload first calls NCCL.
+  // of NCCL and of the workload reach CUPTI, and (iters > 0, OVERLAPSCOPE_NO_NCCL_PLUGIN unset)
+  // NCCL_PROFILER_PLUGIN / OVERLAPSCOPE_NCCL_DIR (cupti::SetNcclPluginEnv): must run before the
+  // workload creates its first NCCL communicator.
   // Summaries go to `out` (stdout; stderr when stdout carries JSON).
   // `full_report`: print the whole text report of every mode, not only the summary lines.
   RunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report = false);
