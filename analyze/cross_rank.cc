@@ -41,22 +41,33 @@ std::optional<double> BusBandwidthFactor(std::string_view op, int32_t nranks) {
   return std::nullopt;
 }
 
+std::string_view ToString(RankSource s) {
+  switch (s) {
+    case RankSource::kCollectiveRank: return "communicator-rank";
+    case RankSource::kProcessRank: return "process-rank";
+    case RankSource::kDevice: return "gpu";
+    case RankSource::kNone: break;
+  }
+  return "none";
+}
+
 namespace {
 
-void Finish(const model::Trace& t, CollectiveInstance& inst) {
+void Finish(const model::Trace& t, const std::vector<Participant>& parts, CollectiveInstance& inst) {
   std::sort(inst.ranks.begin(), inst.ranks.end(),
-            [](const auto& a, const auto& b) { return a.rank < b.rank; });
+            [](const auto& a, const auto& b) { return a.participant < b.participant; });
   int64_t max_start = INT64_MIN, min_start = INT64_MAX;
   for (const auto& p : inst.ranks) {
     if (p.start_ns > max_start) {
       max_start = p.start_ns;
-      inst.last_rank = p.rank;
+      inst.last = p.participant;
     }
     min_start = std::min(min_start, p.start_ns);
   }
   inst.first_start_ns = min_start;
   inst.skew_ns = max_start - min_start;
-  if (inst.skew_ns == 0) inst.last_rank = model::kNone;  // nobody waited
+  if (inst.skew_ns == 0) inst.last = model::kNone;  // nobody waited
+  inst.last_rank = inst.last == model::kNone ? model::kNone : parts[inst.last].rank;
   inst.bus_time_ns = INT64_MAX;
   for (auto& p : inst.ranks) {
     p.wait_ns = max_start - p.start_ns;
@@ -66,6 +77,7 @@ void Finish(const model::Trace& t, CollectiveInstance& inst) {
   int64_t elements = std::max(c.in_elements, c.out_elements);
   int64_t es = DtypeBytes(t.str(c.dtype));
   if (elements > 0 && es > 0) inst.size_bytes = elements * es;
+  else if (c.bytes > 0) inst.size_bytes = c.bytes;
   int32_t n = c.nranks > 0 ? c.nranks : static_cast<int32_t>(inst.ranks.size());
   auto factor = BusBandwidthFactor(t.str(c.op), n);
   if (inst.size_bytes > 0 && inst.bus_time_ns > 0) {
@@ -74,41 +86,138 @@ void Finish(const model::Trace& t, CollectiveInstance& inst) {
   }
 }
 
+// A participant's rank in the largest communicator it took part in; kNone when unknown or
+// when its records of that communicator size disagree.
+struct RankVote {
+  int32_t nranks = -1;
+  int32_t rank = model::kNone;
+  bool consistent = true;
+};
+
+// Finds the participants (process, GPU) of the trace's collectives, picks the identification
+// method and labels them; `of` maps each collective to its participant (kNone: none).
+void IdentifyParticipants(const model::Trace& t, CrossRankResult& r, std::vector<int32_t>& of) {
+  const auto& colls = t.collectives();
+  std::map<std::pair<model::ProcessId, model::DeviceId>, int32_t> index;
+  std::vector<Participant> parts;
+  std::vector<RankVote> votes;
+  of.assign(colls.size(), model::kNone);
+  for (size_t i = 0; i < colls.size(); ++i) {
+    const model::Collective& c = colls[i];
+    model::ProcessId p = c.process != model::kNone ? c.process
+                         : c.device != model::kNone ? t.ProcessOfDevice(c.device)
+                                                    : model::kNone;
+    if (p == model::kNone && c.device == model::kNone) {
+      ++r.without_rank;
+      continue;
+    }
+    auto [it, added] = index.try_emplace({p, c.device}, static_cast<int32_t>(parts.size()));
+    if (added) {
+      Participant x;
+      x.process = p;
+      x.device = c.device;
+      x.gpu = c.device == model::kNone ? model::kNone : t.devices()[c.device].ordinal;
+      parts.push_back(x);
+      votes.emplace_back();
+    }
+    of[i] = it->second;
+    if (c.rank < 0) continue;
+    RankVote& v = votes[it->second];
+    int32_t n = std::max(c.nranks, 0);
+    if (n > v.nranks) v = RankVote{n, c.rank, true};
+    else if (n == v.nranks && c.rank != v.rank) v.consistent = false;
+  }
+  auto distinct_known = [&](auto rank_of) {
+    std::vector<int32_t> ranks;
+    for (size_t k = 0; k < parts.size(); ++k) ranks.push_back(rank_of(k));
+    std::sort(ranks.begin(), ranks.end());
+    return !ranks.empty() && ranks.front() >= 0 && std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end();
+  };
+  auto coll_rank = [&](size_t k) { return votes[k].consistent ? votes[k].rank : model::kNone; };
+  auto proc_rank = [&](size_t k) {
+    return parts[k].process == model::kNone ? model::kNone : t.processes()[parts[k].process].rank;
+  };
+  if (distinct_known(coll_rank)) {
+    r.identified_by = RankSource::kCollectiveRank;
+    for (size_t k = 0; k < parts.size(); ++k) parts[k].rank = coll_rank(k);
+  } else if (distinct_known(proc_rank)) {
+    r.identified_by = RankSource::kProcessRank;
+    for (size_t k = 0; k < parts.size(); ++k) parts[k].rank = proc_rank(k);
+  } else if (!parts.empty()) {
+    r.identified_by = RankSource::kDevice;
+  }
+  // Order: rank, then process, then GPU ordinal; remap the collectives' participant ids.
+  std::vector<int32_t> order(parts.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int32_t>(k);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return std::tie(parts[a].rank, parts[a].process, parts[a].gpu, parts[a].device) <
+           std::tie(parts[b].rank, parts[b].process, parts[b].gpu, parts[b].device);
+  });
+  std::vector<int32_t> new_id(parts.size());
+  std::map<int32_t, int> gpu_count;
+  for (const Participant& x : parts) ++gpu_count[x.gpu];
+  for (size_t k = 0; k < order.size(); ++k) {
+    Participant x = parts[order[k]];
+    new_id[order[k]] = static_cast<int32_t>(k);
+    int64_t pid = x.process == model::kNone ? -1 : t.processes()[x.process].pid;
+    if (x.rank != model::kNone) x.label = "rank " + std::to_string(x.rank);
+    else if (x.gpu == model::kNone) x.label = "pid " + std::to_string(pid);
+    else if (gpu_count[x.gpu] == 1) x.label = "GPU " + std::to_string(x.gpu);
+    else x.label = "pid " + std::to_string(pid) + " GPU " + std::to_string(x.gpu);
+    r.participants.push_back(std::move(x));
+  }
+  for (int32_t& p : of)
+    if (p != model::kNone) p = new_id[p];
+}
+
 }  // namespace
 
 CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
   CrossRankResult r;
   const auto& colls = t.collectives();
-  bool all_have_seq = !colls.empty();
-  for (const auto& c : colls) all_have_seq = all_have_seq && c.sequence >= 0;
+  std::vector<int32_t> part_of;
+  IdentifyParticipants(t, r, part_of);
+  bool all_have_seq = false;
+  for (size_t i = 0; i < colls.size(); ++i) {
+    if (part_of[i] == model::kNone) continue;
+    if (colls[i].sequence < 0) {
+      all_have_seq = false;
+      break;
+    }
+    all_have_seq = true;
+  }
   r.matched_by_sequence = all_have_seq;
 
-  // Key -> per-rank participants. Collectives are sorted by start, so the order of occurrence
-  // on each rank is the order in which they are visited here.
+  // Key -> participants. Collectives are sorted by start, so the order of occurrence on each
+  // participant is the order in which they are visited here.
   using Key = std::tuple<model::StringId, model::StringId, int64_t>;  // comm, op (or 0), seq/ordinal
   std::map<Key, CollectiveInstance> by_key;
   std::map<std::tuple<int32_t, model::StringId, model::StringId>, int64_t> next_ordinal;
   for (size_t i = 0; i < colls.size(); ++i) {
     const model::Collective& c = colls[i];
-    int32_t rank = c.process == model::kNone ? model::kNone : t.processes()[c.process].rank;
-    if (rank == model::kNone) {
-      ++r.without_rank;
-      continue;
-    }
+    const int32_t part = part_of[i];
+    if (part == model::kNone) continue;
     Key key;
     int64_t ordinal = 0;
     if (all_have_seq) {
       key = {c.communicator, 0, c.sequence};
     } else {
-      ordinal = next_ordinal[{rank, c.communicator, c.op}]++;
+      ordinal = next_ordinal[{part, c.communicator, c.op}]++;
       key = {c.communicator, c.op, ordinal};
     }
     CollectiveInstance& inst = by_key[key];
+    bool dup = false;
+    for (const CollectiveParticipant& q : inst.ranks) dup |= q.participant == part;
+    if (dup) {  // the same instance twice on one GPU: a duplicated record, not a peer
+      ++r.duplicates;
+      continue;
+    }
     inst.communicator = c.communicator;
     inst.op = c.op;
     inst.sequence = c.sequence;
     inst.ordinal = ordinal;
-    inst.ranks.push_back({static_cast<model::CollectiveId>(i), rank, c.start_ns, c.end_ns, 0});
+    inst.ranks.push_back({static_cast<model::CollectiveId>(i), r.participants[part].rank, c.start_ns, c.end_ns, 0,
+                          part});
   }
 
   std::map<int32_t, RankStraggling> stragglers;
@@ -117,24 +226,25 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
       ++r.unmatched;
       continue;
     }
-    Finish(t, inst);
+    Finish(t, r.participants, inst);
     r.max_skew_ns = std::max(r.max_skew_ns, inst.skew_ns);
     r.total_skew_ns += inst.skew_ns;
     for (const auto& p : inst.ranks) {
-      RankStraggling& s = stragglers[p.rank];
+      RankStraggling& s = stragglers[p.participant];
+      s.participant = p.participant;
       s.rank = p.rank;
       s.own_wait_ns += p.wait_ns;
-      if (p.rank == inst.last_rank) {
+      if (p.participant == inst.last) {
         ++s.times_last;
         for (const auto& q : inst.ranks) s.others_wait_ns += q.wait_ns;
       }
     }
     r.instances.push_back(std::move(inst));
   }
-  std::sort(r.instances.begin(), r.instances.end(), [](const auto& a, const auto& b) {
+  std::stable_sort(r.instances.begin(), r.instances.end(), [](const auto& a, const auto& b) {
     return a.first_start_ns < b.first_start_ns;
   });
-  for (auto& [rank, s] : stragglers) r.ranks.push_back(s);
+  for (auto& [part, s] : stragglers) r.ranks.push_back(s);
   return r;
 }
 

@@ -3,7 +3,9 @@
 // summary (which rank arrives last how often, and how long the others wait for it).
 //
 // Matching: by (communicator, sequence number) when every candidate has a sequence number,
-// else by (communicator, op, order of occurrence on each rank). An instance counts as matched
+// else by (communicator, op, order of occurrence on each participant). A participant is one GPU
+// of one process (see RankSource for how it is labelled), so one process driving several GPUs
+// (the built-in workloads) has one participant per GPU. An instance counts as matched
 // when at least two ranks have it; instances seen by one rank only are counted as unmatched
 // (a rank whose profile window started or ended earlier), never paired by guess.
 //
@@ -14,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,28 +33,52 @@ int64_t DtypeBytes(std::string_view dtype);
 // all-reduce, 1 for broadcast/reduce/send/recv; nullopt for ops it does not know.
 std::optional<double> BusBandwidthFactor(std::string_view op, int32_t nranks);
 
+// How the participants of a collective were told apart (one method for the whole trace, the
+// first that gives every participant a distinct identity):
+//  kCollectiveRank — Collective::rank, the rank in the collective's communicator (NCCL profiler
+//                    plugin, Kineto importer); of a GPU in several communicators, its rank in
+//                    the largest one;
+//  kProcessRank    — the process's distributed rank (one GPU per process);
+//  kDevice         — (process, GPU): single-process multi-GPU runs; no rank number is invented,
+//                    the participant is labelled "GPU n" ("pid P GPU n" when ordinals repeat).
+enum class RankSource { kNone, kCollectiveRank, kProcessRank, kDevice };
+std::string_view ToString(RankSource s);  // "communicator-rank", "process-rank", "gpu", "none"
+
+// One GPU of one process that took part in collectives.
+struct Participant {
+  model::ProcessId process = model::kNone;
+  model::DeviceId device = model::kNone;  // kNone for collectives without GPU activity
+  int32_t gpu = model::kNone;             // CUDA ordinal of `device`
+  int32_t rank = model::kNone;            // per CrossRankResult::identified_by; kNone for kDevice
+  std::string label;                      // "rank 3", "GPU 1", "pid 42 GPU 1"
+};
+
 struct CollectiveParticipant {
   model::CollectiveId collective = model::kNone;  // index into Trace::collectives()
-  int32_t rank = model::kNone;
+  int32_t rank = model::kNone;                    // participants[participant].rank
   int64_t start_ns = 0, end_ns = 0;
   int64_t wait_ns = 0;  // max(start) - own start
+  int32_t participant = model::kNone;             // index into CrossRankResult::participants
 };
 
 struct CollectiveInstance {
   model::StringId communicator = 0;
   model::StringId op = 0;
   int64_t sequence = -1;   // from the trace when known
-  int64_t ordinal = 0;     // k-th instance of (communicator, op) when matched by order
-  std::vector<CollectiveParticipant> ranks;  // sorted by rank
+  int64_t ordinal = 0;     // k-th instance of (communicator, op) on each participant (order matching)
+  std::vector<CollectiveParticipant> ranks;  // sorted by participant (rank, then process, GPU)
   int64_t first_start_ns = 0;  // min(start) over ranks
   int64_t skew_ns = 0;     // max(start) - min(start)
-  int32_t last_rank = model::kNone;  // the rank that arrived last (max start; lowest rank on ties)
+  int32_t last = model::kNone;       // participant that arrived last (max start; first on ties); kNone when skew 0
+  int32_t last_rank = model::kNone;  // its rank (kNone when skew 0 or identified by GPU)
   int64_t bus_time_ns = 0; // min over ranks of (end - max(start)); METRICS §6 "time"
-  int64_t size_bytes = -1; // nccl-tests "size": max(in, out elements) x dtype bytes
+  // nccl-tests "size": max(in, out elements) x dtype bytes; else Collective::bytes; -1 unknown.
+  int64_t size_bytes = -1;
   std::optional<double> algbw_gbps, busbw_gbps;
 };
 
 struct RankStraggling {
+  int32_t participant = model::kNone;  // index into CrossRankResult::participants
   int32_t rank = model::kNone;
   int64_t times_last = 0;          // instances where this rank arrived last (skew > 0)
   int64_t others_wait_ns = 0;      // Σ wait of the other ranks in those instances
@@ -59,10 +86,13 @@ struct RankStraggling {
 };
 
 struct CrossRankResult {
+  std::vector<Participant> participants;      // sorted by (rank, process, GPU)
+  RankSource identified_by = RankSource::kNone;
   std::vector<CollectiveInstance> instances;  // sorted by min start
-  std::vector<RankStraggling> ranks;          // sorted by rank
-  int64_t unmatched = 0;          // collectives seen on one rank only
-  int64_t without_rank = 0;       // collectives of processes with no known rank (not matched)
+  std::vector<RankStraggling> ranks;          // one per participant in a matched instance, participant order
+  int64_t unmatched = 0;          // collectives seen on one participant only
+  int64_t without_rank = 0;       // collectives with neither process nor GPU (cannot be matched)
+  int64_t duplicates = 0;         // a second record of one instance on one participant (not matched)
   bool matched_by_sequence = false;
   int64_t max_skew_ns = 0, total_skew_ns = 0;
 };

@@ -1,6 +1,7 @@
 // overlapscope analyze TRACE... : overlap, exposed communication, CPU blocking, GPU idle gaps,
 // sync points and findings (METRICS.md §1-5), as text, JSON or Markdown, with --require gates.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -37,6 +38,9 @@ const CommandSpec kSpec{
      {"runtime-cutoff", "TIME", "launch calls longer than this are outliers (HTA's runtime_cutoff, default 50us)"},
      {"launch-delay-cutoff", "TIME", "launch delays above this are outliers (default 100us)"},
      {"top", "N", "rows per table (default 10)"},
+     {"collectives", "N|all", "text/Markdown: list the first N matched collective instances (default 20; --json lists all)"},
+     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto: when the "
+      "trace names >= 2 hosts; on: also processes without a host name)"},
      {"trace", "OUT.pftrace", "also write the analyzed trace as Perfetto with the analysis drawn in (docs/perfetto.md)"},
      {"require", "EXPR", "gate, e.g. 'overlap_ratio>=0.6' or 'blocked_share<=0.05' (per rank; exit 3 if violated)",
       true}},
@@ -115,6 +119,13 @@ int RunAnalyze(int argc, char** argv) {
     if (!absl::SimpleAtoi(args.Get("top"), &n) || n < 1) return Usage("--top needs a positive integer");
     opt.top_n = static_cast<size_t>(n);
   }
+  size_t collectives_shown = 20;
+  if (args.Has("collectives")) {
+    int n;
+    if (args.Get("collectives") == "all") collectives_shown = SIZE_MAX;
+    else if (absl::SimpleAtoi(args.Get("collectives"), &n) && n >= 0) collectives_shown = static_cast<size_t>(n);
+    else return Usage("--collectives needs a non-negative integer or 'all'");
+  }
   std::vector<viewer_export::Gate> gates;
   for (const std::string& g : args.All("require")) {
     auto parsed = viewer_export::ParseGate(g);
@@ -131,12 +142,16 @@ int RunAnalyze(int argc, char** argv) {
   int rc = kExitOk;
   auto trace = LoadTracesOrReport("analyze", args.positionals, &rc);
   if (!trace) return rc;
+  analyze::ClockAlignment alignment;
+  if (!AlignClocksOrReport("analyze", args.Get("align-clocks"), &*trace, &alignment, &rc)) return rc;
   auto result = analyze::AnalyzeAll(*trace, opt);
   if (!result.ok()) return Usage(std::string(result.status().message()));
 
   viewer_export::ReportInfo info;
   info.inputs = args.positionals;
   info.top_n = opt.top_n;
+  info.collectives_shown = collectives_shown;
+  info.clock_alignment = std::move(alignment);
   std::string out;
   if (args.Has("explain-classes")) out = viewer_export::RenderExplainClasses(*trace, *result);
   else if (args.Has("json")) out = viewer_export::RenderReportJson(*trace, *result, info);

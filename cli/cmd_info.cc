@@ -23,12 +23,34 @@ const CommandSpec kSpec{
     "Prints ranks, devices, streams (kernels/copies/memsets each), threads, counts per event\n"
     "kind, time span and import statistics (skipped records with reasons) of one or more traces.\n"
     "TRACE is a Kineto/PyTorch-profiler .json or .json.gz file or a directory of per-rank files.",
-    {{"json", "", "machine-readable output (schema overlapscope.info/1)"}},
+    {{"json", "", "machine-readable output (schema overlapscope.info/1)"},
+     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto); the "
+      "time span is then that of the aligned trace"}},
     "exit codes: 0 ok, 2 a trace cannot be read, 64 bad command line"};
 
-json Describe(const model::Trace& t) {
+json AlignmentJson(const model::Trace& t, const analyze::ClockAlignment& a) {
+  json hosts = json::array();
+  for (const analyze::HostClock& h : a.hosts) {
+    json pids = json::array();
+    for (model::ProcessId p : h.processes) pids.push_back(t.processes()[p].pid);
+    hosts.push_back({{"host", h.host}, {"pids", pids}, {"reference", h.reference}, {"aligned", h.aligned},
+                     {"offset_ns", h.offset_ns}, {"instances", h.instances},
+                     {"residual_spread_ns", h.residual_spread_ns},
+                     {"reason", h.reason.empty() ? json(nullptr) : json(h.reason)}});
+  }
+  return {{"mode", std::string(analyze::ToString(a.mode))},
+          {"status", std::string(analyze::ToString(a.status))},
+          {"summary", analyze::DescribeClockAlignment(a)},
+          {"matched_instances_used", a.matched_instances_used},
+          {"residual_spread_ns", a.residual_spread_ns},
+          {"hosts", hosts}};
+}
+
+json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
   json j;
   j["schema"] = "overlapscope.info/1";
+  j["clock_note"] = t.clock_note();
+  j["clock_alignment"] = AlignmentJson(t, alignment);
   j["time_span"] = {{"start_ns", t.start_ns()}, {"end_ns", t.end_ns()}, {"duration_ns", t.end_ns() - t.start_ns()}};
   j["counts"] = {{"kernels", t.kernels().size()},     {"memcpys", t.memcpys().size()},
                  {"memsets", t.memsets().size()},     {"api_calls", t.api_calls().size()},
@@ -95,12 +117,14 @@ std::string Text(const json& j) {
   out += "events     ";
   for (auto& [key, v] : j["counts"].items()) absl::StrAppend(&out, " ", key, "=", v.get<int64_t>());
   out += "\n";
+  absl::StrAppend(&out, "clocks      ", j["clock_alignment"]["summary"].get<std::string>(), "\n");
   if (j["duplicate_api_correlation_ids"].get<int64_t>() > 0)
     absl::StrAppend(&out, "warning: ", j["duplicate_api_correlation_ids"].get<int64_t>(),
                     " API calls share a correlation id with an earlier call (first one kept)\n");
   for (const auto& p : j["processes"]) {
-    absl::StrAppendFormat(&out, "\nrank %s  pid %d  %s%s\n",
-                          p["rank"].get<int>() < 0 ? "?" : std::to_string(p["rank"].get<int>()),
+    absl::StrAppendFormat(&out, "\n%s  pid %d  %s%s\n",
+                          p["rank"].get<int>() < 0 ? "no rank recorded"
+                                                   : absl::StrCat("rank ", p["rank"].get<int>()),
                           p["pid"].get<int64_t>(), p["name"].get<std::string>(),
                           p["host"].get<std::string>().empty() ? "" : " @ " + p["host"].get<std::string>());
     for (const auto& d : p["devices"]) {
@@ -148,7 +172,9 @@ int RunInfo(int argc, char** argv) {
   int rc = kExitOk;
   auto trace = LoadTracesOrReport("info", args.positionals, &rc);
   if (!trace) return rc;
-  json j = Describe(*trace);
+  analyze::ClockAlignment alignment;
+  if (!AlignClocksOrReport("info", args.Get("align-clocks"), &*trace, &alignment, &rc)) return rc;
+  json j = Describe(*trace, alignment);
   std::string out = args.Has("json") ? j.dump(2, ' ', false, json::error_handler_t::replace) + "\n" : Text(j);
   std::fputs(out.c_str(), stdout);
   return kExitOk;

@@ -12,6 +12,28 @@
 
 namespace overlapscope::cli {
 
+bool AlignClocksOrReport(const std::string& command, const std::string& mode, model::Trace* trace,
+                         analyze::ClockAlignment* alignment, int* exit_code) {
+  auto m = analyze::ParseClockAlignMode(mode.empty() ? "auto" : mode);
+  if (!m.ok()) {
+    std::fprintf(stderr, "overlapscope %s: %s\n(see 'overlapscope %s --help')\n", command.c_str(),
+                 std::string(m.status().message()).c_str(), command.c_str());
+    *exit_code = kExitUsage;
+    return false;
+  }
+  *alignment = analyze::EstimateClockAlignment(*trace, *m);
+  if (!alignment->applied()) return true;
+  auto shifted = analyze::ApplyClockAlignment(*trace, *alignment);
+  if (!shifted.ok()) {  // cannot happen for a finalized trace; say so rather than go on unaligned
+    std::fprintf(stderr, "overlapscope %s: clock alignment: %s\n", command.c_str(),
+                 std::string(shifted.status().message()).c_str());
+    *exit_code = kExitError;
+    return false;
+  }
+  *trace = std::move(shifted).value();
+  return true;
+}
+
 bool StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
 std::optional<model::Trace> LoadTracesOrReport(const std::string& command,

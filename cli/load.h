@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/clock_align.h"
 #include "model/trace.h"
 
 namespace overlapscope::cli {
@@ -14,6 +15,13 @@ namespace overlapscope::cli {
 // "overlapscope <cmd>: <path>: offset N: reason" to stderr, sets *exit_code and returns nullopt.
 std::optional<model::Trace> LoadTracesOrReport(const std::string& command,
                                                const std::vector<std::string>& paths, int* exit_code);
+
+// --align-clocks for analyze/info: parses MODE ("off", "auto", "on"; empty = auto), estimates the
+// per-host clock offsets of *trace (analyze/clock_align.h) and, when an offset is to be applied,
+// replaces *trace by the shifted copy. On a bad MODE prints a usage error, sets *exit_code and
+// returns false.
+bool AlignClocksOrReport(const std::string& command, const std::string& mode, model::Trace* trace,
+                         analyze::ClockAlignment* alignment, int* exit_code);
 
 // True when stdout/stderr is a terminal (progress lines go to stderr only then).
 bool StderrIsTerminal();

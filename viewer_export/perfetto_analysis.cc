@@ -133,7 +133,11 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
       if (!Valid(dev, L->device_group)) continue;
       const int32_t tr = Child(L, peer_waits, dev, L->device_group[dev], "waiting for peers", -25,
                                "part of each collective spent waiting for the last rank to arrive");
-      ExtraEvent ev{absl::StrCat("waiting for rank ", ci.last_rank), "overlapscope",
+      const std::string last = ci.last >= 0 && static_cast<size_t>(ci.last) < a.cross_rank.participants.size()
+                                   ? a.cross_rank.participants[ci.last].label
+                               : ci.last_rank >= 0 ? absl::StrCat("rank ", ci.last_rank)
+                                                   : std::string("the last rank");
+      ExtraEvent ev{absl::StrCat("waiting for ", last), "overlapscope",
                     {{"wait_ns", p.wait_ns}, {"skew_ns", ci.skew_ns}, {"collective", std::string(t.str(ci.op))}}};
       if (ci.sequence >= 0) ev.args.push_back({"sequence", ci.sequence});
       if (ci.busbw_gbps) ev.args.push_back({"busbw_gbps", *ci.busbw_gbps});

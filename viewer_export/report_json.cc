@@ -196,11 +196,12 @@ ojson RankSummaryJson(const model::Trace& t, const AnalysisResult& r, const Rank
   j["findings"] = total;
   for (int k = 0; k < kFindingKinds; ++k) j["finding_" + Key(ToString(static_cast<FindingKind>(k)))] = s.finding_count[k];
   // METRICS §6, from the cross-rank matching (0 for a single rank or without collectives).
+  // A process driving several GPUs has one participant per GPU: their sums.
   int64_t wait = 0, last = 0;
   for (const RankStraggling& rs : r.cross_rank.ranks)
-    if (rs.rank == s.rank && s.rank != model::kNone) {
-      wait = rs.own_wait_ns;
-      last = rs.times_last;
+    if (r.cross_rank.participants[rs.participant].process == s.process) {
+      wait += rs.own_wait_ns;
+      last += rs.times_last;
     }
   j["collective_wait_ns"] = wait;
   j["collective_times_last"] = last;
@@ -210,6 +211,7 @@ ojson RankSummaryJson(const model::Trace& t, const AnalysisResult& r, const Rank
 ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const ReportInfo& info) {
   ojson j;
   j["schema"] = "overlapscope.report/1";
+  j["schema_version"] = "1.1";  // minor: additive changes only (docs/report-schema.md)
   j["tool"] = "overlapscope " + info.tool_version;
   j["inputs"] = info.inputs;
   j["time_span"] = {{"start_ns", t.start_ns()}, {"end_ns", t.end_ns()}, {"duration_ns", t.end_ns() - t.start_ns()}};
@@ -217,7 +219,10 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
                   {"min_gap_ns", r.min_gap_ns},
                   {"runtime_cutoff_ns", r.launch.runtime_cutoff_ns},
                   {"launch_delay_cutoff_ns", r.launch.launch_delay_cutoff_ns},
-                  {"top_n", info.top_n}};
+                  {"top_n", info.top_n},
+                  {"align_clocks", std::string(ToString(info.clock_alignment.mode))}};
+  j["clock_note"] = t.clock_note();
+  j["clock_alignment"] = ClockAlignmentJson(t, info.clock_alignment);
   ojson rules = ojson::array();
   for (const ClassRule& rule : r.classes.rules)
     rules.push_back({{"rule", rule.Describe()}, {"origin", rule.origin}});
@@ -240,13 +245,16 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
   ojson ranks = ojson::array();
   for (const RankSummary& s : r.ranks) {
     ojson jr;
+    jr["label"] = nullptr;  // set below, once the devices are known
     jr["rank"] = s.rank == model::kNone ? ojson(nullptr) : ojson(s.rank);
     jr["pid"] = s.pid;
+    jr["host"] = Str(t, t.processes()[s.process].host);
     jr["source"] = Str(t, t.processes()[s.process].source);
     jr["summary"] = RankSummaryJson(t, r, s);
     ojson devs = ojson::array();
     for (int32_t i : s.devices) devs.push_back(DeviceJson(t, r, static_cast<size_t>(i), info.top_n));
     jr["devices"] = devs;
+    jr["label"] = RankLabel(jr);
     for (const HtaCompat& h : r.hta) {
       if (h.process != s.process) continue;
       jr["hta_compat"] = {{"overlap_pct", Opt(h.overlap_pct)},
@@ -343,41 +351,8 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
   }
   j["ranks"] = ranks;
 
-  // Collectives across ranks (METRICS §6).
-  const CrossRankResult& x = r.cross_rank;
-  ojson xr;
-  xr["matched_instances"] = x.instances.size();
-  xr["matched_by"] = x.matched_by_sequence ? "sequence" : "order";
-  xr["unmatched"] = x.unmatched;
-  xr["without_rank"] = x.without_rank;
-  xr["max_skew_ns"] = x.max_skew_ns;
-  xr["total_skew_ns"] = x.total_skew_ns;
-  ojson strag = ojson::array();
-  for (const RankStraggling& rs : x.ranks)
-    strag.push_back({{"rank", rs.rank}, {"times_last", rs.times_last}, {"others_wait_ns", rs.others_wait_ns},
-                     {"own_wait_ns", rs.own_wait_ns}});
-  xr["ranks"] = strag;
-  std::vector<const CollectiveInstance*> inst;
-  for (const CollectiveInstance& ci : x.instances) inst.push_back(&ci);
-  std::stable_sort(inst.begin(), inst.end(), [](const CollectiveInstance* a, const CollectiveInstance* b) {
-    return a->skew_ns > b->skew_ns;
-  });
-  ojson top_skew = ojson::array();
-  for (size_t k = 0; k < inst.size() && k < info.top_n; ++k) {
-    const CollectiveInstance& ci = *inst[k];
-    top_skew.push_back({{"op", Str(t, ci.op)},
-                        {"communicator", Str(t, ci.communicator)},
-                        {"sequence", ci.sequence},
-                        {"first_start_ns", ci.first_start_ns},
-                        {"skew_ns", ci.skew_ns},
-                        {"last_rank", ci.last_rank},
-                        {"bus_time_ns", ci.bus_time_ns},
-                        {"size_bytes", ci.size_bytes},
-                        {"algbw_gbps", Opt(ci.algbw_gbps)},
-                        {"busbw_gbps", Opt(ci.busbw_gbps)}});
-  }
-  xr["top_skew"] = top_skew;
-  j["collectives_across_ranks"] = xr;
+  // Collectives across ranks (METRICS §6), every matched instance (report_collectives.cc).
+  j["collectives_across_ranks"] = CrossRankJson(t, r, info);
   return j;
 }
 

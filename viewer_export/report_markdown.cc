@@ -21,6 +21,8 @@ std::string RenderReportMarkdown(const model::Trace& t, const analyze::AnalysisR
   std::string o = "### overlapscope analyze\n\n";
   absl::StrAppendFormat(&o, "%d rank(s), %d iteration(s), trace span %s.\n\n", j["ranks"].size(),
                         j["iterations"]["count"].get<int64_t>(), Ms(j["time_span"]["duration_ns"].get<int64_t>()));
+  if (j["clock_alignment"]["status"] != "not-evaluated")
+    absl::StrAppend(&o, "Clocks: ", j["clock_alignment"]["summary"].get<std::string>(), ".\n\n");
   o += "| rank | overlap | exposed comm | HTA-compatible overlap | host blocked | GPU idle | findings |\n";
   o += "|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const ojson& jr : j["ranks"]) {
@@ -29,30 +31,16 @@ std::string RenderReportMarkdown(const model::Trace& t, const analyze::AnalysisR
                           ? "n/a"
                           : absl::StrFormat("%.2f%%", s["hta_compat_overlap_pct"].get<double>());
     absl::StrAppendFormat(&o, "| %s | %s | %s | %s | %s (%s) | %s | %d |\n",
-                          jr["rank"].is_null() ? "?" : std::to_string(jr["rank"].get<int>()),
+                          jr["rank"].is_null() ? RankLabel(jr) : std::to_string(jr["rank"].get<int>()),
                           s["comm_ns"].get<int64_t>() == 0 ? "no communication" : Pct(s["overlap_ratio"]),
                           Dur(s["exposed_comm_ns"].get<int64_t>()), hta, Dur(s["blocked_ns"].get<int64_t>()),
                           Pct(s["blocked_share"]), Pct(s["gpu_idle_share"]), s["findings"].get<int64_t>());
   }
-  const ojson& x = j["collectives_across_ranks"];
-  if (x["matched_instances"].get<int64_t>() > 0) {
-    int64_t worst_rank = -1, worst_last = 0;
-    for (const ojson& rs : x["ranks"])
-      if (rs["times_last"].get<int64_t>() > worst_last) {
-        worst_last = rs["times_last"].get<int64_t>();
-        worst_rank = rs["rank"].get<int64_t>();
-      }
-    absl::StrAppendFormat(&o, "\nCollectives across ranks: %d matched, max skew %s, total %s%s.\n",
-                          x["matched_instances"].get<int64_t>(), Dur(x["max_skew_ns"].get<int64_t>()),
-                          Dur(x["total_skew_ns"].get<int64_t>()),
-                          worst_rank < 0 ? ""
-                                         : absl::StrFormat("; rank %d arrived last %d times", worst_rank, worst_last));
-  }
+  AppendCollectivesMarkdown(j, info, &o);
   for (const ojson& jr : j["ranks"]) {
     const ojson& items = jr["findings"]["items"];
     if (items.empty()) continue;
-    absl::StrAppendFormat(&o, "\n**rank %s findings**\n\n",
-                          jr["rank"].is_null() ? "?" : std::to_string(jr["rank"].get<int>()));
+    absl::StrAppendFormat(&o, "\n**%s findings**\n\n", RankLabel(jr));
     for (auto& [kind, v] : jr["findings"]["by_kind"].items()) {
       if (v["count"].get<int64_t>() == 0) continue;
       std::string example, advice;

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyze/analysis.h"
+#include "analyze/clock_align.h"
 #include "model/trace.h"
 
 namespace overlapscope::viewer_export {
@@ -21,6 +22,11 @@ struct ReportInfo {
   std::vector<std::string> inputs;  // trace paths as given
   std::string tool_version = "0.1.0";
   size_t top_n = 10;                // rows per table
+  // Text/Markdown list the first N matched collective instances (SIZE_MAX: all); JSON lists all.
+  size_t collectives_shown = 20;
+  // How the timestamps of the analyzed trace were aligned across hosts (the CLI runs
+  // analyze::EstimateClockAlignment before AnalyzeAll); default: not evaluated.
+  analyze::ClockAlignment clock_alignment;
 };
 
 std::string RenderReportJson(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info);

@@ -10,7 +10,10 @@ namespace overlapscope::viewer_export {
 
 std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", static_cast<double>(ns) / 1e6); }
 std::string Us(int64_t ns) { return absl::StrFormat("%.1f µs", static_cast<double>(ns) / 1e3); }
-std::string Dur(int64_t ns) { return ns < 1000000 && ns > -1000000 ? Us(ns) : Ms(ns); }
+std::string Dur(int64_t ns) {
+  if (ns < 1000 && ns > -1000) return absl::StrFormat("%d ns", ns);  // sub-µs: exact, not "0.1 µs"
+  return ns < 1000000 && ns > -1000000 ? Us(ns) : Ms(ns);
+}
 std::string Pct(const ojson& ratio) {
   if (ratio.is_null()) return "n/a";
   return absl::StrFormat("%.1f%%", 100.0 * ratio.get<double>());
@@ -26,8 +29,8 @@ int64_t I(const ojson& j) { return j.is_null() ? 0 : j.get<int64_t>(); }
 std::string S(const ojson& j) { return j.is_null() ? "?" : j.is_string() ? j.get<std::string>() : j.dump(); }
 
 std::string RankTitle(const ojson& jr) {
-  return absl::StrCat("rank ", jr["rank"].is_null() ? "?" : std::to_string(jr["rank"].get<int>()), " (pid ",
-                      jr["pid"].get<int64_t>(), ")");
+  if (jr["rank"].is_null()) return RankLabel(jr);  // "pid 42 (GPU 0, GPU 1)": never "rank ?"
+  return absl::StrCat(RankLabel(jr), " (pid ", jr["pid"].get<int64_t>(), ")");
 }
 
 }  // namespace
@@ -38,6 +41,8 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
   absl::StrAppendFormat(&o, "overlapscope analyze: %d rank(s), %d iteration(s) (%s), trace span %s\n",
                         j["ranks"].size(), j["iterations"]["count"].get<int64_t>(),
                         j["iterations"]["marker"].get<std::string>(), Ms(j["time_span"]["duration_ns"].get<int64_t>()));
+  if (j["clock_alignment"]["status"] != "not-evaluated")
+    absl::StrAppend(&o, "clocks: ", j["clock_alignment"]["summary"].get<std::string>(), "\n");
   if (j["iterations"]["assigned_by_own_start"].get<int64_t>() > 0)
     absl::StrAppendFormat(&o, "note: %d GPU activities have no launch call in the trace (launched before capture); "
                               "they are placed by their own start time\n",
@@ -189,26 +194,7 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
     }
   }
 
-  const ojson& x = j["collectives_across_ranks"];
-  if (x["matched_instances"].get<int64_t>() > 0) {
-    absl::StrAppendFormat(&o, "\n== collectives across ranks ==\n  %d instances matched by %s (%d seen on one rank "
-                              "only); skew max %s, total %s\n",
-                          x["matched_instances"].get<int64_t>(), x["matched_by"].get<std::string>(),
-                          x["unmatched"].get<int64_t>(), Dur(x["max_skew_ns"].get<int64_t>()),
-                          Dur(x["total_skew_ns"].get<int64_t>()));
-    absl::StrAppendFormat(&o, "  %6s %11s %14s %14s\n", "rank", "times last", "others waited", "own wait");
-    for (const ojson& rs : x["ranks"])
-      absl::StrAppendFormat(&o, "  %6d %11d %14s %14s\n", rs["rank"].get<int>(), I(rs["times_last"]),
-                            Dur(I(rs["others_wait_ns"])), Dur(I(rs["own_wait_ns"])));
-    absl::StrAppendFormat(&o, "  %12s %9s %12s %10s %10s  %s\n", "skew", "last rank", "bus time", "algbw", "busbw",
-                          "op");
-    for (const ojson& ci : x["top_skew"])
-      absl::StrAppendFormat(&o, "  %12s %9d %12s %10s %10s  %s\n", Dur(I(ci["skew_ns"])), ci["last_rank"].get<int>(),
-                            Dur(I(ci["bus_time_ns"])),
-                            ci["algbw_gbps"].is_null() ? "-" : absl::StrFormat("%.1f GB/s", ci["algbw_gbps"].get<double>()),
-                            ci["busbw_gbps"].is_null() ? "-" : absl::StrFormat("%.1f GB/s", ci["busbw_gbps"].get<double>()),
-                            S(ci["op"]));
-  }
+  AppendCollectivesText(j, info, &o);
 
   absl::StrAppend(&o, "\n== top GPU activities by class (all ranks) ==\n");
   absl::StrAppendFormat(&o, "  %-8s %8s %12s %12s  %s\n", "class", "count", "total", "max", "name");

@@ -116,6 +116,125 @@ TEST(CrossRank, NoSkewMeansNoStraggler) {
   for (const auto& s : r.ranks) EXPECT_EQ(s.times_last, 0);
 }
 
+// One process driving two GPUs (the built-in workloads: one thread per GPU, one communicator).
+// `proc_rank` is the process's rank (kNone when unknown); `coll_rank[g]` is the rank recorded
+// with GPU g's collectives (kNone: none).
+struct OneProcessTwoGpus {
+  TraceBuilder b;
+  model::DeviceId dev[2];
+  model::StreamId st[2];
+  int32_t coll_rank[2];
+  OneProcessTwoGpus(int32_t proc_rank, int32_t r0, int32_t r1) : coll_rank{r0, r1} {
+    model::ProcessId p = b.AddProcess(model::Process{4242, proc_rank, model::kNone});
+    for (int g = 0; g < 2; ++g) {
+      dev[g] = b.GetOrAddDevice(p, g);
+      st[g] = b.GetOrAddStream(dev[g], 20 + g);
+    }
+  }
+  void AddColl(int gpu, int64_t s, int64_t e, int64_t seq = -1, const char* comm = "") {
+    model::Collective c;
+    c.op = b.Intern("AllGather");
+    c.communicator = b.Intern(comm);
+    c.rank = coll_rank[gpu];
+    c.nranks = coll_rank[gpu] == model::kNone ? model::kNone : 2;
+    c.sequence = seq;
+    c.bytes = 4096;
+    b.data().collectives.push_back(c);
+    model::Kernel k;
+    k.start_ns = s; k.end_ns = e; k.device = dev[gpu]; k.stream = st[gpu];
+    k.collective = static_cast<model::CollectiveId>(b.data().collectives.size() - 1);
+    b.data().kernels.push_back(k);
+  }
+};
+
+TEST(CrossRankIdentity, OneProcessTwoGpusWithoutRanksIsMatchedPerGpu) {
+  OneProcessTwoGpus f(model::kNone, model::kNone, model::kNone);
+  f.AddColl(0, 100, 400);   // instance 1 on GPU 0
+  f.AddColl(1, 250, 420);   // instance 1 on GPU 1
+  f.AddColl(0, 1000, 1300); // instance 2
+  f.AddColl(1, 900, 1290);
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok()) << t.status();
+  CrossRankResult r = AnalyzeCrossRank(*t);
+  EXPECT_EQ(r.identified_by, RankSource::kDevice);
+  EXPECT_EQ(r.without_rank, 0);
+  ASSERT_EQ(r.participants.size(), 2u);
+  EXPECT_EQ(r.participants[0].label, "GPU 0");
+  EXPECT_EQ(r.participants[1].label, "GPU 1");
+  EXPECT_EQ(r.participants[0].rank, model::kNone);  // no invented rank numbers
+  ASSERT_EQ(r.instances.size(), 2u);
+  // 1: starts 100/250 -> skew 150, GPU 1 last, GPU 0 waits 150; bus = min(400-250, 420-250) = 150.
+  EXPECT_EQ(r.instances[0].skew_ns, 150);
+  EXPECT_EQ(r.instances[0].last, 1);
+  EXPECT_EQ(r.instances[0].last_rank, model::kNone);
+  EXPECT_EQ(r.instances[0].ranks[0].wait_ns, 150);
+  EXPECT_EQ(r.instances[0].bus_time_ns, 150);
+  // No dtype/elements: size from Collective::bytes = 4096; algbw = 4096 B / 150 ns.
+  EXPECT_EQ(r.instances[0].size_bytes, 4096);
+  EXPECT_NEAR(*r.instances[0].algbw_gbps, 4096.0 / 150.0, 1e-9);
+  // 2: starts 1000/900 -> skew 100, GPU 0 last.
+  EXPECT_EQ(r.instances[1].skew_ns, 100);
+  EXPECT_EQ(r.instances[1].last, 0);
+  ASSERT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.ranks[0].own_wait_ns, 150);
+  EXPECT_EQ(r.ranks[1].own_wait_ns, 100);
+}
+
+TEST(CrossRankIdentity, SameRankOnBothGpusFallsBackToGpuLabels) {
+  // The NVTX attribution copies the process rank (0) into every collective: ranks 0/0 are
+  // not distinct, neither is the process rank, so the GPUs are told apart by ordinal.
+  OneProcessTwoGpus f(0, 0, 0);
+  f.AddColl(0, 100, 200);
+  f.AddColl(1, 120, 210);
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok());
+  CrossRankResult r = AnalyzeCrossRank(*t);
+  EXPECT_EQ(r.identified_by, RankSource::kDevice);
+  ASSERT_EQ(r.instances.size(), 1u);
+  EXPECT_EQ(r.instances[0].skew_ns, 20);
+  EXPECT_EQ(r.participants[1].label, "GPU 1");
+}
+
+TEST(CrossRankIdentity, CommunicatorRanksFromThePluginWin) {
+  OneProcessTwoGpus f(model::kNone, 1, 0);  // GPU 0 is rank 1, GPU 1 is rank 0
+  f.AddColl(0, 100, 200, 5, "0xabc");
+  f.AddColl(1, 130, 205, 5, "0xabc");
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok());
+  CrossRankResult r = AnalyzeCrossRank(*t);
+  EXPECT_EQ(r.identified_by, RankSource::kCollectiveRank);
+  EXPECT_TRUE(r.matched_by_sequence);
+  ASSERT_EQ(r.participants.size(), 2u);
+  EXPECT_EQ(r.participants[0].label, "rank 0");
+  EXPECT_EQ(r.participants[0].gpu, 1);
+  ASSERT_EQ(r.instances.size(), 1u);
+  // Rank 0 (GPU 1) started at 130, rank 1 (GPU 0) at 100: rank 0 arrived last, rank 1 waits 30.
+  EXPECT_EQ(r.instances[0].last_rank, 0);
+  EXPECT_EQ(r.instances[0].ranks[1].rank, 1);
+  EXPECT_EQ(r.instances[0].ranks[1].wait_ns, 30);
+}
+
+TEST(CrossRankIdentity, RankInTheLargestCommunicatorAndDuplicatesCounted) {
+  TwoRanks f;  // process ranks 0, 1
+  f.AddColl(0, "allreduce", 100, 200, 1);
+  f.AddColl(1, "allreduce", 110, 200, 1);
+  f.AddColl(1, "allreduce", 300, 400, 1);  // a second record of sequence 1 on rank 1
+  // Collectives carry the process rank (TwoRanks sets none): give them sub-communicator ranks
+  // that contradict the world ranks except in the largest communicator.
+  f.b.data().collectives[0].rank = 0;
+  f.b.data().collectives[1].rank = 1;
+  f.b.data().collectives[2].rank = 0;
+  f.b.data().collectives[2].nranks = 1;  // smaller communicator: ignored for the label
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok());
+  CrossRankResult r = AnalyzeCrossRank(*t);
+  EXPECT_EQ(r.identified_by, RankSource::kCollectiveRank);
+  EXPECT_EQ(r.participants[1].label, "rank 1");
+  EXPECT_EQ(r.duplicates, 1);
+  ASSERT_EQ(r.instances.size(), 1u);
+  EXPECT_EQ(r.instances[0].skew_ns, 10);
+}
+
 TEST(CrossRank, DtypeAndBusFactorTables) {
   EXPECT_EQ(DtypeBytes("Half"), 2);
   EXPECT_EQ(DtypeBytes("c10::BFloat16"), 2);
