@@ -74,7 +74,12 @@ ClockAlignment EstimateClockAlignment(const model::Trace& t, ClockAlignMode mode
     if (!host.empty()) named_hosts.insert(host);
     std::string key = host.empty() ? absl::StrCat("pid ", procs[p].pid) : host;
     auto [it, added] = by_name.try_emplace(key, static_cast<int32_t>(a.hosts.size()));
-    if (added) a.hosts.push_back(HostClock{key, {}, false, false, 0, 0, 0, ""});
+    if (added) {
+      HostClock h;
+      h.host = key;
+      h.named = !host.empty();
+      a.hosts.push_back(std::move(h));
+    }
     a.hosts[it->second].processes.push_back(static_cast<model::ProcessId>(p));
     domain_of[p] = it->second;
   }
@@ -130,8 +135,8 @@ ClockAlignment EstimateClockAlignment(const model::Trace& t, ClockAlignMode mode
     HostClock& hc = a.hosts[h];
     hc.instances = static_cast<int64_t>(diffs[h].size());
     if (hc.instances < min_instances) {
-      hc.reason = absl::StrFormat("too few matched collectives (%d with host %s, need %d)", hc.instances,
-                                  a.hosts[0].host, min_instances);
+      hc.reason = absl::StrFormat("too few matched collectives (%d with %s%s, need %d)", hc.instances,
+                                  a.hosts[0].named ? "host " : "", a.hosts[0].host, min_instances);
       continue;
     }
     hc.offset_ns = Median(diffs[h]);
@@ -219,20 +224,26 @@ std::string DescribeClockAlignment(const ClockAlignment& a) {
   }
   std::string o;
   int64_t aligned = 0;
-  for (const HostClock& h : a.hosts) aligned += h.aligned;
+  bool all_named = true;
+  for (const HostClock& h : a.hosts) {
+    aligned += h.aligned;
+    all_named &= h.named;
+  }
+  // "host b", or "pid 629" for a process whose host is unknown (aligned only when forced).
+  auto name = [](const HostClock& h) { return h.named ? "host " + h.host : h.host; };
   if (aligned == 0) {
     o = "not aligned: too few matched collectives";
   } else {
-    o = absl::StrFormat("clocks of %d hosts aligned by %d matched collectives (reference %s)", aligned + 1,
-                        a.matched_instances_used, a.hosts.front().host);
+    o = absl::StrFormat("clocks of %d %s aligned by %d matched collectives (reference %s)", aligned + 1,
+                        all_named ? "hosts" : "clock domains", a.matched_instances_used, name(a.hosts.front()));
   }
   for (const HostClock& h : a.hosts) {
     if (h.reference) continue;
     if (h.aligned)
-      absl::StrAppendFormat(&o, "; host %s shifted by %+.3f µs (residual spread %.3f µs)", h.host,
+      absl::StrAppendFormat(&o, "; %s shifted by %+.3f µs (residual spread %.3f µs)", name(h),
                             static_cast<double>(h.offset_ns) / 1e3, static_cast<double>(h.residual_spread_ns) / 1e3);
     else
-      absl::StrAppendFormat(&o, "; host %s not aligned: %s", h.host, h.reason);
+      absl::StrAppendFormat(&o, "; %s not aligned: %s", name(h), h.reason);
   }
   return o;
 }

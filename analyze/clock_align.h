@@ -47,6 +47,7 @@ std::string_view ToString(ClockAlignStatus s);
 
 struct HostClock {
   std::string host;                      // host name, or "pid P" for a process without one
+  bool named = true;                     // false: `host` is "pid P" (no host name recorded)
   std::vector<model::ProcessId> processes;
   bool reference = false;
   bool aligned = false;                  // offset_ns is applied (reference: false, offset 0)

@@ -80,7 +80,7 @@ TEST(ClockAlign, TwoHostsKnownOffsetWithJitteredEnds) {
   EXPECT_EQ(a.residual_spread_ns, 300);
   EXPECT_TRUE(a.applied());
   EXPECT_EQ(DescribeClockAlignment(a),
-            "clocks of 2 hosts aligned by 5 matched collectives (reference a); host b shifted by -1234.567 µs "
+            "clocks of 2 hosts aligned by 5 matched collectives (reference host a); host b shifted by -1234.567 µs "
             "(residual spread 0.300 µs)");
 
   // Before alignment every instance looks 1.235567 ms skewed; after, rank 1 starts 1000 ns late.
@@ -146,6 +146,11 @@ TEST(ClockAlign, UnknownHostsOnlyWhenForced) {
   EXPECT_EQ(a.hosts[0].host, "pid 1000");  // each process is its own clock domain
   EXPECT_EQ(a.hosts[1].host, "pid 1001");
   EXPECT_EQ(a.hosts[1].offset_ns, -kOffset);  // same median as with named hosts
+  EXPECT_EQ(DescribeClockAlignment(a).rfind("clocks of 2 clock domains aligned by 5 matched collectives (reference "
+                                            "pid 1000); pid 1001 shifted by -1234.567 µs",
+                                            0),
+            0u)
+      << DescribeClockAlignment(a);
 }
 
 TEST(ClockAlign, ApplyShiftsEveryEventOfTheHostAndNothingElse) {

@@ -156,7 +156,7 @@ TEST(CollectivesReport, ClockAlignmentInJsonAndText) {
   EXPECT_EQ(j["collectives_across_ranks"]["instances"][0]["skew_ns"], 130);
   EXPECT_EQ(j["collectives_across_ranks"]["identified_by"], "gpu");
   std::string text = RenderReportText(*shifted, r, info);
-  EXPECT_NE(text.find("clocks: clocks of 2 hosts aligned by 4 matched collectives (reference a); host b shifted by "
+  EXPECT_NE(text.find("clocks: clocks of 2 hosts aligned by 4 matched collectives (reference host a); host b shifted by "
                       "-0.020 µs"),
             std::string::npos)
       << text;
