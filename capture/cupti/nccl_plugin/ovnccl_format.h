@@ -150,4 +150,10 @@ struct OvncclStats {
 };
 #pragma pack(pop)
 
+static_assert(sizeof(OvncclRecordHeader) == 8 && sizeof(OvncclProcess) == 24 && sizeof(OvncclComm) == 40 &&
+                  sizeof(OvncclApiStart) == 112 && sizeof(OvncclCollStart) == 136 &&
+                  sizeof(OvncclKernelChStart) == 48 && sizeof(OvncclKernelChStop) == 24 && sizeof(OvncclStop) == 24 &&
+                  sizeof(OvncclStats) == 48,
+              "record sizes are part of the file format");
+
 }  // namespace overlapscope::nccl_plugin
