@@ -1,6 +1,8 @@
 #include "analyze/clock_align.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -55,6 +57,58 @@ int64_t Median(std::vector<int64_t>& v) {
   if (n % 2 == 1) return v[n / 2];
   const int64_t s = v[n / 2 - 1] + v[n / 2];
   return s / 2 - ((s % 2 != 0 && s < 0) ? 1 : 0);
+}
+
+// `in` is sorted by (start, end). Events sharing an offset stay sorted after the shift, so the
+// shifted vector is a merge of one sorted run per distinct offset: linear per run, where a
+// re-sort in TraceBuilder::Finalize would be a full stable sort of a shuffled vector (its
+// is_sorted check then passes).
+template <typename T, typename OffsetOf>
+std::vector<T> ShiftSorted(const std::vector<T>& in, OffsetOf offset_of) {
+  // Pass 1: the run of each event (distinct offsets: one per host, a handful) and run sizes,
+  // so that every vector is allocated once.
+  std::vector<int64_t> offsets;
+  std::vector<size_t> sizes;
+  std::vector<uint8_t> run_of(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    const int64_t o = offset_of(in[i]);
+    size_t g = std::find(offsets.begin(), offsets.end(), o) - offsets.begin();
+    if (g == offsets.size()) {
+      if (g == 255) return {};  // unreachable (one offset per host); the caller re-sorts anyway
+      offsets.push_back(o);
+      sizes.push_back(0);
+    }
+    ++sizes[g];
+    run_of[i] = static_cast<uint8_t>(g);
+  }
+  auto shifted = [&](size_t i) {
+    T s = in[i];
+    s.start_ns += offsets[run_of[i]];
+    s.end_ns += offsets[run_of[i]];
+    return s;
+  };
+  std::vector<T> out;
+  out.reserve(in.size());
+  if (offsets.size() <= 1) {
+    for (size_t i = 0; i < in.size(); ++i) out.push_back(shifted(i));
+    return out;
+  }
+  std::vector<std::vector<T>> runs(offsets.size());
+  for (size_t g = 0; g < runs.size(); ++g) runs[g].reserve(sizes[g]);
+  for (size_t i = 0; i < in.size(); ++i) runs[run_of[i]].push_back(shifted(i));
+  auto less = [](const T& a, const T& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+  };
+  while (runs.size() > 2) {
+    std::vector<T> merged;
+    merged.reserve(runs[runs.size() - 2].size() + runs.back().size());
+    std::merge(runs[runs.size() - 2].begin(), runs[runs.size() - 2].end(), runs.back().begin(), runs.back().end(),
+               std::back_inserter(merged), less);
+    runs.pop_back();
+    runs.back() = std::move(merged);
+  }
+  std::merge(runs[0].begin(), runs[0].end(), runs[1].begin(), runs[1].end(), std::back_inserter(out), less);
+  return out;
 }
 
 }  // namespace
@@ -175,31 +229,23 @@ absl::StatusOr<model::Trace> ApplyClockAlignment(const model::Trace& t, const Cl
   d.sources = t.sources();
   auto of_device = [&](model::DeviceId dev) { return dev == model::kNone ? 0 : off[t.ProcessOfDevice(dev)]; };
   auto of_thread = [&](model::ThreadId th) { return th == model::kNone ? 0 : off[t.ProcessOfThread(th)]; };
-  auto shift = [](auto& v, auto offset_of) {
-    for (auto& e : v) {
-      const int64_t o = offset_of(e);
-      e.start_ns += o;
-      e.end_ns += o;
-    }
-  };
-  d.kernels = t.kernels();
-  shift(d.kernels, [&](const auto& e) { return of_device(e.device); });
-  d.memcpys = t.memcpys();
-  shift(d.memcpys, [&](const auto& e) { return of_device(e.device); });
-  d.memsets = t.memsets();
-  shift(d.memsets, [&](const auto& e) { return of_device(e.device); });
-  d.gpu_ranges = t.gpu_ranges();
-  shift(d.gpu_ranges, [&](const auto& e) { return of_device(e.device); });
-  d.api_calls = t.api_calls();
-  shift(d.api_calls, [&](const auto& e) { return of_thread(e.thread); });
-  d.ranges = t.ranges();
-  shift(d.ranges, [&](const auto& e) { return of_thread(e.thread); });
-  d.syncs = t.syncs();
-  shift(d.syncs, [&](const auto& e) { return e.device != model::kNone ? of_device(e.device) : of_thread(e.thread); });
-  d.collectives = t.collectives();
-  shift(d.collectives, [&](const auto& e) {
-    return e.process != model::kNone ? off[e.process] : of_device(e.device);
+  d.kernels = ShiftSorted(t.kernels(), [&](const auto& e) { return of_device(e.device); });
+  d.memcpys = ShiftSorted(t.memcpys(), [&](const auto& e) { return of_device(e.device); });
+  d.memsets = ShiftSorted(t.memsets(), [&](const auto& e) { return of_device(e.device); });
+  d.gpu_ranges = ShiftSorted(t.gpu_ranges(), [&](const auto& e) { return of_device(e.device); });
+  d.api_calls = ShiftSorted(t.api_calls(), [&](const auto& e) { return of_thread(e.thread); });
+  d.ranges = ShiftSorted(t.ranges(), [&](const auto& e) { return of_thread(e.thread); });
+  d.syncs = ShiftSorted(t.syncs(), [&](const auto& e) {
+    return e.device != model::kNone ? of_device(e.device) : of_thread(e.thread);
   });
+  // Collectives keep their order: kernels and copies point at them by index. Finalize re-sorts
+  // them (and remaps those indexes); they are few.
+  d.collectives = t.collectives();
+  for (model::Collective& c : d.collectives) {
+    const int64_t o = c.process != model::kNone ? off[c.process] : of_device(c.device);
+    c.start_ns += o;
+    c.end_ns += o;
+  }
   d.clock_note = t.clock_note();
   for (const HostClock& h : a.hosts)
     if (h.aligned)

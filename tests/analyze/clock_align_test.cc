@@ -186,6 +186,14 @@ TEST(ClockAlign, ApplyShiftsEveryEventOfTheHostAndNothingElse) {
   for (const model::Collective& c : s->collectives())
     if (c.process == f.proc[1] && c.start_ns == 11000 && c.end_ns == 15000) ++found;
   EXPECT_EQ(found, 1);
+  // Every collective is still carried by its own process's kernels (ids survive the re-sort).
+  ASSERT_EQ(s->collectives().size(), 6u);
+  for (size_t c = 0; c < s->collectives().size(); ++c) {
+    auto refs = s->CollectiveActivities(static_cast<model::CollectiveId>(c));
+    ASSERT_EQ(refs.size(), 1u);
+    EXPECT_EQ(s->ProcessOfDevice(s->kernels()[refs[0].index].device), s->collectives()[c].process);
+    EXPECT_EQ(s->kernels()[refs[0].index].start_ns, s->collectives()[c].start_ns);
+  }
   EXPECT_EQ(s->start_ns(), 200);
   EXPECT_EQ(s->str(s->processes()[1].host), "b");
   EXPECT_NE(s->clock_note().find("host b shifted by -1234567 ns to host a"), std::string::npos) << s->clock_note();
