@@ -199,6 +199,41 @@ TEST(ClockAlign, ApplyShiftsEveryEventOfTheHostAndNothingElse) {
   EXPECT_NE(s->clock_note().find("host b shifted by -1234567 ns to host a"), std::string::npos) << s->clock_note();
 }
 
+TEST(ClockAlign, ThirdHostWithTooFewInstancesLeavesAPartialAlignment) {
+  TwoHosts f("a", "b");
+  f.Collectives({0, 0, 0, 0});  // a-b: 4 shared instances, diffs exactly -kOffset
+  // Rank 2 on host c (clock 5 µs behind a) took part in the first two instances only.
+  model::Process p{1002, 2, 3};
+  p.host = f.b.Intern("c");
+  model::ProcessId pc = f.b.AddProcess(p);
+  model::DeviceId dc = f.b.GetOrAddDevice(pc, 0);
+  model::StreamId sc = f.b.GetOrAddStream(dc, 7);
+  for (int k = 0; k < 2; ++k) {
+    model::Collective c;
+    c.op = f.b.Intern("allgather");
+    c.communicator = f.b.Intern("0");
+    f.b.data().collectives.push_back(c);
+    model::Kernel kern;
+    kern.start_ns = 10000 * (k + 1) - 5000;
+    kern.end_ns = 10000 * (k + 1) + 5000 - 5000;
+    kern.device = dc;
+    kern.stream = sc;
+    kern.collective = static_cast<model::CollectiveId>(f.b.data().collectives.size() - 1);
+    f.b.data().kernels.push_back(kern);
+  }
+  ClockAlignment a = EstimateClockAlignment(f.Finish(), ClockAlignMode::kAuto);
+  EXPECT_EQ(a.status, ClockAlignStatus::kPartial);
+  ASSERT_EQ(a.hosts.size(), 3u);
+  EXPECT_EQ(a.hosts[1].offset_ns, -kOffset);
+  EXPECT_EQ(a.hosts[2].host, "c");
+  EXPECT_EQ(a.hosts[2].instances, 2);
+  EXPECT_FALSE(a.hosts[2].aligned);
+  EXPECT_EQ(a.matched_instances_used, 4);
+  EXPECT_EQ(DescribeClockAlignment(a),
+            "clocks of 2 hosts aligned by 4 matched collectives (reference host a); host b shifted by -1234.567 µs "
+            "(residual spread 0.000 µs); host c not aligned: too few matched collectives (2 with host a, need 3)");
+}
+
 TEST(ClockAlign, ParseMode) {
   EXPECT_EQ(*ParseClockAlignMode("on"), ClockAlignMode::kOn);
   EXPECT_EQ(*ParseClockAlignMode("off"), ClockAlignMode::kOff);
