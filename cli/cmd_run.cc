@@ -157,6 +157,8 @@ int RunWorkload(int argc, char** argv) {
   }
   if (err.empty() && wl == "d2h" && (args.Has("delay-rank") || args.Has("delay-us")))
     err = "--delay-rank/--delay-us: d2h runs no collectives (matmul-allgather, all-to-all)";
+  if (err.empty() && args.Has("delay-rank") != args.Has("delay-us"))
+    err = "--delay-rank R and --delay-us US go together (rank R is late by US microseconds)";
   if (!err.empty()) {
     std::fprintf(stderr, "overlapscope run: %s\n", err.c_str());
     return kExitUsage;

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <cstdlib>
 
 #include "absl/strings/numbers.h"
@@ -162,21 +164,32 @@ absl::Status Broadcast(void*, int, int) { return absl::OkStatus(); }
 absl::Status Agree(const absl::Status& local) {
   if (!Active()) return local;
   std::string mine;
-  if (!local.ok()) mine = absl::StrCat(static_cast<int>(local.code()), ":rank ", Rank(), ": ", local.message());
+  if (!local.ok()) mine = absl::StrCat(static_cast<int>(local.code()), ":", local.message());
   auto all = AllGather(mine);
   if (!all.ok()) return all.status();
-  std::vector<std::string> msgs;
+  // Ranks with the same message are named together ("ranks 0, 1, 2: ..."), in rank order.
+  std::vector<std::pair<std::string, std::vector<int>>> msgs;
   int code = 0;
-  for (const auto& m : *all) {
+  for (int r = 0; r < static_cast<int>(all->size()); ++r) {
+    const std::string& m = (*all)[r];
     if (m.empty()) continue;
     auto colon = m.find(':');
     int c = 0;
     if (code == 0 && absl::SimpleAtoi(m.substr(0, colon), &c)) code = c;
-    msgs.push_back(m.substr(colon + 1));
+    std::string text = m.substr(colon + 1);
+    auto it = std::find_if(msgs.begin(), msgs.end(), [&](const auto& e) { return e.first == text; });
+    if (it == msgs.end()) {
+      msgs.push_back({text, {r}});
+    } else {
+      it->second.push_back(r);
+    }
   }
   if (msgs.empty()) return absl::OkStatus();
+  std::vector<std::string> lines;
+  for (const auto& [text, ranks] : msgs)
+    lines.push_back(absl::StrCat(ranks.size() == 1 ? "rank " : "ranks ", absl::StrJoin(ranks, ", "), ": ", text));
   return absl::Status(static_cast<absl::StatusCode>(code == 0 ? static_cast<int>(absl::StatusCode::kInternal) : code),
-                      absl::StrJoin(msgs, "\n"));
+                      absl::StrJoin(lines, "\n"));
 }
 
 }  // namespace overlapscope::workloads::mpi
