@@ -98,6 +98,9 @@ SECTIONS=(capture)
 # Workloads and their samples (tools/gpu_checks_workloads.sh).
 source "$ROOT/tools/gpu_checks_workloads.sh"
 SECTIONS+=(workloads)
+# Multi-rank: NCCL plugin, MPI, profile, skew against CUDA events (tools/gpu_checks_multirank.sh).
+source "$ROOT/tools/gpu_checks_multirank.sh"
+SECTIONS+=(multirank)
 
 run=("$@")
 [ ${#run[@]} -eq 0 ] && run=("${SECTIONS[@]}")

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Compares two measurements of collective skew for one captured mode of `overlapscope run`.
+
+usage: skew_check.py DIR WORKLOAD MODE [--tolerance 0.05]
+
+DIR is the run's -o directory. The ranks' own figure comes from DIR/WORKLOAD-timings.json
+(`captured_<MODE>_skew_median_ms`: per instance, max - min over ranks of each rank's CUDA-event
+duration of the collective, median over the captured instances). The trace's figure comes from
+DIR/WORKLOAD-MODE/report.json (`collectives_across_ranks.instances[].skew_ns`: max - min of the
+captured start times, METRICS.md section 6), median over matched instances. Prints both and PASS
+when they agree within the tolerance (relative to the event figure), else FAIL; exit 0 / 1,
+and 2 when a file or figure is missing.
+"""
+import json
+import statistics
+import sys
+
+
+def main(argv):
+    if len(argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out_dir, workload, mode = argv[1:4]
+    tol = float(argv[argv.index("--tolerance") + 1]) if "--tolerance" in argv else 0.05
+    timings_path = f"{out_dir}/{workload}-timings.json"
+    report_path = f"{out_dir}/{workload}-{mode}/report.json"
+    try:
+        timings = json.load(open(timings_path))
+        report = json.load(open(report_path))
+    except (OSError, ValueError) as e:
+        print(f"FAIL skew {workload} {mode}: {e}")
+        return 2
+    figures = timings.get("figures", {})
+    key = f"captured_{mode}_skew_median_ms"
+    if key not in figures:
+        have = sorted(k for k in figures if k.endswith("_skew_median_ms"))
+        print(f"FAIL skew {workload} {mode}: {timings_path} has no {key} (skew figures: {have})")
+        return 2
+    event_ns = figures[key] * 1e6
+    event_n = int(figures.get(f"captured_{mode}_skew_instances", 0))
+    xr = report.get("collectives_across_ranks") or {}
+    inst = xr.get("instances") or []
+    if not inst:
+        print(f"FAIL skew {workload} {mode}: {report_path} has no matched collective instances")
+        return 2
+    trace_ns = statistics.median(i["skew_ns"] for i in inst)
+    rel = abs(trace_ns - event_ns) / event_ns if event_ns > 0 else float("inf")
+    verdict = "PASS" if rel <= tol else "FAIL"
+    print(f"{verdict} skew {workload} {mode}: trace median {trace_ns / 1e3:.1f} us over {len(inst)} instances "
+          f"(matched by {xr.get('matched_by')}, participants by {xr.get('identified_by')}); "
+          f"CUDA events median {event_ns / 1e3:.1f} us over {event_n} instances; "
+          f"difference {100 * rel:.2f} % (tolerance {100 * tol:.0f} %)")
+    waits = {}
+    for i in inst:
+        for r in i.get("ranks", []):
+            waits.setdefault(r.get("label"), []).append(r.get("wait_ns", 0))
+    for label, w in sorted(waits.items(), key=lambda kv: str(kv[0])):
+        ev = figures.get(f"captured_{mode}_wait_rank{label.split()[-1]}_median_ms") if label else None
+        evs = f", CUDA events {ev * 1e3:.1f} us" if isinstance(ev, (int, float)) else ""
+        print(f"    {label}: median wait {statistics.median(w) / 1e3:.1f} us in the trace{evs}")
+    return 0 if verdict == "PASS" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
