@@ -44,6 +44,7 @@ struct Unit {
   uint64_t context = 0;
   std::string_view func, dtype;
   int64_t count = 0;
+  uint64_t call = 0;      // the event func/dtype/count came from: units of one call count once
   int64_t anchor_ns = 0;  // when the call started (api) or the task started
 };
 
@@ -90,7 +91,14 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     u.coll = &c;
     if (auto it = api_of.find(c.parent); it != api_of.end()) u.api = it->second;
     u.group = group_of(u.api);
-    u.context = c.context, u.func = c.func, u.dtype = c.dtype, u.count = static_cast<int64_t>(c.count);
+    u.context = c.context;
+    // What the user called (NCCL's tasks restate an all-gather in bytes of ncclInt8 and an
+    // all-to-all as sends and receives): the API event's func/count/dtype when there is one.
+    if (u.api && u.api->type != kTypeGroupApi) {
+      u.func = u.api->func, u.dtype = u.api->dtype, u.count = static_cast<int64_t>(u.api->count), u.call = u.api->id;
+    } else {
+      u.func = c.func, u.dtype = c.dtype, u.count = static_cast<int64_t>(c.count), u.call = c.id;
+    }
     u.anchor_ns = u.api ? u.api->start_ns : c.start_ns;
     units.push_back(u);
   }
@@ -99,7 +107,7 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     Unit u;
     u.api = &a;
     u.group = group_of(&a);
-    u.context = a.context, u.func = a.func, u.dtype = a.dtype, u.count = static_cast<int64_t>(a.count);
+    u.context = a.context, u.func = a.func, u.dtype = a.dtype, u.count = static_cast<int64_t>(a.count), u.call = a.id;
     u.anchor_ns = a.start_ns;
     units.push_back(u);
   }
@@ -246,7 +254,9 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     // for a group of point-to-point calls (all-to-all written as send/recv).
     int64_t in = 0, out = 0;
     bool known = same_dtype && c.nranks > 0;
+    absl::flat_hash_set<uint64_t> counted;
     for (const Unit* u : us) {
+      if (!counted.insert(u->call).second) continue;  // e.g. the sends/receives of one all-to-all
       int64_t i = -1, o = -1;
       NcclElements(u->func, u->count, c.nranks, i, o);
       known &= i >= 0 && o >= 0 && (same_func || u->func == "Send" || u->func == "Recv");

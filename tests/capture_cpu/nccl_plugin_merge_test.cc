@@ -141,6 +141,49 @@ TEST(NcclPluginMerge, PlacesPluginCollectivesByThreadAndTime) {
   EXPECT_EQ(plugin->notes.at("collectives created from plugin records (no NCCL range)"), 1);
 }
 
+// NCCL runs a kernel all-to-all as one send and one receive task per peer (P2p events, no
+// sequence number) under one CollApi event: the collective takes the call's view, counted once.
+TEST(NcclPluginMerge, AllToAllFromPointToPointTasks) {
+  model::TraceBuilder b;
+  const model::ProcessId p = b.AddProcess(model::Process{5, 0, 2});
+  const model::ThreadId t = b.GetOrAddThread(p, 21);
+  const model::DeviceId dev = b.GetOrAddDevice(p, 0);
+  auto& d = b.data();
+  d.ranges.push_back({100, 900, model::RangeKind::kNvtx, t, model::kNoCorrelation, b.Intern("ncclAlltoAll"),
+                      b.Intern("NCCL")});
+  model::ApiCall a;
+  a.start_ns = 300, a.end_ns = 350, a.thread = t, a.correlation_id = 4;
+  d.api_calls.push_back(a);
+  model::Kernel k;
+  k.start_ns = 2000, k.end_ns = 2500, k.device = dev, k.stream = b.GetOrAddStream(dev, 7), k.correlation_id = 4;
+  d.kernels.push_back(k);
+  const NcclAttribution nvtx = AttributeNcclRanges(b, p);
+  testing::OvncclWriter w;
+  w.Process(5).Comm(1, 0x42, 2, 0);
+  w.Api(1, 0, 1, kTypeGroupApi, 110, 21).Api(2, 1, 1, kTypeCollApi, 120, 21, "AlltoAll", 100, "ncclFloat32", 5);
+  uint64_t id = 3;
+  for (const char* f : {"Send", "Recv", "Send", "Recv"})
+    w.Coll(id++, 2, 1, 400, 21, f, 100, "ncclFloat32", -1, 2, "", "", 0, nccl_plugin::kTypeP2p);
+  w.Stop(2, 200).Stop(1, 800);
+  for (uint64_t i = 3; i < id; ++i) w.Stop(i, 450, 21);
+  auto f = ParseNcclPluginBytes(w.bytes(), "a2a");
+  ASSERT_TRUE(f.ok());
+  const NcclMergeResult r = MergeNcclPlugin(std::move(f).value(), nvtx, b, p);
+  EXPECT_EQ(r.linked_to_nvtx, 4);
+  auto tr = std::move(b).Finalize();
+  ASSERT_TRUE(tr.ok());
+  ASSERT_EQ(tr->collectives().size(), 1u);
+  const model::Collective& c = tr->collectives()[0];
+  EXPECT_EQ(tr->str(c.op), "AlltoAll");
+  // 100 floats per peer x 2 peers = 200 elements each way, 800 bytes (not 4 x 200).
+  EXPECT_EQ(c.in_elements, 200);
+  EXPECT_EQ(c.out_elements, 200);
+  EXPECT_EQ(c.bytes, 800);
+  EXPECT_EQ(c.sequence, 5);  // the call's ordinal: NCCL numbers no all-to-all task
+  EXPECT_EQ(c.channels, 2);
+  EXPECT_EQ(tr->str(c.communicator), "nccl:0000000000000042");
+}
+
 // Without any NCCL range and without CUDA calls, nothing is created and everything is counted.
 TEST(NcclPluginMerge, EmptyCaptureCountsEverything) {
   model::TraceBuilder b;
