@@ -4,6 +4,8 @@
 //   M <name> <bytes> <start_ns> <end_ns> <async>
 //   S <kind> <start_ns> <end_ns>
 //   R <domain> <name> <start_ns> <end_ns>
+//   C <op> <communicator> <rank> <nranks> <sequence> <bytes> <dtype> <algorithm> <protocol> <channels>
+//     <channel_span_ns> <start_ns> <end_ns>   (NCCL plugin fields when nccl.<pid>.ovnccl was merged)
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -30,6 +32,12 @@ int main(int argc, char** argv) {
   for (const auto& r : t->ranges())
     std::printf("R\t%s\t%s\t%lld\t%lld\n", std::string(t->str(r.domain)).c_str(), std::string(t->str(r.name)).c_str(),
                 (long long)r.start_ns, (long long)r.end_ns);
+  for (const auto& c : t->collectives())
+    std::printf("C\t%s\t%s\t%d\t%d\t%lld\t%lld\t%s\t%s\t%s\t%d\t%lld\t%lld\t%lld\n", std::string(t->str(c.op)).c_str(),
+                std::string(t->str(c.communicator)).c_str(), c.rank, c.nranks, (long long)c.sequence,
+                (long long)c.bytes, std::string(t->str(c.dtype)).c_str(), std::string(t->str(c.algorithm)).c_str(),
+                std::string(t->str(c.protocol)).c_str(), c.channels, (long long)c.channel_span_ns,
+                (long long)c.start_ns, (long long)c.end_ns);
   for (const auto& s : t->sources())
     std::fprintf(stderr, "spill_dump: %s: records %lld kept %lld skipped %lld dropped %lld\n", s.path.c_str(),
                  (long long)s.events_read, (long long)s.events_kept, (long long)s.skipped(),
