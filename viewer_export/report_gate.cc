@@ -41,7 +41,13 @@ absl::StatusOr<GateResult> EvaluateGates(const model::Trace& t, const analyze::A
   GateResult out;
   for (const analyze::RankSummary& s : r.ranks) {
     ojson sum = RankSummaryJson(t, r, s);
+    // Same label as the report: "rank 3", or "pid 42 (GPU 0, GPU 1)" for a process without a rank.
     std::string who = s.rank == model::kNone ? absl::StrCat("pid ", s.pid) : absl::StrCat("rank ", s.rank);
+    if (s.rank == model::kNone && !s.devices.empty()) {
+      std::vector<std::string> gpus;
+      for (int32_t i : s.devices) gpus.push_back(absl::StrCat("GPU ", t.devices()[r.overlap[i].device].ordinal));
+      absl::StrAppend(&who, " (", absl::StrJoin(gpus, ", "), ")");
+    }
     for (const Gate& g : gates) {
       const ojson& v = sum[g.metric];
       if (v.is_null()) {

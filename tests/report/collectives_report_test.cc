@@ -102,6 +102,12 @@ TEST(CollectivesReport, EveryInstanceWithBytesAndPerGpuTimesInJson) {
   // The one process sums both GPUs' waits: 3 instances x 150 ns.
   EXPECT_EQ(j["ranks"][0]["summary"]["collective_wait_ns"], 450);
   EXPECT_EQ(j["ranks"][0]["label"], "pid 42 (GPU 0, GPU 1)");
+  // Gates name the process the same way. 3 x 150 ns of waiting fails a 400 ns ceiling.
+  auto g = EvaluateGates(t, r, {*ParseGate("collective_wait_ns<=400")});
+  ASSERT_TRUE(g.ok());
+  EXPECT_FALSE(g->passed);
+  ASSERT_EQ(g->lines.size(), 1u);
+  EXPECT_EQ(g->lines[0], "FAIL pid 42 (GPU 0, GPU 1): collective_wait_ns<=400 (value 450)");
 }
 
 TEST(CollectivesReport, TextNamesGpusNeverRankQuestionMarkAndCutsLongLists) {
