@@ -84,7 +84,9 @@ const CommandSpec kSpec{
      {"timeout-s", "S", "give up (exit 1) when a phase hangs this long (default 300)"},
      {"delay-rank", "R", "matmul-allgather, all-to-all: rank R is a straggler (needs --delay-us)"},
      {"delay-us", "US", "rank R runs a GPU spin kernel of US microseconds on the collective's stream right "
-                        "before every collective (timed and captured phases)"},
+                        "before every collective (timed and captured phases; not the --ag-sweep). The ranks' "
+                        "events start after the spin: in the overlap modes the late rank's NCCL kernel may then "
+                        "still wait for SMs the GEMM holds, which the capture shows and the events do not"},
      {"mpi", "", "one rank per process under an MPI launcher (the default when its environment is seen)"}},
     "exit codes: 0 ok, 1 a CUDA/NCCL error or a validation failure, 64 bad command line"};
 

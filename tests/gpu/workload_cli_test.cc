@@ -4,9 +4,16 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "capture_util.h"
+#include "workload_util.h"
 
 // OVERLAPSCOPE_BINARY_DIR comes with the capture test programs (tests/CMakeLists.txt).
 #if defined(OVERLAPSCOPE_BINARY_DIR)
@@ -19,7 +26,7 @@ struct Result {
 };
 
 Result RunCmd(const std::string& env, const std::string& args) {
-  const std::string cmd = env + " " OVERLAPSCOPE_BINARY_DIR "/cli/overlapscope run " + args + " 2>&1";
+  const std::string cmd = env + " " + ::overlapscope::testing::BinaryPath("overlapscope") + " run " + args + " 2>&1";
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
@@ -59,6 +66,48 @@ TEST(WorkloadCli, MpiLauncherEnvironmentIsSeen) {
   EXPECT_NE(r.out.find("built without MPI"), std::string::npos) << r.out;
 #endif
   EXPECT_NE(r.out.find("OMPI_COMM_WORLD_SIZE=2"), std::string::npos) << r.out;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The first number after `pattern` (a regex with one group), or -1.
+double Find(const std::string& text, const std::string& pattern) {
+  std::smatch m;
+  return std::regex_search(text, m, std::regex(pattern)) ? std::atof(m[1].str().c_str()) : -1;
+}
+
+// "Workloads run multi-process too": two MPI ranks, rank 1 late by 500 µs before every
+// all-gather. Rank 0 prints the JSON (stdout) and the analysis of both ranks' captures (stderr);
+// the skew the ranks timed and the skew the analysis matched must agree within 5 %.
+TEST(WorkloadMpi, TwoRanksUnderMpirunAgreeOnSkew) {
+  WORKLOAD_REQUIRE_GPUS(2);
+#if !defined(OVERLAPSCOPE_HAVE_MPI)
+  GTEST_SKIP() << "built without MPI: MPI workload test skipped";
+#else
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun on PATH: MPI test skipped";
+  const std::string dir = ::overlapscope::testing::FreshDir("workload-mpi");
+  const std::string cmd =
+      "mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader "
+      "--mca btl_vader_single_copy_mechanism none -np 2 " + ::overlapscope::testing::BinaryPath("overlapscope") +
+      " run matmul-allgather --mode sequential --iters 5 --warmup 2 --capture-iters 5 "
+      "--burn-in-ms 100 --delay-rank 1 --delay-us 500 --json >" + dir + "/out.json 2>" + dir + "/err.txt";
+  const int rc = std::system(cmd.c_str());
+  const std::string json = ReadAll(dir + "/out.json"), err = ReadAll(dir + "/err.txt");
+  ASSERT_EQ(rc, 0) << json << err;
+  EXPECT_NE(json.find("\"2 processes (MPI)\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ok\": true"), std::string::npos) << json;
+  const double events = Find(json, R"("captured_sequential_skew_median_ms":\s*([0-9.eE+-]+))");
+  const double analysis = Find(err, R"(analysis of matmul-allgather sequential[\s\S]*?skew median ([0-9.]+) ms)");
+  std::printf("MPI median skew: CUDA events %.4f ms, capture analysis %.4f ms\n", events, analysis);
+  ASSERT_GT(events, 0.45) << json;
+  ASSERT_GT(analysis, 0) << err;
+  EXPECT_NEAR(analysis, events, 0.05 * events) << err;
+#endif
 }
 
 }  // namespace
