@@ -198,6 +198,7 @@ absl::Status FileReader::Run() {
   model::TraceBuilder& b = *ctx_.builder;
   model::Process proc;
   proc.source = b.Intern(ctx_.path);
+  proc.host = b.Intern(HostFromTraceFileName(ctx_.path));
   ctx_.process = b.AddProcess(proc);
   const model::TraceData& d = b.data();
   ctx_.kernels0 = d.kernels.size(), ctx_.memcpys0 = d.memcpys.size(), ctx_.memsets0 = d.memsets.size();

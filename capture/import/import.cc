@@ -72,6 +72,26 @@ int32_t RankFromFileName(std::string_view path) {
   return -1;
 }
 
+std::string HostFromTraceFileName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (base.ends_with(".gz")) base.remove_suffix(3);
+  constexpr std::string_view kSuffix = ".pt.trace.json";
+  if (!base.ends_with(kSuffix)) return "";
+  base.remove_suffix(kSuffix.size());
+  // Strips "<sep><digits>" off the end; false when the name does not end that way.
+  auto strip = [&base](char sep) {
+    size_t at = base.find_last_of(sep);
+    if (at == std::string_view::npos || at + 1 == base.size()) return false;
+    for (char c : base.substr(at + 1))
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    base = base.substr(0, at);
+    return true;
+  };
+  if (!strip('.') || !strip('_') || base.empty()) return "";
+  return std::string(base);
+}
+
 absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::string> paths) {
   std::vector<std::string> out;
   for (const std::string& p : paths) {

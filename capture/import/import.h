@@ -71,6 +71,12 @@ absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::
 // trailing "-3" before the extension (.json, .json.gz, .pt.trace.json). -1 when none.
 int32_t RankFromFileName(std::string_view path);
 
+// The host a PyTorch profiler file name states: tensorboard_trace_handler's default worker name
+// makes "<host>_<pid>.<time_ns>.pt.trace.json[.gz]", so the host is what is left of the base name
+// after ".pt.trace.json", ".<digits>" and "_<digits>". "" for any other name (a custom worker
+// name is not a host). Used for clock alignment across hosts (analyze/clock_align.h).
+std::string HostFromTraceFileName(std::string_view path);
+
 // Imports one Kineto file into `builder` as one new process (one rank). The rank comes from the
 // top-level distributedInfo.rank, else RankFromFileName, else it stays unknown. On error the
 // builder may hold a partial process: discard it.

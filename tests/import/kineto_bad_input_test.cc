@@ -212,6 +212,22 @@ TEST(KinetoBadInput, RankFromDistributedInfoOrFileName) {
   EXPECT_EQ(t->processes()[0].world_size, 4);
 }
 
+TEST(KinetoBadInput, HostFromPyTorchFileName) {
+  // tensorboard_trace_handler's default: <host>_<pid>.<time_ns>.pt.trace.json[.gz].
+  EXPECT_EQ(HostFromTraceFileName("/runs/n1.cluster_1234.1700000000000000000.pt.trace.json"), "n1.cluster");
+  EXPECT_EQ(HostFromTraceFileName("gpu-node_7_99.17.pt.trace.json.gz"), "gpu-node_7");
+  EXPECT_EQ(HostFromTraceFileName("rank0.json.gz"), "");
+  EXPECT_EQ(HostFromTraceFileName("worker_a.17.pt.trace.json"), "");  // no pid: a custom worker name
+  EXPECT_EQ(HostFromTraceFileName("_12.17.pt.trace.json"), "");       // nothing left for the host
+  EXPECT_EQ(HostFromTraceFileName("host_12.pt.trace.json"), "");      // no time stamp
+  std::vector<std::string> ev = {Kernel("1", "1", "1")};
+  absl::StatusOr<model::Trace> t;
+  ASSERT_EQ(Try("nodeA_42.1700000000000000000.pt.trace.json", Doc(ev), &t), "");
+  EXPECT_EQ(t->strings().Get(t->processes()[0].host), "nodeA");
+  ASSERT_EQ(Try("plain.json", Doc(ev), &t), "");
+  EXPECT_EQ(t->strings().Get(t->processes()[0].host), "");
+}
+
 TEST(KinetoBadInput, SplitGuessesInsideStringsAreCaught) {
   // Names that look like event boundaries ("}, {") make the parallel split guess wrong; the
   // result must still equal a one-thread parse, whatever the window size.
