@@ -73,9 +73,9 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
   for (const auto& a : f.apis) api_of[a.id] = &a;
   // (context, func) pairs that have NCCL task events: their sequence numbers come from NCCL.
   absl::flat_hash_set<std::pair<uint64_t, std::string>> has_task_seq;
-  absl::flat_hash_set<uint64_t> api_with_task;
+  absl::flat_hash_set<uint64_t> api_with_task, ctx_with_task_seq;
   for (const auto& c : f.colls) {
-    if (c.type == kTypeColl) has_task_seq.insert({c.context, c.func});
+    if (c.type == kTypeColl) has_task_seq.insert({c.context, c.func}), ctx_with_task_seq.insert(c.context);
     api_with_task.insert(c.parent);
   }
 
@@ -230,7 +230,7 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
   }
 
   // Fill the collectives.
-  int64_t seq_from_order = 0, mixed = 0;
+  int64_t seq_from_order = 0, seq_from_group = 0, mixed = 0;
   for (const auto& [cid, us] : placed) {
     model::Collective& c = d.collectives[cid];
     const Unit& first = *us.front();
@@ -244,8 +244,13 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     } else if (!same_ctx) {
       ++mixed;
     }
+    bool all_p2p = true;
+    for (const Unit* u : us) all_p2p &= u->func == "Send" || u->func == "Recv";
     const std::string_view op = d.strings.Get(c.op);
-    if (same_func && (c.op == 0 || op == "GroupEnd")) c.op = b.Intern(first.func);
+    if (c.op == 0 || op == "GroupEnd") {
+      if (same_func) c.op = b.Intern(first.func);
+      else if (all_p2p) c.op = b.Intern("SendRecv");  // a group of sends and receives
+    }
     const int64_t esize = NcclDtypeBytes(first.dtype);
     bool same_dtype = true;
     for (const Unit* u : us) same_dtype &= u->dtype == first.dtype;
@@ -278,6 +283,13 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
       seq = first.api->ordinal;
       ++seq_from_order;
     }
+    // Point-to-point groups (send/recv, all-to-all) have no NCCL number: the group's ordinal
+    // on its communicator, the same on every rank, when that communicator has no NCCL numbers.
+    const bool p2p_only = all_p2p && same_ctx && first.group && first.group->ordinal >= 0;
+    if (seq < 0 && p2p_only && !ctx_with_task_seq.contains(first.context)) {
+      seq = first.group->ordinal;
+      ++seq_from_group;
+    }
     if (seq >= 0) c.sequence = seq;
     int64_t ch_first = -1, ch_last = -1;
     for (const Unit* u : us) {
@@ -296,6 +308,7 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
   if (res.created) st.notes["collectives created from plugin records (no NCCL range)"] += res.created;
   if (res.outside_window) st.notes["plugin collectives outside the capture window"] += res.outside_window;
   if (seq_from_order) st.notes["sequence from API call order (no NCCL task event: copy-engine)"] += seq_from_order;
+  if (seq_from_group) st.notes["sequence from the group's order (send/recv groups)"] += seq_from_group;
   if (mixed) st.notes["collectives spanning several communicators (communicator left empty)"] += mixed;
   d.sources.push_back(std::move(f.stats));
   return res;

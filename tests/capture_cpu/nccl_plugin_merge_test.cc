@@ -141,8 +141,10 @@ TEST(NcclPluginMerge, PlacesPluginCollectivesByThreadAndTime) {
   EXPECT_EQ(plugin->notes.at("collectives created from plugin records (no NCCL range)"), 1);
 }
 
-// NCCL runs a kernel all-to-all as one send and one receive task per peer (P2p events, no
-// sequence number) under one CollApi event: the collective takes the call's view, counted once.
+// NCCL 2.28.3 runs ncclAlltoAll as one send and one receive per peer: under the call's
+// GroupApi event (ordinal 5 on its communicator) one P2pApi event and one P2p task (no NCCL
+// sequence number) each, as the plugin recorded on 2 x H200. The collective keeps the NCCL
+// range's op, sizes come from the sends and receives, the sequence from the group's ordinal.
 TEST(NcclPluginMerge, AllToAllFromPointToPointTasks) {
   model::TraceBuilder b;
   const model::ProcessId p = b.AddProcess(model::Process{5, 0, 2});
@@ -160,12 +162,15 @@ TEST(NcclPluginMerge, AllToAllFromPointToPointTasks) {
   const NcclAttribution nvtx = AttributeNcclRanges(b, p);
   testing::OvncclWriter w;
   w.Process(5).Comm(1, 0x42, 2, 0);
-  w.Api(1, 0, 1, kTypeGroupApi, 110, 21).Api(2, 1, 1, kTypeCollApi, 120, 21, "AlltoAll", 100, "ncclFloat32", 5);
-  uint64_t id = 3;
-  for (const char* f : {"Send", "Recv", "Send", "Recv"})
-    w.Coll(id++, 2, 1, 400, 21, f, 100, "ncclFloat32", -1, 2, "", "", 0, nccl_plugin::kTypeP2p);
-  w.Stop(2, 200).Stop(1, 800);
-  for (uint64_t i = 3; i < id; ++i) w.Stop(i, 450, 21);
+  w.Api(1, 0, 1, kTypeGroupApi, 110, 21, "", 0, "", 5);
+  uint64_t id = 2;
+  for (const char* f : {"Send", "Recv", "Send", "Recv"}) {
+    w.Api(id, 1, 1, nccl_plugin::kTypeP2pApi, 120 + id, 21, f, 100, "ncclFloat32", id / 4);
+    w.Coll(id + 10, id, 1, 400, 21, f, 100, "ncclFloat32", -1, 2, "", "", 0, nccl_plugin::kTypeP2p);
+    w.Stop(id, 130 + id).Stop(id + 10, 450, 21);
+    ++id;
+  }
+  w.Stop(1, 800);
   auto f = ParseNcclPluginBytes(w.bytes(), "a2a");
   ASSERT_TRUE(f.ok());
   const NcclMergeResult r = MergeNcclPlugin(std::move(f).value(), nvtx, b, p);
@@ -175,13 +180,51 @@ TEST(NcclPluginMerge, AllToAllFromPointToPointTasks) {
   ASSERT_EQ(tr->collectives().size(), 1u);
   const model::Collective& c = tr->collectives()[0];
   EXPECT_EQ(tr->str(c.op), "AlltoAll");
-  // 100 floats per peer x 2 peers = 200 elements each way, 800 bytes (not 4 x 200).
+  // 100 floats to each of 2 peers: in = sends 2 x 100, out = receives 2 x 100; 200 x 4 B = 800.
   EXPECT_EQ(c.in_elements, 200);
   EXPECT_EQ(c.out_elements, 200);
   EXPECT_EQ(c.bytes, 800);
-  EXPECT_EQ(c.sequence, 5);  // the call's ordinal: NCCL numbers no all-to-all task
+  EXPECT_EQ(c.sequence, 5);  // the group's ordinal: NCCL numbers no point-to-point task
   EXPECT_EQ(c.channels, 2);
+  EXPECT_EQ(c.algorithm, 0);  // P2p events carry no algorithm/protocol
   EXPECT_EQ(tr->str(c.communicator), "nccl:0000000000000042");
+}
+
+// The same sends and receives written as ncclGroupStart/ncclSend/ncclRecv/ncclGroupEnd: the
+// NCCL range is ncclGroupEnd, the collective becomes "SendRecv".
+TEST(NcclPluginMerge, SendRecvGroupNamedFromThePlugin) {
+  model::TraceBuilder b;
+  const model::ProcessId p = b.AddProcess(model::Process{5, 0, 2});
+  const model::ThreadId t = b.GetOrAddThread(p, 21);
+  const model::DeviceId dev = b.GetOrAddDevice(p, 0);
+  auto& d = b.data();
+  d.ranges.push_back({100, 900, model::RangeKind::kNvtx, t, model::kNoCorrelation, b.Intern("ncclGroupEnd"),
+                      b.Intern("NCCL")});
+  model::ApiCall a;
+  a.start_ns = 300, a.end_ns = 350, a.thread = t, a.correlation_id = 4;
+  d.api_calls.push_back(a);
+  model::Kernel k;
+  k.start_ns = 2000, k.end_ns = 2500, k.device = dev, k.stream = b.GetOrAddStream(dev, 7), k.correlation_id = 4;
+  d.kernels.push_back(k);
+  const NcclAttribution nvtx = AttributeNcclRanges(b, p);
+  testing::OvncclWriter w;
+  w.Process(5).Comm(1, 0x42, 2, 0);
+  w.Api(1, 0, 1, kTypeGroupApi, 50, 21, "", 0, "", 0);  // ends inside ncclGroupEnd's range
+  w.Api(2, 1, 1, nccl_plugin::kTypeP2pApi, 60, 21, "Send", 8, "ncclInt8", 0);
+  w.Api(3, 1, 1, nccl_plugin::kTypeP2pApi, 70, 21, "Recv", 8, "ncclInt8", 0);
+  w.Coll(4, 2, 1, 400, 21, "Send", 8, "ncclInt8", -1, 1, "", "", 0, nccl_plugin::kTypeP2p);
+  w.Stop(2, 65).Stop(3, 75).Stop(4, 410).Stop(1, 850);
+  auto f = ParseNcclPluginBytes(w.bytes(), "sr");
+  ASSERT_TRUE(f.ok());
+  MergeNcclPlugin(std::move(f).value(), nvtx, b, p);
+  auto tr = std::move(b).Finalize();
+  ASSERT_TRUE(tr.ok());
+  ASSERT_EQ(tr->collectives().size(), 1u);
+  // The Send task starts inside ncclGroupEnd's range; the Recv call (no task event) by its
+  // group's stop at 850, inside the same range: one collective of both, 8 bytes each way.
+  EXPECT_EQ(tr->str(tr->collectives()[0].op), "SendRecv");
+  EXPECT_EQ(tr->collectives()[0].bytes, 8);
+  EXPECT_EQ(tr->collectives()[0].sequence, 0);
 }
 
 // Without any NCCL range and without CUDA calls, nothing is created and everything is counted.

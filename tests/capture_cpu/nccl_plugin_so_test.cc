@@ -144,6 +144,8 @@ TEST(NcclPluginSo, RecordsWhatNcclReports) {
   EXPECT_EQ(call->parent, group->id);
   EXPECT_EQ(call->stream, 0x77u);
   EXPECT_EQ(call->count, 1024u);
+  EXPECT_EQ(group->ordinal, 0);  // the communicator's first group
+  EXPECT_EQ(call->ordinal, 0);   // its first all-gather call
   EXPECT_EQ(f->stats.skipped(), 0);
   EXPECT_EQ(f->plugin_dropped, 0);
 }

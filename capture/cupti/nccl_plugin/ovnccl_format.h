@@ -95,7 +95,8 @@ struct OvncclApiStart {
   int32_t root;           // CollApi root (-1 when not given)
   uint64_t count;         // elements as passed to the API call (CollApi / P2pApi)
   uint64_t stream;        // cudaStream_t value of the call
-  int64_t ordinal;        // CollApi/P2pApi: 0, 1, ... per (communicator, func) since init
+  int64_t ordinal;        // CollApi/P2pApi: 0, 1, ... per (communicator, func) since init;
+                          // GroupApi: 0, 1, ... per communicator (of the group's first call)
   int32_t group_depth;    // GroupApi: NCCL's group depth at start
   uint8_t graph_captured; // 1 when the call was captured into a CUDA graph
   uint8_t pad[3];

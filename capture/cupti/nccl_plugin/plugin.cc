@@ -62,6 +62,7 @@ struct Context {
   uint64_t id = 0;
   int rank = -1;
   std::atomic<int64_t> ordinal[kFuncSlots];
+  std::atomic<int64_t> groups{0};  // GroupApi events of this communicator: one per outermost group
 };
 
 enum State : int { kUninit = 0, kRecording = 1, kOff = 2 };
@@ -329,6 +330,7 @@ abi::Result StartEvent(void* context, void** handle, abi::EventDescr* d) {
       HandleKind k = kHGroupApi;
       if (d->type == abi::kGroupApi) {
         r.group_depth = d->group_api.group_depth, r.graph_captured = d->group_api.graph_captured;
+        r.ordinal = c->groups.fetch_add(1, std::memory_order_relaxed);
       } else if (d->type == abi::kCollApi) {
         k = kHCollApi;
         r.root = d->coll_api.root, r.count = d->coll_api.count, r.graph_captured = d->coll_api.graph_captured;
