@@ -47,9 +47,18 @@ RunCapture::RunCapture(std::string workload, std::string out_dir, int iters, FIL
   // OVERLAPSCOPE_NCCL_DIR when the user gave one); each session's Stop() reads its window.
   if (iters_ > 0 && !std::getenv("OVERLAPSCOPE_NO_NCCL_PLUGIN")) {
     const char* dir = std::getenv("OVERLAPSCOPE_NCCL_DIR");
-    if (std::string why = cupti::SetNcclPluginEnv(dir ? dir : ""); !why.empty())
+    const bool user_dir = dir && *dir;
+    if (std::string why = cupti::SetNcclPluginEnv(user_dir ? dir : ""); !why.empty())
       std::fprintf(out_, "  note: %s\n", why.c_str());
+    else if (!user_dir)
+      nccl_tmp_dir_ = std::getenv("OVERLAPSCOPE_NCCL_DIR");
   }
+}
+
+RunCapture::~RunCapture() {
+  if (nccl_tmp_dir_.empty()) return;
+  std::error_code ec;  // the plugin may still append at exit: an unlinked file takes it harmlessly
+  std::filesystem::remove_all(nccl_tmp_dir_, ec);
 }
 
 workloads::CaptureHooks RunCapture::Hooks() {

@@ -28,6 +28,7 @@ class RunCapture {
   // Summaries go to `out` (stdout; stderr when stdout carries JSON).
   // `full_report`: print the whole text report of every mode, not only the summary lines.
   RunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report = false);
+  ~RunCapture();  // removes the NCCL plugin's temporary directory, if it made one
   workloads::CaptureHooks Hooks();
   // The per-mode summaries printed so far (also printed as they happen).
   const std::string& text() const { return text_; }
@@ -43,6 +44,7 @@ class RunCapture {
   struct Session;
   std::shared_ptr<Session> session_;
   std::string text_;
+  std::string nccl_tmp_dir_;  // made by SetNcclPluginEnv for this run; removed at the end
 };
 
 // Writes `content` to `path` (creating parent directories); the error names the path.

@@ -232,11 +232,15 @@ uint64_t HandleId(const void* h) {
 
 // --- setup ---
 
-// A forked child must not write the parent's buffered records into the parent's file.
+// fork(): g_mutex is held across it, so the child never inherits it locked mid-flush; the
+// child records nothing and must not write the parent's buffered records into the parent's file.
+void ForkPrepare() { pthread_mutex_lock(&g_mutex); }
+void ForkParent() { pthread_mutex_unlock(&g_mutex); }
 void ForkChild() {
   g_state.store(kOff);
   if (g_fd >= 0) ::close(g_fd);
   g_fd = -1;
+  pthread_mutex_unlock(&g_mutex);
 }
 
 void FlushAtExit() {
@@ -277,7 +281,7 @@ void SetUpOnce() {
   OvncclProcess p{static_cast<int64_t>(::getpid()), NowNs(), 0, 5};
   Stage(static_cast<uint16_t>(OvncclKind::kProcess), &p, sizeof(p));
   WriteStaged();
-  pthread_atfork(nullptr, nullptr, ForkChild);
+  pthread_atfork(ForkPrepare, ForkParent, ForkChild);
   if (const char* v = std::getenv("OVERLAPSCOPE_VERBOSE"); v && *v == '1')
     std::fprintf(stderr, "overlapscope nccl plugin: writing %s\n", path);
   g_state.store(kRecording);
