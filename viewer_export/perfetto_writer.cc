@@ -43,14 +43,15 @@ enum Ann : uint32_t {
   kAnnClass, kAnnCollective, kAnnCommunicator, kAnnDtype, kAnnSequence, kAnnInElements,
   kAnnOutElements, kAnnBytes, kAnnRank, kAnnNranks, kAnnCopyKind, kAnnSrcMemory, kAnnDstMemory,
   kAnnAsync, kAnnMemory, kAnnReturnCode, kAnnSyncKind, kAnnEventId, kAnnWaitOnStream,
-  kAnnEventRecordCorrelation, kAnnDomain, kAnnDstDevice, kAnnStream, kAnnCount
+  kAnnEventRecordCorrelation, kAnnDomain, kAnnDstDevice, kAnnStream, kAnnAlgorithm, kAnnProtocol,
+  kAnnChannels, kAnnChannelSpan, kAnnCount
 };
 constexpr const char* kAnnNames[] = {
     "", "correlation", "external id", "grid", "block", "registers per thread", "shared memory",
     "class", "collective", "communicator", "dtype", "sequence", "in elements", "out elements",
     "bytes", "rank", "nranks", "copy kind", "src memory", "dst memory", "async", "memory",
     "return code", "sync kind", "event", "wait on stream", "event record correlation", "domain",
-    "dst device", "stream"};
+    "dst device", "stream", "nccl algorithm", "nccl protocol", "nccl channels", "channel span ns"};
 static_assert(sizeof(kAnnNames) / sizeof(kAnnNames[0]) == kAnnCount);
 static_assert(sizeof(kCategoryNames) / sizeof(kCategoryNames[0]) == kCatCount);
 
@@ -180,6 +181,10 @@ class Encoder {
     if (col.bytes >= 0) AnnInt(kAnnBytes, col.bytes);
     if (col.rank >= 0) AnnInt(kAnnRank, col.rank);
     if (col.nranks >= 0) AnnInt(kAnnNranks, col.nranks);
+    if (col.algorithm) AnnStrIid(kAnnAlgorithm, in_.ModelValue(col.algorithm));
+    if (col.protocol) AnnStrIid(kAnnProtocol, in_.ModelValue(col.protocol));
+    if (col.channels >= 0) AnnInt(kAnnChannels, col.channels);
+    if (col.channel_span_ns >= 0) AnnInt(kAnnChannelSpan, col.channel_span_ns);
   }
 
   // Name, category and args of a BEGIN or INSTANT event. Each case writes at most ~20 small

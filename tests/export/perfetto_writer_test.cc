@@ -181,6 +181,10 @@ TEST(PerfettoWriter, ArgsAreDebugAnnotations) {
   EXPECT_EQ(nccl->args.at("dtype"), "Half");
   EXPECT_EQ(nccl->args.at("bytes"), "32");
   EXPECT_EQ(nccl->args.at("out elements"), "16");
+  EXPECT_EQ(nccl->args.at("nccl algorithm"), "RING");
+  EXPECT_EQ(nccl->args.at("nccl protocol"), "SIMPLE");
+  EXPECT_EQ(nccl->args.at("nccl channels"), "2");
+  EXPECT_EQ(nccl->args.at("channel span ns"), "2300");
   const PfSlice* copy = SliceNamed(d, "Memcpy DtoH (Device -> Pinned)");
   EXPECT_EQ(copy->category, "gpu_memcpy");
   EXPECT_EQ(copy->args.at("bytes"), "4096");

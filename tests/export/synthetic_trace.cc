@@ -83,6 +83,10 @@ Trace MakeSmallTrace() {
   c.rank = 0;
   c.nranks = 2;
   c.correlation_id = 2;
+  c.algorithm = b.Intern("RING");  // as the NCCL profiler plugin reports them
+  c.protocol = b.Intern("SIMPLE");
+  c.channels = 2;
+  c.channel_span_ns = 2300;
   d.collectives.push_back(c);
 
   auto kernel = [&](StreamId s, const char* name, int64_t corr, int64_t st, int64_t e, CollectiveId col) {
