@@ -56,22 +56,23 @@ namespace {
 void Finish(const model::Trace& t, const std::vector<Participant>& parts, CollectiveInstance& inst) {
   std::sort(inst.ranks.begin(), inst.ranks.end(),
             [](const auto& a, const auto& b) { return a.participant < b.participant; });
-  int64_t max_start = INT64_MIN, min_start = INT64_MAX;
+  int64_t max_arrival = INT64_MIN, min_arrival = INT64_MAX, min_start = INT64_MAX;
   for (const auto& p : inst.ranks) {
-    if (p.start_ns > max_start) {
-      max_start = p.start_ns;
+    if (p.arrival_ns > max_arrival) {
+      max_arrival = p.arrival_ns;
       inst.last = p.participant;
     }
+    min_arrival = std::min(min_arrival, p.arrival_ns);
     min_start = std::min(min_start, p.start_ns);
   }
   inst.first_start_ns = min_start;
-  inst.skew_ns = max_start - min_start;
+  inst.skew_ns = max_arrival - min_arrival;
   if (inst.skew_ns == 0) inst.last = model::kNone;  // nobody waited
   inst.last_rank = inst.last == model::kNone ? model::kNone : parts[inst.last].rank;
   inst.bus_time_ns = INT64_MAX;
   for (auto& p : inst.ranks) {
-    p.wait_ns = max_start - p.start_ns;
-    inst.bus_time_ns = std::min(inst.bus_time_ns, p.end_ns - max_start);
+    p.wait_ns = max_arrival - p.arrival_ns;
+    inst.bus_time_ns = std::min(inst.bus_time_ns, p.end_ns - max_arrival);
   }
   const model::Collective& c = t.collectives()[inst.ranks.front().collective];
   int64_t elements = std::max(c.in_elements, c.out_elements);
@@ -193,6 +194,7 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
   using Key = std::tuple<model::StringId, model::StringId, int64_t>;  // comm, op (or 0), seq/ordinal
   std::map<Key, CollectiveInstance> by_key;
   std::map<std::tuple<int32_t, model::StringId, model::StringId>, int64_t> next_ordinal;
+  const ArrivalEstimator arrivals(t);
   for (size_t i = 0; i < colls.size(); ++i) {
     const model::Collective& c = colls[i];
     const int32_t part = part_of[i];
@@ -216,8 +218,9 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     inst.op = c.op;
     inst.sequence = c.sequence;
     inst.ordinal = ordinal;
+    const CollectiveArrival a = arrivals.Of(static_cast<model::CollectiveId>(i));
     inst.ranks.push_back({static_cast<model::CollectiveId>(i), r.participants[part].rank, c.start_ns, c.end_ns, 0,
-                          part});
+                          part, std::min(a.arrival_ns, c.start_ns), a.source});
   }
 
   std::map<int32_t, RankStraggling> stragglers;
@@ -230,6 +233,7 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     r.max_skew_ns = std::max(r.max_skew_ns, inst.skew_ns);
     r.total_skew_ns += inst.skew_ns;
     for (const auto& p : inst.ranks) {
+      if (IsFallback(p.arrival_source)) ++r.arrival_fallbacks;
       RankStraggling& s = stragglers[p.participant];
       s.participant = p.participant;
       s.rank = p.rank;

@@ -2,6 +2,11 @@
 // of a multi-rank trace, with skew, per-rank wait and nccl-tests bandwidth, and a straggler
 // summary (which rank arrives last how often, and how long the others wait for it).
 //
+// "Arrives" means the collective became runnable on the participant's stream, estimated from
+// the trace (analyze/collective_arrival.h), not the start of its first GPU activity: skew, wait,
+// the last rank and the bus time are measured from arrivals. Where the estimate is not possible
+// the arrival is the start (counted in CrossRankResult::arrival_fallbacks).
+//
 // Matching: by (communicator, sequence number) when every candidate has a sequence number,
 // else by (communicator, op, order of occurrence on each participant). A participant is one GPU
 // of one process (see RankSource for how it is labelled), so one process driving several GPUs
@@ -20,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyze/collective_arrival.h"
 #include "model/trace.h"
 
 namespace overlapscope::analyze {
@@ -56,9 +62,11 @@ struct Participant {
 struct CollectiveParticipant {
   model::CollectiveId collective = model::kNone;  // index into Trace::collectives()
   int32_t rank = model::kNone;                    // participants[participant].rank
-  int64_t start_ns = 0, end_ns = 0;
-  int64_t wait_ns = 0;  // max(start) - own start
+  int64_t start_ns = 0, end_ns = 0;               // span of the carrying activities
+  int64_t wait_ns = 0;  // max(arrival) - own arrival
   int32_t participant = model::kNone;             // index into CrossRankResult::participants
+  int64_t arrival_ns = 0;  // when the collective became runnable on its stream; <= start_ns
+  ArrivalSource arrival_source = ArrivalSource::kFallbackNoCall;
 };
 
 struct CollectiveInstance {
@@ -68,10 +76,13 @@ struct CollectiveInstance {
   int64_t ordinal = 0;     // k-th instance of (communicator, op) on each participant (order matching)
   std::vector<CollectiveParticipant> ranks;  // sorted by participant (rank, then process, GPU)
   int64_t first_start_ns = 0;  // min(start) over ranks
-  int64_t skew_ns = 0;     // max(start) - min(start)
-  int32_t last = model::kNone;       // participant that arrived last (max start; first on ties); kNone when skew 0
+  int64_t skew_ns = 0;     // max(arrival) - min(arrival)
+  int32_t last = model::kNone;       // participant that arrived last (max arrival; first on ties); kNone when skew 0
   int32_t last_rank = model::kNone;  // its rank (kNone when skew 0 or identified by GPU)
-  int64_t bus_time_ns = 0; // min over ranks of (end - max(start)); METRICS §6 "time"
+  // min over ranks of (end - max(arrival)); METRICS §6 "time". From the last arrival, as
+  // nccl-tests times a collective that every rank has reached: it includes what the collective
+  // itself still waits for once all are there (a copy-engine barrier, SMs held by a GEMM).
+  int64_t bus_time_ns = 0;
   // nccl-tests "size": max(in, out elements) x dtype bytes; else Collective::bytes; -1 unknown.
   int64_t size_bytes = -1;
   std::optional<double> algbw_gbps, busbw_gbps;
@@ -95,6 +106,9 @@ struct CrossRankResult {
   int64_t duplicates = 0;         // a second record of one instance on one participant (not matched)
   bool matched_by_sequence = false;
   int64_t max_skew_ns = 0, total_skew_ns = 0;
+  // Participants of matched instances whose arrival fell back to their start (no API call,
+  // or an unresolved stream wait: see collective_arrival.h).
+  int64_t arrival_fallbacks = 0;
 };
 
 CrossRankResult AnalyzeCrossRank(const model::Trace& trace);

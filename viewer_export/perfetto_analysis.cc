@@ -123,8 +123,8 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
     AddSlice(L, tr, g.start_ns, g.end_ns, std::move(ev));
   }
 
-  // Collectives across ranks (METRICS.md §6): on each rank's GPU, the start of its collective
-  // that only waits for the last rank to arrive.
+  // Collectives across ranks (METRICS.md §6): on each rank's GPU, from its own arrival (when its
+  // stream reached the collective, analyze/collective_arrival.h) to the last rank's arrival.
   std::vector<int32_t> peer_waits(nd, kNone);
   for (const analyze::CollectiveInstance& ci : a.cross_rank.instances) {
     for (const analyze::CollectiveParticipant& p : ci.ranks) {
@@ -141,7 +141,8 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
                     {{"wait_ns", p.wait_ns}, {"skew_ns", ci.skew_ns}, {"collective", std::string(t.str(ci.op))}}};
       if (ci.sequence >= 0) ev.args.push_back({"sequence", ci.sequence});
       if (ci.busbw_gbps) ev.args.push_back({"busbw_gbps", *ci.busbw_gbps});
-      AddSlice(L, tr, p.start_ns, p.start_ns + p.wait_ns, std::move(ev));
+      ev.args.push_back({"arrival", std::string(analyze::ToString(p.arrival_source))});
+      AddSlice(L, tr, p.arrival_ns, p.arrival_ns + p.wait_ns, std::move(ev));
     }
   }
 

@@ -1,5 +1,6 @@
 // Report sections for multi-rank traces: collectives matched across ranks (METRICS §6), every
-// matched instance with its bytes, sequence and per-rank start/wait/duration, and how the clocks
+// matched instance with its bytes, sequence and per-rank start/arrival/wait/duration (skew and
+// wait are measured from arrival: analyze/collective_arrival.h), and how the clocks
 // of several hosts were aligned (analyze/clock_align.h). JSON first; text and Markdown read it.
 #include <algorithm>
 #include <climits>
@@ -83,6 +84,8 @@ ojson InstanceJson(const model::Trace& t, const CrossRankResult& x, const Collec
     ojson jp = ParticipantRef(t, x, p.participant);
     jp["comm_rank"] = c.rank == model::kNone ? ojson(nullptr) : ojson(c.rank);
     jp["start_ns"] = p.start_ns;
+    jp["arrival_ns"] = p.arrival_ns;
+    jp["arrival_source"] = std::string(ToString(p.arrival_source));
     jp["end_ns"] = p.end_ns;
     jp["duration_ns"] = p.end_ns - p.start_ns;
     jp["wait_ns"] = p.wait_ns;
@@ -114,6 +117,13 @@ std::string Algo(const ojson& ci) {
 
 // Start relative to the trace start, exact to the ns (collective waits are often sub-µs).
 std::string At(int64_t ns) { return absl::StrFormat("%.6f ms", static_cast<double>(ns) / 1e6); }
+
+// Participants over all matched instances (the denominator of arrival_fallbacks).
+int64_t CountRanks(const ojson& x) {
+  int64_t n = 0;
+  for (const ojson& ci : x["instances"]) n += static_cast<int64_t>(ci["ranks"].size());
+  return n;
+}
 
 std::string Gbps(const ojson& v) { return v.is_null() ? "-" : absl::StrFormat("%.1f GB/s", v.get<double>()); }
 
@@ -173,6 +183,8 @@ ojson CrossRankJson(const model::Trace& t, const AnalysisResult& r, const Report
   xr["duplicates"] = x.duplicates;
   xr["max_skew_ns"] = x.max_skew_ns;
   xr["total_skew_ns"] = x.total_skew_ns;
+  xr["skew_from"] = "arrival";
+  xr["arrival_fallbacks"] = x.arrival_fallbacks;
   ojson parts = ojson::array();
   for (size_t k = 0; k < x.participants.size(); ++k) {
     ojson p = ParticipantRef(t, x, static_cast<int32_t>(k));
@@ -232,6 +244,11 @@ void AppendCollectivesText(const ojson& j, const ReportInfo& info, std::string* 
   for (const ojson& rs : x["ranks"])
     absl::StrAppendFormat(o, "  %-14s %11d %14s %14s\n", S(rs["label"]), I(rs["times_last"]),
                           Dur(I(rs["others_wait_ns"])), Dur(I(rs["own_wait_ns"])));
+  const int64_t fallbacks = x["arrival_fallbacks"].get<int64_t>();
+  absl::StrAppendFormat(o, "  skew and wait are measured from arrival (when the stream reached the collective)%s\n",
+                        fallbacks == 0 ? ""
+                                       : absl::StrFormat("; %d of %d arrivals fell back to the start", fallbacks,
+                                                         CountRanks(x)));
   absl::StrAppendFormat(o, "\n  most skewed\n  %12s %-14s %12s %10s %10s  %s\n", "skew", "last", "bus time", "algbw",
                         "busbw", "op");
   for (const ojson& ci : x["top_skew"])
@@ -253,8 +270,9 @@ void AppendCollectivesText(const ojson& j, const ReportInfo& info, std::string* 
                           ci["last"].is_null() ? "" : " (last: " + S(ci["last"]) + ")", Dur(I(ci["bus_time_ns"])),
                           Gbps(ci["busbw_gbps"]));
     for (const ojson& p : ci["ranks"])
-      absl::StrAppendFormat(o, "        %-14s start %12s  wait %10s  duration %10s%s\n", S(p["label"]),
-                            At(I(p["start_ns"]) - t0), Dur(I(p["wait_ns"])), Dur(I(p["duration_ns"])),
+      absl::StrAppendFormat(o, "        %-14s start %12s  arrival %12s  wait %10s  duration %10s%s\n", S(p["label"]),
+                            At(I(p["start_ns"]) - t0), At(I(p["arrival_ns"]) - t0), Dur(I(p["wait_ns"])),
+                            Dur(I(p["duration_ns"])),
                             p["channel_span_ns"].is_null() ? "" : "  channels span " + Dur(I(p["channel_span_ns"])));
   }
   if (shown < x["instances"].size())
@@ -272,8 +290,8 @@ void AppendCollectivesMarkdown(const ojson& j, const ReportInfo& info, std::stri
       worst_last = rs["times_last"].get<int64_t>();
       worst = S(rs["label"]);
     }
-  absl::StrAppendFormat(o, "\nCollectives across ranks: %d matched by %s, max skew %s, total %s%s. Ranks identified "
-                           "by %s.\n",
+  absl::StrAppendFormat(o, "\nCollectives across ranks: %d matched by %s, max skew %s, total %s%s (skew and wait "
+                           "from arrival). Ranks identified by %s.\n",
                         n, x["matched_by"].get<std::string>(), Dur(x["max_skew_ns"].get<int64_t>()),
                         Dur(x["total_skew_ns"].get<int64_t>()),
                         worst.empty() ? "" : absl::StrFormat("; %s arrived last %d times", worst, worst_last),

@@ -75,6 +75,10 @@ TEST(CrossRank, SkewWaitBandwidthAndStragglersByHand) {
   EXPECT_EQ(b.bus_time_ns, 1000);
   EXPECT_EQ(r.max_skew_ns, 1000);
   EXPECT_EQ(r.total_skew_ns, 1500);
+  // No API calls in this trace: every participant's arrival is its start (collective_arrival.h),
+  // counted once per participant of a matched instance: A and B x 2 ranks = 4.
+  EXPECT_EQ(r.arrival_fallbacks, 4);
+  EXPECT_EQ(a.ranks[0].arrival_ns, 1000);
   ASSERT_EQ(r.ranks.size(), 2u);
   // Rank 0 was last once (B: others waited 1000) and itself waited 500 (A).
   EXPECT_EQ(r.ranks[0].times_last, 1);

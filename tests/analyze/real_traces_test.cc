@@ -3,6 +3,7 @@
 // copied from our own output: which variant overlaps more, where each finding must and must
 // not fire, and that a blocked interval matches the CUDA sync record that Kineto wrote for it.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -199,6 +200,50 @@ TEST(RealTraces, CollectivesMatchedPerRankWithEveryInstance) {
       EXPECT_EQ(std::min(ci.ranks[0].wait_ns, ci.ranks[1].wait_ns), 0);
       EXPECT_EQ(std::max(ci.ranks[0].wait_ns, ci.ranks[1].wait_ns), ci.skew_ns);
     }
+  }
+}
+
+TEST(RealTraces, SkewFromArrivalKeepsInstancesAndNeverArrivesAfterTheStart) {
+  // Skew from arrival (collective_arrival.h) against the pre-arrival rule max(start) - min(start),
+  // printed for the record. Only invariants are asserted: arrival <= start, skew >= 0, the last
+  // rank waits 0 and the other waits the skew, a fallback arrives exactly at its start, and the
+  // fallback count is the number of fallback participants.
+  for (const auto& [scenario, n] : std::map<std::string, size_t>{
+           {"ag_sequential", 3}, {"ag_overlap", 3}, {"a2a_sync", 12}, {"a2a_async", 12}}) {
+    const CrossRankResult& x = Load(scenario).result.cross_rank;
+    ASSERT_EQ(x.instances.size(), n) << scenario;
+    std::vector<int64_t> old_skew, new_skew;
+    int64_t fallbacks = 0;
+    for (const CollectiveInstance& ci : x.instances) {
+      ASSERT_EQ(ci.ranks.size(), 2u) << scenario;
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (const CollectiveParticipant& p : ci.ranks) {
+        lo = std::min(lo, p.start_ns);
+        hi = std::max(hi, p.start_ns);
+        EXPECT_LE(p.arrival_ns, p.start_ns) << scenario;
+        if (IsFallback(p.arrival_source)) {
+          ++fallbacks;
+          EXPECT_EQ(p.arrival_ns, p.start_ns) << scenario;
+        }
+      }
+      EXPECT_GE(ci.skew_ns, 0) << scenario;
+      EXPECT_EQ(std::min(ci.ranks[0].wait_ns, ci.ranks[1].wait_ns), 0) << scenario;
+      EXPECT_EQ(std::max(ci.ranks[0].wait_ns, ci.ranks[1].wait_ns), ci.skew_ns) << scenario;
+      EXPECT_EQ(std::abs(ci.ranks[0].arrival_ns - ci.ranks[1].arrival_ns), ci.skew_ns) << scenario;
+      old_skew.push_back(hi - lo);
+      new_skew.push_back(ci.skew_ns);
+    }
+    EXPECT_EQ(x.arrival_fallbacks, fallbacks) << scenario;
+    auto median = [](std::vector<int64_t> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];  // upper median; printed only
+    };
+    std::printf("%-14s skew from start: max %lld median %lld ns | from arrival: max %lld median %lld ns | "
+                "arrival fallbacks %lld of %zu\n",
+                scenario.c_str(), static_cast<long long>(*std::max_element(old_skew.begin(), old_skew.end())),
+                static_cast<long long>(median(old_skew)), static_cast<long long>(x.max_skew_ns),
+                static_cast<long long>(median(new_skew)), static_cast<long long>(x.arrival_fallbacks),
+                2 * x.instances.size());
   }
 }
 

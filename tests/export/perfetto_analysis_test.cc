@@ -69,13 +69,14 @@ TEST(PerfettoAnalysis, HandMadeResultIsDrawn) {
   f.advice = "record an event after the copy and synchronize on it before reading";
   a.sync.findings.push_back(f);
 
-  // Collective 0 on this rank started 250 ns before the last rank (rank 1) arrived.
+  // Collective 0 on this rank arrived 250 ns before the last rank (rank 1) did.
   analyze::CollectiveInstance ci;
   ci.op = t.collectives()[0].op;
   ci.sequence = 0;
   ci.skew_ns = 250;
   ci.last_rank = 1;
   ci.ranks.push_back({0, 0, 1600, 4000, 250});
+  ci.ranks.back().arrival_ns = 1450;  // its stream reached the collective 150 ns before its start
   a.cross_rank.instances.push_back(ci);
 
   PerfettoStats st;
@@ -100,7 +101,7 @@ TEST(PerfettoAnalysis, HandMadeResultIsDrawn) {
   EXPECT_EQ(by_name["exposed communication"]->ts, 3000u);
   EXPECT_EQ(by_name["exposed communication"]->dur, 1000u);
   ASSERT_TRUE(by_name.count("waiting for rank 1"));
-  EXPECT_EQ(by_name["waiting for rank 1"]->ts, 1600u);
+  EXPECT_EQ(by_name["waiting for rank 1"]->ts, 1450u);  // from its arrival, for its wait
   EXPECT_EQ(by_name["waiting for rank 1"]->dur, 250u);
   EXPECT_EQ(by_name["waiting for rank 1"]->args.at("collective"), "allgather");
   ASSERT_TRUE(by_name.count("step 7: 58.3% of comm hidden"));

@@ -72,7 +72,7 @@ TEST(CollectivesReport, EveryInstanceWithBytesAndPerGpuTimesInJson) {
   auto r = Analyze(t);
   json j = json::parse(RenderReportJson(t, r, ReportInfo{}));
   EXPECT_EQ(j["schema"], "overlapscope.report/1");
-  EXPECT_EQ(j["schema_version"], "1.1");
+  EXPECT_EQ(j["schema_version"], "1.2");
   const json& x = j["collectives_across_ranks"];
   EXPECT_EQ(x["identified_by"], "gpu");
   EXPECT_EQ(x["matched_by"], "order");
@@ -94,6 +94,11 @@ TEST(CollectivesReport, EveryInstanceWithBytesAndPerGpuTimesInJson) {
   EXPECT_EQ(i1["ranks"][0]["label"], "GPU 0");
   EXPECT_TRUE(i1["ranks"][0]["rank"].is_null());
   EXPECT_EQ(i1["ranks"][0]["start_ns"], 1100);
+  // No launch calls in this trace: arrival falls back to the start for all 3 x 2 participants.
+  EXPECT_EQ(i1["ranks"][0]["arrival_ns"], 1100);
+  EXPECT_EQ(i1["ranks"][0]["arrival_source"], "start (no API call)");
+  EXPECT_EQ(x["skew_from"], "arrival");
+  EXPECT_EQ(x["arrival_fallbacks"], 6);
   EXPECT_EQ(i1["ranks"][0]["wait_ns"], 150);
   EXPECT_EQ(i1["ranks"][0]["duration_ns"], 400);
   EXPECT_EQ(i1["ranks"][0]["channel_span_ns"], 300);
@@ -124,7 +129,12 @@ TEST(CollectivesReport, TextNamesGpusNeverRankQuestionMarkAndCutsLongLists) {
       << text;
   // Instance 2: GPU 0 starts 2100, 1000 ns after the trace start (1100); bus time
   // min(500-250, 520-250) = 250 ns.
-  EXPECT_NE(text.find("GPU 0          start  0.001000 ms  wait     150 ns  duration     400 ns  channels span 300 ns"),
+  EXPECT_NE(text.find("GPU 0          start  0.001000 ms  arrival  0.001000 ms  wait     150 ns  duration     400 ns  "
+                      "channels span 300 ns"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("skew and wait are measured from arrival (when the stream reached the collective); 6 of 6 "
+                      "arrivals fell back to the start"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("first 2 of 3"), std::string::npos);
