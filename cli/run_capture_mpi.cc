@@ -7,8 +7,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <vector>
 
+#include <unistd.h>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyze/analysis.h"
@@ -69,9 +73,23 @@ MpiRunCapture::MpiRunCapture(std::string workload, std::string out_dir, int iter
       session_(new Session) {
   std::string lib = cupti::CuptiLibraryPath();
   if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), /*overwrite=*/0);
+  // As RunCapture: NCCL loads the plugin at the first communicator init, after this.
+  if (iters_ > 0 && !std::getenv("OVERLAPSCOPE_NO_NCCL_PLUGIN")) {
+    const char* dir = std::getenv("OVERLAPSCOPE_NCCL_DIR");
+    const bool user_dir = dir && *dir;
+    if (std::string why = cupti::SetNcclPluginEnv(user_dir ? dir : ""); !why.empty()) {
+      if (mpi::Rank() <= 0) std::fprintf(out_, "  note: %s\n", why.c_str());
+    } else if (!user_dir) {
+      nccl_tmp_dir_ = std::getenv("OVERLAPSCOPE_NCCL_DIR");
+    }
+  }
 }
 
 MpiRunCapture::~MpiRunCapture() {
+  if (!nccl_tmp_dir_.empty()) {
+    std::error_code ec;  // the plugin may still append at exit: an unlinked file takes it harmlessly
+    std::filesystem::remove_all(nccl_tmp_dir_, ec);
+  }
   if (temp_dir_ && mpi::Rank() == 0) {
     std::error_code ec;
     std::filesystem::remove_all(base_dir_, ec);
@@ -116,6 +134,7 @@ absl::Status MpiRunCapture::Begin(const std::string& mode) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::filesystem::remove(o.spill_path, ec);  // a spill file of an earlier run (-o reused)
+  window_start_ns_ = cupti::NowNs();
   auto s = cupti::CaptureSession::Start(o);
   absl::Status st = s.status();
   if (s.ok()) session_->cupti = std::move(s).value();
@@ -129,21 +148,44 @@ absl::Status MpiRunCapture::End(const std::string& mode) {
     st = absl::FailedPreconditionError("capture end without start");
   } else {
     // This rank's trace is read back from its spill file by rank 0 below.
-    auto trace = session_->cupti->Stop();
+    auto trace = session_->cupti->Stop();  // flushes the NCCL plugin's file too
     session_->cupti.reset();
     if (!trace.ok()) st = absl::Status(trace.status().code(), absl::StrCat("capture stop: ", trace.status().message()));
   }
+  const std::string dir = absl::StrCat(base_dir_, "/", workload_, "-", mode);
+  // The plugin file covers the whole process; a copy next to the spill file is what
+  // ReadSpillFiles merges (records outside the window below are left out, not errors).
+  if (const char* nccl_dir = std::getenv("OVERLAPSCOPE_NCCL_DIR"); st.ok() && nccl_dir && *nccl_dir) {
+    const std::string name = absl::StrCat("/nccl.", ::getpid(), ".ovnccl");
+    std::error_code ec;
+    if (std::filesystem::exists(nccl_dir + name, ec))
+      std::filesystem::copy_file(nccl_dir + name, dir + name, std::filesystem::copy_options::overwrite_existing, ec);
+  }
   // Every rank's spill file is complete once all ranks are past Stop().
   RETURN_IF_ERROR(mpi::Agree(st));
-  const std::string dir = absl::StrCat(base_dir_, "/", workload_, "-", mode);
-  if (mpi::Rank() == 0) st = AnalyzeOnRank0(mode, dir);
+  ASSIGN_OR_RETURN(std::vector<std::string> starts, mpi::AllGather(absl::StrCat(window_start_ns_)));
+  ASSIGN_OR_RETURN(std::vector<std::string> ends, mpi::AllGather(absl::StrCat(cupti::NowNs())));
+  if (mpi::Rank() == 0) st = AnalyzeOnRank0(mode, dir, starts, ends);
   return mpi::Agree(st);
 }
 
-absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::string& dir) {
+absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::string& dir,
+                                           const std::vector<std::string>& starts,
+                                           const std::vector<std::string>& ends) {
   std::vector<std::string> files;
   for (int r = 0; r < mpi::Size(); ++r) files.push_back(absl::StrCat(dir, "/rank", r, ".ovspill"));
-  ASSIGN_OR_RETURN(model::Trace trace, cupti::ReadSpillFiles(files));
+  // One window for all ranks: the earliest session start to the latest stop.
+  cupti::SpillReadOptions read;
+  read.nccl.window_start_ns = std::numeric_limits<int64_t>::max();
+  read.nccl.window_end_ns = std::numeric_limits<int64_t>::min();
+  for (size_t r = 0; r < starts.size() && r < ends.size(); ++r) {
+    int64_t s = 0, e = 0;
+    if (!absl::SimpleAtoi(starts[r], &s) || !absl::SimpleAtoi(ends[r], &e))
+      return absl::InternalError(absl::StrCat("rank ", r, " sent a malformed capture window: ", starts[r], " ", ends[r]));
+    read.nccl.window_start_ns = std::min(read.nccl.window_start_ns, s);
+    read.nccl.window_end_ns = std::max(read.nccl.window_end_ns, e);
+  }
+  ASSIGN_OR_RETURN(model::Trace trace, cupti::ReadSpillFiles(files, read));
   ASSIGN_OR_RETURN(analyze::AnalysisResult analysis, analyze::AnalyzeAll(trace, analyze::AnalyzeOptions{}));
   std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations, ",
                                    mpi::Size(), " MPI ranks):\n", Summary(trace, analysis));
@@ -158,6 +200,7 @@ absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::s
   } else {
     std::error_code ec;
     for (const auto& f : files) std::filesystem::remove(f, ec);
+    std::filesystem::remove_all(dir, ec);  // the plugin copies, and the mode's directory
   }
   std::fputs(block.c_str(), out_);
   std::fflush(out_);
