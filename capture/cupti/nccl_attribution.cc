@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace overlapscope::cupti {
 
@@ -62,6 +63,7 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
   }
   if (corr_to_range.empty()) return out;
 
+  const auto first_new = static_cast<model::CollectiveId>(d.collectives.size());
   absl::flat_hash_map<int32_t, model::CollectiveId> range_to_coll;
   auto collective_for = [&](int32_t range, int64_t corr) {
     auto [it, inserted] = range_to_coll.try_emplace(range, static_cast<model::CollectiveId>(d.collectives.size()));
@@ -92,6 +94,22 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
     if (it == corr_to_range.end()) continue;
     m.collective = collective_for(it->second, m.correlation_id);
     ++out.memcpys;
+  }
+  // Copy-engine collectives: NCCL (2.28, ce_coll.cc) copies each rank's chunk once per
+  // destination, itself included when out of place, so the copies of one all-gather or
+  // all-to-all on a rank add up to nccl-tests' size (n x chunk). Only for collectives made here
+  // that no kernel carries (NCCL's first call also runs lazy set-up copies next to its kernel).
+  absl::flat_hash_map<model::CollectiveId, int64_t> copy_bytes;
+  absl::flat_hash_set<model::CollectiveId> with_kernel;
+  const auto made_here = [&](model::CollectiveId c) { return c >= first_new; };
+  for (const model::Kernel& k : d.kernels)
+    if (k.collective != model::kNone && made_here(k.collective)) with_kernel.insert(k.collective);
+  for (const model::Memcpy& m : d.memcpys)
+    if (m.collective != model::kNone && made_here(m.collective) && m.bytes > 0) copy_bytes[m.collective] += m.bytes;
+  for (const auto& [c, bytes] : copy_bytes) {
+    if (with_kernel.contains(c) || d.collectives[c].bytes >= 0) continue;
+    d.collectives[c].bytes = bytes;
+    ++out.bytes_from_copies;
   }
   return out;
 }

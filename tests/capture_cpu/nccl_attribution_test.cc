@@ -45,6 +45,7 @@ TEST(NcclAttribution, CopiesInsideTheNcclRangeBecomeOneCollective) {
     model::Memcpy m;
     m.start_ns = 1500 + 100 * i; m.end_ns = 1580 + 100 * i; m.device = dev; m.stream = ce; m.correlation_id = 11;
     m.kind = model::MemcpyKind::kPtoP;
+    m.bytes = 4096;
     d.memcpys.push_back(m);
   }
   model::Memcpy after;
@@ -56,6 +57,7 @@ TEST(NcclAttribution, CopiesInsideTheNcclRangeBecomeOneCollective) {
   EXPECT_EQ(a.collectives, 1);
   EXPECT_EQ(a.kernels, 0);
   EXPECT_EQ(a.memcpys, 2);
+  EXPECT_EQ(a.bytes_from_copies, 1);
   auto tr = std::move(b).Finalize();
   ASSERT_TRUE(tr.ok()) << tr.status();
   ASSERT_EQ(tr->collectives().size(), 1u);
@@ -67,10 +69,48 @@ TEST(NcclAttribution, CopiesInsideTheNcclRangeBecomeOneCollective) {
   EXPECT_EQ(c.start_ns, 1500);
   EXPECT_EQ(c.end_ns, 1680);
   EXPECT_EQ(c.stream, ce);
+  // No kernel carries it: its bytes are its two copies', 2 x 4096 (nccl-tests size of a 2-rank
+  // copy-engine all-gather of 4096-byte chunks: own chunk + one peer's).
+  EXPECT_EQ(c.bytes, 8192);
   int attributed = 0;
   for (const auto& m : tr->memcpys()) attributed += m.collective != kNone;
   EXPECT_EQ(attributed, 2);
   for (const auto& k : tr->kernels()) EXPECT_EQ(k.collective, kNone);
+}
+
+TEST(NcclAttribution, KernelCollectiveKeepsUnknownBytes) {
+  // An all-gather range that launched a kernel and (NCCL's first call) a set-up copy: its bytes
+  // are not the copy's 1 MiB; they stay unknown for the profiler plugin or the importer to fill.
+  model::TraceBuilder b;
+  model::ProcessId p = b.AddProcess(model::Process{42, 0, 2});
+  model::ThreadId t = b.GetOrAddThread(p, 42);
+  model::DeviceId dev = b.GetOrAddDevice(p, 0);
+  model::StreamId s = b.GetOrAddStream(dev, 7);
+  auto& d = b.data();
+  d.ranges.push_back({1000, 2000, model::RangeKind::kNvtx, t, model::kNoCorrelation, b.Intern("ncclAllGather"),
+                      b.Intern("NCCL")});
+  for (int64_t corr : {20, 21}) {
+    model::ApiCall a;
+    a.start_ns = 1000 + 100 * (corr - 19);  // 1100, 1200: inside the range
+    a.end_ns = a.start_ns + 50; a.thread = t; a.correlation_id = corr; a.name = b.Intern("cudaLaunchKernel");
+    d.api_calls.push_back(a);
+  }
+  model::Memcpy setup;
+  setup.start_ns = 3000; setup.end_ns = 3100; setup.device = dev; setup.stream = s; setup.correlation_id = 20;
+  setup.bytes = 1 << 20;
+  d.memcpys.push_back(setup);
+  model::Kernel k;
+  k.start_ns = 3200; k.end_ns = 4000; k.device = dev; k.stream = s; k.correlation_id = 21;
+  d.kernels.push_back(k);
+  NcclAttribution a = AttributeNcclRanges(b, p);
+  EXPECT_EQ(a.collectives, 1);
+  EXPECT_EQ(a.kernels, 1);
+  EXPECT_EQ(a.memcpys, 1);
+  EXPECT_EQ(a.bytes_from_copies, 0);
+  auto tr = std::move(b).Finalize();
+  ASSERT_TRUE(tr.ok()) << tr.status();
+  ASSERT_EQ(tr->collectives().size(), 1u);
+  EXPECT_EQ(tr->collectives()[0].bytes, -1);
 }
 
 TEST(NcclAttribution, RangeNames) {
