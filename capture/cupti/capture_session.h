@@ -50,8 +50,8 @@ struct CaptureOptions {
   bool keep_spill_file = false;
   // Activity buffer pool: `buffer_bytes` per buffer, at most `max_buffers` alive at once.
   // When all are in use CUPTI drops records, and they are counted (dropped_records).
-  int64_t buffer_bytes = 8 << 20;
-  int32_t max_buffers = 16;
+  int64_t buffer_bytes = 4 << 20;
+  int32_t max_buffers = 64;
   // Record the CUDA driver API too (cu* calls: Triton/NCCL launches). Doubles the API records.
   bool driver_api = true;
   // NVTX ranges (MARKER). In-process this works only if NVTX was not used before Start():

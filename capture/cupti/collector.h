@@ -18,8 +18,10 @@ namespace overlapscope::cupti::internal {
 
 struct CollectorConfig {
   std::string spill_path;  // created with O_EXCL; the caller picks a fresh name
-  int64_t buffer_bytes = 8 << 20;
-  int32_t max_buffers = 16;
+  // 64 x 4 MiB: CUPTI can hold a partly filled buffer per context and per thread (NCCL adds
+  // proxy threads per communicator), so 16 were exhausted under NCCL; unused ones cost nothing.
+  int64_t buffer_bytes = 4 << 20;
+  int32_t max_buffers = 64;
   bool driver_api = true;
   bool nvtx = true;
   int32_t rank = -1, world_size = -1;
