@@ -170,8 +170,8 @@ void PrintSummary(const model::Trace& t) {
     for (const auto& e : t.api_calls()) a += t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
     for (const auto& e : t.syncs()) y += e.thread != model::kNone && t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
     for (const auto& e : t.ranges()) r += t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
-    std::printf("  rank %s pid %lld %s: kernels %lld memcpys %lld memsets %lld api %lld syncs %lld ranges %lld\n",
-                pr.rank < 0 ? "?" : std::to_string(pr.rank).c_str(), static_cast<long long>(pr.pid),
+    std::printf("  %s pid %lld %s: kernels %lld memcpys %lld memsets %lld api %lld syncs %lld ranges %lld\n",
+                pr.rank < 0 ? "no rank" : ("rank " + std::to_string(pr.rank)).c_str(), static_cast<long long>(pr.pid),
                 std::string(t.str(pr.name)).c_str(), static_cast<long long>(k), static_cast<long long>(m),
                 static_cast<long long>(s), static_cast<long long>(a), static_cast<long long>(y),
                 static_cast<long long>(r));
