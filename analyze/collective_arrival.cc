@@ -52,6 +52,16 @@ ArrivalEstimator::ArrivalEstimator(const model::Trace& t) : t_(t) {
       d.max_end.push_back(m);
     }
   }
+  starts_.resize(ns);
+  for (size_t c = 0; c < t.collectives().size(); ++c) {
+    const auto refs = t.CollectiveActivities(static_cast<model::CollectiveId>(c));
+    if (refs.empty()) continue;
+    std::vector<int64_t>& st = starts_[t.StreamOf(refs.front())];
+    if (!st.empty()) continue;
+    const auto acts = t.StreamActivities(t.StreamOf(refs.front()));
+    st.reserve(acts.size());
+    for (model::GpuRef r : acts) st.push_back(t.StartNs(r));
+  }
   for (const model::Sync& y : t.syncs()) {
     if (!is_wait(y)) continue;
     Wait w;
@@ -106,17 +116,18 @@ CollectiveArrival ArrivalEstimator::Of(model::CollectiveId c) const {
 
   CollectiveArrival a{api->start_ns, ArrivalSource::kApiCall};  // (a)
   // (b): the activity just before the first carrier in the stream's (start, end) order.
-  const auto acts = t_.StreamActivities(s);
-  auto pos = std::lower_bound(acts.begin(), acts.end(), start,
-                              [&](model::GpuRef r, int64_t v) { return t_.StartNs(r) < v; });
+  const std::vector<int64_t>& st = starts_[s];
+  const size_t pos = std::lower_bound(st.begin(), st.end(), start) - st.begin();
   int64_t corr_b = kNoCorrelation;
   int64_t time_lo = INT64_MIN;  // lower bound of the window for waits placed by host time
-  if (pos != acts.begin()) {
-    const model::GpuRef b = *(pos - 1);
+  if (pos > 0) {
+    const model::GpuRef b = t_.StreamActivities(s)[pos - 1];
     if (t_.EndNs(b) > a.arrival_ns) a = {t_.EndNs(b), ArrivalSource::kStreamPredecessor};
     corr_b = t_.CorrelationOf(b);
-    if (const model::ApiCall* bc = corr_b == kNoCorrelation ? nullptr : t_.ApiCallByCorrelation(p, corr_b))
-      time_lo = bc->start_ns;
+    // Only waits without a correlation id need (b)'s call time; the lookup is a cache miss.
+    if (!waits_[s].by_time.empty())
+      if (const model::ApiCall* bc = corr_b == kNoCorrelation ? nullptr : t_.ApiCallByCorrelation(p, corr_b))
+        time_lo = bc->start_ns;
   }
   // (c): waits on this stream enqueued after (b) and before the collective's call. Without
   // (b)'s correlation every earlier wait counts (conservative: more waits, never fewer).

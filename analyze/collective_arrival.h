@@ -87,6 +87,9 @@ class ArrivalEstimator {
   const model::Trace& t_;
   std::vector<StreamWaits> waits_;  // by waiting stream
   std::vector<Done> done_;          // by recording stream (filled for waited-on streams only)
+  // Start times of StreamActivities(s), for streams that carry a collective: (b)'s binary search
+  // then reads one contiguous array instead of the scattered activity records.
+  std::vector<std::vector<int64_t>> starts_;
 };
 
 }  // namespace overlapscope::analyze
