@@ -13,9 +13,9 @@ std::string_view ToString(ArrivalSource s) {
     case ArrivalSource::kApiCall: return "api-call";
     case ArrivalSource::kStreamPredecessor: return "stream-predecessor";
     case ArrivalSource::kEventWait: return "event-wait";
-    case ArrivalSource::kStart: return "start";
-    case ArrivalSource::kFallbackNoCall: return "start (no API call)";
-    case ArrivalSource::kFallbackUnresolvedWait: return "start (unresolved stream wait)";
+    case ArrivalSource::kStart: return "clamped-to-start";
+    case ArrivalSource::kFallbackNoCall: return "fallback-no-call";
+    case ArrivalSource::kFallbackUnresolvedWait: return "fallback-unresolved-wait";
   }
   return "start";
 }

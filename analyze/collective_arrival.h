@@ -45,8 +45,8 @@ enum class ArrivalSource : uint8_t {
   kFallbackNoCall,     // fallback: no carrying activity / correlation / API call
   kFallbackUnresolvedWait,  // fallback: a wait in (c) could not be resolved
 };
-// "api-call", "stream-predecessor", "event-wait", "start", "start (no API call)",
-// "start (unresolved stream wait)"
+// "api-call", "stream-predecessor", "event-wait", "clamped-to-start", "fallback-no-call",
+// "fallback-unresolved-wait"
 std::string_view ToString(ArrivalSource s);
 inline bool IsFallback(ArrivalSource s) {
   return s == ArrivalSource::kFallbackNoCall || s == ArrivalSource::kFallbackUnresolvedWait;

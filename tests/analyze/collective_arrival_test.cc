@@ -231,7 +231,7 @@ TEST(CollectiveArrival, NoCallMeansStartAndAClampedEstimateIsTheStart) {
   EXPECT_EQ(x.instances[0].ranks[1].arrival_ns, 650);
   EXPECT_EQ(x.instances[0].skew_ns, 150);
   EXPECT_EQ(x.arrival_fallbacks, 1);
-  EXPECT_EQ(ToString(ArrivalSource::kFallbackUnresolvedWait), "start (unresolved stream wait)");
+  EXPECT_EQ(ToString(ArrivalSource::kFallbackUnresolvedWait), "fallback-unresolved-wait");
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ TEST(CollectivesReport, EveryInstanceWithBytesAndPerGpuTimesInJson) {
   EXPECT_EQ(i1["ranks"][0]["start_ns"], 1100);
   // No launch calls in this trace: arrival falls back to the start for all 3 x 2 participants.
   EXPECT_EQ(i1["ranks"][0]["arrival_ns"], 1100);
-  EXPECT_EQ(i1["ranks"][0]["arrival_source"], "start (no API call)");
+  EXPECT_EQ(i1["ranks"][0]["arrival_source"], "fallback-no-call");
   EXPECT_EQ(x["skew_from"], "arrival");
   EXPECT_EQ(x["arrival_fallbacks"], 6);
   EXPECT_EQ(i1["ranks"][0]["wait_ns"], 150);
