@@ -69,13 +69,14 @@ struct Ranks {
   }
   // cudaStreamWaitEvent at host time s: stream `native` waits for the event recorded by the call
   // with correlation `record_corr` on stream `on_native` (-1: unknown, as Kineto writes it).
-  void Wait(int r, int64_t native, int64_t on_native, int64_t record_corr, int64_t s) {
+  // With own_corr false the wait record has no correlation id (and no call in the trace).
+  void Wait(int r, int64_t native, int64_t on_native, int64_t record_corr, int64_t s, bool own_corr = true) {
     model::Sync y;
     y.kind = model::SyncKind::kStreamWaitEvent;
     y.start_ns = s, y.end_ns = s + 1, y.device = dev[r], y.stream = Stream(r, native);
     y.wait_on_stream = on_native >= 0 ? Stream(r, on_native) : kNone;
     y.event_record_correlation_id = record_corr;
-    y.correlation_id = Api(r, "cudaStreamWaitEvent", s);
+    y.correlation_id = own_corr ? Api(r, "cudaStreamWaitEvent", s) : model::kNoCorrelation;
     b.data().syncs.push_back(y);
   }
   model::Trace Finish() {
@@ -212,6 +213,34 @@ TEST(CollectiveArrival, UnresolvedWaitFallsBackToStartAndIsCounted) {
   EXPECT_EQ(ci.skew_ns, 510);
   EXPECT_EQ(ci.last_rank, 0);
   EXPECT_EQ(x.arrival_fallbacks, 1);
+}
+
+TEST(CollectiveArrival, WaitsWithoutCorrelationArePlacedByHostTime) {
+  // rank 0: producer on stream 7 launched at 5 (corr 1), runs [100, 650); cudaEventRecord at 8
+  //         (corr 2); kernel on stream 17 launched at 20 (corr 3), runs [100, 200) = (b);
+  //         two wait records without a correlation id on stream 17: one at host 10, before (b)'s
+  //         call at 20 (outside the window, unresolved: must not cause a fallback), one at host
+  //         30 on the corr-2 record of stream 7 (inside [20, 50)); collective launched at 50
+  //         (corr 4), kernel [700, 800).
+  //         -> arrival = max((a) 50, (b) 200, (c) 650) = 650
+  // rank 1: launched at 600, kernel [610, 800) -> arrival 600. skew 50, rank 0 last, no fallback.
+  Ranks f;
+  f.Kernel(0, 7, 100, 650, f.Api(0, "cudaLaunchKernel", 5));
+  const int64_t rec = f.Api(0, "cudaEventRecord", 8);
+  f.Kernel(0, 17, 100, 200, f.Api(0, "cudaLaunchKernel", 20));
+  f.Wait(0, 17, -1, model::kNoCorrelation, 10, false);
+  f.Wait(0, 17, 7, rec, 30, false);
+  f.Kernel(0, 17, 700, 800, f.Api(0, "cuLaunchKernelEx", 50), f.Coll("allreduce", 5));
+  f.Kernel(1, 17, 610, 800, f.Api(1, "cuLaunchKernelEx", 600), f.Coll("allreduce", 5));
+  model::Trace t = f.Finish();
+  CrossRankResult x = AnalyzeCrossRank(t);
+  ASSERT_EQ(x.instances.size(), 1u);
+  const CollectiveInstance& ci = x.instances[0];
+  EXPECT_EQ(ci.ranks[0].arrival_ns, 650);
+  EXPECT_EQ(ci.ranks[0].arrival_source, ArrivalSource::kEventWait);
+  EXPECT_EQ(ci.skew_ns, 50);
+  EXPECT_EQ(ci.last_rank, 0);
+  EXPECT_EQ(x.arrival_fallbacks, 0);
 }
 
 TEST(CollectiveArrival, NoCallMeansStartAndAClampedEstimateIsTheStart) {
