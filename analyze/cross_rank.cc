@@ -178,20 +178,17 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
   const auto& colls = t.collectives();
   std::vector<int32_t> part_of;
   IdentifyParticipants(t, r, part_of);
-  bool all_have_seq = false;
+  // Per (communicator, op): do all its collectives carry a sequence number?
+  std::map<std::pair<model::StringId, model::StringId>, bool> group_has_seq;
   for (size_t i = 0; i < colls.size(); ++i) {
     if (part_of[i] == model::kNone) continue;
-    if (colls[i].sequence < 0) {
-      all_have_seq = false;
-      break;
-    }
-    all_have_seq = true;
+    auto [it, inserted] = group_has_seq.try_emplace({colls[i].communicator, colls[i].op}, true);
+    it->second = it->second && colls[i].sequence >= 0;
   }
-  r.matched_by_sequence = all_have_seq;
 
   // Key -> participants. Collectives are sorted by start, so the order of occurrence on each
   // participant is the order in which they are visited here.
-  using Key = std::tuple<model::StringId, model::StringId, int64_t>;  // comm, op (or 0), seq/ordinal
+  using Key = std::tuple<model::StringId, model::StringId, int64_t>;  // comm, op, seq or ordinal
   std::map<Key, CollectiveInstance> by_key;
   std::map<std::tuple<int32_t, model::StringId, model::StringId>, int64_t> next_ordinal;
   const ArrivalEstimator arrivals(t);
@@ -201,8 +198,9 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     if (part == model::kNone) continue;
     Key key;
     int64_t ordinal = 0;
-    if (all_have_seq) {
-      key = {c.communicator, 0, c.sequence};
+    const bool by_seq = group_has_seq[{c.communicator, c.op}];
+    if (by_seq) {
+      key = {c.communicator, c.op, c.sequence};
     } else {
       ordinal = next_ordinal[{part, c.communicator, c.op}]++;
       key = {c.communicator, c.op, ordinal};
@@ -218,6 +216,7 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     inst.op = c.op;
     inst.sequence = c.sequence;
     inst.ordinal = ordinal;
+    inst.by_sequence = by_seq;
     const CollectiveArrival a = arrivals.Of(static_cast<model::CollectiveId>(i));
     inst.ranks.push_back({static_cast<model::CollectiveId>(i), r.participants[part].rank, c.start_ns, c.end_ns, 0,
                           part, std::min(a.arrival_ns, c.start_ns), a.source});
@@ -230,6 +229,7 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
       continue;
     }
     Finish(t, r.participants, inst);
+    if (!inst.by_sequence) ++r.matched_by_order;
     r.max_skew_ns = std::max(r.max_skew_ns, inst.skew_ns);
     r.total_skew_ns += inst.skew_ns;
     for (const auto& p : inst.ranks) {
@@ -249,6 +249,7 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     return a.first_start_ns < b.first_start_ns;
   });
   for (auto& [part, s] : stragglers) r.ranks.push_back(s);
+  r.matched_by_sequence = !r.instances.empty() && r.matched_by_order == 0;
   return r;
 }
 

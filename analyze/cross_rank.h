@@ -7,8 +7,11 @@
 // the last rank and the bus time are measured from arrivals. Where the estimate is not possible
 // the arrival is the start (counted in CrossRankResult::arrival_fallbacks).
 //
-// Matching: by (communicator, sequence number) when every candidate has a sequence number,
-// else by (communicator, op, order of occurrence on each participant). A participant is one GPU
+// Matching, decided per (communicator, op): by (communicator, op, sequence number) when every
+// collective of that pair has a sequence number (NCCL numbers each function separately, so the
+// op is part of the key), else by (communicator, op, order of occurrence on each participant) —
+// e.g. copy-engine collectives, for which NCCL's profiler plugin gets no sequence number, next to
+// kernel collectives that have one. A participant is one GPU
 // of one process (see RankSource for how it is labelled), so one process driving several GPUs
 // (the built-in workloads) has one participant per GPU. An instance counts as matched
 // when at least two ranks have it; instances seen by one rank only are counted as unmatched
@@ -74,6 +77,7 @@ struct CollectiveInstance {
   model::StringId op = 0;
   int64_t sequence = -1;   // from the trace when known
   int64_t ordinal = 0;     // k-th instance of (communicator, op) on each participant (order matching)
+  bool by_sequence = false;  // matched by sequence number (else by ordinal)
   std::vector<CollectiveParticipant> ranks;  // sorted by participant (rank, then process, GPU)
   int64_t first_start_ns = 0;  // min(start) over ranks
   int64_t skew_ns = 0;     // max(arrival) - min(arrival)
@@ -104,7 +108,8 @@ struct CrossRankResult {
   int64_t unmatched = 0;          // collectives seen on one participant only
   int64_t without_rank = 0;       // collectives with neither process nor GPU (cannot be matched)
   int64_t duplicates = 0;         // a second record of one instance on one participant (not matched)
-  bool matched_by_sequence = false;
+  bool matched_by_sequence = false;  // every matched instance was matched by sequence number
+  int64_t matched_by_order = 0;       // matched instances matched by order
   int64_t max_skew_ns = 0, total_skew_ns = 0;
   // Participants of matched instances whose arrival fell back to their start (no API call,
   // or an unresolved stream wait: see collective_arrival.h).

@@ -52,7 +52,7 @@ ojson InstanceJson(const model::Trace& t, const CrossRankResult& x, const Collec
   j["op"] = std::string(t.str(ci.op));
   j["communicator"] = std::string(t.str(ci.communicator));
   j["sequence"] = IntOrNull(ci.sequence);
-  j["order"] = x.matched_by_sequence ? ojson(nullptr) : ojson(ci.ordinal + 1);
+  j["order"] = ci.by_sequence ? ojson(nullptr) : ojson(ci.ordinal + 1);
   j["dtype"] = NameOrNull(t, c0.dtype);
   j["in_elements"] = IntOrNull(c0.in_elements);
   j["out_elements"] = IntOrNull(c0.out_elements);
@@ -175,7 +175,10 @@ ojson CrossRankJson(const model::Trace& t, const AnalysisResult& r, const Report
   const CrossRankResult& x = r.cross_rank;
   ojson xr;
   xr["matched_instances"] = x.instances.size();
-  xr["matched_by"] = x.matched_by_sequence ? "sequence" : "order";
+  xr["matched_by"] = x.matched_by_sequence                                ? "sequence"
+                     : x.matched_by_order == static_cast<int64_t>(x.instances.size()) ? "order"
+                                                                                     : "sequence and order";
+  xr["matched_by_order"] = x.matched_by_order;
   xr["identified_by"] = std::string(ToString(x.identified_by));
   xr["identified_note"] = IdentifiedNote(x.identified_by);
   xr["unmatched"] = x.unmatched;

@@ -211,7 +211,7 @@ ojson RankSummaryJson(const model::Trace& t, const AnalysisResult& r, const Rank
 ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const ReportInfo& info) {
   ojson j;
   j["schema"] = "overlapscope.report/1";
-  j["schema_version"] = "1.2";  // minor: additive changes only (docs/report-schema.md)
+  j["schema_version"] = "1.3";  // minor: additive changes only (docs/report-schema.md)
   j["tool"] = "overlapscope " + info.tool_version;
   j["inputs"] = info.inputs;
   j["time_span"] = {{"start_ns", t.start_ns()}, {"end_ns", t.end_ns()}, {"duration_ns", t.end_ns() - t.start_ns()}};

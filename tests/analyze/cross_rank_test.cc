@@ -107,6 +107,38 @@ TEST(CrossRank, SequenceNumbersBeatOrder) {
   EXPECT_NEAR(*r.instances[0].busbw_gbps, 2000000.0 / 50.0, 1e-9);
 }
 
+TEST(CrossRank, SequencePerOpAndOrderWhereNcclGivesNone) {
+  TwoRanks f;
+  // NCCL numbers each function separately: all-gather 0 and all-reduce 0 are two instances.
+  f.AddColl(0, "AllGather", 100, 200, 0);
+  f.AddColl(1, "AllGather", 110, 200, 0);
+  f.AddColl(0, "AllReduce", 300, 400, 0);
+  f.AddColl(1, "AllReduce", 330, 400, 0);
+  // A copy-engine all-gather on the same communicator has no sequence number on either rank; it
+  // shares the (communicator, AllGather) pair, so that pair is matched by order instead.
+  f.AddColl(0, "AllGather", 500, 600);
+  f.AddColl(1, "AllGather", 540, 600);
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok());
+  CrossRankResult r = AnalyzeCrossRank(*t);
+  EXPECT_EQ(r.unmatched, 0);
+  EXPECT_EQ(r.duplicates, 0);
+  ASSERT_EQ(r.instances.size(), 3u);
+  // AllGather (order #1: 100/110 -> skew 10), AllReduce (seq 0: 300/330 -> 30), AllGather
+  // (order #2: 500/540 -> 40). Only the all-reduce pair is matched by sequence.
+  EXPECT_FALSE(r.instances[0].by_sequence);
+  EXPECT_EQ(r.instances[0].ordinal, 0);
+  EXPECT_EQ(r.instances[0].skew_ns, 10);
+  EXPECT_TRUE(r.instances[1].by_sequence);
+  EXPECT_EQ(r.instances[1].sequence, 0);
+  EXPECT_EQ(r.instances[1].skew_ns, 30);
+  EXPECT_FALSE(r.instances[2].by_sequence);
+  EXPECT_EQ(r.instances[2].ordinal, 1);
+  EXPECT_EQ(r.instances[2].skew_ns, 40);
+  EXPECT_FALSE(r.matched_by_sequence);
+  EXPECT_EQ(r.matched_by_order, 2);
+}
+
 TEST(CrossRank, NoSkewMeansNoStraggler) {
   TwoRanks f;
   f.AddColl(0, "all_to_allv", 100, 200);
