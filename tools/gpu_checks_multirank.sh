@@ -23,7 +23,8 @@ section_multirank() {
   fi
   # OpenMPI refuses root unless told; the GPU machine runs commands as root.
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  local mpirun="mpirun -np $n --bind-to none"
+  # Shared-memory transport without CMA (containers often forbid process_vm_readv).
+  local mpirun="mpirun -np $n --bind-to none --mca btl self,vader --mca btl_vader_single_copy_mechanism none"
   local short="--iters 10 --warmup 3 --capture-iters 5 --timeout-s 60"
   check mr_env 30 bash -c "nvidia-smi -L; nvidia-smi topo -m; $mpirun --version | head -1; ls -l '$WBIN'"
 
