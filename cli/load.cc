@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <vector>
 
 #include "capture/import/import.h"
 #include "cli/args.h"
@@ -36,6 +39,28 @@ bool AlignClocksOrReport(const std::string& command, const std::string& mode, mo
 
 bool StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
+#if defined(OVERLAPSCOPE_HAVE_CUPTI)
+// Each directory that holds *.ovspill files becomes those files (sorted by name); other paths
+// stay as given.
+static std::vector<std::string> ExpandSpillDirectories(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    std::vector<std::string> spills;
+    if (std::filesystem::is_directory(p, ec))
+      for (const auto& e : std::filesystem::directory_iterator(p, ec))
+        if (e.path().extension() == ".ovspill" && e.is_regular_file(ec)) spills.push_back(e.path().string());
+    if (spills.empty()) {
+      out.push_back(p);
+      continue;
+    }
+    std::sort(spills.begin(), spills.end());
+    out.insert(out.end(), spills.begin(), spills.end());
+  }
+  return out;
+}
+#endif
+
 std::optional<model::Trace> LoadTracesOrReport(const std::string& command,
                                                const std::vector<std::string>& paths, int* exit_code) {
   if (paths.empty()) {
@@ -45,11 +70,14 @@ std::optional<model::Trace> LoadTracesOrReport(const std::string& command,
   }
 #if defined(OVERLAPSCOPE_HAVE_CUPTI)
   // Raw captures of `overlapscope profile` (DIR/rank<R>.ovspill) are read by the capture's own
-  // reader; they cannot be mixed with other formats in one call.
+  // reader; they cannot be mixed with other formats in one call. A directory holding spill files
+  // (a profile's output directory) stands for them: the .pftrace/.json written next to them are
+  // exports of the same capture.
+  std::vector<std::string> expanded = ExpandSpillDirectories(paths);
   bool all_spill = true;
-  for (const auto& p : paths) all_spill &= p.size() > 8 && p.compare(p.size() - 8, 8, ".ovspill") == 0;
+  for (const auto& p : expanded) all_spill &= p.size() > 8 && p.compare(p.size() - 8, 8, ".ovspill") == 0;
   if (all_spill) {
-    auto spill = cupti::ReadSpillFiles(paths);
+    auto spill = cupti::ReadSpillFiles(expanded);
     if (!spill.ok()) {
       std::fprintf(stderr, "overlapscope %s: %s\n", command.c_str(), std::string(spill.status().message()).c_str());
       *exit_code = kExitBadInput;

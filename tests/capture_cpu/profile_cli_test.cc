@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -78,6 +79,18 @@ TEST(ProfileCli, ReadsEveryRankAndWritesTraces) {
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(Exists(dir + "/rank0.json")) << r.out;
   EXPECT_TRUE(Exists(dir + "/rank1.json")) << r.out;
+
+  // The output directory itself (README: `overlapscope analyze prof/`) stands for its spill
+  // files, not for the rank<R>.json exports next to them: both ranks, once each.
+  const std::string listing = dir + ".info.txt";
+  const int dir_info = std::system((std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope info --json " + dir +
+                                    " > " + listing).c_str());
+  EXPECT_TRUE(WIFEXITED(dir_info) && WEXITSTATUS(dir_info) == 0);
+  std::ifstream in(listing);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("rank0.ovspill"), std::string::npos) << json.substr(0, 2000);
+  EXPECT_NE(json.find("rank1.ovspill"), std::string::npos) << json.substr(0, 2000);
+  EXPECT_EQ(json.find("rank0.json"), std::string::npos) << json.substr(0, 2000);
 
   // A target that fails still gets its traces written; the exit code says it failed (4).
   r = Profile("-o " + dir + " -- sh -c 'cp " + src + "/rank0.ovspill \"$OVERLAPSCOPE_SPILL_DIR\"/; exit 3'");
