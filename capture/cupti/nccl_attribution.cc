@@ -104,8 +104,12 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
   const auto made_here = [&](model::CollectiveId c) { return c >= first_new; };
   for (const model::Kernel& k : d.kernels)
     if (k.collective != model::kNone && made_here(k.collective)) with_kernel.insert(k.collective);
+  // Only device-to-device and peer copies: the data path. NCCL's first call on a communicator
+  // also copies small argument blocks from the host inside the same range (56 B seen on 2xH200).
+  const auto data_path = [](model::MemcpyKind k) { return k == model::MemcpyKind::kDtoD || k == model::MemcpyKind::kPtoP; };
   for (const model::Memcpy& m : d.memcpys)
-    if (m.collective != model::kNone && made_here(m.collective) && m.bytes > 0) copy_bytes[m.collective] += m.bytes;
+    if (m.collective != model::kNone && made_here(m.collective) && m.bytes > 0 && data_path(m.kind))
+      copy_bytes[m.collective] += m.bytes;
   for (const auto& [c, bytes] : copy_bytes) {
     if (with_kernel.contains(c) || d.collectives[c].bytes >= 0) continue;
     d.collectives[c].bytes = bytes;

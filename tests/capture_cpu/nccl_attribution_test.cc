@@ -41,11 +41,11 @@ TEST(NcclAttribution, CopiesInsideTheNcclRangeBecomeOneCollective) {
   model::Kernel k13 = gemm;
   k13.correlation_id = 13;
   d.kernels.push_back(k13);
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
     model::Memcpy m;
     m.start_ns = 1500 + 100 * i; m.end_ns = 1580 + 100 * i; m.device = dev; m.stream = ce; m.correlation_id = 11;
-    m.kind = model::MemcpyKind::kPtoP;
-    m.bytes = 4096;
+    m.kind = i == 0 ? model::MemcpyKind::kDtoD : i == 1 ? model::MemcpyKind::kPtoP : model::MemcpyKind::kHtoD;
+    m.bytes = i < 2 ? 4096 : 56;  // own chunk, the peer's chunk, and a small argument block
     d.memcpys.push_back(m);
   }
   model::Memcpy after;
@@ -56,7 +56,7 @@ TEST(NcclAttribution, CopiesInsideTheNcclRangeBecomeOneCollective) {
   EXPECT_EQ(a.nccl_ranges, 1);  // ncclCommInitRank is not a collective call
   EXPECT_EQ(a.collectives, 1);
   EXPECT_EQ(a.kernels, 0);
-  EXPECT_EQ(a.memcpys, 2);
+  EXPECT_EQ(a.memcpys, 3);
   EXPECT_EQ(a.bytes_from_copies, 1);
   auto tr = std::move(b).Finalize();
   ASSERT_TRUE(tr.ok()) << tr.status();
@@ -65,16 +65,17 @@ TEST(NcclAttribution, CopiesInsideTheNcclRangeBecomeOneCollective) {
   EXPECT_EQ(tr->str(c.op), "AllGather");
   EXPECT_EQ(c.rank, 0);
   EXPECT_EQ(c.nranks, 2);
-  // Its span is that of its two copies: 1500 .. 1680.
+  // Its span is that of its three copies: 1500 .. 1780.
   EXPECT_EQ(c.start_ns, 1500);
-  EXPECT_EQ(c.end_ns, 1680);
+  EXPECT_EQ(c.end_ns, 1780);
   EXPECT_EQ(c.stream, ce);
-  // No kernel carries it: its bytes are its two copies', 2 x 4096 (nccl-tests size of a 2-rank
-  // copy-engine all-gather of 4096-byte chunks: own chunk + one peer's).
+  // No kernel carries it: its bytes are its device-to-device and peer copies', 2 x 4096 (the
+  // nccl-tests size of a 2-rank copy-engine all-gather of 4096-byte chunks: own chunk + one
+  // peer's); the 56-byte host copy is not data.
   EXPECT_EQ(c.bytes, 8192);
   int attributed = 0;
   for (const auto& m : tr->memcpys()) attributed += m.collective != kNone;
-  EXPECT_EQ(attributed, 2);
+  EXPECT_EQ(attributed, 3);
   for (const auto& k : tr->kernels()) EXPECT_EQ(k.collective, kNone);
 }
 
