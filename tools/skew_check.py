@@ -32,13 +32,14 @@ def main(argv):
         print(f"FAIL skew {workload} {mode}: {e}")
         return 2
     figures = timings.get("figures", {})
-    key = f"captured_{mode}_skew_median_ms"
+    series = mode.replace("-", "_")  # the workloads name series with '_' (overlap-ce -> overlap_ce)
+    key = f"captured_{series}_skew_median_ms"
     if key not in figures:
         have = sorted(k for k in figures if k.endswith("_skew_median_ms"))
         print(f"FAIL skew {workload} {mode}: {timings_path} has no {key} (skew figures: {have})")
         return 2
     event_ns = figures[key] * 1e6
-    event_n = int(figures.get(f"captured_{mode}_skew_instances", 0))
+    event_n = int(figures.get(f"captured_{series}_skew_instances", 0))
     xr = report.get("collectives_across_ranks") or {}
     inst = xr.get("instances") or []
     if not inst:
@@ -62,7 +63,7 @@ def main(argv):
         for r in i.get("ranks", []):
             waits.setdefault(r.get("label"), []).append(r.get("wait_ns", 0))
     for label, w in sorted(waits.items(), key=lambda kv: str(kv[0])):
-        ev = figures.get(f"captured_{mode}_wait_rank{label.split()[-1]}_median_ms") if label else None
+        ev = figures.get(f"captured_{series}_wait_rank{label.split()[-1]}_median_ms") if label else None
         evs = f", CUDA events {ev * 1e3:.1f} us" if isinstance(ev, (int, float)) else ""
         print(f"    {label}: median wait {statistics.median(w) / 1e3:.1f} us in the trace{evs}")
     return 0 if verdict == "PASS" else 1

@@ -152,10 +152,13 @@ TEST(WorkloadSkew, StragglerSkewFromEventsMatchesCaptureAnalysis) {
   std::printf("median skew: CUDA events %.4f ms, capture analysis %.4f ms over %zu instances\n", events_ms,
               analysis_ms, skew.size());
   EXPECT_NEAR(analysis_ms, events_ms, 0.05 * events_ms);
-  // The 0.5 ms straggler dominates (GEMM end times of the two GPUs differ by far less).
-  EXPECT_GT(events_ms, 0.45);
+  // The 0.5 ms straggler dominates, but the GEMMs before the all-gather do not end together on
+  // the two GPUs: on 2 x H200 the median came out 0.51 ms in one run and 0.39 ms in another
+  // (rank 0's GEMMs ~0.1 ms slower while the capture ran). Only the direction and rough size are
+  // fixed; the agreement above is the check.
+  EXPECT_GT(events_ms, 0.25);
   EXPECT_LT(events_ms, 0.75);
-  EXPECT_GT(r->Get("captured_sequential_wait_rank0_median_ms"), 0.45);
+  EXPECT_GT(r->Get("captured_sequential_wait_rank0_median_ms"), 0.25);
   EXPECT_LT(r->Get("captured_sequential_wait_rank1_median_ms"), 0.05);
 }
 
