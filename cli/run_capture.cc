@@ -2,12 +2,14 @@
 
 #if defined(OVERLAPSCOPE_HAVE_WORKLOADS)
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -30,6 +32,17 @@ absl::Status WriteTextFile(const std::string& path, const std::string& content) 
   if (f) f.write(content.data(), static_cast<std::streamsize>(content.size()));
   if (!f) return absl::InternalError(absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
   return absl::OkStatus();
+}
+
+std::string CrossRankSummaryLine(const analyze::CrossRankResult& x) {
+  if (x.instances.empty()) return "";
+  std::vector<int64_t> skew;
+  for (const auto& i : x.instances) skew.push_back(i.skew_ns);
+  std::sort(skew.begin(), skew.end());
+  const size_t n = skew.size();
+  const double median = n % 2 ? static_cast<double>(skew[n / 2]) : 0.5 * static_cast<double>(skew[n / 2 - 1] + skew[n / 2]);
+  return absl::StrFormat("    collectives matched across ranks: %d (unmatched %d); skew median %.3f ms, max %.3f ms\n",
+                         n, x.unmatched, median / 1e6, x.max_skew_ns / 1e6);
 }
 
 RunCapture::RunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report)
@@ -100,6 +113,7 @@ std::string Summary(const model::Trace& t, const analyze::AnalysisResult& r) {
                               rk.finding_count[k]);
     s += "\n";
   }
+  s += CrossRankSummaryLine(r.cross_rank);
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "analyze/cross_rank.h"
 #include "workloads/workload.h"
 
 namespace overlapscope::cli {
@@ -49,6 +50,10 @@ class RunCapture {
 
 // Writes `content` to `path` (creating parent directories); the error names the path.
 absl::Status WriteTextFile(const std::string& path, const std::string& content);
+
+// One summary line about the collectives matched across ranks or GPUs (count, unmatched, median
+// and max skew); "" when none were matched.
+std::string CrossRankSummaryLine(const analyze::CrossRankResult& x);
 
 }  // namespace overlapscope::cli
 

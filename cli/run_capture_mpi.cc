@@ -49,16 +49,7 @@ std::string Summary(const model::Trace& t, const analyze::AnalysisResult& r) {
                           w.overlap_ratio ? absl::StrFormat("%.1f%%", 100 * *w.overlap_ratio) : std::string("n/a"),
                           Ms(w.compute_ns));
   }
-  const auto& x = r.cross_rank;
-  if (!x.instances.empty()) {
-    std::vector<int64_t> skew;
-    for (const auto& i : x.instances) skew.push_back(i.skew_ns);
-    std::sort(skew.begin(), skew.end());
-    const size_t n = skew.size();
-    const double median = n % 2 ? skew[n / 2] : 0.5 * (skew[n / 2 - 1] + skew[n / 2]);
-    absl::StrAppendFormat(&s, "    collectives matched across ranks: %d (unmatched %d); skew median %.3f ms, max %s\n",
-                          n, x.unmatched, median / 1e6, Ms(x.max_skew_ns));
-  }
+  s += CrossRankSummaryLine(r.cross_rank);
   return s;
 }
 
