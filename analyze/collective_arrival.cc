@@ -21,6 +21,14 @@ std::string_view ToString(ArrivalSource s) {
 }
 
 ArrivalEstimator::ArrivalEstimator(const model::Trace& t) : t_(t) {
+  if (const model::StringId nccl = t.strings().Find("NCCL"); nccl != kNone) {
+    for (const model::Range& r : t.ranges()) {
+      if (r.kind != model::RangeKind::kNvtx || r.domain != nccl || r.thread == kNone) continue;
+      if (nccl_ranges_.empty()) nccl_ranges_.resize(t.threads().size());
+      nccl_ranges_[r.thread].push_back({r.start_ns, r.end_ns});
+    }
+    for (auto& v : nccl_ranges_) std::sort(v.begin(), v.end());
+  }
   const size_t ns = t.streams().size();
   waits_.resize(ns);
   done_.resize(ns);
@@ -114,7 +122,22 @@ CollectiveArrival ArrivalEstimator::Of(model::CollectiveId c) const {
   const model::ApiCall* api = corr == kNoCorrelation ? nullptr : t_.ApiCallByCorrelation(p, corr);
   if (api == nullptr) return {start, ArrivalSource::kFallbackNoCall};
 
-  CollectiveArrival a{api->start_ns, ArrivalSource::kApiCall};  // (a)
+  // (a): the start of the innermost NCCL range around the call (ranges of one thread do not
+  // overlap except by nesting), else the call's own start.
+  int64_t called = api->start_ns;
+  if (api->thread != kNone && static_cast<size_t>(api->thread) < nccl_ranges_.size()) {
+    const auto& v = nccl_ranges_[api->thread];
+    auto it = std::upper_bound(v.begin(), v.end(), std::pair<int64_t, int64_t>{api->start_ns, INT64_MAX});
+    while (it != v.begin()) {
+      --it;
+      if (it->second >= api->end_ns) {
+        called = it->first;
+        break;
+      }
+      if (api->start_ns - it->first > int64_t{1000} * 1000 * 1000) break;  // 1 s back: no enclosing range
+    }
+  }
+  CollectiveArrival a{called, ArrivalSource::kApiCall};
   // (b): the activity just before the first carrier in the stream's (start, end) order.
   const std::vector<int64_t>& st = starts_[s];
   const size_t pos = std::lower_bound(st.begin(), st.end(), start) - st.begin();

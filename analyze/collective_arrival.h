@@ -6,7 +6,13 @@
 // peers, invisible to CUPTI) and only then its copies, so on the early rank the first copy
 // appears when the late peer arrives; an NCCL kernel queued behind a GEMM that holds every SM
 // starts when SMs free up. Arrival is the time its stream could run it:
-//   max( (a) host start of the API call that enqueued the first carrying activity,
+//   max( (a) when the rank called the collective: the start of the NCCL API range (NVTX domain
+//            "NCCL", own captures) on the calling thread that contains the API call which
+//            enqueued the first carrying activity, else that call's own host start. NCCL does
+//            tens of µs of host work inside ncclAllGather & co. before it enqueues anything (a
+//            copy-engine collective first enqueues its barrier's stream memory operations, which
+//            CUPTI does not record), while the rank's stream may be idle; the ranks' own CUDA
+//            events, recorded right before the call, see the call's start,
 //        (b) end of the last activity (kernel, memcpy, memset) on the same stream that started
 //            before the first carrying activity,
 //        (c) for each stream-wait-event on that stream enqueued after (b)'s activity and before
@@ -30,6 +36,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/trace.h"
@@ -87,6 +94,9 @@ class ArrivalEstimator {
   const model::Trace& t_;
   std::vector<StreamWaits> waits_;  // by waiting stream
   std::vector<Done> done_;          // by recording stream (filled for waited-on streams only)
+  // NCCL-domain NVTX ranges (start, end) per host thread, sorted by start ((a)); empty when the
+  // trace has none.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> nccl_ranges_;
   // Start times of StreamActivities(s), for streams that carry a collective: (b)'s binary search
   // then reads one contiguous array instead of the scattered activity records.
   std::vector<std::vector<int64_t>> starts_;

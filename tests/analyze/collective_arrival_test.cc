@@ -86,6 +86,43 @@ struct Ranks {
   }
 };
 
+TEST(CollectiveArrival, ArrivalOfAnIdleStreamIsWhenTheRankCalledNccl) {
+  // As below, with NCCL's NVTX ranges: rank 0 called ncclAllGather at 40 (range [40, 130) on its
+  // thread); NCCL enqueued the copies at 100, inside it. Rank 1's range [90, 130) starts after
+  // an earlier range [10, 20) that ended before its call (not around it), and a range on another
+  // thread [0, 200) must not count. Rank 1's stream is busy until 550.
+  //   rank 0: arrival = (a) range start 40 (its stream is idle)
+  //   rank 1: arrival = max((a) 90, (b) 550) = 550
+  // skew = 550 - 40 = 510; without the ranges it is 450 (the next test).
+  Ranks f;
+  const model::StringId nccl = f.b.Intern("NCCL");
+  auto range = [&](model::ThreadId th, int64_t s, int64_t e) {
+    f.b.data().ranges.push_back({s, e, model::RangeKind::kNvtx, th, model::kNoCorrelation, f.b.Intern("ncclAllGather"), nccl});
+  };
+  range(f.thread[0], 40, 130);
+  range(f.thread[1], 10, 20);
+  range(f.thread[1], 90, 130);
+  range(f.b.GetOrAddThread(f.proc[0], 2), 0, 200);
+  const int64_t spin = f.Api(1, "cudaLaunchKernel", 0);
+  f.Kernel(1, 20, 0, 550, spin);
+  for (int r = 0; r < 2; ++r) {
+    const model::CollectiveId c = f.Coll("AllGather", 1);
+    const int64_t call = f.Api(r, "cudaMemcpyBatchAsync", 100);
+    f.Copy(r, 20, 600, 650, call, c);
+    f.Copy(r, 20, 650, 700, call, c);
+  }
+  model::Trace t = f.Finish();
+  CrossRankResult x = AnalyzeCrossRank(t);
+  ASSERT_EQ(x.instances.size(), 1u);
+  const CollectiveInstance& ci = x.instances[0];
+  ASSERT_EQ(ci.ranks.size(), 2u);
+  EXPECT_EQ(ci.ranks[0].arrival_ns, 40);
+  EXPECT_EQ(ci.ranks[0].arrival_source, ArrivalSource::kApiCall);
+  EXPECT_EQ(ci.ranks[1].arrival_ns, 550);
+  EXPECT_EQ(ci.ranks[1].arrival_source, ArrivalSource::kStreamPredecessor);
+  EXPECT_EQ(ci.skew_ns, 510);
+}
+
 TEST(CollectiveArrival, CopyEngineCollectiveArrivesWhenItsStreamIsFree) {
   // Copy-engine all-gather (no kernel) on stream 20 of both ranks; NCCL's barrier with the peer
   // is invisible, so both ranks' copies start only once both have arrived: 600-700.
