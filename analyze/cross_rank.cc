@@ -69,10 +69,15 @@ void Finish(const model::Trace& t, const std::vector<Participant>& parts, Collec
   inst.skew_ns = max_arrival - min_arrival;
   if (inst.skew_ns == 0) inst.last = model::kNone;  // nobody waited
   inst.last_rank = inst.last == model::kNone ? model::kNone : parts[inst.last].rank;
+  // Bandwidth time (METRICS §6): from the last start, not the last arrival. Once every rank has
+  // arrived a collective may still wait (a copy-engine barrier, SMs held by a GEMM); counting
+  // that would fold contention into the bandwidth the links achieved.
+  int64_t max_start = INT64_MIN;
+  for (const auto& p : inst.ranks) max_start = std::max(max_start, p.start_ns);
   inst.bus_time_ns = INT64_MAX;
   for (auto& p : inst.ranks) {
     p.wait_ns = max_arrival - p.arrival_ns;
-    inst.bus_time_ns = std::min(inst.bus_time_ns, p.end_ns - max_arrival);
+    inst.bus_time_ns = std::min(inst.bus_time_ns, p.end_ns - max_start);
   }
   const model::Collective& c = t.collectives()[inst.ranks.front().collective];
   int64_t elements = std::max(c.in_elements, c.out_elements);

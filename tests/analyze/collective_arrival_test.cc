@@ -130,7 +130,7 @@ TEST(CollectiveArrival, CopyEngineCollectiveArrivesWhenItsStreamIsFree) {
   //   rank 1: spin kernel 0-550 on the stream, launched at 0;
   //           cudaMemcpyBatchAsync at 100                      -> arrival = max(100, (b) 550) = 550
   // skew = 550 - 100 = 450 (old rule: starts 600 / 600 -> 0); rank 0 waits 450, rank 1 is last.
-  // bus time = min(700 - 550, 700 - 550) = 150 (from starts it was 100).
+  // bus time (from starts, METRICS §6) = min(700 - 600, 700 - 600) = 100.
   Ranks f;
   const int64_t spin = f.Api(1, "cudaLaunchKernel", 0);
   f.Kernel(1, 20, 0, 550, spin);
@@ -155,7 +155,7 @@ TEST(CollectiveArrival, CopyEngineCollectiveArrivesWhenItsStreamIsFree) {
   EXPECT_EQ(ci.last_rank, 1);
   EXPECT_EQ(ci.ranks[0].wait_ns, 450);
   EXPECT_EQ(ci.ranks[1].wait_ns, 0);
-  EXPECT_EQ(ci.bus_time_ns, 150);
+  EXPECT_EQ(ci.bus_time_ns, 100);
   EXPECT_EQ(ci.first_start_ns, 600);  // still the first start: instances stay ordered by it
   EXPECT_EQ(x.arrival_fallbacks, 0);
   EXPECT_EQ(x.max_skew_ns, 450);
@@ -167,7 +167,7 @@ TEST(CollectiveArrival, KernelHeldBackByAGemmArrivedWhenItsOwnStreamWasFree) {
   //         [1000, 1100)                       -> arrival = max((a) 300, (b) 350) = 350
   // rank 1: no GEMM; launched at 400, kernel [420, 1100) -> arrival = (a) 400
   // skew = 400 - 350 = 50, rank 1 last, rank 0 waits 50 (old rule: 1000 - 420 = 580 with
-  // rank 0 "last"); bus time = min(1100 - 400, 1100 - 400) = 700.
+  // rank 0 "last"); bus time from the last start = min(1100 - 1000, 1100 - 1000) = 100.
   Ranks f;
   f.Memset(0, 17, 100, 350, f.Api(0, "cudaMemsetAsync", 50));
   f.Kernel(0, 7, 120, 1000, f.Api(0, "cudaLaunchKernel", 60));
@@ -184,7 +184,7 @@ TEST(CollectiveArrival, KernelHeldBackByAGemmArrivedWhenItsOwnStreamWasFree) {
   EXPECT_EQ(ci.skew_ns, 50);
   EXPECT_EQ(ci.last_rank, 1);
   EXPECT_EQ(ci.ranks[0].wait_ns, 50);
-  EXPECT_EQ(ci.bus_time_ns, 700);
+  EXPECT_EQ(ci.bus_time_ns, 100);
   ASSERT_EQ(x.ranks.size(), 2u);
   EXPECT_EQ(x.ranks[1].times_last, 1);
   EXPECT_EQ(x.ranks[1].others_wait_ns, 50);
@@ -199,7 +199,7 @@ TEST(CollectiveArrival, StreamWaitEventResolvedToTheProducersEnd) {
   //            (had the corr-5 kernel counted it would be 1200, clamped to the start 810)
   // rank 1: launched at 500, kernel [510, 900)  -> arrival 500
   // skew = 800 - 500 = 300, rank 0 last; rank 1 waits 300 (old rule: 810 - 510 = 300 too);
-  // bus time = min(900 - 800, 900 - 800) = 100 (from starts: 90).
+  // bus time from the last start = min(900 - 810, 900 - 810) = 90.
   Ranks f;
   f.Kernel(0, 7, 100, 800, f.Api(0, "cudaLaunchKernel", 10));
   const int64_t rec = f.Api(0, "cudaEventRecord", 20);
@@ -221,7 +221,7 @@ TEST(CollectiveArrival, StreamWaitEventResolvedToTheProducersEnd) {
   EXPECT_EQ(ci.skew_ns, 300);
   EXPECT_EQ(ci.last_rank, 0);
   EXPECT_EQ(ci.ranks[1].wait_ns, 300);
-  EXPECT_EQ(ci.bus_time_ns, 100);
+  EXPECT_EQ(ci.bus_time_ns, 90);
   EXPECT_EQ(x.arrival_fallbacks, 0);
 }
 
