@@ -45,6 +45,23 @@ std::string CrossRankSummaryLine(const analyze::CrossRankResult& x) {
                          n, x.unmatched, median / 1e6, x.max_skew_ns / 1e6);
 }
 
+std::string PrepareCaptureEnv(int iters, FILE* note_to) {
+  std::string lib = cupti::CuptiLibraryPath();
+  if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), /*overwrite=*/0);
+  // NCCL's profiler plugin adds communicator, sequence, algorithm, protocol and channels to the
+  // captured collectives. NCCL loads it at the first communicator init, which cmd_run.cc runs
+  // after constructing the capture. The plugin writes under a fresh temporary directory (or
+  // OVERLAPSCOPE_NCCL_DIR when the user gave one); each session's Stop() reads its window.
+  if (iters <= 0 || std::getenv("OVERLAPSCOPE_NO_NCCL_PLUGIN")) return "";
+  const char* dir = std::getenv("OVERLAPSCOPE_NCCL_DIR");
+  const bool user_dir = dir && *dir;
+  if (std::string why = cupti::SetNcclPluginEnv(user_dir ? dir : ""); !why.empty()) {
+    if (note_to) std::fprintf(note_to, "  note: %s\n", why.c_str());
+    return "";
+  }
+  return user_dir ? "" : std::getenv("OVERLAPSCOPE_NCCL_DIR");
+}
+
 RunCapture::RunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report)
     : workload_(std::move(workload)),
       out_dir_(std::move(out_dir)),
@@ -52,20 +69,7 @@ RunCapture::RunCapture(std::string workload, std::string out_dir, int iters, FIL
       out_(out),
       full_report_(full_report),
       session_(new Session) {
-  std::string lib = cupti::CuptiLibraryPath();
-  if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), /*overwrite=*/0);
-  // NCCL's profiler plugin adds communicator, sequence, algorithm, protocol and channels to the
-  // captured collectives. NCCL loads it at the first communicator init, which cmd_run.cc runs
-  // after constructing this object. The plugin writes under a fresh temporary directory (or
-  // OVERLAPSCOPE_NCCL_DIR when the user gave one); each session's Stop() reads its window.
-  if (iters_ > 0 && !std::getenv("OVERLAPSCOPE_NO_NCCL_PLUGIN")) {
-    const char* dir = std::getenv("OVERLAPSCOPE_NCCL_DIR");
-    const bool user_dir = dir && *dir;
-    if (std::string why = cupti::SetNcclPluginEnv(user_dir ? dir : ""); !why.empty())
-      std::fprintf(out_, "  note: %s\n", why.c_str());
-    else if (!user_dir)
-      nccl_tmp_dir_ = std::getenv("OVERLAPSCOPE_NCCL_DIR");
-  }
+  nccl_tmp_dir_ = PrepareCaptureEnv(iters_, out_);
 }
 
 RunCapture::~RunCapture() {

@@ -51,6 +51,13 @@ class RunCapture {
 // Writes `content` to `path` (creating parent directories); the error names the path.
 absl::Status WriteTextFile(const std::string& path, const std::string& content);
 
+// Environment for in-process capture of `run`, before the workload creates its first NCCL
+// communicator: NVTX_INJECTION64_PATH (NVTX ranges to CUPTI) and, when iters > 0 and not
+// disabled by OVERLAPSCOPE_NO_NCCL_PLUGIN, the NCCL profiler plugin's variables. Returns the
+// temporary plugin directory it made (for the caller to remove at the end), "" otherwise; why
+// the plugin is not used is printed to `note_to` (may be null).
+std::string PrepareCaptureEnv(int iters, FILE* note_to);
+
 // One summary line about the collectives matched across ranks or GPUs (count, unmatched, median
 // and max skew); "" when none were matched.
 std::string CrossRankSummaryLine(const analyze::CrossRankResult& x);

@@ -62,18 +62,7 @@ MpiRunCapture::MpiRunCapture(std::string workload, std::string out_dir, int iter
       out_(out),
       full_report_(full_report),
       session_(new Session) {
-  std::string lib = cupti::CuptiLibraryPath();
-  if (!lib.empty()) setenv("NVTX_INJECTION64_PATH", lib.c_str(), /*overwrite=*/0);
-  // As RunCapture: NCCL loads the plugin at the first communicator init, after this.
-  if (iters_ > 0 && !std::getenv("OVERLAPSCOPE_NO_NCCL_PLUGIN")) {
-    const char* dir = std::getenv("OVERLAPSCOPE_NCCL_DIR");
-    const bool user_dir = dir && *dir;
-    if (std::string why = cupti::SetNcclPluginEnv(user_dir ? dir : ""); !why.empty()) {
-      if (mpi::Rank() <= 0) std::fprintf(out_, "  note: %s\n", why.c_str());
-    } else if (!user_dir) {
-      nccl_tmp_dir_ = std::getenv("OVERLAPSCOPE_NCCL_DIR");
-    }
-  }
+  nccl_tmp_dir_ = PrepareCaptureEnv(iters_, mpi::Rank() <= 0 ? out_ : nullptr);
 }
 
 MpiRunCapture::~MpiRunCapture() {
