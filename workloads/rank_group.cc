@@ -55,24 +55,9 @@ absl::StatusOr<std::unique_ptr<RankGroup>> RankGroup::Create(const GroupOptions&
     c.device = r;
     c.local = r;
     c.group = g.get();
-    OS_CUDA(cudaSetDevice(r));
-    OS_CUDA(cudaDeviceGetAttribute(&c.num_sms, cudaDevAttrMultiProcessorCount, r));
-    // Non-blocking streams: no implicit ordering with the legacy default stream.
-    OS_CUDA(cudaStreamCreateWithFlags(&c.compute, cudaStreamNonBlocking));
-    OS_CUDA(cudaStreamCreateWithFlags(&c.comm, cudaStreamNonBlocking));
-    if (options.cublas) {
-      OS_CUBLAS(cublasCreate(&c.blas));
-      OS_CUBLAS(cublasSetStream(c.blas, c.compute));
-    }
+    RETURN_IF_ERROR(g->SetUpDevice(c, r));
   }
-  cudaDeviceProp prop{};
-  OS_CUDA(cudaGetDeviceProperties(&prop, 0));
-  g->description_ = absl::StrCat(prop.name, " x", n);
-  if (options.nccl) {
-    OS_NCCL(ncclGetVersion(&g->nccl_version_));
-    absl::StrAppend(&g->description_, ", NCCL ", NcclVersionString(g->nccl_version_), " (built against ",
-                    NCCL_MAJOR, ".", NCCL_MINOR, ".", NCCL_PATCH, ")");
-  }
+  RETURN_IF_ERROR(g->Describe(0, n, ""));
   if (options.nccl) {
     ncclUniqueId id;
     OS_NCCL(ncclGetUniqueId(&id));
@@ -88,6 +73,31 @@ absl::StatusOr<std::unique_ptr<RankGroup>> RankGroup::Create(const GroupOptions&
     RETURN_IF_ERROR(OnThreads(n, init));
   }
   return g;
+}
+
+absl::Status RankGroup::SetUpDevice(RankContext& c, int device) {
+  OS_CUDA(cudaSetDevice(device));
+  OS_CUDA(cudaDeviceGetAttribute(&c.num_sms, cudaDevAttrMultiProcessorCount, device));
+  // Non-blocking streams: no implicit ordering with the legacy default stream.
+  OS_CUDA(cudaStreamCreateWithFlags(&c.compute, cudaStreamNonBlocking));
+  OS_CUDA(cudaStreamCreateWithFlags(&c.comm, cudaStreamNonBlocking));
+  if (options_.cublas) {
+    OS_CUBLAS(cublasCreate(&c.blas));
+    OS_CUBLAS(cublasSetStream(c.blas, c.compute));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RankGroup::Describe(int device, int n, const std::string& suffix) {
+  cudaDeviceProp prop{};
+  OS_CUDA(cudaGetDeviceProperties(&prop, device));
+  description_ = absl::StrCat(prop.name, " x", n, suffix);
+  if (options_.nccl) {
+    OS_NCCL(ncclGetVersion(&nccl_version_));
+    absl::StrAppend(&description_, ", NCCL ", NcclVersionString(nccl_version_), " (built against ", NCCL_MAJOR, ".",
+                    NCCL_MINOR, ".", NCCL_PATCH, ")");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RankGroup::CreateCeComms() {

@@ -100,6 +100,11 @@ class RankGroup {
  private:
   RankGroup() = default;
   void Abort();
+  // Sets `device` current and gives `c` its SM count, non-blocking compute and comm streams and,
+  // when options_.cublas, a cuBLAS handle on the compute stream.
+  absl::Status SetUpDevice(RankContext& c, int device);
+  // description_: "<GPU name> x<n><suffix>", plus the NCCL version when options_.nccl.
+  absl::Status Describe(int device, int n, const std::string& suffix);
   // The MPI variants (rank_group_mpi.cc).
   static absl::StatusOr<std::unique_ptr<RankGroup>> CreateMpi(const GroupOptions& options);
   absl::Status CreateCeCommsMpi();

@@ -114,23 +114,8 @@ absl::StatusOr<std::unique_ptr<RankGroup>> RankGroup::CreateMpi(const GroupOptio
   c.local = 0;
   c.group = g.get();
   auto setup = [&]() -> absl::Status {
-    OS_CUDA(cudaSetDevice(device));
-    OS_CUDA(cudaDeviceGetAttribute(&c.num_sms, cudaDevAttrMultiProcessorCount, device));
-    OS_CUDA(cudaStreamCreateWithFlags(&c.compute, cudaStreamNonBlocking));
-    OS_CUDA(cudaStreamCreateWithFlags(&c.comm, cudaStreamNonBlocking));
-    if (options.cublas) {
-      OS_CUBLAS(cublasCreate(&c.blas));
-      OS_CUBLAS(cublasSetStream(c.blas, c.compute));
-    }
-    cudaDeviceProp prop{};
-    OS_CUDA(cudaGetDeviceProperties(&prop, device));
-    g->description_ = absl::StrCat(prop.name, " x", world, " (", world, " MPI processes)");
-    if (options.nccl) {
-      OS_NCCL(ncclGetVersion(&g->nccl_version_));
-      absl::StrAppend(&g->description_, ", NCCL ", g->nccl_version_ / 10000, ".", (g->nccl_version_ / 100) % 100, ".",
-                      g->nccl_version_ % 100, " (built against ", NCCL_MAJOR, ".", NCCL_MINOR, ".", NCCL_PATCH, ")");
-    }
-    return absl::OkStatus();
+    RETURN_IF_ERROR(g->SetUpDevice(c, device));
+    return g->Describe(device, world, absl::StrCat(" (", world, " MPI processes)"));
   };
   RETURN_IF_ERROR(mpi::Agree(setup()));
   if (options.nccl) {
