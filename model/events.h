@@ -150,6 +150,10 @@ struct Collective {
   StringId protocol = 0;             // "LL", "LL128", "SIMPLE"
   int32_t channels = kNone;          // NCCL channels (CTAs) the collective ran on
   int64_t channel_span_ns = -1;      // last channel end - first channel start, GPU globaltimer
+  // From NCCL's NVTX payload (own captures): root rank (broadcast, reduce, gather, scatter) or
+  // peer (send, recv), and the reduction ("sum", "prod", "max", "min", "avg").
+  int32_t root_or_peer = kNone;
+  StringId reduce_op = 0;
 };
 
 // A reference to one GPU activity in Trace::kernels()/memcpys()/memsets().

@@ -71,6 +71,9 @@ ojson InstanceJson(const model::Trace& t, const CrossRankResult& x, const Collec
   j["algorithm"] = NameOrNull(t, algo);
   j["protocol"] = NameOrNull(t, proto);
   j["channels"] = channels == model::kNone ? ojson(nullptr) : ojson(channels);
+  // NVTX payload fields (own captures): the root or peer of the first participant, the reduction.
+  j["root_or_peer"] = c0.root_or_peer == model::kNone ? ojson(nullptr) : ojson(c0.root_or_peer);
+  j["reduce_op"] = NameOrNull(t, c0.reduce_op);
   j["first_start_ns"] = ci.first_start_ns;
   j["skew_ns"] = ci.skew_ns;
   j["last"] = ci.last == model::kNone ? ojson(nullptr) : ojson(x.participants[ci.last].label);
@@ -112,6 +115,9 @@ std::string Algo(const ojson& ci) {
   if (!ci["algorithm"].is_null()) s = S(ci["algorithm"]);
   if (!ci["protocol"].is_null()) absl::StrAppend(&s, s.empty() ? "" : "/", S(ci["protocol"]));
   if (!ci["channels"].is_null()) absl::StrAppend(&s, s.empty() ? "" : " ", I(ci["channels"]), " ch");
+  if (ci.contains("reduce_op") && !ci["reduce_op"].is_null()) absl::StrAppend(&s, s.empty() ? "" : " ", S(ci["reduce_op"]));
+  if (ci.contains("root_or_peer") && !ci["root_or_peer"].is_null())
+    absl::StrAppend(&s, s.empty() ? "" : " ", "root/peer ", I(ci["root_or_peer"]));
   return s;
 }
 

@@ -1,5 +1,8 @@
 // Encoding of CUPTI activity records (CUPTI API 130001 structs) into spill records.
 // Called with the writer lock held (collector.cc).
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <cstring>
 
 #include "capture/cupti/collector_state.h"
@@ -15,6 +18,38 @@ std::string StripVersion(const char* name) {
       s.find_first_not_of("0123456789", v + 2) == std::string::npos)
     s.resize(v);
   return s;
+}
+
+// Copies n bytes at `addr` of this process into `out`, false when that memory is not readable.
+// process_vm_readv on ourselves fails with EFAULT instead of faulting, so a payload pointer
+// CUPTI no longer backs cannot crash the profiled program.
+bool SafeRead(uint64_t addr, void* out, size_t n) {
+  if (addr == 0 || n == 0) return false;
+  iovec local{out, n}, remote{reinterpret_cast<void*>(addr), n};
+  return ::process_vm_readv(::getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
+}
+
+// nvtxPayloadData_t of nvToolsExtPayload.h (NVTX 3 extended payloads): schema id, size, data.
+struct NvtxPayloadData {
+  uint64_t schema_id;
+  size_t size;
+  uint64_t payload;
+};
+
+// NVTX extended payload (NCCL's API ranges carry communicator, message size, root/peer and
+// reduction this way): MARKER_DATA's payload is then a pointer to the nvtxPayloadData_t that
+// CUPTI keeps for the record; its bytes go to the spill as they are (decoded by
+// nccl_nvtx_payload.h). Anything unreadable is left out.
+void AppendNvtxPayload(std::string& out, const CUpti_ActivityMarkerData2& m) {
+  NvtxPayloadData pd{};
+  if (!SafeRead(m.payload.metricValueUint64, &pd, sizeof(pd)) || pd.size == 0 || pd.size > (1u << 20)) return;
+  SpillNvtxPayload s{};
+  s.marker_id = m.id, s.domain_id = m.cuptiDomainId, s.schema_id = pd.schema_id;
+  s.bytes = static_cast<uint32_t>(pd.size < kSpillMaxNvtxPayload ? pd.size : kSpillMaxNvtxPayload);
+  s.truncated = pd.size > kSpillMaxNvtxPayload ? 1 : 0;
+  unsigned char bytes[kSpillMaxNvtxPayload];
+  if (!SafeRead(pd.payload, bytes, s.bytes)) return;
+  SpillEncoder::AppendRaw(&out, SpillType::kNvtxPayload, &s, sizeof(s), bytes, s.bytes);
 }
 
 uint32_t ApiName(WriterState& w, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
@@ -144,6 +179,7 @@ void WriterState::Encode(const CUpti_Activity* rec) {
       s.flags = m->flags, s.id = m->id, s.payload_kind = m->payloadKind, s.color = m->color;
       s.category = m->category, s.domain_id = m->cuptiDomainId;
       SpillEncoder::Append(&out, SpillType::kMarkerData, s);
+      if (m->payloadKind == CUPTI_METRIC_VALUE_KIND_NVTX_EXTENDED_PAYLOAD) AppendNvtxPayload(out, *m);
       return;
     }
     case CUPTI_ACTIVITY_KIND_OVERHEAD: {

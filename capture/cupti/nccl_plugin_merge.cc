@@ -53,13 +53,13 @@ struct RangeRef {
   model::CollectiveId collective;
 };
 
-std::string CommName(uint64_t comm_id) {
+}  // namespace
+
+std::string NcclCommName(uint64_t comm_id) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "nccl:%016" PRIx64, comm_id);
   return buf;
 }
-
-}  // namespace
 
 NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, model::TraceBuilder& b,
                                 model::ProcessId process, const NcclMergeOptions& opt) {
@@ -238,7 +238,7 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     for (const Unit* u : us) same_func &= u->func == first.func, same_ctx &= u->context == first.context;
     auto comm = comm_of.find(first.context);
     if (same_ctx && comm != comm_of.end()) {
-      c.communicator = b.Intern(CommName(comm->second->comm_id));
+      c.communicator = b.Intern(NcclCommName(comm->second->comm_id));
       c.rank = comm->second->rank;
       c.nranks = comm->second->nranks;
     } else if (!same_ctx) {

@@ -102,6 +102,10 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
 // Normalized datatype name ("ncclFloat16" -> "float16", spelled as analyze's DtypeBytes knows
 // it) and its element size in bytes (0 when unknown).
 std::string NcclDtypeName(std::string_view nccl_dtype);
+
+// "nccl:<commId as 16 hex digits>": the communicator name of NCCL's id (commHash), the same on
+// every rank (the profiler plugin's and the NVTX payload's).
+std::string NcclCommName(uint64_t comm_id);
 int64_t NcclDtypeBytes(std::string_view nccl_dtype);
 
 // Input and output elements of one rank for an NCCL call of `func` with `count`, as NCCL's API

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "capture/cupti/nccl_attribution.h"
+#include "capture/cupti/nccl_nvtx_payload.h"
 #include "capture/cupti/spill_format.h"
 #include "capture/cupti/spill_to_model.h"
 #include "model/status_macros.h"
@@ -128,6 +129,16 @@ static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& pat
       case SpillType::kExternalCorrelation: Push(r.externals, p, n, r.stats, "external correlation", off); break;
       case SpillType::kMarker: Push(r.markers, p, n, r.stats, "marker", off); break;
       case SpillType::kMarkerData: Push(r.marker_data, p, n, r.stats, "marker data", off); break;
+      case SpillType::kNvtxPayload:
+        if (n < sizeof(SpillNvtxPayload)) {
+          r.stats.Skip("short nvtx payload record", absl::StrCat("offset ", off, ": ", n, " bytes"));
+        } else {
+          NvtxPayloadRecord pr{Decode<SpillNvtxPayload>(p, n), {}};
+          const size_t have = n - sizeof(SpillNvtxPayload);
+          pr.bytes.assign(p + sizeof(SpillNvtxPayload), pr.h.bytes < have ? pr.h.bytes : have);
+          r.nvtx_payloads.push_back(std::move(pr));
+        }
+        break;
       case SpillType::kOverhead: Push(r.overheads, p, n, r.stats, "overhead", off); break;
       case SpillType::kDevice: Push(r.devices, p, n, r.stats, "device", off); break;
       case SpillType::kContext: Push(r.contexts, p, n, r.stats, "context", off); break;
@@ -145,16 +156,21 @@ static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& pat
     }
     off += kSpillRecordHeaderBytes + n;
   }
-  RETURN_IF_ERROR(SpillRecordsToModel(std::move(r), builder));
+  SpillNvtxSide nvtx;
+  RETURN_IF_ERROR(SpillRecordsToModel(std::move(r), builder, &nvtx));
   // Name every piece of communication: GPU work enqueued inside NCCL's API ranges belongs to
   // that collective (copy-engine collectives have no NCCL kernel to recognize by name).
   auto& d = builder.data();
   NcclAttribution a = AttributeNcclRanges(builder, static_cast<model::ProcessId>(d.processes.size() - 1));
+  // What NCCL's NVTX payloads say of those calls: communicator, message size, root/peer, op.
+  const NcclNvtxMerge nm = ApplyNcclNvtxPayloads(builder, a, nvtx);
   if (a.collectives > 0 && !d.sources.empty()) {
     auto& notes = d.sources.back().notes;
     notes["collectives from NCCL ranges"] += a.collectives;
     notes["kernels attributed to NCCL ranges"] += a.kernels;
     notes["memcpys attributed to NCCL ranges"] += a.memcpys;
+    if (nm.decoded) notes["collectives with NCCL's NVTX payload (communicator, size, root/peer, op)"] += nm.decoded;
+    if (nm.not_nccl_layout) notes["NVTX payloads of NCCL ranges in an unknown layout (not used)"] += nm.not_nccl_layout;
   }
   // NCCL's own view (communicator, sequence, algorithm, ...) from the profiler plugin.
   std::string nccl = options.nccl_plugin_file;

@@ -58,6 +58,7 @@ enum class SpillType : uint8_t {
   kName = 16,
   kStats = 17,      // cumulative counters; the last one in the file wins
   kEnd = 18,
+  kNvtxPayload = 19,  // SpillNvtxPayload, then `bytes` bytes of the NVTX extended payload
 };
 
 #pragma pack(push, 1)
@@ -121,6 +122,15 @@ struct SpillMarkerData {
   uint64_t payload;
   uint32_t flags, id, payload_kind, color, category, domain_id;
 };
+// The binary payload of an NVTX extended-payload event (nvtxPayloadData_t: schema id and bytes),
+// as CUPTI hands it over in the MARKER_DATA record of marker `marker_id`. At most
+// kSpillMaxNvtxPayload bytes are kept (`truncated` = 1 when there were more).
+struct SpillNvtxPayload {
+  uint32_t marker_id, domain_id;
+  uint64_t schema_id;
+  uint32_t bytes, truncated;
+};
+inline constexpr uint32_t kSpillMaxNvtxPayload = 256;
 struct SpillOverhead {
   int64_t start, end;
   uint32_t overhead_kind, object_kind, pid, tid;

@@ -72,7 +72,7 @@ std::string Demangle(std::string_view mangled) {
 
 }  // namespace
 
-absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b) {
+absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b, SpillNvtxSide* nvtx) {
   model::SourceStats& st = r.stats;
   auto str = [&](uint32_t sid) -> model::StringId {
     if (sid == 0) return 0;
@@ -257,6 +257,7 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b) {
       const SpillMarker& s = *it->second;
       open.erase(it);
       if (bad_time(s.timestamp, m.timestamp, "nvtx range")) continue;
+      if (nvtx) nvtx->marker_of_range[static_cast<int32_t>(d.ranges.size())] = s.id;
       d.ranges.push_back({s.timestamp, m.timestamp, model::RangeKind::kNvtx, marker_thread(s), model::kNoCorrelation,
                           str(s.name_sid), str(s.domain_sid ? s.domain_sid : m.domain_sid)});
       st.kept_by_category["nvtx range (start and end records)"] += 2;
@@ -269,7 +270,11 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b) {
   }
   if (!open.empty()) st.skipped_by_reason["nvtx range without end (still open at flush)"] += open.size();
   if (!r.marker_data.empty())
-    st.kept_by_category["nvtx payload (not in model)"] += static_cast<int64_t>(r.marker_data.size());
+    st.kept_by_category["nvtx marker data"] += static_cast<int64_t>(r.marker_data.size());
+  if (!r.nvtx_payloads.empty()) {
+    st.kept_by_category["nvtx extended payload (decoded for NCCL ranges)"] += static_cast<int64_t>(r.nvtx_payloads.size());
+    if (nvtx) nvtx->payloads = std::move(r.nvtx_payloads);
+  }
   for (const auto& o : r.overheads) {
     if (bad_time(o.start, o.end, "overhead")) continue;
     d.ranges.push_back({o.start, o.end, model::RangeKind::kOverhead,

@@ -2,6 +2,7 @@
 // process. Internal to capture/cupti (used by spill_reader.cc); model-only, no CUDA.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -11,6 +12,20 @@
 #include "model/trace_builder.h"
 
 namespace overlapscope::cupti {
+
+// An NVTX extended payload as read from the spill (header and its bytes).
+struct NvtxPayloadRecord {
+  SpillNvtxPayload h{};
+  std::string bytes;
+};
+
+// What the NCCL-payload decoding after attribution needs from the conversion: the model range
+// (index into builder.data().ranges) made from each NVTX start record, by marker id, and the
+// payloads themselves.
+struct SpillNvtxSide {
+  absl::flat_hash_map<int32_t, uint32_t> marker_of_range;
+  std::vector<NvtxPayloadRecord> payloads;
+};
 
 struct SpillRecords {
   bool have_process = false, have_stats = false, have_end = false;
@@ -27,6 +42,7 @@ struct SpillRecords {
   std::vector<SpillExternalCorrelation> externals;
   std::vector<SpillMarker> markers;
   std::vector<SpillMarkerData> marker_data;
+  std::vector<NvtxPayloadRecord> nvtx_payloads;
   std::vector<SpillOverhead> overheads;
   std::vector<SpillDevice> devices;
   std::vector<SpillContext> contexts;
@@ -40,6 +56,6 @@ struct SpillRecords {
 
 // Adds one process with its events to `builder`; counts kept/skipped records in r.stats and
 // appends r.stats to builder.data().sources.
-absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& builder);
+absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& builder, SpillNvtxSide* nvtx = nullptr);
 
 }  // namespace overlapscope::cupti
