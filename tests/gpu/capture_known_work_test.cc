@@ -122,11 +122,18 @@ TEST_P(CaptureCrash, TraceSurvives) {
   auto trace = cupti::ReadSpillFiles(files);
   ASSERT_TRUE(trace.ok()) << trace.status();
   ExpectKnownWork(*trace);
-  if (mode == "abort") EXPECT_TRUE(NoteContains(*trace, "signal 6")) << Describe(*trace);
-  if (mode == "segv") EXPECT_TRUE(NoteContains(*trace, "signal 11")) << Describe(*trace);
+  if (mode == "abort") {
+    EXPECT_TRUE(NoteContains(*trace, "signal 6")) << Describe(*trace);
+  }
+  if (mode == "segv") {
+    EXPECT_TRUE(NoteContains(*trace, "signal 11")) << Describe(*trace);
+  }
   // reset_exit: everything arrived through the flush at cudaDeviceReset; no end record.
-  if (mode == "reset_exit") EXPECT_TRUE(NoteContains(*trace, "no end record"));
-  else if (!crashes) EXPECT_FALSE(NoteContains(*trace, "no end record"));
+  if (mode == "reset_exit") {
+    EXPECT_TRUE(NoteContains(*trace, "no end record"));
+  } else if (!crashes) {
+    EXPECT_FALSE(NoteContains(*trace, "no end record"));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CaptureCrash, ::testing::Values("abort", "segv", "thread_exit", "fork", "reset_exit"));

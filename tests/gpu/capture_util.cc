@@ -28,7 +28,7 @@ std::string BinaryPath(const std::string& name) {
     if (::access(p.c_str(), X_OK) == 0) return p;
   }
 #ifdef OVERLAPSCOPE_BINARY_DIR
-  for (const std::string& sub : {"/cli/", "/tests/gpu/programs/"}) {
+  for (const char* sub : {"/cli/", "/tests/gpu/programs/"}) {
     std::string p = std::string(OVERLAPSCOPE_BINARY_DIR) + sub + name;
     if (::access(p.c_str(), X_OK) == 0) return p;
   }
