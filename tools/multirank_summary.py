@@ -43,10 +43,13 @@ def summarize(path):
         chans = sorted({p.get("channels") for p in parts if p.get("channels") is not None})
         seqs = [i.get("sequence") for i in li if i.get("sequence") is not None]
         sizes = sorted({i.get("size_bytes") for i in li})
+        comms = sorted({i.get("communicator") or "-" for i in li})
+        extra = sorted({f"{i.get('reduce_op')}" for i in li if i.get("reduce_op")} |
+                       {f"root/peer {i.get('root_or_peer')}" for i in li if i.get("root_or_peer") is not None})
         lines.append(f"  {op}: {len(li)} instances x {len(parts) // max(1, len(li))} participants; sizes {sizes} B; "
                      f"sequence {min(seqs) if seqs else '-'}..{max(seqs) if seqs else '-'} "
                      f"({no_seq} by order only); bytes missing on {no_bytes}; algorithm/protocol {algos}; "
-                     f"channels {chans}; median skew {statistics.median(i['skew_ns'] for i in li) / 1e3:.1f} us")
+                     f"channels {chans}; communicators {comms}{'; ' + ', '.join(extra) if extra else ''}; median skew {statistics.median(i['skew_ns'] for i in li) / 1e3:.1f} us")
         # NCCL gives its plugin no sequence number for copy-engine collectives: those are named by
         # their order on the communicator ("#k"), which is how they are matched.
         if no_bytes:
