@@ -44,14 +44,14 @@ enum Ann : uint32_t {
   kAnnOutElements, kAnnBytes, kAnnRank, kAnnNranks, kAnnCopyKind, kAnnSrcMemory, kAnnDstMemory,
   kAnnAsync, kAnnMemory, kAnnReturnCode, kAnnSyncKind, kAnnEventId, kAnnWaitOnStream,
   kAnnEventRecordCorrelation, kAnnDomain, kAnnDstDevice, kAnnStream, kAnnAlgorithm, kAnnProtocol,
-  kAnnChannels, kAnnChannelSpan, kAnnCount
+  kAnnChannels, kAnnChannelSpan, kAnnRootOrPeer, kAnnReduceOp, kAnnCount
 };
 constexpr const char* kAnnNames[] = {
     "", "correlation", "external id", "grid", "block", "registers per thread", "shared memory",
     "class", "collective", "communicator", "dtype", "sequence", "in elements", "out elements",
     "bytes", "rank", "nranks", "copy kind", "src memory", "dst memory", "async", "memory",
     "return code", "sync kind", "event", "wait on stream", "event record correlation", "domain",
-    "dst device", "stream", "nccl algorithm", "nccl protocol", "nccl channels", "channel span ns"};
+    "dst device", "stream", "nccl algorithm", "nccl protocol", "nccl channels", "channel span ns", "root or peer", "reduce op"};
 static_assert(sizeof(kAnnNames) / sizeof(kAnnNames[0]) == kAnnCount);
 static_assert(sizeof(kCategoryNames) / sizeof(kCategoryNames[0]) == kCatCount);
 
@@ -185,6 +185,8 @@ class Encoder {
     if (col.protocol) AnnStrIid(kAnnProtocol, in_.ModelValue(col.protocol));
     if (col.channels >= 0) AnnInt(kAnnChannels, col.channels);
     if (col.channel_span_ns >= 0) AnnInt(kAnnChannelSpan, col.channel_span_ns);
+    if (col.root_or_peer >= 0) AnnInt(kAnnRootOrPeer, col.root_or_peer);
+    if (col.reduce_op) AnnStrIid(kAnnReduceOp, in_.ModelValue(col.reduce_op));
   }
 
   // Name, category and args of a BEGIN or INSTANT event. Each case writes at most ~20 small

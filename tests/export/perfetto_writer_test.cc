@@ -185,6 +185,8 @@ TEST(PerfettoWriter, ArgsAreDebugAnnotations) {
   EXPECT_EQ(nccl->args.at("nccl protocol"), "SIMPLE");
   EXPECT_EQ(nccl->args.at("nccl channels"), "2");
   EXPECT_EQ(nccl->args.at("channel span ns"), "2300");
+  EXPECT_EQ(nccl->args.at("root or peer"), "1");
+  EXPECT_EQ(nccl->args.at("reduce op"), "sum");
   const PfSlice* copy = SliceNamed(d, "Memcpy DtoH (Device -> Pinned)");
   EXPECT_EQ(copy->category, "gpu_memcpy");
   EXPECT_EQ(copy->args.at("bytes"), "4096");

@@ -87,6 +87,8 @@ Trace MakeSmallTrace() {
   c.protocol = b.Intern("SIMPLE");
   c.channels = 2;
   c.channel_span_ns = 2300;
+  c.root_or_peer = 1;  // as NCCL's NVTX payload gives them
+  c.reduce_op = b.Intern("sum");
   d.collectives.push_back(c);
 
   auto kernel = [&](StreamId s, const char* name, int64_t corr, int64_t st, int64_t e, CollectiveId col) {
