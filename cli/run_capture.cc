@@ -94,18 +94,21 @@ absl::Status RunCapture::Begin(const std::string& mode) {
 }
 
 namespace {
-
 std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", ns / 1e6); }
+}  // namespace
 
-// A few lines per rank: what the analysis says about this mode.
-std::string Summary(const model::Trace& t, const analyze::AnalysisResult& r) {
-  std::string s = absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges\n",
+std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r) {
+  std::string s = absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges",
                                   t.kernels().size(), t.memcpys().size(), t.api_calls().size(), t.syncs().size(),
                                   t.ranges().size());
+  if (t.processes().size() > 1) absl::StrAppend(&s, " from ", t.processes().size(), " processes");
+  s += "\n";
   for (const auto& o : r.overlap) {
     const auto& w = o.whole;
-    absl::StrAppendFormat(&s, "    GPU %d: comm %s, hidden %s, exposed %s, overlap %s, compute %s\n",
-                          t.devices()[o.device].ordinal, Ms(w.comm_ns), Ms(w.hidden_comm_ns), Ms(w.exposed_comm_ns),
+    const int32_t rank = t.processes()[o.process].rank;
+    absl::StrAppendFormat(&s, "    %sGPU %d: comm %s, hidden %s, exposed %s, overlap %s, compute %s\n",
+                          rank == model::kNone ? "" : absl::StrCat("rank ", rank, " "), t.devices()[o.device].ordinal,
+                          Ms(w.comm_ns), Ms(w.hidden_comm_ns), Ms(w.exposed_comm_ns),
                           w.overlap_ratio ? absl::StrFormat("%.1f%%", 100 * *w.overlap_ratio) : std::string("n/a"),
                           Ms(w.compute_ns));
   }
@@ -121,7 +124,12 @@ std::string Summary(const model::Trace& t, const analyze::AnalysisResult& r) {
   return s;
 }
 
-}  // namespace
+absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace, const analyze::AnalysisResult& analysis,
+                              const viewer_export::ReportInfo& info) {
+  RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", viewer_export::RenderReportJson(trace, analysis, info)));
+  RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", viewer_export::RenderReportText(trace, analysis, info)));
+  return viewer_export::WritePerfetto(trace, &analysis, dir + "/trace.pftrace");
+}
 
 absl::Status RunCapture::End(const std::string& mode) {
   if (!session_->cupti) return absl::FailedPreconditionError("capture end without start");
@@ -131,17 +139,13 @@ absl::Status RunCapture::End(const std::string& mode) {
   auto analysis = analyze::AnalyzeAll(*trace, analyze::AnalyzeOptions{});
   if (!analysis.ok()) return analysis.status();
   std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations):\n",
-                                   Summary(*trace, *analysis));
+                                   ModeSummary(*trace, *analysis));
   viewer_export::ReportInfo info;
   info.inputs = {absl::StrCat("overlapscope run ", workload_, " --mode ", mode)};
   if (full_report_) absl::StrAppend(&block, viewer_export::RenderReportText(*trace, *analysis, info));
   if (!out_dir_.empty()) {
     const std::string dir = absl::StrCat(out_dir_, "/", workload_, "-", mode);
-    RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", viewer_export::RenderReportJson(*trace, *analysis, info)));
-    RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", viewer_export::RenderReportText(*trace, *analysis, info)));
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    RETURN_IF_ERROR(viewer_export::WritePerfetto(*trace, &*analysis, dir + "/trace.pftrace"));
+    RETURN_IF_ERROR(WriteModeOutputs(dir, *trace, *analysis, info));
     absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt}\n");
   }
   std::fputs(block.c_str(), out_);

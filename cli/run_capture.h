@@ -15,7 +15,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "analyze/analysis.h"
 #include "analyze/cross_rank.h"
+#include "model/trace.h"
+#include "viewer_export/report_render.h"
 #include "workloads/workload.h"
 
 namespace overlapscope::cli {
@@ -57,6 +60,15 @@ absl::Status WriteTextFile(const std::string& path, const std::string& content);
 // temporary plugin directory it made (for the caller to remove at the end), "" otherwise; why
 // the plugin is not used is printed to `note_to` (may be null).
 std::string PrepareCaptureEnv(int iters, FILE* note_to);
+
+// What the analysis says about one captured mode, a few lines: counts, per GPU (labelled with
+// the process's rank when it has one), host blocking and findings per process, and the
+// cross-rank line.
+std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r);
+
+// DIR/{report.json, report.txt, trace.pftrace} of one mode (the directory is created).
+absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace, const analyze::AnalysisResult& analysis,
+                              const viewer_export::ReportInfo& info);
 
 // One summary line about the collectives matched across ranks or GPUs (count, unmatched, median
 // and max skew); "" when none were matched.

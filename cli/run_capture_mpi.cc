@@ -14,13 +14,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "analyze/analysis.h"
 #include "capture/cupti/capture_session.h"
 #include "capture/cupti/spill_format.h"
 #include "cli/run_capture.h"
 #include "model/status_macros.h"
-#include "viewer_export/perfetto_writer.h"
 #include "viewer_export/report_render.h"
 #include "workloads/mpi_world.h"
 
@@ -32,28 +30,6 @@ struct MpiRunCapture::Session {
   std::unique_ptr<cupti::CaptureSession> cupti;
 };
 
-namespace {
-
-std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", ns / 1e6); }
-
-// What the analysis says about one mode, a few lines: per GPU, per rank, and across ranks.
-std::string Summary(const model::Trace& t, const analyze::AnalysisResult& r) {
-  std::string s = absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges from %d processes\n",
-                                  t.kernels().size(), t.memcpys().size(), t.api_calls().size(), t.syncs().size(),
-                                  t.ranges().size(), t.processes().size());
-  for (const auto& o : r.overlap) {
-    const auto& w = o.whole;
-    const auto& p = t.processes()[o.process];
-    absl::StrAppendFormat(&s, "    rank %d GPU %d: comm %s, hidden %s, exposed %s, overlap %s, compute %s\n", p.rank,
-                          t.devices()[o.device].ordinal, Ms(w.comm_ns), Ms(w.hidden_comm_ns), Ms(w.exposed_comm_ns),
-                          w.overlap_ratio ? absl::StrFormat("%.1f%%", 100 * *w.overlap_ratio) : std::string("n/a"),
-                          Ms(w.compute_ns));
-  }
-  s += CrossRankSummaryLine(r.cross_rank);
-  return s;
-}
-
-}  // namespace
 
 MpiRunCapture::MpiRunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report)
     : workload_(std::move(workload)),
@@ -168,14 +144,12 @@ absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::s
   ASSIGN_OR_RETURN(model::Trace trace, cupti::ReadSpillFiles(files, read));
   ASSIGN_OR_RETURN(analyze::AnalysisResult analysis, analyze::AnalyzeAll(trace, analyze::AnalyzeOptions{}));
   std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations, ",
-                                   mpi::Size(), " MPI ranks):\n", Summary(trace, analysis));
+                                   mpi::Size(), " MPI ranks):\n", ModeSummary(trace, analysis));
   viewer_export::ReportInfo info;
   info.inputs = files;
   if (full_report_) absl::StrAppend(&block, viewer_export::RenderReportText(trace, analysis, info));
   if (!temp_dir_) {
-    RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", viewer_export::RenderReportJson(trace, analysis, info)));
-    RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", viewer_export::RenderReportText(trace, analysis, info)));
-    RETURN_IF_ERROR(viewer_export::WritePerfetto(trace, &analysis, dir + "/trace.pftrace"));
+    RETURN_IF_ERROR(WriteModeOutputs(dir, trace, analysis, info));
     absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt, rank*.ovspill}\n");
   } else {
     std::error_code ec;
