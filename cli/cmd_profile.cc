@@ -16,6 +16,7 @@
 // spill reader merges (unless --no-nccl-plugin or the user set NCCL_PROFILER_PLUGIN).
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/load.h"
 
 #if !defined(OVERLAPSCOPE_HAVE_CUPTI)
 #include <cstdio>
@@ -34,7 +35,6 @@ int RunProfile(int argc, char** argv) {
 }
 }  // namespace overlapscope::cli
 #else
-#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -113,22 +113,6 @@ std::string NcclPluginNextTo(const std::string& inject) {
   if (const char* env = std::getenv("OVERLAPSCOPE_NCCL_PLUGIN"); env && *env) return Absolute(env);
   const std::string c = Dirname(Absolute(inject)) + "/libnccl-profiler-overlapscope.so";
   return Exists(c) ? c : "";
-}
-
-// Files of DIR ending in `suffix` (default: spill files), sorted by name (rank0, rank1, ...
-// then pid files).
-std::vector<std::string> SpillFiles(const std::string& dir, const std::string& suffix = ".ovspill") {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string name = e->d_name;
-      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-        out.push_back(dir + "/" + name);
-    }
-    ::closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 // Runs argv with the injection environment; returns the wait status, or -1 if fork failed.
@@ -229,8 +213,8 @@ int RunProfile(int argc, char** argv) {
     std::fprintf(stderr, "overlapscope profile: %s: cannot create output directory\n", dir.c_str());
     return kExitError;
   }
-  for (const auto& old : SpillFiles(dir)) ::unlink(old.c_str());  // only our own old captures
-  for (const auto& old : SpillFiles(dir, ".ovnccl")) ::unlink(old.c_str());
+  for (const auto& old : FilesEndingIn(dir, ".ovspill")) ::unlink(old.c_str());  // only our own old captures
+  for (const auto& old : FilesEndingIn(dir, ".ovnccl")) ::unlink(old.c_str());
 
   ::setenv("CUDA_INJECTION64_PATH", Absolute(inject).c_str(), 1);
   ::setenv("OVERLAPSCOPE_SPILL_DIR", dir.c_str(), 1);
@@ -264,7 +248,7 @@ int RunProfile(int argc, char** argv) {
     rc = kExitTargetFailed;
   }
 
-  const std::vector<std::string> files = SpillFiles(dir);
+  const std::vector<std::string> files = FilesEndingIn(dir, ".ovspill");
   if (files.empty()) {
     std::fprintf(stderr, "overlapscope profile: no process of '%s' initialized CUDA: nothing captured in %s\n",
                  args.after_dashdash[0].c_str(), dir.c_str());

@@ -39,23 +39,31 @@ bool AlignClocksOrReport(const std::string& command, const std::string& mode, mo
 
 bool StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
+std::vector<std::string> FilesEndingIn(const std::string& dir, const std::string& suffix) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(dir + "/" + name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 #if defined(OVERLAPSCOPE_HAVE_CUPTI)
-// Each directory that holds *.ovspill files becomes those files (sorted by name); other paths
-// stay as given.
+// Each directory that holds *.ovspill files becomes those files; other paths stay as given.
 static std::vector<std::string> ExpandSpillDirectories(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const auto& p : paths) {
     std::error_code ec;
     std::vector<std::string> spills;
-    if (std::filesystem::is_directory(p, ec))
-      for (const auto& e : std::filesystem::directory_iterator(p, ec))
-        if (e.path().extension() == ".ovspill" && e.is_regular_file(ec)) spills.push_back(e.path().string());
+    if (std::filesystem::is_directory(p, ec)) spills = FilesEndingIn(p, ".ovspill");
     if (spills.empty()) {
       out.push_back(p);
-      continue;
+    } else {
+      out.insert(out.end(), spills.begin(), spills.end());
     }
-    std::sort(spills.begin(), spills.end());
-    out.insert(out.end(), spills.begin(), spills.end());
   }
   return out;
 }

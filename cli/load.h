@@ -23,6 +23,10 @@ std::optional<model::Trace> LoadTracesOrReport(const std::string& command,
 bool AlignClocksOrReport(const std::string& command, const std::string& mode, model::Trace* trace,
                          analyze::ClockAlignment* alignment, int* exit_code);
 
+// Files of `dir` whose names end in `suffix` (e.g. ".ovspill"), as "dir/name", sorted by name
+// (rank0, rank1, ... then pid files); empty when there are none or dir cannot be read.
+std::vector<std::string> FilesEndingIn(const std::string& dir, const std::string& suffix);
+
 // True when stdout/stderr is a terminal (progress lines go to stderr only then).
 bool StderrIsTerminal();
 
