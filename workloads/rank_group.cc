@@ -17,17 +17,22 @@ std::string NcclVersionString(int v) {
   return absl::StrCat(v / 10000, ".", (v / 100) % 100, ".", v % 100);
 }
 
+// One status for all ranks: OK, or every failed rank's message, one per line.
+absl::Status JoinRankErrors(const std::vector<absl::Status>& st) {
+  std::vector<std::string> errors;
+  for (size_t r = 0; r < st.size(); ++r)
+    if (!st[r].ok()) errors.push_back(absl::StrCat("rank ", r, ": ", st[r].message()));
+  if (errors.empty()) return absl::OkStatus();
+  return absl::InternalError(absl::StrJoin(errors, "\n"));
+}
+
 // Runs fn(r) for r in [0, n) on n threads and joins their errors.
 absl::Status OnThreads(int n, const std::function<absl::Status(int)>& fn) {
   std::vector<absl::Status> st(n);
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r) threads.emplace_back([&, r] { st[r] = fn(r); });
   for (auto& t : threads) t.join();
-  std::vector<std::string> errors;
-  for (int r = 0; r < n; ++r)
-    if (!st[r].ok()) errors.push_back(absl::StrCat("rank ", r, ": ", st[r].message()));
-  if (errors.empty()) return absl::OkStatus();
-  return absl::InternalError(absl::StrJoin(errors, "\n"));
+  return JoinRankErrors(st);
 }
 
 absl::Status InitComm(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t cfg) {
@@ -187,11 +192,7 @@ absl::Status RankGroup::RunOnAll(const std::function<absl::Status(RankContext&)>
     }
   }
   for (auto& t : threads) t.join();
-  std::vector<std::string> errors;
-  for (int r = 0; r < n; ++r)
-    if (!st[r].ok()) errors.push_back(absl::StrCat("rank ", r, ": ", st[r].message()));
-  if (errors.empty()) return absl::OkStatus();
-  return absl::InternalError(absl::StrJoin(errors, "\n"));
+  return JoinRankErrors(st);
 }
 
 std::string RankGroup::ranks_description() const {
