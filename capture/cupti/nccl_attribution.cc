@@ -63,7 +63,6 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
   }
   if (corr_to_range.empty()) return out;
 
-  const auto first_new = static_cast<model::CollectiveId>(d.collectives.size());
   absl::flat_hash_map<int32_t, model::CollectiveId> range_to_coll;
   auto collective_for = [&](int32_t range, int64_t corr) {
     auto [it, inserted] = range_to_coll.try_emplace(range, static_cast<model::CollectiveId>(d.collectives.size()));
@@ -81,11 +80,22 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
     return it->second;
   };
   auto in_process = [&](model::DeviceId dev) { return dev != model::kNone && d.devices[dev].process == process; };
+  // Copy-engine collectives: NCCL (2.28, ce_coll.cc) copies each rank's chunk once per
+  // destination, itself included when out of place, so the copies of one all-gather or
+  // all-to-all on a rank add up to nccl-tests' size (n x chunk). Only for collectives that no
+  // kernel carries (NCCL's first call also runs lazy set-up copies next to its kernel), and only
+  // device-to-device and peer copies: the data path (that first call also copies small argument
+  // blocks from the host inside the same range, 56 B seen on 2xH200). Collectives are only
+  // created in these two loops, so what they link is all there is to count.
+  absl::flat_hash_map<model::CollectiveId, int64_t> copy_bytes;
+  absl::flat_hash_set<model::CollectiveId> with_kernel;
+  const auto data_path = [](model::MemcpyKind k) { return k == model::MemcpyKind::kDtoD || k == model::MemcpyKind::kPtoP; };
   for (model::Kernel& k : d.kernels) {
     if (k.collective != model::kNone || !in_process(k.device)) continue;
     auto it = corr_to_range.find(k.correlation_id);
     if (it == corr_to_range.end()) continue;
     k.collective = collective_for(it->second, k.correlation_id);
+    with_kernel.insert(k.collective);
     ++out.kernels;
   }
   for (model::Memcpy& m : d.memcpys) {
@@ -93,23 +103,9 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
     auto it = corr_to_range.find(m.correlation_id);
     if (it == corr_to_range.end()) continue;
     m.collective = collective_for(it->second, m.correlation_id);
+    if (m.bytes > 0 && data_path(m.kind)) copy_bytes[m.collective] += m.bytes;
     ++out.memcpys;
   }
-  // Copy-engine collectives: NCCL (2.28, ce_coll.cc) copies each rank's chunk once per
-  // destination, itself included when out of place, so the copies of one all-gather or
-  // all-to-all on a rank add up to nccl-tests' size (n x chunk). Only for collectives made here
-  // that no kernel carries (NCCL's first call also runs lazy set-up copies next to its kernel).
-  absl::flat_hash_map<model::CollectiveId, int64_t> copy_bytes;
-  absl::flat_hash_set<model::CollectiveId> with_kernel;
-  const auto made_here = [&](model::CollectiveId c) { return c >= first_new; };
-  for (const model::Kernel& k : d.kernels)
-    if (k.collective != model::kNone && made_here(k.collective)) with_kernel.insert(k.collective);
-  // Only device-to-device and peer copies: the data path. NCCL's first call on a communicator
-  // also copies small argument blocks from the host inside the same range (56 B seen on 2xH200).
-  const auto data_path = [](model::MemcpyKind k) { return k == model::MemcpyKind::kDtoD || k == model::MemcpyKind::kPtoP; };
-  for (const model::Memcpy& m : d.memcpys)
-    if (m.collective != model::kNone && made_here(m.collective) && m.bytes > 0 && data_path(m.kind))
-      copy_bytes[m.collective] += m.bytes;
   for (const auto& [c, bytes] : copy_bytes) {
     if (with_kernel.contains(c) || d.collectives[c].bytes >= 0) continue;
     d.collectives[c].bytes = bytes;
