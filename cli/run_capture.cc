@@ -113,7 +113,9 @@ std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r)
                           Ms(w.compute_ns));
   }
   for (const auto& rk : r.ranks) {
-    absl::StrAppendFormat(&s, "    host blocked %s", Ms(rk.blocked_ns));
+    const int32_t rank = rk.process == model::kNone ? model::kNone : t.processes()[rk.process].rank;
+    absl::StrAppendFormat(&s, "    %shost blocked %s", rank == model::kNone ? "" : absl::StrCat("rank ", rank, " "),
+                          Ms(rk.blocked_ns));
     for (int k = 0; k < analyze::kFindingKinds; ++k)
       if (rk.finding_count[k] > 0)
         absl::StrAppendFormat(&s, "; %s x%d", std::string(analyze::ToString(static_cast<analyze::FindingKind>(k))),
