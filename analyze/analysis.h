@@ -31,10 +31,10 @@ namespace overlapscope::analyze {
 struct AnalyzeOptions {
   ClassRules rules = ClassRules::Defaults();
   std::string iteration_marker = "ProfilerStep#";  // prefix of the iteration range names
-  int64_t min_gap_ns = 5000;                         // §4 --min-gap
-  int64_t runtime_cutoff_ns = 50000;                 // HTA's runtime_cutoff (50 µs)
-  int64_t launch_delay_cutoff_ns = 100000;           // HTA's launch_delay_cutoff (100 µs)
-  size_t top_n = 10;                                  // lengths of "top" lists
+  int64_t min_gap_ns = 5000;                       // §4 --min-gap
+  int64_t runtime_cutoff_ns = 50000;               // HTA's runtime_cutoff (50 µs)
+  int64_t launch_delay_cutoff_ns = 100000;         // HTA's launch_delay_cutoff (100 µs)
+  size_t top_n = 10;                               // lengths of "top" lists
   // Independent analyses run on this many threads (1: all on the caller's thread). Results do
   // not depend on it.
   int threads = 2;
@@ -53,13 +53,13 @@ struct RankSummary {
   model::ProcessId process = model::kNone;
   int32_t rank = model::kNone;
   int64_t pid = -1;
-  std::vector<int32_t> devices;   // indexes into AnalysisResult::overlap / idle (same order)
+  std::vector<int32_t> devices;  // indexes into AnalysisResult::overlap / idle (same order)
   // Totals over the rank's devices (sums of per-device figures).
   int64_t comm_ns = 0, hidden_comm_ns = 0, exposed_comm_ns = 0, compute_ns = 0;
   std::optional<double> overlap_ratio;  // hidden / comm over the rank's devices
   int64_t contention_ns = 0, net_overlap_gain_ns = 0;
   std::optional<double> hta_compat_overlap_pct;
-  int64_t blocked_ns = 0;                // over all threads of the rank
+  int64_t blocked_ns = 0;  // over all threads of the rank
   // The most-blocked thread of the rank (largest blocked_ns): its blocked_ns / active span.
   // Absent when no thread of the rank has an active span.
   std::optional<double> blocked_share;
@@ -74,16 +74,16 @@ struct RankSummary {
 struct AnalysisResult {
   ClassificationSummary classes;
   IterationAssignment iterations;
-  std::vector<DeviceOverlap> overlap;   // one per device with GPU activity, in DeviceId order
-  std::vector<HtaCompat> hta;           // one per process with GPU activity
+  std::vector<DeviceOverlap> overlap;  // one per device with GPU activity, in DeviceId order
+  std::vector<HtaCompat> hta;          // one per process with GPU activity
   BlockingResult blocking;
-  std::vector<DeviceIdle> idle;         // parallel to `overlap`
-  std::vector<IdleGap> gaps;            // all devices, sorted by (device, start)
+  std::vector<DeviceIdle> idle;  // parallel to `overlap`
+  std::vector<IdleGap> gaps;     // all devices, sorted by (device, start)
   SyncResult sync;
   LaunchStats launch;
-  std::vector<KernelTotal> top_kernels; // top_n per class, by total time
-  std::vector<RankSummary> ranks;       // one per process
-  CrossRankResult cross_rank;           // METRICS §6 (analyze/cross_rank.h): matched collectives
+  std::vector<KernelTotal> top_kernels;  // top_n per class, by total time
+  std::vector<RankSummary> ranks;        // one per process
+  CrossRankResult cross_rank;            // METRICS §6 (analyze/cross_rank.h): matched collectives
   int64_t min_gap_ns = 0;
 };
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "analyze/strings.h"
 #include "absl/strings/str_cat.h"
+#include "analyze/strings.h"
 
 namespace overlapscope::analyze {
 
@@ -65,8 +65,7 @@ ClassRules ClassRules::Defaults() {
   return r;
 }
 
-absl::Status ClassRules::AddUserRule(ActivityClass cls, MatchKind match, std::string pattern,
-                                     std::string origin) {
+absl::Status ClassRules::AddUserRule(ActivityClass cls, MatchKind match, std::string pattern, std::string origin) {
   if (match == MatchKind::kRegex) {
     try {
       std::regex re(pattern, std::regex::ECMAScript | std::regex::optimize);
@@ -74,8 +73,7 @@ absl::Status ClassRules::AddUserRule(ActivityClass cls, MatchKind match, std::st
       return absl::InvalidArgumentError(absl::StrCat(origin, ": invalid regex '", pattern, "': ", e.what()));
     }
   }
-  if ((match == MatchKind::kRegex || match == MatchKind::kPrefix || match == MatchKind::kContains) &&
-      pattern.empty())
+  if ((match == MatchKind::kRegex || match == MatchKind::kPrefix || match == MatchKind::kContains) && pattern.empty())
     return absl::InvalidArgumentError(absl::StrCat(origin, ": empty pattern"));
   rules_.insert(rules_.begin() + static_cast<std::ptrdiff_t>(user_rules_),
                 ClassRule{cls, match, std::move(pattern), std::move(origin)});

@@ -235,9 +235,8 @@ absl::StatusOr<model::Trace> ApplyClockAlignment(const model::Trace& t, const Cl
   d.gpu_ranges = ShiftSorted(t.gpu_ranges(), [&](const auto& e) { return of_device(e.device); });
   d.api_calls = ShiftSorted(t.api_calls(), [&](const auto& e) { return of_thread(e.thread); });
   d.ranges = ShiftSorted(t.ranges(), [&](const auto& e) { return of_thread(e.thread); });
-  d.syncs = ShiftSorted(t.syncs(), [&](const auto& e) {
-    return e.device != model::kNone ? of_device(e.device) : of_thread(e.thread);
-  });
+  d.syncs = ShiftSorted(
+      t.syncs(), [&](const auto& e) { return e.device != model::kNone ? of_device(e.device) : of_thread(e.thread); });
   // Collectives keep their order: kernels and copies point at them by index. Finalize re-sorts
   // them (and remaps those indexes); they are few.
   d.collectives = t.collectives();
@@ -256,17 +255,13 @@ absl::StatusOr<model::Trace> ApplyClockAlignment(const model::Trace& t, const Cl
 
 std::string DescribeClockAlignment(const ClockAlignment& a) {
   switch (a.status) {
-    case ClockAlignStatus::kNotEvaluated:
-      return "clock alignment not evaluated";
-    case ClockAlignStatus::kOff:
-      return "clock alignment off (--align-clocks=off): timestamps as recorded";
-    case ClockAlignStatus::kOneHost:
-      return "one host: clocks shared, not aligned";
+    case ClockAlignStatus::kNotEvaluated: return "clock alignment not evaluated";
+    case ClockAlignStatus::kOff: return "clock alignment off (--align-clocks=off): timestamps as recorded";
+    case ClockAlignStatus::kOneHost: return "one host: clocks shared, not aligned";
     case ClockAlignStatus::kHostsUnknown:
       return "host names not recorded: clocks assumed shared, not aligned (--align-clocks=on aligns each process "
              "to the lowest rank)";
-    default:
-      break;
+    default: break;
   }
   std::string o;
   int64_t aligned = 0;

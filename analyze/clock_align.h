@@ -46,24 +46,24 @@ enum class ClockAlignStatus {
 std::string_view ToString(ClockAlignStatus s);
 
 struct HostClock {
-  std::string host;                      // host name, or "pid P" for a process without one
-  bool named = true;                     // false: `host` is "pid P" (no host name recorded)
+  std::string host;   // host name, or "pid P" for a process without one
+  bool named = true;  // false: `host` is "pid P" (no host name recorded)
   std::vector<model::ProcessId> processes;
   bool reference = false;
-  bool aligned = false;                  // offset_ns is applied (reference: false, offset 0)
-  int64_t offset_ns = 0;                 // added to every timestamp of `processes`
-  int64_t instances = 0;                 // matched instances shared with the reference
-  int64_t residual_spread_ns = 0;        // max |end_R − (end_H + offset)| over those instances
-  std::string reason;                    // why not aligned (empty when aligned or reference)
+  bool aligned = false;            // offset_ns is applied (reference: false, offset 0)
+  int64_t offset_ns = 0;           // added to every timestamp of `processes`
+  int64_t instances = 0;           // matched instances shared with the reference
+  int64_t residual_spread_ns = 0;  // max |end_R − (end_H + offset)| over those instances
+  std::string reason;              // why not aligned (empty when aligned or reference)
 };
 
 struct ClockAlignment {
   ClockAlignMode mode = ClockAlignMode::kAuto;
   ClockAlignStatus status = ClockAlignStatus::kNotEvaluated;
-  std::vector<HostClock> hosts;          // reference first, then by first process
+  std::vector<HostClock> hosts;  // reference first, then by first process
   int64_t min_instances = 3;
-  int64_t matched_instances_used = 0;    // distinct instances used by at least one aligned host
-  int64_t residual_spread_ns = 0;        // max over aligned hosts
+  int64_t matched_instances_used = 0;  // distinct instances used by at least one aligned host
+  int64_t residual_spread_ns = 0;      // max over aligned hosts
   // True when ApplyClockAlignment would change a timestamp.
   bool applied() const;
 };

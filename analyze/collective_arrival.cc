@@ -33,8 +33,7 @@ ArrivalEstimator::ArrivalEstimator(const model::Trace& t) : t_(t) {
   waits_.resize(ns);
   done_.resize(ns);
   auto is_wait = [&](const model::Sync& y) {
-    return y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone &&
-           static_cast<size_t>(y.stream) < ns;
+    return y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone && static_cast<size_t>(y.stream) < ns;
   };
   // Recording streams: their activities by correlation (enqueue order), with the running max of
   // ends, so "last activity enqueued before the record" is one binary search.

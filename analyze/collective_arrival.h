@@ -45,11 +45,11 @@ namespace overlapscope::analyze {
 
 // Which term of the estimate gave the arrival.
 enum class ArrivalSource : uint8_t {
-  kApiCall,            // (a)
-  kStreamPredecessor,  // (b)
-  kEventWait,          // (c)
-  kStart,              // an estimate past the first activity's start, clamped to it
-  kFallbackNoCall,     // fallback: no carrying activity / correlation / API call
+  kApiCall,                 // (a)
+  kStreamPredecessor,       // (b)
+  kEventWait,               // (c)
+  kStart,                   // an estimate past the first activity's start, clamped to it
+  kFallbackNoCall,          // fallback: no carrying activity / correlation / API call
   kFallbackUnresolvedWait,  // fallback: a wait in (c) could not be resolved
 };
 // "api-call", "stream-predecessor", "event-wait", "clamped-to-start", "fallback-no-call",
@@ -75,15 +75,15 @@ class ArrivalEstimator {
  private:
   // A stream-wait-event on a waiting stream, resolved at construction.
   struct Wait {
-    int64_t key = 0;       // correlation id, or host start_ns for waits without one
+    int64_t key = 0;               // correlation id, or host start_ns for waits without one
     int64_t ready_ns = INT64_MIN;  // (c)'s end; INT64_MIN: nothing to wait for
     bool unresolved = false;
   };
   struct StreamWaits {
-    std::vector<Wait> by_corr;        // sorted by correlation
+    std::vector<Wait> by_corr;          // sorted by correlation
     std::vector<int64_t> prefix_ready;  // max ready_ns over by_corr[0..i]
     std::vector<int32_t> prefix_unresolved;
-    std::vector<Wait> by_time;        // waits without correlation id, sorted by host start
+    std::vector<Wait> by_time;  // waits without correlation id, sorted by host start
   };
   // Activities of one stream as (correlation, running max of end), sorted by correlation.
   struct Done {

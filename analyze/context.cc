@@ -1,9 +1,10 @@
 // PrepareContext and the small helpers the analyses share.
+#include "analyze/context.h"
+
 #include <algorithm>
 #include <cmath>
 
 #include "analyze/strings.h"
-#include "analyze/context.h"
 
 namespace overlapscope::analyze {
 
@@ -18,8 +19,8 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   // collective), so key by those through a dense index (name id * 8 + kind * 2 + carries).
   std::vector<int32_t> expl_index(t.strings().size() * 8, -1);
   summary->rules = classifier->rules();
-  auto classify = [&](model::GpuKind kind, size_t n, std::vector<ActivityClass>& out, auto name_of,
-                      auto dur_of, auto carries) {
+  auto classify = [&](model::GpuKind kind, size_t n, std::vector<ActivityClass>& out, auto name_of, auto dur_of,
+                      auto carries) {
     for (size_t i = 0; i < n; ++i) {
       model::GpuRef r{kind, static_cast<int32_t>(i)};
       size_t key = static_cast<size_t>(name_of(i)) * 8 + static_cast<size_t>(kind) * 2 + (carries(i) ? 1 : 0);
@@ -39,22 +40,20 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
       summary->total_ns[static_cast<int>(e.cls)] += d;
     }
   };
-  classify(model::GpuKind::kKernel, t.kernels().size(), ctx.kernel_cls,
-           [&](size_t i) { return t.kernels()[i].name; },
-           [&](size_t i) { return t.kernels()[i].end_ns - t.kernels()[i].start_ns; },
-           [&](size_t i) { return t.kernels()[i].collective != model::kNone; });
-  classify(model::GpuKind::kMemcpy, t.memcpys().size(), ctx.memcpy_cls,
-           [&](size_t i) { return t.memcpys()[i].name; },
-           [&](size_t i) { return t.memcpys()[i].end_ns - t.memcpys()[i].start_ns; },
-           [&](size_t i) { return t.memcpys()[i].collective != model::kNone; });
-  classify(model::GpuKind::kMemset, t.memsets().size(), ctx.memset_cls,
-           [&](size_t i) { return t.memsets()[i].name; },
-           [&](size_t i) { return t.memsets()[i].end_ns - t.memsets()[i].start_ns; },
-           [](size_t) { return false; });
-  std::sort(summary->names.begin(), summary->names.end(),
-            [](const ClassExplanation& a, const ClassExplanation& b) {
-              return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.count > b.count;
-            });
+  classify(
+      model::GpuKind::kKernel, t.kernels().size(), ctx.kernel_cls, [&](size_t i) { return t.kernels()[i].name; },
+      [&](size_t i) { return t.kernels()[i].end_ns - t.kernels()[i].start_ns; },
+      [&](size_t i) { return t.kernels()[i].collective != model::kNone; });
+  classify(
+      model::GpuKind::kMemcpy, t.memcpys().size(), ctx.memcpy_cls, [&](size_t i) { return t.memcpys()[i].name; },
+      [&](size_t i) { return t.memcpys()[i].end_ns - t.memcpys()[i].start_ns; },
+      [&](size_t i) { return t.memcpys()[i].collective != model::kNone; });
+  classify(
+      model::GpuKind::kMemset, t.memsets().size(), ctx.memset_cls, [&](size_t i) { return t.memsets()[i].name; },
+      [&](size_t i) { return t.memsets()[i].end_ns - t.memsets()[i].start_ns; }, [](size_t) { return false; });
+  std::sort(summary->names.begin(), summary->names.end(), [](const ClassExplanation& a, const ClassExplanation& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.count > b.count;
+  });
 
   // Per-device sets; DeviceActivities is sorted by start, so each set builds in one pass.
   ctx.dev.resize(t.devices().size());
@@ -105,8 +104,8 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
       if (c == ActivityClass::kCompute) {
         comp.push_back(iv);
         ctx.stream_compute_ns[stream] += iv.length();
-      }
-      else if (c == ActivityClass::kComm) comm.push_back(iv);
+      } else if (c == ActivityClass::kComm)
+        comm.push_back(iv);
     }
     ctx.dev[d].compute = IntervalSet::FromSortedByStart(comp);
     ctx.dev[d].comm = IntervalSet::FromSortedByStart(comm);
@@ -116,8 +115,8 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   ctx.kernel_launch = LaunchCalls(t, model::GpuKind::kKernel);
   ctx.memcpy_launch = LaunchCalls(t, model::GpuKind::kMemcpy);
   ctx.memset_launch = LaunchCalls(t, model::GpuKind::kMemset);
-  ctx.iters = AssignIterationsWithLaunches(t, ctx.opt.iteration_marker, ctx.kernel_launch,
-                                           ctx.memcpy_launch, ctx.memset_launch);
+  ctx.iters = AssignIterationsWithLaunches(t, ctx.opt.iteration_marker, ctx.kernel_launch, ctx.memcpy_launch,
+                                           ctx.memset_launch);
 
   // Launch calls per thread (an API call that enqueued at least one activity).
   std::vector<uint8_t> is_launch(t.api_calls().size(), 0);

@@ -78,8 +78,8 @@ void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out);
 void ComputeBlocking(const Context& ctx, BlockingResult* out);
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
                  std::vector<IdleGap>* gaps);
-void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
-                       const std::vector<DeviceOverlap>& overlap, SyncResult* out);
+void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
+                       SyncResult* out);
 void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
 
 // Call-name predicates shared by blocking and sync points (runtime and driver API names).
@@ -88,7 +88,7 @@ bool IsEventSyncCall(std::string_view name);
 bool IsDeviceSyncCall(std::string_view name);
 bool IsSyncMemcpyCall(std::string_view name);  // cudaMemcpy*/cuMemcpy* without "Async"
 bool IsSyncMemsetCall(std::string_view name);
-bool IsMallocCall(std::string_view name);       // cudaMalloc/cuMemAlloc (not stream-ordered)
+bool IsMallocCall(std::string_view name);  // cudaMalloc/cuMemAlloc (not stream-ordered)
 bool IsFreeCall(std::string_view name);
 bool IsPageable(const model::Trace& t, const model::Memcpy& m);
 bool IsDtoH(const model::Trace& t, const model::Memcpy& m);

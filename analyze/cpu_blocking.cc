@@ -1,8 +1,8 @@
 // CPU blocking (METRICS.md §3): decided from the API call, never from a sync record alone.
 #include <algorithm>
 
-#include "analyze/strings.h"
 #include "analyze/context.h"
+#include "analyze/strings.h"
 
 namespace overlapscope::analyze {
 
@@ -29,8 +29,7 @@ CallCat Categorize(std::string_view n) {
   if (IsDeviceSyncCall(n)) return kDevice;
   if (IsSyncMemcpyCall(n)) return kMemcpySync;
   if (IsSyncMemsetCall(n)) return kMemsetSync;
-  if ((StartsWith(n, "cudaMemcpy") || StartsWith(n, "cuMemcpy")) && Contains(n, "Async"))
-    return kMemcpyAsync;
+  if ((StartsWith(n, "cudaMemcpy") || StartsWith(n, "cuMemcpy")) && Contains(n, "Async")) return kMemcpyAsync;
   return kOther;
 }
 
@@ -39,8 +38,8 @@ CallCat Categorize(std::string_view n) {
 // has ended is the answer.
 std::optional<model::GpuRef> LastOnStreamBefore(const model::Trace& t, absl::Span<const model::GpuRef> acts,
                                                 int64_t until) {
-  auto it = std::upper_bound(acts.begin(), acts.end(), until,
-                             [&](int64_t x, model::GpuRef r) { return x < t.StartNs(r); });
+  auto it =
+      std::upper_bound(acts.begin(), acts.end(), until, [&](int64_t x, model::GpuRef r) { return x < t.StartNs(r); });
   for (int scanned = 0; it != acts.begin() && scanned < 64; ++scanned) {
     --it;
     if (t.EndNs(*it) <= until) return *it;
@@ -50,8 +49,8 @@ std::optional<model::GpuRef> LastOnStreamBefore(const model::Trace& t, absl::Spa
 
 // The same over a whole device (streams overlap): the largest end <= `until` among the
 // activities that start shortly before it; a bounded look-back past the first candidate.
-std::optional<model::GpuRef> LastOnDeviceBefore(absl::Span<const model::GpuRef> acts, const std::vector<Interval>& spans,
-                                                int64_t until) {
+std::optional<model::GpuRef> LastOnDeviceBefore(absl::Span<const model::GpuRef> acts,
+                                                const std::vector<Interval>& spans, int64_t until) {
   auto it = std::upper_bound(spans.begin(), spans.end(), until,
                              [](int64_t x, const Interval& iv) { return x < iv.start_ns; });
   size_t i = static_cast<size_t>(it - spans.begin());
@@ -79,8 +78,10 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
   std::vector<int> device_count(t.processes().size(), 0);
   for (size_t d = 0; d < t.devices().size(); ++d) {
     model::ProcessId p = t.devices()[d].process;
-    if (++device_count[p] == 1) only_device[p] = static_cast<model::DeviceId>(d);
-    else only_device[p] = model::kNone;
+    if (++device_count[p] == 1)
+      only_device[p] = static_cast<model::DeviceId>(d);
+    else
+      only_device[p] = model::kNone;
   }
 
   // Sync records -> their API calls.
@@ -156,11 +157,13 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
           blocking = false;
       }
       if (!blocking) continue;
-      b.reason = c == kMemcpyAsync ? BlockReason::kPageableCopy
+      b.reason = c == kMemcpyAsync  ? BlockReason::kPageableCopy
                  : c == kMemcpySync ? BlockReason::kSyncMemcpy
                                     : BlockReason::kSyncMemset;
     } else {
-      b.reason = c == kStream ? BlockReason::kStreamSync : c == kEvent ? BlockReason::kEventSync : BlockReason::kDeviceSync;
+      b.reason = c == kStream  ? BlockReason::kStreamSync
+                 : c == kEvent ? BlockReason::kEventSync
+                               : BlockReason::kDeviceSync;
       if (b.sync != model::kNone) {
         const model::Sync& s = t.syncs()[b.sync];
         if (s.device != model::kNone) b.device = s.device;
@@ -198,8 +201,8 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
     }
     b.iteration = IterationAt(ctx.iters, b.process, b.start_ns);
     b.final_sync = b.start_ns >= ctx.last_launch_start[b.process] &&
-                   (b.reason == BlockReason::kDeviceSync ||
-                    (b.reason == BlockReason::kSyncRecordOnly && t.syncs()[b.sync].kind == model::SyncKind::kContextSync));
+                   (b.reason == BlockReason::kDeviceSync || (b.reason == BlockReason::kSyncRecordOnly &&
+                                                             t.syncs()[b.sync].kind == model::SyncKind::kContextSync));
   }
   v = std::move(kept);
 

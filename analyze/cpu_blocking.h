@@ -33,8 +33,8 @@ struct BlockedInterval {
   int32_t sync = model::kNone;      // index into Trace::syncs() of its sync record, if any
   model::StringId call = 0;         // call name (or the sync record's name)
   BlockReason reason = BlockReason::kStreamSync;
-  model::DeviceId device = model::kNone;    // device waited on (kNone: unknown)
-  model::StreamId stream = model::kNone;    // stream waited on (kNone: event/device/unknown)
+  model::DeviceId device = model::kNone;  // device waited on (kNone: unknown)
+  model::StreamId stream = model::kNone;  // stream waited on (kNone: event/device/unknown)
   // The GPU activity whose completion released the host: the last one to end on the awaited
   // stream(s) (all streams of the device for device syncs) before the call returned.
   std::optional<model::GpuRef> released_by;
@@ -55,11 +55,11 @@ struct CallSite {
 struct ThreadBlocking {
   model::ThreadId thread = model::kNone;
   model::ProcessId process = model::kNone;
-  int64_t blocked_ns = 0;                // excluding final syncs
-  int64_t final_sync_ns = 0;             // time in final syncs (see BlockedInterval::final_sync)
-  int64_t active_span_ns = 0;            // first to last API call / range, final syncs excluded
-  std::optional<double> blocked_share;   // blocked / active span; absent for an empty span
-  std::vector<CallSite> top_calls;       // by total_ns, descending
+  int64_t blocked_ns = 0;               // excluding final syncs
+  int64_t final_sync_ns = 0;            // time in final syncs (see BlockedInterval::final_sync)
+  int64_t active_span_ns = 0;           // first to last API call / range, final syncs excluded
+  std::optional<double> blocked_share;  // blocked / active span; absent for an empty span
+  std::vector<CallSite> top_calls;      // by total_ns, descending
 };
 
 struct BlockingResult {

@@ -15,10 +15,10 @@ int64_t DtypeBytes(std::string_view dtype) {
   if (absl::StartsWith(d, "c10::")) d = d.substr(5);
   if (absl::StartsWith(d, "torch.")) d = d.substr(6);
   static const std::pair<const char*, int64_t> kSizes[] = {
-      {"half", 2},  {"float16", 2}, {"bfloat16", 2}, {"bf16", 2},    {"fp16", 2},  {"float", 4},
-      {"float32", 4}, {"fp32", 4},  {"int", 4},      {"int32", 4},   {"double", 8}, {"float64", 8},
-      {"long", 8},  {"int64", 8},   {"byte", 1},     {"uint8", 1},   {"char", 1},  {"int8", 1},
-      {"bool", 1},  {"short", 2},   {"int16", 2},    {"float8_e4m3fn", 1}, {"float8_e5m2", 1}};
+      {"half", 2},    {"float16", 2}, {"bfloat16", 2}, {"bf16", 2},          {"fp16", 2},       {"float", 4},
+      {"float32", 4}, {"fp32", 4},    {"int", 4},      {"int32", 4},         {"double", 8},     {"float64", 8},
+      {"long", 8},    {"int64", 8},   {"byte", 1},     {"uint8", 1},         {"char", 1},       {"int8", 1},
+      {"bool", 1},    {"short", 2},   {"int16", 2},    {"float8_e4m3fn", 1}, {"float8_e5m2", 1}};
   for (const auto& [name, bytes] : kSizes)
     if (d == name) return bytes;
   return 0;
@@ -32,8 +32,7 @@ std::optional<double> BusBandwidthFactor(std::string_view op, int32_t nranks) {
   o.erase(std::remove_if(o.begin(), o.end(), [](char c) { return c == '_' || c == ' '; }), o.end());
   double n = nranks;
   if (absl::StrContains(o, "allreduce")) return 2.0 * (n - 1) / n;
-  if (absl::StrContains(o, "allgather") || absl::StrContains(o, "reducescatter") ||
-      absl::StrContains(o, "alltoall"))
+  if (absl::StrContains(o, "allgather") || absl::StrContains(o, "reducescatter") || absl::StrContains(o, "alltoall"))
     return (n - 1) / n;
   if (absl::StrContains(o, "broadcast") || absl::StrContains(o, "reduce") || absl::StrContains(o, "send") ||
       absl::StrContains(o, "recv"))
@@ -82,8 +81,10 @@ void Finish(const model::Trace& t, const std::vector<Participant>& parts, Collec
   const model::Collective& c = t.collectives()[inst.ranks.front().collective];
   int64_t elements = std::max(c.in_elements, c.out_elements);
   int64_t es = DtypeBytes(t.str(c.dtype));
-  if (elements > 0 && es > 0) inst.size_bytes = elements * es;
-  else if (c.bytes > 0) inst.size_bytes = c.bytes;
+  if (elements > 0 && es > 0)
+    inst.size_bytes = elements * es;
+  else if (c.bytes > 0)
+    inst.size_bytes = c.bytes;
   int32_t n = c.nranks > 0 ? c.nranks : static_cast<int32_t>(inst.ranks.size());
   auto factor = BusBandwidthFactor(t.str(c.op), n);
   if (inst.size_bytes > 0 && inst.bus_time_ns > 0) {
@@ -110,7 +111,7 @@ void IdentifyParticipants(const model::Trace& t, CrossRankResult& r, std::vector
   of.assign(colls.size(), model::kNone);
   for (size_t i = 0; i < colls.size(); ++i) {
     const model::Collective& c = colls[i];
-    model::ProcessId p = c.process != model::kNone ? c.process
+    model::ProcessId p = c.process != model::kNone  ? c.process
                          : c.device != model::kNone ? t.ProcessOfDevice(c.device)
                                                     : model::kNone;
     if (p == model::kNone && c.device == model::kNone) {
@@ -130,8 +131,10 @@ void IdentifyParticipants(const model::Trace& t, CrossRankResult& r, std::vector
     if (c.rank < 0) continue;
     RankVote& v = votes[it->second];
     int32_t n = std::max(c.nranks, 0);
-    if (n > v.nranks) v = RankVote{n, c.rank, true};
-    else if (n == v.nranks && c.rank != v.rank) v.consistent = false;
+    if (n > v.nranks)
+      v = RankVote{n, c.rank, true};
+    else if (n == v.nranks && c.rank != v.rank)
+      v.consistent = false;
   }
   auto distinct_known = [&](auto rank_of) {
     std::vector<int32_t> ranks;
@@ -166,10 +169,14 @@ void IdentifyParticipants(const model::Trace& t, CrossRankResult& r, std::vector
     Participant x = parts[order[k]];
     new_id[order[k]] = static_cast<int32_t>(k);
     int64_t pid = x.process == model::kNone ? -1 : t.processes()[x.process].pid;
-    if (x.rank != model::kNone) x.label = "rank " + std::to_string(x.rank);
-    else if (x.gpu == model::kNone) x.label = "pid " + std::to_string(pid);
-    else if (gpu_count[x.gpu] == 1) x.label = "GPU " + std::to_string(x.gpu);
-    else x.label = "pid " + std::to_string(pid) + " GPU " + std::to_string(x.gpu);
+    if (x.rank != model::kNone)
+      x.label = "rank " + std::to_string(x.rank);
+    else if (x.gpu == model::kNone)
+      x.label = "pid " + std::to_string(pid);
+    else if (gpu_count[x.gpu] == 1)
+      x.label = "GPU " + std::to_string(x.gpu);
+    else
+      x.label = "pid " + std::to_string(pid) + " GPU " + std::to_string(x.gpu);
     r.participants.push_back(std::move(x));
   }
   for (int32_t& p : of)
@@ -223,8 +230,8 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     inst.ordinal = ordinal;
     inst.by_sequence = by_seq;
     const CollectiveArrival a = arrivals.Of(static_cast<model::CollectiveId>(i));
-    inst.ranks.push_back({static_cast<model::CollectiveId>(i), r.participants[part].rank, c.start_ns, c.end_ns, 0,
-                          part, std::min(a.arrival_ns, c.start_ns), a.source});
+    inst.ranks.push_back({static_cast<model::CollectiveId>(i), r.participants[part].rank, c.start_ns, c.end_ns, 0, part,
+                          std::min(a.arrival_ns, c.start_ns), a.source});
   }
 
   std::map<int32_t, RankStraggling> stragglers;
@@ -250,9 +257,8 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     }
     r.instances.push_back(std::move(inst));
   }
-  std::stable_sort(r.instances.begin(), r.instances.end(), [](const auto& a, const auto& b) {
-    return a.first_start_ns < b.first_start_ns;
-  });
+  std::stable_sort(r.instances.begin(), r.instances.end(),
+                   [](const auto& a, const auto& b) { return a.first_start_ns < b.first_start_ns; });
   for (auto& [part, s] : stragglers) r.ranks.push_back(s);
   r.matched_by_sequence = !r.instances.empty() && r.matched_by_order == 0;
   return r;

@@ -66,21 +66,21 @@ struct CollectiveParticipant {
   model::CollectiveId collective = model::kNone;  // index into Trace::collectives()
   int32_t rank = model::kNone;                    // participants[participant].rank
   int64_t start_ns = 0, end_ns = 0;               // span of the carrying activities
-  int64_t wait_ns = 0;  // max(arrival) - own arrival
+  int64_t wait_ns = 0;                            // max(arrival) - own arrival
   int32_t participant = model::kNone;             // index into CrossRankResult::participants
-  int64_t arrival_ns = 0;  // when the collective became runnable on its stream; <= start_ns
+  int64_t arrival_ns = 0;                         // when the collective became runnable on its stream; <= start_ns
   ArrivalSource arrival_source = ArrivalSource::kFallbackNoCall;
 };
 
 struct CollectiveInstance {
   model::StringId communicator = 0;
   model::StringId op = 0;
-  int64_t sequence = -1;   // from the trace when known
-  int64_t ordinal = 0;     // k-th instance of (communicator, op) on each participant (order matching)
-  bool by_sequence = false;  // matched by sequence number (else by ordinal)
+  int64_t sequence = -1;                     // from the trace when known
+  int64_t ordinal = 0;                       // k-th instance of (communicator, op) on each participant (order matching)
+  bool by_sequence = false;                  // matched by sequence number (else by ordinal)
   std::vector<CollectiveParticipant> ranks;  // sorted by participant (rank, then process, GPU)
-  int64_t first_start_ns = 0;  // min(start) over ranks
-  int64_t skew_ns = 0;     // max(arrival) - min(arrival)
+  int64_t first_start_ns = 0;                // min(start) over ranks
+  int64_t skew_ns = 0;                       // max(arrival) - min(arrival)
   int32_t last = model::kNone;       // participant that arrived last (max arrival; first on ties); kNone when skew 0
   int32_t last_rank = model::kNone;  // its rank (kNone when skew 0 or identified by GPU)
   // min over ranks of (end - max(arrival)); METRICS §6 "time". From the last arrival, as
@@ -95,21 +95,21 @@ struct CollectiveInstance {
 struct RankStraggling {
   int32_t participant = model::kNone;  // index into CrossRankResult::participants
   int32_t rank = model::kNone;
-  int64_t times_last = 0;          // instances where this rank arrived last (skew > 0)
-  int64_t others_wait_ns = 0;      // Σ wait of the other ranks in those instances
-  int64_t own_wait_ns = 0;         // Σ this rank's wait over all matched instances
+  int64_t times_last = 0;      // instances where this rank arrived last (skew > 0)
+  int64_t others_wait_ns = 0;  // Σ wait of the other ranks in those instances
+  int64_t own_wait_ns = 0;     // Σ this rank's wait over all matched instances
 };
 
 struct CrossRankResult {
-  std::vector<Participant> participants;      // sorted by (rank, process, GPU)
+  std::vector<Participant> participants;  // sorted by (rank, process, GPU)
   RankSource identified_by = RankSource::kNone;
   std::vector<CollectiveInstance> instances;  // sorted by min start
   std::vector<RankStraggling> ranks;          // one per participant in a matched instance, participant order
-  int64_t unmatched = 0;          // collectives seen on one participant only
-  int64_t without_rank = 0;       // collectives with neither process nor GPU (cannot be matched)
-  int64_t duplicates = 0;         // a second record of one instance on one participant (not matched)
-  bool matched_by_sequence = false;  // every matched instance was matched by sequence number
-  int64_t matched_by_order = 0;       // matched instances matched by order
+  int64_t unmatched = 0;                      // collectives seen on one participant only
+  int64_t without_rank = 0;                   // collectives with neither process nor GPU (cannot be matched)
+  int64_t duplicates = 0;                     // a second record of one instance on one participant (not matched)
+  bool matched_by_sequence = false;           // every matched instance was matched by sequence number
+  int64_t matched_by_order = 0;               // matched instances matched by order
   int64_t max_skew_ns = 0, total_skew_ns = 0;
   // Participants of matched instances whose arrival fell back to their start (no API call,
   // or an unresolved stream wait: see collective_arrival.h).

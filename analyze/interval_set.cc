@@ -52,8 +52,10 @@ IntervalSet IntervalSet::Intersect(const IntervalSet& o) const {
     int64_t hi = std::min(v_[i].end_ns, o.v_[j].end_ns);
     if (lo < hi) r.v_.push_back({lo, hi});
     // Advance whichever ends first; both sides are disjoint, so nothing is skipped.
-    if (v_[i].end_ns < o.v_[j].end_ns) ++i;
-    else ++j;
+    if (v_[i].end_ns < o.v_[j].end_ns)
+      ++i;
+    else
+      ++j;
   }
   return r;
 }
@@ -65,8 +67,10 @@ int64_t IntervalSet::IntersectLength(const IntervalSet& o) const {
     int64_t lo = std::max(v_[i].start_ns, o.v_[j].start_ns);
     int64_t hi = std::min(v_[i].end_ns, o.v_[j].end_ns);
     if (lo < hi) n += hi - lo;
-    if (v_[i].end_ns < o.v_[j].end_ns) ++i;
-    else ++j;
+    if (v_[i].end_ns < o.v_[j].end_ns)
+      ++i;
+    else
+      ++j;
   }
   return n;
 }
@@ -94,8 +98,7 @@ IntervalSet IntervalSet::Subtract(const IntervalSet& o) const {
 int64_t IntervalSet::CoveredIn(int64_t start_ns, int64_t end_ns) const {
   if (end_ns <= start_ns) return 0;
   // First interval ending after start_ns.
-  auto it = std::upper_bound(v_.begin(), v_.end(), start_ns,
-                             [](int64_t t, const Interval& i) { return t < i.end_ns; });
+  auto it = std::upper_bound(v_.begin(), v_.end(), start_ns, [](int64_t t, const Interval& i) { return t < i.end_ns; });
   int64_t n = 0;
   for (; it != v_.end() && it->start_ns < end_ns; ++it)
     n += std::min(end_ns, it->end_ns) - std::max(start_ns, it->start_ns);
@@ -104,16 +107,14 @@ int64_t IntervalSet::CoveredIn(int64_t start_ns, int64_t end_ns) const {
 
 bool IntervalSet::Intersects(int64_t start_ns, int64_t end_ns) const {
   if (end_ns <= start_ns) return false;
-  auto it = std::upper_bound(v_.begin(), v_.end(), start_ns,
-                             [](int64_t t, const Interval& i) { return t < i.end_ns; });
+  auto it = std::upper_bound(v_.begin(), v_.end(), start_ns, [](int64_t t, const Interval& i) { return t < i.end_ns; });
   return it != v_.end() && it->start_ns < end_ns;
 }
 
 IntervalSet IntervalSet::Clip(int64_t start_ns, int64_t end_ns) const {
   IntervalSet r;
   if (end_ns <= start_ns) return r;
-  auto it = std::upper_bound(v_.begin(), v_.end(), start_ns,
-                             [](int64_t t, const Interval& i) { return t < i.end_ns; });
+  auto it = std::upper_bound(v_.begin(), v_.end(), start_ns, [](int64_t t, const Interval& i) { return t < i.end_ns; });
   for (; it != v_.end() && it->start_ns < end_ns; ++it)
     r.v_.push_back({std::max(start_ns, it->start_ns), std::min(end_ns, it->end_ns)});
   return r;

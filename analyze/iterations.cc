@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "analyze/strings.h"
 #include "absl/strings/numbers.h"
 #include "analyze/context.h"
+#include "analyze/strings.h"
 
 namespace overlapscope::analyze {
 
@@ -23,7 +23,8 @@ std::vector<int32_t> LaunchCalls(const model::Trace& t, model::GpuKind kind) {
   }
   std::vector<std::vector<int32_t>> table(np);
   for (size_t p = 0; p < np; ++p)
-    if (n[p] > 0 && hi[p] - lo[p] < 4 * n[p] + 1024) table[p].assign(static_cast<size_t>(hi[p] - lo[p] + 1), model::kNone);
+    if (n[p] > 0 && hi[p] - lo[p] < 4 * n[p] + 1024)
+      table[p].assign(static_cast<size_t>(hi[p] - lo[p] + 1), model::kNone);
   for (size_t i = 0; i < t.api_calls().size(); ++i) {
     const model::ApiCall& a = t.api_calls()[i];
     if (a.correlation_id == model::kNoCorrelation) continue;
@@ -116,10 +117,10 @@ IterationAssignment AssignIterationsWithLaunches(const model::Trace& t, const st
   const size_t np = t.processes().size();
   std::vector<size_t> cursor(np);
   for (size_t p = 0; p < np; ++p)
-    cursor[p] = static_cast<size_t>(
-        std::lower_bound(a.iterations.begin(), a.iterations.end(), static_cast<model::ProcessId>(p),
-                         [](const Iteration& x, model::ProcessId q) { return x.process < q; }) -
-        a.iterations.begin());
+    cursor[p] =
+        static_cast<size_t>(std::lower_bound(a.iterations.begin(), a.iterations.end(), static_cast<model::ProcessId>(p),
+                                             [](const Iteration& x, model::ProcessId q) { return x.process < q; }) -
+                            a.iterations.begin());
   std::vector<int32_t> call_iteration(a.iterations.empty() ? 0 : t.api_calls().size(), model::kNone);
   if (!a.iterations.empty()) {
     for (size_t i = 0; i < t.api_calls().size(); ++i) {
@@ -152,8 +153,7 @@ IterationAssignment AssignIterationsWithLaunches(const model::Trace& t, const st
 
 IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker) {
   return AssignIterationsWithLaunches(t, marker, LaunchCalls(t, model::GpuKind::kKernel),
-                                      LaunchCalls(t, model::GpuKind::kMemcpy),
-                                      LaunchCalls(t, model::GpuKind::kMemset));
+                                      LaunchCalls(t, model::GpuKind::kMemcpy), LaunchCalls(t, model::GpuKind::kMemset));
 }
 
 }  // namespace overlapscope::analyze

@@ -11,8 +11,8 @@
 namespace overlapscope::analyze {
 
 struct Iteration {
-  int32_t index = 0;          // dense index into AnalysisResult::iterations
-  int64_t number = -1;        // N of "ProfilerStep#N"; the ordinal within its process otherwise
+  int32_t index = 0;    // dense index into AnalysisResult::iterations
+  int64_t number = -1;  // N of "ProfilerStep#N"; the ordinal within its process otherwise
   model::StringId name = 0;
   model::ProcessId process = model::kNone;
   model::ThreadId thread = model::kNone;
@@ -24,10 +24,10 @@ struct IterationAssignment {
   std::vector<Iteration> iterations;  // sorted by (process, start)
   // Per activity (indexed like Trace::kernels()/memcpys()/memsets()): iteration index or kNone.
   std::vector<int32_t> kernel_iteration, memcpy_iteration, memset_iteration;
-  int64_t by_launch_call = 0;    // assigned through the launch call's start
-  int64_t by_own_start = 0;      // no launch call in the trace: assigned by the activity's start
-  int64_t outside = 0;           // in no iteration at all
-  std::string marker;            // what delimited iterations ("ProfilerStep#" or the user's marker)
+  int64_t by_launch_call = 0;  // assigned through the launch call's start
+  int64_t by_own_start = 0;    // no launch call in the trace: assigned by the activity's start
+  int64_t outside = 0;         // in no iteration at all
+  std::string marker;          // what delimited iterations ("ProfilerStep#" or the user's marker)
 
   int32_t Of(model::GpuRef r) const {
     switch (r.kind) {

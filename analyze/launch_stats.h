@@ -20,16 +20,16 @@ struct Percentiles {
 struct StreamLaunchStats {
   model::StreamId stream = model::kNone;
   model::DeviceId device = model::kNone;
-  Percentiles launch_delay;        // activities with a launch call in the trace
+  Percentiles launch_delay;           // activities with a launch call in the trace
   int64_t launch_delay_outliers = 0;  // delay > launch_delay_cutoff_ns
   int64_t without_launch_call = 0;
 };
 
 struct RuntimeCallStats {
-  model::StringId call = 0;        // e.g. cudaLaunchKernel
+  model::StringId call = 0;  // e.g. cudaLaunchKernel
   model::ProcessId process = model::kNone;
   Percentiles duration;
-  int64_t outliers = 0;            // duration > runtime_cutoff_ns
+  int64_t outliers = 0;  // duration > runtime_cutoff_ns
 };
 
 struct ShortKernelStats {
@@ -42,8 +42,8 @@ struct ShortKernelStats {
 struct LaunchStats {
   int64_t runtime_cutoff_ns = 0, launch_delay_cutoff_ns = 0;
   std::vector<StreamLaunchStats> streams;
-  std::vector<RuntimeCallStats> calls;         // launch-type calls, by total duration
-  std::vector<ShortKernelStats> short_kernels; // by count, descending
+  std::vector<RuntimeCallStats> calls;          // launch-type calls, by total duration
+  std::vector<ShortKernelStats> short_kernels;  // by count, descending
   int64_t short_kernel_count = 0;
 };
 

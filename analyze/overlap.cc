@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analyze/strings.h"
 #include "analyze/context.h"
+#include "analyze/strings.h"
 
 namespace overlapscope::analyze {
 namespace {
@@ -170,15 +170,16 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
       for (OverlapStats* s : targets) {
         if (s == nullptr) continue;
         ++s->overlapped_compute_instances;
-        if (med < 0) ++s->contention_unknown_instances;
-        else s->contention_ns += ci.dur - med;
+        if (med < 0)
+          ++s->contention_unknown_instances;
+        else
+          s->contention_ns += ci.dur - med;
       }
     }
     dv.whole.net_overlap_gain_ns = dv.whole.hidden_comm_ns - dv.whole.contention_ns;
     for (auto& io : its) io.stats.net_overlap_gain_ns = io.stats.hidden_comm_ns - io.stats.contention_ns;
-    std::sort(its.begin(), its.end(), [](const IterationOverlap& a, const IterationOverlap& b) {
-      return a.iteration < b.iteration;
-    });
+    std::sort(its.begin(), its.end(),
+              [](const IterationOverlap& a, const IterationOverlap& b) { return a.iteration < b.iteration; });
     dv.iterations = std::move(its);
     for (int32_t it : used) slot[it] = -1;
     for (model::StringId n : names_used) slot_of_name[n] = -1;
@@ -190,8 +191,7 @@ namespace {
 
 // HTA's name rules (hta/common/types.py), applied with Python's re.match (anchored at start).
 bool HtaIsComm(std::string_view n) {
-  return StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") ||
-         Contains(n, "ncclKernel");
+  return StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") || Contains(n, "ncclKernel");
 }
 bool HtaIsCompute(std::string_view n) {
   // Inverse match of: ^nccl, .*Memcpy, .*Memset, .*dma, ^.*Sync, ^Stream Wait Event,

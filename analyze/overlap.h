@@ -15,15 +15,15 @@ namespace overlapscope::analyze {
 // One window's figures. Ratios are absent (nullopt), never NaN, when their denominator is 0:
 // overlap_ratio without communication, compute_share_overlapped without compute.
 struct OverlapStats {
-  int64_t comm_ns = 0;           // |M|
-  int64_t hidden_comm_ns = 0;    // |C ∩ M|
-  int64_t exposed_comm_ns = 0;   // |M \ C|
-  int64_t compute_ns = 0;        // |C|
+  int64_t comm_ns = 0;                             // |M|
+  int64_t hidden_comm_ns = 0;                      // |C ∩ M|
+  int64_t exposed_comm_ns = 0;                     // |M \ C|
+  int64_t compute_ns = 0;                          // |C|
   std::optional<double> overlap_ratio;             // hidden / comm
   std::optional<double> compute_share_overlapped;  // hidden / compute
   // Contention: Σ over overlapped compute instances (duration − median alone duration of its name).
   int64_t contention_ns = 0;
-  int64_t net_overlap_gain_ns = 0;          // hidden_comm_ns − contention_ns
+  int64_t net_overlap_gain_ns = 0;  // hidden_comm_ns − contention_ns
   int64_t overlapped_compute_instances = 0;
   int64_t contention_unknown_instances = 0;  // overlapped, but the name never ran alone
   int64_t activities = 0;                    // GPU activities in the window
@@ -45,8 +45,8 @@ struct CollectiveOverlap {
   model::StringId name = 0;                       // collective op, else the kernel/memcpy name
   model::StreamId stream = model::kNone;
   int64_t start_ns = 0, end_ns = 0;
-  int64_t own_ns = 0;     // union of its activities
-  int64_t hidden_ns = 0;  // covered by compute (any stream of the device)
+  int64_t own_ns = 0;                   // union of its activities
+  int64_t hidden_ns = 0;                // covered by compute (any stream of the device)
   std::optional<double> overlap_ratio;  // hidden / own; absent for a zero-length instance
 };
 
@@ -64,9 +64,9 @@ struct DeviceOverlap {
   OverlapStats whole;                        // the whole trace
   std::vector<IterationOverlap> iterations;  // in iteration order; only iterations with activity here
   std::vector<CollectiveOverlap> collectives;
-  std::vector<KernelSlowdown> slowdowns;      // sorted by overlapped count, descending
-  std::vector<Interval> exposed_comm;         // M \ C: slices where communication is exposed
-  std::vector<Interval> hidden_comm;          // C ∩ M
+  std::vector<KernelSlowdown> slowdowns;  // sorted by overlapped count, descending
+  std::vector<Interval> exposed_comm;     // M \ C: slices where communication is exposed
+  std::vector<Interval> hidden_comm;      // C ∩ M
 };
 
 // HTA-compatible overlap for one rank (process): HTA's name rules, µs rounding (start rounded

@@ -1,9 +1,9 @@
 // Sync points and findings (METRICS.md §5).
 #include <algorithm>
 
-#include "analyze/strings.h"
 #include "absl/strings/str_format.h"
 #include "analyze/context.h"
+#include "analyze/strings.h"
 
 namespace overlapscope::analyze {
 
@@ -85,8 +85,8 @@ struct Fmt {
 
 }  // namespace
 
-void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
-                       const std::vector<DeviceOverlap>& overlap, SyncResult* out) {
+void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
+                       SyncResult* out) {
   const model::Trace& t = ctx.t;
   Fmt f{t};
   // The profiler's own / the program's final device sync: no GPU work is launched after it.
@@ -167,9 +167,8 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
     const BlockedInterval& b = blocking.intervals[i];
     if (b.reason != BlockReason::kPageableCopy) continue;
     Finding fd = FindingOfBlocked(FindingKind::kPageableAsyncCopy, b);
-    fd.message = absl::StrFormat("%s at %s on %s (%s) copies pageable host memory: the host blocked %s",
-                                 t.str(b.call), f.Ms(b.start_ns), f.Thread(b.thread), f.Stream(b.stream),
-                                 f.Us(fd.cost_ns));
+    fd.message = absl::StrFormat("%s at %s on %s (%s) copies pageable host memory: the host blocked %s", t.str(b.call),
+                                 f.Ms(b.start_ns), f.Thread(b.thread), f.Stream(b.stream), f.Us(fd.cost_ns));
     fd.advice = "use pinned host memory (cudaMallocHost / tensor.pin_memory()) so the copy runs asynchronously";
     out->points[point_of_blocked[i]].finding = add_finding(std::move(fd));
   }
@@ -213,8 +212,9 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
         "device synchronization on that thread%s: the host may read stale data",
         t.str(a.name), f.Ms(a.start_ns), f.Thread(a.thread), f.Stream(m.stream), m.bytes,
         it == model::kNone ? "" : " in its iteration");
-    fd.advice = "record an event after the copy and call event.synchronize() (cudaEventSynchronize) before reading "
-                "the buffer";
+    fd.advice =
+        "record an event after the copy and call event.synchronize() (cudaEventSynchronize) before reading "
+        "the buffer";
     add_finding(std::move(fd));
   }
 
@@ -265,8 +265,9 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
         "%d more GPU operations (%s of GPU time)%s",
         t.str(b.call), f.Ms(b.start_ns), f.Thread(b.thread), f.Us(fd.cost_ns), bytes, after, f.Us(after_gpu_ns),
         b.iteration == model::kNone ? "" : " in the same iteration");
-    fd.advice = "if that work does not need the copied value, launch it before waiting: copy with "
-                "non_blocking=True, record an event, and synchronize on the event just before the value is used";
+    fd.advice =
+        "if that work does not need the copied value, launch it before waiting: copy with "
+        "non_blocking=True, record an event, and synchronize on the event just before the value is used";
     out->points[point_of_blocked[i]].finding = add_finding(std::move(fd));
   }
 
@@ -296,8 +297,9 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
           t.str(co.name), f.Ms(co.start_ns), f.Stream(co.stream),
           100.0 * static_cast<double>(stream_compute[co.stream]) / static_cast<double>(device_compute),
           f.Us(fd.cost_ns));
-      fd.advice = "issue the collective asynchronously on its own stream (async_op=True, wait() just before the "
-                  "result is used) and give the compute independent work to do meanwhile";
+      fd.advice =
+          "issue the collective asynchronously on its own stream (async_op=True, wait() just before the "
+          "result is used) and give the compute independent work to do meanwhile";
       add_finding(std::move(fd));
     }
   }
@@ -322,10 +324,11 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
       if (iter_count[b.process] < 2 || with_sync[b.process] != iter_count[b.process]) continue;
       Finding fd = FindingOfBlocked(FindingKind::kDeviceWideSyncInLoop, b);
       fd.stream = model::kNone;  // a device-wide sync waits on no single stream
-      fd.message = absl::StrFormat("%s at %s on %s (iteration %d) waits for every stream of the device, in each of "
-                                   "the %d iterations; blocked %s",
-                                   t.str(b.call), f.Ms(b.start_ns), f.Thread(b.thread),
-                                   its[b.iteration].number, iter_count[b.process], f.Us(fd.cost_ns));
+      fd.message = absl::StrFormat(
+          "%s at %s on %s (iteration %d) waits for every stream of the device, in each of "
+          "the %d iterations; blocked %s",
+          t.str(b.call), f.Ms(b.start_ns), f.Thread(b.thread), its[b.iteration].number, iter_count[b.process],
+          f.Us(fd.cost_ns));
       fd.advice = "synchronize only what the host needs (an event or one stream), or drop the sync from the loop";
       out->points[point_of_blocked[i]].finding = add_finding(std::move(fd));
     }
@@ -334,9 +337,8 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking,
   // Time order; remap the points' finding indexes.
   std::vector<int32_t> order(out->findings.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return out->findings[a].time_ns < out->findings[b].time_ns;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return out->findings[a].time_ns < out->findings[b].time_ns; });
   std::vector<int32_t> new_index(order.size());
   std::vector<Finding> sorted;
   sorted.reserve(order.size());

@@ -11,10 +11,15 @@
 namespace overlapscope::analyze {
 
 enum class SyncPointKind : uint8_t {
-  kStreamSync, kEventSync, kDeviceSync,  // explicit host waits
-  kSyncMemcpy, kSyncMemset, kPageableCopy,  // implicit host waits
-  kMalloc, kFree,                        // cudaMalloc/cudaFree family (implicit device sync)
-  kStreamWaitEvent,                      // stream -> stream edge
+  kStreamSync,
+  kEventSync,
+  kDeviceSync,  // explicit host waits
+  kSyncMemcpy,
+  kSyncMemset,
+  kPageableCopy,  // implicit host waits
+  kMalloc,
+  kFree,             // cudaMalloc/cudaFree family (implicit device sync)
+  kStreamWaitEvent,  // stream -> stream edge
 };
 std::string_view ToString(SyncPointKind k);
 
@@ -22,14 +27,14 @@ struct SyncPoint {
   int64_t start_ns = 0, end_ns = 0;
   SyncPointKind kind = SyncPointKind::kStreamSync;
   model::ProcessId process = model::kNone;
-  model::ThreadId thread = model::kNone;      // host side, when known
-  model::StreamId stream = model::kNone;      // stream synced on / waiting stream
+  model::ThreadId thread = model::kNone;          // host side, when known
+  model::StreamId stream = model::kNone;          // stream synced on / waiting stream
   model::StreamId wait_on_stream = model::kNone;  // stream-wait-event: the recording stream
   int32_t api_call = model::kNone;
   int32_t sync = model::kNone;
   model::StringId name = 0;
-  int64_t blocked_ns = 0;                     // host-side blocked time (0 for stream edges)
-  int32_t finding = model::kNone;             // index into SyncResult::findings
+  int64_t blocked_ns = 0;          // host-side blocked time (0 for stream edges)
+  int32_t finding = model::kNone;  // index into SyncResult::findings
 };
 
 enum class FindingKind : uint8_t {
@@ -49,7 +54,7 @@ struct Finding {
   model::ProcessId process = model::kNone;
   model::ThreadId thread = model::kNone;
   model::StreamId stream = model::kNone;
-  model::StringId call = 0;          // API call name, or the collective's kernel name
+  model::StringId call = 0;  // API call name, or the collective's kernel name
   int32_t api_call = model::kNone;
   int32_t iteration = model::kNone;
   // What it costs: host blocked time (pageable copy, blocking D2H, device sync), exposed
@@ -60,8 +65,8 @@ struct Finding {
 };
 
 struct SyncResult {
-  std::vector<SyncPoint> points;    // sorted by start
-  std::vector<Finding> findings;    // sorted by time
+  std::vector<SyncPoint> points;  // sorted by start
+  std::vector<Finding> findings;  // sorted by time
   int64_t finding_count[kFindingKinds] = {0, 0, 0, 0, 0};
   int64_t finding_cost_ns[kFindingKinds] = {0, 0, 0, 0, 0};
 };

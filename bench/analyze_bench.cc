@@ -55,7 +55,8 @@ model::Trace MakeTrace(int64_t target_events) {
   const int64_t iters_per_rank = std::max<int64_t>(1, target_events / per_iter / 2);
   std::mt19937_64 rng(42);
   std::vector<model::StringId> names;
-  for (int i = 0; i < 20; ++i) names.push_back(b.Intern("void gemm_kernel_variant_" + std::to_string(i) + "<float>(...)"));
+  for (int i = 0; i < 20; ++i)
+    names.push_back(b.Intern("void gemm_kernel_variant_" + std::to_string(i) + "<float>(...)"));
   model::StringId nccl = b.Intern("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
   model::StringId launch = b.Intern("cudaLaunchKernel"), memcpy_async = b.Intern("cudaMemcpyAsync"),
                   stream_sync = b.Intern("cudaStreamSynchronize"), copy = b.Intern("Memcpy DtoH (Device -> Pinned)"),
@@ -156,10 +157,11 @@ int main(int argc, char** argv) {
   auto t0 = Clock::now();
   model::Trace t = MakeTrace(events);
   auto t1 = Clock::now();
-  std::printf("synthetic trace: %lld events (%zu kernels, %zu api calls, %zu memcpys, %zu syncs, %zu ranges), "
-              "built+finalized in %.2f s\n",
-              static_cast<long long>(t.total_events()), t.kernels().size(), t.api_calls().size(), t.memcpys().size(),
-              t.syncs().size(), t.ranges().size(), Seconds(t0, t1));
+  std::printf(
+      "synthetic trace: %lld events (%zu kernels, %zu api calls, %zu memcpys, %zu syncs, %zu ranges), "
+      "built+finalized in %.2f s\n",
+      static_cast<long long>(t.total_events()), t.kernels().size(), t.api_calls().size(), t.memcpys().size(),
+      t.syncs().size(), t.ranges().size(), Seconds(t0, t1));
   std::vector<double> times, cpu_times;
   analyze::AnalysisResult last;
   for (int i = 0; i < repeats; ++i) {
@@ -195,9 +197,10 @@ int main(int argc, char** argv) {
     double p6 = CpuSeconds();
     analyze::ComputeLaunchStats(ctx, &r.launch);
     double p7 = CpuSeconds();
-    std::printf("phases (CPU s): prepare (classify, sets, launch lookup, iterations) %.3f, overlap %.3f, hta %.3f, "
-                "blocking %.3f, idle %.3f, sync points %.3f, launch stats %.3f\n",
-                p1 - p0, p2 - p1, p3 - p2, p4 - p3, p5 - p4, p6 - p5, p7 - p6);
+    std::printf(
+        "phases (CPU s): prepare (classify, sets, launch lookup, iterations) %.3f, overlap %.3f, hta %.3f, "
+        "blocking %.3f, idle %.3f, sync points %.3f, launch stats %.3f\n",
+        p1 - p0, p2 - p1, p3 - p2, p4 - p3, p5 - p4, p6 - p5, p7 - p6);
   }
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());
@@ -209,9 +212,10 @@ int main(int argc, char** argv) {
   }
   std::printf("AnalyzeAll CPU time (both threads): min %.3f s, median %.3f s; machine load average %.2f on %u cores\n",
               cpu_times.front(), cpu_times[cpu_times.size() / 2], load, std::thread::hardware_concurrency());
-  std::printf("AnalyzeAll wall: min %.3f s, median %.3f s over %d runs = %.1f M events/s (target <= 2 s for 10 M: %s)\n",
-              times.front(), med, repeats, static_cast<double>(t.total_events()) / med / 1e6,
-              t.total_events() >= 9000000 ? (med <= 2.0 ? "met" : "NOT met") : "n/a at this size");
+  std::printf(
+      "AnalyzeAll wall: min %.3f s, median %.3f s over %d runs = %.1f M events/s (target <= 2 s for 10 M: %s)\n",
+      times.front(), med, repeats, static_cast<double>(t.total_events()) / med / 1e6,
+      t.total_events() >= 9000000 ? (med <= 2.0 ? "met" : "NOT met") : "n/a at this size");
   auto a = Clock::now();
   std::string json = viewer_export::RenderReportJson(t, last, viewer_export::ReportInfo{});
   auto b = Clock::now();

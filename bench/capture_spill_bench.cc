@@ -28,15 +28,16 @@ double PeakRssMiB() {
 int main(int argc, char** argv) {
   using namespace overlapscope::cupti;
   const int64_t n = argc > 1 ? std::atoll(argv[1]) : 2000000;
-  const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/capture_spill_bench." +
-                           std::to_string(::getpid()) + ".ovspill";
+  const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+                           "/capture_spill_bench." + std::to_string(::getpid()) + ".ovspill";
   const auto t0 = std::chrono::steady_clock::now();
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return 1;
   std::string out;
   SpillEncoder::AppendFileHeader(&out);
   SpillEncoder::Append(&out, SpillType::kProcess, SpillProcess{1, 0, 1, 0, 0, 0, 0});
-  const char* names[4] = {"_Z8kernel_aPfi", "_Z8kernel_bPfi", "ampere_sgemm_128x64_nn", "ncclDevKernel_AllGather_RING_LL"};
+  const char* names[4] = {"_Z8kernel_aPfi", "_Z8kernel_bPfi", "ampere_sgemm_128x64_nn",
+                          "ncclDevKernel_AllGather_RING_LL"};
   for (uint32_t i = 0; i < 4; ++i) SpillEncoder::AppendString(&out, i + 1, names[i]);
   SpillEncoder::AppendString(&out, 5, "cudaLaunchKernel");
   int64_t bytes = 0;
@@ -78,9 +79,10 @@ int main(int argc, char** argv) {
               (long long)n, (long long)n, bytes / 1e6, double(bytes) / n);
   std::printf("encode+write: %.3f s (%.2f M kernels/s), peak RSS %.1f MiB\n", w, n / w / 1e6, rss_write);
   const double rd = std::chrono::duration<double>(t_read - t1).count();
-  std::printf("read into model::Trace: %.3f s (%.2f M kernels/s; decode+join %.3f s, Finalize %.3f s), kernels %zu "
-              "api %zu, peak RSS %.1f MiB\n",
-              r, n / r / 1e6, rd, r - rd, trace->kernels().size(), trace->api_calls().size(), PeakRssMiB());
+  std::printf(
+      "read into model::Trace: %.3f s (%.2f M kernels/s; decode+join %.3f s, Finalize %.3f s), kernels %zu "
+      "api %zu, peak RSS %.1f MiB\n",
+      r, n / r / 1e6, rd, r - rd, trace->kernels().size(), trace->api_calls().size(), PeakRssMiB());
   return trace->kernels().size() == static_cast<size_t>(n) ? 0 : 1;
 }
 #else

@@ -129,7 +129,8 @@ int main(int argc, char** argv) {
               static_cast<long long>(r->cross_rank.max_skew_ns));
   if (std::getenv("CROSS_RANK_BENCH_DEBUG"))
     for (size_t i = 0; i < 5 && i < r->cross_rank.instances.size(); ++i)
-      std::printf("instance %zu: skew %lld, starts %lld %lld\n", i, static_cast<long long>(r->cross_rank.instances[i].skew_ns),
+      std::printf("instance %zu: skew %lld, starts %lld %lld\n", i,
+                  static_cast<long long>(r->cross_rank.instances[i].skew_ns),
                   static_cast<long long>(r->cross_rank.instances[i].ranks[0].start_ns),
                   static_cast<long long>(r->cross_rank.instances[i].ranks[1].start_ns));
   viewer_export::ReportInfo info;

@@ -249,8 +249,8 @@ void Measure(const char* label, const model::Trace& t, const std::string& kineto
     const auto a = Clock::now();
     for (size_t p = 0; p < t.processes().size(); ++p) {
       viewer_export::ChromeStats cs;
-      auto s = viewer_export::EncodeChromeProcess(t, static_cast<model::ProcessId>(p),
-                                                  [](std::string_view) { return absl::OkStatus(); }, &cs);
+      auto s = viewer_export::EncodeChromeProcess(
+          t, static_cast<model::ProcessId>(p), [](std::string_view) { return absl::OkStatus(); }, &cs);
       if (!s.ok()) std::exit(1);
       json_bytes += cs.bytes;
     }
@@ -271,11 +271,12 @@ void Measure(const char* label, const model::Trace& t, const std::string& kineto
               best, events / best / 1e6, file_s, events / file_s / 1e6);
   std::printf("  pftrace bytes           %lld (%.1f bytes/event)\n", static_cast<long long>(ps.bytes),
               static_cast<double>(ps.bytes) / std::max<int64_t>(events, 1));
-  std::printf("  chrome json encode      %.3f s  = %.2f M events/s, %lld bytes\n", json_best,
-              events / json_best / 1e6, static_cast<long long>(json_bytes));
+  std::printf("  chrome json encode      %.3f s  = %.2f M events/s, %lld bytes\n", json_best, events / json_best / 1e6,
+              static_cast<long long>(json_bytes));
   if (kineto_bytes > 0)
     std::printf("  pftrace / Kineto JSON   %.3f (target <= 0.25; %s as PyTorch wrote it: %lld bytes uncompressed)\n",
-                static_cast<double>(ps.bytes) / kineto_bytes, kineto_path.c_str(), static_cast<long long>(kineto_bytes));
+                static_cast<double>(ps.bytes) / kineto_bytes, kineto_path.c_str(),
+                static_cast<long long>(kineto_bytes));
   std::printf("  pftrace / our JSON      %.3f (our Kineto-compatible export: fewer args and spaces than Kineto)\n",
               static_cast<double>(ps.bytes) / json_bytes);
 }
@@ -294,7 +295,8 @@ int main(int argc, char** argv) {
   if (argc > 2) {
     for (int i = 2; i < argc; ++i) inputs.push_back({argv[i]});
   } else {
-    const std::filesystem::path root = std::filesystem::path(__FILE__).parent_path().parent_path() / "tests/data/kineto";
+    const std::filesystem::path root =
+        std::filesystem::path(__FILE__).parent_path().parent_path() / "tests/data/kineto";
     if (std::filesystem::exists(root))
       for (const auto& e : std::filesystem::directory_iterator(root))
         if (e.is_directory() && std::filesystem::exists(e.path() / "rank0.json.gz"))

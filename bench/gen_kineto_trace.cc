@@ -35,16 +35,18 @@ bool ReadAll(const std::string& path, std::string* out) {
 }
 
 // Keys whose integer values are ids shifted per tile; "ts" is shifted in time.
-constexpr std::string_view kIdKeys[] = {"\"correlation\": ", "\"External id\": ", "\"id\": ",
-                                        "\"wait_on_cuda_event_record_corr_id\": "};
+constexpr std::string_view kIdKeys[] = {
+    "\"correlation\": ", "\"External id\": ", "\"id\": ", "\"wait_on_cuda_event_record_corr_id\": "};
 
 struct Out {
   FILE* plain = nullptr;
   gzFile gz = nullptr;
   int64_t bytes = 0;
   void Write(std::string_view s) {
-    if (gz) gzwrite(gz, s.data(), static_cast<unsigned>(s.size()));
-    else fwrite(s.data(), 1, s.size(), plain);
+    if (gz)
+      gzwrite(gz, s.data(), static_cast<unsigned>(s.size()));
+    else
+      fwrite(s.data(), 1, s.size(), plain);
     bytes += static_cast<int64_t>(s.size());
   }
 };
@@ -169,8 +171,10 @@ int main(int argc, char** argv) {
 
   Out out;
   bool gz = out_path.size() > 3 && out_path.compare(out_path.size() - 3, 3, ".gz") == 0;
-  if (gz) out.gz = gzopen(out_path.c_str(), ("wb" + std::to_string(level)).c_str());
-  else out.plain = std::fopen(out_path.c_str(), "wb");
+  if (gz)
+    out.gz = gzopen(out_path.c_str(), ("wb" + std::to_string(level)).c_str());
+  else
+    out.plain = std::fopen(out_path.c_str(), "wb");
   if (out.gz == nullptr && out.plain == nullptr) {
     std::fprintf(stderr, "cannot write %s\n", out_path.c_str());
     return 2;
@@ -195,8 +199,10 @@ int main(int argc, char** argv) {
   }
   out.Write("\n  ");
   out.Write(footer);
-  if (gz) gzclose(out.gz);
-  else std::fclose(out.plain);
+  if (gz)
+    gzclose(out.gz);
+  else
+    std::fclose(out.plain);
   std::printf("%s: %" PRId64 " tiles, %" PRId64 " events (+%zu metadata), %.1f MB uncompressed\n", out_path.c_str(),
               tiles, n, meta.size(), out.bytes / 1e6);
   return 0;

@@ -46,11 +46,16 @@ int main(int argc, char** argv) {
   bool stats = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--threads" && i + 1 < argc) opt.threads = std::atoi(argv[++i]);
-    else if (a == "--chunk-mb" && i + 1 < argc) opt.chunk_bytes = std::atoll(argv[++i]) << 20;
-    else if (a == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
-    else if (a == "--stats") stats = true;
-    else files.push_back(a);
+    if (a == "--threads" && i + 1 < argc)
+      opt.threads = std::atoi(argv[++i]);
+    else if (a == "--chunk-mb" && i + 1 < argc)
+      opt.chunk_bytes = std::atoll(argv[++i]) << 20;
+    else if (a == "--repeat" && i + 1 < argc)
+      repeat = std::atoi(argv[++i]);
+    else if (a == "--stats")
+      stats = true;
+    else
+      files.push_back(a);
   }
   if (files.empty()) {
     std::fprintf(stderr, "usage: import_bench FILE... [--threads N] [--chunk-mb M] [--repeat R] [--stats]\n");
@@ -99,11 +104,16 @@ int main(int argc, char** argv) {
         std::printf("%s (%s): read %lld kept %lld skipped %lld\n", src.path.c_str(), src.format.c_str(),
                     static_cast<long long>(src.events_read), static_cast<long long>(src.events_kept),
                     static_cast<long long>(src.skipped()));
-        for (const auto& [k, v] : src.kept_by_category) std::printf("  kept %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.ignored_by_category) std::printf("  ignored %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.skipped_by_reason) std::printf("  skipped %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.unknown_categories) std::printf("  unknown cat %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.unknown_args) std::printf("  unknown arg %s %lld\n", k.c_str(), static_cast<long long>(v));
+        for (const auto& [k, v] : src.kept_by_category)
+          std::printf("  kept %s %lld\n", k.c_str(), static_cast<long long>(v));
+        for (const auto& [k, v] : src.ignored_by_category)
+          std::printf("  ignored %s %lld\n", k.c_str(), static_cast<long long>(v));
+        for (const auto& [k, v] : src.skipped_by_reason)
+          std::printf("  skipped %s %lld\n", k.c_str(), static_cast<long long>(v));
+        for (const auto& [k, v] : src.unknown_categories)
+          std::printf("  unknown cat %s %lld\n", k.c_str(), static_cast<long long>(v));
+        for (const auto& [k, v] : src.unknown_args)
+          std::printf("  unknown arg %s %lld\n", k.c_str(), static_cast<long long>(v));
         for (const auto& [k, v] : src.notes) std::printf("  note %s %lld\n", k.c_str(), static_cast<long long>(v));
         for (const auto& e : src.examples) std::printf("  e.g. %s\n", e.c_str());
       }

@@ -65,8 +65,10 @@ std::string HelpText(const CommandSpec& spec) {
   std::string s = absl::StrCat("usage: ", spec.usage, "\n\n", spec.summary, "\n\noptions:\n");
   for (const auto& f : spec.flags) {
     std::string left = absl::StrCat("  --", f.name, f.value_name.empty() ? "" : " " + f.value_name);
-    if (left.size() < 28) left.resize(28, ' ');
-    else left += "\n" + std::string(28, ' ');
+    if (left.size() < 28)
+      left.resize(28, ' ');
+    else
+      left += "\n" + std::string(28, ' ');
     absl::StrAppend(&s, left, f.help, f.repeatable ? " (repeatable)" : "", "\n");
   }
   absl::StrAppend(&s, "  --help                    this text\n");

@@ -13,11 +13,11 @@ namespace overlapscope::cli {
 
 // Exit codes, documented in README.md.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;       // runtime failure (CUDA error, I/O error on output)
-inline constexpr int kExitBadInput = 2;    // an input trace cannot be read (path, offset, reason)
-inline constexpr int kExitGateFailed = 3;  // a --require gate was violated
+inline constexpr int kExitError = 1;         // runtime failure (CUDA error, I/O error on output)
+inline constexpr int kExitBadInput = 2;      // an input trace cannot be read (path, offset, reason)
+inline constexpr int kExitGateFailed = 3;    // a --require gate was violated
 inline constexpr int kExitTargetFailed = 4;  // profile: the profiled program exited non-zero
-inline constexpr int kExitUsage = 64;      // bad command line (EX_USAGE)
+inline constexpr int kExitUsage = 64;        // bad command line (EX_USAGE)
 
 struct FlagSpec {
   std::string name;        // without the leading "--"

@@ -38,10 +38,13 @@ const CommandSpec kSpec{
      {"runtime-cutoff", "TIME", "launch calls longer than this are outliers (HTA's runtime_cutoff, default 50us)"},
      {"launch-delay-cutoff", "TIME", "launch delays above this are outliers (default 100us)"},
      {"top", "N", "rows per table (default 10)"},
-     {"collectives", "N|all", "text/Markdown: list the first N matched collective instances (default 20; --json lists all)"},
-     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto: when the "
+     {"collectives", "N|all",
+      "text/Markdown: list the first N matched collective instances (default 20; --json lists all)"},
+     {"align-clocks", "off|auto|on",
+      "align the clocks of several hosts by matched collectives (default auto: when the "
       "trace names >= 2 hosts; on: also processes without a host name)"},
-     {"trace", "OUT.pftrace", "also write the analyzed trace as Perfetto with the analysis drawn in (docs/perfetto.md)"},
+     {"trace", "OUT.pftrace",
+      "also write the analyzed trace as Perfetto with the analysis drawn in (docs/perfetto.md)"},
      {"require", "EXPR", "gate, e.g. 'overlap_ratio>=0.6' or 'blocked_share<=0.05' (per rank; exit 3 if violated)",
       true}},
     "Gate metrics are the keys of each rank's \"summary\" in the JSON report. A metric that is absent for a\n"
@@ -55,10 +58,14 @@ bool ParseTime(const std::string& s, int64_t* ns) {
   auto ends = [&](const std::string& suf) {
     return num.size() > suf.size() && num.compare(num.size() - suf.size(), suf.size(), suf) == 0;
   };
-  if (ends("ns")) scale = 1, num.resize(num.size() - 2);
-  else if (ends("us")) scale = 1000, num.resize(num.size() - 2);
-  else if (ends("ms")) scale = 1e6, num.resize(num.size() - 2);
-  else if (ends("s")) scale = 1e9, num.resize(num.size() - 1);
+  if (ends("ns"))
+    scale = 1, num.resize(num.size() - 2);
+  else if (ends("us"))
+    scale = 1000, num.resize(num.size() - 2);
+  else if (ends("ms"))
+    scale = 1e6, num.resize(num.size() - 2);
+  else if (ends("s"))
+    scale = 1e9, num.resize(num.size() - 1);
   double v;
   if (!absl::SimpleAtod(num, &v) || v < 0) return false;
   *ns = static_cast<int64_t>(v * scale + 0.5);
@@ -122,9 +129,12 @@ int RunAnalyze(int argc, char** argv) {
   size_t collectives_shown = 20;
   if (args.Has("collectives")) {
     int n;
-    if (args.Get("collectives") == "all") collectives_shown = SIZE_MAX;
-    else if (absl::SimpleAtoi(args.Get("collectives"), &n) && n >= 0) collectives_shown = static_cast<size_t>(n);
-    else return Usage("--collectives needs a non-negative integer or 'all'");
+    if (args.Get("collectives") == "all")
+      collectives_shown = SIZE_MAX;
+    else if (absl::SimpleAtoi(args.Get("collectives"), &n) && n >= 0)
+      collectives_shown = static_cast<size_t>(n);
+    else
+      return Usage("--collectives needs a non-negative integer or 'all'");
   }
   std::vector<viewer_export::Gate> gates;
   for (const std::string& g : args.All("require")) {
@@ -153,10 +163,14 @@ int RunAnalyze(int argc, char** argv) {
   info.collectives_shown = collectives_shown;
   info.clock_alignment = std::move(alignment);
   std::string out;
-  if (args.Has("explain-classes")) out = viewer_export::RenderExplainClasses(*trace, *result);
-  else if (args.Has("json")) out = viewer_export::RenderReportJson(*trace, *result, info);
-  else if (args.Has("markdown")) out = viewer_export::RenderReportMarkdown(*trace, *result, info);
-  else out = viewer_export::RenderReportText(*trace, *result, info);
+  if (args.Has("explain-classes"))
+    out = viewer_export::RenderExplainClasses(*trace, *result);
+  else if (args.Has("json"))
+    out = viewer_export::RenderReportJson(*trace, *result, info);
+  else if (args.Has("markdown"))
+    out = viewer_export::RenderReportMarkdown(*trace, *result, info);
+  else
+    out = viewer_export::RenderReportText(*trace, *result, info);
   if (std::fputs(out.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
     std::fprintf(stderr, "overlapscope analyze: cannot write the report to stdout\n");
     return kExitError;

@@ -25,8 +25,9 @@ const CommandSpec kSpec{
     "one file per rank, OUT.rank<r>.json, when the trace has several ranks).",
     {{"output", "OUT", "output file (also -o OUT)"},
      {"format", "FORMAT", "perfetto or chrome (default: from OUT's extension)"},
-     {"analyze", "", "Perfetto only: draw the analysis (exposed communication, overlap %, blocking, "
-                     "idle gaps, findings) on extra tracks, as `analyze --trace` does"}},
+     {"analyze", "",
+      "Perfetto only: draw the analysis (exposed communication, overlap %, blocking, "
+      "idle gaps, findings) on extra tracks, as `analyze --trace` does"}},
     "formats by extension: .pftrace / .perfetto-trace / .pb -> perfetto; .json / .json.gz -> chrome\n"
     "exit codes: 0 ok, 1 the output cannot be written, 2 a trace cannot be read, 64 bad command line"};
 
@@ -62,9 +63,12 @@ int RunExport(int argc, char** argv) {
   Format format = FromExtension(out);
   if (args.Has("format")) {
     const std::string f = args.Get("format");
-    if (f == "perfetto") format = Format::kPerfetto;
-    else if (f == "chrome") format = Format::kChrome;
-    else return Usage(absl::StrCat("--format must be perfetto or chrome, not '", f, "'"));
+    if (f == "perfetto")
+      format = Format::kPerfetto;
+    else if (f == "chrome")
+      format = Format::kChrome;
+    else
+      return Usage(absl::StrCat("--format must be perfetto or chrome, not '", f, "'"));
   }
   if (format == Format::kUnknown)
     return Usage(absl::StrCat("cannot tell the format from '", out, "': use .pftrace, .json or .json.gz, or --format"));
@@ -91,11 +95,12 @@ int RunExport(int argc, char** argv) {
       std::fprintf(stderr, "overlapscope export: %s\n", std::string(s.message()).c_str());
       return kExitError;
     }
-    std::printf("wrote %s (perfetto): %lld slices, %lld flows, %lld instants, %lld counter samples on %lld tracks, "
-                "%lld bytes\n",
-                out.c_str(), static_cast<long long>(st.slices), static_cast<long long>(st.flows),
-                static_cast<long long>(st.instants), static_cast<long long>(st.counter_samples),
-                static_cast<long long>(st.tracks), static_cast<long long>(st.bytes));
+    std::printf(
+        "wrote %s (perfetto): %lld slices, %lld flows, %lld instants, %lld counter samples on %lld tracks, "
+        "%lld bytes\n",
+        out.c_str(), static_cast<long long>(st.slices), static_cast<long long>(st.flows),
+        static_cast<long long>(st.instants), static_cast<long long>(st.counter_samples),
+        static_cast<long long>(st.tracks), static_cast<long long>(st.bytes));
     if (st.lane_tracks > 0)
       std::printf("note: %lld extra lane tracks hold slices that partially overlap others on their thread/stream\n",
                   static_cast<long long>(st.lane_tracks));

@@ -17,33 +17,34 @@ namespace {
 
 using nlohmann::json;
 
-const CommandSpec kSpec{
-    "info",
-    "overlapscope info TRACE... [--json]",
-    "Prints ranks, devices, streams (kernels/copies/memsets each), threads, counts per event\n"
-    "kind, time span and import statistics (skipped records with reasons) of one or more traces.\n"
-    "TRACE is a Kineto/PyTorch-profiler .json or .json.gz file or a directory of per-rank files.",
-    {{"json", "", "machine-readable output (schema overlapscope.info/1)"},
-     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto); the "
-      "time span is then that of the aligned trace"}},
-    "exit codes: 0 ok, 2 a trace cannot be read, 64 bad command line"};
+const CommandSpec kSpec{"info",
+                        "overlapscope info TRACE... [--json]",
+                        "Prints ranks, devices, streams (kernels/copies/memsets each), threads, counts per event\n"
+                        "kind, time span and import statistics (skipped records with reasons) of one or more traces.\n"
+                        "TRACE is a Kineto/PyTorch-profiler .json or .json.gz file or a directory of per-rank files.",
+                        {{"json", "", "machine-readable output (schema overlapscope.info/1)"},
+                         {"align-clocks", "off|auto|on",
+                          "align the clocks of several hosts by matched collectives (default auto); the "
+                          "time span is then that of the aligned trace"}},
+                        "exit codes: 0 ok, 2 a trace cannot be read, 64 bad command line"};
 
 json AlignmentJson(const model::Trace& t, const analyze::ClockAlignment& a) {
   json hosts = json::array();
   for (const analyze::HostClock& h : a.hosts) {
     json pids = json::array();
     for (model::ProcessId p : h.processes) pids.push_back(t.processes()[p].pid);
-    hosts.push_back({{"host", h.host}, {"pids", pids}, {"reference", h.reference}, {"aligned", h.aligned},
-                     {"offset_ns", h.offset_ns}, {"instances", h.instances},
+    hosts.push_back({{"host", h.host},
+                     {"pids", pids},
+                     {"reference", h.reference},
+                     {"aligned", h.aligned},
+                     {"offset_ns", h.offset_ns},
+                     {"instances", h.instances},
                      {"residual_spread_ns", h.residual_spread_ns},
                      {"reason", h.reason.empty() ? json(nullptr) : json(h.reason)}});
   }
-  return {{"mode", std::string(analyze::ToString(a.mode))},
-          {"status", std::string(analyze::ToString(a.status))},
-          {"summary", analyze::DescribeClockAlignment(a)},
-          {"matched_instances_used", a.matched_instances_used},
-          {"residual_spread_ns", a.residual_spread_ns},
-          {"hosts", hosts}};
+  return {{"mode", std::string(analyze::ToString(a.mode))}, {"status", std::string(analyze::ToString(a.status))},
+          {"summary", analyze::DescribeClockAlignment(a)},  {"matched_instances_used", a.matched_instances_used},
+          {"residual_spread_ns", a.residual_spread_ns},     {"hosts", hosts}};
 }
 
 json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
@@ -52,9 +53,9 @@ json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
   j["clock_note"] = t.clock_note();
   j["clock_alignment"] = AlignmentJson(t, alignment);
   j["time_span"] = {{"start_ns", t.start_ns()}, {"end_ns", t.end_ns()}, {"duration_ns", t.end_ns() - t.start_ns()}};
-  j["counts"] = {{"kernels", t.kernels().size()},     {"memcpys", t.memcpys().size()},
-                 {"memsets", t.memsets().size()},     {"api_calls", t.api_calls().size()},
-                 {"syncs", t.syncs().size()},         {"ranges", t.ranges().size()},
+  j["counts"] = {{"kernels", t.kernels().size()},       {"memcpys", t.memcpys().size()},
+                 {"memsets", t.memsets().size()},       {"api_calls", t.api_calls().size()},
+                 {"syncs", t.syncs().size()},           {"ranges", t.ranges().size()},
                  {"gpu_ranges", t.gpu_ranges().size()}, {"collectives", t.collectives().size()}};
   j["duplicate_api_correlation_ids"] = t.duplicate_api_correlations();
   std::vector<int64_t> k(t.streams().size()), m(t.streams().size()), s(t.streams().size());
@@ -67,8 +68,8 @@ json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
   json procs = json::array();
   for (size_t p = 0; p < t.processes().size(); ++p) {
     const auto& pr = t.processes()[p];
-    json jp = {{"rank", pr.rank}, {"world_size", pr.world_size}, {"pid", pr.pid},
-               {"name", t.str(pr.name)}, {"host", t.str(pr.host)}, {"source", t.str(pr.source)}};
+    json jp = {{"rank", pr.rank},        {"world_size", pr.world_size}, {"pid", pr.pid},
+               {"name", t.str(pr.name)}, {"host", t.str(pr.host)},      {"source", t.str(pr.source)}};
     json devs = json::array();
     for (size_t d = 0; d < t.devices().size(); ++d) {
       if (t.devices()[d].process != static_cast<int32_t>(p)) continue;
@@ -76,8 +77,11 @@ json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
       json streams = json::array();
       for (size_t st = 0; st < t.streams().size(); ++st) {
         if (t.streams()[st].device != static_cast<int32_t>(d)) continue;
-        streams.push_back({{"stream", t.streams()[st].native_id}, {"name", t.str(t.streams()[st].name)},
-                           {"kernels", k[st]}, {"memcpys", m[st]}, {"memsets", s[st]}});
+        streams.push_back({{"stream", t.streams()[st].native_id},
+                           {"name", t.str(t.streams()[st].name)},
+                           {"kernels", k[st]},
+                           {"memcpys", m[st]},
+                           {"memsets", s[st]}});
       }
       jd["streams"] = streams;
       devs.push_back(jd);
@@ -86,8 +90,10 @@ json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
     json threads = json::array();
     for (size_t th = 0; th < t.threads().size(); ++th) {
       if (t.threads()[th].process != static_cast<int32_t>(p)) continue;
-      threads.push_back({{"tid", t.threads()[th].tid}, {"name", t.str(t.threads()[th].name)},
-                         {"api_calls", api[th]}, {"ranges", rng[th]}});
+      threads.push_back({{"tid", t.threads()[th].tid},
+                         {"name", t.str(t.threads()[th].name)},
+                         {"api_calls", api[th]},
+                         {"ranges", rng[th]}});
     }
     jp["threads"] = threads;
     procs.push_back(jp);
@@ -95,13 +101,19 @@ json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
   j["processes"] = procs;
   json sources = json::array();
   for (const auto& src : t.sources()) {
-    sources.push_back({{"path", src.path}, {"format", src.format}, {"bytes", src.bytes},
-                       {"events_read", src.events_read}, {"events_kept", src.events_kept},
-                       {"events_skipped", src.skipped()}, {"dropped_records", src.dropped_records},
-                       {"base_time_ns", src.base_time_ns}, {"kept_by_category", src.kept_by_category},
+    sources.push_back({{"path", src.path},
+                       {"format", src.format},
+                       {"bytes", src.bytes},
+                       {"events_read", src.events_read},
+                       {"events_kept", src.events_kept},
+                       {"events_skipped", src.skipped()},
+                       {"dropped_records", src.dropped_records},
+                       {"base_time_ns", src.base_time_ns},
+                       {"kept_by_category", src.kept_by_category},
                        {"skipped_by_reason", src.skipped_by_reason},
                        {"ignored_by_category", src.ignored_by_category},
-                       {"unknown_categories", src.unknown_categories}, {"unknown_args", src.unknown_args},
+                       {"unknown_categories", src.unknown_categories},
+                       {"unknown_args", src.unknown_args},
                        {"notes", src.notes},
                        {"examples", src.examples}});
   }
@@ -123,8 +135,7 @@ std::string Text(const json& j) {
                     " API calls share a correlation id with an earlier call (first one kept)\n");
   for (const auto& p : j["processes"]) {
     absl::StrAppendFormat(&out, "\n%s  pid %d  %s%s\n",
-                          p["rank"].get<int>() < 0 ? "no rank recorded"
-                                                   : absl::StrCat("rank ", p["rank"].get<int>()),
+                          p["rank"].get<int>() < 0 ? "no rank recorded" : absl::StrCat("rank ", p["rank"].get<int>()),
                           p["pid"].get<int64_t>(), p["name"].get<std::string>(),
                           p["host"].get<std::string>().empty() ? "" : " @ " + p["host"].get<std::string>());
     for (const auto& d : p["devices"]) {
@@ -157,8 +168,7 @@ std::string Text(const json& j) {
     if (unknown_args > 0)
       absl::StrAppendFormat(&out, "    unknown args: %d occurrences of %d keys (ignored; --json lists them)\n",
                             unknown_args, s["unknown_args"].size());
-    for (auto& [k, v] : s["notes"].items())
-      absl::StrAppendFormat(&out, "    note     %s: %d\n", k, v.get<int64_t>());
+    for (auto& [k, v] : s["notes"].items()) absl::StrAppendFormat(&out, "    note     %s: %d\n", k, v.get<int64_t>());
     for (const auto& e : s["examples"]) absl::StrAppend(&out, "    e.g. ", e.get<std::string>(), "\n");
   }
   return out;

@@ -59,28 +59,27 @@ int RunProfile(int argc, char** argv) {
 namespace overlapscope::cli {
 namespace {
 
-const CommandSpec kSpec{
-    "profile",
-    "overlapscope profile [-o DIR] [--trace-format perfetto|chrome] -- CMD ARGS...",
-    "Runs CMD (any CUDA program, PyTorch included; all its processes) under CUPTI capture:\n"
-    "kernels, copies, memsets, syncs, CUDA runtime/driver calls and NVTX ranges, on one\n"
-    "CLOCK_REALTIME time axis per host. Writes DIR/rank<R>.ovspill per process (raw capture),\n"
-    "DIR/rank<R>.pftrace (open in ui.perfetto.dev; with --trace-format chrome: DIR/rank<R>.json,\n"
-    "Kineto-style) and prints a capture summary and the analysis report of all processes.",
-    {{"output", "DIR", "output directory, also -o DIR (default: overlapscope-profile)"},
-     {"trace-format", "FORMAT", "perfetto (default) or chrome"},
-     {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"},
-     {"no-nccl-plugin", "", "do not load overlapscope's NCCL profiler plugin"}},
-    "NCCL: unless --no-nccl-plugin is given or NCCL_PROFILER_PLUGIN is already set, NCCL loads\n"
-    "libnccl-profiler-overlapscope.so (NCCL_PROFILER_PLUGIN) and each process writes\n"
-    "DIR/nccl.<pid>.ovnccl: communicator, rank, sequence number, algorithm, protocol and\n"
-    "channels of every collective, merged into the captured collectives.\n"
-    "environment: OVERLAPSCOPE_INJECT_LIB overrides the injection library path;\n"
-    "OVERLAPSCOPE_NCCL_PLUGIN the NCCL plugin path; OVERLAPSCOPE_NCCL_KERNEL_CH=0 stops the\n"
-    "plugin from asking NCCL for per-channel GPU times (less proxy-thread work);\n"
-    "OVERLAPSCOPE_VERBOSE=1 makes every captured process say where it writes.\n"
-    "exit codes: 0 ok, 1 capture or output failed, 4 CMD exited non-zero (traces are still\n"
-    "written), 64 bad command line"};
+const CommandSpec kSpec{"profile",
+                        "overlapscope profile [-o DIR] [--trace-format perfetto|chrome] -- CMD ARGS...",
+                        "Runs CMD (any CUDA program, PyTorch included; all its processes) under CUPTI capture:\n"
+                        "kernels, copies, memsets, syncs, CUDA runtime/driver calls and NVTX ranges, on one\n"
+                        "CLOCK_REALTIME time axis per host. Writes DIR/rank<R>.ovspill per process (raw capture),\n"
+                        "DIR/rank<R>.pftrace (open in ui.perfetto.dev; with --trace-format chrome: DIR/rank<R>.json,\n"
+                        "Kineto-style) and prints a capture summary and the analysis report of all processes.",
+                        {{"output", "DIR", "output directory, also -o DIR (default: overlapscope-profile)"},
+                         {"trace-format", "FORMAT", "perfetto (default) or chrome"},
+                         {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"},
+                         {"no-nccl-plugin", "", "do not load overlapscope's NCCL profiler plugin"}},
+                        "NCCL: unless --no-nccl-plugin is given or NCCL_PROFILER_PLUGIN is already set, NCCL loads\n"
+                        "libnccl-profiler-overlapscope.so (NCCL_PROFILER_PLUGIN) and each process writes\n"
+                        "DIR/nccl.<pid>.ovnccl: communicator, rank, sequence number, algorithm, protocol and\n"
+                        "channels of every collective, merged into the captured collectives.\n"
+                        "environment: OVERLAPSCOPE_INJECT_LIB overrides the injection library path;\n"
+                        "OVERLAPSCOPE_NCCL_PLUGIN the NCCL plugin path; OVERLAPSCOPE_NCCL_KERNEL_CH=0 stops the\n"
+                        "plugin from asking NCCL for per-channel GPU times (less proxy-thread work);\n"
+                        "OVERLAPSCOPE_VERBOSE=1 makes every captured process say where it writes.\n"
+                        "exit codes: 0 ok, 1 capture or output failed, 4 CMD exited non-zero (traces are still\n"
+                        "written), 64 bad command line"};
 
 std::string Dirname(const std::string& p) {
   const size_t s = p.rfind('/');
@@ -121,7 +120,8 @@ int RunTarget(const std::vector<std::string>& argv) {
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   // Like system(): the target gets Ctrl-C; we wait for it and still collect its traces.
-  struct sigaction ign {}, old_int {}, old_quit {};
+  struct sigaction ign {
+  }, old_int{}, old_quit{};
   ign.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ign, &old_int);
   sigaction(SIGQUIT, &ign, &old_quit);
@@ -143,8 +143,8 @@ int RunTarget(const std::vector<std::string>& argv) {
 }
 
 void PrintSummary(const model::Trace& t) {
-  std::printf("\ncaptured %zu process(es), %.3f ms  (%s)\n", t.processes().size(),
-              (t.end_ns() - t.start_ns()) / 1e6, t.clock_note().c_str());
+  std::printf("\ncaptured %zu process(es), %.3f ms  (%s)\n", t.processes().size(), (t.end_ns() - t.start_ns()) / 1e6,
+              t.clock_note().c_str());
   for (size_t p = 0; p < t.processes().size(); ++p) {
     const auto& pr = t.processes()[p];
     int64_t k = 0, m = 0, s = 0, a = 0, y = 0, r = 0;
@@ -152,7 +152,8 @@ void PrintSummary(const model::Trace& t) {
     for (const auto& e : t.memcpys()) m += t.ProcessOfDevice(e.device) == static_cast<int32_t>(p);
     for (const auto& e : t.memsets()) s += t.ProcessOfDevice(e.device) == static_cast<int32_t>(p);
     for (const auto& e : t.api_calls()) a += t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
-    for (const auto& e : t.syncs()) y += e.thread != model::kNone && t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
+    for (const auto& e : t.syncs())
+      y += e.thread != model::kNone && t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
     for (const auto& e : t.ranges()) r += t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
     std::printf("  %s pid %lld %s: kernels %lld memcpys %lld memsets %lld api %lld syncs %lld ranges %lld\n",
                 pr.rank < 0 ? "no rank" : ("rank " + std::to_string(pr.rank)).c_str(), static_cast<long long>(pr.pid),
@@ -179,7 +180,8 @@ int RunProfile(int argc, char** argv) {
   // `-o DIR` (the short form users know from nsys) means --output DIR; only before `--`.
   std::vector<std::string> own;
   int i = 0;
-  for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) own.push_back(std::strcmp(argv[i], "-o") ? argv[i] : "--output");
+  for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i)
+    own.push_back(std::strcmp(argv[i], "-o") ? argv[i] : "--output");
   for (; i < argc; ++i) own.push_back(argv[i]);
   std::vector<char*> own_argv;
   for (auto& a : own) own_argv.push_back(a.data());
@@ -201,8 +203,9 @@ int RunProfile(int argc, char** argv) {
   }
   const std::string inject = FindInjectionLibrary();
   if (inject.empty()) {
-    std::fprintf(stderr, "overlapscope profile: libovscope_inject.so not found next to the binary or in the "
-                         "build tree; set OVERLAPSCOPE_INJECT_LIB\n");
+    std::fprintf(stderr,
+                 "overlapscope profile: libovscope_inject.so not found next to the binary or in the "
+                 "build tree; set OVERLAPSCOPE_INJECT_LIB\n");
     return kExitError;
   }
   const std::string dir_arg = args.Get("output", "overlapscope-profile");
@@ -292,8 +295,9 @@ int RunProfile(int argc, char** argv) {
     viewer_export::ReportInfo info;
     info.inputs = files;
     std::printf("\n%s", viewer_export::RenderReportText(*all, *analysis, info).c_str());
-  }
-  else std::fprintf(stderr, "overlapscope profile: analysis failed: %s\n", std::string(analysis.status().message()).c_str());
+  } else
+    std::fprintf(stderr, "overlapscope profile: analysis failed: %s\n",
+                 std::string(analysis.status().message()).c_str());
   return rc;
 }
 

@@ -55,11 +55,14 @@ const CommandSpec kSpec{
     "the launcher's environment (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK) or forced with --mpi;\n"
     "needs a build with MPI (libopenmpi-dev at build time). A CUDA/NCCL error on any rank ends all\n"
     "ranks (MPI_Abort); a validation failure on any rank makes every rank exit 1.",
-    {{"mode", "M[,M]", "modes to run, or 'all'. matmul-allgather: sequential, overlap, overlap-ce "
-                       "(default sequential,overlap); all-to-all: sync, async, async-ce (default all); d2h: blocking, "
-                       "nonblocking-nosync, nonblocking-event (default all)", true},
-     {"output", "DIR", "write DIR/<workload>-<mode>/{trace.pftrace,report.json,report.txt} and "
-                       "DIR/<workload>-timings.{txt,json} (-o DIR works too)"},
+    {{"mode", "M[,M]",
+      "modes to run, or 'all'. matmul-allgather: sequential, overlap, overlap-ce "
+      "(default sequential,overlap); all-to-all: sync, async, async-ce (default all); d2h: blocking, "
+      "nonblocking-nosync, nonblocking-event (default all)",
+      true},
+     {"output", "DIR",
+      "write DIR/<workload>-<mode>/{trace.pftrace,report.json,report.txt} and "
+      "DIR/<workload>-timings.{txt,json} (-o DIR works too)"},
      {"gpus", "N", "GPUs (ranks) to use; default all visible (d2h: 1); under MPI the ranks are the processes"},
      {"iters", "N", "timed iterations per phase (default 20)"},
      {"warmup", "N", "warm-up iterations per phase (default 5)"},
@@ -83,10 +86,11 @@ const CommandSpec kSpec{
      {"host-work-us", "US", "d2h: host work per step before the flag is read (default 1000)"},
      {"timeout-s", "S", "give up (exit 1) when a phase hangs this long (default 300)"},
      {"delay-rank", "R", "matmul-allgather, all-to-all: rank R is a straggler (needs --delay-us)"},
-     {"delay-us", "US", "rank R runs a GPU spin kernel of US microseconds on the collective's stream right "
-                        "before every collective (timed and captured phases; not the --ag-sweep). The ranks' "
-                        "events start after the spin: in the overlap modes the late rank's NCCL kernel may then "
-                        "still wait for SMs the GEMM holds, which the capture shows and the events do not"},
+     {"delay-us", "US",
+      "rank R runs a GPU spin kernel of US microseconds on the collective's stream right "
+      "before every collective (timed and captured phases; not the --ag-sweep). The ranks' "
+      "events start after the spin: in the overlap modes the late rank's NCCL kernel may then "
+      "still wait for SMs the GEMM holds, which the capture shows and the events do not"},
      {"mpi", "", "one rank per process under an MPI launcher (the default when its environment is seen)"}},
     "exit codes: 0 ok, 1 a CUDA/NCCL error or a validation failure, 64 bad command line"};
 
@@ -113,9 +117,16 @@ std::vector<std::string> Modes(const ParsedArgs& a, const std::vector<std::strin
 }
 
 nlohmann::json ToJson(const workloads::WorkloadResult& r) {
-  nlohmann::json j = {{"schema", "overlapscope.run/1"}, {"workload", r.workload}, {"device", r.device},
-                      {"config", r.config}, {"ranks", r.ranks}, {"nranks", r.nranks},
-                      {"figures", r.figures}, {"notes", r.notes}, {"errors", r.errors}, {"ok", r.ok()}};
+  nlohmann::json j = {{"schema", "overlapscope.run/1"},
+                      {"workload", r.workload},
+                      {"device", r.device},
+                      {"config", r.config},
+                      {"ranks", r.ranks},
+                      {"nranks", r.nranks},
+                      {"figures", r.figures},
+                      {"notes", r.notes},
+                      {"errors", r.errors},
+                      {"ok", r.ok()}};
   return j;
 }
 
@@ -148,7 +159,8 @@ int RunWorkload(int argc, char** argv) {
       ParseInt(args, "sm-carveout", carve, err) && ParseInt(args, "burn-in-ms", burn, err) &&
       ParseInt(args, "delay-rank", delay_rank, err) && ParseInt(args, "delay-us", delay_us, err) &&
       ParseDouble(args, "ag-mb", ag_mb, err) && ParseDouble(args, "timeout-s", timeout, err);
-  if (err.empty() && (iters < 1 || warmup < 0 || cap < 0 || gpus < 0)) err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
+  if (err.empty() && (iters < 1 || warmup < 0 || cap < 0 || gpus < 0))
+    err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
   auto dtype = workloads::ParseDType(args.Get("dtype", "fp16"));
   if (err.empty() && !dtype.ok()) err = std::string(dtype.status().message());
   std::vector<double> sweep;
@@ -221,8 +233,7 @@ int RunWorkload(int argc, char** argv) {
       hooks = mrc->Hooks();
     }
   } else {
-    rc = std::make_unique<RunCapture>(wl, out_dir, capture ? static_cast<int>(cap) : 0, summaries,
-                                      args.Has("report"));
+    rc = std::make_unique<RunCapture>(wl, out_dir, capture ? static_cast<int>(cap) : 0, summaries, args.Has("report"));
     if (capture) hooks = rc->Hooks();
   }
   workloads::GemmShape shape{m, n, k, *dtype};

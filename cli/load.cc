@@ -69,8 +69,8 @@ static std::vector<std::string> ExpandSpillDirectories(const std::vector<std::st
 }
 #endif
 
-std::optional<model::Trace> LoadTracesOrReport(const std::string& command,
-                                               const std::vector<std::string>& paths, int* exit_code) {
+std::optional<model::Trace> LoadTracesOrReport(const std::string& command, const std::vector<std::string>& paths,
+                                               int* exit_code) {
   if (paths.empty()) {
     std::fprintf(stderr, "overlapscope %s: no trace given (see --help)\n", command.c_str());
     *exit_code = kExitUsage;

@@ -13,8 +13,8 @@ namespace overlapscope::cli {
 
 // Imports `paths` (files or directories, one file per rank). On failure prints
 // "overlapscope <cmd>: <path>: offset N: reason" to stderr, sets *exit_code and returns nullopt.
-std::optional<model::Trace> LoadTracesOrReport(const std::string& command,
-                                               const std::vector<std::string>& paths, int* exit_code);
+std::optional<model::Trace> LoadTracesOrReport(const std::string& command, const std::vector<std::string>& paths,
+                                               int* exit_code);
 
 // --align-clocks for analyze/info: parses MODE ("off", "auto", "on"; empty = auto), estimates the
 // per-host clock offsets of *trace (analyze/clock_align.h) and, when an offset is to be applied,

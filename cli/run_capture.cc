@@ -40,7 +40,8 @@ std::string CrossRankSummaryLine(const analyze::CrossRankResult& x) {
   for (const auto& i : x.instances) skew.push_back(i.skew_ns);
   std::sort(skew.begin(), skew.end());
   const size_t n = skew.size();
-  const double median = n % 2 ? static_cast<double>(skew[n / 2]) : 0.5 * static_cast<double>(skew[n / 2 - 1] + skew[n / 2]);
+  const double median =
+      n % 2 ? static_cast<double>(skew[n / 2]) : 0.5 * static_cast<double>(skew[n / 2 - 1] + skew[n / 2]);
   return absl::StrFormat("    collectives matched across ranks: %d (unmatched %d); skew median %.3f ms, max %.3f ms\n",
                          n, x.unmatched, median / 1e6, x.max_skew_ns / 1e6);
 }
@@ -98,9 +99,9 @@ std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", ns / 1e6); }
 }  // namespace
 
 std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r) {
-  std::string s = absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges",
-                                  t.kernels().size(), t.memcpys().size(), t.api_calls().size(), t.syncs().size(),
-                                  t.ranges().size());
+  std::string s =
+      absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges", t.kernels().size(),
+                      t.memcpys().size(), t.api_calls().size(), t.syncs().size(), t.ranges().size());
   if (t.processes().size() > 1) absl::StrAppend(&s, " from ", t.processes().size(), " processes");
   s += "\n";
   for (const auto& o : r.overlap) {
@@ -126,8 +127,8 @@ std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r)
   return s;
 }
 
-absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace, const analyze::AnalysisResult& analysis,
-                              const viewer_export::ReportInfo& info) {
+absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace,
+                              const analyze::AnalysisResult& analysis, const viewer_export::ReportInfo& info) {
   RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", viewer_export::RenderReportJson(trace, analysis, info)));
   RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", viewer_export::RenderReportText(trace, analysis, info)));
   return viewer_export::WritePerfetto(trace, &analysis, dir + "/trace.pftrace");

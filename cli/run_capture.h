@@ -67,8 +67,8 @@ std::string PrepareCaptureEnv(int iters, FILE* note_to);
 std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r);
 
 // DIR/{report.json, report.txt, trace.pftrace} of one mode (the directory is created).
-absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace, const analyze::AnalysisResult& analysis,
-                              const viewer_export::ReportInfo& info);
+absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace,
+                              const analyze::AnalysisResult& analysis, const viewer_export::ReportInfo& info);
 
 // One summary line about the collectives matched across ranks or GPUs (count, unmatched, median
 // and max skew); "" when none were matched.

@@ -3,14 +3,13 @@
 #if defined(OVERLAPSCOPE_HAVE_WORKLOADS)
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <vector>
-
-#include <unistd.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -29,7 +28,6 @@ namespace mpi = workloads::mpi;
 struct MpiRunCapture::Session {
   std::unique_ptr<cupti::CaptureSession> cupti;
 };
-
 
 MpiRunCapture::MpiRunCapture(std::string workload, std::string out_dir, int iters, FILE* out, bool full_report)
     : workload_(std::move(workload)),
@@ -137,7 +135,8 @@ absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::s
   for (size_t r = 0; r < starts.size() && r < ends.size(); ++r) {
     int64_t s = 0, e = 0;
     if (!absl::SimpleAtoi(starts[r], &s) || !absl::SimpleAtoi(ends[r], &e))
-      return absl::InternalError(absl::StrCat("rank ", r, " sent a malformed capture window: ", starts[r], " ", ends[r]));
+      return absl::InternalError(
+          absl::StrCat("rank ", r, " sent a malformed capture window: ", starts[r], " ", ends[r]));
     read.nccl.window_start_ns = std::min(read.nccl.window_start_ns, s);
     read.nccl.window_end_ns = std::max(read.nccl.window_end_ns, e);
   }

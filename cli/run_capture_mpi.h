@@ -5,8 +5,8 @@
 // matched across ranks) and, with an output directory, writes trace.pftrace, report.json and
 // report.txt beside the spill files. NCCL's profiler plugin (as in run_capture.h) records into a
 // per-rank directory; at the end of each mode every rank copies its plugin file next to its spill
-// file, and rank 0 merges the records of the modes' common time window. Without an output directory the spill files go to a
-// temporary directory that rank 0 creates and removes: every rank must see it (one host).
+// file, and rank 0 merges the records of the modes' common time window. Without an output directory the spill files go
+// to a temporary directory that rank 0 creates and removes: every rank must see it (one host).
 //
 // Failure modes: every hook's result is agreed on by all ranks (workloads::mpi::Agree), so a
 // capture that fails on one rank, or an analysis that fails on rank 0, fails the mode on every

@@ -13,17 +13,17 @@
 namespace overlapscope::model {
 
 struct Process {
-  int64_t pid = -1;          // OS pid as recorded (or the trace's pid field)
-  int32_t rank = kNone;      // distributed rank, kNone when unknown
+  int64_t pid = -1;      // OS pid as recorded (or the trace's pid field)
+  int32_t rank = kNone;  // distributed rank, kNone when unknown
   int32_t world_size = kNone;
-  StringId name = 0;         // e.g. "python3"
-  StringId host = 0;         // host name when known
-  StringId source = 0;       // file the process came from (imports) or "capture"
+  StringId name = 0;    // e.g. "python3"
+  StringId host = 0;    // host name when known
+  StringId source = 0;  // file the process came from (imports) or "capture"
 };
 
 struct Thread {
   ProcessId process = kNone;
-  int64_t tid = -1;          // OS thread id as recorded
+  int64_t tid = -1;  // OS thread id as recorded
   StringId name = 0;
 };
 
@@ -35,8 +35,8 @@ struct Device {
 
 struct Stream {
   DeviceId device = kNone;
-  int64_t native_id = -1;     // CUDA/CUPTI stream id as recorded
-  StringId name = 0;          // user or library name when known
+  int64_t native_id = -1;  // CUDA/CUPTI stream id as recorded
+  StringId name = 0;       // user or library name when known
 };
 
 struct Dim3 {
@@ -53,7 +53,7 @@ struct Kernel {
   Dim3 grid, block;
   int32_t registers_per_thread = kNone;
   int64_t shared_memory_bytes = -1;
-  CollectiveId collective = kNone;       // set when this kernel carries a collective
+  CollectiveId collective = kNone;  // set when this kernel carries a collective
 };
 
 struct Memcpy {
@@ -62,14 +62,14 @@ struct Memcpy {
   StreamId stream = kNone;
   int64_t correlation_id = kNoCorrelation;
   int64_t external_id = kNoCorrelation;
-  StringId name = 0;                     // as recorded, e.g. "Memcpy DtoH (Device -> Pinned)"
+  StringId name = 0;  // as recorded, e.g. "Memcpy DtoH (Device -> Pinned)"
   int64_t bytes = -1;
   MemcpyKind kind = MemcpyKind::kUnknown;
   MemoryKind src_kind = MemoryKind::kUnknown;
   MemoryKind dst_kind = MemoryKind::kUnknown;
-  DeviceId dst_device = kNone;           // peer copies
-  int8_t is_async = -1;                  // 1 async API, 0 synchronous API, -1 unknown
-  CollectiveId collective = kNone;       // copy-engine collectives
+  DeviceId dst_device = kNone;      // peer copies
+  int8_t is_async = -1;             // 1 async API, 0 synchronous API, -1 unknown
+  CollectiveId collective = kNone;  // copy-engine collectives
 };
 
 struct Memset {
@@ -90,7 +90,7 @@ struct ApiCall {
   ThreadId thread = kNone;
   int64_t correlation_id = kNoCorrelation;
   int64_t external_id = kNoCorrelation;
-  StringId name = 0;                     // e.g. "cudaLaunchKernel"
+  StringId name = 0;  // e.g. "cudaLaunchKernel"
   ApiKind kind = ApiKind::kRuntime;
   int32_t return_code = 0;
 };
@@ -99,13 +99,13 @@ struct ApiCall {
 struct Sync {
   int64_t start_ns = 0, end_ns = 0;
   SyncKind kind = SyncKind::kUnknown;
-  ThreadId thread = kNone;          // host thread that waited (host syncs), when known
+  ThreadId thread = kNone;  // host thread that waited (host syncs), when known
   DeviceId device = kNone;
-  StreamId stream = kNone;          // stream synchronized on, or the waiting stream (wait-event)
-  StreamId wait_on_stream = kNone;  // stream-wait-event: the stream that recorded the event
-  int64_t event_id = -1;            // CUDA event id when known
+  StreamId stream = kNone;                               // stream synchronized on, or the waiting stream (wait-event)
+  StreamId wait_on_stream = kNone;                       // stream-wait-event: the stream that recorded the event
+  int64_t event_id = -1;                                 // CUDA event id when known
   int64_t event_record_correlation_id = kNoCorrelation;  // correlation of the cudaEventRecord
-  int64_t correlation_id = kNoCorrelation;  // the API call that issued the sync
+  int64_t correlation_id = kNoCorrelation;               // the API call that issued the sync
   StringId name = 0;
 };
 
@@ -116,7 +116,7 @@ struct Range {
   ThreadId thread = kNone;
   int64_t external_id = kNoCorrelation;
   StringId name = 0;
-  StringId domain = 0;              // NVTX domain ("NCCL", ...), empty for the default
+  StringId domain = 0;  // NVTX domain ("NCCL", ...), empty for the default
 };
 
 // A GPU-side annotation range (Kineto "gpu_user_annotation"): spans the GPU work of a range.
@@ -136,20 +136,20 @@ struct Collective {
   ProcessId process = kNone;
   DeviceId device = kNone;
   StreamId stream = kNone;
-  StringId op = 0;                   // "allgather", "all_to_all", "allreduce", ...
-  StringId communicator = 0;         // process group name or communicator id
+  StringId op = 0;            // "allgather", "all_to_all", "allreduce", ...
+  StringId communicator = 0;  // process group name or communicator id
   StringId dtype = 0;
-  int64_t sequence = -1;             // sequence number within the communicator
+  int64_t sequence = -1;  // sequence number within the communicator
   int64_t in_elements = -1, out_elements = -1;
-  int64_t bytes = -1;                // bytes per rank as nccl-tests counts them, when known
+  int64_t bytes = -1;  // bytes per rank as nccl-tests counts them, when known
   int32_t rank = kNone, nranks = kNone;
   int64_t correlation_id = kNoCorrelation;
   // From NCCL's profiler plugin (libnccl-profiler-overlapscope.so) when it was loaded; absent
   // (0 / kNone / -1) otherwise.
-  StringId algorithm = 0;            // "RING", "TREE", "NVLS", "PAT", ...
-  StringId protocol = 0;             // "LL", "LL128", "SIMPLE"
-  int32_t channels = kNone;          // NCCL channels (CTAs) the collective ran on
-  int64_t channel_span_ns = -1;      // last channel end - first channel start, GPU globaltimer
+  StringId algorithm = 0;        // "RING", "TREE", "NVLS", "PAT", ...
+  StringId protocol = 0;         // "LL", "LL128", "SIMPLE"
+  int32_t channels = kNone;      // NCCL channels (CTAs) the collective ran on
+  int64_t channel_span_ns = -1;  // last channel end - first channel start, GPU globaltimer
   // From NCCL's NVTX payload (own captures): root rank (broadcast, reduce, gather, scatter) or
   // peer (send, recv), and the reduction ("sum", "prod", "max", "min", "avg").
   int32_t root_or_peer = kNone;

@@ -12,16 +12,16 @@
 namespace overlapscope::model {
 
 struct SourceStats {
-  std::string path;           // file path, or "capture:<pid>" for live captures
-  std::string format;         // "kineto-json", "kineto-json.gz", "cupti", ...
-  int64_t bytes = 0;          // bytes read (uncompressed)
-  int64_t events_read = 0;    // records seen in the source
-  int64_t events_kept = 0;    // records turned into model events
-  int64_t base_time_ns = 0;   // offset added to every timestamp of this source
-  absl::btree_map<std::string, int64_t> kept_by_category;     // e.g. "kernel" -> 1234
-  absl::btree_map<std::string, int64_t> skipped_by_reason;    // e.g. "negative dur" -> 2
-  absl::btree_map<std::string, int64_t> unknown_categories;   // counted and skipped
-  absl::btree_map<std::string, int64_t> unknown_args;         // arg key -> count (ignored)
+  std::string path;                                          // file path, or "capture:<pid>" for live captures
+  std::string format;                                        // "kineto-json", "kineto-json.gz", "cupti", ...
+  int64_t bytes = 0;                                         // bytes read (uncompressed)
+  int64_t events_read = 0;                                   // records seen in the source
+  int64_t events_kept = 0;                                   // records turned into model events
+  int64_t base_time_ns = 0;                                  // offset added to every timestamp of this source
+  absl::btree_map<std::string, int64_t> kept_by_category;    // e.g. "kernel" -> 1234
+  absl::btree_map<std::string, int64_t> skipped_by_reason;   // e.g. "negative dur" -> 2
+  absl::btree_map<std::string, int64_t> unknown_categories;  // counted and skipped
+  absl::btree_map<std::string, int64_t> unknown_args;        // arg key -> count (ignored)
   // Records recognized but deliberately not stored as model events (Kineto "ac2g" flow arrows,
   // sort-order metadata, profiler spans "Trace", instant markers "i"), by category. Counted so
   // that events_read == events_kept + skipped() + ignored + unknown categories.

@@ -58,27 +58,21 @@ absl::Span<const GpuRef> Trace::GpuByCorrelation(ProcessId p, int64_t correlatio
 }
 
 namespace {
-absl::Span<const GpuRef> Csr(const std::vector<int32_t>& offsets, const std::vector<GpuRef>& refs,
-                             int32_t i) {
+absl::Span<const GpuRef> Csr(const std::vector<int32_t>& offsets, const std::vector<GpuRef>& refs, int32_t i) {
   if (i < 0 || static_cast<size_t>(i) + 1 >= offsets.size()) return {};
   return absl::MakeConstSpan(refs).subspan(offsets[i], offsets[i + 1] - offsets[i]);
 }
 }  // namespace
 
-absl::Span<const GpuRef> Trace::StreamActivities(StreamId s) const {
-  return Csr(stream_offsets_, stream_refs_, s);
-}
-absl::Span<const GpuRef> Trace::DeviceActivities(DeviceId d) const {
-  return Csr(device_offsets_, device_refs_, d);
-}
+absl::Span<const GpuRef> Trace::StreamActivities(StreamId s) const { return Csr(stream_offsets_, stream_refs_, s); }
+absl::Span<const GpuRef> Trace::DeviceActivities(DeviceId d) const { return Csr(device_offsets_, device_refs_, d); }
 absl::Span<const GpuRef> Trace::CollectiveActivities(CollectiveId c) const {
   return Csr(collective_offsets_, collective_refs_, c);
 }
 
 int64_t Trace::total_events() const {
-  return static_cast<int64_t>(d_.kernels.size() + d_.memcpys.size() + d_.memsets.size() +
-                              d_.api_calls.size() + d_.syncs.size() + d_.ranges.size() +
-                              d_.gpu_ranges.size());
+  return static_cast<int64_t>(d_.kernels.size() + d_.memcpys.size() + d_.memsets.size() + d_.api_calls.size() +
+                              d_.syncs.size() + d_.ranges.size() + d_.gpu_ranges.size());
 }
 
 }  // namespace overlapscope::model

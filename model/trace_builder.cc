@@ -60,8 +60,8 @@ void SortByTime(std::vector<T>& v) {
 }
 
 // Builds a CSR index from (group, ref) pairs; refs keep the order in which they are given.
-void BuildCsr(size_t groups, const std::vector<std::pair<int32_t, GpuRef>>& pairs,
-              std::vector<int32_t>& offsets, std::vector<GpuRef>& refs) {
+void BuildCsr(size_t groups, const std::vector<std::pair<int32_t, GpuRef>>& pairs, std::vector<int32_t>& offsets,
+              std::vector<GpuRef>& refs) {
   offsets.assign(groups + 1, 0);
   for (const auto& [g, r] : pairs) ++offsets[g + 1];
   std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
@@ -73,8 +73,8 @@ void BuildCsr(size_t groups, const std::vector<std::pair<int32_t, GpuRef>>& pair
 }  // namespace
 
 absl::StatusOr<Trace> TraceBuilder::Finalize() && {
-  const size_t np = d_.processes.size(), nt = d_.threads.size(), nd = d_.devices.size(),
-               ns = d_.streams.size(), nc = d_.collectives.size();
+  const size_t np = d_.processes.size(), nt = d_.threads.size(), nd = d_.devices.size(), ns = d_.streams.size(),
+               nc = d_.collectives.size();
   for (const auto& t : d_.threads)
     if (!InRange(t.process, np, false)) return absl::InvalidArgumentError("thread without process");
   for (const auto& dev : d_.devices)
@@ -82,26 +82,32 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
   for (const auto& s : d_.streams)
     if (!InRange(s.device, nd, false)) return absl::InvalidArgumentError("stream without device");
   auto gpu_ok = [&](const auto& e) {
-    return InRange(e.device, nd, false) && InRange(e.stream, ns, false) &&
-           d_.streams[e.stream].device == e.device;
+    return InRange(e.device, nd, false) && InRange(e.stream, ns, false) && d_.streams[e.stream].device == e.device;
   };
-  if (auto s = Validate(d_.kernels, "kernels", [&](const Kernel& k) {
-        return gpu_ok(k) && InRange(k.collective, nc, true);
-      }); !s.ok()) return s;
-  if (auto s = Validate(d_.memcpys, "memcpys", [&](const Memcpy& m) {
-        return gpu_ok(m) && InRange(m.collective, nc, true) && InRange(m.dst_device, nd, true);
-      }); !s.ok()) return s;
+  if (auto s = Validate(d_.kernels, "kernels",
+                        [&](const Kernel& k) { return gpu_ok(k) && InRange(k.collective, nc, true); });
+      !s.ok())
+    return s;
+  if (auto s = Validate(d_.memcpys, "memcpys",
+                        [&](const Memcpy& m) {
+                          return gpu_ok(m) && InRange(m.collective, nc, true) && InRange(m.dst_device, nd, true);
+                        });
+      !s.ok())
+    return s;
   if (auto s = Validate(d_.memsets, "memsets", gpu_ok); !s.ok()) return s;
   if (auto s = Validate(d_.gpu_ranges, "gpu_ranges", gpu_ok); !s.ok()) return s;
-  if (auto s = Validate(d_.api_calls, "api_calls", [&](const ApiCall& a) {
-        return InRange(a.thread, nt, false);
-      }); !s.ok()) return s;
-  if (auto s = Validate(d_.ranges, "ranges", [&](const Range& r) { return InRange(r.thread, nt, false); });
-      !s.ok()) return s;
-  if (auto s = Validate(d_.syncs, "syncs", [&](const Sync& y) {
-        return InRange(y.thread, nt, true) && InRange(y.device, nd, true) && InRange(y.stream, ns, true) &&
-               InRange(y.wait_on_stream, ns, true);
-      }); !s.ok()) return s;
+  if (auto s = Validate(d_.api_calls, "api_calls", [&](const ApiCall& a) { return InRange(a.thread, nt, false); });
+      !s.ok())
+    return s;
+  if (auto s = Validate(d_.ranges, "ranges", [&](const Range& r) { return InRange(r.thread, nt, false); }); !s.ok())
+    return s;
+  if (auto s = Validate(d_.syncs, "syncs",
+                        [&](const Sync& y) {
+                          return InRange(y.thread, nt, true) && InRange(y.device, nd, true) &&
+                                 InRange(y.stream, ns, true) && InRange(y.wait_on_stream, ns, true);
+                        });
+      !s.ok())
+    return s;
   for (const auto& c : d_.collectives)
     if (!InRange(c.process, np, true) || !InRange(c.device, nd, true) || !InRange(c.stream, ns, true))
       return absl::InvalidArgumentError("collective id out of range");
@@ -138,9 +144,8 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
   }
   std::vector<int32_t> order(nc);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return d_.collectives[a].start_ns < d_.collectives[b].start_ns;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return d_.collectives[a].start_ns < d_.collectives[b].start_ns; });
   std::vector<int32_t> new_id(nc);
   std::vector<Collective> sorted(nc);
   for (size_t i = 0; i < nc; ++i) {
@@ -235,8 +240,13 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
       hi = std::max(hi, e.end_ns);
     }
   };
-  span(t.d_.kernels); span(t.d_.memcpys); span(t.d_.memsets); span(t.d_.api_calls);
-  span(t.d_.syncs); span(t.d_.ranges); span(t.d_.gpu_ranges);
+  span(t.d_.kernels);
+  span(t.d_.memcpys);
+  span(t.d_.memsets);
+  span(t.d_.api_calls);
+  span(t.d_.syncs);
+  span(t.d_.ranges);
+  span(t.d_.gpu_ranges);
   if (lo != INT64_MAX) {
     t.start_ns_ = lo;
     t.end_ns_ = hi;

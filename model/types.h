@@ -36,11 +36,11 @@ enum class ApiKind : uint8_t { kRuntime, kDriver };
 
 // Host-side ranges: framework ops, user annotations, NVTX ranges, profiler overhead.
 enum class RangeKind : uint8_t {
-  kCpuOp,            // Kineto "cpu_op" (aten ops)
-  kUserAnnotation,   // Kineto "user_annotation" (record_function, ProfilerStep#N)
-  kNvtx,             // NVTX push/pop or start/end ranges (any domain)
-  kPythonFunction,   // Kineto "python_function"
-  kOverhead,         // profiler / CUPTI overhead
+  kCpuOp,           // Kineto "cpu_op" (aten ops)
+  kUserAnnotation,  // Kineto "user_annotation" (record_function, ProfilerStep#N)
+  kNvtx,            // NVTX push/pop or start/end ranges (any domain)
+  kPythonFunction,  // Kineto "python_function"
+  kOverhead,        // profiler / CUPTI overhead
 };
 
 // Where a GPU activity lives; used by references that span the three GPU vectors.

@@ -67,8 +67,7 @@ class IdMap {
 
 }  // namespace
 
-absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, const ByteSink& sink,
-                                 ChromeStats* stats) {
+absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, const ByteSink& sink, ChromeStats* stats) {
   ChromeStats local;
   ChromeStats* st = stats ? stats : &local;
   JsonOut o(sink, st);
@@ -135,8 +134,10 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
     o.KeyInt("tid", mtid, &f);
     o.Raw(", \"args\": {");
     bool g = true;
-    if constexpr (std::is_integral_v<decltype(value)>) o.KeyInt(key, value, &g);
-    else o.KeyStr(key, value, &g);
+    if constexpr (std::is_integral_v<decltype(value)>)
+      o.KeyInt(key, value, &g);
+    else
+      o.KeyStr(key, value, &g);
     o.Raw("}}");
   };
 
@@ -262,8 +263,9 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
     const int64_t ord = t.devices()[m.device].ordinal, tid = tids.Map(t.streams()[m.stream].native_id);
     std::string_view name = t.str(m.name);
     if (name.empty()) {
-      scratch = KinetoMemory(m.memory_kind).empty() ? std::string("Memset")
-                                                    : absl::StrCat("Memset (", std::string(KinetoMemory(m.memory_kind)), ")");
+      scratch = KinetoMemory(m.memory_kind).empty()
+                    ? std::string("Memset")
+                    : absl::StrCat("Memset (", std::string(KinetoMemory(m.memory_kind)), ")");
       name = scratch;
     }
     complete("gpu_memset", name, ord, tid, m.start_ns, m.end_ns, &f);
@@ -346,10 +348,13 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
 absl::StatusOr<std::string> EncodeChromeToString(const model::Trace& trace, model::ProcessId process,
                                                  ChromeStats* stats) {
   std::string out;
-  RETURN_IF_ERROR(EncodeChromeProcess(trace, process, [&](std::string_view b) {
-    out.append(b);
-    return absl::OkStatus();
-  }, stats));
+  RETURN_IF_ERROR(EncodeChromeProcess(
+      trace, process,
+      [&](std::string_view b) {
+        out.append(b);
+        return absl::OkStatus();
+      },
+      stats));
   return out;
 }
 
@@ -414,9 +419,9 @@ absl::StatusOr<ChromeStats> WriteChrome(const model::Trace& trace, const std::st
       s = gz ? deflate_some(kEmpty, Z_NO_FLUSH) : write_raw(kEmpty.data(), kEmpty.size());
       st.bytes += static_cast<int64_t>(kEmpty.size());
     } else {
-      s = EncodeChromeProcess(trace, static_cast<model::ProcessId>(p), [&](std::string_view b) {
-        return gz ? deflate_some(b, Z_NO_FLUSH) : write_raw(b.data(), b.size());
-      }, &st);
+      s = EncodeChromeProcess(
+          trace, static_cast<model::ProcessId>(p),
+          [&](std::string_view b) { return gz ? deflate_some(b, Z_NO_FLUSH) : write_raw(b.data(), b.size()); }, &st);
     }
     if (gz) {
       if (s.ok()) s = deflate_some({}, Z_FINISH);

@@ -37,10 +37,10 @@ namespace overlapscope::viewer_export {
 using ByteSink = std::function<absl::Status(std::string_view)>;
 
 struct ChromeStats {
-  int64_t events = 0;          // JSON events written (X, flows and metadata)
-  int64_t bytes = 0;           // uncompressed JSON bytes
-  int64_t file_bytes = 0;      // bytes on disk (compressed for .json.gz)
-  int64_t not_written = 0;     // model events Kineto JSON cannot carry (see header comment)
+  int64_t events = 0;       // JSON events written (X, flows and metadata)
+  int64_t bytes = 0;        // uncompressed JSON bytes
+  int64_t file_bytes = 0;   // bytes on disk (compressed for .json.gz)
+  int64_t not_written = 0;  // model events Kineto JSON cannot carry (see header comment)
   int64_t nvtx_as_user_annotation = 0;
   std::vector<std::string> files;
 };

@@ -16,11 +16,10 @@ using model::kNone;
 // which the analyses' ToString() implementations land).
 constexpr const char* kGapCauseNames[] = {"host-blocked", "launch-bound", "dependency", "unknown"};
 constexpr const char* kFindingNames[] = {"pageable-async-copy", "unsynchronized-d2h",
-                                         "blocking-d2h-before-independent-work",
-                                         "collective-on-compute-stream", "device-wide-sync-in-loop"};
-constexpr const char* kBlockReasonNames[] = {"stream sync",   "event sync",    "device sync",
-                                             "sync memcpy",   "sync memset",   "pageable async copy",
-                                             "sync record only"};
+                                         "blocking-d2h-before-independent-work", "collective-on-compute-stream",
+                                         "device-wide-sync-in-loop"};
+constexpr const char* kBlockReasonNames[] = {"stream sync", "event sync",          "device sync",     "sync memcpy",
+                                             "sync memset", "pageable async copy", "sync record only"};
 
 std::string Pct(double ratio) { return absl::StrFormat("%.1f%%", 100.0 * ratio); }
 
@@ -115,7 +114,9 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
     const int32_t tr = Child(L, idle, g.device, L->device_group[g.device], "idle gaps", -5,
                              "intervals with no kernel, copy or memset on this GPU, named by their cause");
     const char* cause = kGapCauseNames[static_cast<int>(g.cause)];
-    ExtraEvent ev{absl::StrCat("idle: ", cause), "overlapscope", {{"cause", std::string(cause)}, {"duration_ns", g.duration_ns()}}};
+    ExtraEvent ev{absl::StrCat("idle: ", cause),
+                  "overlapscope",
+                  {{"cause", std::string(cause)}, {"duration_ns", g.duration_ns()}}};
     ev.args.push_back({"ended by", std::string(GpuName(t, g.ended_by))});
     if (g.launch_call != kNone)
       ev.args.push_back({"launch call", std::string(t.str(t.api_calls()[g.launch_call].name))});
@@ -137,7 +138,8 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
                                    ? a.cross_rank.participants[ci.last].label
                                : ci.last_rank >= 0 ? absl::StrCat("rank ", ci.last_rank)
                                                    : std::string("the last rank");
-      ExtraEvent ev{absl::StrCat("waiting for ", last), "overlapscope",
+      ExtraEvent ev{absl::StrCat("waiting for ", last),
+                    "overlapscope",
                     {{"wait_ns", p.wait_ns}, {"skew_ns", ci.skew_ns}, {"collective", std::string(t.str(ci.op))}}};
       if (ci.sequence >= 0) ev.args.push_back({"sequence", ci.sequence});
       if (ci.busbw_gbps) ev.args.push_back({"busbw_gbps", *ci.busbw_gbps});
@@ -151,12 +153,15 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
     if (!Valid(b.thread, L->thread_track)) continue;
     const int32_t tr = Child(L, blocked, b.thread, L->thread_track[b.thread], "blocked on GPU", 100,
                              "intervals in which this thread waited for the GPU");
-    ExtraEvent ev{absl::StrCat("blocked: ", AV(t.str(b.call))), "overlapscope",
+    ExtraEvent ev{absl::StrCat("blocked: ", AV(t.str(b.call))),
+                  "overlapscope",
                   {{"reason", std::string(kBlockReasonNames[static_cast<int>(b.reason)])},
                    {"duration_ns", b.duration_ns()},
                    {"device_busy_ns", b.device_busy_ns},
                    {"device_idle_ns", b.device_idle_ns}}};
-    if (b.final_sync) ev.args.push_back({"final sync", std::string("yes: the program's last device-wide sync, not counted as blocking")});
+    if (b.final_sync)
+      ev.args.push_back(
+          {"final sync", std::string("yes: the program's last device-wide sync, not counted as blocking")});
     if (b.stream != kNone) ev.args.push_back({"stream", t.streams()[b.stream].native_id});
     if (b.released_by) ev.args.push_back({"released by", std::string(GpuName(t, *b.released_by))});
     AddSlice(L, tr, b.start_ns, b.end_ns, std::move(ev));
@@ -167,7 +172,8 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
     if (!Valid(f.process, L->process_track)) continue;
     const int32_t tr = Child(L, findings, f.process, L->process_track[f.process], "findings", -100,
                              "what overlapscope suggests changing, at the call it is about");
-    ExtraEvent ev{kFindingNames[static_cast<int>(f.kind)], "overlapscope",
+    ExtraEvent ev{kFindingNames[static_cast<int>(f.kind)],
+                  "overlapscope",
                   {{"what", f.message}, {"change", f.advice}, {"cost_ns", f.cost_ns}}};
     if (f.call) ev.args.push_back({"call", std::string(t.str(f.call))});
     if (f.thread != kNone) ev.args.push_back({"thread", t.threads()[f.thread].tid});

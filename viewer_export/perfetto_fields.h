@@ -15,7 +15,7 @@ inline constexpr uint32_t kTimestamp = 8;                 // uint64, ns on times
 inline constexpr uint32_t kTrustedPacketSequenceId = 10;  // uint32
 inline constexpr uint32_t kTrackEvent = 11;
 inline constexpr uint32_t kInternedData = 12;
-inline constexpr uint32_t kSequenceFlags = 13;            // uint32 bit set
+inline constexpr uint32_t kSequenceFlags = 13;  // uint32 bit set
 inline constexpr uint32_t kTrackDescriptor = 60;
 }  // namespace packet
 
@@ -25,8 +25,8 @@ inline constexpr uint32_t kSeqNeedsIncrementalState = 2;
 
 // message TrackEvent
 namespace event {
-inline constexpr uint32_t kCategoryIids = 3;       // repeated uint64
-inline constexpr uint32_t kDebugAnnotations = 4;   // repeated DebugAnnotation
+inline constexpr uint32_t kCategoryIids = 3;      // repeated uint64
+inline constexpr uint32_t kDebugAnnotations = 4;  // repeated DebugAnnotation
 inline constexpr uint32_t kType = 9;
 inline constexpr uint32_t kNameIid = 10;
 inline constexpr uint32_t kTrackUuid = 11;
@@ -55,9 +55,9 @@ inline constexpr uint32_t kStringValueIid = 17;
 
 // message InternedData
 namespace interned {
-inline constexpr uint32_t kEventCategories = 1;        // EventCategory {iid=1, name=2}
-inline constexpr uint32_t kEventNames = 2;             // EventName {iid=1, name=2}
-inline constexpr uint32_t kDebugAnnotationNames = 3;   // DebugAnnotationName {iid=1, name=2}
+inline constexpr uint32_t kEventCategories = 1;               // EventCategory {iid=1, name=2}
+inline constexpr uint32_t kEventNames = 2;                    // EventName {iid=1, name=2}
+inline constexpr uint32_t kDebugAnnotationNames = 3;          // DebugAnnotationName {iid=1, name=2}
 inline constexpr uint32_t kDebugAnnotationStringValues = 29;  // InternedString {iid=1, str=2}
 inline constexpr uint32_t kIid = 1;
 inline constexpr uint32_t kName = 2;
@@ -70,8 +70,8 @@ inline constexpr uint32_t kName = 2;
 inline constexpr uint32_t kProcess = 3;  // ProcessDescriptor {pid=1, process_name=6, process_labels=8}
 inline constexpr uint32_t kThread = 4;   // ThreadDescriptor {pid=1, tid=2, thread_name=5}
 inline constexpr uint32_t kParentUuid = 5;
-inline constexpr uint32_t kCounter = 8;  // CounterDescriptor {unit=3, unit_name=6}
-inline constexpr uint32_t kChildOrdering = 11;    // 3 = EXPLICIT
+inline constexpr uint32_t kCounter = 8;            // CounterDescriptor {unit=3, unit_name=6}
+inline constexpr uint32_t kChildOrdering = 11;     // 3 = EXPLICIT
 inline constexpr uint32_t kSiblingOrderRank = 12;  // int32
 inline constexpr uint32_t kDescription = 14;
 inline constexpr uint32_t kSiblingMergeBehavior = 15;  // 2 = NONE

@@ -132,7 +132,8 @@ Flows BuildFlows(const model::Trace& t, const Layout& L) {
     const int32_t a = api.Find(p, y.correlation_id);
     if (a != kNone) link({Src::kApi, a}, {Src::kSync, static_cast<int32_t>(i)});
     if (y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone)
-      if (auto source = WaitSource(t, p, y)) link({SrcOf(source->kind), source->index}, {Src::kSync, static_cast<int32_t>(i)});
+      if (auto source = WaitSource(t, p, y))
+        link({SrcOf(source->kind), source->index}, {Src::kSync, static_cast<int32_t>(i)});
   }
   // Counting sort of the endpoints into the per-Src CSR tables.
   Flows flows;

@@ -37,7 +37,8 @@ class PerfettoInterner {
   // "[x, y, z]" as an interned string value; a direct-mapped cache serves repeated shapes.
   uint64_t Dim(const model::Dim3& d) {
     DimSlot& slot = dim_cache_[(static_cast<uint32_t>(d.x) * 2654435761u ^ static_cast<uint32_t>(d.y) * 40503u ^
-                                static_cast<uint32_t>(d.z)) & 255];
+                                static_cast<uint32_t>(d.z)) &
+                               255];
     if (slot.iid && slot.x == d.x && slot.y == d.y && slot.z == d.z) return slot.iid;
     return DimSlow(d, &slot);
   }

@@ -59,9 +59,12 @@ std::vector<std::string> StreamRoles(const model::Trace& trace) {
     const Acc& a = acc[s];
     if (a.comm_ns > 0 && 2 * a.comm_ns > a.busy_ns) roles[s] = "nccl";
     // Only zero-length activities: decide by count instead of time.
-    else if (a.busy_ns == 0 && a.kernels > 0 && 2 * a.comm_kernels > a.kernels) roles[s] = "nccl";
-    else if (a.kernels == 0 && a.copies > 0) roles[s] = "copy";
-    else if (a.kernels > 0) roles[s] = "compute";
+    else if (a.busy_ns == 0 && a.kernels > 0 && 2 * a.comm_kernels > a.kernels)
+      roles[s] = "nccl";
+    else if (a.kernels == 0 && a.copies > 0)
+      roles[s] = "copy";
+    else if (a.kernels > 0)
+      roles[s] = "compute";
   }
   return roles;
 }
@@ -133,8 +136,8 @@ void Layout::Finish(const model::Trace& trace) {
       ++lane_tracks;
     }
   }
-  const size_t sizes[kSrcCount] = {trace.kernels().size(), trace.memcpys().size(), trace.memsets().size(),
-                                   trace.api_calls().size(), trace.syncs().size(), trace.ranges().size(),
+  const size_t sizes[kSrcCount] = {trace.kernels().size(),    trace.memcpys().size(), trace.memsets().size(),
+                                   trace.api_calls().size(),  trace.syncs().size(),   trace.ranges().size(),
                                    trace.gpu_ranges().size(), extras.size()};
   for (int s = 0; s < kSrcCount; ++s) track_of[s].assign(sizes[s], kNone);
   for (size_t t = 0; t < tracks.size(); ++t) {
@@ -276,11 +279,14 @@ Layout BuildModelLayout(const model::Trace& trace) {
     push(thread_track[r.thread], r.start_ns, r.end_ns, i, Src::kRange);
   }
   for (size_t i = 0; i < trace.kernels().size(); ++i)
-    push(stream_track[trace.kernels()[i].stream], trace.kernels()[i].start_ns, trace.kernels()[i].end_ns, i, Src::kKernel);
+    push(stream_track[trace.kernels()[i].stream], trace.kernels()[i].start_ns, trace.kernels()[i].end_ns, i,
+         Src::kKernel);
   for (size_t i = 0; i < trace.memcpys().size(); ++i)
-    push(stream_track[trace.memcpys()[i].stream], trace.memcpys()[i].start_ns, trace.memcpys()[i].end_ns, i, Src::kMemcpy);
+    push(stream_track[trace.memcpys()[i].stream], trace.memcpys()[i].start_ns, trace.memcpys()[i].end_ns, i,
+         Src::kMemcpy);
   for (size_t i = 0; i < trace.memsets().size(); ++i)
-    push(stream_track[trace.memsets()[i].stream], trace.memsets()[i].start_ns, trace.memsets()[i].end_ns, i, Src::kMemset);
+    push(stream_track[trace.memsets()[i].stream], trace.memsets()[i].start_ns, trace.memsets()[i].end_ns, i,
+         Src::kMemset);
   for (size_t i = 0; i < trace.gpu_ranges().size(); ++i)
     push(stream_track[trace.gpu_ranges()[i].stream], trace.gpu_ranges()[i].start_ns, trace.gpu_ranges()[i].end_ns, i,
          Src::kGpuRange);

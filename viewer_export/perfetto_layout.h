@@ -63,8 +63,8 @@ struct TrackSpec {
   int64_t pid = 0, tid = 0;
   int32_t sibling_rank = 0;
   bool explicit_child_order = false;  // children sorted by their sibling_rank (GPU groups)
-  std::string counter_unit;  // counters only
-  std::vector<Item> slices;  // after AssignLanes: nested or disjoint, ordered (start, -end)
+  std::string counter_unit;           // counters only
+  std::vector<Item> slices;           // after AssignLanes: nested or disjoint, ordered (start, -end)
   std::vector<Item> instants;
   std::vector<std::pair<int64_t, double>> counter_values;  // (ts_ns, value), sorted by ts
 };

@@ -29,29 +29,99 @@ constexpr uint32_t kVarint = 0, kFixed64 = 1, kBytes = 2;
 
 // Categories, interned once in the first packet (iid = enum value).
 enum Category : uint32_t {
-  kCatKernel = 1, kCatMemcpy, kCatMemset, kCatRuntime, kCatDriver, kCatSync, kCatCpuOp,
-  kCatUserAnnotation, kCatNvtx, kCatPython, kCatOverhead, kCatGpuAnnotation, kCatCount
+  kCatKernel = 1,
+  kCatMemcpy,
+  kCatMemset,
+  kCatRuntime,
+  kCatDriver,
+  kCatSync,
+  kCatCpuOp,
+  kCatUserAnnotation,
+  kCatNvtx,
+  kCatPython,
+  kCatOverhead,
+  kCatGpuAnnotation,
+  kCatCount
 };
-constexpr const char* kCategoryNames[] = {"",        "kernel",          "gpu_memcpy", "gpu_memset",
-                                          "cuda_runtime", "cuda_driver", "cuda_sync",  "cpu_op",
-                                          "user_annotation", "nvtx",    "python_function",
-                                          "overhead", "gpu_user_annotation"};
+constexpr const char* kCategoryNames[] = {
+    "",       "kernel",          "gpu_memcpy", "gpu_memset",      "cuda_runtime", "cuda_driver",        "cuda_sync",
+    "cpu_op", "user_annotation", "nvtx",       "python_function", "overhead",     "gpu_user_annotation"};
 
 // Debug annotation names of model slices, interned once in the first packet (iid = value).
 enum Ann : uint32_t {
-  kAnnCorrelation = 1, kAnnExternalId, kAnnGrid, kAnnBlock, kAnnRegisters, kAnnSharedMemory,
-  kAnnClass, kAnnCollective, kAnnCommunicator, kAnnDtype, kAnnSequence, kAnnInElements,
-  kAnnOutElements, kAnnBytes, kAnnRank, kAnnNranks, kAnnCopyKind, kAnnSrcMemory, kAnnDstMemory,
-  kAnnAsync, kAnnMemory, kAnnReturnCode, kAnnSyncKind, kAnnEventId, kAnnWaitOnStream,
-  kAnnEventRecordCorrelation, kAnnDomain, kAnnDstDevice, kAnnStream, kAnnAlgorithm, kAnnProtocol,
-  kAnnChannels, kAnnChannelSpan, kAnnRootOrPeer, kAnnReduceOp, kAnnCount
+  kAnnCorrelation = 1,
+  kAnnExternalId,
+  kAnnGrid,
+  kAnnBlock,
+  kAnnRegisters,
+  kAnnSharedMemory,
+  kAnnClass,
+  kAnnCollective,
+  kAnnCommunicator,
+  kAnnDtype,
+  kAnnSequence,
+  kAnnInElements,
+  kAnnOutElements,
+  kAnnBytes,
+  kAnnRank,
+  kAnnNranks,
+  kAnnCopyKind,
+  kAnnSrcMemory,
+  kAnnDstMemory,
+  kAnnAsync,
+  kAnnMemory,
+  kAnnReturnCode,
+  kAnnSyncKind,
+  kAnnEventId,
+  kAnnWaitOnStream,
+  kAnnEventRecordCorrelation,
+  kAnnDomain,
+  kAnnDstDevice,
+  kAnnStream,
+  kAnnAlgorithm,
+  kAnnProtocol,
+  kAnnChannels,
+  kAnnChannelSpan,
+  kAnnRootOrPeer,
+  kAnnReduceOp,
+  kAnnCount
 };
-constexpr const char* kAnnNames[] = {
-    "", "correlation", "external id", "grid", "block", "registers per thread", "shared memory",
-    "class", "collective", "communicator", "dtype", "sequence", "in elements", "out elements",
-    "bytes", "rank", "nranks", "copy kind", "src memory", "dst memory", "async", "memory",
-    "return code", "sync kind", "event", "wait on stream", "event record correlation", "domain",
-    "dst device", "stream", "nccl algorithm", "nccl protocol", "nccl channels", "channel span ns", "root or peer", "reduce op"};
+constexpr const char* kAnnNames[] = {"",
+                                     "correlation",
+                                     "external id",
+                                     "grid",
+                                     "block",
+                                     "registers per thread",
+                                     "shared memory",
+                                     "class",
+                                     "collective",
+                                     "communicator",
+                                     "dtype",
+                                     "sequence",
+                                     "in elements",
+                                     "out elements",
+                                     "bytes",
+                                     "rank",
+                                     "nranks",
+                                     "copy kind",
+                                     "src memory",
+                                     "dst memory",
+                                     "async",
+                                     "memory",
+                                     "return code",
+                                     "sync kind",
+                                     "event",
+                                     "wait on stream",
+                                     "event record correlation",
+                                     "domain",
+                                     "dst device",
+                                     "stream",
+                                     "nccl algorithm",
+                                     "nccl protocol",
+                                     "nccl channels",
+                                     "channel span ns",
+                                     "root or peer",
+                                     "reduce op"};
 static_assert(sizeof(kAnnNames) / sizeof(kAnnNames[0]) == kAnnCount);
 static_assert(sizeof(kCategoryNames) / sizeof(kCategoryNames[0]) == kCatCount);
 
@@ -208,14 +278,16 @@ class Encoder {
       }
       case Src::kMemcpy: {
         const model::Memcpy& m = t_.memcpys()[it.index];
-        NameAndCategory(m.name ? in_.ModelName(m.name)
-                               : in_.ExtraName(absl::StrCat("Memcpy ", AV(model::ToString(m.kind)))),
-                        kCatMemcpy);
+        NameAndCategory(
+            m.name ? in_.ModelName(m.name) : in_.ExtraName(absl::StrCat("Memcpy ", AV(model::ToString(m.kind)))),
+            kCatMemcpy);
         AnnCorrelation(m.correlation_id, m.external_id);
         if (m.bytes >= 0) AnnInt(kAnnBytes, m.bytes);
         AnnStrIid(kAnnCopyKind, copy_kind_iid_[static_cast<int>(m.kind)]);
-        if (m.src_kind != model::MemoryKind::kUnknown) AnnStrIid(kAnnSrcMemory, memory_iid_[static_cast<int>(m.src_kind)]);
-        if (m.dst_kind != model::MemoryKind::kUnknown) AnnStrIid(kAnnDstMemory, memory_iid_[static_cast<int>(m.dst_kind)]);
+        if (m.src_kind != model::MemoryKind::kUnknown)
+          AnnStrIid(kAnnSrcMemory, memory_iid_[static_cast<int>(m.src_kind)]);
+        if (m.dst_kind != model::MemoryKind::kUnknown)
+          AnnStrIid(kAnnDstMemory, memory_iid_[static_cast<int>(m.dst_kind)]);
         if (m.dst_device != kNone) AnnInt(kAnnDstDevice, t_.devices()[m.dst_device].ordinal);
         if (m.is_async >= 0) AnnInt(kAnnAsync, m.is_async);
         AnnStrIid(kAnnClass, class_iid_[m.collective != kNone ? kComm : kMemory]);
@@ -274,9 +346,12 @@ class Encoder {
         for (const ExtraArg& a : e.args) {
           const uint64_t key = in_.AnnotationName(a.key);
           out_.Reserve(64);
-          if (const auto* i = std::get_if<int64_t>(&a.value)) AnnInt(key, *i);
-          else if (const auto* d = std::get_if<double>(&a.value)) AnnDouble(key, *d);
-          else AnnStr(key, std::get<std::string>(a.value));
+          if (const auto* i = std::get_if<int64_t>(&a.value))
+            AnnInt(key, *i);
+          else if (const auto* d = std::get_if<double>(&a.value))
+            AnnDouble(key, *d);
+          else
+            AnnStr(key, std::get<std::string>(a.value));
         }
         return;
       }
@@ -341,17 +416,24 @@ class Encoder {
     const TrackSpec& tr = L_.tracks[c.track];
     switch (c.type) {
       case 0:
-        if (NextIsEnd(c, tr)) c.next_ts = c.open.back();
-        else if (c.pos < tr.slices.size()) c.next_ts = tr.slices[c.pos].start_ns;
-        else c.done = true;
+        if (NextIsEnd(c, tr))
+          c.next_ts = c.open.back();
+        else if (c.pos < tr.slices.size())
+          c.next_ts = tr.slices[c.pos].start_ns;
+        else
+          c.done = true;
         return;
       case 1:
-        if (c.pos < tr.instants.size()) c.next_ts = tr.instants[c.pos].start_ns;
-        else c.done = true;
+        if (c.pos < tr.instants.size())
+          c.next_ts = tr.instants[c.pos].start_ns;
+        else
+          c.done = true;
         return;
       default:
-        if (c.pos < tr.counter_values.size()) c.next_ts = tr.counter_values[c.pos].first;
-        else c.done = true;
+        if (c.pos < tr.counter_values.size())
+          c.next_ts = tr.counter_values[c.pos].first;
+        else
+          c.done = true;
         return;
     }
   }
@@ -452,8 +534,7 @@ class Encoder {
 
 }  // namespace
 
-absl::StatusOr<PerfettoStats> EncodePerfetto(const model::Trace& trace,
-                                             const analyze::AnalysisResult* analysis_or_null,
+absl::StatusOr<PerfettoStats> EncodePerfetto(const model::Trace& trace, const analyze::AnalysisResult* analysis_or_null,
                                              const ByteSink& sink) {
   Layout layout = BuildModelLayout(trace);
   if (analysis_or_null) AddAnalysisTracks(trace, *analysis_or_null, &layout);

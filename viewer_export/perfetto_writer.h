@@ -35,8 +35,8 @@ namespace overlapscope::viewer_export {
 struct PerfettoStats {
   int64_t packets = 0;
   int64_t tracks = 0;
-  int64_t lane_tracks = 0;   // child tracks made for partially overlapping slices
-  int64_t slices = 0;        // BEGIN/END pairs
+  int64_t lane_tracks = 0;  // child tracks made for partially overlapping slices
+  int64_t slices = 0;       // BEGIN/END pairs
   int64_t instants = 0;
   int64_t counter_samples = 0;
   int64_t flows = 0;
@@ -49,8 +49,7 @@ using ByteSink = std::function<absl::Status(std::string_view)>;
 
 // Encodes `trace` (and, when not null, the analysis drawn on extra tracks) into `sink`.
 // The analysis must be the result of analyze::AnalyzeAll() on this same trace.
-absl::StatusOr<PerfettoStats> EncodePerfetto(const model::Trace& trace,
-                                             const analyze::AnalysisResult* analysis_or_null,
+absl::StatusOr<PerfettoStats> EncodePerfetto(const model::Trace& trace, const analyze::AnalysisResult* analysis_or_null,
                                              const ByteSink& sink);
 
 // Encodes into memory (tests, small traces).

@@ -44,8 +44,7 @@ bool ProtoReader::Next(ProtoField* f) {
     return false;
   }
   switch (f->wire_type) {
-    case 0:
-      return ReadVarint(&f->int_value);
+    case 0: return ReadVarint(&f->int_value);
     case 1:
     case 5: {
       const size_t n = f->wire_type == 1 ? 8 : 4;
@@ -68,9 +67,7 @@ bool ProtoReader::Next(ProtoField* f) {
       pos_ += len;
       return true;
     }
-    default:
-      error_ = absl::StrCat("offset ", f->offset, ": unsupported wire type ", f->wire_type);
-      return false;
+    default: error_ = absl::StrCat("offset ", f->offset, ": unsupported wire type ", f->wire_type); return false;
   }
 }
 

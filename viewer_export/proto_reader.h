@@ -15,9 +15,9 @@ namespace overlapscope::viewer_export {
 struct ProtoField {
   uint32_t number = 0;
   uint32_t wire_type = 0;
-  uint64_t int_value = 0;     // varint, fixed64 and fixed32 values
-  std::string_view bytes;     // length-delimited payload
-  size_t offset = 0;          // byte offset of the field's tag
+  uint64_t int_value = 0;  // varint, fixed64 and fixed32 values
+  std::string_view bytes;  // length-delimited payload
+  size_t offset = 0;       // byte offset of the field's tag
 
   int64_t as_int64() const { return static_cast<int64_t>(int_value); }
   double as_double() const;
@@ -26,8 +26,7 @@ struct ProtoField {
 class ProtoReader {
  public:
   // `base_offset` is added to reported offsets (for nested messages).
-  explicit ProtoReader(std::string_view data, size_t base_offset = 0)
-      : data_(data), base_(base_offset) {}
+  explicit ProtoReader(std::string_view data, size_t base_offset = 0) : data_(data), base_(base_offset) {}
 
   // Reads the next field into *f; false at the end of the buffer or on error.
   bool Next(ProtoField* f);

@@ -26,13 +26,11 @@ std::string IdentifiedNote(RankSource s) {
   switch (s) {
     case RankSource::kCollectiveRank:
       return "the rank recorded with each collective (rank in its communicator: NCCL profiler plugin or Kineto)";
-    case RankSource::kProcessRank:
-      return "the process rank (one GPU per process)";
+    case RankSource::kProcessRank: return "the process rank (one GPU per process)";
     case RankSource::kDevice:
       return "GPU (process, device): no distinct rank is recorded, e.g. one process drives several GPUs; "
              "labelled by GPU ordinal, no rank number invented";
-    case RankSource::kNone:
-      break;
+    case RankSource::kNone: break;
   }
   return "no collectives";
 }
@@ -102,11 +100,13 @@ ojson InstanceJson(const model::Trace& t, const CrossRankResult& x, const Collec
 }
 
 std::string Ident(const ojson& ci) {
-  std::string s = absl::StrCat(S(ci["op"]), "  comm ", ci["communicator"].get<std::string>().empty()
-                                                          ? std::string("-")
-                                                          : ci["communicator"].get<std::string>());
-  if (!ci["sequence"].is_null()) absl::StrAppend(&s, "  seq ", I(ci["sequence"]));
-  else if (!ci["order"].is_null()) absl::StrAppend(&s, "  #", I(ci["order"]), " by order");
+  std::string s = absl::StrCat(
+      S(ci["op"]), "  comm ",
+      ci["communicator"].get<std::string>().empty() ? std::string("-") : ci["communicator"].get<std::string>());
+  if (!ci["sequence"].is_null())
+    absl::StrAppend(&s, "  seq ", I(ci["sequence"]));
+  else if (!ci["order"].is_null())
+    absl::StrAppend(&s, "  #", I(ci["order"]), " by order");
   return s;
 }
 
@@ -115,7 +115,8 @@ std::string Algo(const ojson& ci) {
   if (!ci["algorithm"].is_null()) s = S(ci["algorithm"]);
   if (!ci["protocol"].is_null()) absl::StrAppend(&s, s.empty() ? "" : "/", S(ci["protocol"]));
   if (!ci["channels"].is_null()) absl::StrAppend(&s, s.empty() ? "" : " ", I(ci["channels"]), " ch");
-  if (ci.contains("reduce_op") && !ci["reduce_op"].is_null()) absl::StrAppend(&s, s.empty() ? "" : " ", S(ci["reduce_op"]));
+  if (ci.contains("reduce_op") && !ci["reduce_op"].is_null())
+    absl::StrAppend(&s, s.empty() ? "" : " ", S(ci["reduce_op"]));
   if (ci.contains("root_or_peer") && !ci["root_or_peer"].is_null())
     absl::StrAppend(&s, s.empty() ? "" : " ", "root/peer ", I(ci["root_or_peer"]));
   return s;
@@ -181,9 +182,9 @@ ojson CrossRankJson(const model::Trace& t, const AnalysisResult& r, const Report
   const CrossRankResult& x = r.cross_rank;
   ojson xr;
   xr["matched_instances"] = x.instances.size();
-  xr["matched_by"] = x.matched_by_sequence                                ? "sequence"
+  xr["matched_by"] = x.matched_by_sequence                                            ? "sequence"
                      : x.matched_by_order == static_cast<int64_t>(x.instances.size()) ? "order"
-                                                                                     : "sequence and order";
+                                                                                      : "sequence and order";
   xr["matched_by_order"] = x.matched_by_order;
   xr["identified_by"] = std::string(ToString(x.identified_by));
   xr["identified_note"] = IdentifiedNote(x.identified_by);
@@ -213,9 +214,8 @@ ojson CrossRankJson(const model::Trace& t, const AnalysisResult& r, const Report
   xr["ranks"] = strag;
   std::vector<const CollectiveInstance*> inst;
   for (const CollectiveInstance& ci : x.instances) inst.push_back(&ci);
-  std::stable_sort(inst.begin(), inst.end(), [](const CollectiveInstance* a, const CollectiveInstance* b) {
-    return a->skew_ns > b->skew_ns;
-  });
+  std::stable_sort(inst.begin(), inst.end(),
+                   [](const CollectiveInstance* a, const CollectiveInstance* b) { return a->skew_ns > b->skew_ns; });
   ojson top_skew = ojson::array();
   for (size_t k = 0; k < inst.size() && k < info.top_n; ++k) {
     const CollectiveInstance& ci = *inst[k];
@@ -243,21 +243,20 @@ void AppendCollectivesText(const ojson& j, const ReportInfo& info, std::string* 
   const int64_t n = x["matched_instances"].get<int64_t>();
   if (n == 0) return;
   const int64_t t0 = j["time_span"]["start_ns"].get<int64_t>();
-  absl::StrAppendFormat(o, "\n== collectives across ranks ==\n  %d instances matched by %s (%d seen on one rank "
-                           "only); skew max %s, total %s\n  ranks identified by %s\n",
+  absl::StrAppendFormat(o,
+                        "\n== collectives across ranks ==\n  %d instances matched by %s (%d seen on one rank "
+                        "only); skew max %s, total %s\n  ranks identified by %s\n",
                         n, x["matched_by"].get<std::string>(), x["unmatched"].get<int64_t>(),
                         Dur(x["max_skew_ns"].get<int64_t>()), Dur(x["total_skew_ns"].get<int64_t>()),
                         x["identified_note"].get<std::string>());
-  absl::StrAppendFormat(o, "  %-14s %11s %14s %14s\n", "rank", "times last", "others waited",
-                        "own wait");
+  absl::StrAppendFormat(o, "  %-14s %11s %14s %14s\n", "rank", "times last", "others waited", "own wait");
   for (const ojson& rs : x["ranks"])
     absl::StrAppendFormat(o, "  %-14s %11d %14s %14s\n", S(rs["label"]), I(rs["times_last"]),
                           Dur(I(rs["others_wait_ns"])), Dur(I(rs["own_wait_ns"])));
   const int64_t fallbacks = x["arrival_fallbacks"].get<int64_t>();
-  absl::StrAppendFormat(o, "  skew and wait are measured from arrival (when the stream reached the collective)%s\n",
-                        fallbacks == 0 ? ""
-                                       : absl::StrFormat("; %d of %d arrivals fell back to the start", fallbacks,
-                                                         CountRanks(x)));
+  absl::StrAppendFormat(
+      o, "  skew and wait are measured from arrival (when the stream reached the collective)%s\n",
+      fallbacks == 0 ? "" : absl::StrFormat("; %d of %d arrivals fell back to the start", fallbacks, CountRanks(x)));
   absl::StrAppendFormat(o, "\n  most skewed\n  %12s %-14s %12s %10s %10s  %s\n", "skew", "last", "bus time", "algbw",
                         "busbw", "op");
   for (const ojson& ci : x["top_skew"])
@@ -265,11 +264,11 @@ void AppendCollectivesText(const ojson& j, const ReportInfo& info, std::string* 
                           Dur(I(ci["bus_time_ns"])), Gbps(ci["algbw_gbps"]), Gbps(ci["busbw_gbps"]), S(ci["op"]));
 
   const size_t shown = std::min<size_t>(info.collectives_shown, x["instances"].size());
-  absl::StrAppendFormat(o, "\n  every matched collective, in order (%s; start relative to the trace start)\n",
-                        shown == x["instances"].size()
-                            ? absl::StrFormat("all %d", shown)
-                            : absl::StrFormat("first %d of %d; --collectives N|all, all in --json", shown,
-                                              x["instances"].size()));
+  absl::StrAppendFormat(
+      o, "\n  every matched collective, in order (%s; start relative to the trace start)\n",
+      shown == x["instances"].size()
+          ? absl::StrFormat("all %d", shown)
+          : absl::StrFormat("first %d of %d; --collectives N|all, all in --json", shown, x["instances"].size()));
   for (size_t k = 0; k < shown; ++k) {
     const ojson& ci = x["instances"][k];
     std::string size = ci["size_bytes"].is_null() ? "size ?" : Bytes(I(ci["size_bytes"]));
@@ -285,7 +284,8 @@ void AppendCollectivesText(const ojson& j, const ReportInfo& info, std::string* 
                             p["channel_span_ns"].is_null() ? "" : "  channels span " + Dur(I(p["channel_span_ns"])));
   }
   if (shown < x["instances"].size())
-    absl::StrAppendFormat(o, "  ... %d more collectives (--collectives all, or --json)\n", x["instances"].size() - shown);
+    absl::StrAppendFormat(o, "  ... %d more collectives (--collectives all, or --json)\n",
+                          x["instances"].size() - shown);
 }
 
 void AppendCollectivesMarkdown(const ojson& j, const ReportInfo& info, std::string* o) {
@@ -299,8 +299,9 @@ void AppendCollectivesMarkdown(const ojson& j, const ReportInfo& info, std::stri
       worst_last = rs["times_last"].get<int64_t>();
       worst = S(rs["label"]);
     }
-  absl::StrAppendFormat(o, "\nCollectives across ranks: %d matched by %s, max skew %s, total %s%s (skew and wait "
-                           "from arrival). Ranks identified by %s.\n",
+  absl::StrAppendFormat(o,
+                        "\nCollectives across ranks: %d matched by %s, max skew %s, total %s%s (skew and wait "
+                        "from arrival). Ranks identified by %s.\n",
                         n, x["matched_by"].get<std::string>(), Dur(x["max_skew_ns"].get<int64_t>()),
                         Dur(x["total_skew_ns"].get<int64_t>()),
                         worst.empty() ? "" : absl::StrFormat("; %s arrived last %d times", worst, worst_last),

@@ -17,12 +17,12 @@ absl::StatusOr<Gate> ParseGate(std::string_view expr) {
     if (c != ' ' && c != '\t') e += c;
   size_t pos = e.find_first_of("<>=");
   if (pos == std::string::npos || pos == 0)
-    return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': expected METRIC OP NUMBER (OP: >= <= > < ==)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--require '", g.text, "': expected METRIC OP NUMBER (OP: >= <= > < ==)"));
   g.metric = e.substr(0, pos);
   size_t len = (pos + 1 < e.size() && e[pos + 1] == '=') ? 2 : 1;
   g.op = e.substr(pos, len);
-  if (g.op == "=")
-    return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': use == for equality"));
+  if (g.op == "=") return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': use == for equality"));
   std::string num = e.substr(pos + len);
   char* end = nullptr;
   g.threshold = std::strtod(num.c_str(), &end);
@@ -59,7 +59,7 @@ absl::StatusOr<GateResult> EvaluateGates(const model::Trace& t, const analyze::A
         continue;
       }
       double x = v.get<double>();
-      bool ok = g.op == ">=" ? x >= g.threshold
+      bool ok = g.op == ">="   ? x >= g.threshold
                 : g.op == "<=" ? x <= g.threshold
                 : g.op == ">"  ? x > g.threshold
                 : g.op == "<"  ? x < g.threshold

@@ -27,9 +27,9 @@ void AppendCollectivesMarkdown(const ojson& doc, const ReportInfo& info, std::st
 std::string RankLabel(const ojson& jr);
 
 // Formatting helpers shared by text and Markdown.
-std::string Ms(int64_t ns);      // "1.234 ms"
-std::string Us(int64_t ns);      // "12.3 µs"
-std::string Dur(int64_t ns);     // ns below 1 µs, µs below 1 ms, ms above
+std::string Ms(int64_t ns);           // "1.234 ms"
+std::string Us(int64_t ns);           // "12.3 µs"
+std::string Dur(int64_t ns);          // ns below 1 µs, µs below 1 ms, ms above
 std::string Pct(const ojson& ratio);  // "62.3%" or "n/a"
 std::string Short(const std::string& name, size_t max = 60);
 std::string Bytes(int64_t bytes);  // "512 B", "2.00 MB" (decimal units, as nccl-tests sizes)

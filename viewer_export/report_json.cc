@@ -12,7 +12,9 @@ using namespace overlapscope::analyze;  // NOLINT: result types read better unqu
 
 ojson Opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
 std::string Str(const model::Trace& t, model::StringId id) { return std::string(t.str(id)); }
-ojson Tid(const model::Trace& t, model::ThreadId th) { return th == model::kNone ? ojson(nullptr) : ojson(t.threads()[th].tid); }
+ojson Tid(const model::Trace& t, model::ThreadId th) {
+  return th == model::kNone ? ojson(nullptr) : ojson(t.threads()[th].tid);
+}
 ojson StreamId(const model::Trace& t, model::StreamId s) {
   return s == model::kNone ? ojson(nullptr) : ojson(t.streams()[s].native_id);
 }
@@ -56,7 +58,7 @@ ojson GpuRefJson(const model::Trace& t, const std::optional<model::GpuRef>& r) {
 }
 
 ojson PercentilesJson(const Percentiles& p) {
-  return ojson{{"count", p.count}, {"min_ns", p.min_ns}, {"p50_ns", p.p50_ns}, {"p90_ns", p.p90_ns},
+  return ojson{{"count", p.count},   {"min_ns", p.min_ns}, {"p50_ns", p.p50_ns},  {"p90_ns", p.p90_ns},
                {"p99_ns", p.p99_ns}, {"max_ns", p.max_ns}, {"mean_ns", p.mean_ns}};
 }
 
@@ -117,8 +119,8 @@ ojson DeviceJson(const model::Trace& t, const AnalysisResult& r, size_t i, size_
   idle["span_ns"] = di.span_ns;
   idle["busy_ns"] = di.busy_ns;
   idle["idle_ns"] = di.idle_ns;
-  idle["idle_share"] = di.span_ns > 0 ? ojson(static_cast<double>(di.idle_ns) / static_cast<double>(di.span_ns))
-                                      : ojson(nullptr);
+  idle["idle_share"] =
+      di.span_ns > 0 ? ojson(static_cast<double>(di.idle_ns) / static_cast<double>(di.span_ns)) : ojson(nullptr);
   idle["min_gap_ns"] = r.min_gap_ns;
   idle["gaps"] = di.gaps;
   idle["gap_ns"] = di.gap_ns;
@@ -140,7 +142,8 @@ ojson DeviceJson(const model::Trace& t, const AnalysisResult& r, size_t i, size_
                   {"duration_ns", g.duration_ns()},
                   {"cause", std::string(ToString(g.cause))},
                   {"ended_by", GpuRefJson(t, g.ended_by)},
-                  {"launch_call", g.launch_call == model::kNone ? ojson(nullptr) : ojson(Str(t, t.api_calls()[g.launch_call].name))},
+                  {"launch_call",
+                   g.launch_call == model::kNone ? ojson(nullptr) : ojson(Str(t, t.api_calls()[g.launch_call].name))},
                   {"thread", Tid(t, g.thread)},
                   {"iteration", IterNumber(r, g.iteration)}});
   }
@@ -160,10 +163,11 @@ ojson DeviceJson(const model::Trace& t, const AnalysisResult& r, size_t i, size_
 }  // namespace
 
 std::vector<std::string> GateMetricNames() {
-  std::vector<std::string> v = {"comm_ns", "hidden_comm_ns", "exposed_comm_ns", "overlap_ratio", "compute_ns",
-                                "compute_share_overlapped", "contention_ns", "net_overlap_gain_ns",
-                                "hta_compat_overlap_pct", "blocked_ns", "blocked_share", "gpu_span_ns",
-                                "gpu_idle_ns", "gpu_idle_share", "gpu_gap_ns"};
+  std::vector<std::string> v = {"comm_ns",       "hidden_comm_ns",      "exposed_comm_ns",
+                                "overlap_ratio", "compute_ns",          "compute_share_overlapped",
+                                "contention_ns", "net_overlap_gain_ns", "hta_compat_overlap_pct",
+                                "blocked_ns",    "blocked_share",       "gpu_span_ns",
+                                "gpu_idle_ns",   "gpu_idle_share",      "gpu_gap_ns"};
   for (int c = 0; c < kGapCauses; ++c) v.push_back("gap_" + Key(ToString(static_cast<GapCause>(c))) + "_ns");
   v.push_back("findings");
   for (int k = 0; k < kFindingKinds; ++k) v.push_back("finding_" + Key(ToString(static_cast<FindingKind>(k))));
@@ -179,8 +183,9 @@ ojson RankSummaryJson(const model::Trace& t, const AnalysisResult& r, const Rank
   j["exposed_comm_ns"] = s.exposed_comm_ns;
   j["overlap_ratio"] = Opt(s.overlap_ratio);
   j["compute_ns"] = s.compute_ns;
-  j["compute_share_overlapped"] =
-      s.compute_ns > 0 ? ojson(static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.compute_ns)) : ojson(nullptr);
+  j["compute_share_overlapped"] = s.compute_ns > 0
+                                      ? ojson(static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.compute_ns))
+                                      : ojson(nullptr);
   j["contention_ns"] = s.contention_ns;
   j["net_overlap_gain_ns"] = s.net_overlap_gain_ns;
   j["hta_compat_overlap_pct"] = Opt(s.hta_compat_overlap_pct);
@@ -194,7 +199,8 @@ ojson RankSummaryJson(const model::Trace& t, const AnalysisResult& r, const Rank
   int64_t total = 0;
   for (int k = 0; k < kFindingKinds; ++k) total += s.finding_count[k];
   j["findings"] = total;
-  for (int k = 0; k < kFindingKinds; ++k) j["finding_" + Key(ToString(static_cast<FindingKind>(k)))] = s.finding_count[k];
+  for (int k = 0; k < kFindingKinds; ++k)
+    j["finding_" + Key(ToString(static_cast<FindingKind>(k)))] = s.finding_count[k];
   // METRICS §6, from the cross-rank matching (0 for a single rank or without collectives).
   // A process driving several GPUs has one participant per GPU: their sums.
   int64_t wait = 0, last = 0;
@@ -224,12 +230,11 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
   j["clock_note"] = t.clock_note();
   j["clock_alignment"] = ClockAlignmentJson(t, info.clock_alignment);
   ojson rules = ojson::array();
-  for (const ClassRule& rule : r.classes.rules)
-    rules.push_back({{"rule", rule.Describe()}, {"origin", rule.origin}});
+  for (const ClassRule& rule : r.classes.rules) rules.push_back({{"rule", rule.Describe()}, {"origin", rule.origin}});
   ojson totals;
   for (int c = 0; c < 4; ++c)
     totals[std::string(ToString(static_cast<ActivityClass>(c)))] = {{"count", r.classes.count[c]},
-                                                                      {"total_ns", r.classes.total_ns[c]}};
+                                                                    {"total_ns", r.classes.total_ns[c]}};
   j["classes"] = {{"rules", rules}, {"totals", totals}};
   j["iterations"] = {{"marker", r.iterations.marker},
                      {"count", r.iterations.iterations.size()},
@@ -238,8 +243,12 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
                      {"outside_iterations", r.iterations.outside}};
   ojson top = ojson::array();
   for (const KernelTotal& k : r.top_kernels)
-    top.push_back({{"class", std::string(ToString(k.cls))}, {"kind", std::string(model::ToString(k.kind))},
-                   {"name", Str(t, k.name)}, {"count", k.count}, {"total_ns", k.total_ns}, {"max_ns", k.max_ns}});
+    top.push_back({{"class", std::string(ToString(k.cls))},
+                   {"kind", std::string(model::ToString(k.kind))},
+                   {"name", Str(t, k.name)},
+                   {"count", k.count},
+                   {"total_ns", k.total_ns},
+                   {"max_ns", k.max_ns}});
   j["top_kernels"] = top;
 
   ojson ranks = ojson::array();
@@ -261,8 +270,9 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
                           {"comm_us", h.comm_us},
                           {"overlap_us", h.overlap_us},
                           {"dropped_sub_us", h.dropped_sub_us},
-                          {"note", "Holistic Trace Analysis' comp_comm_overlap_pctg: its kernel-name rules, whole "
-                                   "trace, all GPUs of the rank, start rounded up and end down to µs"}};
+                          {"note",
+                           "Holistic Trace Analysis' comp_comm_overlap_pctg: its kernel-name rules, whole "
+                           "trace, all GPUs of the rank, start rounded up and end down to µs"}};
     }
     ojson threads = ojson::array();
     for (const ThreadBlocking& th : r.blocking.threads) {
@@ -304,7 +314,7 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
     ojson counts;
     for (int k = 0; k < kFindingKinds; ++k)
       counts[std::string(ToString(static_cast<FindingKind>(k)))] = {{"count", s.finding_count[k]},
-                                                                     {"cost_ns", s.finding_cost_ns[k]}};
+                                                                    {"cost_ns", s.finding_cost_ns[k]}};
     ojson items = ojson::array();
     for (const Finding& f : r.sync.findings) {
       if (f.process != s.process) continue;
@@ -343,7 +353,9 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
       if (t.ProcessOfDevice(k.device) != s.process) continue;
       nshort += k.count;
       if (shorts.size() < info.top_n)
-        shorts.push_back({{"name", Str(t, k.name)}, {"count", k.count}, {"gpu_total_ns", k.gpu_total_ns},
+        shorts.push_back({{"name", Str(t, k.name)},
+                          {"count", k.count},
+                          {"gpu_total_ns", k.gpu_total_ns},
                           {"cpu_total_ns", k.cpu_total_ns}});
     }
     jr["short_kernels"] = {{"count", nshort}, {"top", shorts}};

@@ -21,7 +21,7 @@ namespace overlapscope::viewer_export {
 struct ReportInfo {
   std::vector<std::string> inputs;  // trace paths as given
   std::string tool_version = "0.1.0";
-  size_t top_n = 10;                // rows per table
+  size_t top_n = 10;  // rows per table
   // Text/Markdown list the first N matched collective instances (SIZE_MAX: all); JSON lists all.
   size_t collectives_shown = 20;
   // How the timestamps of the analyzed trace were aligned across hosts (the CLI runs

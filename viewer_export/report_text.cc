@@ -44,8 +44,9 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
   if (j["clock_alignment"]["status"] != "not-evaluated")
     absl::StrAppend(&o, "clocks: ", j["clock_alignment"]["summary"].get<std::string>(), "\n");
   if (j["iterations"]["assigned_by_own_start"].get<int64_t>() > 0)
-    absl::StrAppendFormat(&o, "note: %d GPU activities have no launch call in the trace (launched before capture); "
-                              "they are placed by their own start time\n",
+    absl::StrAppendFormat(&o,
+                          "note: %d GPU activities have no launch call in the trace (launched before capture); "
+                          "they are placed by their own start time\n",
                           j["iterations"]["assigned_by_own_start"].get<int64_t>());
 
   for (const ojson& jr : j["ranks"]) {
@@ -81,12 +82,14 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
       if (top_tid < 0) top_tid = I(th["thread"]);
     }
     absl::StrAppendFormat(&o, "  host blocked  %s; most-blocked thread %s: %s of its active time%s\n",
-                          Dur(I(s["blocked_ns"])), top_tid < 0 ? "-" : std::to_string(top_tid),
-                          Pct(s["blocked_share"]), top_call.empty() ? "" : " (top: " + top_call + ")");
-    absl::StrAppendFormat(&o, "  GPU idle      %s of a %s span; gaps >= %s: %s (host-blocked %s, launch-bound %s, "
-                              "dependency %s, unknown %s)\n",
-                          Pct(s["gpu_idle_share"]), Ms(I(s["gpu_span_ns"])), Us(j["options"]["min_gap_ns"].get<int64_t>()),
-                          Dur(I(s["gpu_gap_ns"])), Dur(I(s["gap_host_blocked_ns"])), Dur(I(s["gap_launch_bound_ns"])),
+                          Dur(I(s["blocked_ns"])), top_tid < 0 ? "-" : std::to_string(top_tid), Pct(s["blocked_share"]),
+                          top_call.empty() ? "" : " (top: " + top_call + ")");
+    absl::StrAppendFormat(&o,
+                          "  GPU idle      %s of a %s span; gaps >= %s: %s (host-blocked %s, launch-bound %s, "
+                          "dependency %s, unknown %s)\n",
+                          Pct(s["gpu_idle_share"]), Ms(I(s["gpu_span_ns"])),
+                          Us(j["options"]["min_gap_ns"].get<int64_t>()), Dur(I(s["gpu_gap_ns"])),
+                          Dur(I(s["gap_host_blocked_ns"])), Dur(I(s["gap_launch_bound_ns"])),
                           Dur(I(s["gap_dependency_ns"])), Dur(I(s["gap_unknown_ns"])));
     std::string f;
     for (auto& [kind, v] : jr["findings"]["by_kind"].items()) {
@@ -106,7 +109,8 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
       for (const ojson& it : d["iterations"]) {
         // Long captures: the first rows here, every iteration in --json.
         if (rows++ == 2 * info.top_n) {
-          absl::StrAppendFormat(&o, "    ... %d more iterations (see --json)\n", d["iterations"].size() - 2 * info.top_n);
+          absl::StrAppendFormat(&o, "    ... %d more iterations (see --json)\n",
+                                d["iterations"].size() - 2 * info.top_n);
           break;
         }
         absl::StrAppendFormat(&o, "    %9d %12s %12s %12s %8s %12s %12s\n", it["iteration"].get<int64_t>(),
@@ -118,8 +122,9 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
     for (const ojson& d : jr["devices"]) {
       const ojson& c = d["collectives"];
       if (c["top_exposed"].empty()) continue;
-      absl::StrAppendFormat(&o, "\n  collectives with the most exposed time, GPU %d (%d instances, %s exposed in all)\n"
-                                "    %12s %12s %8s %8s  %s\n",
+      absl::StrAppendFormat(&o,
+                            "\n  collectives with the most exposed time, GPU %d (%d instances, %s exposed in all)\n"
+                            "    %12s %12s %8s %8s  %s\n",
                             d["device"].get<int>(), c["count"].get<int64_t>(), Dur(I(c["exposed_ns"])), "own time",
                             "exposed", "overlap", "stream", "collective");
       for (const ojson& x : c["top_exposed"])
@@ -136,7 +141,9 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
                               Dur(I(k["median_alone_ns"])), Short(S(k["name"])));
     }
     if (!jr["blocked_intervals"]["top"].empty()) {
-      absl::StrAppendFormat(&o, "\n  top blocking calls (%d in all; \"final\": the last sync, not counted as blocked)\n    %12s %10s %12s %12s  %-22s %s\n",
+      absl::StrAppendFormat(&o,
+                            "\n  top blocking calls (%d in all; \"final\": the last sync, not counted as blocked)\n    "
+                            "%12s %10s %12s %12s  %-22s %s\n",
                             jr["blocked_intervals"]["count"].get<int64_t>(), "duration", "thread", "GPU busy",
                             "GPU idle", "call", "released by");
       for (const ojson& b : jr["blocked_intervals"]["top"])
@@ -158,8 +165,9 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
     }
     for (const ojson& d : jr["devices"]) {
       if (d["launch_delay"].empty()) continue;
-      absl::StrAppendFormat(&o, "\n  launch delay (kernel start - end of its launch call), GPU %d\n"
-                                "    %8s %8s %10s %10s %10s %10s %9s %12s\n",
+      absl::StrAppendFormat(&o,
+                            "\n  launch delay (kernel start - end of its launch call), GPU %d\n"
+                            "    %8s %8s %10s %10s %10s %10s %9s %12s\n",
                             d["device"].get<int>(), "stream", "count", "p50", "p90", "p99", "max", "> cutoff",
                             "no launch");
       for (const ojson& s2 : d["launch_delay"]) {
@@ -170,10 +178,11 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
       }
     }
     if (!jr["launch_calls"].empty()) {
-      absl::StrAppendFormat(&o, "\n  launch calls (> cutoff: longer than %s; short kernels: %d)\n"
-                                "    %8s %10s %10s %10s %9s  %s\n",
-                            Us(j["options"]["runtime_cutoff_ns"].get<int64_t>()),
-                            I(jr["short_kernels"]["count"]), "count", "p50", "p99", "max", "> cutoff", "call");
+      absl::StrAppendFormat(&o,
+                            "\n  launch calls (> cutoff: longer than %s; short kernels: %d)\n"
+                            "    %8s %10s %10s %10s %9s  %s\n",
+                            Us(j["options"]["runtime_cutoff_ns"].get<int64_t>()), I(jr["short_kernels"]["count"]),
+                            "count", "p50", "p99", "max", "> cutoff", "call");
       for (const ojson& c : jr["launch_calls"]) {
         const ojson& p = c["duration"];
         absl::StrAppendFormat(&o, "    %8d %10s %10s %10s %9d  %s\n", I(p["count"]), Dur(I(p["p50_ns"])),

@@ -86,9 +86,9 @@ class AllToAll {
   // counted (the stand-in consumer of "compute alone", whose input never arrived).
   absl::Status Consume(RankContext& ctx, RankState& s, int layer, bool count, bool ce = false) {
     void* z = ce ? s.layers[layer].z_sym.get() : s.layers[layer].z.get();
-    OS_CUDA(ValidateAndPoisonA2A(o_.gemm.dtype, z, o_.gemm.m, o_.gemm.n, o_.gemm.k, ctx.nranks,
-                                 ctx.rank, kSeedX, kSeedW + layer, GemmScaleExp(o_.gemm.k),
-                                 count ? s.check->check() : DeviceCheck{}, ctx.compute));
+    OS_CUDA(ValidateAndPoisonA2A(o_.gemm.dtype, z, o_.gemm.m, o_.gemm.n, o_.gemm.k, ctx.nranks, ctx.rank, kSeedX,
+                                 kSeedW + layer, GemmScaleExp(o_.gemm.k), count ? s.check->check() : DeviceCheck{},
+                                 ctx.compute));
     return absl::OkStatus();
   }
   using Enqueue = std::function<absl::Status(RankContext&, RankState&, IterEvents&)>;
@@ -212,7 +212,8 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   RETURN_IF_ERROR(CheckDelay(o_.run, n));
   for (int l = 0; l < o_.layers; ++l) pairs_.push_back(absl::StrCat("a2a", l));
   if ((o_.gemm.m * o_.gemm.n) % n != 0)
-    return absl::InvalidArgumentError(absl::StrCat("m*n = ", o_.gemm.m * o_.gemm.n, " is not divisible by ", n, " ranks"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("m*n = ", o_.gemm.m * o_.gemm.n, " is not divisible by ", n, " ranks"));
   if (o_.impl != "sendrecv") alltoall_ = reinterpret_cast<AlltoAllFn>(dlsym(RTLD_DEFAULT, "ncclAlltoAll"));
   if (o_.impl == "alltoall" && !alltoall_)
     return absl::FailedPreconditionError("--a2a-impl alltoall: the loaded NCCL library has no ncclAlltoAll");
@@ -321,7 +322,8 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
     // The matmuls of async-ce write into the symmetric Y buffers, not their own C: only the
     // received data is validated (every element, by the consumers).
     phase("async-ce", CaptureMode(*g_, "async-ce", o_.run, hooks_, Body("async-ce", async_ce, false, false)));
-    phase("async-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return ReleaseCe(ctx, st_[ctx.local]); }));
+    phase("async-ce: window deregistration",
+          g_->RunOnAll([&](RankContext& ctx) { return ReleaseCe(ctx, st_[ctx.local]); }));
   }
   if (alive) phase("collective skew (captured runs)", g_->SkewFigures("captured_", f_));
   Render();
@@ -337,8 +339,9 @@ void AllToAll::Render() {
   const double comp = has("compute_alone_ms") ? f["compute_alone_ms"] : 0;
   const double comm = has("comm_alone_ms") ? f["comm_alone_ms"] : 0;
   if (has("compute_alone_ms"))
-    t += Row("compute alone (matmuls+consumers)", comp,
-             absl::StrFormat("%.1f TFLOP/s counting the matmuls only", o_.layers * o_.gemm.flops() / (comp * 1e-3) / 1e12));
+    t += Row(
+        "compute alone (matmuls+consumers)", comp,
+        absl::StrFormat("%.1f TFLOP/s counting the matmuls only", o_.layers * o_.gemm.flops() / (comp * 1e-3) / 1e12));
   if (has("comm_alone_ms")) {
     // nccl-tests alltoall: bytes = one rank's whole buffer; busbw = algbw * (n-1)/n.
     const double bytes = static_cast<double>(o_.gemm.m * o_.gemm.n * DTypeBytes(o_.gemm.dtype));

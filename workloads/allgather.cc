@@ -41,9 +41,9 @@ absl::Status AllGatherBuffers::Validate(RankContext& ctx, DeviceChecker& check, 
   OS_CUDA(ValidateAllGather(recv_.as<uint32_t>(), count_, nranks_, kSalt, check.check(), s));
   ASSIGN_OR_RETURN(auto counts, check.Read(s));
   if (counts.bad == 0) return absl::OkStatus();
-  return absl::DataLossError(absl::StrCat("VALIDATION FAILED on rank ", ctx.rank, ": ", what, ": ", counts.bad,
-                                          " of ", count_ * nranks_, " gathered words wrong (first at word ",
-                                          counts.first_bad, ", from rank ", counts.first_bad / count_, ")"));
+  return absl::DataLossError(absl::StrCat("VALIDATION FAILED on rank ", ctx.rank, ": ", what, ": ", counts.bad, " of ",
+                                          count_ * nranks_, " gathered words wrong (first at word ", counts.first_bad,
+                                          ", from rank ", counts.first_bad / count_, ")"));
 }
 
 absl::Status AllGatherBuffers::Release() {

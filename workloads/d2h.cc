@@ -1,10 +1,10 @@
 #include "workloads/d2h.h"
 
+#include <nvtx3/nvToolsExt.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
-
-#include <nvtx3/nvToolsExt.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -140,7 +140,8 @@ PhaseBody D2H::Body(const std::string& key, Mode mode) {
     const int64_t wall_ns = HostNowNs() - wall_start;
     for (int it = warmup; it < warmup + iters && st.ok(); ++it) {
       float ms = 0;
-      st = CudaStatus(cudaEventElapsedTime(&ms, ev[2 * it], ev[2 * it + 1]), "cudaEventElapsedTime", __FILE__, __LINE__);
+      st =
+          CudaStatus(cudaEventElapsedTime(&ms, ev[2 * it], ev[2 * it + 1]), "cudaEventElapsedTime", __FILE__, __LINE__);
       gpu_ms.push_back(ms);
     }
     destroy();

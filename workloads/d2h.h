@@ -23,10 +23,10 @@
 namespace overlapscope::workloads {
 
 struct D2HOptions {
-  RunParams run;                 // run.gpus defaults to 1 in the CLI: one GPU is enough
-  int64_t producer_us = 2000;    // GPU time to produce a batch
-  int64_t irrelevant_us = 500;   // GPU work that does not need the flag
-  int64_t host_work_us = 1000;   // host work per step before the flag is needed
+  RunParams run;                // run.gpus defaults to 1 in the CLI: one GPU is enough
+  int64_t producer_us = 2000;   // GPU time to produce a batch
+  int64_t irrelevant_us = 500;  // GPU work that does not need the flag
+  int64_t host_work_us = 1000;  // host work per step before the flag is needed
   int64_t batch_elems = 1 << 20;
   std::vector<std::string> modes = {"blocking", "nonblocking-nosync", "nonblocking-event"};
 };

@@ -38,8 +38,10 @@ void DeviceBuffer::Free() {
   int prev = 0;
   cudaGetDevice(&prev);
   cudaSetDevice(device_);
-  if (alloc_ == Allocator::kNccl) ncclMemFree(ptr_);
-  else cudaFree(ptr_);
+  if (alloc_ == Allocator::kNccl)
+    ncclMemFree(ptr_);
+  else
+    cudaFree(ptr_);
   cudaSetDevice(prev);
   ptr_ = nullptr;
 }

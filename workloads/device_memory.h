@@ -26,7 +26,10 @@ class DeviceBuffer {
   ~DeviceBuffer();
 
   void* get() const { return ptr_; }
-  template <typename T> T* as() const { return static_cast<T*>(ptr_); }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   size_t bytes() const { return bytes_; }
 
  private:
@@ -44,7 +47,10 @@ class PinnedBuffer {
   PinnedBuffer(PinnedBuffer&& o) noexcept { *this = std::move(o); }
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
   ~PinnedBuffer();
-  template <typename T> T* as() const { return static_cast<T*>(ptr_); }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
 
  private:
   void* ptr_ = nullptr;
@@ -54,7 +60,9 @@ class PinnedBuffer {
 class DeviceChecker {
  public:
   static absl::StatusOr<DeviceChecker> Create(int device);
-  DeviceCheck check() const { return {buf_.as<unsigned long long>(), reinterpret_cast<long long*>(buf_.as<char>() + 8)}; }
+  DeviceCheck check() const {
+    return {buf_.as<unsigned long long>(), reinterpret_cast<long long*>(buf_.as<char>() + 8)};
+  }
   // Zeroes the counters (asynchronously on `s`).
   absl::Status Reset(cudaStream_t s);
   struct Counts {

@@ -62,8 +62,8 @@ absl::Status Gemm::EnqueueInto(RankContext& ctx, void* c) {
   const float alpha = 1.0f, beta = 0.0f;
   const cudaDataType_t t = CudaType(shape_.dtype);
   const int m = static_cast<int>(shape_.m), n = static_cast<int>(shape_.n), k = static_cast<int>(shape_.k);
-  OS_CUBLAS(cublasGemmEx(ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a_.get(), t, m, b_.get(), t, k, &beta,
-                         c, t, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  OS_CUBLAS(cublasGemmEx(ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a_.get(), t, m, b_.get(), t, k, &beta, c,
+                         t, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   return absl::OkStatus();
 }
 

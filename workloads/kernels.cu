@@ -1,11 +1,11 @@
 // Kernels of kernels.h. Grid-stride loops; grids are sized from the element count (capped), so
 // launch cost is independent of the problem size.
-#include "workloads/kernels.h"
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <climits>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include "workloads/kernels.h"
 
 namespace overlapscope::workloads {
 namespace {
@@ -46,16 +46,36 @@ __device__ inline int32_t PatternI32(int64_t i, int32_t tag) {
   return static_cast<int32_t>(Mix32(static_cast<uint32_t>(i) * 0x9E3779B1u ^ static_cast<uint32_t>(tag)) & 0x7FFFFFFF);
 }
 
-template <typename T> __device__ inline T FromFloat(float f);
-template <> __device__ inline __half FromFloat<__half>(float f) { return __float2half_rn(f); }
-template <> __device__ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float f) { return __float2bfloat16_rn(f); }
-template <> __device__ inline float FromFloat<float>(float f) { return f; }
+template <typename T>
+__device__ inline T FromFloat(float f);
+template <>
+__device__ inline __half FromFloat<__half>(float f) {
+  return __float2half_rn(f);
+}
+template <>
+__device__ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float f) {
+  return __float2bfloat16_rn(f);
+}
+template <>
+__device__ inline float FromFloat<float>(float f) {
+  return f;
+}
 
 // Raw bits, so the comparison is exact (and NaN never equals anything).
-template <typename T> __device__ inline bool SameValue(T a, T b);
-template <> __device__ inline bool SameValue<__half>(__half a, __half b) { return __heq(a, b); }
-template <> __device__ inline bool SameValue<__nv_bfloat16>(__nv_bfloat16 a, __nv_bfloat16 b) { return __heq(a, b); }
-template <> __device__ inline bool SameValue<float>(float a, float b) { return a == b; }
+template <typename T>
+__device__ inline bool SameValue(T a, T b);
+template <>
+__device__ inline bool SameValue<__half>(__half a, __half b) {
+  return __heq(a, b);
+}
+template <>
+__device__ inline bool SameValue<__nv_bfloat16>(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return __heq(a, b);
+}
+template <>
+__device__ inline bool SameValue<float>(float a, float b) {
+  return a == b;
+}
 
 __device__ inline void Report(DeviceCheck chk, long long idx) {
   atomicAdd(chk.bad, 1ull);
@@ -96,10 +116,20 @@ __global__ void ValidateGemmKernel(const T* c, int64_t m, int64_t n, int64_t k, 
   }
 }
 
-template <typename T> __device__ inline T NaNOf();
-template <> __device__ inline __half NaNOf<__half>() { return __ushort_as_half(0x7E00); }
-template <> __device__ inline __nv_bfloat16 NaNOf<__nv_bfloat16>() { return __ushort_as_bfloat16(0x7FC0); }
-template <> __device__ inline float NaNOf<float>() { return __int_as_float(0x7FC00000); }
+template <typename T>
+__device__ inline T NaNOf();
+template <>
+__device__ inline __half NaNOf<__half>() {
+  return __ushort_as_half(0x7E00);
+}
+template <>
+__device__ inline __nv_bfloat16 NaNOf<__nv_bfloat16>() {
+  return __ushort_as_bfloat16(0x7FC0);
+}
+template <>
+__device__ inline float NaNOf<float>() {
+  return __int_as_float(0x7FC00000);
+}
 
 // I is the index type: 32-bit when m*n fits, because 64-bit division costs tens of
 // instructions on the GPU and this kernel runs inside the timed steps.
@@ -125,7 +155,8 @@ __global__ void FillPatternKernel(uint32_t* p, int64_t count, int rank, uint32_t
     p[x] = Pattern32(x, rank, salt);
 }
 
-__global__ void ValidateAllGatherKernel(const uint32_t* recv, int64_t count, int nranks, uint32_t salt, DeviceCheck chk) {
+__global__ void ValidateAllGatherKernel(const uint32_t* recv, int64_t count, int nranks, uint32_t salt,
+                                        DeviceCheck chk) {
   for (int64_t x = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; x < count * nranks;
        x += int64_t(gridDim.x) * blockDim.x) {
     if (recv[x] != Pattern32(x % count, static_cast<int>(x / count), salt)) Report(chk, x);
@@ -184,23 +215,27 @@ cudaError_t Dispatch(DType t, Args&&... args) {
   return cudaGetLastError();
 }
 
-template <typename T> struct FillA {
+template <typename T>
+struct FillA {
   static void Run(void* a, int64_t rows, int64_t k, uint32_t seed, int e, cudaStream_t s) {
     FillAKernel<T><<<GridFor(rows * k), kThreads, 0, s>>>(static_cast<T*>(a), rows, k, seed, e);
   }
 };
-template <typename T> struct FillB {
+template <typename T>
+struct FillB {
   static void Run(void* b, int64_t k, int64_t cols, uint32_t seed, int e, cudaStream_t s) {
     FillBKernel<T><<<GridFor(k * cols), kThreads, 0, s>>>(static_cast<T*>(b), k, cols, seed, e);
   }
 };
-template <typename T> struct CheckGemm {
+template <typename T>
+struct CheckGemm {
   static void Run(const void* c, int64_t m, int64_t n, int64_t k, uint32_t sa, uint32_t sb, int e, DeviceCheck chk,
                   cudaStream_t s) {
     ValidateGemmKernel<T><<<GridFor(m * n), kThreads, 0, s>>>(static_cast<const T*>(c), m, n, k, sa, sb, e, chk);
   }
 };
-template <typename T> struct CheckA2A {
+template <typename T>
+struct CheckA2A {
   static void Run(void* z, int64_t m, int64_t n, int64_t k, int nranks, int me, uint32_t sa, uint32_t sb, int e,
                   DeviceCheck chk, cudaStream_t s) {
     if (m * n < (int64_t{1} << 32))
@@ -208,8 +243,8 @@ template <typename T> struct CheckA2A {
           static_cast<T*>(z), static_cast<uint32_t>(m), static_cast<uint32_t>(n), k, static_cast<uint32_t>(nranks),
           static_cast<uint32_t>(me), sa, sb, e, chk);
     else
-      ValidateA2AKernel<T, int64_t><<<GridFor(m * n), kThreads, 0, s>>>(static_cast<T*>(z), m, n, k, nranks, me, sa,
-                                                                      sb, e, chk);
+      ValidateA2AKernel<T, int64_t>
+          <<<GridFor(m * n), kThreads, 0, s>>>(static_cast<T*>(z), m, n, k, nranks, me, sa, sb, e, chk);
   }
 };
 
@@ -257,7 +292,8 @@ cudaError_t ProduceBatch(int32_t* buf, int64_t count, int32_t tag, int64_t durat
   ProduceBatchKernel<<<num_sms, kThreads, 0, s>>>(buf, count, tag, duration_ns);
   return cudaGetLastError();
 }
-cudaError_t ComputeFlag(const int32_t* buf, int64_t count, int32_t tag, int32_t* flag, DeviceCheck chk, cudaStream_t s) {
+cudaError_t ComputeFlag(const int32_t* buf, int64_t count, int32_t tag, int32_t* flag, DeviceCheck chk,
+                        cudaStream_t s) {
   ComputeFlagKernel<<<1, 1024, 0, s>>>(buf, count, tag, flag, chk);
   return cudaGetLastError();
 }

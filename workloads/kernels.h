@@ -11,9 +11,9 @@
 // row + col * rows.
 #pragma once
 
-#include <cstdint>
-
 #include <cuda_runtime_api.h>
+
+#include <cstdint>
 
 namespace overlapscope::workloads {
 
@@ -35,8 +35,8 @@ struct DeviceCheck {
 cudaError_t FillGemmA(DType t, void* a, int64_t rows, int64_t k, uint32_t seed, int e, cudaStream_t s);
 cudaError_t FillGemmB(DType t, void* b, int64_t k, int64_t cols, uint32_t seed, int e, cudaStream_t s);
 // Checks all m*n elements of C against the closed form.
-cudaError_t ValidateGemm(DType t, const void* c, int64_t m, int64_t n, int64_t k, uint32_t seed_a,
-                         uint32_t seed_b, int e, DeviceCheck chk, cudaStream_t s);
+cudaError_t ValidateGemm(DType t, const void* c, int64_t m, int64_t n, int64_t k, uint32_t seed_a, uint32_t seed_b,
+                         int e, DeviceCheck chk, cudaStream_t s);
 
 // 32-bit pattern of element i of rank r: the all-gather payload.
 cudaError_t FillPattern32(uint32_t* p, int64_t count, int rank, uint32_t salt, cudaStream_t s);
@@ -57,7 +57,6 @@ cudaError_t SpinKernel(int64_t duration_ns, int num_sms, cudaStream_t s);
 cudaError_t ProduceBatch(int32_t* buf, int64_t count, int32_t tag, int64_t duration_ns, int num_sms, cudaStream_t s);
 // Checks buf against pattern(., tag); writes *flag = tag when all match, -tag otherwise, and
 // adds the number of wrong elements to chk.bad.
-cudaError_t ComputeFlag(const int32_t* buf, int64_t count, int32_t tag, int32_t* flag, DeviceCheck chk,
-                        cudaStream_t s);
+cudaError_t ComputeFlag(const int32_t* buf, int64_t count, int32_t tag, int32_t* flag, DeviceCheck chk, cudaStream_t s);
 
 }  // namespace overlapscope::workloads

@@ -123,7 +123,8 @@ absl::Status MatmulAllGather::Sweep(bool ce) {
     };
     b.validate = [&, mb](RankContext& ctx) -> absl::Status {
       AllGatherBuffers& x = bufs[ctx.local];
-      RETURN_IF_ERROR(x.Validate(ctx, *st_[ctx.local].check, ctx.compute, absl::StrCat("all-gather sweep ", mb, " MiB")));
+      RETURN_IF_ERROR(
+          x.Validate(ctx, *st_[ctx.local].check, ctx.compute, absl::StrCat("all-gather sweep ", mb, " MiB")));
       return x.Release();
     };
     std::map<std::string, double> f;
@@ -159,7 +160,8 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
       g_->world_size());
   if (o_.run.nccl_max_ctas > 0) res_.notes.push_back(absl::StrCat("communicator maxCTAs = ", o_.run.nccl_max_ctas));
   if (o_.sm_carveout > 0)
-    res_.notes.push_back(absl::StrCat("overlap modes: GEMM limited to SMs - ", o_.sm_carveout, " (cublasSetSmCountTarget)"));
+    res_.notes.push_back(
+        absl::StrCat("overlap modes: GEMM limited to SMs - ", o_.sm_carveout, " (cublasSetSmCountTarget)"));
 
   auto setup = [&](RankContext& ctx) -> absl::Status {
     RankState& s = st_[ctx.local];
@@ -278,13 +280,17 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   if (alive && ce && !o_.sweep_mb.empty()) phase("all-gather sweep (copy engine)", Sweep(true));
   // One capture per mode (the figures above are not taken from these runs).
   if (alive && wants("sequential"))
-    phase("sequential", CaptureMode(*g_, "sequential", o_.run, hooks_, TimedBody("sequential", false, sequential, true, true)));
+    phase("sequential",
+          CaptureMode(*g_, "sequential", o_.run, hooks_, TimedBody("sequential", false, sequential, true, true)));
   if (alive && wants("overlap"))
     phase("overlap", CaptureMode(*g_, "overlap", o_.run, hooks_, TimedBody("overlap", false, overlap, true, true)));
   if (alive && ce)
-    phase("overlap-ce", CaptureMode(*g_, "overlap-ce", o_.run, hooks_, TimedBody("overlap_ce", true, overlap_ce, true, true)));
+    phase("overlap-ce",
+          CaptureMode(*g_, "overlap-ce", o_.run, hooks_, TimedBody("overlap_ce", true, overlap_ce, true, true)));
   if (alive) phase("collective skew (captured runs)", g_->SkewFigures("captured_", f_));
-  if (alive && ce) phase("overlap-ce: window deregistration", g_->RunOnAll([&](RankContext& ctx) { return st_[ctx.local].ce.Release(); }));
+  if (alive && ce)
+    phase("overlap-ce: window deregistration",
+          g_->RunOnAll([&](RankContext& ctx) { return st_[ctx.local].ce.Release(); }));
   Render();
   return std::move(res_);
 }
@@ -364,11 +370,13 @@ void MatmulAllGather::Render() {
   };
   sweep_table(sweep_, "default communicator (NCCL kernels)", "sweep_best_busbw_gbps");
   sweep_table(sweep_ce_, "zero-CTA communicator (copy engines), symmetric windows", "sweep_ce_best_busbw_gbps");
-  double best = std::max(res_.figures.count("sweep_best_busbw_gbps") ? res_.figures["sweep_best_busbw_gbps"] : 0.0,
-                         res_.figures.count("sweep_ce_best_busbw_gbps") ? res_.figures["sweep_ce_best_busbw_gbps"] : 0.0);
+  double best =
+      std::max(res_.figures.count("sweep_best_busbw_gbps") ? res_.figures["sweep_best_busbw_gbps"] : 0.0,
+               res_.figures.count("sweep_ce_best_busbw_gbps") ? res_.figures["sweep_ce_best_busbw_gbps"] : 0.0);
   if (best > 0 && has("ag_alone_ms"))
-    t += absl::StrFormat("  all-gather at %.6g MiB per rank: busbw %.1f GB/s = %.1f%% of the best busbw in the sweeps\n",
-                         o_.ag_mb, BusBwGBps(gathered_bytes_, ag, n), 100.0 * BusBwGBps(gathered_bytes_, ag, n) / best);
+    t +=
+        absl::StrFormat("  all-gather at %.6g MiB per rank: busbw %.1f GB/s = %.1f%% of the best busbw in the sweeps\n",
+                        o_.ag_mb, BusBwGBps(gathered_bytes_, ag, n), 100.0 * BusBwGBps(gathered_bytes_, ag, n) / best);
   t += RenderSkew(res_.figures, n);
   res_.table = summary + "\n" + t;
 }

@@ -21,9 +21,9 @@ namespace overlapscope::workloads {
 
 struct MatmulAllGatherOptions {
   RunParams run;
-  GemmShape gemm;                 // default 8192^3 fp16
-  double ag_mb = 64;              // all-gather input per rank, MiB
-  std::vector<double> sweep_mb;   // extra all-gather-alone sizes (MiB per rank)
+  GemmShape gemm;                // default 8192^3 fp16
+  double ag_mb = 64;             // all-gather input per rank, MiB
+  std::vector<double> sweep_mb;  // extra all-gather-alone sizes (MiB per rank)
   std::vector<std::string> modes = {"sequential", "overlap"};
   // > 0: in the overlap modes the GEMM is told to use (SMs - sm_carveout) SMs
   // (cublasSetSmCountTarget), leaving SMs to the NCCL kernels.

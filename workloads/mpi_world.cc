@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <utility>
 #include <cstdlib>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -54,12 +54,14 @@ LaunchEnv DetectLaunch(const std::function<const char*(const char*)>& getenv_fn)
     if (s != nullptr && absl::SimpleAtoi(s, &n)) e.world_size = n;
     return true;
   };
-  has("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE") || has("PMIX_RANK", nullptr) ||
-      has("PMI_RANK", "PMI_SIZE") || has("MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE");
+  has("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_SIZE") || has("PMIX_RANK", nullptr) || has("PMI_RANK", "PMI_SIZE") ||
+      has("MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE");
   return e;
 }
 
-LaunchEnv DetectLaunch() { return DetectLaunch([](const char* v) { return static_cast<const char*>(std::getenv(v)); }); }
+LaunchEnv DetectLaunch() {
+  return DetectLaunch([](const char* v) { return static_cast<const char*>(std::getenv(v)); });
+}
 
 bool Active() { return W().active; }
 int Rank() { return W().rank; }
@@ -88,8 +90,9 @@ absl::Status Init() {
   MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &w.size);
   MPI_Comm local;
-  if (absl::Status st = MpiError(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.rank, MPI_INFO_NULL, &local),
-                                 "MPI_Comm_split_type");
+  if (absl::Status st =
+          MpiError(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.rank, MPI_INFO_NULL, &local),
+                   "MPI_Comm_split_type");
       !st.ok())
     return st;
   MPI_Comm_rank(local, &w.local_rank);
@@ -127,9 +130,9 @@ absl::StatusOr<std::vector<std::string>> AllGather(const std::string& mine) {
     total += lens[r];
   }
   std::string all(static_cast<size_t>(total), '\0');
-  if (auto st = MpiError(MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR,
-                                        MPI_COMM_WORLD),
-                         "MPI_Allgatherv");
+  if (auto st = MpiError(
+          MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR, MPI_COMM_WORLD),
+          "MPI_Allgatherv");
       !st.ok())
     return st;
   std::vector<std::string> out(n);

@@ -31,8 +31,8 @@ struct LaunchEnv {
 LaunchEnv DetectLaunch(const std::function<const char*(const char*)>& getenv_fn);
 LaunchEnv DetectLaunch();  // from the process environment
 
-bool CompiledIn();   // built with MPI (OVERLAPSCOPE_HAVE_MPI)
-bool Active();       // Init() succeeded and Finalize() not yet called
+bool CompiledIn();  // built with MPI (OVERLAPSCOPE_HAVE_MPI)
+bool Active();      // Init() succeeded and Finalize() not yet called
 
 absl::Status Init();  // idempotent
 void Finalize();      // no-op unless Active()

@@ -37,13 +37,13 @@
 namespace overlapscope::workloads {
 
 struct GroupOptions {
-  int gpus = 0;               // ranks to use; 0: every visible GPU
-  bool nccl = true;           // default communicator
-  int nccl_max_ctas = 0;      // > 0: ncclConfig_t::maxCTAs of the default communicator
+  int gpus = 0;           // ranks to use; 0: every visible GPU
+  bool nccl = true;       // default communicator
+  int nccl_max_ctas = 0;  // > 0: ncclConfig_t::maxCTAs of the default communicator
   bool cublas = true;
-  bool nvtx = false;          // emit NVTX iteration ranges (only while a capture is running)
-  bool mpi = false;           // one rank per process (mpi::Init() must have succeeded)
-  double timeout_s = 300;     // MPI: give up (exit 1) when communicator set-up hangs this long
+  bool nvtx = false;       // emit NVTX iteration ranges (only while a capture is running)
+  bool mpi = false;        // one rank per process (mpi::Init() must have succeeded)
+  double timeout_s = 300;  // MPI: give up (exit 1) when communicator set-up hangs this long
 };
 
 struct RankContext {

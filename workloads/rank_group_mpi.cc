@@ -78,9 +78,11 @@ absl::StatusOr<std::unique_ptr<RankGroup>> RankGroup::CreateMpi(const GroupOptio
   int count = 0;
   int device = -1;
   if (options.gpus > 0 && options.gpus != world)  // the same on every rank: no need to agree
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--gpus ", options.gpus, " but mpirun started ", world, " ranks: under MPI each rank drives one GPU, so the "
-        "GPUs are the ranks (mpirun -np N); leave --gpus out or give --gpus ", world));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--gpus ", options.gpus, " but mpirun started ", world,
+                     " ranks: under MPI each rank drives one GPU, so the "
+                     "GPUs are the ranks (mpirun -np N); leave --gpus out or give --gpus ",
+                     world));
   absl::Status st = CudaStatus(cudaGetDeviceCount(&count), "cudaGetDeviceCount", __FILE__, __LINE__);
   if (!st.ok()) {
   } else if (count == 0) {
@@ -91,12 +93,13 @@ absl::StatusOr<std::unique_ptr<RankGroup>> RankGroup::CreateMpi(const GroupOptio
     device = 0;  // the launcher gave each rank its own GPU (checked for duplicates below)
   } else {
     st = absl::FailedPreconditionError(absl::StrCat(ls, " ranks on host ", host, " but only ", count,
-                                                    " GPU(s) visible there: one GPU per rank, so start at most ",
-                                                    count, " ranks per host"));
+                                                    " GPU(s) visible there: one GPU per rank, so start at most ", count,
+                                                    " ranks per host"));
   }
   // Two ranks on one GPU: NCCL would fail with a less helpful message.
   char bus[32] = "?";
-  if (st.ok()) st = CudaStatus(cudaDeviceGetPCIBusId(bus, sizeof(bus), device), "cudaDeviceGetPCIBusId", __FILE__, __LINE__);
+  if (st.ok())
+    st = CudaStatus(cudaDeviceGetPCIBusId(bus, sizeof(bus), device), "cudaDeviceGetPCIBusId", __FILE__, __LINE__);
   ASSIGN_OR_RETURN(std::vector<std::string> gpus, mpi::AllGather(st.ok() ? absl::StrCat(host, " GPU ", bus) : ""));
   for (int r = 0; st.ok() && r < rank; ++r)
     if (gpus[r] == gpus[rank])

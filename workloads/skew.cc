@@ -24,8 +24,8 @@ absl::StatusOr<SkewStats> ComputeSkew(const std::vector<std::vector<double>>& du
   const size_t n = durations[0].size();
   for (size_t r = 1; r < ranks; ++r)
     if (durations[r].size() != n)
-      return absl::InvalidArgumentError(absl::StrCat("rank 0 timed ", n, " collectives but rank ", r, " timed ",
-                                                     durations[r].size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("rank 0 timed ", n, " collectives but rank ", r, " timed ", durations[r].size()));
   if (n == 0) return absl::InvalidArgumentError("no collective was timed");
   SkewStats s;
   s.instances = static_cast<int64_t>(n);

@@ -1,9 +1,9 @@
 #include "workloads/timing.h"
 
+#include <nvtx3/nvToolsExt.h>
+
 #include <algorithm>
 #include <chrono>
-
-#include <nvtx3/nvToolsExt.h>
 
 #include "absl/strings/str_cat.h"
 #include "workloads/kernels.h"

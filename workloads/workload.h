@@ -27,11 +27,11 @@ struct CaptureHooks {
 
 struct WorkloadResult {
   std::string workload;
-  std::string device;   // e.g. "NVIDIA H200 x2, NCCL 2.28.3 (built against 2.28.9)"
-  std::string config;   // shapes, sizes, iterations
-  std::string ranks;    // "2 threads (one process)" or "2 processes (MPI)"
+  std::string device;  // e.g. "NVIDIA H200 x2, NCCL 2.28.3 (built against 2.28.9)"
+  std::string config;  // shapes, sizes, iterations
+  std::string ranks;   // "2 threads (one process)" or "2 processes (MPI)"
   int nranks = 0;
-  std::string table;    // the human-readable timing table
+  std::string table;                      // the human-readable timing table
   std::map<std::string, double> figures;  // e.g. "sequential_ms", "overlap_efficiency"
   std::vector<std::string> notes;         // facts worth printing (e.g. which all-to-all API ran)
   std::vector<std::string> errors;        // failed modes and validation failures
@@ -44,7 +44,7 @@ struct WorkloadResult {
 
 // Common run parameters.
 struct RunParams {
-  int gpus = 0;      // 0: all visible GPUs
+  int gpus = 0;  // 0: all visible GPUs
   int warmup = 5;
   int iters = 20;
   int nccl_max_ctas = 0;  // > 0: ncclConfig_t::maxCTAs of the default communicator

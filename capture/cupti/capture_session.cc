@@ -60,8 +60,9 @@ std::string FindNcclPlugin() {
   if (const char* env = std::getenv("OVERLAPSCOPE_NCCL_PLUGIN"); env && *env) return env;
   const std::string dir = SelfDir();
   if (dir.empty()) return "";
-  for (const std::string& c : {absl::StrCat(dir, "/", kNcclPluginName), absl::StrCat(dir, "/../capture/cupti/", kNcclPluginName),
-                               absl::StrCat(dir, "/../lib/", kNcclPluginName)}) {
+  for (const std::string& c :
+       {absl::StrCat(dir, "/", kNcclPluginName), absl::StrCat(dir, "/../capture/cupti/", kNcclPluginName),
+        absl::StrCat(dir, "/../lib/", kNcclPluginName)}) {
     char real[PATH_MAX];
     if (::access(c.c_str(), R_OK) == 0 && ::realpath(c.c_str(), real)) return real;
   }
@@ -73,7 +74,8 @@ std::string SetNcclPluginEnv(const std::string& dir_in, const std::string& plugi
     return absl::StrCat("NCCL_PROFILER_PLUGIN is already set (", user, "): overlapscope's NCCL plugin not loaded");
   const std::string plugin = plugin_in.empty() ? FindNcclPlugin() : plugin_in;
   if (plugin.empty())
-    return absl::StrCat(kNcclPluginName, " not found next to the binary or in the build tree (set OVERLAPSCOPE_NCCL_PLUGIN)");
+    return absl::StrCat(kNcclPluginName,
+                        " not found next to the binary or in the build tree (set OVERLAPSCOPE_NCCL_PLUGIN)");
   std::string dir = dir_in;
   if (dir.empty()) {
     const char* tmp = std::getenv("TMPDIR");

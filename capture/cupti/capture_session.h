@@ -80,7 +80,8 @@ class CaptureSession {
   CaptureSession& operator=(const CaptureSession&) = delete;
 
  private:
-  CaptureSession(std::string path, bool keep, int64_t start_ns) : path_(std::move(path)), keep_(keep), start_ns_(start_ns) {}
+  CaptureSession(std::string path, bool keep, int64_t start_ns)
+      : path_(std::move(path)), keep_(keep), start_ns_(start_ns) {}
   std::string path_;
   bool keep_ = false;
   int64_t start_ns_ = 0;  // when Start() returned: the NCCL plugin records of the session begin here

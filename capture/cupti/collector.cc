@@ -311,8 +311,9 @@ std::string StartCollector(const CollectorConfig& config) {
     SpillEncoder::AppendFileHeader(&g.w.out);
     char host[256] = {0};
     ::gethostname(host, sizeof(host) - 1);
-    SpillProcess p{::getpid(), config.rank, config.world_size, 0, g.w.Intern(host),
-                   g.w.Intern(ReadSmallFile("/proc/self/comm")), 0};
+    SpillProcess p{::getpid(), config.rank,      config.world_size,
+                   0,          g.w.Intern(host), g.w.Intern(ReadSmallFile("/proc/self/comm")),
+                   0};
     SpillEncoder::Append(&g.w.out, SpillType::kProcess, p);
     WriteOut(g.w);
   }
@@ -354,8 +355,10 @@ std::string StartCollector(const CollectorConfig& config) {
     const char* msg = nullptr;
     cuptiGetResultString(r, &msg);
     std::string line = std::string("cuptiActivityEnable(") + name + "): " + (msg ? msg : "error");
-    if (required && err.empty()) err = line;
-    else g.warnings += line + "; ";
+    if (required && err.empty())
+      err = line;
+    else
+      g.warnings += line + "; ";
   };
   for (const Kind& k : kinds) enable(k.kind, k.required, k.name);
   if (config.driver_api) enable(CUPTI_ACTIVITY_KIND_DRIVER, false, "DRIVER");

@@ -14,8 +14,7 @@ namespace {
 std::string StripVersion(const char* name) {
   std::string s = name ? name : "";
   const size_t v = s.rfind("_v");
-  if (v != std::string::npos && v + 2 < s.size() &&
-      s.find_first_not_of("0123456789", v + 2) == std::string::npos)
+  if (v != std::string::npos && v + 2 < s.size() && s.find_first_not_of("0123456789", v + 2) == std::string::npos)
     s.resize(v);
   return s;
 }
@@ -175,7 +174,8 @@ void WriterState::Encode(const CUpti_Activity* rec) {
     case CUPTI_ACTIVITY_KIND_MARKER_DATA: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMarkerData2*>(rec);
       SpillMarkerData s{};
-      std::memcpy(&s.payload, &m->payload, sizeof(s.payload) < sizeof(m->payload) ? sizeof(s.payload) : sizeof(m->payload));
+      std::memcpy(&s.payload, &m->payload,
+                  sizeof(s.payload) < sizeof(m->payload) ? sizeof(s.payload) : sizeof(m->payload));
       s.flags = m->flags, s.id = m->id, s.payload_kind = m->payloadKind, s.color = m->color;
       s.category = m->category, s.domain_id = m->cuptiDomainId;
       SpillEncoder::Append(&out, SpillType::kMarkerData, s);
@@ -222,9 +222,7 @@ void WriterState::Encode(const CUpti_Activity* rec) {
       SpillEncoder::Append(&out, SpillType::kName, s);
       return;
     }
-    default:
-      ++stats.unknown_records;
-      return;
+    default: ++stats.unknown_records; return;
   }
 }
 

@@ -10,10 +10,9 @@
 namespace overlapscope::cupti {
 
 std::string_view NcclRangeOp(std::string_view name) {
-  static constexpr std::string_view kOps[] = {"AllGather", "AllReduce", "ReduceScatter", "Broadcast",
-                                              "Bcast",     "Reduce",    "AlltoAll",      "AllToAll",
-                                              "Gather",    "Scatter",   "Send",          "Recv",
-                                              "GroupEnd"};
+  static constexpr std::string_view kOps[] = {"AllGather", "AllReduce", "ReduceScatter", "Broadcast", "Bcast",
+                                              "Reduce",    "AlltoAll",  "AllToAll",      "Gather",    "Scatter",
+                                              "Send",      "Recv",      "GroupEnd"};
   if (name.substr(0, 4) != "nccl") return {};
   std::string_view op = name.substr(4);
   for (std::string_view k : kOps)
@@ -89,7 +88,9 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
   // created in these two loops, so what they link is all there is to count.
   absl::flat_hash_map<model::CollectiveId, int64_t> copy_bytes;
   absl::flat_hash_set<model::CollectiveId> with_kernel;
-  const auto data_path = [](model::MemcpyKind k) { return k == model::MemcpyKind::kDtoD || k == model::MemcpyKind::kPtoP; };
+  const auto data_path = [](model::MemcpyKind k) {
+    return k == model::MemcpyKind::kDtoD || k == model::MemcpyKind::kPtoP;
+  };
   for (model::Kernel& k : d.kernels) {
     if (k.collective != model::kNone || !in_process(k.device)) continue;
     auto it = corr_to_range.find(k.correlation_id);

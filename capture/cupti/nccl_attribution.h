@@ -19,10 +19,10 @@
 namespace overlapscope::cupti {
 
 struct NcclAttribution {
-  int64_t nccl_ranges = 0;   // NCCL-domain ranges of collective calls seen
-  int64_t collectives = 0;   // collectives created (ranges that enqueued GPU work)
-  int64_t kernels = 0;       // kernels linked to them
-  int64_t memcpys = 0;       // copies linked to them (copy-engine collectives)
+  int64_t nccl_ranges = 0;        // NCCL-domain ranges of collective calls seen
+  int64_t collectives = 0;        // collectives created (ranges that enqueued GPU work)
+  int64_t kernels = 0;            // kernels linked to them
+  int64_t memcpys = 0;            // copies linked to them (copy-engine collectives)
   int64_t bytes_from_copies = 0;  // copy-only collectives whose bytes = Σ their copies' bytes
   // Each collective created, with the index (in builder.data().ranges) of the NCCL range it
   // came from: the NCCL profiler plugin merge (nccl_plugin_records.h) places its records by it.

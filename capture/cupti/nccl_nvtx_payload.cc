@@ -21,11 +21,10 @@ struct Layout {
   bool bytes_times_nranks;  // nccl-tests' size = message size x nranks
 };
 constexpr Layout kLayouts[] = {
-    {4, "AllGather", 16, -1, -1, true},      {5, "AllReduce", 24, -1, 16, false},
-    {6, "Broadcast", 24, 16, -1, false},     {7, "ReduceScatter", 24, -1, 16, true},
-    {8, "Reduce", 24, 16, 20, false},        {9, "Send", 24, 16, -1, false},
-    {10, "Recv", 24, 16, -1, false},         {16, "AlltoAll", 16, -1, -1, true},
-    {17, "Gather", 24, 16, -1, false},       {18, "Scatter", 24, 16, -1, false},
+    {4, "AllGather", 16, -1, -1, true},     {5, "AllReduce", 24, -1, 16, false}, {6, "Broadcast", 24, 16, -1, false},
+    {7, "ReduceScatter", 24, -1, 16, true}, {8, "Reduce", 24, 16, 20, false},    {9, "Send", 24, 16, -1, false},
+    {10, "Recv", 24, 16, -1, false},        {16, "AlltoAll", 16, -1, -1, true},  {17, "Gather", 24, 16, -1, false},
+    {18, "Scatter", 24, 16, -1, false},
 };
 
 const Layout* LayoutOf(uint64_t schema_id) {
@@ -80,8 +79,9 @@ NcclNvtxMerge ApplyNcclNvtxPayloads(model::TraceBuilder& builder, const NcclAttr
     if (marker == nvtx.marker_of_range.end()) continue;
     auto payload = by_marker.find(marker->second);
     if (payload == by_marker.end()) continue;
-    const auto f = payload->second->h.truncated ? std::nullopt
-                                                : DecodeNcclNvtxPayload(payload->second->h.schema_id, payload->second->bytes);
+    const auto f = payload->second->h.truncated
+                       ? std::nullopt
+                       : DecodeNcclNvtxPayload(payload->second->h.schema_id, payload->second->bytes);
     if (!f) {
       ++out.not_nccl_layout;
       continue;

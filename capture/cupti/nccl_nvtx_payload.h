@@ -25,8 +25,8 @@
 namespace overlapscope::cupti {
 
 struct NcclNvtxFields {
-  std::string_view func;      // "AllGather", "AllReduce", ... (from the schema number)
-  uint64_t comm = 0;          // NCCL communicator id (commHash), the plugin's commId
+  std::string_view func;  // "AllGather", "AllReduce", ... (from the schema number)
+  uint64_t comm = 0;      // NCCL communicator id (commHash), the plugin's commId
   int64_t message_bytes = -1;
   int32_t root_or_peer = -1;  // root (Broadcast, Reduce, Gather, Scatter) or peer (Send, Recv)
   int32_t redop = -1;         // ncclRedOp_t (AllReduce, Reduce, ReduceScatter)
@@ -39,8 +39,8 @@ std::optional<NcclNvtxFields> DecodeNcclNvtxPayload(uint64_t schema_id, std::str
 std::string_view NcclRedOpName(int32_t redop);
 
 struct NcclNvtxMerge {
-  int64_t decoded = 0;           // collectives that got fields from their range's payload
-  int64_t not_nccl_layout = 0;   // payloads of NCCL collective ranges not in NCCL's layout
+  int64_t decoded = 0;          // collectives that got fields from their range's payload
+  int64_t not_nccl_layout = 0;  // payloads of NCCL collective ranges not in NCCL's layout
 };
 
 // For each collective attribution made from an NCCL range with a payload: communicator

@@ -147,10 +147,12 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     fallback_ready = true;
     for (size_t i = 0; i < d.api_calls.size(); ++i) {
       const auto& a = d.api_calls[i];
-      if (a.thread != model::kNone && d.threads[a.thread].process == process) calls[a.thread].push_back(static_cast<int32_t>(i));
+      if (a.thread != model::kNone && d.threads[a.thread].process == process)
+        calls[a.thread].push_back(static_cast<int32_t>(i));
     }
     for (auto& [t, v] : calls)
-      std::sort(v.begin(), v.end(), [&](int32_t x, int32_t y) { return d.api_calls[x].start_ns < d.api_calls[y].start_ns; });
+      std::sort(v.begin(), v.end(),
+                [&](int32_t x, int32_t y) { return d.api_calls[x].start_ns < d.api_calls[y].start_ns; });
     auto mine = [&](model::DeviceId dev) { return dev != model::kNone && d.devices[dev].process == process; };
     for (size_t i = 0; i < d.kernels.size(); ++i)
       if (d.kernels[i].collective == model::kNone && mine(d.kernels[i].device))
@@ -168,8 +170,8 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     auto it = calls.find(th->second);
     if (it == calls.end()) return model::kNone;
     const auto& v = it->second;
-    auto pos = std::lower_bound(v.begin(), v.end(), start,
-                                [&](int32_t i, int64_t s) { return d.api_calls[i].start_ns < s; });
+    auto pos =
+        std::lower_bound(v.begin(), v.end(), start, [&](int32_t i, int64_t s) { return d.api_calls[i].start_ns < s; });
     model::CollectiveId id = model::kNone;
     for (; pos != v.end() && d.api_calls[*pos].start_ns <= end; ++pos) {
       const model::ApiCall& a = d.api_calls[*pos];
@@ -248,8 +250,10 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     for (const Unit* u : us) all_p2p &= u->func == "Send" || u->func == "Recv";
     const std::string_view op = d.strings.Get(c.op);
     if (c.op == 0 || op == "GroupEnd") {
-      if (same_func) c.op = b.Intern(first.func);
-      else if (all_p2p) c.op = b.Intern("SendRecv");  // a group of sends and receives
+      if (same_func)
+        c.op = b.Intern(first.func);
+      else if (all_p2p)
+        c.op = b.Intern("SendRecv");  // a group of sends and receives
     }
     const int64_t esize = NcclDtypeBytes(first.dtype);
     bool same_dtype = true;
@@ -276,7 +280,8 @@ NcclMergeResult MergeNcclPlugin(NcclPluginFile f, const NcclAttribution& nvtx, m
     // numbers in this file, so that the two counters never mix.
     int64_t seq = -1;
     for (const Unit* u : us)
-      if (u->coll && u->coll->type == kTypeColl && u->coll->seq >= 0 && (seq < 0 || u->coll->seq < seq)) seq = u->coll->seq;
+      if (u->coll && u->coll->type == kTypeColl && u->coll->seq >= 0 && (seq < 0 || u->coll->seq < seq))
+        seq = u->coll->seq;
     if (seq < 0 && same_ctx && same_func && first.api && first.api->ordinal >= 0 &&
         !has_task_seq.contains({first.context, std::string(first.func)}) && first.api->type != kTypeGroupApi &&
         first.func != "Send" && first.func != "Recv") {

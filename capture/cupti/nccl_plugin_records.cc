@@ -53,8 +53,8 @@ absl::StatusOr<NcclPluginFile> ParseNcclPluginBytes(std::string_view bytes, cons
   uint32_t version;
   std::memcpy(&version, bytes.data() + 8, sizeof(version));
   if (version != kOvncclVersion)
-    return absl::InvalidArgumentError(absl::StrCat(path, ": offset 8: NCCL plugin file version ", version,
-                                                   ", this build reads ", kOvncclVersion));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": offset 8: NCCL plugin file version ", version, ", this build reads ", kOvncclVersion));
   NcclPluginFile f;
   f.path = path;
   model::SourceStats& st = f.stats;
@@ -64,12 +64,13 @@ absl::StatusOr<NcclPluginFile> ParseNcclPluginBytes(std::string_view bytes, cons
 
   absl::flat_hash_map<uint64_t, size_t> api_of, coll_of;  // event id -> index
   absl::flat_hash_map<uint64_t, Channel> channels;
-  std::vector<std::pair<OvncclStop, size_t>> stops;         // with their offsets
+  std::vector<std::pair<OvncclStop, size_t>> stops;  // with their offsets
   std::vector<std::pair<OvncclKernelChStop, size_t>> ch_stops;
   size_t off = kOvncclFileHeaderBytes;
   auto short_record = [&](const char* what, uint32_t n, size_t need) {
     if (n >= need) return false;
-    st.Skip(absl::StrCat("short ", what, " record"), absl::StrCat("offset ", off, ": ", what, " payload ", n, " < ", need));
+    st.Skip(absl::StrCat("short ", what, " record"),
+            absl::StrCat("offset ", off, ": ", what, " payload ", n, " < ", need));
     return true;
   };
   while (off < bytes.size()) {
@@ -105,7 +106,8 @@ absl::StatusOr<NcclPluginFile> ParseNcclPluginBytes(std::string_view bytes, cons
         ++st.kept_by_category["communicator"];
         break;
       }
-      case OvncclKind::kCommEnd: case OvncclKind::kStats:
+      case OvncclKind::kCommEnd:
+      case OvncclKind::kStats:
         if (static_cast<OvncclKind>(h.kind) == OvncclKind::kStats && n >= sizeof(OvncclStats)) {
           const auto s = Decode<OvncclStats>(p, n);
           f.plugin_dropped = static_cast<int64_t>(s.records_dropped);
@@ -160,9 +162,7 @@ absl::StatusOr<NcclPluginFile> ParseNcclPluginBytes(std::string_view bytes, cons
         if (short_record("stop", n, sizeof(OvncclStop))) break;
         stops.emplace_back(Decode<OvncclStop>(p, n), off);
         break;
-      default:
-        ++st.unknown_categories[absl::StrCat("nccl plugin record kind ", h.kind)];
-        break;
+      default: ++st.unknown_categories[absl::StrCat("nccl plugin record kind ", h.kind)]; break;
     }
     off += kOvncclRecordHeaderBytes + n;
   }
@@ -213,8 +213,7 @@ absl::StatusOr<NcclPluginFile> ParseNcclPluginBytes(std::string_view bytes, cons
   if (f.plugin_dropped) st.dropped_records = f.plugin_dropped;
   if (f.plugin_internal_errors)
     st.skipped_by_reason["plugin internal errors (recording stopped)"] += f.plugin_internal_errors;
-  if (f.plugin_write_errors)
-    st.skipped_by_reason["plugin write errors (recording stopped)"] += f.plugin_write_errors;
+  if (f.plugin_write_errors) st.skipped_by_reason["plugin write errors (recording stopped)"] += f.plugin_write_errors;
   int64_t kept = 0;
   for (const auto& [k, v] : st.kept_by_category) kept += v;
   st.events_kept = kept;
@@ -242,11 +241,18 @@ absl::StatusOr<NcclPluginFile> ReadNcclPluginFile(const std::string& path) {
 }
 
 std::string NcclDtypeName(std::string_view d) {
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"ncclInt8", "int8"},         {"ncclUint8", "uint8"},       {"ncclInt32", "int32"},
-      {"ncclUint32", "uint32"},     {"ncclInt64", "int64"},       {"ncclUint64", "uint64"},
-      {"ncclFloat16", "float16"},   {"ncclFloat32", "float32"},   {"ncclFloat64", "float64"},
-      {"ncclBfloat16", "bfloat16"}, {"ncclFloat8e4m3", "float8_e4m3fn"}, {"ncclFloat8e5m2", "float8_e5m2"}};
+  static const std::pair<const char*, const char*> kNames[] = {{"ncclInt8", "int8"},
+                                                               {"ncclUint8", "uint8"},
+                                                               {"ncclInt32", "int32"},
+                                                               {"ncclUint32", "uint32"},
+                                                               {"ncclInt64", "int64"},
+                                                               {"ncclUint64", "uint64"},
+                                                               {"ncclFloat16", "float16"},
+                                                               {"ncclFloat32", "float32"},
+                                                               {"ncclFloat64", "float64"},
+                                                               {"ncclBfloat16", "bfloat16"},
+                                                               {"ncclFloat8e4m3", "float8_e4m3fn"},
+                                                               {"ncclFloat8e5m2", "float8_e5m2"}};
   for (const auto& [nccl, ours] : kNames)
     if (d == nccl) return ours;
   return absl::AsciiStrToLower(std::string(d));
@@ -254,9 +260,9 @@ std::string NcclDtypeName(std::string_view d) {
 
 int64_t NcclDtypeBytes(std::string_view d) {
   static const std::pair<const char*, int64_t> kSizes[] = {
-      {"ncclInt8", 1},     {"ncclUint8", 1},    {"ncclInt32", 4},   {"ncclUint32", 4},
-      {"ncclInt64", 8},    {"ncclUint64", 8},   {"ncclFloat16", 2}, {"ncclFloat32", 4},
-      {"ncclFloat64", 8},  {"ncclBfloat16", 2}, {"ncclFloat8e4m3", 1}, {"ncclFloat8e5m2", 1}};
+      {"ncclInt8", 1},    {"ncclUint8", 1},    {"ncclInt32", 4},      {"ncclUint32", 4},
+      {"ncclInt64", 8},   {"ncclUint64", 8},   {"ncclFloat16", 2},    {"ncclFloat32", 4},
+      {"ncclFloat64", 8}, {"ncclBfloat16", 2}, {"ncclFloat8e4m3", 1}, {"ncclFloat8e5m2", 1}};
   for (const auto& [name, bytes] : kSizes)
     if (d == name) return bytes;
   return 0;

@@ -33,7 +33,7 @@ struct NcclPluginComm {
 // outermost group to the end of ncclGroupEnd) on the calling thread.
 struct NcclPluginApi {
   uint64_t id = 0, parent = 0, context = 0;
-  uint32_t type = 0;               // ovnccl kTypeGroupApi / kTypeCollApi / kTypeP2pApi
+  uint32_t type = 0;  // ovnccl kTypeGroupApi / kTypeCollApi / kTypeP2pApi
   int64_t start_ns = -1, end_ns = -1, tid = -1;
   int32_t root = -1;
   uint64_t count = 0, stream = 0;
@@ -45,7 +45,7 @@ struct NcclPluginApi {
 // A Coll or P2p event (one task of a launched kernel plan), with its kernel channels folded in.
 struct NcclPluginColl {
   uint64_t id = 0, parent = 0, context = 0;  // parent: the CollApi/P2pApi event
-  uint32_t type = 0;                          // kTypeColl / kTypeP2p
+  uint32_t type = 0;                         // kTypeColl / kTypeP2p
   int64_t start_ns = -1, end_ns = -1, tid = -1;
   int32_t rank = -1, root_or_peer = -1;
   int64_t seq = -1;
@@ -86,11 +86,11 @@ struct NcclMergeOptions {
 };
 
 struct NcclMergeResult {
-  int64_t linked_to_nvtx = 0;       // plugin collectives merged into an NVTX-made collective
-  int64_t created = 0;              // collectives created from plugin records (no NVTX range)
-  int64_t unmatched = 0;            // plugin collectives that matched nothing (counted skipped)
-  int64_t outside_window = 0;       // not in the session's window (not an error)
-  int64_t kernels = 0, memcpys = 0; // activities linked to created collectives
+  int64_t linked_to_nvtx = 0;        // plugin collectives merged into an NVTX-made collective
+  int64_t created = 0;               // collectives created from plugin records (no NVTX range)
+  int64_t unmatched = 0;             // plugin collectives that matched nothing (counted skipped)
+  int64_t outside_window = 0;        // not in the session's window (not an error)
+  int64_t kernels = 0, memcpys = 0;  // activities linked to created collectives
 };
 
 // Merges `f` into the events of `process` (already in `builder`, with NVTX attribution

@@ -11,8 +11,7 @@ void SpillEncoder::AppendFileHeader(std::string* out) {
   out->append(reinterpret_cast<const char*>(words), sizeof(words));
 }
 
-void SpillEncoder::AppendRaw(std::string* out, SpillType type, const void* a, size_t na, const void* b,
-                             size_t nb) {
+void SpillEncoder::AppendRaw(std::string* out, SpillType type, const void* a, size_t na, const void* b, size_t nb) {
   char header[kSpillRecordHeaderBytes] = {static_cast<char>(type), 0, 0, 0};
   const uint32_t n = static_cast<uint32_t>(na + nb);
   std::memcpy(header + 4, &n, sizeof(n));

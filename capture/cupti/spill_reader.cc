@@ -31,8 +31,7 @@ T Decode(const char* p, uint32_t n) {
 }
 
 template <typename T>
-void Push(std::vector<T>& v, const char* p, uint32_t n, model::SourceStats& stats, const char* what,
-          size_t offset) {
+void Push(std::vector<T>& v, const char* p, uint32_t n, model::SourceStats& stats, const char* what, size_t offset) {
   if (n < sizeof(T)) {
     stats.Skip(absl::StrCat("short ", what, " record"),
                absl::StrCat("offset ", offset, ": ", what, " payload ", n, " < ", sizeof(T), " bytes"));
@@ -67,7 +66,7 @@ void MergePluginFile(const std::string& nccl_path, const NcclAttribution& a, con
 
 // `next_to`: look for the plugin file next to `path` (a real file) when none is named.
 static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& path, model::TraceBuilder& builder,
-                           const SpillReadOptions& options, bool next_to) {
+                                  const SpillReadOptions& options, bool next_to) {
   if (bytes.size() < kSpillFileHeaderBytes || std::memcmp(bytes.data(), kSpillMagic, sizeof(kSpillMagic)) != 0)
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": offset 0: not an overlapscope spill file (magic OVSPILL1 missing)"));
@@ -100,12 +99,15 @@ static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& pat
     const char* p = bytes.data() + off + kSpillRecordHeaderBytes;
     ++r.stats.events_read;
     switch (type) {
-      case SpillType::kProcess: case SpillType::kString: case SpillType::kDevice: case SpillType::kContext:
-      case SpillType::kStream: case SpillType::kName: case SpillType::kStats: case SpillType::kEnd:
-        ++r.metadata_records;
-        break;
-      default:
-        break;
+      case SpillType::kProcess:
+      case SpillType::kString:
+      case SpillType::kDevice:
+      case SpillType::kContext:
+      case SpillType::kStream:
+      case SpillType::kName:
+      case SpillType::kStats:
+      case SpillType::kEnd: ++r.metadata_records; break;
+      default: break;
     }
     switch (type) {
       case SpillType::kProcess:
@@ -150,9 +152,7 @@ static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& pat
       case SpillType::kEnd:
         if (n >= sizeof(SpillEnd)) r.end = Decode<SpillEnd>(p, n), r.have_end = true;
         break;
-      default:
-        ++r.stats.unknown_categories[absl::StrCat("spill record type ", static_cast<int>(type))];
-        break;
+      default: ++r.stats.unknown_categories[absl::StrCat("spill record type ", static_cast<int>(type))]; break;
     }
     off += kSpillRecordHeaderBytes + n;
   }

@@ -28,7 +28,6 @@
 #include <string>
 #include <string_view>
 
-
 namespace overlapscope::cupti {
 
 inline constexpr char kSpillMagic[8] = {'O', 'V', 'S', 'P', 'I', 'L', 'L', '1'};
@@ -41,9 +40,9 @@ inline constexpr uint32_t kNoId = 0xffffffffu;
 
 enum class SpillType : uint8_t {
   kProcess = 1,
-  kString = 2,      // payload: u32 id, then the bytes
+  kString = 2,  // payload: u32 id, then the bytes
   kKernel = 3,
-  kMemcpy = 4,      // also peer copies (MEMCPY2): is_peer = 1
+  kMemcpy = 4,  // also peer copies (MEMCPY2): is_peer = 1
   kMemset = 5,
   kApi = 6,
   kSync = 7,
@@ -56,7 +55,7 @@ enum class SpillType : uint8_t {
   kContext = 14,
   kStream = 15,
   kName = 16,
-  kStats = 17,      // cumulative counters; the last one in the file wins
+  kStats = 17,  // cumulative counters; the last one in the file wins
   kEnd = 18,
   kNvtxPayload = 19,  // SpillNvtxPayload, then `bytes` bytes of the NVTX extended payload
 };
@@ -83,7 +82,7 @@ struct SpillMemcpy {
   int64_t start, end;
   uint64_t bytes, copy_count;  // copy_count > 1: one record for a cudaMemcpyBatchAsync batch
   uint32_t device, context, stream, correlation;
-  uint32_t src_device, dst_device;  // peer copies; kNoId otherwise
+  uint32_t src_device, dst_device;               // peer copies; kNoId otherwise
   uint8_t copy_kind, src_kind, dst_kind, flags;  // flags bit 0: async (CUPTI's flag)
   uint8_t is_peer, pad[3];
 };
@@ -144,15 +143,15 @@ struct SpillContext {
 struct SpillStream {
   uint32_t context, stream, priority, flag, correlation, pad;
 };
-struct SpillName {  // a user/library name (nvtxNameOsThread, nvtxNameCudaStream, ...)
+struct SpillName {                       // a user/library name (nvtxNameOsThread, nvtxNameCudaStream, ...)
   uint32_t object_kind, a, b, name_sid;  // thread: a=pid b=tid; stream: a=context b=stream
 };
 struct SpillStats {
-  uint64_t dropped_records;   // cuptiActivityGetNumDroppedRecords, summed
-  uint64_t buffers;           // completed CUPTI buffers
-  uint64_t activity_bytes;    // valid bytes in those buffers
-  uint64_t records;           // CUPTI records seen
-  uint64_t unknown_records;   // records of kinds we do not encode
+  uint64_t dropped_records;         // cuptiActivityGetNumDroppedRecords, summed
+  uint64_t buffers;                 // completed CUPTI buffers
+  uint64_t activity_bytes;          // valid bytes in those buffers
+  uint64_t records;                 // CUPTI records seen
+  uint64_t unknown_records;         // records of kinds we do not encode
   uint64_t failed_buffer_requests;  // pool exhausted: CUPTI got no buffer (its records drop)
 };
 struct SpillEnd {

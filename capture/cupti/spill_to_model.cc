@@ -17,9 +17,14 @@ using model::MemoryKind;
 // CUPTI memcpy kinds (CUpti_ActivityMemcpyKind); array copies count as the side they touch.
 MemcpyKind CopyKind(uint8_t k) {
   switch (k) {
-    case 1: case 3: return MemcpyKind::kHtoD;   // HTOD, HTOA
-    case 2: case 4: return MemcpyKind::kDtoH;   // DTOH, ATOH
-    case 5: case 6: case 7: case 8: return MemcpyKind::kDtoD;  // ATOA, ATOD, DTOA, DTOD
+    case 1:
+    case 3: return MemcpyKind::kHtoD;  // HTOD, HTOA
+    case 2:
+    case 4: return MemcpyKind::kDtoH;  // DTOH, ATOH
+    case 5:
+    case 6:
+    case 7:
+    case 8: return MemcpyKind::kDtoD;  // ATOA, ATOD, DTOA, DTOD
     case 9: return MemcpyKind::kHtoH;
     case 10: return MemcpyKind::kPtoP;
     default: return MemcpyKind::kUnknown;
@@ -31,16 +36,19 @@ MemoryKind MemKind(uint32_t k) {
   switch (k) {
     case 1: return MemoryKind::kPageable;
     case 2: return MemoryKind::kPinned;
-    case 3: case 6: return MemoryKind::kDevice;   // DEVICE, DEVICE_STATIC
+    case 3:
+    case 6: return MemoryKind::kDevice;  // DEVICE, DEVICE_STATIC
     case 4: return MemoryKind::kArray;
-    case 5: case 7: return MemoryKind::kManaged;  // MANAGED, MANAGED_STATIC
+    case 5:
+    case 7: return MemoryKind::kManaged;  // MANAGED, MANAGED_STATIC
     default: return MemoryKind::kUnknown;
   }
 }
 
 // Names as CUPTI/Kineto spell them, so traces from either source group the same way.
 const char* CopyKindName(uint8_t k) {
-  static const char* kNames[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
+  static const char* kNames[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                 "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
   return k <= 10 ? kNames[k] : "Unknown";
 }
 const char* MemKindName(uint32_t k) {
@@ -96,14 +104,16 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b, SpillNv
   const model::ProcessId p = b.AddProcess(proc);
   st.path = st.path.empty() ? absl::StrCat("capture:", proc.pid) : st.path;
   if (!r.have_end)
-    st.examples.push_back("no end record: the process ended without a clean flush (crash or kill); "
-                          "activity still in CUPTI buffers at that moment is lost");
+    st.examples.push_back(
+        "no end record: the process ended without a clean flush (crash or kill); "
+        "activity still in CUPTI buffers at that moment is lost");
   else if (r.end.reason == 2)
     st.examples.push_back(absl::StrCat("flushed from a handler of signal ", r.end.signal_number));
   if (r.have_stats) {
     st.dropped_records = static_cast<int64_t>(r.capture_stats.dropped_records);
     if (r.capture_stats.unknown_records)
-      st.unknown_categories["CUPTI records of kinds not encoded"] = static_cast<int64_t>(r.capture_stats.unknown_records);
+      st.unknown_categories["CUPTI records of kinds not encoded"] =
+          static_cast<int64_t>(r.capture_stats.unknown_records);
     if (r.capture_stats.failed_buffer_requests)
       st.skipped_by_reason["CUPTI buffer requests refused (pool full)"] =
           static_cast<int64_t>(r.capture_stats.failed_buffer_requests);
@@ -139,8 +149,7 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b, SpillNv
   // activity) are counted and skipped: they would corrupt every duration downstream.
   auto bad_time = [&](int64_t start, int64_t end, const char* what) {
     if (start > 0 && end >= start) return false;
-    st.Skip(absl::StrCat(what, ": unknown or reversed timestamps"),
-            absl::StrCat(what, " start ", start, " end ", end));
+    st.Skip(absl::StrCat(what, ": unknown or reversed timestamps"), absl::StrCat(what, " start ", start, " end ", end));
     return true;
   };
   auto& d = b.data();
@@ -230,8 +239,10 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b, SpillNv
       if (s.stream != kNoId) e.stream = b.GetOrAddStream(e.device, s.stream);
       if (rec && rec->stream != kNoId) {
         const model::StreamId rs = b.GetOrAddStream(dev(rec->device), rec->stream);
-        if (e.kind == model::SyncKind::kStreamWaitEvent) e.wait_on_stream = rs;
-        else if (e.kind == model::SyncKind::kEventSync && e.stream == model::kNone) e.stream = rs;
+        if (e.kind == model::SyncKind::kStreamWaitEvent)
+          e.wait_on_stream = rs;
+        else if (e.kind == model::SyncKind::kEventSync && e.stream == model::kNone)
+          e.stream = rs;
       }
     }
     d.syncs.push_back(e);
@@ -269,10 +280,10 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b, SpillNv
     }
   }
   if (!open.empty()) st.skipped_by_reason["nvtx range without end (still open at flush)"] += open.size();
-  if (!r.marker_data.empty())
-    st.kept_by_category["nvtx marker data"] += static_cast<int64_t>(r.marker_data.size());
+  if (!r.marker_data.empty()) st.kept_by_category["nvtx marker data"] += static_cast<int64_t>(r.marker_data.size());
   if (!r.nvtx_payloads.empty()) {
-    st.kept_by_category["nvtx extended payload (decoded for NCCL ranges)"] += static_cast<int64_t>(r.nvtx_payloads.size());
+    st.kept_by_category["nvtx extended payload (decoded for NCCL ranges)"] +=
+        static_cast<int64_t>(r.nvtx_payloads.size());
     if (nvtx) nvtx->payloads = std::move(r.nvtx_payloads);
   }
   for (const auto& o : r.overheads) {

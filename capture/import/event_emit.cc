@@ -13,15 +13,15 @@ using model::kNone;
 constexpr uint32_t Bit(ArgKey k) { return 1u << static_cast<int>(k); }
 
 // Args each kind of event reads; a wrongly typed one of these makes the event unusable.
-constexpr uint32_t kGpuArgs = Bit(ArgKey::kDevice) | Bit(ArgKey::kStream) | Bit(ArgKey::kCorrelation) |
-                              Bit(ArgKey::kExternalId);
+constexpr uint32_t kGpuArgs =
+    Bit(ArgKey::kDevice) | Bit(ArgKey::kStream) | Bit(ArgKey::kCorrelation) | Bit(ArgKey::kExternalId);
 constexpr uint32_t kKernelArgs = kGpuArgs | Bit(ArgKey::kGrid) | Bit(ArgKey::kBlock) | Bit(ArgKey::kRegisters) |
-                                 Bit(ArgKey::kSharedMemory) | Bit(ArgKey::kCollectiveName) |
-                                 Bit(ArgKey::kInNelems) | Bit(ArgKey::kOutNelems) | Bit(ArgKey::kGroupSize) |
-                                 Bit(ArgKey::kDtype) | Bit(ArgKey::kPgName) | Bit(ArgKey::kSeq);
+                                 Bit(ArgKey::kSharedMemory) | Bit(ArgKey::kCollectiveName) | Bit(ArgKey::kInNelems) |
+                                 Bit(ArgKey::kOutNelems) | Bit(ArgKey::kGroupSize) | Bit(ArgKey::kDtype) |
+                                 Bit(ArgKey::kPgName) | Bit(ArgKey::kSeq);
 constexpr uint32_t kCopyArgs = kGpuArgs | Bit(ArgKey::kBytes);
-constexpr uint32_t kSyncArgs = kGpuArgs | Bit(ArgKey::kWaitOnStream) | Bit(ArgKey::kWaitEventRecordCorr) |
-                               Bit(ArgKey::kWaitEventId);
+constexpr uint32_t kSyncArgs =
+    kGpuArgs | Bit(ArgKey::kWaitOnStream) | Bit(ArgKey::kWaitEventRecordCorr) | Bit(ArgKey::kWaitEventId);
 constexpr uint32_t kApiArgs = Bit(ArgKey::kCorrelation) | Bit(ArgKey::kExternalId);
 constexpr uint32_t kRangeArgs = Bit(ArgKey::kExternalId);
 constexpr uint32_t kMetaArgs = Bit(ArgKey::kName) | Bit(ArgKey::kLabels);
@@ -40,8 +40,10 @@ std::string BadArg(const RawEvent& ev, uint32_t mask) {
 // GPU rows: device from args.device, else pid; stream from args.stream, else tid.
 bool GpuPlace(const RawEvent& ev, bool stream_from_tid, int32_t* device, int64_t* stream, const char** why) {
   int64_t d;
-  if (ev.Has(ArgKey::kDevice)) d = ev.Int(ArgKey::kDevice);
-  else if (ev.pid_slot == Slot::kInt) d = ev.pid;
+  if (ev.Has(ArgKey::kDevice))
+    d = ev.Int(ArgKey::kDevice);
+  else if (ev.pid_slot == Slot::kInt)
+    d = ev.pid;
   else {
     *why = "missing device";
     return false;
@@ -51,8 +53,10 @@ bool GpuPlace(const RawEvent& ev, bool stream_from_tid, int32_t* device, int64_t
     return false;
   }
   *device = static_cast<int32_t>(d);
-  if (ev.Has(ArgKey::kStream)) *stream = ev.Int(ArgKey::kStream);
-  else if (stream_from_tid && ev.tid_slot == Slot::kInt) *stream = ev.tid;
+  if (ev.Has(ArgKey::kStream))
+    *stream = ev.Int(ArgKey::kStream);
+  else if (stream_from_tid && ev.tid_slot == Slot::kInt)
+    *stream = ev.tid;
   else if (stream_from_tid) {
     *why = "missing stream";
     return false;
@@ -65,9 +69,12 @@ bool GpuPlace(const RawEvent& ev, bool stream_from_tid, int32_t* device, int64_t
 void EmitMeta(const RawEvent& ev, int64_t offset, ThreadOut& out) {
   MetaRecord::Type type;
   ArgKey arg;
-  if (ev.name == "process_name") type = MetaRecord::kProcessName, arg = ArgKey::kName;
-  else if (ev.name == "thread_name") type = MetaRecord::kThreadName, arg = ArgKey::kName;
-  else if (ev.name == "process_labels") type = MetaRecord::kProcessLabels, arg = ArgKey::kLabels;
+  if (ev.name == "process_name")
+    type = MetaRecord::kProcessName, arg = ArgKey::kName;
+  else if (ev.name == "thread_name")
+    type = MetaRecord::kThreadName, arg = ArgKey::kName;
+  else if (ev.name == "process_labels")
+    type = MetaRecord::kProcessLabels, arg = ArgKey::kLabels;
   else {
     ++out.ignored[ThreadOut::kIgnoredMeta];  // sort indexes and other display hints
     return;
@@ -113,7 +120,9 @@ void EmitComplete(const RawEvent& ev, int64_t offset, ThreadOut& out) {
     case Category::kGpuMemcpy:
     case Category::kGpuMemset:
     case Category::kGpuUserAnnotation: {
-      uint32_t mask = cat == Category::kKernel ? kKernelArgs : cat == Category::kGpuUserAnnotation ? kGpuArgs : kCopyArgs;
+      uint32_t mask = cat == Category::kKernel              ? kKernelArgs
+                      : cat == Category::kGpuUserAnnotation ? kGpuArgs
+                                                            : kCopyArgs;
       if (std::string bad = BadArg(ev, mask); !bad.empty()) return Skip(out, offset, bad);
       int32_t device;
       int64_t native;
@@ -276,8 +285,10 @@ void EmitEvent(const RawEvent& ev, int64_t offset, ThreadOut& out) {
         return;
       }
       ++out.ignored[ThreadOut::kIgnoredFlow];
-      if (ev.id_slot == Slot::kInt) out.flow_ids.push_back(ev.id);
-      else ++out.notes["ac2g flow without integer id"];
+      if (ev.id_slot == Slot::kInt)
+        out.flow_ids.push_back(ev.id);
+      else
+        ++out.notes["ac2g flow without integer id"];
       return;
     case 'i':
     case 'I': ++out.ignored[ThreadOut::kIgnoredInstant]; return;

@@ -20,13 +20,13 @@ Scan Expect(const char* q, const char* end, const char* what, const char** err_p
 }
 
 // Propagates kNeedMore/kError of a sub-parse, recording where an error happened.
-#define OS_SCAN(expr, at)                       \
-  do {                                          \
-    Scan s_ = (expr);                           \
-    if (s_ != Scan::kOk) {                      \
-      if (s_ == Scan::kError) *err_pos = (at);  \
-      return s_;                                \
-    }                                           \
+#define OS_SCAN(expr, at)                      \
+  do {                                         \
+    Scan s_ = (expr);                          \
+    if (s_ != Scan::kOk) {                     \
+      if (s_ == Scan::kError) *err_pos = (at); \
+      return s_;                               \
+    }                                          \
   } while (0)
 
 int ScratchSlot(ArgKey k) {
@@ -95,11 +95,8 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
     const char* v = q;
     bool typed_ok = true;
     switch (k) {
-      case ArgKey::kIgnored:
-        break;
-      case ArgKey::kUnknown:
-        ev->unknown_args.emplace_back(key);
-        break;
+      case ArgKey::kIgnored: break;
+      case ArgKey::kUnknown: ev->unknown_args.emplace_back(key); break;
       case ArgKey::kGrid:
       case ArgKey::kBlock: {
         OS_SCAN(ParseDim3(v, end, &q, k == ArgKey::kGrid ? &ev->grid : &ev->block, &typed_ok, err), v);
@@ -164,9 +161,7 @@ Scan ParseTime(const char* v, const char* end, const char** after, int64_t* ns, 
   NumKind kind;
   OS_SCAN(scan::ParseMicrosAsNs(v, end, after, ns, &kind, err), v);
   switch (kind) {
-    case NumKind::kOk:
-      *has = true;
-      return Scan::kOk;
+    case NumKind::kOk: *has = true; return Scan::kOk;
     case NumKind::kNotNumber:
       OS_SCAN(scan::SkipValue(v, end, after, err), v);
       if (!ev->bad) ev->bad = name[0] == 't' ? "ts not a number" : "dur not a number";
@@ -220,21 +215,11 @@ Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev
       case EventKey::kName:
         OS_SCAN(ParseStringField(v, end, &q, &ev->name, &ev->scratch[3], "name not a string", ev, err_pos, err), v);
         break;
-      case EventKey::kPid:
-        OS_SCAN(ParseSlot(v, end, &q, &ev->pid_slot, &ev->pid, ev, err_pos, err), v);
-        break;
-      case EventKey::kTid:
-        OS_SCAN(ParseSlot(v, end, &q, &ev->tid_slot, &ev->tid, ev, err_pos, err), v);
-        break;
-      case EventKey::kId:
-        OS_SCAN(ParseSlot(v, end, &q, &ev->id_slot, &ev->id, ev, err_pos, err), v);
-        break;
-      case EventKey::kTs:
-        OS_SCAN(ParseTime(v, end, &q, &ev->ts_ns, &ev->has_ts, "ts", ev, err_pos, err), v);
-        break;
-      case EventKey::kDur:
-        OS_SCAN(ParseTime(v, end, &q, &ev->dur_ns, &ev->has_dur, "dur", ev, err_pos, err), v);
-        break;
+      case EventKey::kPid: OS_SCAN(ParseSlot(v, end, &q, &ev->pid_slot, &ev->pid, ev, err_pos, err), v); break;
+      case EventKey::kTid: OS_SCAN(ParseSlot(v, end, &q, &ev->tid_slot, &ev->tid, ev, err_pos, err), v); break;
+      case EventKey::kId: OS_SCAN(ParseSlot(v, end, &q, &ev->id_slot, &ev->id, ev, err_pos, err), v); break;
+      case EventKey::kTs: OS_SCAN(ParseTime(v, end, &q, &ev->ts_ns, &ev->has_ts, "ts", ev, err_pos, err), v); break;
+      case EventKey::kDur: OS_SCAN(ParseTime(v, end, &q, &ev->dur_ns, &ev->has_dur, "dur", ev, err_pos, err), v); break;
       case EventKey::kArgs:
         if (*v == '{') {
           OS_SCAN(ParseArgs(v, end, &q, ev, err_pos, err), v);
@@ -243,9 +228,7 @@ Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev
           if (!ev->bad) ev->bad = "args not an object";
         }
         break;
-      case EventKey::kIgnored:
-        OS_SCAN(scan::SkipValue(v, end, &q, err), v);
-        break;
+      case EventKey::kIgnored: OS_SCAN(scan::SkipValue(v, end, &q, err), v); break;
       case EventKey::kOther:
         ev->unknown_args.push_back("(event key) " + std::string(key));
         OS_SCAN(scan::SkipValue(v, end, &q, err), v);

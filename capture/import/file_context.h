@@ -40,8 +40,7 @@ struct FileContext {
   int64_t cpu_pid = -1;
 
   // Where this file's events start in the builder's vectors.
-  size_t kernels0 = 0, memcpys0 = 0, memsets0 = 0, api0 = 0, syncs0 = 0, ranges0 = 0, gpu_ranges0 = 0,
-         collectives0 = 0;
+  size_t kernels0 = 0, memcpys0 = 0, memsets0 = 0, api0 = 0, syncs0 = 0, ranges0 = 0, gpu_ranges0 = 0, collectives0 = 0;
 
   // Top-level facts.
   bool has_base = false;

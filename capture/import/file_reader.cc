@@ -74,7 +74,8 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
 }
 
 absl::Status FileReader::ErrorAt(const char* p, std::string_view reason) const {
-  return absl::InvalidArgumentError(absl::StrCat(ctx_.path, ": offset ", base_ + (p - win_), ": ", std::string(reason)));
+  return absl::InvalidArgumentError(
+      absl::StrCat(ctx_.path, ": offset ", base_ + (p - win_), ": ", std::string(reason)));
 }
 
 absl::Status FileReader::Truncated() {
@@ -113,81 +114,88 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
   if (key == "baseTimeNanoseconds") {
     ctx_.base_offset = base_ + (pos_ - win_);
     bool ok = false;
-    RETURN_IF_ERROR(RunStep([&](const char* p, const char** after, const char** err) {
-      end = End();
-      return IntOrSkip(p, end, after, &ctx_.base_ns, &ok, err);
-    }, key));
-    if (!ok) return absl::InvalidArgumentError(absl::StrCat(ctx_.path, ": offset ", ctx_.base_offset,
-                                                            ": baseTimeNanoseconds is not an int64 integer"));
+    RETURN_IF_ERROR(RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          end = End();
+          return IntOrSkip(p, end, after, &ctx_.base_ns, &ok, err);
+        },
+        key));
+    if (!ok)
+      return absl::InvalidArgumentError(
+          absl::StrCat(ctx_.path, ": offset ", ctx_.base_offset, ": baseTimeNanoseconds is not an int64 integer"));
     ctx_.has_base = true;
     return absl::OkStatus();
   }
   if (key == "distributedInfo") {
-    return RunStep([&](const char* p, const char** after, const char** err) {
-      end = End();
-      if (*p != '{') return scan::SkipValue(p, end, after, err);
-      ctx_.has_rank = false;
-      return ForEachMember(p, end, after, err, [&](std::string_view k, const char* v, const char** a) {
-        bool ok = false;
-        if (k == "rank") {
-          Scan s = IntOrSkip(v, end, a, &ctx_.rank, &ok, err);
-          ctx_.has_rank = ok && ctx_.rank >= 0;
-          return s;
-        }
-        if (k == "world_size") return IntOrSkip(v, end, a, &ctx_.world_size, &ok, err);
-        return scan::SkipValue(v, end, a, err);
-      });
-    }, key);
-  }
-  if (key == "deviceProperties") {
-    return RunStep([&](const char* p, const char** after, const char** err) {
-      end = End();
-      ctx_.device_names.clear();
-      if (*p != '[') return scan::SkipValue(p, end, after, err);
-      const char* q = scan::SkipWs(p + 1);
-      if (*q == ']') {
-        *after = q + 1;
-        return Scan::kOk;
-      }
-      for (;;) {
-        if (*q != '{') {
-          Scan s = scan::SkipValue(q, end, &q, err);
-          if (s != Scan::kOk) return s;
-        } else {
-          int64_t id = -1;
-          bool has_id = false;
-          std::string name, scratch;
-          int repaired = 0;
-          Scan s = ForEachMember(q, end, &q, err, [&](std::string_view k, const char* v, const char** a) {
-            if (k == "id") return IntOrSkip(v, end, a, &id, &has_id, err);
-            if (k == "name" && *v == '"') {
-              std::string_view n;
-              Scan t = scan::ParseString(v, end, a, &scratch, &n, &repaired, err);
-              name.assign(n);
-              return t;
+    return RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          end = End();
+          if (*p != '{') return scan::SkipValue(p, end, after, err);
+          ctx_.has_rank = false;
+          return ForEachMember(p, end, after, err, [&](std::string_view k, const char* v, const char** a) {
+            bool ok = false;
+            if (k == "rank") {
+              Scan s = IntOrSkip(v, end, a, &ctx_.rank, &ok, err);
+              ctx_.has_rank = ok && ctx_.rank >= 0;
+              return s;
             }
+            if (k == "world_size") return IntOrSkip(v, end, a, &ctx_.world_size, &ok, err);
             return scan::SkipValue(v, end, a, err);
           });
-          if (s != Scan::kOk) return s;
-          if (has_id) ctx_.device_names.emplace_back(id, name);
-        }
-        q = scan::SkipWs(q);
-        if (*q == ',') {
-          q = scan::SkipWs(q + 1);
-          continue;
-        }
-        if (*q == ']') {
-          *after = q + 1;
-          return Scan::kOk;
-        }
-        if (q >= end) return Scan::kNeedMore;
-        *err = "expected ',' or ']'";
-        return Scan::kError;
-      }
-    }, key);
+        },
+        key);
   }
-  return RunStep([&](const char* p, const char** after, const char** err) { return scan::SkipValue(p, End(), after, err); },
-                 key);
+  if (key == "deviceProperties") {
+    return RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          end = End();
+          ctx_.device_names.clear();
+          if (*p != '[') return scan::SkipValue(p, end, after, err);
+          const char* q = scan::SkipWs(p + 1);
+          if (*q == ']') {
+            *after = q + 1;
+            return Scan::kOk;
+          }
+          for (;;) {
+            if (*q != '{') {
+              Scan s = scan::SkipValue(q, end, &q, err);
+              if (s != Scan::kOk) return s;
+            } else {
+              int64_t id = -1;
+              bool has_id = false;
+              std::string name, scratch;
+              int repaired = 0;
+              Scan s = ForEachMember(q, end, &q, err, [&](std::string_view k, const char* v, const char** a) {
+                if (k == "id") return IntOrSkip(v, end, a, &id, &has_id, err);
+                if (k == "name" && *v == '"') {
+                  std::string_view n;
+                  Scan t = scan::ParseString(v, end, a, &scratch, &n, &repaired, err);
+                  name.assign(n);
+                  return t;
+                }
+                return scan::SkipValue(v, end, a, err);
+              });
+              if (s != Scan::kOk) return s;
+              if (has_id) ctx_.device_names.emplace_back(id, name);
+            }
+            q = scan::SkipWs(q);
+            if (*q == ',') {
+              q = scan::SkipWs(q + 1);
+              continue;
+            }
+            if (*q == ']') {
+              *after = q + 1;
+              return Scan::kOk;
+            }
+            if (q >= end) return Scan::kNeedMore;
+            *err = "expected ',' or ']'";
+            return Scan::kError;
+          }
+        },
+        key);
+  }
+  return RunStep(
+      [&](const char* p, const char** after, const char** err) { return scan::SkipValue(p, End(), after, err); }, key);
 }
 
 absl::Status FileReader::Run() {
@@ -236,20 +244,22 @@ absl::Status FileReader::ParseTopLevel(bool* saw_events) {
     if (*pos_ == '}' && first) break;
     if (*pos_ != '"') return ErrorAt(pos_, "expected a key string in the top-level object");
     std::string key;
-    RETURN_IF_ERROR(RunStep([&](const char* p, const char** after, const char** err) {
-      std::string scratch;
-      std::string_view view;
-      int repaired = 0;
-      Scan s = scan::ParseString(p, End(), after, &scratch, &view, &repaired, err);
-      if (s != Scan::kOk) return s;
-      const char* q = scan::SkipWs(*after);
-      if (*q != ':') return q >= End() ? Scan::kNeedMore : (*err = "expected ':'", Scan::kError);
-      q = scan::SkipWs(q + 1);
-      if (q >= End()) return Scan::kNeedMore;
-      key.assign(view);
-      *after = q;
-      return Scan::kOk;
-    }, "the top-level object"));
+    RETURN_IF_ERROR(RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          std::string scratch;
+          std::string_view view;
+          int repaired = 0;
+          Scan s = scan::ParseString(p, End(), after, &scratch, &view, &repaired, err);
+          if (s != Scan::kOk) return s;
+          const char* q = scan::SkipWs(*after);
+          if (*q != ':') return q >= End() ? Scan::kNeedMore : (*err = "expected ':'", Scan::kError);
+          q = scan::SkipWs(q + 1);
+          if (q >= End()) return Scan::kNeedMore;
+          key.assign(view);
+          *after = q;
+          return Scan::kOk;
+        },
+        "the top-level object"));
     if (key == "traceEvents") {
       if (*pos_ != '[') return ErrorAt(pos_, "traceEvents is not an array");
       ++pos_;
@@ -267,7 +277,7 @@ absl::Status FileReader::ParseTopLevel(bool* saw_events) {
     if (*pos_ == '}') break;
     return ErrorAt(pos_, "expected ',' or '}' in the top-level object");
   }
-  ++pos_;  // past the closing '}'
+  ++pos_;     // past the closing '}'
   for (;;) {  // only whitespace may follow
     pos_ = scan::SkipWs(pos_);
     if (pos_ < End()) return ErrorAt(pos_, "data after the top-level object");

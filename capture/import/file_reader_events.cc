@@ -148,9 +148,7 @@ absl::Status FileReader::ParseEventArray() {
     ChunkResult r = ParseChunk(pos_, state);
     if (r.end == ChunkEnd::kNeedMore) ReserveFromFirstChunk(r.pos);
     switch (r.end) {
-      case ChunkEnd::kDone:
-        pos_ = r.pos;
-        return absl::OkStatus();
+      case ChunkEnd::kDone: pos_ = r.pos; return absl::OkStatus();
       case ChunkEnd::kError:
         return ErrorAt(r.err_pos != nullptr ? r.err_pos : r.pos, r.err != nullptr ? r.err : "malformed JSON");
       case ChunkEnd::kNeedMore:

@@ -1,4 +1,6 @@
 // Entry points: path expansion, rank from file names, multi-file import.
+#include "capture/import/import.h"
+
 #include <algorithm>
 #include <cctype>
 #include <exception>
@@ -9,7 +11,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "capture/import/import.h"
 #include "capture/import/input_stream.h"
 #include "model/status_macros.h"
 
@@ -56,7 +57,8 @@ int32_t ParseDigits(std::string_view s) {
 }  // namespace
 
 int32_t RankFromFileName(std::string_view path) {
-  std::string_view base = path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
+  std::string_view base =
+      path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
   std::string lower(base);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   for (size_t at = lower.find("rank"); at != std::string::npos; at = lower.find("rank", at + 1)) {
@@ -120,7 +122,8 @@ absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::
       out.push_back(full);
       ++found;
     }
-    if (found == 0) return absl::NotFoundError(absl::StrCat(p, ": offset 0: no Kineto trace (*.json, *.json.gz) in directory"));
+    if (found == 0)
+      return absl::NotFoundError(absl::StrCat(p, ": offset 0: no Kineto trace (*.json, *.json.gz) in directory"));
   }
   return out;
 }
@@ -138,12 +141,11 @@ absl::StatusOr<model::Trace> ImportTracesOrThrow(absl::Span<const std::string> p
   for (size_t i = 0; i < procs.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (procs[i].rank != model::kNone && procs[i].rank == procs[j].rank)
-        return absl::InvalidArgumentError(absl::StrCat(
-            std::string(builder.data().strings.Get(procs[i].source)), ": offset 0: rank ", procs[i].rank,
-            " already comes from ", std::string(builder.data().strings.Get(procs[j].source)),
-            " (give one file per rank)"));
-  builder.data().clock_note =
-      "Kineto ts/dur (us) converted exactly to ns, plus each file's baseTimeNanoseconds";
+        return absl::InvalidArgumentError(absl::StrCat(std::string(builder.data().strings.Get(procs[i].source)),
+                                                       ": offset 0: rank ", procs[i].rank, " already comes from ",
+                                                       std::string(builder.data().strings.Get(procs[j].source)),
+                                                       " (give one file per rank)"));
+  builder.data().clock_note = "Kineto ts/dur (us) converted exactly to ns, plus each file's baseTimeNanoseconds";
   return std::move(builder).Finalize();
 }
 

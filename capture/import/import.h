@@ -80,11 +80,9 @@ std::string HostFromTraceFileName(std::string_view path);
 // Imports one Kineto file into `builder` as one new process (one rank). The rank comes from the
 // top-level distributedInfo.rank, else RankFromFileName, else it stays unknown. On error the
 // builder may hold a partial process: discard it.
-absl::Status ImportKinetoFile(const std::string& path, model::TraceBuilder& builder,
-                              const ImportOptions& options);
+absl::Status ImportKinetoFile(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options);
 
 // Imports files and directories (one file per rank) into one finalized multi-rank trace.
-absl::StatusOr<model::Trace> ImportTraces(absl::Span<const std::string> paths,
-                                          const ImportOptions& options = {});
+absl::StatusOr<model::Trace> ImportTraces(absl::Span<const std::string> paths, const ImportOptions& options = {});
 
 }  // namespace overlapscope::import

@@ -80,7 +80,10 @@ Scan ReadDigits(const char* p, const char* end, const char** after, Digits* g, c
       continue;
     }
     leading = false;
-    if (g->n < 64) g->d[g->n++] = *q; else g->more = true;
+    if (g->n < 64)
+      g->d[g->n++] = *q;
+    else
+      g->more = true;
     ++g->nint;
     ++q;
   }
@@ -97,7 +100,10 @@ Scan ReadDigits(const char* p, const char* end, const char** after, Digits* g, c
         --g->nint;  // 0.001: the point sits before implied zeros
       } else {
         leading = false;
-        if (g->n < 64) g->d[g->n++] = *q; else g->more = true;
+        if (g->n < 64)
+          g->d[g->n++] = *q;
+        else
+          g->more = true;
       }
       ++q;
     }
@@ -244,9 +250,7 @@ Scan ParseStringSlow(const char* s, const char* q, const char* end, const char**
           AppendUtf8(scratch, cp);
           break;
         }
-        default:
-          *err = "invalid escape in string";
-          return Scan::kError;
+        default: *err = "invalid escape in string"; return Scan::kError;
       }
       continue;
     }

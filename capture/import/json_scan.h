@@ -81,8 +81,8 @@ Scan ParseStringSlow(const char* s, const char* q, const char* end, const char**
 // Parses the string whose opening quote is at p. On kOk, *out views the decoded text (inside
 // the buffer when nothing needed decoding, else inside *scratch) and *after points past the
 // closing quote. *repaired is incremented when invalid UTF-8 was replaced.
-inline Scan ParseString(const char* p, const char* end, const char** after, std::string* scratch,
-                        std::string_view* out, int* repaired, const char** err) {
+inline Scan ParseString(const char* p, const char* end, const char** after, std::string* scratch, std::string_view* out,
+                        int* repaired, const char** err) {
   const char* s = p + 1;
   const char* q = s;
   for (;;) {
@@ -143,8 +143,7 @@ Scan ParseMicrosAsNsSlow(const char* p, const char* end, const char** after, int
 // Parses an integer value (no fraction, no exponent) into *v. A number with a fraction or
 // exponent is kNotNumber unless it is integral (e.g. 7.0, 1e3); beyond int64 is kOutOfRange.
 // Anything else (string, object, ...) is kNotNumber and is NOT consumed: the caller skips it.
-inline Scan ParseInt(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind,
-                     const char** err) {
+inline Scan ParseInt(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err) {
   // Fast path: -?[0-9]{1,18} followed by a delimiter.
   const char* q = p;
   const bool neg = *q == '-';

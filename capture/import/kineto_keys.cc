@@ -59,13 +59,21 @@ class WordTable {
   E missing_;
 };
 
-const WordTable<EventKey> kEventKeys(
-      {{"ph", EventKey::kPh}, {"cat", EventKey::kCat}, {"name", EventKey::kName}, {"pid", EventKey::kPid},
-       {"tid", EventKey::kTid}, {"ts", EventKey::kTs}, {"dur", EventKey::kDur}, {"args", EventKey::kArgs},
-       {"id", EventKey::kId}, {"bp", EventKey::kIgnored}, {"s", EventKey::kIgnored}, {"cname", EventKey::kIgnored},
-       {"tts", EventKey::kIgnored}, {"scope", EventKey::kIgnored}},
-      EventKey::kOther);
-
+const WordTable<EventKey> kEventKeys({{"ph", EventKey::kPh},
+                                      {"cat", EventKey::kCat},
+                                      {"name", EventKey::kName},
+                                      {"pid", EventKey::kPid},
+                                      {"tid", EventKey::kTid},
+                                      {"ts", EventKey::kTs},
+                                      {"dur", EventKey::kDur},
+                                      {"args", EventKey::kArgs},
+                                      {"id", EventKey::kId},
+                                      {"bp", EventKey::kIgnored},
+                                      {"s", EventKey::kIgnored},
+                                      {"cname", EventKey::kIgnored},
+                                      {"tts", EventKey::kIgnored},
+                                      {"scope", EventKey::kIgnored}},
+                                     EventKey::kOther);
 
 constexpr std::string_view kArgNames[] = {"(unknown)",
                                           "(ignored)",
@@ -93,26 +101,25 @@ constexpr std::string_view kArgNames[] = {"(unknown)",
 static_assert(std::size(kArgNames) == static_cast<size_t>(ArgKey::kCount));
 
 constexpr std::string_view kCategoryNames[] = {
-    "<none>",  "<unknown>",       "kernel",          "gpu_memcpy",          "gpu_memset",
-    "cuda_runtime", "cuda_driver", "cuda_sync",      "cpu_op",              "user_annotation",
-    "gpu_user_annotation", "python_function", "ac2g", "overhead",           "Trace"};
+    "<none>",      "<unknown>", "kernel", "gpu_memcpy",      "gpu_memset",          "cuda_runtime",
+    "cuda_driver", "cuda_sync", "cpu_op", "user_annotation", "gpu_user_annotation", "python_function",
+    "ac2g",        "overhead",  "Trace"};
 static_assert(std::size(kCategoryNames) == static_cast<size_t>(Category::kCount));
 
-const WordTable<Category> kCategories(
-      {{"kernel", Category::kKernel},
-       {"gpu_memcpy", Category::kGpuMemcpy},
-       {"gpu_memset", Category::kGpuMemset},
-       {"cuda_runtime", Category::kCudaRuntime},
-       {"cuda_driver", Category::kCudaDriver},
-       {"cuda_sync", Category::kCudaSync},
-       {"cpu_op", Category::kCpuOp},
-       {"user_annotation", Category::kUserAnnotation},
-       {"gpu_user_annotation", Category::kGpuUserAnnotation},
-       {"python_function", Category::kPythonFunction},
-       {"ac2g", Category::kAc2g},
-       {"overhead", Category::kOverhead},
-       {"Trace", Category::kTrace}},
-      Category::kUnknown);
+const WordTable<Category> kCategories({{"kernel", Category::kKernel},
+                                       {"gpu_memcpy", Category::kGpuMemcpy},
+                                       {"gpu_memset", Category::kGpuMemset},
+                                       {"cuda_runtime", Category::kCudaRuntime},
+                                       {"cuda_driver", Category::kCudaDriver},
+                                       {"cuda_sync", Category::kCudaSync},
+                                       {"cpu_op", Category::kCpuOp},
+                                       {"user_annotation", Category::kUserAnnotation},
+                                       {"gpu_user_annotation", Category::kGpuUserAnnotation},
+                                       {"python_function", Category::kPythonFunction},
+                                       {"ac2g", Category::kAc2g},
+                                       {"overhead", Category::kOverhead},
+                                       {"Trace", Category::kTrace}},
+                                      Category::kUnknown);
 
 }  // namespace
 
@@ -216,8 +223,7 @@ ArgKey ClassifyArgKey(std::string_view k) {
     case 33:
       if (std::memcmp(s, "wait_on_cuda_event_record_corr_id", 33) == 0) return ArgKey::kWaitEventRecordCorr;
       break;
-    default:
-      break;
+    default: break;
   }
   return ArgKey::kUnknown;
 }
@@ -241,11 +247,16 @@ void ParseMemcpyName(std::string_view name, MemcpyKind* kind, MemoryKind* src, M
   if (name.substr(0, kPrefix.size()) != kPrefix) return;
   name.remove_prefix(kPrefix.size());
   std::string_view k = name.substr(0, name.find(' '));
-  if (k == "HtoD") *kind = MemcpyKind::kHtoD;
-  else if (k == "DtoH") *kind = MemcpyKind::kDtoH;
-  else if (k == "DtoD") *kind = MemcpyKind::kDtoD;
-  else if (k == "HtoH") *kind = MemcpyKind::kHtoH;
-  else if (k == "PtoP") *kind = MemcpyKind::kPtoP;
+  if (k == "HtoD")
+    *kind = MemcpyKind::kHtoD;
+  else if (k == "DtoH")
+    *kind = MemcpyKind::kDtoH;
+  else if (k == "DtoD")
+    *kind = MemcpyKind::kDtoD;
+  else if (k == "HtoH")
+    *kind = MemcpyKind::kHtoH;
+  else if (k == "PtoP")
+    *kind = MemcpyKind::kPtoP;
   size_t open = name.find('('), arrow = name.find(" -> "), close = name.rfind(')');
   if (open == std::string_view::npos || arrow == std::string_view::npos || close == std::string_view::npos ||
       !(open < arrow && arrow < close))
@@ -269,11 +280,26 @@ SyncKind ParseSyncKind(std::string_view name) {
 }
 
 int DtypeBytes(std::string_view d) {
-  static constexpr std::pair<std::string_view, int> kSizes[] = {
-      {"Half", 2},          {"BFloat16", 2},       {"Float", 4},       {"Double", 8},      {"Int", 4},
-      {"Long", 8},          {"Short", 2},          {"Char", 1},        {"Byte", 1},        {"Bool", 1},
-      {"ComplexHalf", 4},   {"ComplexFloat", 8},   {"ComplexDouble", 16}, {"UInt16", 2},  {"UInt32", 4},
-      {"UInt64", 8},        {"Float8_e4m3fn", 1},  {"Float8_e5m2", 1}, {"Float8_e4m3fnuz", 1}, {"Float8_e5m2fnuz", 1}};
+  static constexpr std::pair<std::string_view, int> kSizes[] = {{"Half", 2},
+                                                                {"BFloat16", 2},
+                                                                {"Float", 4},
+                                                                {"Double", 8},
+                                                                {"Int", 4},
+                                                                {"Long", 8},
+                                                                {"Short", 2},
+                                                                {"Char", 1},
+                                                                {"Byte", 1},
+                                                                {"Bool", 1},
+                                                                {"ComplexHalf", 4},
+                                                                {"ComplexFloat", 8},
+                                                                {"ComplexDouble", 16},
+                                                                {"UInt16", 2},
+                                                                {"UInt32", 4},
+                                                                {"UInt64", 8},
+                                                                {"Float8_e4m3fn", 1},
+                                                                {"Float8_e5m2", 1},
+                                                                {"Float8_e4m3fnuz", 1},
+                                                                {"Float8_e5m2fnuz", 1}};
   for (const auto& [n, b] : kSizes)
     if (n == d) return b;
   return 0;

@@ -32,12 +32,10 @@ inline EventKey ClassifyEventKey(std::string_view k) {
       if (s[0] == 'n' && s[1] == 'a' && s[2] == 'm' && s[3] == 'e') return EventKey::kName;
       if (s[0] == 'a' && s[1] == 'r' && s[2] == 'g' && s[3] == 's') return EventKey::kArgs;
       break;
-    default:
-      break;
+    default: break;
   }
   return ClassifyOtherEventKey(k);
 }
-
 
 // Args the importer keeps (kUnknown: counted in SourceStats::unknown_args; kIgnored: known
 // Kineto args with no use in the model, skipped without counting).

@@ -126,7 +126,7 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
       skips.push_back({out.api_offsets[i], "duplicate correlation id"});
       ++duplicates;
       --out.kept[static_cast<size_t>(a.kind == model::ApiKind::kRuntime ? Category::kCudaRuntime
-                                                                       : Category::kCudaDriver)];
+                                                                        : Category::kCudaDriver)];
       continue;
     }
     a.thread = r.Thread(a.thread), a.name = r.Str(a.name);
@@ -175,8 +175,8 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     AddBase(d.collectives, ctx.collectives0, ctx.base_ns, &overflow);
   }
   if (overflow)
-    return absl::InvalidArgumentError(absl::StrCat(ctx.path, ": offset ", ctx.base_offset,
-                                                   ": baseTimeNanoseconds + ts beyond int64 ns"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.path, ": offset ", ctx.base_offset, ": baseTimeNanoseconds + ts beyond int64 ns"));
 
   // Host thread of each sync and asynchrony of each copy/memset: the API call with the same
   // correlation id. Only the ids asked for are indexed, so this stays small on huge files.
@@ -200,14 +200,18 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
   int64_t unattributed_syncs = 0;
   for (size_t i = ctx.syncs0; i < d.syncs.size(); ++i) {
     const model::ApiCall* a = api_of(d.syncs[i].correlation_id);
-    if (a) d.syncs[i].thread = a->thread;
-    else ++unattributed_syncs;
+    if (a)
+      d.syncs[i].thread = a->thread;
+    else
+      ++unattributed_syncs;
   }
   if (unattributed_syncs > 0) st.notes["cuda_sync without API call of the same correlation"] += unattributed_syncs;
   for (size_t i = ctx.memcpys0; i < d.memcpys.size(); ++i)
-    if (const model::ApiCall* a = api_of(d.memcpys[i].correlation_id)) d.memcpys[i].is_async = CopyApiIsAsync(b.data().strings.Get(a->name));
+    if (const model::ApiCall* a = api_of(d.memcpys[i].correlation_id))
+      d.memcpys[i].is_async = CopyApiIsAsync(b.data().strings.Get(a->name));
   for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i)
-    if (const model::ApiCall* a = api_of(d.memsets[i].correlation_id)) d.memsets[i].is_async = CopyApiIsAsync(b.data().strings.Get(a->name));
+    if (const model::ApiCall* a = api_of(d.memsets[i].correlation_id))
+      d.memsets[i].is_async = CopyApiIsAsync(b.data().strings.Get(a->name));
 
   // ac2g flow ids must be correlation ids of this file; GPU work launched before the capture
   // window has no API call in the file. Both are counted, neither is an error. The API ids are
@@ -282,8 +286,7 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
   }
   if (ctx.has_rank) {
     proc.rank = ctx.rank >= 0 && ctx.rank <= INT32_MAX ? static_cast<int32_t>(ctx.rank) : kNone;
-    proc.world_size =
-        ctx.world_size > 0 && ctx.world_size <= INT32_MAX ? static_cast<int32_t>(ctx.world_size) : kNone;
+    proc.world_size = ctx.world_size > 0 && ctx.world_size <= INT32_MAX ? static_cast<int32_t>(ctx.world_size) : kNone;
   }
   for (size_t i = ctx.collectives0; i < d.collectives.size(); ++i) d.collectives[i].rank = proc.rank;
 

@@ -1,5 +1,4 @@
 #include "analyze/analysis.h"
-
 #include "gtest/gtest.h"
 #include "synth.h"
 
@@ -124,7 +123,7 @@ TEST(LaunchStats, DelaysPercentilesAndShortKernels) {
   // 250 (40), 400 (40). HTA clips negative delays at 0: a kernel starting at 205 before its
   // call ends at 210 gives 0. Short kernels: call <= 50 µs and kernel shorter than call.
   Synth s;
-  s.Kernel("k", 7, 10, 12, 0);            // gpu 2 < cpu 10: short
+  s.Kernel("k", 7, 10, 12, 0);  // gpu 2 < cpu 10: short
   s.Kernel("k", 7, 130, 200, 100);
   s.Kernel("k", 7, 250, 300, 200);
   s.Kernel("k", 7, 400, 500, 300, model::kNone, 360);

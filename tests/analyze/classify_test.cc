@@ -16,7 +16,8 @@ std::vector<ActivityClass> ClassesOf(const std::vector<std::string>& names, cons
   auto c = Classifier::Create(rules, t);
   EXPECT_TRUE(c.ok());
   std::vector<ActivityClass> out;
-  for (size_t i = 0; i < t.kernels().size(); ++i) out.push_back(c->Classify({model::GpuKind::kKernel, static_cast<int32_t>(i)}));
+  for (size_t i = 0; i < t.kernels().size(); ++i)
+    out.push_back(c->Classify({model::GpuKind::kKernel, static_cast<int32_t>(i)}));
   return out;
 }
 
@@ -43,7 +44,8 @@ TEST(Classify, DefaultNamesCoverCollectiveLibraries) {
 TEST(Classify, UserRulesWinAndFileFormatParses) {
   ClassRules r = ClassRules::Defaults();
   ASSERT_TRUE(r.AddUserRule(ActivityClass::kComm, MatchKind::kRegex, "^my_allreduce", "--comm-kernel").ok());
-  ASSERT_TRUE(r.AddRulesFromText("# custom\n\ncompute prefix ncclFake\nmemory contains copy_kernel\n", "rules.txt").ok());
+  ASSERT_TRUE(
+      r.AddRulesFromText("# custom\n\ncompute prefix ncclFake\nmemory contains copy_kernel\n", "rules.txt").ok());
   auto c = ClassesOf({"my_allreduce_fused", "ncclFakeCompute", "my_copy_kernel_x", "gemm"}, r);
   EXPECT_EQ(c, (std::vector<ActivityClass>{ActivityClass::kComm, ActivityClass::kCompute, ActivityClass::kMemory,
                                            ActivityClass::kCompute}));

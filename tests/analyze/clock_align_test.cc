@@ -42,7 +42,10 @@ struct TwoHosts {
     c.communicator = b.Intern("0");
     b.data().collectives.push_back(c);
     model::Kernel k;
-    k.start_ns = s; k.end_ns = e; k.device = dev[rank]; k.stream = st[rank];
+    k.start_ns = s;
+    k.end_ns = e;
+    k.device = dev[rank];
+    k.stream = st[rank];
     k.collective = static_cast<model::CollectiveId>(b.data().collectives.size() - 1);
     b.data().kernels.push_back(k);
   }
@@ -159,13 +162,20 @@ TEST(ClockAlign, ApplyShiftsEveryEventOfTheHostAndNothingElse) {
   // Host b: a launch call, an NVTX range, a D2H copy and a stream sync, all on b's clock.
   f.b.data().api_calls.push_back({kOffset + 500, kOffset + 600, f.th[1], 9, model::kNoCorrelation, f.b.Intern("x")});
   model::Range rg;
-  rg.start_ns = kOffset + 400; rg.end_ns = kOffset + 900; rg.thread = f.th[1];
+  rg.start_ns = kOffset + 400;
+  rg.end_ns = kOffset + 900;
+  rg.thread = f.th[1];
   f.b.data().ranges.push_back(rg);
   model::Memcpy m;
-  m.start_ns = kOffset + 700; m.end_ns = kOffset + 800; m.device = f.dev[1]; m.stream = f.st[1];
+  m.start_ns = kOffset + 700;
+  m.end_ns = kOffset + 800;
+  m.device = f.dev[1];
+  m.stream = f.st[1];
   f.b.data().memcpys.push_back(m);
   model::Sync y;
-  y.start_ns = kOffset + 650; y.end_ns = kOffset + 850; y.thread = f.th[1];
+  y.start_ns = kOffset + 650;
+  y.end_ns = kOffset + 850;
+  y.thread = f.th[1];
   f.b.data().syncs.push_back(y);
   // Host a: one launch call that must not move.
   f.b.data().api_calls.push_back({200, 300, f.th[0], 1, model::kNoCorrelation, f.b.Intern("y")});

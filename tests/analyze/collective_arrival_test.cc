@@ -97,7 +97,8 @@ TEST(CollectiveArrival, ArrivalOfAnIdleStreamIsWhenTheRankCalledNccl) {
   Ranks f;
   const model::StringId nccl = f.b.Intern("NCCL");
   auto range = [&](model::ThreadId th, int64_t s, int64_t e) {
-    f.b.data().ranges.push_back({s, e, model::RangeKind::kNvtx, th, model::kNoCorrelation, f.b.Intern("ncclAllGather"), nccl});
+    f.b.data().ranges.push_back(
+        {s, e, model::RangeKind::kNvtx, th, model::kNoCorrelation, f.b.Intern("ncclAllGather"), nccl});
   };
   range(f.thread[0], 40, 130);
   range(f.thread[1], 10, 20);

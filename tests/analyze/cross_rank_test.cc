@@ -31,7 +31,10 @@ struct TwoRanks {
     c.sequence = seq;
     b.data().collectives.push_back(c);
     model::Kernel k;
-    k.start_ns = s; k.end_ns = e; k.device = dev[rank]; k.stream = st[rank];
+    k.start_ns = s;
+    k.end_ns = e;
+    k.device = dev[rank];
+    k.stream = st[rank];
     k.collective = static_cast<model::CollectiveId>(b.data().collectives.size() - 1);
     b.data().kernels.push_back(k);
   }
@@ -39,11 +42,11 @@ struct TwoRanks {
 
 TEST(CrossRank, SkewWaitBandwidthAndStragglersByHand) {
   TwoRanks f;
-  f.AddColl(0, "_allgather_base", 1000, 3000);   // A on rank 0
-  f.AddColl(1, "_allgather_base", 1500, 3100);   // A on rank 1
-  f.AddColl(0, "_allgather_base", 10000, 11000); // B on rank 0
-  f.AddColl(1, "_allgather_base", 9000, 11200);  // B on rank 1
-  f.AddColl(0, "allreduce", 20000, 21000);       // only rank 0 has it
+  f.AddColl(0, "_allgather_base", 1000, 3000);    // A on rank 0
+  f.AddColl(1, "_allgather_base", 1500, 3100);    // A on rank 1
+  f.AddColl(0, "_allgather_base", 10000, 11000);  // B on rank 0
+  f.AddColl(1, "_allgather_base", 9000, 11200);   // B on rank 1
+  f.AddColl(0, "allreduce", 20000, 21000);        // only rank 0 has it
   auto t = std::move(f.b).Finalize();
   ASSERT_TRUE(t.ok()) << t.status();
   CrossRankResult r = AnalyzeCrossRank(*t);
@@ -177,7 +180,10 @@ struct OneProcessTwoGpus {
     c.bytes = 4096;
     b.data().collectives.push_back(c);
     model::Kernel k;
-    k.start_ns = s; k.end_ns = e; k.device = dev[gpu]; k.stream = st[gpu];
+    k.start_ns = s;
+    k.end_ns = e;
+    k.device = dev[gpu];
+    k.stream = st[gpu];
     k.collective = static_cast<model::CollectiveId>(b.data().collectives.size() - 1);
     b.data().kernels.push_back(k);
   }
@@ -185,9 +191,9 @@ struct OneProcessTwoGpus {
 
 TEST(CrossRankIdentity, OneProcessTwoGpusWithoutRanksIsMatchedPerGpu) {
   OneProcessTwoGpus f(model::kNone, model::kNone, model::kNone);
-  f.AddColl(0, 100, 400);   // instance 1 on GPU 0
-  f.AddColl(1, 250, 420);   // instance 1 on GPU 1
-  f.AddColl(0, 1000, 1300); // instance 2
+  f.AddColl(0, 100, 400);    // instance 1 on GPU 0
+  f.AddColl(1, 250, 420);    // instance 1 on GPU 1
+  f.AddColl(0, 1000, 1300);  // instance 2
   f.AddColl(1, 900, 1290);
   auto t = std::move(f.b).Finalize();
   ASSERT_TRUE(t.ok()) << t.status();

@@ -1,5 +1,4 @@
 #include "analyze/analysis.h"
-
 #include "gtest/gtest.h"
 #include "synth.h"
 

@@ -135,13 +135,17 @@ TEST(RealTraces, FindingsFireWhereTheyShouldAndNowhereElse) {
     for (const RankSummary& s : r.ranks) {
       for (int k = 0; k < kFindingKinds; ++k) {
         bool want = std::find(kinds.begin(), kinds.end(), static_cast<FindingKind>(k)) != kinds.end();
-        if (want) EXPECT_GT(s.finding_count[k], 0) << sc << " rank " << s.rank << " " << ToString(static_cast<FindingKind>(k));
-        else EXPECT_EQ(s.finding_count[k], 0) << sc << " rank " << s.rank << " " << ToString(static_cast<FindingKind>(k));
+        if (want)
+          EXPECT_GT(s.finding_count[k], 0) << sc << " rank " << s.rank << " " << ToString(static_cast<FindingKind>(k));
+        else
+          EXPECT_EQ(s.finding_count[k], 0) << sc << " rank " << s.rank << " " << ToString(static_cast<FindingKind>(k));
       }
     }
   }
   // One blocking D2H per profiled iteration and rank.
-  EXPECT_EQ(Load("d2h_blocking").result.sync.finding_count[static_cast<int>(FindingKind::kBlockingD2HBeforeIndependentWork)], 6);
+  EXPECT_EQ(
+      Load("d2h_blocking").result.sync.finding_count[static_cast<int>(FindingKind::kBlockingD2HBeforeIndependentWork)],
+      6);
 }
 
 TEST(RealTraces, ActivitiesWithoutLaunchCallAreCountedNotLost) {
@@ -184,8 +188,8 @@ namespace {
 TEST(RealTraces, CollectivesMatchedPerRankWithEveryInstance) {
   // ag_*: three all-gathers per rank; a2a_*: twelve all-to-alls (tools/torch_traces). Kineto
   // records the rank with each collective, so ranks are named, never GPUs.
-  for (const auto& [scenario, n] : std::map<std::string, size_t>{
-           {"ag_sequential", 3}, {"ag_overlap", 3}, {"a2a_sync", 12}, {"a2a_async", 12}}) {
+  for (const auto& [scenario, n] :
+       std::map<std::string, size_t>{{"ag_sequential", 3}, {"ag_overlap", 3}, {"a2a_sync", 12}, {"a2a_async", 12}}) {
     const CrossRankResult& x = Load(scenario).result.cross_rank;
     EXPECT_EQ(x.identified_by, RankSource::kCollectiveRank) << scenario;
     ASSERT_EQ(x.participants.size(), 2u) << scenario;
@@ -208,8 +212,8 @@ TEST(RealTraces, SkewFromArrivalKeepsInstancesAndNeverArrivesAfterTheStart) {
   // printed for the record. Only invariants are asserted: arrival <= start, skew >= 0, the last
   // rank waits 0 and the other waits the skew, a fallback arrives exactly at its start, and the
   // fallback count is the number of fallback participants.
-  for (const auto& [scenario, n] : std::map<std::string, size_t>{
-           {"ag_sequential", 3}, {"ag_overlap", 3}, {"a2a_sync", 12}, {"a2a_async", 12}}) {
+  for (const auto& [scenario, n] :
+       std::map<std::string, size_t>{{"ag_sequential", 3}, {"ag_overlap", 3}, {"a2a_sync", 12}, {"a2a_async", 12}}) {
     const CrossRankResult& x = Load(scenario).result.cross_rank;
     ASSERT_EQ(x.instances.size(), n) << scenario;
     std::vector<int64_t> old_skew, new_skew;
@@ -238,12 +242,12 @@ TEST(RealTraces, SkewFromArrivalKeepsInstancesAndNeverArrivesAfterTheStart) {
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];  // upper median; printed only
     };
-    std::printf("%-14s skew from start: max %lld median %lld ns | from arrival: max %lld median %lld ns | "
-                "arrival fallbacks %lld of %zu\n",
-                scenario.c_str(), static_cast<long long>(*std::max_element(old_skew.begin(), old_skew.end())),
-                static_cast<long long>(median(old_skew)), static_cast<long long>(x.max_skew_ns),
-                static_cast<long long>(median(new_skew)), static_cast<long long>(x.arrival_fallbacks),
-                2 * x.instances.size());
+    std::printf(
+        "%-14s skew from start: max %lld median %lld ns | from arrival: max %lld median %lld ns | "
+        "arrival fallbacks %lld of %zu\n",
+        scenario.c_str(), static_cast<long long>(*std::max_element(old_skew.begin(), old_skew.end())),
+        static_cast<long long>(median(old_skew)), static_cast<long long>(x.max_skew_ns),
+        static_cast<long long>(median(new_skew)), static_cast<long long>(x.arrival_fallbacks), 2 * x.instances.size());
   }
 }
 

@@ -70,8 +70,7 @@ class Synth {
     m.correlation_id = Api(call, call_s, call_e, th);
     b_.data().memcpys.push_back(m);
   }
-  void Range(const std::string& name, int64_t s, int64_t e,
-             model::RangeKind kind = model::RangeKind::kUserAnnotation) {
+  void Range(const std::string& name, int64_t s, int64_t e, model::RangeKind kind = model::RangeKind::kUserAnnotation) {
     model::Range r;
     r.start_ns = s;
     r.end_ns = e;

@@ -74,8 +74,10 @@ std::string CeSpill(const std::string& payload) {
   SpillNvtxPayload h{2, 1, kStatic + 4, static_cast<uint32_t>(payload.size()), 0};
   SpillEncoder::AppendRaw(&b, SpillType::kNvtxPayload, &h, sizeof(h), payload.data(), payload.size());
   SpillEncoder::Append(&b, SpillType::kApi, SpillApi{1100, 1200, 4242, 100, 30, 0, 0, 5, 0, {}});
-  SpillEncoder::Append(&b, SpillType::kMemcpy, SpillMemcpy{2500, 2600, 4096, 1, 0, 1, 20, 30, kNoId, kNoId, 8, 3, 3, 1, 0, {}});
-  SpillEncoder::Append(&b, SpillType::kMemcpy, SpillMemcpy{2600, 2700, 4096, 1, 0, 1, 20, 30, 0, 1, 10, 3, 3, 1, 1, {}});
+  SpillEncoder::Append(&b, SpillType::kMemcpy,
+                       SpillMemcpy{2500, 2600, 4096, 1, 0, 1, 20, 30, kNoId, kNoId, 8, 3, 3, 1, 0, {}});
+  SpillEncoder::Append(&b, SpillType::kMemcpy,
+                       SpillMemcpy{2600, 2700, 4096, 1, 0, 1, 20, 30, 0, 1, 10, 3, 3, 1, 1, {}});
   SpillEncoder::Append(&b, SpillType::kEnd, SpillEnd{3000, 0, 0});
   return b;
 }

@@ -151,8 +151,8 @@ TEST(NcclPluginMerge, AllToAllFromPointToPointTasks) {
   const model::ThreadId t = b.GetOrAddThread(p, 21);
   const model::DeviceId dev = b.GetOrAddDevice(p, 0);
   auto& d = b.data();
-  d.ranges.push_back({100, 900, model::RangeKind::kNvtx, t, model::kNoCorrelation, b.Intern("ncclAlltoAll"),
-                      b.Intern("NCCL")});
+  d.ranges.push_back(
+      {100, 900, model::RangeKind::kNvtx, t, model::kNoCorrelation, b.Intern("ncclAlltoAll"), b.Intern("NCCL")});
   model::ApiCall a;
   a.start_ns = 300, a.end_ns = 350, a.thread = t, a.correlation_id = 4;
   d.api_calls.push_back(a);
@@ -198,8 +198,8 @@ TEST(NcclPluginMerge, SendRecvGroupNamedFromThePlugin) {
   const model::ThreadId t = b.GetOrAddThread(p, 21);
   const model::DeviceId dev = b.GetOrAddDevice(p, 0);
   auto& d = b.data();
-  d.ranges.push_back({100, 900, model::RangeKind::kNvtx, t, model::kNoCorrelation, b.Intern("ncclGroupEnd"),
-                      b.Intern("NCCL")});
+  d.ranges.push_back(
+      {100, 900, model::RangeKind::kNvtx, t, model::kNoCorrelation, b.Intern("ncclGroupEnd"), b.Intern("NCCL")});
   model::ApiCall a;
   a.start_ns = 300, a.end_ns = 350, a.thread = t, a.correlation_id = 4;
   d.api_calls.push_back(a);

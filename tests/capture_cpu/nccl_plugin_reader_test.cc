@@ -104,9 +104,9 @@ TEST(NcclPluginReader, UnknownKindsAndOrphansAreCounted) {
   OvncclWriter w;
   w.Process(7);
   w.Rec(static_cast<OvncclWriter::K>(99), nccl_plugin::OvncclStop{1, 2, 3});  // a kind from the future
-  w.Stop(55, 100);           // stop of an event never started
-  w.ChStop(66, 5);           // channel stop without start
-  w.ChStart(67, 1234, 10, 0);  // channel of an unknown collective
+  w.Stop(55, 100);                                                            // stop of an event never started
+  w.ChStop(66, 5);                                                            // channel stop without start
+  w.ChStart(67, 1234, 10, 0);                                                 // channel of an unknown collective
   auto f = ParseNcclPluginBytes(w.bytes(), "x");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->stats.events_read, 5);

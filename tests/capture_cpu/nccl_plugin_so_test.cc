@@ -20,7 +20,9 @@ namespace {
 
 namespace abi = nccl_plugin::abi;
 
-std::string PluginPath() { return std::string(OVERLAPSCOPE_BINARY_DIR) + "/capture/cupti/libnccl-profiler-overlapscope.so"; }
+std::string PluginPath() {
+  return std::string(OVERLAPSCOPE_BINARY_DIR) + "/capture/cupti/libnccl-profiler-overlapscope.so";
+}
 
 // Runs `body` in a child process; returns its exit code (0 = all its checks passed).
 template <typename F>

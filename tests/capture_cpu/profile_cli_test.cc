@@ -41,8 +41,8 @@ struct ProfileRun {
 ProfileRun Profile(const std::string& args) {
   const std::string log = std::string(::testing::TempDir()) + "profile_cli." + std::to_string(::getpid()) + ".log";
   ProfileRun r;
-  const int status = std::system((std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope profile " + args + " > " +
-                                  log + " 2>&1").c_str());
+  const int status = std::system(
+      (std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope profile " + args + " > " + log + " 2>&1").c_str());
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream f(log);
   std::stringstream ss;
@@ -72,7 +72,8 @@ TEST(ProfileCli, ReadsEveryRankAndWritesTraces) {
 
   // The raw captures open with the other commands too (cli/load.cc reads .ovspill).
   const int info = std::system((std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope info " + dir +
-                                "/rank0.ovspill " + dir + "/rank1.ovspill > /dev/null").c_str());
+                                "/rank0.ovspill " + dir + "/rank1.ovspill > /dev/null")
+                                   .c_str());
   EXPECT_TRUE(WIFEXITED(info) && WEXITSTATUS(info) == 0);
 
   r = Profile("-o " + dir + " --trace-format chrome " + target);
@@ -83,8 +84,8 @@ TEST(ProfileCli, ReadsEveryRankAndWritesTraces) {
   // The output directory itself (README: `overlapscope analyze prof/`) stands for its spill
   // files, not for the rank<R>.json exports next to them: both ranks, once each.
   const std::string listing = dir + ".info.txt";
-  const int dir_info = std::system((std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope info --json " + dir +
-                                    " > " + listing).c_str());
+  const int dir_info = std::system(
+      (std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope info --json " + dir + " > " + listing).c_str());
   EXPECT_TRUE(WIFEXITED(dir_info) && WEXITSTATUS(dir_info) == 0);
   std::ifstream in(listing);
   const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

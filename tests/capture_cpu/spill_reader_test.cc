@@ -21,13 +21,25 @@ struct Fixture {
   std::string bytes;
   void S(uint32_t id, const char* s) { SpillEncoder::AppendString(&bytes, id, s); }
   template <typename T>
-  void R(SpillType t, const T& v) { SpillEncoder::Append(&bytes, t, v); }
+  void R(SpillType t, const T& v) {
+    SpillEncoder::Append(&bytes, t, v);
+  }
 
   Fixture() {
     SpillEncoder::AppendFileHeader(&bytes);
-    S(1, "host-a"); S(2, "known_work"); S(3, "_Z6kern_aPfi"); /* mangled, as CUPTI reports it */ S(4, "cudaMemcpyAsync"); S(5, "cudaMemcpy");
-    S(8, "NCCL"); S(9, "step"); S(10, "ncclAllReduce"); S(11, "NVIDIA H200"); S(12, "cudaLaunchKernel");
-    S(13, "cudaStreamWaitEvent"); S(14, "cudaEventSynchronize"); S(15, "main thread");
+    S(1, "host-a");
+    S(2, "known_work");
+    S(3, "_Z6kern_aPfi"); /* mangled, as CUPTI reports it */
+    S(4, "cudaMemcpyAsync");
+    S(5, "cudaMemcpy");
+    S(8, "NCCL");
+    S(9, "step");
+    S(10, "ncclAllReduce");
+    S(11, "NVIDIA H200");
+    S(12, "cudaLaunchKernel");
+    S(13, "cudaStreamWaitEvent");
+    S(14, "cudaEventSynchronize");
+    S(15, "main thread");
     R(SpillType::kProcess, SpillProcess{4242, 1, 2, 0, 1, 2, 0});
     R(SpillType::kDevice, SpillDevice{0, 11, 9, 0});
     R(SpillType::kContext, SpillContext{1, 0, 7, 0});

@@ -154,7 +154,8 @@ TEST(Cli, AnalyzeWritesTheAnalyzedPerfettoTrace) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   // The analysis tracks are in the file (names are stored as plain strings in the protobuf).
   EXPECT_NE(bytes.find("exposed communication"), std::string::npos);
-  Result bad = RunCli("analyze " + std::string(OVERLAPSCOPE_SOURCE_DIR) + "/samples/pytorch_ag_overlap --trace /nonexistent/dir/x.pftrace");
+  Result bad = RunCli("analyze " + std::string(OVERLAPSCOPE_SOURCE_DIR) +
+                      "/samples/pytorch_ag_overlap --trace /nonexistent/dir/x.pftrace");
   EXPECT_EQ(bad.code, 1) << bad.out;
 }
 

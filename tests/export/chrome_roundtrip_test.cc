@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "capture/import/import.h"
-#include "model/trace_builder.h"
 #include "gtest/gtest.h"
+#include "model/trace_builder.h"
 #include "synthetic_trace.h"
 #include "viewer_export/chrome_writer.h"
 
@@ -29,16 +29,18 @@ std::vector<std::string> Canon(const model::Trace& t) {
   auto dev = [&](model::DeviceId d) {
     return d == kNone ? std::string("-") : absl::StrCat(proc(t.devices()[d].process), "/gpu", t.devices()[d].ordinal);
   };
-  auto stream = [&](model::StreamId s) { return s == kNone ? std::string("-") : absl::StrCat(t.streams()[s].native_id); };
+  auto stream = [&](model::StreamId s) {
+    return s == kNone ? std::string("-") : absl::StrCat(t.streams()[s].native_id);
+  };
   auto thread = [&](model::ThreadId th) {
     return th == kNone ? std::string("-") : absl::StrCat(proc(t.threads()[th].process), "/tid", t.threads()[th].tid);
   };
   auto col = [&](model::CollectiveId c) {
     if (c == kNone) return std::string("-");
     const auto& x = t.collectives()[c];
-    return absl::StrCat(str(x.op), ",", str(x.communicator), ",", str(x.dtype), ",", x.sequence, ",",
-                        x.in_elements, ",", x.out_elements, ",", x.bytes, ",", x.rank, ",", x.nranks, ",",
-                        x.correlation_id, ",", x.start_ns, ",", x.end_ns);
+    return absl::StrCat(str(x.op), ",", str(x.communicator), ",", str(x.dtype), ",", x.sequence, ",", x.in_elements,
+                        ",", x.out_elements, ",", x.bytes, ",", x.rank, ",", x.nranks, ",", x.correlation_id, ",",
+                        x.start_ns, ",", x.end_ns);
   };
   for (const auto& k : t.kernels())
     out.push_back(absl::StrCat("K|", dev(k.device), "|", stream(k.stream), "|", k.start_ns, "|", k.end_ns, "|",
@@ -70,7 +72,8 @@ std::vector<std::string> Canon(const model::Trace& t) {
                                str(g.name), "|", g.correlation_id, "|", g.external_id));
   for (const auto& p : t.processes())
     out.push_back(absl::StrCat("P|", p.rank, "|", p.world_size, "|", p.pid, "|", str(p.name)));
-  for (const auto& d : t.devices()) out.push_back(absl::StrCat("D|", dev(static_cast<int32_t>(&d - &t.devices()[0])), "|", str(d.name)));
+  for (const auto& d : t.devices())
+    out.push_back(absl::StrCat("D|", dev(static_cast<int32_t>(&d - &t.devices()[0])), "|", str(d.name)));
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -140,8 +143,9 @@ TEST(ChromeRoundTrip, NamesNeedingEscapesSurvive) {
   pr.rank = 3;
   const auto p = b.AddProcess(pr);
   const auto th = b.GetOrAddThread(p, 42);
-  const char* names[] = {"quote \" inside", "back\\slash", "tab\tand\nnewline", "ctrl \x01 byte",
-                         "utf-8 \xc3\xa9\xe2\x80\x94 ok", "void k<\"x\">(int*)"};
+  const char* names[] = {
+      "quote \" inside",    "back\\slash", "tab\tand\nnewline", "ctrl \x01 byte", "utf-8 \xc3\xa9\xe2\x80\x94 ok",
+      "void k<\"x\">(int*)"};
   int64_t t0 = 5'000'000'123;
   for (const char* n : names) {
     model::Range r;

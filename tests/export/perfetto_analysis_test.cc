@@ -175,7 +175,8 @@ TEST(PerfettoAnalysis, RealTraceAnalysisDecodes) {
   count(t->kernels(), by_device);
   count(t->memcpys(), by_device);
   count(t->memsets(), by_device);
-  count(t->syncs(), [&](const model::Sync& y) { return y.device != model::kNone ? t->ProcessOfDevice(y.device) : model::kNone; });
+  count(t->syncs(),
+        [&](const model::Sync& y) { return y.device != model::kNone ? t->ProcessOfDevice(y.device) : model::kNone; });
   EXPECT_EQ(flow_begins, want_flows);
   EXPECT_EQ(flow_ends, want_flows);
   EXPECT_GT(exposed + blocked + gaps, 0u);

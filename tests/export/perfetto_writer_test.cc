@@ -218,7 +218,8 @@ TEST(PerfettoWriter, NamesAreInternedOnce) {
   const auto& k0 = t.kernels()[0];
   bool found = false;
   for (const auto& s : d->slices)
-    if (s.ts == static_cast<uint64_t>(k0.start_ns) && s.dur == static_cast<uint64_t>(k0.end_ns - k0.start_ns)) found = true;
+    if (s.ts == static_cast<uint64_t>(k0.start_ns) && s.dur == static_cast<uint64_t>(k0.end_ns - k0.start_ns))
+      found = true;
   EXPECT_TRUE(found);
 }
 

@@ -39,8 +39,8 @@ absl::Status Define(absl::flat_hash_map<uint64_t, std::string>& table, std::stri
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> Lookup(const absl::flat_hash_map<uint64_t, std::string>& table, uint64_t iid,
-                                   size_t off, const char* what) {
+absl::StatusOr<std::string> Lookup(const absl::flat_hash_map<uint64_t, std::string>& table, uint64_t iid, size_t off,
+                                   const char* what) {
   auto it = table.find(iid);
   if (it == table.end()) return Err(off, absl::StrCat(what, " iid ", iid, " used before it was interned"));
   return it->second;
@@ -129,10 +129,14 @@ absl::Status DecodeDescriptor(std::string_view data, size_t off, PfTrace* out) {
   ProtoField f;
   PfTrack t;
   while (r.Next(&f)) {
-    if (f.number == pf::track::kUuid) t.uuid = f.int_value;
-    else if (f.number == pf::track::kParentUuid) t.parent = f.int_value;
-    else if (f.number == pf::track::kName) t.name = std::string(f.bytes);
-    else if (f.number == pf::track::kCounter) t.kind = PfTrack::kCounter;
+    if (f.number == pf::track::kUuid)
+      t.uuid = f.int_value;
+    else if (f.number == pf::track::kParentUuid)
+      t.parent = f.int_value;
+    else if (f.number == pf::track::kName)
+      t.name = std::string(f.bytes);
+    else if (f.number == pf::track::kCounter)
+      t.kind = PfTrack::kCounter;
     else if (f.number == pf::track::kProcess || f.number == pf::track::kThread) {
       t.kind = f.number == pf::track::kProcess ? PfTrack::kProcess : PfTrack::kThread;
       ProtoReader sub(f.bytes, r.OffsetOf(f.bytes));
@@ -178,11 +182,20 @@ absl::StatusOr<PfTrace> DecodePftrace(std::string_view data) {
     std::vector<std::pair<std::string_view, size_t>> interned;
     while (r.Next(&f)) {
       switch (f.number) {
-        case pf::packet::kTimestamp: ts = f.int_value; has_ts = true; break;
+        case pf::packet::kTimestamp:
+          ts = f.int_value;
+          has_ts = true;
+          break;
         case pf::packet::kTrustedPacketSequenceId: has_seq = f.int_value != 0; break;
         case pf::packet::kSequenceFlags: flags = f.int_value; break;
-        case pf::packet::kTrackEvent: event = f.bytes; event_off = r.OffsetOf(f.bytes); break;
-        case pf::packet::kTrackDescriptor: descriptor = f.bytes; desc_off = r.OffsetOf(f.bytes); break;
+        case pf::packet::kTrackEvent:
+          event = f.bytes;
+          event_off = r.OffsetOf(f.bytes);
+          break;
+        case pf::packet::kTrackDescriptor:
+          descriptor = f.bytes;
+          desc_off = r.OffsetOf(f.bytes);
+          break;
         case pf::packet::kInternedData: interned.push_back({f.bytes, r.OffsetOf(f.bytes)}); break;
         default: return Err(f.offset, absl::StrCat("unexpected TracePacket field ", f.number));
       }
@@ -199,11 +212,16 @@ absl::StatusOr<PfTrace> DecodePftrace(std::string_view data) {
       ProtoField g;
       while (ir.Next(&g)) {
         absl::flat_hash_map<uint64_t, std::string>* table = nullptr;
-        if (g.number == pf::interned::kEventNames) table = &in.names;
-        else if (g.number == pf::interned::kEventCategories) table = &in.categories;
-        else if (g.number == pf::interned::kDebugAnnotationNames) table = &in.ann_names;
-        else if (g.number == pf::interned::kDebugAnnotationStringValues) table = &in.values;
-        else return Err(g.offset, absl::StrCat("unexpected InternedData field ", g.number));
+        if (g.number == pf::interned::kEventNames)
+          table = &in.names;
+        else if (g.number == pf::interned::kEventCategories)
+          table = &in.categories;
+        else if (g.number == pf::interned::kDebugAnnotationNames)
+          table = &in.ann_names;
+        else if (g.number == pf::interned::kDebugAnnotationStringValues)
+          table = &in.values;
+        else
+          return Err(g.offset, absl::StrCat("unexpected InternedData field ", g.number));
         absl::Status s = Define(*table, g.bytes, ir.OffsetOf(g.bytes));
         if (!s.ok()) return s;
       }
@@ -228,7 +246,14 @@ absl::StatusOr<PfTrace> DecodePftrace(std::string_view data) {
     if (!out.tracks.count(ev.track)) return Err(pkt.offset, absl::StrCat("event on undefined track ", ev.track));
     auto& stack = open[ev.track];
     if (ev.type == 1 || ev.type == 3) {
-      PfSlice sl{ev.track, ts, 0, static_cast<int>(stack.size()), ev.name, ev.category, ev.args, ev.flows,
+      PfSlice sl{ev.track,
+                 ts,
+                 0,
+                 static_cast<int>(stack.size()),
+                 ev.name,
+                 ev.category,
+                 ev.args,
+                 ev.flows,
                  ev.terminating_flows};
       out.slices.push_back(sl);
       if (ev.type == 1) stack.push_back(out.slices.size() - 1);

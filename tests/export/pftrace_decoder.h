@@ -44,8 +44,8 @@ struct PfSlice {
 
 struct PfTrace {
   std::map<uint64_t, PfTrack> tracks;
-  std::vector<PfEvent> events;   // in file order
-  std::vector<PfSlice> slices;   // BEGIN/END replayed, in BEGIN order; instants have dur 0
+  std::vector<PfEvent> events;  // in file order
+  std::vector<PfSlice> slices;  // BEGIN/END replayed, in BEGIN order; instants have dur 0
   int64_t packets = 0;
 };
 

@@ -25,27 +25,31 @@ std::string Describe(const model::Trace& t) {
   for (const auto& k : t.kernels())
     ++kernels[std::string(t.str(k.name)) + " @stream " + std::to_string(t.streams()[k.stream].native_id)];
   for (const auto& m : t.memcpys())
-    ++copies[std::string(t.str(m.name)) + (m.is_async == 1 ? " async" : m.is_async == 0 ? " sync" : " ?") +
+    ++copies[std::string(t.str(m.name)) +
+             (m.is_async == 1   ? " async"
+              : m.is_async == 0 ? " sync"
+                                : " ?") +
              " @stream " + std::to_string(t.streams()[m.stream].native_id)];
   for (const auto& s : t.syncs())
     ++syncs[std::string(model::ToString(s.kind)) + " stream " +
             (s.stream >= 0 ? std::to_string(t.streams()[s.stream].native_id) : "-") + " waits-on " +
             (s.wait_on_stream >= 0 ? std::to_string(t.streams()[s.wait_on_stream].native_id) : "-")];
   for (const auto& r : t.ranges())
-    ++ranges[std::string(model::ToString(r.kind)) + " [" + std::string(t.str(r.domain)) + "] " + std::string(t.str(r.name))];
+    ++ranges[std::string(model::ToString(r.kind)) + " [" + std::string(t.str(r.domain)) + "] " +
+             std::string(t.str(r.name))];
   for (const auto& a : t.api_calls()) ++apis[std::string(t.str(a.name))];
   o << "processes " << t.processes().size() << " devices " << t.devices().size() << " streams " << t.streams().size()
     << " threads " << t.threads().size() << "\n";
   for (const auto& d : t.devices()) o << "  device " << d.ordinal << " name '" << t.str(d.name) << "'\n";
   for (auto* m : {&kernels, &copies, &syncs, &ranges})
     for (const auto& [k, v] : *m) o << "  " << v << " x " << k << "\n";
-  for (const char* name : {"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemsetAsync",
-                           "cudaEventRecord", "cudaStreamWaitEvent", "cuLaunchKernel"})
+  for (const char* name : {"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaEventRecord",
+                           "cudaStreamWaitEvent", "cuLaunchKernel"})
     o << "  api " << name << ": " << apis[name] << "\n";
   o << "  api calls total " << t.api_calls().size() << "\n";
   for (const auto& s : t.sources()) {
-    o << "  source " << s.path << " read " << s.events_read << " kept " << s.events_kept << " skipped "
-      << s.skipped() << " dropped " << s.dropped_records << "\n";
+    o << "  source " << s.path << " read " << s.events_read << " kept " << s.events_kept << " skipped " << s.skipped()
+      << " dropped " << s.dropped_records << "\n";
     for (const auto& [k, v] : s.skipped_by_reason) o << "    skipped " << k << ": " << v << "\n";
     for (const auto& e : s.examples) o << "    note " << e << "\n";
   }
@@ -87,7 +91,8 @@ void ExpectKnownWork(const model::Trace& t) {
   int64_t s1_copies_end = 0, s2_copies_end = 0, s1_copies_first_start = INT64_MAX;
   for (const auto& m : t.memcpys()) {
     EXPECT_EQ(m.bytes, kCopyBytes);
-    if (m.kind == model::MemcpyKind::kHtoD && m.src_kind == model::MemoryKind::kPageable && m.is_async == 0) ++pageable_h2d;
+    if (m.kind == model::MemcpyKind::kHtoD && m.src_kind == model::MemoryKind::kPageable && m.is_async == 0)
+      ++pageable_h2d;
     if (m.kind == model::MemcpyKind::kHtoD && m.src_kind == model::MemoryKind::kPinned && m.is_async == 1) {
       ++pinned_h2d;
       EXPECT_EQ(m.stream, s1);
@@ -99,7 +104,8 @@ void ExpectKnownWork(const model::Trace& t) {
       EXPECT_EQ(m.stream, s2);
       s2_copies_end = std::max(s2_copies_end, m.end_ns);
     }
-    if (m.kind == model::MemcpyKind::kDtoH && m.dst_kind == model::MemoryKind::kPageable && m.is_async == 0) ++pageable_d2h;
+    if (m.kind == model::MemcpyKind::kDtoH && m.dst_kind == model::MemoryKind::kPageable && m.is_async == 0)
+      ++pageable_d2h;
   }
   EXPECT_EQ(pageable_h2d, kPageableH2D);
   EXPECT_EQ(pinned_h2d, kPinnedH2D);
@@ -137,11 +143,8 @@ void ExpectKnownWork(const model::Trace& t) {
         EXPECT_GE(s.end_ns + kSlackNs, s2_copies_end);
         EXPECT_GE(s.end_ns + kSlackNs, b.back()->end_ns);
         break;
-      case model::SyncKind::kContextSync:
-        EXPECT_GE(s.end_ns + kSlackNs, c.back()->end_ns);
-        break;
-      default:
-        ADD_FAILURE() << "unexpected sync kind";
+      case model::SyncKind::kContextSync: EXPECT_GE(s.end_ns + kSlackNs, c.back()->end_ns); break;
+      default: ADD_FAILURE() << "unexpected sync kind";
     }
     EXPECT_NE(s.thread, model::kNone);
   }

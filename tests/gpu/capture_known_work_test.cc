@@ -16,10 +16,9 @@
 namespace overlapscope::testing {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                        \
-  do {                                                            \
-    if (std::string why = NoGpuReason(); !why.empty())            \
-      GTEST_SKIP() << "no GPU, capture test skipped: " << why;    \
+#define SKIP_WITHOUT_GPU()                                                                                      \
+  do {                                                                                                          \
+    if (std::string why = NoGpuReason(); !why.empty()) GTEST_SKIP() << "no GPU, capture test skipped: " << why; \
   } while (0)
 
 TEST(CaptureInProcess, KnownWorkExactly) {
@@ -42,8 +41,8 @@ TEST(CaptureInProcess, KnownWorkExactly) {
 // file is named pid<P>.ovspill; returns the profile exit code.
 int Profile(const std::string& dir, const std::string& mode) {
   return RunCommand("env -u RANK -u LOCAL_RANK -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID '" +
-                    BinaryPath("overlapscope") + "' profile -o '" + dir + "' -- '" + BinaryPath("known_work") +
-                    "' " + mode);
+                    BinaryPath("overlapscope") + "' profile -o '" + dir + "' -- '" + BinaryPath("known_work") + "' " +
+                    mode);
 }
 
 bool NoteContains(const model::Trace& t, const std::string& part) {
@@ -100,8 +99,7 @@ TEST(CaptureInjected, BatchAndPeerCopies) {
     std::printf("  memcpy '%s' bytes %lld device %d dst_device %d stream %lld corr %lld\n",
                 std::string(trace->str(m.name)).c_str(), static_cast<long long>(m.bytes),
                 trace->devices()[m.device].ordinal, m.dst_device >= 0 ? trace->devices()[m.dst_device].ordinal : -1,
-                static_cast<long long>(trace->streams()[m.stream].native_id),
-                static_cast<long long>(m.correlation_id));
+                static_cast<long long>(trace->streams()[m.stream].native_id), static_cast<long long>(m.correlation_id));
   int devices = 0;
   cudaGetDeviceCount(&devices);
   ExpectCopies(*trace, devices);

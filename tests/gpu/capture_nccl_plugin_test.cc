@@ -86,20 +86,22 @@ void Child() {
     std::printf("source %s (%s): read %lld kept %lld skipped %lld\n", src.path.c_str(), src.format.c_str(),
                 static_cast<long long>(src.events_read), static_cast<long long>(src.events_kept),
                 static_cast<long long>(src.skipped()));
-    for (const auto& [k, v] : src.skipped_by_reason) std::printf("  skipped %s: %lld\n", k.c_str(), static_cast<long long>(v));
+    for (const auto& [k, v] : src.skipped_by_reason)
+      std::printf("  skipped %s: %lld\n", k.c_str(), static_cast<long long>(v));
     for (const auto& [k, v] : src.notes) std::printf("  note %s: %lld\n", k.c_str(), static_cast<long long>(v));
   }
   std::map<std::string, std::map<int, std::vector<int64_t>>> seqs;  // communicator -> rank -> sequences
   int all_gathers = 0;
   for (size_t i = 0; i < t.collectives().size(); ++i) {
     const model::Collective& c = t.collectives()[i];
-    std::printf("collective %s comm %s rank %d/%d seq %lld bytes %lld dtype %s algo %s proto %s channels %d "
-                "channel span %lld ns, GPU %lld ns, %zu activities\n",
-                std::string(t.str(c.op)).c_str(), std::string(t.str(c.communicator)).c_str(), c.rank, c.nranks,
-                static_cast<long long>(c.sequence), static_cast<long long>(c.bytes), std::string(t.str(c.dtype)).c_str(),
-                std::string(t.str(c.algorithm)).c_str(), std::string(t.str(c.protocol)).c_str(), c.channels,
-                static_cast<long long>(c.channel_span_ns), static_cast<long long>(c.end_ns - c.start_ns),
-                t.CollectiveActivities(static_cast<model::CollectiveId>(i)).size());
+    std::printf(
+        "collective %s comm %s rank %d/%d seq %lld bytes %lld dtype %s algo %s proto %s channels %d "
+        "channel span %lld ns, GPU %lld ns, %zu activities\n",
+        std::string(t.str(c.op)).c_str(), std::string(t.str(c.communicator)).c_str(), c.rank, c.nranks,
+        static_cast<long long>(c.sequence), static_cast<long long>(c.bytes), std::string(t.str(c.dtype)).c_str(),
+        std::string(t.str(c.algorithm)).c_str(), std::string(t.str(c.protocol)).c_str(), c.channels,
+        static_cast<long long>(c.channel_span_ns), static_cast<long long>(c.end_ns - c.start_ns),
+        t.CollectiveActivities(static_cast<model::CollectiveId>(i)).size());
     if (t.str(c.op) != "AllGather") continue;
     ++all_gathers;
     EXPECT_GE(c.sequence, 0);
@@ -143,8 +145,8 @@ TEST(CaptureNcclPlugin, AllGatherCarriesNcclDetails) {
   const ssize_t len = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
   ASSERT_GT(len, 0);
   self[len] = '\0';
-  const std::string cmd = std::string(kChildEnv) + "=1 " + self +
-                          " --gtest_filter=CaptureNcclPlugin.AllGatherCarriesNcclDetails";
+  const std::string cmd =
+      std::string(kChildEnv) + "=1 " + self + " --gtest_filter=CaptureNcclPlugin.AllGatherCarriesNcclDetails";
   EXPECT_EQ(RunCommand(cmd), 0);
 #endif
 }

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-
 namespace overlapscope::testing {
 
 std::string NoGpuReason() {

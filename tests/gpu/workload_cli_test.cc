@@ -11,8 +11,8 @@
 #include <sstream>
 #include <string>
 
-#include "gtest/gtest.h"
 #include "capture_util.h"
+#include "gtest/gtest.h"
 #include "workload_util.h"
 
 // OVERLAPSCOPE_BINARY_DIR comes with the capture test programs (tests/CMakeLists.txt).
@@ -93,9 +93,11 @@ TEST(WorkloadMpi, TwoRanksUnderMpirunAgreeOnSkew) {
   const std::string dir = ::overlapscope::testing::FreshDir("workload-mpi");
   const std::string cmd =
       "mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader "
-      "--mca btl_vader_single_copy_mechanism none -np 2 " + ::overlapscope::testing::BinaryPath("overlapscope") +
+      "--mca btl_vader_single_copy_mechanism none -np 2 " +
+      ::overlapscope::testing::BinaryPath("overlapscope") +
       " run matmul-allgather --mode sequential --iters 5 --warmup 2 --capture-iters 5 "
-      "--burn-in-ms 100 --delay-rank 1 --delay-us 500 --json >" + dir + "/out.json 2>" + dir + "/err.txt";
+      "--burn-in-ms 100 --delay-rank 1 --delay-us 500 --json >" +
+      dir + "/out.json 2>" + dir + "/err.txt";
   const int rc = std::system(cmd.c_str());
   const std::string json = ReadAll(dir + "/out.json"), err = ReadAll(dir + "/err.txt");
   ASSERT_EQ(rc, 0) << json << err;

@@ -147,9 +147,8 @@ TEST(WorkloadSkew, StragglerSkewFromEventsMatchesCaptureAnalysis) {
   ASSERT_EQ(c.modes.count("sequential"), 1u);
   const auto& x = c.modes["sequential"].analysis.cross_rank;
   ASSERT_FALSE(x.instances.empty())
-      << "the cross-rank analysis matched no all-gather across the 2 GPUs of this process (unmatched "
-      << x.unmatched << ", without rank " << x.without_rank
-      << "): single-process collectives must be matched per GPU";
+      << "the cross-rank analysis matched no all-gather across the 2 GPUs of this process (unmatched " << x.unmatched
+      << ", without rank " << x.without_rank << "): single-process collectives must be matched per GPU";
   // The capture window also holds one warm-up iteration, which the events do not time: the
   // first instance is left out (instances are sorted by first start).
   std::vector<int64_t> skew, dur_skew, end_spread;
@@ -167,9 +166,10 @@ TEST(WorkloadSkew, StragglerSkewFromEventsMatchesCaptureAnalysis) {
   ASSERT_FALSE(skew.empty());
   const double analysis_ms = MedianNs(skew) / 1e6, dur_ms = MedianNs(dur_skew) / 1e6;
   const double spread_ms = MedianNs(end_spread) / 1e6;
-  std::printf("median skew: CUDA events %.4f ms; capture: durations-based %.4f ms, METRICS skew %.4f ms, "
-              "end spread %.4f ms, over %zu instances\n",
-              events_ms, dur_ms, analysis_ms, spread_ms, skew.size());
+  std::printf(
+      "median skew: CUDA events %.4f ms; capture: durations-based %.4f ms, METRICS skew %.4f ms, "
+      "end spread %.4f ms, over %zu instances\n",
+      events_ms, dur_ms, analysis_ms, spread_ms, skew.size());
   EXPECT_NEAR(dur_ms, events_ms, 0.05 * events_ms);
   EXPECT_NEAR(analysis_ms, events_ms, 0.05 * events_ms + spread_ms);
   // The 0.5 ms straggler dominates, but the GEMMs before the all-gather do not end together on

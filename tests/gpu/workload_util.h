@@ -21,11 +21,11 @@ inline int GpuCount() {
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
-#define WORKLOAD_REQUIRE_GPUS(n)                                                                  \
-  do {                                                                                            \
-    if (::overlapscope::workloads_test::GpuCount() < (n))                                        \
+#define WORKLOAD_REQUIRE_GPUS(n)                                                                         \
+  do {                                                                                                   \
+    if (::overlapscope::workloads_test::GpuCount() < (n))                                                \
       GTEST_SKIP() << "needs " << (n) << " GPU(s), found " << ::overlapscope::workloads_test::GpuCount() \
-                   << ": workload test skipped";                                                  \
+                   << ": workload test skipped";                                                         \
   } while (0)
 
 struct ModeCapture {

@@ -51,17 +51,17 @@ TEST(JsonScan, MicrosToNanosIsExactDecimal) {
   EXPECT_EQ(NsOk("0"), 0);
   EXPECT_EQ(NsOk("4430921397090.330"), 4430921397090330);
   // Beyond the ns digit: round half away from zero on the first dropped digit.
-  EXPECT_EQ(NsOk("1.2345"), 1235);      // 1234.5 ns -> 1235
-  EXPECT_EQ(NsOk("1.2344999"), 1234);   // 1234.4999 ns -> 1234
-  EXPECT_EQ(NsOk("-1.2345"), -1235);    // away from zero
-  EXPECT_EQ(NsOk("0.0005"), 1);         // 0.5 ns -> 1
+  EXPECT_EQ(NsOk("1.2345"), 1235);     // 1234.5 ns -> 1235
+  EXPECT_EQ(NsOk("1.2344999"), 1234);  // 1234.4999 ns -> 1234
+  EXPECT_EQ(NsOk("-1.2345"), -1235);   // away from zero
+  EXPECT_EQ(NsOk("0.0005"), 1);        // 0.5 ns -> 1
   EXPECT_EQ(NsOk("0.0004999"), 0);
   EXPECT_EQ(NsOk("4430921397268.5575"), 4430921397268558);
   // Exponents shift the decimal point exactly.
   EXPECT_EQ(NsOk("1e3"), 1000000);
-  EXPECT_EQ(NsOk("1.5E-3"), 2);          // 1.5 ns -> 2
+  EXPECT_EQ(NsOk("1.5E-3"), 2);  // 1.5 ns -> 2
   EXPECT_EQ(NsOk("4.430921397268557e12"), 4430921397268557);
-  EXPECT_EQ(NsOk("0.000001e6"), 1000);   // 1 us
+  EXPECT_EQ(NsOk("0.000001e6"), 1000);  // 1 us
   // int64 limits: INT64_MAX ns = 9223372036854775.807 us.
   EXPECT_EQ(NsOk("9223372036854775.807"), INT64_MAX);
   EXPECT_EQ(Ns("9223372036854775.808").kind, NumKind::kOutOfRange);

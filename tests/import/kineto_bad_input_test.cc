@@ -12,7 +12,8 @@ namespace {
 std::string Kernel(const std::string& ts, const std::string& dur, const std::string& corr,
                    const std::string& extra_args = "", const std::string& name = "k") {
   return "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name + "\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts +
-         ", \"dur\": " + dur + ", \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": " + corr + extra_args + "}}";
+         ", \"dur\": " + dur + ", \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": " + corr + extra_args +
+         "}}";
 }
 
 std::string Runtime(const std::string& ts, const std::string& corr, const std::string& name = "cudaLaunchKernel") {
@@ -37,27 +38,30 @@ std::string P(const std::string& name) { return ::testing::TempDir() + "/" + nam
 
 TEST(KinetoBadInput, UnreadableFilesAreErrorsWithOffsets) {
   EXPECT_EQ(ErrorOf("empty.json", ""), P("empty.json") + ": offset 0: empty file");
-  EXPECT_EQ(ErrorOf("text.json", "hello"), P("text.json") + ": offset 0: top level is not a JSON object (expected '{')");
+  EXPECT_EQ(ErrorOf("text.json", "hello"),
+            P("text.json") + ": offset 0: top level is not a JSON object (expected '{')");
   EXPECT_EQ(ErrorOf("array.json", "  [1, 2]"),
             P("array.json") + ": offset 2: top level is not a JSON object (expected '{')");
   // Truncated inside the event array: the offset is the end of the data.
   std::string full = Doc({Kernel("10", "1", "1"), Kernel("20", "1", "2")});
   std::string cut = full.substr(0, full.find("\"ts\": 20"));
-  EXPECT_EQ(ErrorOf("cut.json", cut), P("cut.json") + ": offset " + std::to_string(cut.size()) +
-                                          ": unexpected end of data (truncated file?)");
+  EXPECT_EQ(ErrorOf("cut.json", cut),
+            P("cut.json") + ": offset " + std::to_string(cut.size()) + ": unexpected end of data (truncated file?)");
   // Missing ',' between two keys of an event: the offset is the unexpected '"'.
   std::string bad = Doc({"{\"ph\": \"X\" \"cat\": \"kernel\"}"});
   size_t at = bad.find("\"cat\"");
-  EXPECT_EQ(ErrorOf("comma.json", bad), P("comma.json") + ": offset " + std::to_string(at) +
-                                            ": expected ',' or '}' in event");
+  EXPECT_EQ(ErrorOf("comma.json", bad),
+            P("comma.json") + ": offset " + std::to_string(at) + ": expected ',' or '}' in event");
   // Two events without a ',' between them.
   std::string two = "{\"traceEvents\": [{\"ph\": \"i\"} {\"ph\": \"i\"}]}";
-  EXPECT_EQ(ErrorOf("two.json", two), P("two.json") + ": offset " + std::to_string(two.find("} {") + 2) +
-                                          ": expected ',' or ']' after an event");
+  EXPECT_EQ(ErrorOf("two.json", two),
+            P("two.json") + ": offset " + std::to_string(two.find("} {") + 2) + ": expected ',' or ']' after an event");
   EXPECT_EQ(ErrorOf("noevents.json", "{\"schemaVersion\": 1}"),
             P("noevents.json") + ": offset 20: no traceEvents array in the file");
-  EXPECT_EQ(ErrorOf("notarray.json", "{\"traceEvents\": 5}"), P("notarray.json") + ": offset 16: traceEvents is not an array");
-  EXPECT_EQ(ErrorOf("after.json", "{\"traceEvents\": []} x"), P("after.json") + ": offset 20: data after the top-level object");
+  EXPECT_EQ(ErrorOf("notarray.json", "{\"traceEvents\": 5}"),
+            P("notarray.json") + ": offset 16: traceEvents is not an array");
+  EXPECT_EQ(ErrorOf("after.json", "{\"traceEvents\": []} x"),
+            P("after.json") + ": offset 20: data after the top-level object");
   auto t = ImportOne(P("does_not_exist.json"));
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(), P("does_not_exist.json") + ": offset 0: cannot open: no such file or directory");
@@ -89,6 +93,8 @@ TEST(KinetoBadInput, GzipErrors) {
 }
 
 TEST(KinetoBadInput, BadEventsAreSkippedAndCountedByReason) {
+  // One malformed event per line, with the reason it must be skipped for.
+  // clang-format off
   std::vector<std::string> ev = {
       Kernel("10", "1", "1"),                                            // fine
       Kernel("\"abc\"", "1", "2"),                                       // ts not a number
@@ -107,6 +113,7 @@ TEST(KinetoBadInput, BadEventsAreSkippedAndCountedByReason) {
       "{\"cat\": \"cpu_op\", \"name\": \"b\", \"pid\": 10, \"tid\": 11, \"ts\": 1}",                 // missing ph
       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": 5, \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 1}",  // name
   };
+  // clang-format on
   absl::StatusOr<model::Trace> t;
   std::string content = Doc(ev);
   ASSERT_EQ(Try("bad_events.json", content, &t), "");
@@ -116,13 +123,13 @@ TEST(KinetoBadInput, BadEventsAreSkippedAndCountedByReason) {
   EXPECT_EQ(s.events_read, 16);
   EXPECT_EQ(s.events_kept, 1);
   EXPECT_EQ(s.skipped(), 15);
-  const std::map<std::string, int64_t> want = {
-      {"ts not a number", 1},    {"negative dur", 1},   {"missing ts", 1},
-      {"missing dur", 1},        {"ts not finite", 1},  {"dur not finite", 1},
-      {"ts beyond int64 ns", 1}, {"bad arg value: correlation", 2},
-      {"bad arg value: grid", 1}, {"tid not an integer", 1},
-      {"missing device", 1},     {"unsupported ph", 1}, {"missing ph", 1},
-      {"name not a string", 1}};
+  const std::map<std::string, int64_t> want = {{"ts not a number", 1},     {"negative dur", 1},
+                                               {"missing ts", 1},          {"missing dur", 1},
+                                               {"ts not finite", 1},       {"dur not finite", 1},
+                                               {"ts beyond int64 ns", 1},  {"bad arg value: correlation", 2},
+                                               {"bad arg value: grid", 1}, {"tid not an integer", 1},
+                                               {"missing device", 1},      {"unsupported ph", 1},
+                                               {"missing ph", 1},          {"name not a string", 1}};
   std::map<std::string, int64_t> got(s.skipped_by_reason.begin(), s.skipped_by_reason.end());
   EXPECT_EQ(got, want);
   // Examples name the byte offset of the skipped event's '{'.
@@ -134,8 +141,8 @@ TEST(KinetoBadInput, BadEventsAreSkippedAndCountedByReason) {
 }
 
 TEST(KinetoBadInput, DuplicateCorrelationIdsUnsortedEventsAndBadUtf8) {
-  std::vector<std::string> ev = {Runtime("30", "5"), Runtime("10", "5", "cudaMemcpyAsync"),
-                                 Kernel("40", "2", "5"), Kernel("20", "2", "6", "", "bad\xFFname")};
+  std::vector<std::string> ev = {Runtime("30", "5"), Runtime("10", "5", "cudaMemcpyAsync"), Kernel("40", "2", "5"),
+                                 Kernel("20", "2", "6", "", "bad\xFFname")};
   std::string content = Doc(ev);
   absl::StatusOr<model::Trace> t;
   ASSERT_EQ(Try("dups.json", content, &t), "");
@@ -158,7 +165,8 @@ TEST(KinetoBadInput, UnknownCategoriesAndArgsAreCounted) {
       "{\"ph\": \"X\", \"name\": \"nocat\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}",
       Kernel("10", "1", "1", ", \"my arg\": [1, {\"a\": 2}], \"other\": \"s\""),
       "{\"ph\": \"s\", \"id\": 1, \"pid\": 1, \"tid\": 1, \"ts\": 1, \"cat\": \"ac2g\", \"name\": \"ac2g\"}",
-      "{\"ph\": \"f\", \"id\": 99, \"pid\": 1, \"tid\": 1, \"ts\": 1, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}",
+      "{\"ph\": \"f\", \"id\": 99, \"pid\": 1, \"tid\": 1, \"ts\": 1, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": "
+      "\"e\"}",
   };
   absl::StatusOr<model::Trace> t;
   ASSERT_EQ(Try("unknown.json", Doc(ev), &t), "");
@@ -188,9 +196,9 @@ TEST(KinetoBadInput, BaseTimeBeforeOrAfterEventsGivesTheSameNanoseconds) {
   }
   // A base that pushes ts beyond int64 is a file-level error (every timestamp would be wrong).
   std::string content = Doc(ev, "  \"baseTimeNanoseconds\": 9223372036854775000,\n");
-  EXPECT_EQ(ErrorOf("base_overflow.json", content),
-            P("base_overflow.json") + ": offset " + std::to_string(content.find("9223372036854775000")) +
-                ": baseTimeNanoseconds + ts beyond int64 ns");
+  EXPECT_EQ(ErrorOf("base_overflow.json", content), P("base_overflow.json") + ": offset " +
+                                                        std::to_string(content.find("9223372036854775000")) +
+                                                        ": baseTimeNanoseconds + ts beyond int64 ns");
 }
 
 TEST(KinetoBadInput, RankFromDistributedInfoOrFileName) {
@@ -207,7 +215,9 @@ TEST(KinetoBadInput, RankFromDistributedInfoOrFileName) {
   ASSERT_EQ(Try("plain.json", Doc(ev), &t), "");
   EXPECT_EQ(t->processes()[0].rank, model::kNone);
   // distributedInfo wins over the name.
-  ASSERT_EQ(Try("rank7.json", Doc(ev, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 2, \"world_size\": 4},\n"), &t), "");
+  ASSERT_EQ(Try("rank7.json",
+                Doc(ev, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 2, \"world_size\": 4},\n"), &t),
+            "");
   EXPECT_EQ(t->processes()[0].rank, 2);
   EXPECT_EQ(t->processes()[0].world_size, 4);
 }

@@ -12,8 +12,8 @@ namespace {
 
 using nlohmann::json;
 
-const char* kScenarios[] = {"ag_sequential", "ag_overlap", "a2a_sync", "a2a_async",
-                            "d2h_blocking", "d2h_nonblocking_nosync", "d2h_nonblocking_event"};
+const char* kScenarios[] = {"ag_sequential",          "ag_overlap",           "a2a_sync", "a2a_async", "d2h_blocking",
+                            "d2h_nonblocking_nosync", "d2h_nonblocking_event"};
 
 json Load(const std::string& path) { return json::parse(ReadFileText(path)); }
 

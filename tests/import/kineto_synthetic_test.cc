@@ -11,8 +11,8 @@ namespace {
 
 std::string Ev(const std::string& cat, const std::string& name, const std::string& pid, const std::string& tid,
                const std::string& ts, const std::string& dur, const std::string& args) {
-  return "{\"ph\": \"X\", \"cat\": \"" + cat + "\", \"name\": \"" + name + "\", \"pid\": " + pid +
-         ", \"tid\": " + tid + ", \"ts\": " + ts + ", \"dur\": " + dur + ", \"args\": {" + args + "}}";
+  return "{\"ph\": \"X\", \"cat\": \"" + cat + "\", \"name\": \"" + name + "\", \"pid\": " + pid + ", \"tid\": " + tid +
+         ", \"ts\": " + ts + ", \"dur\": " + dur + ", \"args\": {" + args + "}}";
 }
 
 absl::StatusOr<model::Trace> ImportDoc(const std::string& name, const std::vector<std::string>& ev) {
@@ -21,23 +21,26 @@ absl::StatusOr<model::Trace> ImportDoc(const std::string& name, const std::vecto
 
 TEST(KinetoSynthetic, CollectivesFromKernelArgs) {
   const std::string gpu = "\"device\": 3, \"stream\": 20, ";
-  auto t = ImportDoc("coll.json", {
-      // all-reduce of 1000 Float (4 B): bytes = max(1000, 1000) * 4 = 4000
-      Ev("kernel", "ncclDevKernel_AllReduce", "3", "20", "100", "5", gpu +
-         "\"correlation\": 1, \"Collective name\": \"allreduce\", \"In msg nelems\": 1000, "
-         "\"Out msg nelems\": 1000, \"Group size\": 8, \"dtype\": \"Float\", \"Process Group Name\": \"5\", "
-         "\"Seq\": 42"),
-      // reduce-scatter, 8000 in / 1000 out BFloat16 (2 B): bytes = 8000 * 2 = 16000
-      Ev("kernel", "ncclDevKernel_ReduceScatter", "3", "20", "200", "5", gpu +
-         "\"correlation\": 2, \"Collective name\": \"reduce_scatter\", \"In msg nelems\": 8000, "
-         "\"Out msg nelems\": 1000, \"Group size\": 8, \"dtype\": \"BFloat16\", \"Process Group Name\": \"5\""),
-      // unknown dtype: bytes stay unknown (-1), elements are kept
-      Ev("kernel", "ncclDevKernel_Broadcast", "3", "20", "300", "5", gpu +
-         "\"correlation\": 3, \"Collective name\": \"broadcast\", \"In msg nelems\": 10, "
-         "\"Out msg nelems\": 10, \"dtype\": \"Weird\""),
-      // a plain kernel: no collective
-      Ev("kernel", "gemm", "3", "20", "400", "5", gpu + "\"correlation\": 4"),
-  });
+  auto t = ImportDoc(
+      "coll.json",
+      {
+          // all-reduce of 1000 Float (4 B): bytes = max(1000, 1000) * 4 = 4000
+          Ev("kernel", "ncclDevKernel_AllReduce", "3", "20", "100", "5",
+             gpu + "\"correlation\": 1, \"Collective name\": \"allreduce\", \"In msg nelems\": 1000, "
+                   "\"Out msg nelems\": 1000, \"Group size\": 8, \"dtype\": \"Float\", \"Process Group Name\": \"5\", "
+                   "\"Seq\": 42"),
+          // reduce-scatter, 8000 in / 1000 out BFloat16 (2 B): bytes = 8000 * 2 = 16000
+          Ev("kernel", "ncclDevKernel_ReduceScatter", "3", "20", "200", "5",
+             gpu +
+                 "\"correlation\": 2, \"Collective name\": \"reduce_scatter\", \"In msg nelems\": 8000, "
+                 "\"Out msg nelems\": 1000, \"Group size\": 8, \"dtype\": \"BFloat16\", \"Process Group Name\": \"5\""),
+          // unknown dtype: bytes stay unknown (-1), elements are kept
+          Ev("kernel", "ncclDevKernel_Broadcast", "3", "20", "300", "5",
+             gpu + "\"correlation\": 3, \"Collective name\": \"broadcast\", \"In msg nelems\": 10, "
+                   "\"Out msg nelems\": 10, \"dtype\": \"Weird\""),
+          // a plain kernel: no collective
+          Ev("kernel", "gemm", "3", "20", "400", "5", gpu + "\"correlation\": 4"),
+      });
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->collectives().size(), 3u);
   const auto& c0 = t->collectives()[0];
@@ -65,16 +68,22 @@ TEST(KinetoSynthetic, CollectivesFromKernelArgs) {
 
 TEST(KinetoSynthetic, CopiesAndTheirApiCalls) {
   const std::string gpu = "\"device\": 0, \"stream\": 7, ";
-  auto t = ImportDoc("copies.json", {
-      Ev("cuda_runtime", "cudaMemcpy", "10", "11", "1", "9", "\"correlation\": 50"),
-      Ev("cuda_runtime", "cudaMemcpyAsync", "10", "11", "20", "2", "\"correlation\": 51"),
-      Ev("cuda_driver", "cuMemcpyDtoHAsync_v2", "10", "11", "30", "2", "\"correlation\": 52"),
-      Ev("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", "0", "7", "2", "3", gpu + "\"correlation\": 50, \"bytes\": 1024"),
-      Ev("gpu_memcpy", "Memcpy PtoP (Device -> Device)", "0", "7", "21", "3", gpu + "\"correlation\": 51, \"bytes\": 8"),
-      Ev("gpu_memcpy", "Memcpy DtoH (Device -> Managed)", "0", "7", "31", "3", gpu + "\"correlation\": 52, \"bytes\": 8"),
-      Ev("gpu_memcpy", "Memcpy DtoD (Device -> Array)", "0", "7", "40", "3", gpu + "\"correlation\": 53, \"bytes\": 8"),
-      Ev("gpu_memset", "Memset (Pinned)", "0", "7", "50", "1", gpu + "\"correlation\": 54, \"bytes\": 4"),
-  });
+  auto t =
+      ImportDoc("copies.json",
+                {
+                    Ev("cuda_runtime", "cudaMemcpy", "10", "11", "1", "9", "\"correlation\": 50"),
+                    Ev("cuda_runtime", "cudaMemcpyAsync", "10", "11", "20", "2", "\"correlation\": 51"),
+                    Ev("cuda_driver", "cuMemcpyDtoHAsync_v2", "10", "11", "30", "2", "\"correlation\": 52"),
+                    Ev("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", "0", "7", "2", "3",
+                       gpu + "\"correlation\": 50, \"bytes\": 1024"),
+                    Ev("gpu_memcpy", "Memcpy PtoP (Device -> Device)", "0", "7", "21", "3",
+                       gpu + "\"correlation\": 51, \"bytes\": 8"),
+                    Ev("gpu_memcpy", "Memcpy DtoH (Device -> Managed)", "0", "7", "31", "3",
+                       gpu + "\"correlation\": 52, \"bytes\": 8"),
+                    Ev("gpu_memcpy", "Memcpy DtoD (Device -> Array)", "0", "7", "40", "3",
+                       gpu + "\"correlation\": 53, \"bytes\": 8"),
+                    Ev("gpu_memset", "Memset (Pinned)", "0", "7", "50", "1", gpu + "\"correlation\": 54, \"bytes\": 4"),
+                });
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->memcpys().size(), 4u);
   using model::MemcpyKind;
@@ -98,17 +107,19 @@ TEST(KinetoSynthetic, CopiesAndTheirApiCalls) {
 }
 
 TEST(KinetoSynthetic, SyncFieldsAndHostThread) {
-  auto t = ImportDoc("syncs.json", {
-      Ev("cuda_runtime", "cudaStreamWaitEvent", "10", "12", "1", "1", "\"correlation\": 70"),
-      Ev("cuda_runtime", "cudaEventSynchronize", "10", "11", "5", "100", "\"correlation\": 71"),
-      Ev("cuda_sync", "Stream Wait Event", "0", "17", "1.5", "0.75",
-         "\"cuda_sync_kind\": \"Stream Wait Event\", \"wait_on_stream\": 7, \"wait_on_cuda_event_record_corr_id\": 123, "
-         "\"wait_on_cuda_event_id\": 5, \"stream\": 17, \"correlation\": 70, \"device\": 0"),
-      Ev("cuda_sync", "Event Sync", "0", "1", "5.25", "99.5",
-         "\"cuda_sync_kind\": \"Event Sync\", \"stream\": -1, \"correlation\": 71, \"device\": 0"),
-      Ev("cuda_sync", "Context Sync", "0", "1", "200", "3",
-         "\"stream\": -1, \"correlation\": 72, \"device\": 0"),  // no API call in the file
-  });
+  auto t = ImportDoc("syncs.json",
+                     {
+                         Ev("cuda_runtime", "cudaStreamWaitEvent", "10", "12", "1", "1", "\"correlation\": 70"),
+                         Ev("cuda_runtime", "cudaEventSynchronize", "10", "11", "5", "100", "\"correlation\": 71"),
+                         Ev("cuda_sync", "Stream Wait Event", "0", "17", "1.5", "0.75",
+                            "\"cuda_sync_kind\": \"Stream Wait Event\", \"wait_on_stream\": 7, "
+                            "\"wait_on_cuda_event_record_corr_id\": 123, "
+                            "\"wait_on_cuda_event_id\": 5, \"stream\": 17, \"correlation\": 70, \"device\": 0"),
+                         Ev("cuda_sync", "Event Sync", "0", "1", "5.25", "99.5",
+                            "\"cuda_sync_kind\": \"Event Sync\", \"stream\": -1, \"correlation\": 71, \"device\": 0"),
+                         Ev("cuda_sync", "Context Sync", "0", "1", "200", "3",
+                            "\"stream\": -1, \"correlation\": 72, \"device\": 0"),  // no API call in the file
+                     });
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->syncs().size(), 3u);
   const auto& w = t->syncs()[0];  // sorted by start: 1.5 us, 5.25 us, 200 us
@@ -134,16 +145,19 @@ TEST(KinetoSynthetic, SyncFieldsAndHostThread) {
 }
 
 TEST(KinetoSynthetic, HostRangesAndMetadata) {
-  auto t = ImportDoc("ranges.json", {
-      "{\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": 42, \"tid\": 0, \"args\": {\"labels\": \"CPU\"}}",
-      "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 42, \"tid\": 0, \"args\": {\"name\": \"trainer\"}}",
-      "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 42, \"tid\": 43, \"args\": {\"name\": \"main\"}}",
-      "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": \"Spans\", \"tid\": 0, \"args\": {\"sort_index\": 1}}",
-      Ev("python_function", "train.py(10): step", "42", "43", "1", "10", "\"Python id\": 3"),
-      Ev("overhead", "Instrumentation", "42", "43", "2", "1", ""),
-      Ev("cpu_op", "aten::mm", "42", "43", "3", "4", "\"External id\": 9"),
-      Ev("user_annotation", "ProfilerStep#1", "42", "43", "0", "20", "\"External id\": 8"),
-  });
+  auto t = ImportDoc(
+      "ranges.json",
+      {
+          "{\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": 42, \"tid\": 0, \"args\": {\"labels\": \"CPU\"}}",
+          "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 42, \"tid\": 0, \"args\": {\"name\": \"trainer\"}}",
+          "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 42, \"tid\": 43, \"args\": {\"name\": \"main\"}}",
+          "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": \"Spans\", \"tid\": 0, \"args\": "
+          "{\"sort_index\": 1}}",
+          Ev("python_function", "train.py(10): step", "42", "43", "1", "10", "\"Python id\": 3"),
+          Ev("overhead", "Instrumentation", "42", "43", "2", "1", ""),
+          Ev("cpu_op", "aten::mm", "42", "43", "3", "4", "\"External id\": 9"),
+          Ev("user_annotation", "ProfilerStep#1", "42", "43", "0", "20", "\"External id\": 8"),
+      });
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->ranges().size(), 4u);
   using model::RangeKind;

@@ -70,9 +70,11 @@ inline std::string Dump(const model::Trace& t) {
            std::string(t.str(st.name));
   };
   auto thread_text = [&](model::ThreadId th) {
-    return th < 0 ? std::string("-") : std::to_string(t.threads()[th].tid) + "/" + std::string(t.str(t.threads()[th].name));
+    return th < 0 ? std::string("-")
+                  : std::to_string(t.threads()[th].tid) + "/" + std::string(t.str(t.threads()[th].name));
   };
-  for (const auto& p : t.processes()) o << "P " << p.pid << " " << p.rank << " " << p.world_size << " " << t.str(p.name) << "\n";
+  for (const auto& p : t.processes())
+    o << "P " << p.pid << " " << p.rank << " " << p.world_size << " " << t.str(p.name) << "\n";
   for (const auto& d : t.devices()) o << "D " << d.process << " " << d.ordinal << " " << t.str(d.name) << "\n";
   for (const auto& k : t.kernels())
     o << "K " << k.start_ns << " " << k.end_ns << " " << stream_text(k.stream) << " " << k.correlation_id << " "

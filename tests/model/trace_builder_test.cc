@@ -26,12 +26,20 @@ struct Fixture {
   }
   void Kernel(int64_t s, int64_t e, DeviceId d, StreamId st, int64_t corr, CollectiveId c = kNone) {
     model::Kernel k;
-    k.start_ns = s; k.end_ns = e; k.device = d; k.stream = st; k.correlation_id = corr; k.collective = c;
+    k.start_ns = s;
+    k.end_ns = e;
+    k.device = d;
+    k.stream = st;
+    k.correlation_id = corr;
+    k.collective = c;
     b.data().kernels.push_back(k);
   }
   void Api(int64_t s, int64_t e, ThreadId t, int64_t corr) {
     ApiCall a;
-    a.start_ns = s; a.end_ns = e; a.thread = t; a.correlation_id = corr;
+    a.start_ns = s;
+    a.end_ns = e;
+    a.thread = t;
+    a.correlation_id = corr;
     a.name = b.Intern("cudaLaunchKernel");
     b.data().api_calls.push_back(a);
   }
@@ -99,7 +107,11 @@ TEST(TraceBuilder, CollectiveSpansComeFromCarriersAndIdsFollowTheSort) {
   f.Kernel(500, 700, f.d0, f.s0b, 9, 0);
   f.Kernel(100, 150, f.d0, f.s0b, 8, 1);
   Memcpy m;
-  m.start_ns = 140; m.end_ns = 180; m.device = f.d0; m.stream = f.s0b; m.collective = 1;
+  m.start_ns = 140;
+  m.end_ns = 180;
+  m.device = f.d0;
+  m.stream = f.s0b;
+  m.collective = 1;
   f.b.data().memcpys.push_back(m);
   auto t = std::move(f.b).Finalize();
   ASSERT_TRUE(t.ok()) << t.status();

@@ -123,9 +123,10 @@ TEST(CollectivesReport, TextNamesGpusNeverRankQuestionMarkAndCutsLongLists) {
   std::string text = RenderReportText(t, r, info);
   EXPECT_EQ(text.find("rank ?"), std::string::npos) << text;
   EXPECT_NE(text.find("== pid 42 (GPU 0, GPU 1) =="), std::string::npos) << text;
-  EXPECT_NE(text.find("#1    AllGather  comm 0xc0ffee  #1 by order | 1.05 MB  RING/SIMPLE 4 ch | skew 150 ns (last: GPU 1), "
-                      "bus time 250 ns"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("#1    AllGather  comm 0xc0ffee  #1 by order | 1.05 MB  RING/SIMPLE 4 ch | skew 150 ns (last: GPU 1), "
+                "bus time 250 ns"),
+      std::string::npos)
       << text;
   // Instance 2: GPU 0 starts 2100, 1000 ns after the trace start (1100); bus time
   // min(500-250, 520-250) = 250 ns.
@@ -172,9 +173,10 @@ TEST(CollectivesReport, ClockAlignmentInJsonAndText) {
   EXPECT_EQ(j["collectives_across_ranks"]["instances"][0]["skew_ns"], 130);
   EXPECT_EQ(j["collectives_across_ranks"]["identified_by"], "gpu");
   std::string text = RenderReportText(*shifted, r, info);
-  EXPECT_NE(text.find("clocks: clocks of 2 hosts aligned by 4 matched collectives (reference host a); host b shifted by "
-                      "-0.020 µs"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("clocks: clocks of 2 hosts aligned by 4 matched collectives (reference host a); host b shifted by "
+                "-0.020 µs"),
+      std::string::npos)
       << text;
   ReportInfo one;
   one.clock_alignment = analyze::EstimateClockAlignment(OneProcessTwoGpus(1, "a"), analyze::ClockAlignMode::kAuto);

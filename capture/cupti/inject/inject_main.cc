@@ -59,7 +59,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   if (std::getenv("OVERLAPSCOPE_VERBOSE"))
     std::fprintf(stderr, "overlapscope-inject: pid %d writes %s (CUPTI %s)%s%s\n", ::getpid(), c.spill_path.c_str(),
-                 CuptiLibraryPath().c_str(), CollectorWarnings().empty() ? "" : " warnings: ",
-                 CollectorWarnings().c_str());
+                 CuptiLibraryPath().c_str(),
+                 CollectorWarnings().empty() ? "" : " warnings: ", CollectorWarnings().c_str());
   return 1;
 }

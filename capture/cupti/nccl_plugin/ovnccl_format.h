@@ -38,15 +38,15 @@ inline constexpr uint32_t kOvncclFileHeaderBytes = 16;
 inline constexpr uint32_t kOvncclRecordHeaderBytes = 8;
 
 enum class OvncclKind : uint16_t {
-  kProcess = 1,       // OvncclProcess: first record of the file
-  kComm = 2,          // OvncclComm (+ communicator name bytes after the struct)
-  kCommEnd = 3,       // OvncclCommEnd: NCCL finalized the communicator's profiler context
-  kApiStart = 4,      // OvncclApiStart: GroupApi / CollApi / P2pApi event started
-  kCollStart = 5,     // OvncclCollStart: Coll or P2p event (one task of a launched plan)
-  kKernelChStart = 6, // OvncclKernelChStart: one channel (CTA) of an NCCL kernel started
-  kKernelChStop = 7,  // OvncclKernelChStop: that channel's GPU end time
-  kStop = 8,          // OvncclStop: any event stopped
-  kStats = 9,         // OvncclStats: plugin counters at the time of a flush
+  kProcess = 1,        // OvncclProcess: first record of the file
+  kComm = 2,           // OvncclComm (+ communicator name bytes after the struct)
+  kCommEnd = 3,        // OvncclCommEnd: NCCL finalized the communicator's profiler context
+  kApiStart = 4,       // OvncclApiStart: GroupApi / CollApi / P2pApi event started
+  kCollStart = 5,      // OvncclCollStart: Coll or P2p event (one task of a launched plan)
+  kKernelChStart = 6,  // OvncclKernelChStart: one channel (CTA) of an NCCL kernel started
+  kKernelChStop = 7,   // OvncclKernelChStop: that channel's GPU end time
+  kStop = 8,           // OvncclStop: any event stopped
+  kStats = 9,          // OvncclStats: plugin counters at the time of a flush
 };
 
 // NCCL's event type bits (profiler API v5), stored in `type` fields.
@@ -69,17 +69,17 @@ struct OvncclRecordHeader {
 
 struct OvncclProcess {
   int64_t pid;
-  int64_t host_ns;        // when the file was opened
-  uint32_t clock;         // 0 = CLOCK_REALTIME
-  uint32_t plugin_abi;    // NCCL profiler API version the plugin speaks (5)
+  int64_t host_ns;      // when the file was opened
+  uint32_t clock;       // 0 = CLOCK_REALTIME
+  uint32_t plugin_abi;  // NCCL profiler API version the plugin speaks (5)
 };
 
 struct OvncclComm {
-  uint64_t context;       // the plugin's id of this communicator's profiler context (1, 2, ...)
-  uint64_t comm_id;       // NCCL's communicator hash: equal on every rank of the communicator
-  int64_t host_ns;        // init time
+  uint64_t context;  // the plugin's id of this communicator's profiler context (1, 2, ...)
+  uint64_t comm_id;  // NCCL's communicator hash: equal on every rank of the communicator
+  int64_t host_ns;   // init time
   int32_t nnodes, nranks, rank;
-  uint32_t name_bytes;    // communicator name bytes following this struct (may be 0)
+  uint32_t name_bytes;  // communicator name bytes following this struct (may be 0)
 };
 
 struct OvncclCommEnd {
@@ -91,14 +91,14 @@ struct OvncclApiStart {
   uint64_t id, parent, context;
   int64_t host_ns;
   int64_t tid;
-  uint32_t type;          // kTypeGroupApi / kTypeCollApi / kTypeP2pApi
-  int32_t root;           // CollApi root (-1 when not given)
-  uint64_t count;         // elements as passed to the API call (CollApi / P2pApi)
-  uint64_t stream;        // cudaStream_t value of the call
-  int64_t ordinal;        // CollApi/P2pApi: 0, 1, ... per (communicator, func) since init;
-                          // GroupApi: 0, 1, ... per communicator (of the group's first call)
-  int32_t group_depth;    // GroupApi: NCCL's group depth at start
-  uint8_t graph_captured; // 1 when the call was captured into a CUDA graph
+  uint32_t type;           // kTypeGroupApi / kTypeCollApi / kTypeP2pApi
+  int32_t root;            // CollApi root (-1 when not given)
+  uint64_t count;          // elements as passed to the API call (CollApi / P2pApi)
+  uint64_t stream;         // cudaStream_t value of the call
+  int64_t ordinal;         // CollApi/P2pApi: 0, 1, ... per (communicator, func) since init;
+                           // GroupApi: 0, 1, ... per communicator (of the group's first call)
+  int32_t group_depth;     // GroupApi: NCCL's group depth at start
+  uint8_t graph_captured;  // 1 when the call was captured into a CUDA graph
   uint8_t pad[3];
   char func[16];
   char dtype[16];
@@ -108,11 +108,11 @@ struct OvncclCollStart {
   uint64_t id, parent, context;  // parent: the CollApi / P2pApi event, 0 when unknown
   int64_t host_ns;
   int64_t tid;
-  uint32_t type;          // kTypeColl / kTypeP2p
-  int32_t rank;           // rank in the communicator
-  int64_t seq;            // Coll: NCCL's sequence number per (communicator, func); P2p: -1
+  uint32_t type;  // kTypeColl / kTypeP2p
+  int32_t rank;   // rank in the communicator
+  int64_t seq;    // Coll: NCCL's sequence number per (communicator, func); P2p: -1
   uint64_t count;
-  int32_t root_or_peer;   // Coll: root; P2p: peer
+  int32_t root_or_peer;  // Coll: root; P2p: peer
   uint8_t nchannels, nwarps, pad[2];
   char func[16];
   char dtype[16];
@@ -123,7 +123,7 @@ struct OvncclCollStart {
 struct OvncclKernelChStart {
   uint64_t id, parent, context;  // parent: the Coll / P2p event
   int64_t host_ns;
-  uint64_t ptimer_ns;     // GPU globaltimer when the channel started
+  uint64_t ptimer_ns;  // GPU globaltimer when the channel started
   uint32_t channel;
   uint32_t pad;
 };
@@ -131,7 +131,7 @@ struct OvncclKernelChStart {
 struct OvncclKernelChStop {
   uint64_t id;
   int64_t host_ns;
-  uint64_t ptimer_ns;     // GPU globaltimer when the channel ended
+  uint64_t ptimer_ns;  // GPU globaltimer when the channel ended
 };
 
 struct OvncclStop {
@@ -142,12 +142,12 @@ struct OvncclStop {
 
 // Cumulative counters (the last kStats record of a file holds the totals).
 struct OvncclStats {
-  uint64_t events_started;      // events the plugin recorded
-  uint64_t records_written;     // records written to the file before this one
-  uint64_t records_dropped;     // lost: no thread buffer left (more threads than buffers)
-  uint64_t internal_errors;     // plugin failures; recording stops at the first one
-  uint64_t ignored_events;      // event types the plugin does not record (Group, ProxyOp, ...)
-  uint64_t write_errors;        // failed writes to the file (recording stops)
+  uint64_t events_started;   // events the plugin recorded
+  uint64_t records_written;  // records written to the file before this one
+  uint64_t records_dropped;  // lost: no thread buffer left (more threads than buffers)
+  uint64_t internal_errors;  // plugin failures; recording stops at the first one
+  uint64_t ignored_events;   // event types the plugin does not record (Group, ProxyOp, ...)
+  uint64_t write_errors;     // failed writes to the file (recording stops)
 };
 #pragma pack(pop)
 

@@ -37,8 +37,8 @@ namespace overlapscope::nccl_plugin {
 namespace {
 
 constexpr int kMaxRings = 256;
-constexpr int kSlots = 1024;         // records per thread ring (160 KiB)
-constexpr int kSlotPayload = 156;    // largest payload we emit through rings
+constexpr int kSlots = 1024;       // records per thread ring (160 KiB)
+constexpr int kSlotPayload = 156;  // largest payload we emit through rings
 constexpr size_t kStagingBytes = 1 << 16;
 
 struct Slot {
@@ -143,8 +143,8 @@ void FlushLocked() {
   if (g_fd < 0) return;
   const int n = g_nrings.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i) Drain(g_rings[i]);
-  OvncclStats st{g_events.load(), g_written.load(), g_dropped.load(), g_internal.load(), g_ignored.load(),
-                 g_write_errors.load()};
+  OvncclStats st{g_events.load(),   g_written.load(), g_dropped.load(),
+                 g_internal.load(), g_ignored.load(), g_write_errors.load()};
   Stage(static_cast<uint16_t>(OvncclKind::kStats), &st, sizeof(st));
   WriteStaged();
 }
@@ -211,9 +211,8 @@ void CopyName(char (&dst)[16], const char* src) {
 }
 
 int FuncSlot(const char* f) {
-  static const char* const kFuncs[] = {"AllGather", "AllReduce", "AlltoAll",      "Broadcast", "Gather",
-                                       "Recv",      "Reduce",    "ReduceScatter", "Scatter",   "SendRecv",
-                                       "Send"};
+  static const char* const kFuncs[] = {"AllGather", "AllReduce",     "AlltoAll", "Broadcast", "Gather", "Recv",
+                                       "Reduce",    "ReduceScatter", "Scatter",  "SendRecv",  "Send"};
   if (f)
     for (int i = 0; i < static_cast<int>(sizeof(kFuncs) / sizeof(kFuncs[0])); ++i)
       if (std::strcmp(f, kFuncs[i]) == 0) return i;
@@ -327,7 +326,9 @@ abi::Result StartEvent(void* context, void** handle, abi::EventDescr* d) {
   const uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   const int64_t now = NowNs();
   switch (d->type) {
-    case abi::kGroupApi: case abi::kCollApi: case abi::kP2pApi: {
+    case abi::kGroupApi:
+    case abi::kCollApi:
+    case abi::kP2pApi: {
       OvncclApiStart r{};
       r.id = id, r.parent = HandleId(d->parent), r.context = c->id, r.host_ns = now, r.tid = Tid();
       r.type = static_cast<uint32_t>(d->type), r.root = -1, r.ordinal = -1;
@@ -352,7 +353,8 @@ abi::Result StartEvent(void* context, void** handle, abi::EventDescr* d) {
       *handle = MakeHandle(id, k);
       break;
     }
-    case abi::kColl: case abi::kP2p: {
+    case abi::kColl:
+    case abi::kP2p: {
       OvncclCollStart r{};
       r.id = id, r.parent = HandleId(d->parent), r.context = c->id, r.host_ns = now, r.tid = Tid();
       r.type = static_cast<uint32_t>(d->type), r.rank = d->rank;
@@ -377,9 +379,7 @@ abi::Result StartEvent(void* context, void** handle, abi::EventDescr* d) {
       *handle = MakeHandle(id, kHKernelCh);
       break;
     }
-    default:
-      g_ignored.fetch_add(1, std::memory_order_relaxed);
-      return abi::kSuccess;
+    default: g_ignored.fetch_add(1, std::memory_order_relaxed); return abi::kSuccess;
   }
   g_events.fetch_add(1, std::memory_order_relaxed);
   return abi::kSuccess;

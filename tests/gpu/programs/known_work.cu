@@ -36,13 +36,13 @@ __global__ void spin_kernel(float* x, long long cycles) {
   x[threadIdx.x] += 1.0f;
 }
 
-#define KW_CHECK(call)                                                              \
-  do {                                                                              \
-    cudaError_t e_ = (call);                                                        \
-    if (e_ != cudaSuccess) {                                                        \
+#define KW_CHECK(call)                                                                    \
+  do {                                                                                    \
+    cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess) {                                                              \
       std::fprintf(stderr, "known_work: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-      return 1;                                                                     \
-    }                                                                               \
+      return 1;                                                                           \
+    }                                                                                     \
   } while (0)
 
 namespace {
@@ -116,8 +116,10 @@ int Loop(int iterations, long long spin_cycles) {
   KW_CHECK(cudaEventRecord(e0, s));
   for (int it = 0; it < iterations; ++it)
     for (int k = 0; k < kPerIter; ++k) {
-      if (spin_cycles > 0) spin_kernel<<<1, 256, 0, s>>>(d, spin_cycles);
-      else small_kernel<<<1, 256, 0, s>>>(d);
+      if (spin_cycles > 0)
+        spin_kernel<<<1, 256, 0, s>>>(d, spin_cycles);
+      else
+        small_kernel<<<1, 256, 0, s>>>(d);
     }
   KW_CHECK(cudaEventRecord(e1, s));
   KW_CHECK(cudaEventSynchronize(e1));
@@ -153,7 +155,7 @@ int Copies() {
   size_t attr_idx = 0;
   KW_CHECK(cudaMemcpyBatchAsync(dst, src, sizes, kBatchCopies, &attr, &attr_idx, 1, s));
   if (devices >= 2) {
-    void *peer[2];
+    void* peer[2];
     KW_CHECK(cudaSetDevice(1));
     for (auto& p : peer) KW_CHECK(cudaMalloc(&p, kCopyBytes));
     KW_CHECK(cudaSetDevice(0));
@@ -187,7 +189,7 @@ int RunKnownWork(const char* mode, int iterations) {
   if (!std::strcmp(mode, "fork")) {
     const pid_t child = ::fork();
     if (child == 0) {
-      ::alarm(20);  // CUDA teardown in a forked child is unsupported; never hang the test
+      ::alarm(20);   // CUDA teardown in a forked child is unsupported; never hang the test
       std::exit(0);  // runs atexit handlers in the child: the capture must not write there
     }
     int status = 0;

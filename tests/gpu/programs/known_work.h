@@ -7,9 +7,9 @@
 
 namespace overlapscope::testing {
 
-inline constexpr int kKernelA = 10;   // kernel_a on stream s1
-inline constexpr int kKernelB = 5;    // kernel_b on stream s2, after s2 waits for event ev (recorded on s1)
-inline constexpr int kKernelC = 3;    // kernel_c on the legacy default stream
+inline constexpr int kKernelA = 10;     // kernel_a on stream s1
+inline constexpr int kKernelB = 5;      // kernel_b on stream s2, after s2 waits for event ev (recorded on s1)
+inline constexpr int kKernelC = 3;      // kernel_c on the legacy default stream
 inline constexpr int kPageableH2D = 2;  // cudaMemcpy from malloc()ed memory (synchronous)
 inline constexpr int kPinnedH2D = 3;    // cudaMemcpyAsync on s1 from cudaMallocHost memory
 inline constexpr int kPinnedD2H = 2;    // cudaMemcpyAsync on s2 into pinned memory
@@ -19,8 +19,8 @@ inline constexpr int64_t kCopyBytes = 1 << 20;
 inline constexpr int kBatchCopies = 3;  // "copies" mode: one cudaMemcpyBatchAsync of 3 DtoD copies
 // One of each: cudaStreamWaitEvent(s2, ev), cudaEventSynchronize(ev),
 // cudaStreamSynchronize(s2), cudaDeviceSynchronize().
-inline constexpr char kOuterRange[] = "known_work";   // nvtxRangePushA, default domain
-inline constexpr char kInnerRange[] = "wait_and_b";   // pushed in domain kDomain
+inline constexpr char kOuterRange[] = "known_work";  // nvtxRangePushA, default domain
+inline constexpr char kInnerRange[] = "wait_and_b";  // pushed in domain kDomain
 inline constexpr char kDomain[] = "KnownDomain";
 
 // Modes: "normal" (the work above, then return), "abort" / "segv" (the work, then crash),
