@@ -1,5 +1,5 @@
 // Entry point of the analyses: everything METRICS.md §1–5 defines, computed once over a
-// finalized model::Trace. Pure: no I/O, no JSON, no CUDA. Renderers (viewer_export/report_*)
+// finalized model::Trace. Pure: no I/O, no JSON, no CUDA. Renderers (exporters/report_*)
 // and the Perfetto exporter draw the plain structs below.
 //
 // Units: every *_ns field is int64_t nanoseconds on the trace's clock. Ratios are std::optional

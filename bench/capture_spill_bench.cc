@@ -1,9 +1,9 @@
-// capture_spill_bench [KERNELS]: cost of the capture spill format (capture/cupti/spill_*.h).
+// capture_spill_bench [KERNELS]: cost of the capture spill format (formats/spill_records.h, written by capture/cupti).
 // Writes KERNELS kernel records + one launch API record each (as a capture of a launch loop
 // would), the way the collector does (encode into a buffer, write out every ~8 MiB), then
 // reads the file back into a model::Trace. Prints bytes per kernel, encode and read rates and
 // the peak RSS of each phase. Default 2,000,000 kernels.
-#if __has_include("capture/cupti/spill_format.h")
+#if __has_include("importers/ovspill/spill_reader.h")
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "capture/cupti/spill_format.h"
+#include "importers/ovspill/spill_reader.h"
 
 namespace {
 
@@ -26,7 +26,8 @@ double PeakRssMiB() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace overlapscope::cupti;
+  using namespace overlapscope::import;
+  using namespace overlapscope::formats;
   const int64_t n = argc > 1 ? std::atoll(argv[1]) : 2000000;
   const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
                            "/capture_spill_bench." + std::to_string(::getpid()) + ".ovspill";

@@ -17,7 +17,7 @@
 #include "analyze/clock_align.h"
 #include "analyze/cross_rank.h"
 #include "model/trace_builder.h"
-#include "viewer_export/report_render.h"
+#include "report/report_render.h"
 
 namespace {
 
@@ -133,12 +133,12 @@ int main(int argc, char** argv) {
                   static_cast<long long>(r->cross_rank.instances[i].skew_ns),
                   static_cast<long long>(r->cross_rank.instances[i].ranks[0].start_ns),
                   static_cast<long long>(r->cross_rank.instances[i].ranks[1].start_ns));
-  viewer_export::ReportInfo info;
+  report::ReportInfo info;
   info.clock_alignment = ca;
   a = Clock::now();
-  std::string json = viewer_export::RenderReportJson(*aligned, *r, info);
+  std::string json = report::RenderReportJson(*aligned, *r, info);
   b = Clock::now();
-  std::string text = viewer_export::RenderReportText(*aligned, *r, info);
+  std::string text = report::RenderReportText(*aligned, *r, info);
   auto c = Clock::now();
   std::printf("JSON report (every instance): %.3f s, %zu bytes; text report: %.3f s, %zu bytes\n", Seconds(a, b),
               json.size(), Seconds(b, c), text.size());

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "capture/import/import.h"
+#include "exporters/chrome_writer.h"
+#include "exporters/perfetto_writer.h"
+#include "importers/kineto/import.h"
 #include "model/trace_builder.h"
-#include "viewer_export/chrome_writer.h"
-#include "viewer_export/perfetto_writer.h"
 
 namespace {
 
@@ -229,10 +229,10 @@ double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::d
 void Measure(const char* label, const model::Trace& t, const std::string& kineto_path, int64_t kineto_bytes, int reps) {
   const int64_t events = t.total_events();
   double best = 1e30;
-  viewer_export::PerfettoStats ps;
+  exporters::PerfettoStats ps;
   for (int i = 0; i < reps; ++i) {
     const auto a = Clock::now();
-    auto st = viewer_export::EncodePerfetto(t, nullptr, [](std::string_view) { return absl::OkStatus(); });
+    auto st = exporters::EncodePerfetto(t, nullptr, [](std::string_view) { return absl::OkStatus(); });
     const auto b = Clock::now();
     if (!st.ok()) {
       std::fprintf(stderr, "%s: %s\n", label, std::string(st.status().message()).c_str());
@@ -248,8 +248,8 @@ void Measure(const char* label, const model::Trace& t, const std::string& kineto
     json_bytes = 0;
     const auto a = Clock::now();
     for (size_t p = 0; p < t.processes().size(); ++p) {
-      viewer_export::ChromeStats cs;
-      auto s = viewer_export::EncodeChromeProcess(
+      exporters::ChromeStats cs;
+      auto s = exporters::EncodeChromeProcess(
           t, static_cast<model::ProcessId>(p), [](std::string_view) { return absl::OkStatus(); }, &cs);
       if (!s.ok()) std::exit(1);
       json_bytes += cs.bytes;
@@ -259,7 +259,7 @@ void Measure(const char* label, const model::Trace& t, const std::string& kineto
   // The same through the file writer, to see the disk's share.
   const std::string tmp = (std::filesystem::temp_directory_path() / "export_bench.pftrace").string();
   const auto fa = Clock::now();
-  absl::Status ws = viewer_export::WritePerfetto(t, nullptr, tmp, nullptr);
+  absl::Status ws = exporters::WritePerfetto(t, nullptr, tmp, nullptr);
   const double file_s = Seconds(fa, Clock::now());
   std::filesystem::remove(tmp);
   if (!ws.ok()) std::exit(1);

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "capture/import/json_scan.h"
+#include "importers/kineto/json_scan.h"
 
 namespace scan = overlapscope::import::scan;
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/import/import.h"
+#include "importers/kineto/import.h"
 
 namespace {
 

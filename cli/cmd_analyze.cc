@@ -13,8 +13,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
-#include "viewer_export/perfetto_writer.h"
-#include "viewer_export/report_render.h"
+#include "exporters/perfetto_writer.h"
+#include "report/report_render.h"
 
 namespace overlapscope::cli {
 namespace {
@@ -136,11 +136,11 @@ int RunAnalyze(int argc, char** argv) {
     else
       return Usage("--collectives needs a non-negative integer or 'all'");
   }
-  std::vector<viewer_export::Gate> gates;
+  std::vector<report::Gate> gates;
   for (const std::string& g : args.All("require")) {
-    auto parsed = viewer_export::ParseGate(g);
+    auto parsed = report::ParseGate(g);
     if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
-    auto names = viewer_export::GateMetricNames();
+    auto names = report::GateMetricNames();
     if (std::find(names.begin(), names.end(), parsed->metric) == names.end()) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -157,28 +157,28 @@ int RunAnalyze(int argc, char** argv) {
   auto result = analyze::AnalyzeAll(*trace, opt);
   if (!result.ok()) return Usage(std::string(result.status().message()));
 
-  viewer_export::ReportInfo info;
+  report::ReportInfo info;
   info.inputs = args.positionals;
   info.top_n = opt.top_n;
   info.collectives_shown = collectives_shown;
   info.clock_alignment = std::move(alignment);
   std::string out;
   if (args.Has("explain-classes"))
-    out = viewer_export::RenderExplainClasses(*trace, *result);
+    out = report::RenderExplainClasses(*trace, *result);
   else if (args.Has("json"))
-    out = viewer_export::RenderReportJson(*trace, *result, info);
+    out = report::RenderReportJson(*trace, *result, info);
   else if (args.Has("markdown"))
-    out = viewer_export::RenderReportMarkdown(*trace, *result, info);
+    out = report::RenderReportMarkdown(*trace, *result, info);
   else
-    out = viewer_export::RenderReportText(*trace, *result, info);
+    out = report::RenderReportText(*trace, *result, info);
   if (std::fputs(out.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
     std::fprintf(stderr, "overlapscope analyze: cannot write the report to stdout\n");
     return kExitError;
   }
   if (args.Has("trace")) {
     const std::string path = args.Get("trace");
-    viewer_export::PerfettoStats stats;
-    absl::Status st = viewer_export::WritePerfetto(*trace, &*result, path, &stats);
+    exporters::PerfettoStats stats;
+    absl::Status st = exporters::WritePerfetto(*trace, &*result, path, &stats);
     if (!st.ok()) {
       std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(st.message()).c_str());
       return kExitError;
@@ -188,7 +188,7 @@ int RunAnalyze(int argc, char** argv) {
                  static_cast<long long>(stats.flows), static_cast<long long>(stats.bytes));
   }
   if (gates.empty() || args.Has("explain-classes")) return kExitOk;
-  auto gr = viewer_export::EvaluateGates(*trace, *result, gates);
+  auto gr = report::EvaluateGates(*trace, *result, gates);
   if (!gr.ok()) return Usage(std::string(gr.status().message()));
   // Gate lines go to stderr so that --json output on stdout stays a valid document.
   for (const std::string& line : gr->lines) std::fprintf(stderr, "gate: %s\n", line.c_str());

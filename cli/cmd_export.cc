@@ -11,8 +11,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
-#include "viewer_export/chrome_writer.h"
-#include "viewer_export/perfetto_writer.h"
+#include "exporters/chrome_writer.h"
+#include "exporters/perfetto_writer.h"
 
 namespace overlapscope::cli {
 namespace {
@@ -89,8 +89,8 @@ int RunExport(int argc, char** argv) {
       }
       analysis = std::move(a).value();
     }
-    viewer_export::PerfettoStats st;
-    absl::Status s = viewer_export::WritePerfetto(*trace, analysis ? &*analysis : nullptr, out, &st);
+    exporters::PerfettoStats st;
+    absl::Status s = exporters::WritePerfetto(*trace, analysis ? &*analysis : nullptr, out, &st);
     if (!s.ok()) {
       std::fprintf(stderr, "overlapscope export: %s\n", std::string(s.message()).c_str());
       return kExitError;
@@ -110,7 +110,7 @@ int RunExport(int argc, char** argv) {
     return kExitOk;
   }
 
-  auto st = viewer_export::WriteChrome(*trace, out);
+  auto st = exporters::WriteChrome(*trace, out);
   if (!st.ok()) {
     std::fprintf(stderr, "overlapscope export: %s\n", std::string(st.status().message()).c_str());
     return kExitError;

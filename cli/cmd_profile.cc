@@ -51,10 +51,10 @@ int RunProfile(int argc, char** argv) {
 #include "absl/strings/str_cat.h"
 #include "analyze/analysis.h"
 #include "capture/cupti/capture_session.h"
-#include "capture/cupti/spill_format.h"
-#include "viewer_export/chrome_writer.h"
-#include "viewer_export/perfetto_writer.h"
-#include "viewer_export/report_render.h"
+#include "exporters/chrome_writer.h"
+#include "exporters/perfetto_writer.h"
+#include "importers/ovspill/spill_reader.h"
+#include "report/report_render.h"
 
 namespace overlapscope::cli {
 namespace {
@@ -258,7 +258,7 @@ int RunProfile(int argc, char** argv) {
     return rc == kExitOk ? kExitError : rc;
   }
   for (const auto& f : files) {
-    auto one = cupti::ReadSpillFiles({f});
+    auto one = import::ReadSpillFiles({f});
     if (!one.ok()) {
       std::fprintf(stderr, "overlapscope profile: %s\n", std::string(one.status().message()).c_str());
       rc = kExitError;
@@ -271,10 +271,10 @@ int RunProfile(int argc, char** argv) {
       // The rank's own analysis goes into its .pftrace as extra tracks.
       auto analysis = analyze::AnalyzeAll(*one, analyze::AnalyzeOptions{});
       written = stem + ".pftrace";
-      s = viewer_export::WritePerfetto(*one, analysis.ok() ? &*analysis : nullptr, written);
+      s = exporters::WritePerfetto(*one, analysis.ok() ? &*analysis : nullptr, written);
     } else {
       written = stem + ".json";
-      auto st = viewer_export::WriteChrome(*one, written);
+      auto st = exporters::WriteChrome(*one, written);
       s = st.status();
     }
     if (!s.ok()) {
@@ -284,7 +284,7 @@ int RunProfile(int argc, char** argv) {
       std::printf("wrote %s\n", written.c_str());
     }
   }
-  auto all = cupti::ReadSpillFiles(files);
+  auto all = import::ReadSpillFiles(files);
   if (!all.ok()) {
     std::fprintf(stderr, "overlapscope profile: %s\n", std::string(all.status().message()).c_str());
     return kExitError;
@@ -292,9 +292,9 @@ int RunProfile(int argc, char** argv) {
   PrintSummary(*all);
   auto analysis = analyze::AnalyzeAll(*all, analyze::AnalyzeOptions{});
   if (analysis.ok()) {
-    viewer_export::ReportInfo info;
+    report::ReportInfo info;
     info.inputs = files;
-    std::printf("\n%s", viewer_export::RenderReportText(*all, *analysis, info).c_str());
+    std::printf("\n%s", report::RenderReportText(*all, *analysis, info).c_str());
   } else
     std::fprintf(stderr, "overlapscope profile: analysis failed: %s\n",
                  std::string(analysis.status().message()).c_str());

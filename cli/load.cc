@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "capture/import/import.h"
 #include "cli/args.h"
+#include "importers/kineto/import.h"
 #if defined(OVERLAPSCOPE_HAVE_CUPTI)
-#include "capture/cupti/spill_format.h"
+#include "importers/ovspill/spill_reader.h"
 #endif
 
 namespace overlapscope::cli {
@@ -85,7 +85,7 @@ std::optional<model::Trace> LoadTracesOrReport(const std::string& command, const
   bool all_spill = true;
   for (const auto& p : expanded) all_spill &= p.size() > 8 && p.compare(p.size() - 8, 8, ".ovspill") == 0;
   if (all_spill) {
-    auto spill = cupti::ReadSpillFiles(expanded);
+    auto spill = import::ReadSpillFiles(expanded);
     if (!spill.ok()) {
       std::fprintf(stderr, "overlapscope %s: %s\n", command.c_str(), std::string(spill.status().message()).c_str());
       *exit_code = kExitBadInput;

@@ -14,10 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyze/analysis.h"
+#include "base/status_macros.h"
 #include "capture/cupti/capture_session.h"
-#include "model/status_macros.h"
-#include "viewer_export/perfetto_writer.h"
-#include "viewer_export/report_render.h"
+#include "engine/capture.h"
+#include "exporters/perfetto_writer.h"
+#include "report/report_render.h"
 
 namespace overlapscope::cli {
 
@@ -128,24 +129,24 @@ std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r)
 }
 
 absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace,
-                              const analyze::AnalysisResult& analysis, const viewer_export::ReportInfo& info) {
-  RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", viewer_export::RenderReportJson(trace, analysis, info)));
-  RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", viewer_export::RenderReportText(trace, analysis, info)));
-  return viewer_export::WritePerfetto(trace, &analysis, dir + "/trace.pftrace");
+                              const analyze::AnalysisResult& analysis, const report::ReportInfo& info) {
+  RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", report::RenderReportJson(trace, analysis, info)));
+  RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", report::RenderReportText(trace, analysis, info)));
+  return exporters::WritePerfetto(trace, &analysis, dir + "/trace.pftrace");
 }
 
 absl::Status RunCapture::End(const std::string& mode) {
   if (!session_->cupti) return absl::FailedPreconditionError("capture end without start");
-  auto trace = session_->cupti->Stop();
+  auto trace = engine::StopCapture(*session_->cupti);
   session_->cupti.reset();
   if (!trace.ok()) return absl::Status(trace.status().code(), absl::StrCat("capture stop: ", trace.status().message()));
   auto analysis = analyze::AnalyzeAll(*trace, analyze::AnalyzeOptions{});
   if (!analysis.ok()) return analysis.status();
   std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations):\n",
                                    ModeSummary(*trace, *analysis));
-  viewer_export::ReportInfo info;
+  report::ReportInfo info;
   info.inputs = {absl::StrCat("overlapscope run ", workload_, " --mode ", mode)};
-  if (full_report_) absl::StrAppend(&block, viewer_export::RenderReportText(*trace, *analysis, info));
+  if (full_report_) absl::StrAppend(&block, report::RenderReportText(*trace, *analysis, info));
   if (!out_dir_.empty()) {
     const std::string dir = absl::StrCat(out_dir_, "/", workload_, "-", mode);
     RETURN_IF_ERROR(WriteModeOutputs(dir, *trace, *analysis, info));

@@ -18,7 +18,7 @@
 #include "analyze/analysis.h"
 #include "analyze/cross_rank.h"
 #include "model/trace.h"
-#include "viewer_export/report_render.h"
+#include "report/report_render.h"
 #include "workloads/workload.h"
 
 namespace overlapscope::cli {
@@ -68,7 +68,7 @@ std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r)
 
 // DIR/{report.json, report.txt, trace.pftrace} of one mode (the directory is created).
 absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace,
-                              const analyze::AnalysisResult& analysis, const viewer_export::ReportInfo& info);
+                              const analyze::AnalysisResult& analysis, const report::ReportInfo& info);
 
 // One summary line about the collectives matched across ranks or GPUs (count, unmatched, median
 // and max skew); "" when none were matched.

@@ -14,11 +14,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "analyze/analysis.h"
+#include "base/status_macros.h"
 #include "capture/cupti/capture_session.h"
-#include "capture/cupti/spill_format.h"
 #include "cli/run_capture.h"
-#include "model/status_macros.h"
-#include "viewer_export/report_render.h"
+#include "engine/capture.h"
+#include "importers/ovspill/spill_reader.h"
+#include "report/report_render.h"
 #include "workloads/mpi_world.h"
 
 namespace overlapscope::cli {
@@ -102,7 +103,7 @@ absl::Status MpiRunCapture::End(const std::string& mode) {
     st = absl::FailedPreconditionError("capture end without start");
   } else {
     // This rank's trace is read back from its spill file by rank 0 below.
-    auto trace = session_->cupti->Stop();  // flushes the NCCL plugin's file too
+    auto trace = engine::StopCapture(*session_->cupti);  // flushes the NCCL plugin's file too
     session_->cupti.reset();
     if (!trace.ok()) st = absl::Status(trace.status().code(), absl::StrCat("capture stop: ", trace.status().message()));
   }
@@ -129,7 +130,7 @@ absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::s
   std::vector<std::string> files;
   for (int r = 0; r < mpi::Size(); ++r) files.push_back(absl::StrCat(dir, "/rank", r, ".ovspill"));
   // One window for all ranks: the earliest session start to the latest stop.
-  cupti::SpillReadOptions read;
+  import::SpillReadOptions read;
   read.nccl.window_start_ns = std::numeric_limits<int64_t>::max();
   read.nccl.window_end_ns = std::numeric_limits<int64_t>::min();
   for (size_t r = 0; r < starts.size() && r < ends.size(); ++r) {
@@ -140,13 +141,13 @@ absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::s
     read.nccl.window_start_ns = std::min(read.nccl.window_start_ns, s);
     read.nccl.window_end_ns = std::max(read.nccl.window_end_ns, e);
   }
-  ASSIGN_OR_RETURN(model::Trace trace, cupti::ReadSpillFiles(files, read));
+  ASSIGN_OR_RETURN(model::Trace trace, import::ReadSpillFiles(files, read));
   ASSIGN_OR_RETURN(analyze::AnalysisResult analysis, analyze::AnalyzeAll(trace, analyze::AnalyzeOptions{}));
   std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations, ",
                                    mpi::Size(), " MPI ranks):\n", ModeSummary(trace, analysis));
-  viewer_export::ReportInfo info;
+  report::ReportInfo info;
   info.inputs = files;
-  if (full_report_) absl::StrAppend(&block, viewer_export::RenderReportText(trace, analysis, info));
+  if (full_report_) absl::StrAppend(&block, report::RenderReportText(trace, analysis, info));
   if (!temp_dir_) {
     RETURN_IF_ERROR(WriteModeOutputs(dir, trace, analysis, info));
     absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt, rank*.ovspill}\n");

@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "model/status_macros.h"
+#include "base/status_macros.h"
 
 namespace overlapscope::workloads {
 

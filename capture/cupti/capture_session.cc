@@ -13,7 +13,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "capture/cupti/collector.h"
-#include "capture/cupti/spill_format.h"
 
 namespace overlapscope::cupti {
 
@@ -124,19 +123,20 @@ absl::StatusOr<std::unique_ptr<CaptureSession>> CaptureSession::Start(const Capt
       new CaptureSession(path, options.keep_spill_file || !options.spill_path.empty(), NowNs()));
 }
 
-absl::StatusOr<model::Trace> CaptureSession::Stop() {
+absl::StatusOr<CaptureFiles> CaptureSession::Stop() {
   if (stopped_) return absl::FailedPreconditionError("CaptureSession::Stop called twice");
   stopped_ = true;
-  if (std::string err = internal::StopCollector(internal::EndReason::kStop); !err.empty())
+  if (std::string err = internal::StopCollector(internal::EndReason::kStop); !err.empty()) {
+    if (!keep_) ::unlink(path_.c_str());
     return absl::InternalError(absl::StrCat("CUPTI capture: ", err));
-  SpillReadOptions read;
-  read.nccl_next_to_spill = false;
-  read.nccl_plugin_file = FlushNcclPlugin();
-  read.nccl.window_start_ns = start_ns_;
-  read.nccl.window_end_ns = NowNs();
-  auto trace = ReadSpillFiles({path_}, read);
-  if (!keep_) ::unlink(path_.c_str());
-  return trace;
+  }
+  CaptureFiles files;
+  files.spill_path = path_;
+  files.delete_spill_after_read = !keep_;
+  files.nccl_plugin_file = FlushNcclPlugin();
+  files.start_ns = start_ns_;
+  files.stop_ns = NowNs();
+  return files;
 }
 
 CaptureSession::~CaptureSession() {

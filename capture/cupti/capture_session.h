@@ -1,11 +1,12 @@
 // CaptureSession — records what runs on the GPU (kernels, copies, memsets, syncs, CUDA events)
 // and what the host does around it (runtime/driver API calls, NVTX ranges, CUPTI overhead) in
-// the calling process, through the CUPTI activity API, into a model::Trace.
+// the calling process, through the CUPTI activity API, into a spill file (.ovspill).
 //
-// Usage (in-process, e.g. workloads/):
+// Usage (in-process, e.g. the workloads): capture/ knows no trace model, so reading the files
+// back is the engine's job (engine/capture.h):
 //   ASSIGN_OR_RETURN(auto session, cupti::CaptureSession::Start());
 //   ... CUDA work ...
-//   ASSIGN_OR_RETURN(model::Trace trace, session->Stop());
+//   ASSIGN_OR_RETURN(model::Trace trace, engine::StopCapture(*session));
 //
 // Clock: every timestamp (host and GPU) is CLOCK_REALTIME in ns (registered once per process
 // with cuptiActivityRegisterTimestampCallback), so traces of several processes on one host share
@@ -14,24 +15,23 @@
 //
 // Memory: CUPTI fills a bounded pool of activity buffers; each completed buffer is encoded at
 // once into the compact spill file (spill_format.h) and the buffer is reused, so a run with
-// 10 M kernels never holds 10 M records in RAM during capture. Stop() reads the spill file back.
+// 10 M kernels never holds 10 M records in RAM during capture.
 // Records CUPTI had to drop (pool exhausted) are counted in SourceStats::dropped_records.
 //
 // Stop() expects the GPU work to be finished (synchronize first): records of work still running
 // are flushed without end times and counted as skipped.
 //
 // NCCL: when NCCL's profiler plugin (libnccl-profiler-overlapscope.so, loaded through
-// NCCL_PROFILER_PLUGIN) records into $OVERLAPSCOPE_NCCL_DIR, Stop() flushes it and merges the
-// collectives this process started during the session (communicator, sequence, algorithm, ...;
-// nccl_plugin_records.h). SetNcclPluginEnv() sets both variables; it must run before the
-// first NCCL communicator of the process is created.
+// NCCL_PROFILER_PLUGIN) records into $OVERLAPSCOPE_NCCL_DIR, Stop() flushes it and names its
+// file, so that the reader merges the collectives this process started during the session
+// (communicator, sequence, algorithm, ...). SetNcclPluginEnv() sets both variables; it must run
+// before the first NCCL communicator of the process is created.
 //
 // Failure modes: Start() fails (FailedPrecondition) when a session or the injection library is
 // already active in this process (under `overlapscope profile` the injection captures the whole
 // process already) (CUPTI activity state is process-wide), and (Internal) when a
-// CUPTI call fails, e.g. no libcupti or a driver too old. Stop() fails when the spill file cannot
-// be read. A session that is destroyed without Stop() stops capture and deletes its temporary
-// spill file. Only one session per process at a time; Start/Stop from one thread.
+// CUPTI call fails, e.g. no libcupti or a driver too old. A session that is destroyed without Stop() stops capture and
+// deletes its temporary spill file. Only one session per process at a time; Start/Stop from one thread.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +39,6 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "model/trace.h"
 
 namespace overlapscope::cupti {
 
@@ -63,14 +62,22 @@ struct CaptureOptions {
   int32_t world_size = -1;
 };
 
+// What a stopped session leaves: the files to read and the session's time window.
+struct CaptureFiles {
+  std::string spill_path;
+  bool delete_spill_after_read = false;  // a temporary spill file (CaptureOptions::spill_path empty)
+  std::string nccl_plugin_file;          // this process's .ovnccl file, "" when NCCL's plugin wrote none
+  int64_t start_ns = 0, stop_ns = 0;     // CLOCK_REALTIME ns: Start() returned .. Stop() was called
+};
+
 class CaptureSession {
  public:
   // Starts capturing in this process. See the header comment for failure modes.
   static absl::StatusOr<std::unique_ptr<CaptureSession>> Start(const CaptureOptions& options = {});
 
-  // Flushes CUPTI, stops capture and returns everything recorded since Start(). Call once;
-  // a second call fails with FailedPrecondition.
-  absl::StatusOr<model::Trace> Stop();
+  // Flushes CUPTI and NCCL's plugin and stops capture; the files then hold everything recorded
+  // since Start(). Call once; a second call fails with FailedPrecondition.
+  absl::StatusOr<CaptureFiles> Stop();
 
   // Path of the spill file being written (useful with keep_spill_file).
   const std::string& spill_path() const { return path_; }

@@ -61,7 +61,7 @@ void WriteOut(WriterState& w) {
 
 void AppendStats(WriterState& w) {
   w.stats.failed_buffer_requests = G().failed_buffer_requests.load();
-  SpillEncoder::Append(&w.out, SpillType::kStats, w.stats);
+  formats::SpillEncoder::Append(&w.out, formats::SpillType::kStats, w.stats);
 }
 
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -152,8 +152,8 @@ void WriteDeviceName(uint32_t device) {
   drv->device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
   Globals& g = G();
   std::lock_guard<std::mutex> lock(g.mu);
-  SpillDevice s{device, g.w.Intern(name), static_cast<uint32_t>(major), static_cast<uint32_t>(minor)};
-  SpillEncoder::Append(&g.w.out, SpillType::kDevice, s);
+  formats::SpillDevice s{device, g.w.Intern(name), static_cast<uint32_t>(major), static_cast<uint32_t>(minor)};
+  formats::SpillEncoder::Append(&g.w.out, formats::SpillType::kDevice, s);
 }
 
 void FlushNow() {
@@ -189,9 +189,9 @@ void OnFatalSignal(int sig, siginfo_t*, void*) {
     ::alarm(5);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (g.mu.try_lock()) {
-      SpillEnd end{RealtimeNs(), static_cast<uint32_t>(EndReason::kSignal), static_cast<uint32_t>(sig)};
+      formats::SpillEnd end{RealtimeNs(), static_cast<uint32_t>(EndReason::kSignal), static_cast<uint32_t>(sig)};
       AppendStats(g.w);
-      SpillEncoder::Append(&g.w.out, SpillType::kEnd, end);
+      formats::SpillEncoder::Append(&g.w.out, formats::SpillType::kEnd, end);
       WriteOut(g.w);
       ::fsync(g.w.fd);
       g.mu.unlock();
@@ -308,13 +308,13 @@ std::string StartCollector(const CollectorConfig& config) {
     g.w.fd = fd;
     g.w.owner = ::getpid();
     g.failed_buffer_requests.store(0);
-    SpillEncoder::AppendFileHeader(&g.w.out);
+    formats::SpillEncoder::AppendFileHeader(&g.w.out);
     char host[256] = {0};
     ::gethostname(host, sizeof(host) - 1);
-    SpillProcess p{::getpid(), config.rank,      config.world_size,
-                   0,          g.w.Intern(host), g.w.Intern(ReadSmallFile("/proc/self/comm")),
-                   0};
-    SpillEncoder::Append(&g.w.out, SpillType::kProcess, p);
+    formats::SpillProcess p{::getpid(), config.rank,      config.world_size,
+                            0,          g.w.Intern(host), g.w.Intern(ReadSmallFile("/proc/self/comm")),
+                            0};
+    formats::SpillEncoder::Append(&g.w.out, formats::SpillType::kProcess, p);
     WriteOut(g.w);
   }
   if (std::string err = RegisterOnce(); !err.empty()) {
@@ -401,12 +401,12 @@ std::string StopCollector(EndReason reason) {
   for (uint32_t tid : w.tids) {
     const std::string name = ReadSmallFile("/proc/self/task/" + std::to_string(tid) + "/comm");
     if (name.empty()) continue;
-    SpillName n{CUPTI_ACTIVITY_OBJECT_THREAD, static_cast<uint32_t>(pid), tid, w.Intern(name)};
-    SpillEncoder::Append(&w.out, SpillType::kName, n);
+    formats::SpillName n{CUPTI_ACTIVITY_OBJECT_THREAD, static_cast<uint32_t>(pid), tid, w.Intern(name)};
+    formats::SpillEncoder::Append(&w.out, formats::SpillType::kName, n);
   }
   AppendStats(w);
-  SpillEnd end{RealtimeNs(), static_cast<uint32_t>(reason), 0};
-  SpillEncoder::Append(&w.out, SpillType::kEnd, end);
+  formats::SpillEnd end{RealtimeNs(), static_cast<uint32_t>(reason), 0};
+  formats::SpillEncoder::Append(&w.out, formats::SpillType::kEnd, end);
   WriteOut(w);
   if (w.fd >= 0 && w.owner == pid) ::close(w.fd);
   w.fd = -1;

@@ -42,13 +42,13 @@ struct NvtxPayloadData {
 void AppendNvtxPayload(std::string& out, const CUpti_ActivityMarkerData2& m) {
   NvtxPayloadData pd{};
   if (!SafeRead(m.payload.metricValueUint64, &pd, sizeof(pd)) || pd.size == 0 || pd.size > (1u << 20)) return;
-  SpillNvtxPayload s{};
+  formats::SpillNvtxPayload s{};
   s.marker_id = m.id, s.domain_id = m.cuptiDomainId, s.schema_id = pd.schema_id;
-  s.bytes = static_cast<uint32_t>(pd.size < kSpillMaxNvtxPayload ? pd.size : kSpillMaxNvtxPayload);
-  s.truncated = pd.size > kSpillMaxNvtxPayload ? 1 : 0;
-  unsigned char bytes[kSpillMaxNvtxPayload];
+  s.bytes = static_cast<uint32_t>(pd.size < formats::kSpillMaxNvtxPayload ? pd.size : formats::kSpillMaxNvtxPayload);
+  s.truncated = pd.size > formats::kSpillMaxNvtxPayload ? 1 : 0;
+  unsigned char bytes[formats::kSpillMaxNvtxPayload];
   if (!SafeRead(pd.payload, bytes, s.bytes)) return;
-  SpillEncoder::AppendRaw(&out, SpillType::kNvtxPayload, &s, sizeof(s), bytes, s.bytes);
+  formats::SpillEncoder::AppendRaw(&out, formats::SpillType::kNvtxPayload, &s, sizeof(s), bytes, s.bytes);
 }
 
 uint32_t ApiName(WriterState& w, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
@@ -70,7 +70,7 @@ uint32_t WriterState::Intern(std::string_view s) {
   if (it != strings.end()) return it->second;
   const uint32_t id = static_cast<uint32_t>(strings.size() + 1);
   strings.emplace(std::string(s), id);
-  SpillEncoder::AppendString(&out, id, s);
+  formats::SpillEncoder::AppendString(&out, id, s);
   return id;
 }
 
@@ -80,7 +80,7 @@ void WriterState::Encode(const CUpti_Activity* rec) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
-      SpillKernel s{};
+      formats::SpillKernel s{};
       s.start = static_cast<int64_t>(k->start), s.end = static_cast<int64_t>(k->end);
       s.device = k->deviceId, s.context = k->contextId, s.stream = k->streamId, s.correlation = k->correlationId;
       s.name_sid = k->name ? Intern(k->name) : 0;
@@ -88,138 +88,140 @@ void WriterState::Encode(const CUpti_Activity* rec) {
       s.block[0] = k->blockX, s.block[1] = k->blockY, s.block[2] = k->blockZ;
       s.static_smem = k->staticSharedMemory, s.dynamic_smem = k->dynamicSharedMemory;
       s.registers = k->registersPerThread, s.launch_type = k->launchType, s.graph_id = k->graphId;
-      SpillEncoder::Append(&out, SpillType::kKernel, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kKernel, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(rec);
-      SpillMemcpy s{};
+      formats::SpillMemcpy s{};
       s.start = static_cast<int64_t>(m->start), s.end = static_cast<int64_t>(m->end);
       s.bytes = m->bytes, s.copy_count = m->copyCount;
       s.device = m->deviceId, s.context = m->contextId, s.stream = m->streamId, s.correlation = m->correlationId;
-      s.src_device = s.dst_device = kNoId;
+      s.src_device = s.dst_device = formats::kNoId;
       s.copy_kind = m->copyKind, s.src_kind = m->srcKind, s.dst_kind = m->dstKind, s.flags = m->flags;
-      SpillEncoder::Append(&out, SpillType::kMemcpy, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kMemcpy, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(rec);
-      SpillMemcpy s{};
+      formats::SpillMemcpy s{};
       s.start = static_cast<int64_t>(m->start), s.end = static_cast<int64_t>(m->end);
       s.bytes = m->bytes, s.copy_count = 1;
       s.device = m->deviceId, s.context = m->contextId, s.stream = m->streamId, s.correlation = m->correlationId;
       s.src_device = m->srcDeviceId, s.dst_device = m->dstDeviceId;
       s.copy_kind = m->copyKind, s.src_kind = m->srcKind, s.dst_kind = m->dstKind, s.flags = m->flags;
       s.is_peer = 1;
-      SpillEncoder::Append(&out, SpillType::kMemcpy, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kMemcpy, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(rec);
-      SpillMemset s{};
+      formats::SpillMemset s{};
       s.start = static_cast<int64_t>(m->start), s.end = static_cast<int64_t>(m->end), s.bytes = m->bytes;
       s.device = m->deviceId, s.context = m->contextId, s.stream = m->streamId, s.correlation = m->correlationId;
       s.value = m->value, s.flags = m->flags, s.memory_kind = m->memoryKind;
-      SpillEncoder::Append(&out, SpillType::kMemset, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kMemset, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(rec);
       const bool driver = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-      SpillApi s{};
+      formats::SpillApi s{};
       s.start = static_cast<int64_t>(a->start), s.end = static_cast<int64_t>(a->end);
       s.pid = a->processId, s.tid = a->threadId, s.correlation = a->correlationId, s.cbid = a->cbid;
       s.return_value = a->returnValue, s.driver = driver;
       s.name_sid = ApiName(*this, driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid);
       tids.insert(a->threadId);
-      SpillEncoder::Append(&out, SpillType::kApi, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kApi, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(rec);
-      SpillSync s{};
+      formats::SpillSync s{};
       s.start = static_cast<int64_t>(y->start), s.end = static_cast<int64_t>(y->end);
       s.type = y->type, s.correlation = y->correlationId, s.context = y->contextId, s.stream = y->streamId;
       s.event_id = y->cudaEventId, s.return_value = y->returnValue, s.event_sync_id = y->cudaEventSyncId;
-      SpillEncoder::Append(&out, SpillType::kSync, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kSync, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
       const auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(rec);
-      SpillCudaEvent s{};
+      formats::SpillCudaEvent s{};
       s.correlation = e->correlationId, s.context = e->contextId, s.stream = e->streamId, s.event_id = e->eventId;
       s.device = e->deviceId, s.event_sync_id = e->cudaEventSyncId;
-      SpillEncoder::Append(&out, SpillType::kCudaEvent, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kCudaEvent, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
       const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(rec);
-      SpillExternalCorrelation s{e->externalId, e->correlationId, static_cast<uint32_t>(e->externalKind)};
-      SpillEncoder::Append(&out, SpillType::kExternalCorrelation, s);
+      formats::SpillExternalCorrelation s{e->externalId, e->correlationId, static_cast<uint32_t>(e->externalKind)};
+      formats::SpillEncoder::Append(&out, formats::SpillType::kExternalCorrelation, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(rec);
-      SpillMarker s{};
+      formats::SpillMarker s{};
       s.timestamp = static_cast<int64_t>(m->timestamp), s.flags = m->flags, s.id = m->id;
       s.object_kind = m->objectKind;
       if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
         s.pid = m->objectId.pt.processId, s.tid = m->objectId.pt.threadId, tids.insert(s.tid);
       s.name_sid = m->name ? Intern(m->name) : 0;
       s.domain_sid = m->domain ? Intern(m->domain) : 0;
-      SpillEncoder::Append(&out, SpillType::kMarker, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kMarker, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MARKER_DATA: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMarkerData2*>(rec);
-      SpillMarkerData s{};
+      formats::SpillMarkerData s{};
       std::memcpy(&s.payload, &m->payload,
                   sizeof(s.payload) < sizeof(m->payload) ? sizeof(s.payload) : sizeof(m->payload));
       s.flags = m->flags, s.id = m->id, s.payload_kind = m->payloadKind, s.color = m->color;
       s.category = m->category, s.domain_id = m->cuptiDomainId;
-      SpillEncoder::Append(&out, SpillType::kMarkerData, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kMarkerData, s);
       if (m->payloadKind == CUPTI_METRIC_VALUE_KIND_NVTX_EXTENDED_PAYLOAD) AppendNvtxPayload(out, *m);
       return;
     }
     case CUPTI_ACTIVITY_KIND_OVERHEAD: {
       const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(rec);
-      SpillOverhead s{};
+      formats::SpillOverhead s{};
       s.start = static_cast<int64_t>(o->start), s.end = static_cast<int64_t>(o->end);
       s.overhead_kind = o->overheadKind, s.object_kind = o->objectKind;
       if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
         s.pid = o->objectId.pt.processId, s.tid = o->objectId.pt.threadId, tids.insert(s.tid);
-      SpillEncoder::Append(&out, SpillType::kOverhead, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kOverhead, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_DEVICE: {
       const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(rec);
-      SpillDevice s{d->id, d->name ? Intern(d->name) : 0, d->computeCapabilityMajor, d->computeCapabilityMinor};
-      SpillEncoder::Append(&out, SpillType::kDevice, s);
+      formats::SpillDevice s{d->id, d->name ? Intern(d->name) : 0, d->computeCapabilityMajor,
+                             d->computeCapabilityMinor};
+      formats::SpillEncoder::Append(&out, formats::SpillType::kDevice, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_CONTEXT: {
       const auto* c = reinterpret_cast<const CUpti_ActivityContext3*>(rec);
-      SpillContext s{c->contextId, c->deviceId, c->nullStreamId, 0};
-      SpillEncoder::Append(&out, SpillType::kContext, s);
+      formats::SpillContext s{c->contextId, c->deviceId, c->nullStreamId, 0};
+      formats::SpillEncoder::Append(&out, formats::SpillType::kContext, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_STREAM: {
       const auto* c = reinterpret_cast<const CUpti_ActivityStream*>(rec);
-      SpillStream s{c->contextId, c->streamId, c->priority, static_cast<uint32_t>(c->flag), c->correlationId, 0};
-      SpillEncoder::Append(&out, SpillType::kStream, s);
+      formats::SpillStream s{
+          c->contextId, c->streamId, c->priority, static_cast<uint32_t>(c->flag), c->correlationId, 0};
+      formats::SpillEncoder::Append(&out, formats::SpillType::kStream, s);
       return;
     }
     case CUPTI_ACTIVITY_KIND_NAME: {
       const auto* n = reinterpret_cast<const CUpti_ActivityName*>(rec);
-      SpillName s{static_cast<uint32_t>(n->objectKind), 0, 0, n->name ? Intern(n->name) : 0};
+      formats::SpillName s{static_cast<uint32_t>(n->objectKind), 0, 0, n->name ? Intern(n->name) : 0};
       if (n->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || n->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
         s.a = n->objectId.pt.processId, s.b = n->objectId.pt.threadId;
       else if (n->objectKind == CUPTI_ACTIVITY_OBJECT_STREAM)
         s.a = n->objectId.dcs.contextId, s.b = n->objectId.dcs.streamId;
       else
         s.a = n->objectId.dcs.deviceId, s.b = n->objectId.dcs.contextId;
-      SpillEncoder::Append(&out, SpillType::kName, s);
+      formats::SpillEncoder::Append(&out, formats::SpillType::kName, s);
       return;
     }
     default: ++stats.unknown_records; return;

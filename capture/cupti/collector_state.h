@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "capture/cupti/collector.h"
-#include "capture/cupti/spill_records.h"
+#include "formats/spill_records.h"
 
 namespace overlapscope::cupti::internal {
 
@@ -28,7 +28,7 @@ struct WriterState {
   std::unordered_map<std::string, uint32_t> strings;
   std::unordered_map<uint64_t, uint32_t> api_names;  // (domain << 32 | cbid) -> string id
   std::unordered_set<uint32_t> tids;                 // threads seen, named at Stop
-  SpillStats stats{};
+  formats::SpillStats stats{};
 
   uint32_t Intern(std::string_view s);
   void Encode(const CUpti_Activity* rec);

@@ -9,8 +9,8 @@
 
 #include "analyze/analysis.h"
 #include "analyze/clock_align.h"
-#include "capture/import/import.h"
 #include "gtest/gtest.h"
+#include "importers/kineto/import.h"
 
 namespace overlapscope::analyze {
 namespace {

@@ -10,15 +10,16 @@
 #include <thread>
 #include <vector>
 
-#include "capture/cupti/nccl_plugin/nccl_profiler_abi.h"
-#include "capture/cupti/nccl_plugin/ovnccl_format.h"
-#include "capture/cupti/nccl_plugin_records.h"
+#include "capture/nccl_plugin/nccl_profiler_abi.h"
+#include "formats/ovnccl_format.h"
 #include "gtest/gtest.h"
+#include "importers/nccl/nccl_plugin_records.h"
 
-namespace overlapscope::cupti {
+namespace overlapscope::import {
+using namespace ::overlapscope::formats;  // the record layouts the tests encode
 namespace {
 
-namespace abi = nccl_plugin::abi;
+namespace abi = ::overlapscope::nccl_plugin::abi;
 
 std::string PluginPath() {
   return std::string(OVERLAPSCOPE_BINARY_DIR) + "/capture/cupti/libnccl-profiler-overlapscope.so";
@@ -138,7 +139,7 @@ TEST(NcclPluginSo, RecordsWhatNcclReports) {
   // Threads' records interleave in the file: find the all-gather call and its group by kind.
   const NcclPluginApi *group = nullptr, *call = nullptr;
   for (const auto& a : f->apis) {
-    if (a.type == nccl_plugin::kTypeGroupApi) group = &a;
+    if (a.type == formats::kTypeGroupApi) group = &a;
     if (a.func == "AllGather") call = &a;
   }
   ASSERT_TRUE(group && call);
@@ -168,4 +169,4 @@ TEST(NcclPluginSo, WithoutDirectoryItRecordsNothing) {
 }
 
 }  // namespace
-}  // namespace overlapscope::cupti
+}  // namespace overlapscope::import

@@ -13,10 +13,11 @@
 #include <sstream>
 #include <string>
 
-#include "capture/cupti/spill_format.h"
 #include "gtest/gtest.h"
+#include "importers/ovspill/spill_reader.h"
 
-namespace overlapscope::cupti {
+namespace overlapscope::import {
+using namespace ::overlapscope::formats;  // the record layouts the tests encode
 namespace {
 
 std::string OneRankSpill(int rank) {
@@ -108,4 +109,4 @@ TEST(ProfileCli, ReadsEveryRankAndWritesTraces) {
 }
 
 }  // namespace
-}  // namespace overlapscope::cupti
+}  // namespace overlapscope::import

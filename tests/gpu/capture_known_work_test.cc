@@ -8,9 +8,10 @@
 #include <string>
 
 #include "capture/cupti/capture_session.h"
-#include "capture/cupti/spill_format.h"
 #include "capture_util.h"
+#include "engine/capture.h"
 #include "gtest/gtest.h"
+#include "importers/ovspill/spill_reader.h"
 #include "known_work.h"
 
 namespace overlapscope::testing {
@@ -30,7 +31,7 @@ TEST(CaptureInProcess, KnownWorkExactly) {
     ASSERT_TRUE(session.ok()) << session.status();
     EXPECT_FALSE(cupti::CaptureSession::Start().ok());  // one session per process
     ASSERT_EQ(RunKnownWork("normal"), 0);
-    auto trace = (*session)->Stop();
+    auto trace = engine::StopCapture(**session);
     ASSERT_TRUE(trace.ok()) << trace.status();
     ExpectKnownWork(*trace);
     EXPECT_FALSE((*session)->Stop().ok());
@@ -59,7 +60,7 @@ TEST(CaptureInjected, KnownWorkExactly) {
   const auto files = SpillFilesIn(dir);
   ASSERT_EQ(files.size(), 1u);
   EXPECT_NE(files[0].find("/pid"), std::string::npos);
-  auto trace = cupti::ReadSpillFiles(files);
+  auto trace = import::ReadSpillFiles(files);
   ASSERT_TRUE(trace.ok()) << trace.status();
   ExpectKnownWork(*trace);
   EXPECT_FALSE(NoteContains(*trace, "no end record"));
@@ -81,7 +82,7 @@ TEST(CaptureInjected, RankNamesTheFile) {
   const auto files = SpillFilesIn(dir);
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0], dir + "/rank3.ovspill");
-  auto trace = cupti::ReadSpillFiles(files);
+  auto trace = import::ReadSpillFiles(files);
   ASSERT_TRUE(trace.ok()) << trace.status();
   EXPECT_EQ(trace->processes()[0].rank, 3);
   EXPECT_EQ(trace->processes()[0].world_size, 4);
@@ -93,7 +94,7 @@ TEST(CaptureInjected, BatchAndPeerCopies) {
   SKIP_WITHOUT_GPU();
   const std::string dir = FreshDir("inject_copies");
   ASSERT_EQ(Profile(dir, "copies"), 0);
-  auto trace = cupti::ReadSpillFiles(SpillFilesIn(dir));
+  auto trace = import::ReadSpillFiles(SpillFilesIn(dir));
   ASSERT_TRUE(trace.ok()) << trace.status();
   for (const auto& m : trace->memcpys())
     std::printf("  memcpy '%s' bytes %lld device %d dst_device %d stream %lld corr %lld\n",
@@ -117,7 +118,7 @@ TEST_P(CaptureCrash, TraceSurvives) {
   EXPECT_EQ(rc, crashes ? 4 : 0);  // 4: the target failed (kExitTargetFailed)
   const auto files = SpillFilesIn(dir);
   ASSERT_EQ(files.size(), 1u) << "fork: the child must not write a file of its own";
-  auto trace = cupti::ReadSpillFiles(files);
+  auto trace = import::ReadSpillFiles(files);
   ASSERT_TRUE(trace.ok()) << trace.status();
   ExpectKnownWork(*trace);
   if (mode == "abort") {

@@ -24,6 +24,7 @@
 
 #include "capture/cupti/capture_session.h"
 #include "capture_util.h"
+#include "engine/capture.h"
 #include "gtest/gtest.h"
 
 namespace overlapscope::testing {
@@ -79,7 +80,7 @@ void Child() {
   auto session = cupti::CaptureSession::Start();
   ASSERT_TRUE(session.ok()) << session.status();
   ASSERT_EQ(AllGatherOnEveryGpu(n), "");
-  auto trace = (*session)->Stop();
+  auto trace = engine::StopCapture(**session);
   ASSERT_TRUE(trace.ok()) << trace.status();
   const model::Trace& t = *trace;
   for (const auto& src : t.sources()) {

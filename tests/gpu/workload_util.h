@@ -11,6 +11,7 @@
 
 #include "analyze/analysis.h"
 #include "capture/cupti/capture_session.h"
+#include "engine/capture.h"
 #include "gtest/gtest.h"
 #include "workloads/workload.h"
 
@@ -51,7 +52,7 @@ class Collector {
       return absl::OkStatus();
     };
     h.end = [this](const std::string& mode) -> absl::Status {
-      auto t = session_->Stop();
+      auto t = engine::StopCapture(*session_);
       session_.reset();
       if (!t.ok()) return t.status();
       auto a = analyze::AnalyzeAll(*t, analyze::AnalyzeOptions{});

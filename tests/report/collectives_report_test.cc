@@ -1,4 +1,4 @@
-// Multi-rank report sections (viewer_export/report_collectives.cc): every matched collective
+// Multi-rank report sections (report/report_collectives.cc): every matched collective
 // with its bytes, sequence and per-rank start/wait/duration; GPU labels when no rank is known;
 // the clock-alignment line. Figures worked out by hand in the comments.
 #include <string>
@@ -8,9 +8,9 @@
 #include "gtest/gtest.h"
 #include "model/trace_builder.h"
 #include "nlohmann/json.hpp"
-#include "viewer_export/report_render.h"
+#include "report/report_render.h"
 
-namespace overlapscope::viewer_export {
+namespace overlapscope::report {
 namespace {
 
 using nlohmann::json;
@@ -184,4 +184,4 @@ TEST(CollectivesReport, ClockAlignmentInJsonAndText) {
 }
 
 }  // namespace
-}  // namespace overlapscope::viewer_export
+}  // namespace overlapscope::report

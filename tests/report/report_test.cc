@@ -1,4 +1,4 @@
-// Report renderers and --require gates (viewer_export/report_*), on synthetic traces whose
+// Report renderers and --require gates (exporters/report_*), on synthetic traces whose
 // figures are computed by hand in the comments.
 #include <string>
 
@@ -6,9 +6,9 @@
 #include "gtest/gtest.h"
 #include "model/trace_builder.h"
 #include "nlohmann/json.hpp"
-#include "viewer_export/report_render.h"
+#include "report/report_render.h"
 
-namespace overlapscope::viewer_export {
+namespace overlapscope::report {
 namespace {
 
 using nlohmann::json;
@@ -130,4 +130,4 @@ TEST(Gates, PassFailAbsentAndUnknown) {
 }
 
 }  // namespace
-}  // namespace overlapscope::viewer_export
+}  // namespace overlapscope::report

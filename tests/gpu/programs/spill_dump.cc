@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "capture/cupti/spill_format.h"
+#include "importers/ovspill/spill_reader.h"
 
 int main(int argc, char** argv) {
   using namespace overlapscope;
   std::vector<std::string> files(argv + 1, argv + argc);
-  auto t = cupti::ReadSpillFiles(files);
+  auto t = import::ReadSpillFiles(files);
   if (!t.ok()) {
     std::fprintf(stderr, "spill_dump: %s\n", std::string(t.status().message()).c_str());
     return 2;

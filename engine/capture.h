@@ -1,0 +1,20 @@
+// In-process capture for the engine's clients (the `run` workloads, the Python front end, GPU
+// tests): stops a cupti::CaptureSession and reads what it wrote into a model::Trace. capture/
+// writes files and knows no trace model; the importers read them; this joins the two.
+//
+// Failure modes: whatever CaptureSession::Stop() reports (capture not stopped cleanly), then
+// the reader's errors naming the spill file, byte offset and reason. A temporary spill file is
+// deleted in every case.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "capture/cupti/capture_session.h"
+#include "model/trace.h"
+
+namespace overlapscope::engine {
+
+// Stops `session` and reads its spill file, merging the NCCL plugin records of this process that
+// started within the session's window.
+absl::StatusOr<model::Trace> StopCapture(cupti::CaptureSession& session);
+
+}  // namespace overlapscope::engine

@@ -1,0 +1,316 @@
+#include "exporters/perfetto_layout.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace overlapscope::exporters {
+namespace {
+
+using model::kNone;
+
+// Synthetic pids for GPU groups and for host processes whose OS pid is ambiguous (two ranks
+// with the same pid on different hosts, or none). Linux pids stay below 2^22, so these never
+// collide with a real one.
+constexpr int64_t kSyntheticPidBase = int64_t{1} << 28;
+
+}  // namespace
+
+bool ContainsNccl(std::string_view s) {
+  for (size_t i = 0; i + 4 <= s.size(); ++i)
+    if ((s[i] | 0x20) == 'n' && (s[i + 1] | 0x20) == 'c' && (s[i + 2] | 0x20) == 'c' && (s[i + 3] | 0x20) == 'l')
+      return true;
+  return false;
+}
+
+int32_t Layout::AddTrack(TrackSpec t) {
+  t.uuid = tracks.size() + 1;
+  tracks.push_back(std::move(t));
+  return static_cast<int32_t>(tracks.size() - 1);
+}
+
+std::vector<std::string> StreamRoles(const model::Trace& trace) {
+  // One pass over the activities (per-stream lookups would touch them in random order).
+  struct Acc {
+    int64_t comm_ns = 0, busy_ns = 0, kernels = 0, comm_kernels = 0, copies = 0;
+  };
+  std::vector<Acc> acc(trace.streams().size());
+  std::vector<int8_t> nccl(trace.strings().size(), -1);  // per kernel name, computed once
+  for (const model::Kernel& k : trace.kernels()) {
+    Acc& a = acc[k.stream];
+    if (nccl[k.name] < 0) nccl[k.name] = ContainsNccl(trace.str(k.name)) ? 1 : 0;
+    const bool comm = k.collective != kNone || nccl[k.name] == 1;
+    a.busy_ns += k.end_ns - k.start_ns;
+    ++a.kernels;
+    if (comm) a.comm_ns += k.end_ns - k.start_ns, ++a.comm_kernels;
+  }
+  for (const model::Memcpy& m : trace.memcpys()) {
+    Acc& a = acc[m.stream];
+    a.busy_ns += m.end_ns - m.start_ns;
+    ++a.copies;
+    if (m.collective != kNone) a.comm_ns += m.end_ns - m.start_ns;
+  }
+  for (const model::Memset& m : trace.memsets()) acc[m.stream].busy_ns += m.end_ns - m.start_ns;
+  std::vector<std::string> roles(acc.size());
+  for (size_t s = 0; s < acc.size(); ++s) {
+    const Acc& a = acc[s];
+    if (a.comm_ns > 0 && 2 * a.comm_ns > a.busy_ns) roles[s] = "nccl";
+    // Only zero-length activities: decide by count instead of time.
+    else if (a.busy_ns == 0 && a.kernels > 0 && 2 * a.comm_kernels > a.kernels)
+      roles[s] = "nccl";
+    else if (a.kernels == 0 && a.copies > 0)
+      roles[s] = "copy";
+    else if (a.kernels > 0)
+      roles[s] = "compute";
+  }
+  return roles;
+}
+
+std::vector<std::vector<Item>> AssignLanes(std::vector<Item> slices) {
+  auto before = [](const Item& a, const Item& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+  };
+  // Tracks are filled source by source, each already in time order: merge the few sorted runs
+  // instead of sorting everything; many runs (equal starts in model order) fall back to a sort.
+  std::vector<size_t> runs = {0};
+  for (size_t i = 1; i < slices.size() && runs.size() <= 16; ++i)
+    if (before(slices[i], slices[i - 1])) runs.push_back(i);
+  if (runs.size() > 16) {
+    std::stable_sort(slices.begin(), slices.end(), before);
+  } else {
+    runs.push_back(slices.size());
+    while (runs.size() > 2) {
+      std::vector<size_t> merged = {0};
+      for (size_t r = 0; r + 2 < runs.size(); r += 2) {
+        std::inplace_merge(slices.begin() + runs[r], slices.begin() + runs[r + 1], slices.begin() + runs[r + 2],
+                           before);
+        merged.push_back(runs[r + 2]);
+      }
+      if (runs.size() % 2 == 0) merged.push_back(runs.back());  // odd run count: last run as is
+      runs = std::move(merged);
+    }
+  }
+  // Lane of every slice; the common single-lane case keeps the vector as it is.
+  std::vector<uint32_t> lane_of(slices.size(), 0);
+  std::vector<std::vector<int64_t>> open_ends(1);  // per lane: ends of the open (enclosing) slices
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const Item& it = slices[i];
+    size_t lane = 0;
+    for (; lane < open_ends.size(); ++lane) {
+      auto& stack = open_ends[lane];
+      // A slice that ends at or before this start is closed (END is written before BEGIN).
+      while (!stack.empty() && stack.back() <= it.start_ns) stack.pop_back();
+      if (stack.empty() || stack.back() >= it.end_ns) break;  // disjoint or nested: fits
+    }
+    if (lane == open_ends.size()) open_ends.emplace_back();
+    open_ends[lane].push_back(it.end_ns);
+    lane_of[i] = static_cast<uint32_t>(lane);
+  }
+  std::vector<std::vector<Item>> lanes(open_ends.size());
+  if (lanes.size() == 1) {
+    lanes[0] = std::move(slices);
+    return lanes;
+  }
+  for (size_t i = 0; i < slices.size(); ++i) lanes[lane_of[i]].push_back(slices[i]);
+  return lanes;
+}
+
+void Layout::Finish(const model::Trace& trace) {
+  const size_t logical = tracks.size();
+  for (size_t i = 0; i < logical; ++i) {
+    if (tracks[i].slices.empty()) continue;
+    auto lanes = AssignLanes(std::move(tracks[i].slices));
+    tracks[i].slices = std::move(lanes[0]);
+    for (size_t k = 1; k < lanes.size(); ++k) {
+      TrackSpec child;
+      child.kind = TrackSpec::Kind::kPlain;
+      child.parent_uuid = tracks[i].uuid;
+      child.name = absl::StrCat(tracks[i].name, " · lane ", k);
+      child.description = "slices that partially overlap slices of the parent track";
+      child.sibling_rank = static_cast<int32_t>(k);
+      child.slices = std::move(lanes[k]);
+      AddTrack(std::move(child));
+      ++lane_tracks;
+    }
+  }
+  const size_t sizes[kSrcCount] = {trace.kernels().size(),    trace.memcpys().size(), trace.memsets().size(),
+                                   trace.api_calls().size(),  trace.syncs().size(),   trace.ranges().size(),
+                                   trace.gpu_ranges().size(), extras.size()};
+  for (int s = 0; s < kSrcCount; ++s) track_of[s].assign(sizes[s], kNone);
+  for (size_t t = 0; t < tracks.size(); ++t) {
+    for (const Item& it : tracks[t].slices) track_of[static_cast<int>(it.src)][it.index] = static_cast<int32_t>(t);
+    for (const Item& it : tracks[t].instants) track_of[static_cast<int>(it.src)][it.index] = static_cast<int32_t>(t);
+  }
+}
+
+Layout BuildModelLayout(const model::Trace& trace) {
+  Layout L;
+  const auto& procs = trace.processes();
+  std::vector<int32_t> order(procs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const int64_t ra = procs[a].rank < 0 ? INT32_MAX : procs[a].rank;
+    const int64_t rb = procs[b].rank < 0 ? INT32_MAX : procs[b].rank;
+    return ra < rb;
+  });
+  absl::flat_hash_map<int64_t, int> pid_count;
+  for (const auto& p : procs) ++pid_count[p.pid];
+  int64_t next_synthetic = kSyntheticPidBase;
+  L.process_track.assign(procs.size(), kNone);
+
+  const std::vector<std::string> roles = StreamRoles(trace);
+  std::vector<int32_t> thread_track(trace.threads().size(), kNone);
+  std::vector<int32_t> stream_track(trace.streams().size(), kNone);
+  std::vector<int32_t> waits_track(trace.streams().size(), kNone);
+  std::vector<int32_t> device_group(trace.devices().size(), kNone);
+  std::vector<int32_t> device_syncs(trace.devices().size(), kNone);
+
+  for (int32_t p : order) {
+    const model::Process& pr = procs[p];
+    const bool real_pid = pr.pid > 0 && pr.pid < (int64_t{1} << 22) && pid_count[pr.pid] == 1;
+    const int64_t pid = real_pid ? pr.pid : next_synthetic++;
+    std::string rank = pr.rank >= 0 ? absl::StrCat("rank ", pr.rank) : "";
+    std::string pname = std::string(trace.str(pr.name));
+    if (pname.empty()) pname = "process";
+    if (!trace.str(pr.host).empty()) absl::StrAppend(&pname, " @ ", AV(trace.str(pr.host)));
+    TrackSpec pt;
+    pt.kind = TrackSpec::Kind::kProcess;
+    pt.pid = pid;
+    pt.name = rank.empty() ? pname : absl::StrCat(rank, " · ", pname);
+    if (!real_pid && pr.pid >= 0) pt.description = absl::StrCat("OS pid ", pr.pid);
+    L.process_track[p] = L.AddTrack(std::move(pt));
+
+    std::vector<int32_t> threads;
+    for (size_t t = 0; t < trace.threads().size(); ++t)
+      if (trace.threads()[t].process == p) threads.push_back(static_cast<int32_t>(t));
+    std::stable_sort(threads.begin(), threads.end(),
+                     [&](int32_t a, int32_t b) { return trace.threads()[a].tid < trace.threads()[b].tid; });
+    for (int32_t t : threads) {
+      const model::Thread& th = trace.threads()[t];
+      TrackSpec tt;
+      tt.kind = TrackSpec::Kind::kThread;
+      tt.pid = pid;
+      tt.tid = th.tid;
+      tt.name = trace.str(th.name).empty() ? absl::StrCat("thread ", th.tid) : std::string(trace.str(th.name));
+      thread_track[t] = L.AddTrack(std::move(tt));
+    }
+
+    std::vector<int32_t> devices;
+    for (size_t d = 0; d < trace.devices().size(); ++d)
+      if (trace.devices()[d].process == p) devices.push_back(static_cast<int32_t>(d));
+    std::stable_sort(devices.begin(), devices.end(),
+                     [&](int32_t a, int32_t b) { return trace.devices()[a].ordinal < trace.devices()[b].ordinal; });
+    for (int32_t d : devices) {
+      const model::Device& dev = trace.devices()[d];
+      TrackSpec gt;
+      gt.kind = TrackSpec::Kind::kProcess;
+      gt.pid = next_synthetic++;
+      gt.explicit_child_order = true;  // analysis tracks first, then syncs, then streams by id
+      gt.name = absl::StrCat("GPU ", dev.ordinal);
+      if (!trace.str(dev.name).empty()) absl::StrAppend(&gt.name, " — ", AV(trace.str(dev.name)));
+      if (!rank.empty()) absl::StrAppend(&gt.name, " · ", rank);
+      const uint64_t group_uuid = L.tracks.size() + 1;
+      device_group[d] = L.AddTrack(std::move(gt));
+      std::vector<int32_t> streams;
+      for (size_t s = 0; s < trace.streams().size(); ++s)
+        if (trace.streams()[s].device == d) streams.push_back(static_cast<int32_t>(s));
+      std::stable_sort(streams.begin(), streams.end(), [&](int32_t a, int32_t b) {
+        return trace.streams()[a].native_id < trace.streams()[b].native_id;
+      });
+      int32_t rank_in_group = 0;
+      for (int32_t s : streams) {
+        const model::Stream& st = trace.streams()[s];
+        TrackSpec sp;
+        sp.parent_uuid = group_uuid;
+        sp.name = absl::StrCat("stream ", st.native_id);
+        const std::string& role = roles[s];
+        if (!role.empty()) absl::StrAppend(&sp.name, " · ", role);
+        // Kineto names streams "stream 7 ": only a name that says more is appended.
+        std::string_view given = trace.str(st.name);
+        while (!given.empty() && given.back() == ' ') given.remove_suffix(1);
+        if (!given.empty() && given != absl::StrCat("stream ", st.native_id))
+          absl::StrAppend(&sp.name, " · ", AV(given));
+        sp.sibling_rank = rank_in_group++;
+        stream_track[s] = L.AddTrack(std::move(sp));
+      }
+    }
+  }
+  L.thread_track = thread_track;
+  L.device_group = device_group;
+  L.stream_track = stream_track;
+  // Syncs without a device or thread (rare) go on one global track.
+  int32_t orphan_syncs = kNone;
+
+  auto lazy_child = [&](std::vector<int32_t>& slot, int32_t id, uint64_t parent, std::string name, int32_t rank) {
+    if (slot[id] == kNone) {
+      TrackSpec t;
+      t.parent_uuid = parent;
+      t.name = std::move(name);
+      t.sibling_rank = rank;
+      slot[id] = L.AddTrack(std::move(t));
+    }
+    return slot[id];
+  };
+
+  // Reserve each track's slices up front: the vectors get large (10^6) and regrowing them
+  // costs more than this counting pass.
+  {
+    std::vector<size_t> n(L.tracks.size(), 0);
+    for (const auto& a : trace.api_calls()) ++n[thread_track[a.thread]];
+    for (const auto& r : trace.ranges()) ++n[thread_track[r.thread]];
+    for (const auto& k : trace.kernels()) ++n[stream_track[k.stream]];
+    for (const auto& m : trace.memcpys()) ++n[stream_track[m.stream]];
+    for (const auto& m : trace.memsets()) ++n[stream_track[m.stream]];
+    for (const auto& g : trace.gpu_ranges()) ++n[stream_track[g.stream]];
+    for (size_t i = 0; i < n.size(); ++i) L.tracks[i].slices.reserve(n[i]);
+  }
+  auto push = [&](int32_t track, int64_t s, int64_t e, size_t index, Src src) {
+    L.tracks[track].slices.push_back(Item{s, e, static_cast<int32_t>(index), src});
+  };
+  for (size_t i = 0; i < trace.api_calls().size(); ++i) {
+    const auto& a = trace.api_calls()[i];
+    push(thread_track[a.thread], a.start_ns, a.end_ns, i, Src::kApi);
+  }
+  for (size_t i = 0; i < trace.ranges().size(); ++i) {
+    const auto& r = trace.ranges()[i];
+    push(thread_track[r.thread], r.start_ns, r.end_ns, i, Src::kRange);
+  }
+  for (size_t i = 0; i < trace.kernels().size(); ++i)
+    push(stream_track[trace.kernels()[i].stream], trace.kernels()[i].start_ns, trace.kernels()[i].end_ns, i,
+         Src::kKernel);
+  for (size_t i = 0; i < trace.memcpys().size(); ++i)
+    push(stream_track[trace.memcpys()[i].stream], trace.memcpys()[i].start_ns, trace.memcpys()[i].end_ns, i,
+         Src::kMemcpy);
+  for (size_t i = 0; i < trace.memsets().size(); ++i)
+    push(stream_track[trace.memsets()[i].stream], trace.memsets()[i].start_ns, trace.memsets()[i].end_ns, i,
+         Src::kMemset);
+  for (size_t i = 0; i < trace.gpu_ranges().size(); ++i)
+    push(stream_track[trace.gpu_ranges()[i].stream], trace.gpu_ranges()[i].start_ns, trace.gpu_ranges()[i].end_ns, i,
+         Src::kGpuRange);
+  for (size_t i = 0; i < trace.syncs().size(); ++i) {
+    const model::Sync& y = trace.syncs()[i];
+    int32_t track;
+    if (y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone) {
+      const int32_t st = stream_track[y.stream];
+      track = lazy_child(waits_track, y.stream, L.tracks[st].uuid, L.tracks[st].name + " · waits", 1000);
+    } else if (y.device != kNone) {
+      track = lazy_child(device_syncs, y.device, L.tracks[device_group[y.device]].uuid, "synchronizations", -1);
+    } else if (y.thread != kNone) {
+      track = thread_track[y.thread];
+    } else {
+      if (orphan_syncs == kNone) {
+        TrackSpec t;
+        t.name = "synchronizations (no device)";
+        orphan_syncs = L.AddTrack(std::move(t));
+      }
+      track = orphan_syncs;
+    }
+    push(track, y.start_ns, y.end_ns, i, Src::kSync);
+  }
+  return L;
+}
+
+}  // namespace overlapscope::exporters

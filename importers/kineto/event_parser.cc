@@ -1,0 +1,250 @@
+// Parsing of one event object into a RawEvent. Emitting it into model structs is in
+// event_emit.cc.
+#include "importers/kineto/event_parser.h"
+
+namespace overlapscope::import {
+
+using scan::NumKind;
+using scan::Scan;
+
+namespace {
+
+constexpr uint32_t Bit(ArgKey k) { return 1u << static_cast<int>(k); }
+
+// A structural mismatch: the window ended (refill and retry) or the JSON is malformed.
+Scan Expect(const char* q, const char* end, const char* what, const char** err_pos, const char** err) {
+  if (q >= end) return Scan::kNeedMore;
+  *err_pos = q;
+  *err = what;
+  return Scan::kError;
+}
+
+// Propagates kNeedMore/kError of a sub-parse, recording where an error happened.
+#define OS_SCAN(expr, at)                      \
+  do {                                         \
+    Scan s_ = (expr);                          \
+    if (s_ != Scan::kOk) {                     \
+      if (s_ == Scan::kError) *err_pos = (at); \
+      return s_;                               \
+    }                                          \
+  } while (0)
+
+int ScratchSlot(ArgKey k) {
+  switch (k) {
+    case ArgKey::kCollectiveName: return 4;
+    case ArgKey::kDtype: return 5;
+    case ArgKey::kPgName: return 6;
+    case ArgKey::kName: return 7;
+    case ArgKey::kLabels: return 8;
+    default: return 9;
+  }
+}
+
+bool IsStringArg(ArgKey k) {
+  return k == ArgKey::kCollectiveName || k == ArgKey::kDtype || k == ArgKey::kPgName || k == ArgKey::kName ||
+         k == ArgKey::kLabels;
+}
+
+// "[24, 1, 1]" -> Dim3. Anything else is a type problem (the value is skipped by the caller).
+Scan ParseDim3(const char* p, const char* end, const char** after, model::Dim3* d, bool* ok, const char** err) {
+  *ok = false;
+  if (*p != '[') return Scan::kOk;
+  const char* q = scan::SkipWs(p + 1);
+  int32_t v[3] = {1, 1, 1};
+  int n = 0;
+  if (*q != ']') {
+    for (;;) {
+      int64_t x;
+      NumKind kind;
+      Scan s = scan::ParseInt(q, end, &q, &x, &kind, err);
+      if (s != Scan::kOk) return s;
+      if (kind != NumKind::kOk || n >= 3 || x < 0 || x > INT32_MAX) return Scan::kOk;
+      v[n++] = static_cast<int32_t>(x);
+      q = scan::SkipWs(q);
+      if (*q == ',') {
+        q = scan::SkipWs(q + 1);
+        continue;
+      }
+      if (*q == ']') break;
+      if (q >= end) return Scan::kNeedMore;
+      return Scan::kOk;  // malformed: the caller's SkipValue reports it
+    }
+  }
+  *after = q + 1;
+  *d = model::Dim3{v[0], v[1], v[2]};
+  *ok = true;
+  return Scan::kOk;
+}
+
+Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
+               const char** err) {
+  const char* q = scan::SkipWs(p + 1);
+  if (*q == '}') {
+    *after = q + 1;
+    return Scan::kOk;
+  }
+  for (;;) {
+    if (*q != '"') return Expect(q, end, "expected a key string in args", err_pos, err);
+    std::string_view key;
+    const char* key_at = q;
+    OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
+    q = scan::SkipWs(q);
+    if (*q != ':') return Expect(q, end, "expected ':' in args", err_pos, err);
+    q = scan::SkipWs(q + 1);
+    ArgKey k = ClassifyArgKey(key);
+    const char* v = q;
+    bool typed_ok = true;
+    switch (k) {
+      case ArgKey::kIgnored: break;
+      case ArgKey::kUnknown: ev->unknown_args.emplace_back(key); break;
+      case ArgKey::kGrid:
+      case ArgKey::kBlock: {
+        OS_SCAN(ParseDim3(v, end, &q, k == ArgKey::kGrid ? &ev->grid : &ev->block, &typed_ok, err), v);
+        break;
+      }
+      default:
+        if (IsStringArg(k)) {
+          if (*v == '"') {
+            OS_SCAN(scan::ParseString(v, end, &q, &ev->scratch[ScratchSlot(k)], &ev->arg_str[static_cast<size_t>(k)],
+                                      &ev->repaired, err),
+                    v);
+          } else {
+            typed_ok = false;
+          }
+        } else {
+          NumKind kind;
+          OS_SCAN(scan::ParseInt(v, end, &q, &ev->arg_int[static_cast<size_t>(k)], &kind, err), v);
+          typed_ok = kind == NumKind::kOk;
+        }
+    }
+    if (k == ArgKey::kIgnored || k == ArgKey::kUnknown || !typed_ok) {
+      OS_SCAN(scan::SkipValue(v, end, &q, err), v);
+      if (!typed_ok) ev->bad_has |= Bit(k);
+    } else {
+      ev->has |= Bit(k);
+    }
+    q = scan::SkipWs(q);
+    if (*q == ',') {
+      q = scan::SkipWs(q + 1);
+      continue;
+    }
+    if (*q == '}') {
+      *after = q + 1;
+      return Scan::kOk;
+    }
+    return Expect(q, end, "expected ',' or '}' in args", err_pos, err);
+  }
+}
+
+// pid / tid / id: an integer or a string (Kineto writes "Spans", "Traces", "" for its own rows).
+Scan ParseSlot(const char* v, const char* end, const char** after, Slot* slot, int64_t* x, RawEvent* ev,
+               const char** err_pos, const char** err) {
+  if (*v == '"') {
+    std::string_view s;
+    OS_SCAN(scan::ParseString(v, end, after, &ev->scratch[9], &s, &ev->repaired, err), v);
+    *slot = Slot::kString;
+    return Scan::kOk;
+  }
+  NumKind kind;
+  OS_SCAN(scan::ParseInt(v, end, after, x, &kind, err), v);
+  if (kind == NumKind::kOk) {
+    *slot = Slot::kInt;
+    return Scan::kOk;
+  }
+  *slot = Slot::kOther;
+  if (kind == NumKind::kNotNumber) OS_SCAN(scan::SkipValue(v, end, after, err), v);
+  return Scan::kOk;
+}
+
+Scan ParseTime(const char* v, const char* end, const char** after, int64_t* ns, bool* has, const char* name,
+               RawEvent* ev, const char** err_pos, const char** err) {
+  NumKind kind;
+  OS_SCAN(scan::ParseMicrosAsNs(v, end, after, ns, &kind, err), v);
+  switch (kind) {
+    case NumKind::kOk: *has = true; return Scan::kOk;
+    case NumKind::kNotNumber:
+      OS_SCAN(scan::SkipValue(v, end, after, err), v);
+      if (!ev->bad) ev->bad = name[0] == 't' ? "ts not a number" : "dur not a number";
+      return Scan::kOk;
+    case NumKind::kNonFinite:
+      if (!ev->bad) ev->bad = name[0] == 't' ? "ts not finite" : "dur not finite";
+      return Scan::kOk;
+    case NumKind::kOutOfRange:
+      if (!ev->bad) ev->bad = name[0] == 't' ? "ts beyond int64 ns" : "dur beyond int64 ns";
+      return Scan::kOk;
+  }
+  return Scan::kOk;
+}
+
+Scan ParseStringField(const char* v, const char* end, const char** after, std::string_view* out, std::string* scratch,
+                      const char* bad_reason, RawEvent* ev, const char** err_pos, const char** err) {
+  if (*v == '"') {
+    OS_SCAN(scan::ParseString(v, end, after, scratch, out, &ev->repaired, err), v);
+    return Scan::kOk;
+  }
+  OS_SCAN(scan::SkipValue(v, end, after, err), v);
+  if (!ev->bad) ev->bad = bad_reason;
+  return Scan::kOk;
+}
+
+}  // namespace
+
+Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
+                const char** err) {
+  ev->Reset();
+  const char* q = scan::SkipWs(p + 1);
+  if (*q == '}') {
+    *after = q + 1;
+    return Scan::kOk;
+  }
+  for (;;) {
+    if (*q != '"') return Expect(q, end, "expected a key string in event", err_pos, err);
+    std::string_view key;
+    const char* key_at = q;
+    OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
+    q = scan::SkipWs(q);
+    if (*q != ':') return Expect(q, end, "expected ':' in event", err_pos, err);
+    const char* v = scan::SkipWs(q + 1);
+    switch (ClassifyEventKey(key)) {
+      case EventKey::kPh:
+        OS_SCAN(ParseStringField(v, end, &q, &ev->ph, &ev->scratch[1], "ph not a string", ev, err_pos, err), v);
+        break;
+      case EventKey::kCat:
+        OS_SCAN(ParseStringField(v, end, &q, &ev->cat, &ev->scratch[2], "cat not a string", ev, err_pos, err), v);
+        break;
+      case EventKey::kName:
+        OS_SCAN(ParseStringField(v, end, &q, &ev->name, &ev->scratch[3], "name not a string", ev, err_pos, err), v);
+        break;
+      case EventKey::kPid: OS_SCAN(ParseSlot(v, end, &q, &ev->pid_slot, &ev->pid, ev, err_pos, err), v); break;
+      case EventKey::kTid: OS_SCAN(ParseSlot(v, end, &q, &ev->tid_slot, &ev->tid, ev, err_pos, err), v); break;
+      case EventKey::kId: OS_SCAN(ParseSlot(v, end, &q, &ev->id_slot, &ev->id, ev, err_pos, err), v); break;
+      case EventKey::kTs: OS_SCAN(ParseTime(v, end, &q, &ev->ts_ns, &ev->has_ts, "ts", ev, err_pos, err), v); break;
+      case EventKey::kDur: OS_SCAN(ParseTime(v, end, &q, &ev->dur_ns, &ev->has_dur, "dur", ev, err_pos, err), v); break;
+      case EventKey::kArgs:
+        if (*v == '{') {
+          OS_SCAN(ParseArgs(v, end, &q, ev, err_pos, err), v);
+        } else {
+          OS_SCAN(scan::SkipValue(v, end, &q, err), v);
+          if (!ev->bad) ev->bad = "args not an object";
+        }
+        break;
+      case EventKey::kIgnored: OS_SCAN(scan::SkipValue(v, end, &q, err), v); break;
+      case EventKey::kOther:
+        ev->unknown_args.push_back("(event key) " + std::string(key));
+        OS_SCAN(scan::SkipValue(v, end, &q, err), v);
+        break;
+    }
+    q = scan::SkipWs(q);
+    if (*q == ',') {
+      q = scan::SkipWs(q + 1);
+      continue;
+    }
+    if (*q == '}') {
+      *after = q + 1;
+      return Scan::kOk;
+    }
+    return Expect(q, end, "expected ',' or '}' in event", err_pos, err);
+  }
+}
+
+}  // namespace overlapscope::import

@@ -1,0 +1,119 @@
+// One Kineto trace event: parsing a JSON object into a RawEvent (no allocation on the common
+// path), and turning it into model structs in a per-thread output buffer (ThreadOut).
+//
+// Each parser thread owns one ThreadOut. Names are interned into the thread's own StringTable
+// and threads/streams get thread-local ids; the importer merges buffers into the TraceBuilder in
+// file order and maps local ids to global ones there (kineto_file.cc). Local ids in the model
+// structs of a ThreadOut: `name`/`op`/`dtype`/`communicator` are local string ids, `thread` is a
+// local thread index, GPU `stream` a local stream index (its device comes with it), Sync.device
+// the device ordinal, Kernel.collective a local collective index.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "importers/kineto/json_scan.h"
+#include "importers/kineto/kineto_keys.h"
+#include "model/events.h"
+#include "model/string_table.h"
+
+namespace overlapscope::import {
+
+// A value slot of pid/tid/id: absent, integer, string (e.g. "Spans"), or another type.
+enum class Slot : uint8_t { kMissing, kInt, kString, kOther };
+
+struct RawEvent {
+  std::string_view ph, cat, name;
+  bool has_ts = false, has_dur = false;
+  int64_t ts_ns = 0, dur_ns = 0;  // relative to baseTimeNanoseconds
+  Slot pid_slot = Slot::kMissing, tid_slot = Slot::kMissing, id_slot = Slot::kMissing;
+  int64_t pid = 0, tid = 0, id = 0;
+  uint32_t has = 0;      // bit (1 << ArgKey) set when that arg was present and well-typed
+  uint32_t bad_has = 0;  // bit set when that arg was present with the wrong type / range
+  int64_t arg_int[static_cast<size_t>(ArgKey::kCount)];
+  std::string_view arg_str[static_cast<size_t>(ArgKey::kCount)];
+  model::Dim3 grid, block;
+  const char* bad = nullptr;  // first problem that makes the event unusable (a skip reason)
+  int repaired = 0;           // strings with invalid UTF-8 replaced
+  std::vector<std::string> unknown_args;
+  std::string scratch[10];  // decoded strings that needed unescaping
+
+  bool Has(ArgKey k) const { return (has >> static_cast<int>(k)) & 1u; }
+  int64_t Int(ArgKey k) const { return arg_int[static_cast<size_t>(k)]; }
+  std::string_view Str(ArgKey k) const { return arg_str[static_cast<size_t>(k)]; }
+  void Reset() {
+    ph = cat = name = {};
+    has_ts = has_dur = false;
+    pid_slot = tid_slot = id_slot = Slot::kMissing;
+    has = bad_has = 0;
+    bad = nullptr;
+    repaired = 0;
+    unknown_args.clear();
+  }
+};
+
+// Metadata ("ph":"M") the importer applies after the file is read.
+struct MetaRecord {
+  enum Type : uint8_t { kProcessName, kThreadName, kProcessLabels } type;
+  bool pid_is_int = false, tid_is_int = false;
+  int64_t pid = 0, tid = 0;
+  std::string value;
+};
+
+struct SkipRecord {
+  int64_t offset;
+  std::string reason;
+};
+
+struct ThreadOut {
+  // Kept across chunks of one file.
+  model::StringTable strings;
+  absl::flat_hash_map<int64_t, int32_t> thread_index;
+  std::vector<int64_t> thread_tids;
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, int32_t> stream_index;
+  std::vector<std::pair<int32_t, int64_t>> stream_keys;  // (device ordinal, native stream)
+
+  // Per chunk (cleared after each merge).
+  std::vector<model::Kernel> kernels;
+  std::vector<model::Memcpy> memcpys;
+  std::vector<model::Memset> memsets;
+  std::vector<model::ApiCall> api_calls;
+  std::vector<int64_t> api_offsets;  // byte offset of each api call, for duplicate reports
+  std::vector<model::Sync> syncs;
+  std::vector<model::Range> ranges;
+  std::vector<model::GpuRange> gpu_ranges;
+  std::vector<model::Collective> collectives;
+  std::vector<MetaRecord> metas;
+  std::vector<SkipRecord> skips;
+  std::vector<int64_t> flow_ids;
+  int64_t events_read = 0;
+  int64_t kept[static_cast<size_t>(Category::kCount)] = {};
+  int64_t kept_meta = 0;
+  int64_t first_cpu_pid = -1;
+  bool has_cpu_pid = false;
+  // Recognized-but-not-stored events by kind (fixed slots: flows are ~40% of all events, so
+  // no string-keyed map on that path).
+  enum Ignored : uint8_t { kIgnoredFlow, kIgnoredMeta, kIgnoredTrace, kIgnoredInstant, kIgnoredCount };
+  int64_t ignored[kIgnoredCount] = {};
+  absl::flat_hash_map<std::string, int64_t> unknown_categories, unknown_args, notes;
+
+  int32_t LocalThread(int64_t tid);
+  int32_t LocalStream(int32_t device, int64_t stream);
+  void ClearChunk();
+  bool ChunkEmpty() const { return events_read == 0; }
+};
+
+// Parses one event object; p points at its '{'. On kOk *after is just past the '}'. Type
+// problems inside the event do not fail the parse: they set ev->bad (the event is skipped);
+// only malformed JSON is kError (*err_pos, *err).
+scan::Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
+                      const char** err);
+
+// Turns a parsed event into model structs in `out`, or counts why it is not kept.
+void EmitEvent(const RawEvent& ev, int64_t offset, ThreadOut& out);
+
+}  // namespace overlapscope::import

@@ -1,0 +1,64 @@
+// State of one Kineto file being imported into a TraceBuilder (internal to importers/kineto).
+//
+// kineto_file.cc reads and parses; MergeOut moves a parser thread's chunk output into the
+// builder (mapping local ids to global ones, in file order); FinishFile applies what can only
+// be known at the end: baseTimeNanoseconds (may follow traceEvents), metadata names, rank,
+// device names, sync threads and copy asynchrony by correlation id, flow-id checks and stats.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "importers/kineto/event_parser.h"
+#include "model/source_stats.h"
+#include "model/trace_builder.h"
+
+namespace overlapscope::import {
+
+inline constexpr int kMaxParserThreads = 2;
+
+struct FileContext {
+  std::string path;
+  model::TraceBuilder* builder = nullptr;
+  model::ProcessId process = model::kNone;
+  model::SourceStats stats;
+
+  // Local -> global id maps per parser thread (-1: not mapped yet; filled lazily so that ids
+  // only touched by a discarded speculative parse never reach the builder).
+  std::vector<model::StringId> str_remap[kMaxParserThreads];
+  std::vector<model::ThreadId> thread_remap[kMaxParserThreads];
+  std::vector<std::pair<model::DeviceId, model::StreamId>> stream_remap[kMaxParserThreads];
+
+  absl::flat_hash_set<int64_t> api_correlations;  // duplicate detection within the file
+  std::vector<MetaRecord> metas;
+  std::vector<int64_t> flow_ids;
+  bool has_cpu_pid = false;
+  int64_t cpu_pid = -1;
+
+  // Where this file's events start in the builder's vectors.
+  size_t kernels0 = 0, memcpys0 = 0, memsets0 = 0, api0 = 0, syncs0 = 0, ranges0 = 0, gpu_ranges0 = 0, collectives0 = 0;
+
+  // Top-level facts.
+  bool has_base = false;
+  int64_t base_ns = 0, base_offset = 0;
+  // baseTimeNanoseconds is added while merging when it came before traceEvents (the usual
+  // order), else once at the end; these record which happened and whether int64 overflowed.
+  bool merged_without_base = false;
+  bool base_overflow = false;
+  bool has_rank = false;
+  int64_t rank = -1, world_size = -1;
+  std::vector<std::pair<int64_t, std::string>> device_names;  // deviceProperties: id -> name
+};
+
+// Appends `out` (the chunk output of parser thread `which`) to the builder; clears it.
+void MergeOut(ThreadOut& out, int which, FileContext& ctx);
+
+// Applies end-of-file facts (see above) and stores ctx.stats in the builder. Fails only when
+// baseTimeNanoseconds + ts overflows int64.
+absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed);
+
+}  // namespace overlapscope::import

@@ -1,0 +1,304 @@
+// FileReader: the window and the top-level object (see file_reader.h).
+#include "importers/kineto/file_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+
+namespace overlapscope::import {
+namespace {
+
+using scan::NumKind;
+using scan::Scan;
+
+constexpr size_t kDefaultBlock = size_t{16} << 20;
+
+// Iterates the members of the object at p, calling member(key, value_start, &after) -> Scan
+// for each; the callback parses or skips the value.
+template <typename Member>
+Scan ForEachMember(const char* p, const char* end, const char** after, const char** err, Member member) {
+  std::string scratch;
+  int repaired = 0;
+  const char* q = scan::SkipWs(p + 1);
+  if (*q == '}') {
+    *after = q + 1;
+    return Scan::kOk;
+  }
+  for (;;) {
+    if (*q != '"') return q >= end ? Scan::kNeedMore : (*err = "expected a key string", Scan::kError);
+    std::string_view key;
+    Scan s = scan::ParseString(q, end, &q, &scratch, &key, &repaired, err);
+    if (s != Scan::kOk) return s;
+    q = scan::SkipWs(q);
+    if (*q != ':') return q >= end ? Scan::kNeedMore : (*err = "expected ':'", Scan::kError);
+    q = scan::SkipWs(q + 1);
+    s = member(key, q, &q);
+    if (s != Scan::kOk) return s;
+    q = scan::SkipWs(q);
+    if (*q == ',') {
+      q = scan::SkipWs(q + 1);
+      continue;
+    }
+    if (*q == '}') {
+      *after = q + 1;
+      return Scan::kOk;
+    }
+    return q >= end ? Scan::kNeedMore : (*err = "expected ',' or '}'", Scan::kError);
+  }
+}
+
+// An integer member value, or skipped (with *ok false) when it has another type.
+Scan IntOrSkip(const char* v, const char* end, const char** after, int64_t* out, bool* ok, const char** err) {
+  NumKind kind;
+  Scan s = scan::ParseInt(v, end, after, out, &kind, err);
+  if (s != Scan::kOk) return s;
+  *ok = kind == NumKind::kOk;
+  if (kind == NumKind::kNotNumber) return scan::SkipValue(v, end, after, err);
+  return Scan::kOk;
+}
+
+}  // namespace
+
+FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options)
+    : options_(options) {
+  ctx_.path = path;
+  ctx_.builder = &builder;
+  int hw = static_cast<int>(std::thread::hardware_concurrency());
+  threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
+  block_ = options.chunk_bytes > 0 ? static_cast<size_t>(options.chunk_bytes) : kDefaultBlock;
+}
+
+absl::Status FileReader::ErrorAt(const char* p, std::string_view reason) const {
+  return absl::InvalidArgumentError(
+      absl::StrCat(ctx_.path, ": offset ", base_ + (p - win_), ": ", std::string(reason)));
+}
+
+absl::Status FileReader::Truncated() {
+  truncated_ = true;
+  return absl::InvalidArgumentError(absl::StrCat(ctx_.path, ": offset ", base_ + static_cast<int64_t>(len_),
+                                                 ": unexpected end of data (truncated file?)"));
+}
+
+absl::Status FileReader::SkipWsRefill() {
+  for (;;) {
+    pos_ = scan::SkipWs(pos_);
+    if (pos_ < End()) return absl::OkStatus();
+    if (eof_) return Truncated();
+    RETURN_IF_ERROR(Refill(pos_));
+  }
+}
+
+template <typename Step>
+absl::Status FileReader::RunStep(Step step, std::string_view what) {
+  for (;;) {
+    const char* after = nullptr;
+    const char* err = "malformed JSON";
+    Scan s = step(pos_, &after, &err);
+    if (s == Scan::kOk) {
+      pos_ = after;
+      return absl::OkStatus();
+    }
+    if (s == Scan::kError) return ErrorAt(pos_, absl::StrCat(err, " (in ", std::string(what), ")"));
+    if (eof_) return Truncated();
+    RETURN_IF_ERROR(Refill(pos_));
+  }
+}
+
+absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
+  const char* end = End();
+  if (key == "baseTimeNanoseconds") {
+    ctx_.base_offset = base_ + (pos_ - win_);
+    bool ok = false;
+    RETURN_IF_ERROR(RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          end = End();
+          return IntOrSkip(p, end, after, &ctx_.base_ns, &ok, err);
+        },
+        key));
+    if (!ok)
+      return absl::InvalidArgumentError(
+          absl::StrCat(ctx_.path, ": offset ", ctx_.base_offset, ": baseTimeNanoseconds is not an int64 integer"));
+    ctx_.has_base = true;
+    return absl::OkStatus();
+  }
+  if (key == "distributedInfo") {
+    return RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          end = End();
+          if (*p != '{') return scan::SkipValue(p, end, after, err);
+          ctx_.has_rank = false;
+          return ForEachMember(p, end, after, err, [&](std::string_view k, const char* v, const char** a) {
+            bool ok = false;
+            if (k == "rank") {
+              Scan s = IntOrSkip(v, end, a, &ctx_.rank, &ok, err);
+              ctx_.has_rank = ok && ctx_.rank >= 0;
+              return s;
+            }
+            if (k == "world_size") return IntOrSkip(v, end, a, &ctx_.world_size, &ok, err);
+            return scan::SkipValue(v, end, a, err);
+          });
+        },
+        key);
+  }
+  if (key == "deviceProperties") {
+    return RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          end = End();
+          ctx_.device_names.clear();
+          if (*p != '[') return scan::SkipValue(p, end, after, err);
+          const char* q = scan::SkipWs(p + 1);
+          if (*q == ']') {
+            *after = q + 1;
+            return Scan::kOk;
+          }
+          for (;;) {
+            if (*q != '{') {
+              Scan s = scan::SkipValue(q, end, &q, err);
+              if (s != Scan::kOk) return s;
+            } else {
+              int64_t id = -1;
+              bool has_id = false;
+              std::string name, scratch;
+              int repaired = 0;
+              Scan s = ForEachMember(q, end, &q, err, [&](std::string_view k, const char* v, const char** a) {
+                if (k == "id") return IntOrSkip(v, end, a, &id, &has_id, err);
+                if (k == "name" && *v == '"') {
+                  std::string_view n;
+                  Scan t = scan::ParseString(v, end, a, &scratch, &n, &repaired, err);
+                  name.assign(n);
+                  return t;
+                }
+                return scan::SkipValue(v, end, a, err);
+              });
+              if (s != Scan::kOk) return s;
+              if (has_id) ctx_.device_names.emplace_back(id, name);
+            }
+            q = scan::SkipWs(q);
+            if (*q == ',') {
+              q = scan::SkipWs(q + 1);
+              continue;
+            }
+            if (*q == ']') {
+              *after = q + 1;
+              return Scan::kOk;
+            }
+            if (q >= end) return Scan::kNeedMore;
+            *err = "expected ',' or ']'";
+            return Scan::kError;
+          }
+        },
+        key);
+  }
+  return RunStep(
+      [&](const char* p, const char** after, const char** err) { return scan::SkipValue(p, End(), after, err); }, key);
+}
+
+absl::Status FileReader::Run() {
+  ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path));
+  in_file_size_ = in_->file_size();
+  compressed_ = in_->compressed();
+  RETURN_IF_ERROR(Refill(nullptr));
+  model::TraceBuilder& b = *ctx_.builder;
+  model::Process proc;
+  proc.source = b.Intern(ctx_.path);
+  proc.host = b.Intern(HostFromTraceFileName(ctx_.path));
+  ctx_.process = b.AddProcess(proc);
+  const model::TraceData& d = b.data();
+  ctx_.kernels0 = d.kernels.size(), ctx_.memcpys0 = d.memcpys.size(), ctx_.memsets0 = d.memsets.size();
+  ctx_.api0 = d.api_calls.size(), ctx_.syncs0 = d.syncs.size(), ctx_.ranges0 = d.ranges.size();
+  ctx_.gpu_ranges0 = d.gpu_ranges.size(), ctx_.collectives0 = d.collectives.size();
+
+  bool saw_events = false;
+  absl::Status top = ParseTopLevel(&saw_events);
+  if (!top.ok()) {
+    // The brief of an unreadable file is "ends before traceEvents closes": once every event is
+    // in, a file cut in its trailing keys (traceName, a late baseTimeNanoseconds) still imports,
+    // and says so.
+    if (!(saw_events && truncated_)) return top;
+    ctx_.stats.notes[ctx_.has_base ? "file ends before the top-level object closes (after traceEvents)"
+                                   : "file ends before the top-level object closes (after traceEvents); "
+                                     "no baseTimeNanoseconds seen"] += 1;
+  }
+  if (!ctx_.has_rank) {
+    int32_t r = RankFromFileName(ctx_.path);
+    if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
+  }
+  return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
+}
+
+absl::Status FileReader::ParseTopLevel(bool* saw_events) {
+  // Top level: optional UTF-8 byte-order mark, then '{' ("key": value),* '}'.
+  if (len_ >= 3 && std::memcmp(pos_, "\xEF\xBB\xBF", 3) == 0) pos_ += 3;
+  pos_ = scan::SkipWs(pos_);
+  if (pos_ >= End()) return ErrorAt(pos_, base_ + static_cast<int64_t>(len_) == 0 ? "empty file" : "no JSON value");
+  if (*pos_ != '{') return ErrorAt(pos_, "top level is not a JSON object (expected '{')");
+  ++pos_;
+  bool first = true;
+  for (;;) {
+    RETURN_IF_ERROR(SkipWsRefill());
+    if (*pos_ == '}' && first) break;
+    if (*pos_ != '"') return ErrorAt(pos_, "expected a key string in the top-level object");
+    std::string key;
+    RETURN_IF_ERROR(RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          std::string scratch;
+          std::string_view view;
+          int repaired = 0;
+          Scan s = scan::ParseString(p, End(), after, &scratch, &view, &repaired, err);
+          if (s != Scan::kOk) return s;
+          const char* q = scan::SkipWs(*after);
+          if (*q != ':') return q >= End() ? Scan::kNeedMore : (*err = "expected ':'", Scan::kError);
+          q = scan::SkipWs(q + 1);
+          if (q >= End()) return Scan::kNeedMore;
+          key.assign(view);
+          *after = q;
+          return Scan::kOk;
+        },
+        "the top-level object"));
+    if (key == "traceEvents") {
+      if (*pos_ != '[') return ErrorAt(pos_, "traceEvents is not an array");
+      ++pos_;
+      RETURN_IF_ERROR(ParseEventArray());
+      *saw_events = true;
+    } else {
+      RETURN_IF_ERROR(ParseTopLevelValue(key));
+    }
+    first = false;
+    RETURN_IF_ERROR(SkipWsRefill());
+    if (*pos_ == ',') {
+      ++pos_;
+      continue;
+    }
+    if (*pos_ == '}') break;
+    return ErrorAt(pos_, "expected ',' or '}' in the top-level object");
+  }
+  ++pos_;     // past the closing '}'
+  for (;;) {  // only whitespace may follow
+    pos_ = scan::SkipWs(pos_);
+    if (pos_ < End()) return ErrorAt(pos_, "data after the top-level object");
+    if (eof_) break;
+    RETURN_IF_ERROR(Refill(pos_));
+  }
+  if (!*saw_events) return ErrorAt(pos_, "no traceEvents array in the file");
+  return absl::OkStatus();
+}
+
+absl::Status ImportKinetoFile(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options) {
+  // No exception leaves the module: allocation failures (a trace too large for memory) and
+  // thread errors become a status naming the file.
+  try {
+    FileReader reader(path, builder, options);
+    return reader.Run();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(path + ": offset 0: out of memory while importing");
+  } catch (const std::exception& e) {
+    return absl::InternalError(path + ": offset 0: import failed: " + e.what());
+  }
+}
+
+}  // namespace overlapscope::import

@@ -1,0 +1,96 @@
+// FileReader: streams one Kineto Chrome-JSON file (plain or gzip) through a fixed window
+// (never the whole file), parses the top-level object itself (file_reader.cc) and the
+// traceEvents array in parallel chunks (file_reader_events.cc). Internal to importers/kineto.
+//
+// Window (file_reader_window.cc): two buffers. While the parser works on one, a reader thread
+// reads (or inflates) the next block into the other, kGap bytes in; at the switch the unparsed
+// tail of the current window (usually part of one event) is copied just before the new block.
+//
+// Parallel chunks: the window's events are split at a guessed event boundary near the middle
+// ('}' ws ',' ws '{'). Thread A parses from the known position, thread B from the guess. B's
+// output is used only when A, parsing sequentially, arrives at exactly the guessed position as
+// the start of an event; otherwise B's work is dropped and A goes on alone. The result (events,
+// order, skips, errors and their offsets) is therefore always that of a sequential parse.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "importers/kineto/file_context.h"
+#include "importers/kineto/import.h"
+#include "importers/kineto/input_stream.h"
+#include "importers/kineto/json_scan.h"
+
+namespace overlapscope::import {
+
+class FileReader {
+ public:
+  FileReader(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options);
+  ~FileReader();
+  FileReader(const FileReader&) = delete;
+  FileReader& operator=(const FileReader&) = delete;
+  absl::Status Run();
+
+ private:
+  enum class ArrayState : uint8_t { kBeforeFirst, kBeforeElement, kAfterElement };
+  enum class ChunkEnd : uint8_t { kNeedMore, kDone, kError, kStopped };
+  struct ChunkResult {
+    ChunkEnd end = ChunkEnd::kNeedMore;
+    const char* pos = nullptr;  // event start on kNeedMore/kStopped, past ']' on kDone
+    ArrayState state = ArrayState::kBeforeFirst;
+    const char* err_pos = nullptr;
+    const char* err = nullptr;
+  };
+
+  // "<path>: offset <N>: <reason>" at a pointer into the window.
+  absl::Status ErrorAt(const char* p, std::string_view reason) const;
+  absl::Status Truncated();  // sets truncated_
+  const char* End() const { return win_ + len_; }
+  // Drops bytes before `keep` and appends the next block (the window grows when a single value
+  // is larger than a block). Sets eof_ when no data is left.
+  absl::Status Refill(const char* keep);
+  void StartPrefetch(int buffer, size_t bytes);
+  void WaitPrefetch();
+  // Skips whitespace from pos_, refilling; fails with Truncated() at the end of the data.
+  absl::Status SkipWsRefill();
+  // Runs step(p, after, err) -> Scan from pos_, refilling and retrying on kNeedMore.
+  template <typename Step>
+  absl::Status RunStep(Step step, std::string_view what);
+  absl::Status ParseTopLevel(bool* saw_events);
+  absl::Status ParseTopLevelValue(const std::string& key);
+  absl::Status ParseEventArray();
+  ChunkResult ParseChunk(const char* p, ArrayState state);
+  void ReserveFromFirstChunk(const char* parsed_to);
+  ChunkResult ParseEvents(const char* p, ArrayState state, const char* stop_at, ThreadOut& out) const;
+
+  FileContext ctx_;
+  const ImportOptions& options_;
+  int threads_ = 1;
+  std::unique_ptr<InputStream> in_;
+  struct Buffer {
+    std::unique_ptr<char[]> data;
+    size_t size = 0;  // allocated bytes
+  };
+  Buffer bufs_[2];
+  int cur_ = 0;          // buffer holding the window
+  char* win_ = nullptr;  // window start (inside bufs_[cur_])
+  size_t block_ = 0;     // bytes read per refill
+  size_t len_ = 0;       // window bytes
+  int64_t base_ = 0;     // stream offset of win_[0]
+  std::thread reader_;   // prefetch of the next block, when running
+  int staged_ = -1;      // buffer the prefetch fills (kGap bytes in)
+  size_t staged_bytes_ = 0;
+  absl::Status staged_status_;
+  int64_t window_end_file_pos_ = 0;
+  int64_t in_file_size_ = 0;
+  bool compressed_ = false;  // input file position (compressed) at the window's end
+  bool eof_ = false, reserved_ = false, truncated_ = false;
+  const char* pos_ = nullptr;
+  ThreadOut outs_[kMaxParserThreads];
+};
+
+}  // namespace overlapscope::import

@@ -1,0 +1,113 @@
+// The window of FileReader: double buffering with a prefetching reader thread (file_reader.h).
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <system_error>
+
+#include "base/status_macros.h"
+#include "importers/kineto/file_reader.h"
+
+namespace overlapscope::import {
+namespace {
+
+// Room before each block for the unparsed tail of the previous window (usually part of one
+// event); a longer tail takes the slow path (copy both into one buffer).
+constexpr size_t kGap = size_t{256} << 10;
+constexpr size_t kMaxWindow = size_t{1} << 31;  // one JSON value may not exceed 2 GiB
+
+}  // namespace
+
+FileReader::~FileReader() { WaitPrefetch(); }
+
+void FileReader::StartPrefetch(int buffer, size_t bytes) {
+  Buffer& b = bufs_[buffer];
+  const size_t need = kGap + bytes + scan::kPad;
+  if (b.size < need) {
+    b.data = std::make_unique_for_overwrite<char[]>(need);
+    b.size = need;
+  }
+  staged_ = buffer;
+  staged_bytes_ = 0;
+  staged_status_ = absl::OkStatus();
+  char* dst = b.data.get() + kGap;
+  // Only this thread touches in_ until WaitPrefetch() joins it.
+  auto read = [this, dst, bytes] {
+    size_t got = 0;
+    try {  // nothing may escape a thread
+      while (got < bytes) {
+        auto r = in_->Read(dst + got, bytes - got);
+        if (!r.ok()) {
+          staged_status_ = r.status();
+          break;
+        }
+        if (*r == 0) break;
+        got += *r;
+      }
+    } catch (const std::exception& e) {
+      staged_status_ = absl::InternalError(std::string(ctx_.path) + ": offset " + std::to_string(base_ + len_) +
+                                           ": read failed: " + e.what());
+    }
+    staged_bytes_ = got;
+  };
+  try {
+    reader_ = std::thread(read);
+  } catch (const std::system_error&) {
+    read();  // no thread available: read now
+  }
+}
+
+void FileReader::WaitPrefetch() {
+  if (reader_.joinable()) reader_.join();
+}
+
+absl::Status FileReader::Refill(const char* keep) {
+  const size_t carry = keep != nullptr ? static_cast<size_t>(End() - keep) : 0;
+  const int64_t drop = keep != nullptr ? keep - win_ : 0;
+  if (staged_ < 0) StartPrefetch(1 - cur_, block_);  // first fill: nothing in flight yet
+  WaitPrefetch();
+  RETURN_IF_ERROR(staged_status_);
+  const int s = staged_;
+  const size_t n = staged_bytes_;
+  staged_ = -1;
+  Buffer& dst = bufs_[s];
+  char* block = dst.data.get() + kGap;
+  char* start;
+  if (carry <= kGap) {
+    start = block - carry;
+    if (carry > 0) std::memcpy(start, keep, carry);
+  } else {
+    if (carry + n > kMaxWindow) return ErrorAt(keep, "a single JSON value is larger than 2 GiB");
+    const size_t need = carry + n + scan::kPad;
+    if (dst.size >= need) {
+      std::memmove(dst.data.get() + carry, block, n);
+      std::memcpy(dst.data.get(), keep, carry);
+    } else {
+      auto bigger = std::make_unique_for_overwrite<char[]>(need);
+      std::memcpy(bigger.get(), keep, carry);
+      std::memcpy(bigger.get() + carry, block, n);
+      dst.data = std::move(bigger);
+      dst.size = need;
+    }
+    start = dst.data.get();
+  }
+  base_ += drop;
+  win_ = start;
+  len_ = carry + n;
+  cur_ = s;
+  std::memset(win_ + len_, 0, scan::kPad);
+  pos_ = win_;
+  // Read here, between the join and the next prefetch: in_ belongs to the reader otherwise.
+  window_end_file_pos_ = in_->file_position();
+  if (options_.progress) options_.progress(window_end_file_pos_, in_->file_size());
+  if (n == 0) {
+    eof_ = true;
+  } else {
+    // The old window's buffer is free now. After a long unparsed tail (one huge value) read as
+    // much as the window holds, so a value of size S costs O(log S) refills, not O(S / block).
+    StartPrefetch(1 - cur_, carry > kGap ? std::max(block_, len_) : block_);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace overlapscope::import

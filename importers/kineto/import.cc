@@ -1,0 +1,164 @@
+// Entry points: path expansion, rank from file names, multi-file import.
+#include "importers/kineto/import.h"
+
+#include <algorithm>
+#include <cctype>
+#include <exception>
+#include <filesystem>
+#include <new>
+#include <system_error>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "importers/kineto/input_stream.h"
+
+namespace overlapscope::import {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool HasTraceExtension(const std::string& name) {
+  return absl::EndsWith(name, ".json") || absl::EndsWith(name, ".json.gz");
+}
+
+// True when the first 64 KiB (decompressed) mention a Kineto top-level key.
+bool LooksLikeTrace(const std::string& path) {
+  auto in = InputStream::Open(path);
+  if (!in.ok()) return false;
+  std::string head(64 << 10, '\0');
+  size_t got = 0;
+  while (got < head.size()) {
+    auto r = (*in)->Read(head.data() + got, head.size() - got);
+    if (!r.ok() || *r == 0) break;
+    got += *r;
+  }
+  head.resize(got);
+  return absl::StrContains(head, "\"traceEvents\"") || absl::StrContains(head, "\"schemaVersion\"");
+}
+
+std::string_view StripExtension(std::string_view base) {
+  for (std::string_view ext : {".pt.trace.json.gz", ".pt.trace.json", ".json.gz", ".json"})
+    if (base.ends_with(ext)) return base.substr(0, base.size() - ext.size());
+  return base;
+}
+
+int32_t ParseDigits(std::string_view s) {
+  if (s.empty() || s.size() > 9) return -1;
+  int32_t v = 0;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+int32_t RankFromFileName(std::string_view path) {
+  std::string_view base =
+      path.substr(path.find_last_of('/') == std::string_view::npos ? 0 : path.find_last_of('/') + 1);
+  std::string lower(base);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (size_t at = lower.find("rank"); at != std::string::npos; at = lower.find("rank", at + 1)) {
+    size_t i = at + 4;
+    if (i < lower.size() && (lower[i] == '_' || lower[i] == '-')) ++i;
+    size_t j = i;
+    while (j < lower.size() && std::isdigit(static_cast<unsigned char>(lower[j]))) ++j;
+    if (int32_t r = ParseDigits(std::string_view(lower).substr(i, j - i)); r >= 0) return r;
+  }
+  std::string_view stem = StripExtension(base);
+  size_t dash = stem.find_last_of('-');
+  if (dash != std::string_view::npos) return ParseDigits(stem.substr(dash + 1));
+  return -1;
+}
+
+std::string HostFromTraceFileName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (base.ends_with(".gz")) base.remove_suffix(3);
+  constexpr std::string_view kSuffix = ".pt.trace.json";
+  if (!base.ends_with(kSuffix)) return "";
+  base.remove_suffix(kSuffix.size());
+  // Strips "<sep><digits>" off the end; false when the name does not end that way.
+  auto strip = [&base](char sep) {
+    size_t at = base.find_last_of(sep);
+    if (at == std::string_view::npos || at + 1 == base.size()) return false;
+    for (char c : base.substr(at + 1))
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    base = base.substr(0, at);
+    return true;
+  };
+  if (!strip('.') || !strip('_') || base.empty()) return "";
+  return std::string(base);
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::string> paths) {
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    fs::file_status st = fs::status(p, ec);
+    if (ec || !fs::exists(st))
+      return absl::NotFoundError(absl::StrCat(p, ": offset 0: cannot open: no such file or directory"));
+    if (!fs::is_directory(st)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(p, ec)) {
+      if (!entry.is_regular_file(ec)) continue;
+      std::string name = entry.path().filename().string();
+      if (HasTraceExtension(name)) names.push_back(name);
+    }
+    if (ec) return absl::InvalidArgumentError(absl::StrCat(p, ": offset 0: cannot list directory: ", ec.message()));
+    std::sort(names.begin(), names.end());
+    absl::flat_hash_set<std::string> present(names.begin(), names.end());
+    size_t found = 0;
+    for (const std::string& name : names) {
+      if (absl::EndsWith(name, ".json") && present.contains(name + ".gz")) continue;  // same trace twice
+      std::string full = (fs::path(p) / name).string();
+      if (!LooksLikeTrace(full)) continue;
+      out.push_back(full);
+      ++found;
+    }
+    if (found == 0)
+      return absl::NotFoundError(absl::StrCat(p, ": offset 0: no Kineto trace (*.json, *.json.gz) in directory"));
+  }
+  return out;
+}
+
+namespace {
+
+absl::StatusOr<model::Trace> ImportTracesOrThrow(absl::Span<const std::string> paths, const ImportOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(paths));
+  if (files.empty()) return absl::InvalidArgumentError("no trace file given");
+  model::TraceBuilder builder;
+  for (const std::string& f : files) RETURN_IF_ERROR(ImportKinetoFile(f, builder, options));
+  // Two files of one rank (the same trace twice, or two runs mixed) would be matched against
+  // each other as if they were peers: refuse instead of producing wrong cross-rank numbers.
+  const auto& procs = builder.data().processes;
+  for (size_t i = 0; i < procs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (procs[i].rank != model::kNone && procs[i].rank == procs[j].rank)
+        return absl::InvalidArgumentError(absl::StrCat(std::string(builder.data().strings.Get(procs[i].source)),
+                                                       ": offset 0: rank ", procs[i].rank, " already comes from ",
+                                                       std::string(builder.data().strings.Get(procs[j].source)),
+                                                       " (give one file per rank)"));
+  builder.data().clock_note = "Kineto ts/dur (us) converted exactly to ns, plus each file's baseTimeNanoseconds";
+  return std::move(builder).Finalize();
+}
+
+}  // namespace
+
+absl::StatusOr<model::Trace> ImportTraces(absl::Span<const std::string> paths, const ImportOptions& options) {
+  try {  // no exception leaves the module (Finalize of a huge trace may run out of memory)
+    return ImportTracesOrThrow(paths, options);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while building the trace");
+  } catch (const std::exception& e) {
+    return absl::InternalError(std::string("import failed: ") + e.what());
+  }
+}
+
+}  // namespace overlapscope::import

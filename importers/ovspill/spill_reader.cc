@@ -1,0 +1,223 @@
+// Spill file reader: decodes the records of one process (spill_format.h), then joins them
+// (context -> device, correlation -> API call / external id, event sync id -> recording
+// stream, NVTX start/end pairs) into model events.
+#include "importers/ovspill/spill_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "importers/nccl/nccl_attribution.h"
+#include "importers/nccl/nccl_nvtx_payload.h"
+#include "importers/ovspill/spill_to_model.h"
+
+namespace overlapscope::import {
+namespace {
+
+// Copies a payload into T: shorter payloads (older writers) leave the tail zeroed; longer ones
+// (newer writers) are cut to what we know.
+template <typename T>
+T Decode(const char* p, uint32_t n) {
+  T t;
+  std::memset(&t, 0, sizeof(T));
+  std::memcpy(&t, p, n < sizeof(T) ? n : sizeof(T));
+  return t;
+}
+
+template <typename T>
+void Push(std::vector<T>& v, const char* p, uint32_t n, model::SourceStats& stats, const char* what, size_t offset) {
+  if (n < sizeof(T)) {
+    stats.Skip(absl::StrCat("short ", what, " record"),
+               absl::StrCat("offset ", offset, ": ", what, " payload ", n, " < ", sizeof(T), " bytes"));
+    return;
+  }
+  v.push_back(Decode<T>(p, n));
+}
+
+}  // namespace
+
+namespace {
+
+// Merges the NCCL plugin file `nccl_path` into the process just read; an unreadable file is
+// recorded as a source with the reason, not an error (see spill_format.h).
+void MergePluginFile(const std::string& nccl_path, const NcclAttribution& a, const NcclMergeOptions& o,
+                     model::TraceBuilder& builder) {
+  auto& d = builder.data();
+  const auto process = static_cast<model::ProcessId>(d.processes.size() - 1);
+  auto f = ReadNcclPluginFile(nccl_path);
+  if (!f.ok()) {
+    model::SourceStats st;
+    st.path = nccl_path;
+    st.format = "nccl-plugin";
+    st.Skip("unreadable NCCL plugin file (NCCL details missing)", std::string(f.status().message()));
+    d.sources.push_back(std::move(st));
+    return;
+  }
+  MergeNcclPlugin(std::move(f).value(), a, builder, process, o);
+}
+
+}  // namespace
+
+// `next_to`: look for the plugin file next to `path` (a real file) when none is named.
+static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& path, model::TraceBuilder& builder,
+                                  const SpillReadOptions& options, bool next_to) {
+  if (bytes.size() < formats::kSpillFileHeaderBytes ||
+      std::memcmp(bytes.data(), formats::kSpillMagic, sizeof(formats::kSpillMagic)) != 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": offset 0: not an overlapscope spill file (magic OVSPILL1 missing)"));
+  uint32_t version;
+  std::memcpy(&version, bytes.data() + 8, sizeof(version));
+  if (version != formats::kSpillVersion)
+    return absl::InvalidArgumentError(absl::StrCat(path, ": offset 8: spill format version ", version,
+                                                   ", this build reads ", formats::kSpillVersion));
+
+  SpillRecords r;
+  r.stats.path = path;
+  r.stats.format = "cupti-spill";
+  r.stats.bytes = static_cast<int64_t>(bytes.size());
+  size_t off = formats::kSpillFileHeaderBytes;
+  while (off < bytes.size()) {
+    if (bytes.size() - off < formats::kSpillRecordHeaderBytes) {
+      r.stats.Skip("truncated tail", absl::StrCat("offset ", off, ": record header cut off by end of file"));
+      break;
+    }
+    const auto type = static_cast<formats::SpillType>(static_cast<uint8_t>(bytes[off]));
+    uint32_t n;
+    std::memcpy(&n, bytes.data() + off + 4, sizeof(n));
+    if (n > formats::kSpillMaxPayload)
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": offset ", off, ": record payload of ", n, " bytes (corrupt file)"));
+    if (bytes.size() - off - formats::kSpillRecordHeaderBytes < n) {
+      r.stats.Skip("truncated tail", absl::StrCat("offset ", off, ": record of ", n, " bytes cut off by end of file"));
+      break;
+    }
+    const char* p = bytes.data() + off + formats::kSpillRecordHeaderBytes;
+    ++r.stats.events_read;
+    switch (type) {
+      case formats::SpillType::kProcess:
+      case formats::SpillType::kString:
+      case formats::SpillType::kDevice:
+      case formats::SpillType::kContext:
+      case formats::SpillType::kStream:
+      case formats::SpillType::kName:
+      case formats::SpillType::kStats:
+      case formats::SpillType::kEnd: ++r.metadata_records; break;
+      default: break;
+    }
+    switch (type) {
+      case formats::SpillType::kProcess:
+        if (n >= sizeof(formats::SpillProcess)) r.process = Decode<formats::SpillProcess>(p, n), r.have_process = true;
+        break;
+      case formats::SpillType::kString:
+        if (n < 4) {
+          r.stats.Skip("short string record", absl::StrCat("offset ", off));
+        } else {
+          uint32_t id;
+          std::memcpy(&id, p, 4);
+          r.strings[id] = builder.Intern(std::string_view(p + 4, n - 4));
+        }
+        break;
+      case formats::SpillType::kKernel: Push(r.kernels, p, n, r.stats, "kernel", off); break;
+      case formats::SpillType::kMemcpy: Push(r.memcpys, p, n, r.stats, "memcpy", off); break;
+      case formats::SpillType::kMemset: Push(r.memsets, p, n, r.stats, "memset", off); break;
+      case formats::SpillType::kApi: Push(r.apis, p, n, r.stats, "api", off); break;
+      case formats::SpillType::kSync: Push(r.syncs, p, n, r.stats, "sync", off); break;
+      case formats::SpillType::kCudaEvent: Push(r.events, p, n, r.stats, "cuda event", off); break;
+      case formats::SpillType::kExternalCorrelation:
+        Push(r.externals, p, n, r.stats, "external correlation", off);
+        break;
+      case formats::SpillType::kMarker: Push(r.markers, p, n, r.stats, "marker", off); break;
+      case formats::SpillType::kMarkerData: Push(r.marker_data, p, n, r.stats, "marker data", off); break;
+      case formats::SpillType::kNvtxPayload:
+        if (n < sizeof(formats::SpillNvtxPayload)) {
+          r.stats.Skip("short nvtx payload record", absl::StrCat("offset ", off, ": ", n, " bytes"));
+        } else {
+          NvtxPayloadRecord pr{Decode<formats::SpillNvtxPayload>(p, n), {}};
+          const size_t have = n - sizeof(formats::SpillNvtxPayload);
+          pr.bytes.assign(p + sizeof(formats::SpillNvtxPayload), pr.h.bytes < have ? pr.h.bytes : have);
+          r.nvtx_payloads.push_back(std::move(pr));
+        }
+        break;
+      case formats::SpillType::kOverhead: Push(r.overheads, p, n, r.stats, "overhead", off); break;
+      case formats::SpillType::kDevice: Push(r.devices, p, n, r.stats, "device", off); break;
+      case formats::SpillType::kContext: Push(r.contexts, p, n, r.stats, "context", off); break;
+      case formats::SpillType::kStream: Push(r.streams, p, n, r.stats, "stream", off); break;
+      case formats::SpillType::kName: Push(r.names, p, n, r.stats, "name", off); break;
+      case formats::SpillType::kStats:
+        if (n >= sizeof(formats::SpillStats)) r.capture_stats = Decode<formats::SpillStats>(p, n), r.have_stats = true;
+        break;
+      case formats::SpillType::kEnd:
+        if (n >= sizeof(formats::SpillEnd)) r.end = Decode<formats::SpillEnd>(p, n), r.have_end = true;
+        break;
+      default: ++r.stats.unknown_categories[absl::StrCat("spill record type ", static_cast<int>(type))]; break;
+    }
+    off += formats::kSpillRecordHeaderBytes + n;
+  }
+  SpillNvtxSide nvtx;
+  RETURN_IF_ERROR(SpillRecordsToModel(std::move(r), builder, &nvtx));
+  // Name every piece of communication: GPU work enqueued inside NCCL's API ranges belongs to
+  // that collective (copy-engine collectives have no NCCL kernel to recognize by name).
+  auto& d = builder.data();
+  NcclAttribution a = AttributeNcclRanges(builder, static_cast<model::ProcessId>(d.processes.size() - 1));
+  // What NCCL's NVTX payloads say of those calls: communicator, message size, root/peer, op.
+  const NcclNvtxMerge nm = ApplyNcclNvtxPayloads(builder, a, nvtx);
+  if (a.collectives > 0 && !d.sources.empty()) {
+    auto& notes = d.sources.back().notes;
+    notes["collectives from NCCL ranges"] += a.collectives;
+    notes["kernels attributed to NCCL ranges"] += a.kernels;
+    notes["memcpys attributed to NCCL ranges"] += a.memcpys;
+    if (nm.decoded) notes["collectives with NCCL's NVTX payload (communicator, size, root/peer, op)"] += nm.decoded;
+    if (nm.not_nccl_layout) notes["NVTX payloads of NCCL ranges in an unknown layout (not used)"] += nm.not_nccl_layout;
+  }
+  // NCCL's own view (communicator, sequence, algorithm, ...) from the profiler plugin.
+  std::string nccl = options.nccl_plugin_file;
+  if (nccl.empty() && next_to && options.nccl_next_to_spill && d.processes.back().pid >= 0) {
+    nccl = NcclPluginFileNextTo(path, d.processes.back().pid);
+    if (::access(nccl.c_str(), R_OK) != 0) nccl.clear();
+  }
+  if (!nccl.empty()) MergePluginFile(nccl, a, options.nccl, builder);
+  return absl::OkStatus();
+}
+
+absl::Status ReadSpillBytes(std::string_view bytes, const std::string& path, model::TraceBuilder& builder,
+                            const SpillReadOptions& options) {
+  return ReadSpillImpl(bytes, path, builder, options, /*next_to=*/false);
+}
+
+absl::Status ReadSpillFile(const std::string& path, model::TraceBuilder& builder, const SpillReadOptions& options) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return absl::InternalError(absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return ReadSpillImpl(std::string_view(), path, builder, options, true);
+  }
+  // mmap: a spill file of a long run can be GBs; the kernel pages it in as we go.
+  void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) return absl::InternalError(absl::StrCat(path, ": cannot map: ", std::strerror(errno)));
+  absl::Status s = ReadSpillImpl(std::string_view(static_cast<const char*>(m), size), path, builder, options, true);
+  ::munmap(m, size);
+  return s;
+}
+
+absl::StatusOr<model::Trace> ReadSpillFiles(const std::vector<std::string>& paths, const SpillReadOptions& options) {
+  model::TraceBuilder builder;
+  for (const auto& p : paths) RETURN_IF_ERROR(ReadSpillFile(p, builder, options));
+  builder.data().clock_note = kSpillClockNote;
+  return std::move(builder).Finalize();
+}
+
+}  // namespace overlapscope::import

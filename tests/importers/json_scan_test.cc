@@ -1,0 +1,186 @@
+// The scanner primitives: exact decimal -> ns conversion, integers, strings, skipping.
+#include "importers/kineto/json_scan.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace overlapscope::import::scan {
+namespace {
+
+// Holds text with the scanner's '\0' sentinel and padding after it.
+struct Buf {
+  explicit Buf(std::string t) : text(std::move(t)), data(text + std::string(kPad, '\0')) {}
+  const char* begin() const { return data.data(); }
+  const char* end() const { return data.data() + text.size(); }
+  std::string text, data;
+};
+
+struct NsResult {
+  Scan scan;
+  NumKind kind;
+  int64_t ns;
+};
+
+// The token followed by ',' (a number at the very end of the window could go on).
+NsResult Ns(const std::string& token) {
+  Buf b(token + ",");
+  const char* after = nullptr;
+  const char* err = nullptr;
+  NsResult r{Scan::kError, NumKind::kNotNumber, -777};
+  r.scan = ParseMicrosAsNs(b.begin(), b.end(), &after, &r.ns, &r.kind, &err);
+  if (r.scan == Scan::kOk && r.kind != NumKind::kNotNumber) {
+    EXPECT_EQ(*after, ',') << token;
+  }
+  return r;
+}
+
+int64_t NsOk(const std::string& token) {
+  NsResult r = Ns(token);
+  EXPECT_EQ(r.scan, Scan::kOk) << token;
+  EXPECT_EQ(r.kind, NumKind::kOk) << token;
+  return r.ns;
+}
+
+TEST(JsonScan, MicrosToNanosIsExactDecimal) {
+  EXPECT_EQ(NsOk("4430921397268.557"), 4430921397268557);  // 13 int digits, 3 fraction digits
+  EXPECT_EQ(NsOk("302.515"), 302515);
+  EXPECT_EQ(NsOk("0.696"), 696);
+  EXPECT_EQ(NsOk("12"), 12000);
+  EXPECT_EQ(NsOk("12.5"), 12500);
+  EXPECT_EQ(NsOk("0"), 0);
+  EXPECT_EQ(NsOk("4430921397090.330"), 4430921397090330);
+  // Beyond the ns digit: round half away from zero on the first dropped digit.
+  EXPECT_EQ(NsOk("1.2345"), 1235);     // 1234.5 ns -> 1235
+  EXPECT_EQ(NsOk("1.2344999"), 1234);  // 1234.4999 ns -> 1234
+  EXPECT_EQ(NsOk("-1.2345"), -1235);   // away from zero
+  EXPECT_EQ(NsOk("0.0005"), 1);        // 0.5 ns -> 1
+  EXPECT_EQ(NsOk("0.0004999"), 0);
+  EXPECT_EQ(NsOk("4430921397268.5575"), 4430921397268558);
+  // Exponents shift the decimal point exactly.
+  EXPECT_EQ(NsOk("1e3"), 1000000);
+  EXPECT_EQ(NsOk("1.5E-3"), 2);  // 1.5 ns -> 2
+  EXPECT_EQ(NsOk("4.430921397268557e12"), 4430921397268557);
+  EXPECT_EQ(NsOk("0.000001e6"), 1000);  // 1 us
+  // int64 limits: INT64_MAX ns = 9223372036854775.807 us.
+  EXPECT_EQ(NsOk("9223372036854775.807"), INT64_MAX);
+  EXPECT_EQ(Ns("9223372036854775.808").kind, NumKind::kOutOfRange);
+  EXPECT_EQ(Ns("1e300").kind, NumKind::kOutOfRange);
+  EXPECT_EQ(Ns("99999999999999999999").kind, NumKind::kOutOfRange);
+  // Not finite (Python's json writes these) and not numbers.
+  EXPECT_EQ(Ns("NaN").kind, NumKind::kNonFinite);
+  EXPECT_EQ(Ns("Infinity").kind, NumKind::kNonFinite);
+  EXPECT_EQ(Ns("-Infinity").kind, NumKind::kNonFinite);
+  EXPECT_EQ(Ns("\"5\"").kind, NumKind::kNotNumber);
+  EXPECT_EQ(Ns("null").kind, NumKind::kNotNumber);
+  // Malformed numbers are JSON errors.
+  EXPECT_EQ(Ns("12.").scan, Scan::kError);
+  EXPECT_EQ(Ns("1.2.3").scan, Scan::kError);
+  EXPECT_EQ(Ns("-").scan, Scan::kError);
+  EXPECT_EQ(Ns("1e").scan, Scan::kError);
+}
+
+TEST(JsonScan, NumberAtWindowEndNeedsMore) {
+  Buf b("4430921397268.5");  // may continue in the next window
+  const char* after;
+  const char* err;
+  int64_t v;
+  NumKind k;
+  EXPECT_EQ(ParseMicrosAsNs(b.begin(), b.end(), &after, &v, &k, &err), Scan::kNeedMore);
+  Buf c("123");
+  EXPECT_EQ(ParseInt(c.begin(), c.end(), &after, &v, &k, &err), Scan::kNeedMore);
+}
+
+TEST(JsonScan, Integers) {
+  auto parse = [](const std::string& t, int64_t* v) {
+    Buf b(t + "}");
+    const char *after, *err;
+    NumKind k = NumKind::kNotNumber;
+    EXPECT_EQ(ParseInt(b.begin(), b.end(), &after, v, &k, &err), Scan::kOk) << t;
+    return k;
+  };
+  int64_t v = 0;
+  EXPECT_EQ(parse("2990", &v), NumKind::kOk);
+  EXPECT_EQ(v, 2990);
+  EXPECT_EQ(parse("-1", &v), NumKind::kOk);
+  EXPECT_EQ(v, -1);
+  EXPECT_EQ(parse("9223372036854775807", &v), NumKind::kOk);
+  EXPECT_EQ(v, INT64_MAX);
+  EXPECT_EQ(parse("9223372036854775808", &v), NumKind::kOutOfRange);
+  EXPECT_EQ(parse("1e30", &v), NumKind::kOutOfRange);
+  EXPECT_EQ(parse("7.0", &v), NumKind::kOk);  // integral
+  EXPECT_EQ(v, 7);
+  EXPECT_EQ(parse("1e3", &v), NumKind::kOk);
+  EXPECT_EQ(v, 1000);
+  EXPECT_EQ(parse("7.5", &v), NumKind::kNotNumber);
+  EXPECT_EQ(parse("\"7\"", &v), NumKind::kNotNumber);
+}
+
+struct StrResult {
+  Scan scan;
+  std::string text;
+  int repaired;
+};
+
+StrResult Str(const std::string& quoted) {
+  Buf b(quoted + ",");
+  const char *after = nullptr, *err = nullptr;
+  std::string scratch;
+  std::string_view out;
+  StrResult r{Scan::kError, "", 0};
+  r.scan = ParseString(b.begin(), b.end(), &after, &scratch, &out, &r.repaired, &err);
+  if (r.scan == Scan::kOk) {
+    r.text = std::string(out);
+    EXPECT_EQ(*after, ',');
+  }
+  return r;
+}
+
+TEST(JsonScan, Strings) {
+  EXPECT_EQ(Str("\"cudaLaunchKernel\"").text, "cudaLaunchKernel");
+  EXPECT_EQ(Str("\"\"").text, "");
+  EXPECT_EQ(Str("\"a\\\"b\\\\c\\/d\\n\"").text, "a\"b\\c/d\n");
+  // \u escapes: U+00E9 is C3 A9; the pair D83D DE00 is U+1F600 = F0 9F 98 80.
+  EXPECT_EQ(Str("\"\\u00e9\\ud83d\\ude00\"").text, "\xC3\xA9\xF0\x9F\x98\x80");
+  EXPECT_EQ(Str("\"caf\xC3\xA9\"").text, "caf\xC3\xA9");  // valid UTF-8 passes unchanged
+  EXPECT_EQ(Str("\"caf\xC3\xA9\"").repaired, 0);
+  // Invalid UTF-8 and lone surrogates become U+FFFD (EF BF BD), counted.
+  StrResult bad = Str("\"k\xFFz\xC3\"");
+  EXPECT_EQ(bad.text, "k\xEF\xBF\xBDz\xEF\xBF\xBD");
+  EXPECT_EQ(bad.repaired, 2);
+  StrResult lone = Str("\"\\ud800x\"");
+  EXPECT_EQ(lone.text, "\xEF\xBF\xBDx");
+  EXPECT_EQ(lone.repaired, 1);
+  EXPECT_EQ(Str("\"\\q\"").scan, Scan::kError);
+  EXPECT_EQ(Str("\"\\u12G4\"").scan, Scan::kError);
+  Buf cut("\"abc");
+  const char *after, *err;
+  std::string scratch;
+  std::string_view out;
+  int rep = 0;
+  EXPECT_EQ(ParseString(cut.begin(), cut.end(), &after, &scratch, &out, &rep, &err), Scan::kNeedMore);
+}
+
+TEST(JsonScan, SkipValue) {
+  auto skip = [](const std::string& v) {
+    Buf b(v + ",x");
+    const char *after = nullptr, *err = nullptr;
+    Scan s = SkipValue(b.begin(), b.end(), &after, &err);
+    return s == Scan::kOk ? static_cast<int>(after - b.begin()) : -1 - static_cast<int>(s);
+  };
+  std::string nested = "[{\"a\": \"]}\\\"\"}, [1, [2, {}]], \"x{\"]";
+  EXPECT_EQ(skip(nested), static_cast<int>(nested.size()));
+  EXPECT_EQ(skip("{}"), 2);
+  EXPECT_EQ(skip("\"s\""), 3);
+  EXPECT_EQ(skip("-12.5e3"), 7);
+  EXPECT_EQ(skip("true"), 4);
+  EXPECT_EQ(skip("null"), 4);
+  EXPECT_EQ(skip("NaN"), 3);
+  EXPECT_EQ(skip("nope"), -1 - static_cast<int>(Scan::kError));
+  Buf open("[1, [2");
+  const char *after, *err;
+  EXPECT_EQ(SkipValue(open.begin(), open.end(), &after, &err), Scan::kNeedMore);
+}
+
+}  // namespace
+}  // namespace overlapscope::import::scan

@@ -1,0 +1,143 @@
+// The .ovnccl reader on hand-written files: a valid file, every truncation, bad magic/version,
+// unknown record kinds, stops without starts.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "importers/nccl/nccl_plugin_records.h"
+#include "ovnccl_writer.h"
+
+namespace overlapscope::import {
+using namespace ::overlapscope::formats;  // the record layouts the tests encode
+namespace {
+
+using formats::kTypeCollApi;
+using formats::kTypeGroupApi;
+using testing::OvncclWriter;
+
+// One all-gather of 1024 fp16 elements per rank on a 2-rank communicator, with two kernel
+// channels: 12 records. Records end at these byte offsets (header 16, record header 8):
+// process 8+24, comm 8+40+4 ("tp:0"), api 8+112 (x2), coll 8+136, 2x (chstart 8+48,
+// chstop 8+24), 3x stop 8+24.
+OvncclWriter ValidFile() {
+  OvncclWriter w;
+  w.Process(4242).Comm(1, 0xabc, 2, 1, "tp:0");
+  w.Api(1, 0, 1, kTypeGroupApi, 1050, 11).Api(2, 1, 1, kTypeCollApi, 1100, 11, "AllGather", 1024, "ncclFloat16", 0);
+  w.Coll(3, 2, 1, 1400, 11, "AllGather", 1024, "ncclFloat16", 7, 2, "RING", "SIMPLE", 1);
+  w.ChStart(4, 3, 900000, 0).ChStop(4, 905000).ChStart(5, 3, 900300, 1).ChStop(5, 905400);
+  w.Stop(3, 1500, 11).Stop(2, 1800, 11).Stop(1, 1900, 11);
+  return w;
+}
+
+TEST(NcclPluginReader, ValidFile) {
+  OvncclWriter w = ValidFile();
+  ASSERT_EQ(w.records(), 12);
+  auto f = ParseNcclPluginBytes(w.bytes(), "nccl.4242.ovnccl");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->pid, 4242);
+  ASSERT_EQ(f->comms.size(), 1u);
+  EXPECT_EQ(f->comms[0].comm_id, 0xabcu);
+  EXPECT_EQ(f->comms[0].name, "tp:0");
+  EXPECT_EQ(f->comms[0].nranks, 2);
+  EXPECT_EQ(f->comms[0].rank, 1);
+  ASSERT_EQ(f->apis.size(), 2u);
+  EXPECT_EQ(f->apis[1].func, "AllGather");
+  EXPECT_EQ(f->apis[1].start_ns, 1100);
+  EXPECT_EQ(f->apis[1].end_ns, 1800);
+  EXPECT_EQ(f->apis[1].parent, 1u);
+  ASSERT_EQ(f->colls.size(), 1u);
+  const NcclPluginColl& c = f->colls[0];
+  EXPECT_EQ(c.seq, 7);
+  EXPECT_EQ(c.algo, "RING");
+  EXPECT_EQ(c.proto, "SIMPLE");
+  EXPECT_EQ(c.end_ns, 1500);
+  EXPECT_EQ(c.channels_started, 2);
+  EXPECT_EQ(c.channels_stopped, 2);
+  EXPECT_EQ(c.channel_first_start, 900000);  // min(900000, 900300)
+  EXPECT_EQ(c.channel_last_stop, 905400);    // max(905000, 905400)
+  EXPECT_EQ(f->stats.events_read, 12);
+  EXPECT_EQ(f->stats.events_kept, 12);
+  EXPECT_EQ(f->stats.skipped(), 0);
+}
+
+TEST(NcclPluginReader, TruncatedAtEveryByte) {
+  const std::string full = ValidFile().bytes();
+  // Record end offsets, from the sizes listed at ValidFile().
+  std::vector<size_t> ends;
+  size_t off = 16;
+  for (size_t n : {24, 44, 112, 112, 136, 48, 24, 48, 24, 24, 24, 24}) ends.push_back(off += 8 + n);
+  ASSERT_EQ(ends.back(), full.size());  // 16 + 12 * 8 + 644 = 756
+  for (size_t cut = 0; cut < full.size(); ++cut) {
+    auto f = ParseNcclPluginBytes(full.substr(0, cut), "cut");
+    if (cut < 16) {
+      ASSERT_FALSE(f.ok()) << cut;
+      EXPECT_NE(std::string(f.status().message()).find("cut: offset 0"), std::string::npos);
+      continue;
+    }
+    ASSERT_TRUE(f.ok()) << "cut at " << cut << ": " << f.status();
+    int64_t complete = 0;
+    for (size_t e : ends) complete += e <= cut;
+    const bool on_boundary = cut == 16 || std::find(ends.begin(), ends.end(), cut) != ends.end();
+    EXPECT_EQ(f->stats.events_read, complete) << cut;
+    auto it = f->stats.skipped_by_reason.find("truncated tail");
+    const int64_t truncated = it == f->stats.skipped_by_reason.end() ? 0 : it->second;
+    EXPECT_EQ(truncated, on_boundary ? 0 : 1) << cut;
+  }
+}
+
+TEST(NcclPluginReader, WrongMagicAndVersion) {
+  std::string bad = ValidFile().bytes();
+  bad[0] = 'X';
+  auto f = ParseNcclPluginBytes(bad, "a.ovnccl");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(f.status().message()).find("a.ovnccl: offset 0: not an overlapscope NCCL plugin file"),
+            std::string::npos);
+  OvncclWriter v2(2);
+  v2.Process(1);
+  f = ParseNcclPluginBytes(v2.bytes(), "b.ovnccl");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(std::string(f.status().message()).find("b.ovnccl: offset 8: NCCL plugin file version 2"),
+            std::string::npos);
+}
+
+TEST(NcclPluginReader, UnknownKindsAndOrphansAreCounted) {
+  OvncclWriter w;
+  w.Process(7);
+  w.Rec(static_cast<OvncclWriter::K>(99), formats::OvncclStop{1, 2, 3});  // a kind from the future
+  w.Stop(55, 100);                                                        // stop of an event never started
+  w.ChStop(66, 5);                                                        // channel stop without start
+  w.ChStart(67, 1234, 10, 0);                                             // channel of an unknown collective
+  auto f = ParseNcclPluginBytes(w.bytes(), "x");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->stats.events_read, 5);
+  EXPECT_EQ(f->stats.unknown_categories.at("nccl plugin record kind 99"), 1);
+  EXPECT_EQ(f->stats.skipped_by_reason.at("stop without start"), 1);
+  EXPECT_EQ(f->stats.skipped_by_reason.at("kernel channel stop without start"), 1);
+  EXPECT_EQ(f->stats.skipped_by_reason.at("kernel channel of an unknown collective"), 1);
+  EXPECT_EQ(f->stats.events_kept, 1);  // the process record
+}
+
+TEST(NcclPluginReader, SizesAsNcclTestsCountThem) {
+  int64_t in = 0, out = 0;
+  NcclElements("AllGather", 1024, 4, in, out);
+  EXPECT_EQ(in, 1024);
+  EXPECT_EQ(out, 4096);
+  NcclElements("ReduceScatter", 1024, 4, in, out);
+  EXPECT_EQ(in, 4096);
+  EXPECT_EQ(out, 1024);
+  NcclElements("AlltoAll", 100, 2, in, out);
+  EXPECT_EQ(in, 200);
+  EXPECT_EQ(out, 200);
+  NcclElements("AllReduce", 10, 8, in, out);
+  EXPECT_EQ(in, 10);
+  EXPECT_EQ(out, 10);
+  NcclElements("Bogus", 10, 8, in, out);
+  EXPECT_EQ(in, -1);
+  EXPECT_EQ(NcclDtypeName("ncclBfloat16"), "bfloat16");
+  EXPECT_EQ(NcclDtypeBytes("ncclFloat16"), 2);
+  EXPECT_EQ(NcclDtypeBytes("Unknown"), 0);
+}
+
+}  // namespace
+}  // namespace overlapscope::import
