@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "capture/cupti/collective_range.h"
 
 namespace overlapscope::import {
 
@@ -24,16 +25,32 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
   NcclAttribution out;
   model::TraceData& d = b.data();
   const model::StringId nccl_domain = d.strings.Find("NCCL");
-  if (nccl_domain == model::kNone) return out;
+  const model::StringId own_domain = d.strings.Find(kCollectiveRangeDomain);
+  if (nccl_domain == model::kNone && own_domain == model::kNone) return out;
 
-  // NCCL collective ranges of this process, per thread, sorted by start.
+  // Collective ranges (NCCL's and our own) of this process, per thread, sorted by start; the
+  // fields of our own ranges by range index.
   absl::flat_hash_map<model::ThreadId, std::vector<int32_t>> by_thread;
+  absl::flat_hash_map<int32_t, CollectiveRangeFields> own;
   for (size_t i = 0; i < d.ranges.size(); ++i) {
     const model::Range& r = d.ranges[i];
-    if (r.kind != model::RangeKind::kNvtx || r.domain != nccl_domain || r.thread == model::kNone) continue;
-    if (d.threads[r.thread].process != process || NcclRangeOp(d.strings.Get(r.name)).empty()) continue;
+    if (r.kind != model::RangeKind::kNvtx || r.thread == model::kNone) continue;
+    if (r.domain == model::kNone || (r.domain != nccl_domain && r.domain != own_domain)) continue;
+    if (d.threads[r.thread].process != process) continue;
+    if (r.domain == own_domain) {
+      auto f = ParseCollectiveRange(d.strings.Get(r.name));
+      if (!f) {
+        ++out.own_malformed;
+        continue;
+      }
+      own.emplace(static_cast<int32_t>(i), *f);
+      ++out.own_ranges;
+    } else if (NcclRangeOp(d.strings.Get(r.name)).empty()) {
+      continue;
+    } else {
+      ++out.nccl_ranges;
+    }
     by_thread[r.thread].push_back(static_cast<int32_t>(i));
-    ++out.nccl_ranges;
   }
   if (by_thread.empty()) return out;
   for (auto& [t, v] : by_thread)
@@ -68,12 +85,26 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
     if (inserted) {
       model::Collective c;
       c.process = process;
-      c.op = d.strings.Intern(NcclRangeOp(d.strings.Get(d.ranges[range].name)));
-      c.rank = d.processes[process].rank;
-      c.nranks = d.processes[process].world_size;
       c.correlation_id = corr;
+      if (auto f = own.find(range); f != own.end()) {
+        // Everything the cross-rank matching needs is in the message (collective_range.h).
+        const CollectiveRangeFields& x = f->second;
+        c.op = d.strings.Intern(x.op);
+        c.communicator = d.strings.Intern(CollectiveRangeCommName(x.comm));
+        c.sequence = x.sequence;
+        c.bytes = x.bytes;
+        c.rank = x.rank;
+        c.nranks = x.nranks;
+        if (!x.dtype.empty()) c.dtype = d.strings.Intern(x.dtype);
+        if (!x.redop.empty()) c.reduce_op = d.strings.Intern(x.redop);
+        ++out.own_collectives;
+      } else {
+        c.op = d.strings.Intern(NcclRangeOp(d.strings.Get(d.ranges[range].name)));
+        c.rank = d.processes[process].rank;
+        c.nranks = d.processes[process].world_size;
+        out.made.push_back({range, it->second});  // NCCL's payload and plugin records go by these
+      }
       d.collectives.push_back(c);
-      out.made.push_back({range, it->second});
       ++out.collectives;
     }
     return it->second;

@@ -5,6 +5,10 @@
 // collectives (NCCL_CTA_POLICY_ZERO: cudaMemcpyBatchAsync copies, no NCCL kernel) count as
 // communication.
 //
+// The same is done for the ranges of the domain "overlapscope.collective" (collective_range.h:
+// our own all-reduce kernels and other non-NCCL collectives), whose message gives the op,
+// communicator, sequence, bytes, rank and rank count.
+//
 // Runs on a builder before Finalize(), for one process. Activities already linked to a
 // collective are left alone. Ranges of non-collective calls (ncclCommInitRank, ...) create
 // nothing. Model-only: no CUDA.
@@ -24,7 +28,10 @@ struct NcclAttribution {
   int64_t kernels = 0;            // kernels linked to them
   int64_t memcpys = 0;            // copies linked to them (copy-engine collectives)
   int64_t bytes_from_copies = 0;  // copy-only collectives whose bytes = Σ their copies' bytes
-  // Each collective created, with the index (in builder.data().ranges) of the NCCL range it
+  // Ranges of the domain "overlapscope.collective": well-formed ones, those that enqueued GPU
+  // work (counted in `collectives` too), and malformed messages (ignored).
+  int64_t own_ranges = 0, own_collectives = 0, own_malformed = 0;
+  // Each collective created from an NCCL range, with the index (in builder.data().ranges) of the NCCL range it
   // came from: the NCCL profiler plugin merge (nccl_plugin_records.h) places its records by it.
   struct Made {
     int32_t range = -1;
