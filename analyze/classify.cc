@@ -59,6 +59,8 @@ ClassRules ClassRules::Defaults() {
   add(C::kComm, M::kContains, "cross_device_reduce");  // vLLM / SGLang custom all-reduce
   // One-shot / two-shot all-reduce kernels (TensorRT-LLM, torch symmetric memory, FlashInfer).
   add(C::kComm, M::kRegex, "([Oo]ne|[Tt]wo)_?[Ss]hot_?[Aa]ll_?[Rr]educe");
+  // overlapscope's own all-reduce kernels (workloads/all_reduce_kernels.cu), mangled or not.
+  add(C::kComm, M::kContains, "ovs_allreduce_");
   add(C::kMemory, M::kAnyMemcpy, "");
   add(C::kMemory, M::kAnyMemset, "");
   add(C::kCompute, M::kAnyKernel, "");

@@ -41,6 +41,31 @@ TEST(Classify, DefaultNamesCoverCollectiveLibraries) {
   EXPECT_EQ(c[10], ActivityClass::kCompute);
 }
 
+TEST(Classify, OwnAllReduceKernelsAreCommunication) {
+  // overlapscope's one-shot / two-shot kernels as CUPTI names them (mangled), as the capture
+  // shows them (demangled), and a compute kernel of the same workload that only mentions the
+  // word all-reduce without the prefix.
+  const std::vector<std::string> names = {
+      "_ZN11overlapscope9workloads22ovs_allreduce_one_shotI13__nv_bfloat16EEvNS0_13AllReduceArgsE",
+      "void overlapscope::workloads::ovs_allreduce_two_shot<float>(overlapscope::workloads::AllReduceArgs)",
+      "void overlapscope::workloads::ValidateAllReduceKernel<float>(float*, long, int, unsigned int)",
+  };
+  ClassRules rules = ClassRules::Defaults();
+  auto c = ClassesOf(names, rules);
+  EXPECT_EQ(c[0], ActivityClass::kComm);
+  EXPECT_EQ(c[1], ActivityClass::kComm);
+  EXPECT_EQ(c[2], ActivityClass::kCompute);
+  // The rule that matched is the default one for these kernels, not a fallback.
+  Synth s;
+  s.Kernel(names[1], 7, 0, 10);
+  model::Trace t = s.Finish();
+  auto cl = Classifier::Create(rules, t);
+  ASSERT_TRUE(cl.ok());
+  const int32_t rule = cl->RuleOf({model::GpuKind::kKernel, 0});
+  ASSERT_GE(rule, 0);
+  EXPECT_EQ(rules.rules()[rule].Describe(), "comm contains ovs_allreduce_");
+}
+
 TEST(Classify, UserRulesWinAndFileFormatParses) {
   ClassRules r = ClassRules::Defaults();
   ASSERT_TRUE(r.AddUserRule(ActivityClass::kComm, MatchKind::kRegex, "^my_allreduce", "--comm-kernel").ok());
