@@ -18,6 +18,7 @@
 #include "cli/run_capture.h"
 #include "cli/run_capture_mpi.h"
 #include "nlohmann/json.hpp"
+#include "workloads/all_reduce.h"
 #include "workloads/all_to_all.h"
 #include "workloads/d2h.h"
 #include "workloads/matmul_allgather.h"
@@ -39,14 +40,18 @@ namespace {
 
 const CommandSpec kSpec{
     "run",
-    "overlapscope run WORKLOAD [options]   (WORKLOAD: matmul-allgather | all-to-all | d2h)",
+    "overlapscope run WORKLOAD [options]   (WORKLOAD: matmul-allgather | all-to-all | all-reduce | d2h)",
     "Runs a built-in workload on all local GPUs (one thread per GPU, one NCCL communicator), times\n"
     "it with CUDA events (median of --iters after --warmup), validates every result on the device\n"
     "(a wrong result is exit status 1), then captures --capture-iters more iterations of each mode\n"
     "with CUPTI, analyzes them and prints the findings. Each rank also times every collective\n"
     "itself (CUDA events right before and after it): skew = max - min over ranks of those durations.\n"
     "\n"
-    "MPI: `mpirun -np N overlapscope run WORKLOAD ...` (matmul-allgather, all-to-all) runs one rank per\n"
+    "all-reduce compares ncclAllReduce, overlapscope's one-shot and two-shot kernels (peer pointers,\n"
+    "flag barriers in device memory) and NCCL's symmetric-memory all-reduce per message size\n"
+    "(--impl, --sizes; needs at least 2 GPUs).\n"
+    "\n"
+    "MPI: `mpirun -np N overlapscope run WORKLOAD ...` (all but d2h) runs one rank per\n"
     "process, each on the GPU of its local rank (one GPU per rank; at most as many ranks per host as\n"
     "GPUs). The NCCL id goes from rank 0 by MPI_Bcast; rank 0 gathers the timings, prints them and,\n"
     "under capture, reads every rank's capture (DIR/<workload>-<mode>/rank<R>.ovspill) into one\n"
@@ -70,10 +75,16 @@ const CommandSpec kSpec{
      {"no-capture", "", "time only; no CUPTI capture or analysis"},
      {"json", "", "print the timing figures as JSON (schema overlapscope.run/1)"},
      {"report", "", "print the full analysis report of every captured mode (default: a summary)"},
+     {"impl", "I[,I]", "all-reduce: nccl, one-shot, two-shot, nccl-symmetric, or 'all' (default all)", true},
+     {"sizes", "SPEC",
+      "all-reduce: message sizes per rank, A..B (doubling) or A,B,C; units B, KB, MB, GB are 1024-based "
+      "(default 0.5MB..64MB)"},
+     {"reps", "N", "all-reduce: all-reduces per timed iteration, each timed (default 5)"},
+     {"ar-blocks", "N", "all-reduce: blocks per GPU of the one-shot/two-shot kernels, at most (1..128, default 64)"},
      {"m", "N", "GEMM rows (default 8192)"},
      {"n", "N", "GEMM columns (default 8192)"},
      {"k", "N", "GEMM inner dimension (default 8192; all-to-all 2048)"},
-     {"dtype", "T", "fp16 | bf16 | fp32 (default fp16; FP32 accumulate)"},
+     {"dtype", "T", "fp16 | bf16 | fp32 (default fp16; FP32 accumulate; all-reduce: default bf16)"},
      {"ag-mb", "MIB", "matmul-allgather: all-gather input per rank in MiB (default 64)"},
      {"ag-sweep", "MIB[,MIB]", "matmul-allgather: also time the all-gather alone at these sizes"},
      {"layers", "N", "all-to-all: matmul + all-to-all layers per step (default 4)"},
@@ -142,14 +153,15 @@ int RunWorkload(int argc, char** argv) {
   ParsedArgs args;
   if (int rc = ParseOrExit(kSpec, static_cast<int>(args_v.size()), args_v.data(), args); rc >= 0) return rc;
   if (args.positionals.size() != 1) {
-    std::fprintf(stderr, "overlapscope run: give exactly one WORKLOAD (matmul-allgather, all-to-all, d2h)\n");
+    std::fprintf(stderr,
+                 "overlapscope run: give exactly one WORKLOAD (matmul-allgather, all-to-all, all-reduce, d2h)\n");
     return kExitUsage;
   }
   const std::string wl = args.positionals[0];
   std::string err;
   int64_t gpus = wl == "d2h" ? 1 : 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192,
           k = wl == "all-to-all" ? 2048 : 8192, layers = 4, max_ctas = 0, prod = 2000, irr = 500, host = 1000,
-          carve = 0, burn = 500, delay_rank = -1, delay_us = 0;
+          carve = 0, burn = 500, delay_rank = -1, delay_us = 0, reps = 5, ar_blocks = 64;
   double ag_mb = 64, timeout = 300;
   ParseInt(args, "gpus", gpus, err) && ParseInt(args, "iters", iters, err) && ParseInt(args, "warmup", warmup, err) &&
       ParseInt(args, "capture-iters", cap, err) && ParseInt(args, "m", m, err) && ParseInt(args, "n", n, err) &&
@@ -158,10 +170,11 @@ int RunWorkload(int argc, char** argv) {
       ParseInt(args, "irrelevant-us", irr, err) && ParseInt(args, "host-work-us", host, err) &&
       ParseInt(args, "sm-carveout", carve, err) && ParseInt(args, "burn-in-ms", burn, err) &&
       ParseInt(args, "delay-rank", delay_rank, err) && ParseInt(args, "delay-us", delay_us, err) &&
+      ParseInt(args, "reps", reps, err) && ParseInt(args, "ar-blocks", ar_blocks, err) &&
       ParseDouble(args, "ag-mb", ag_mb, err) && ParseDouble(args, "timeout-s", timeout, err);
   if (err.empty() && (iters < 1 || warmup < 0 || cap < 0 || gpus < 0))
     err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
-  auto dtype = workloads::ParseDType(args.Get("dtype", "fp16"));
+  auto dtype = workloads::ParseDType(args.Get("dtype", wl == "all-reduce" ? "bf16" : "fp16"));
   if (err.empty() && !dtype.ok()) err = std::string(dtype.status().message());
   std::vector<double> sweep;
   for (auto part : absl::StrSplit(args.Get("ag-sweep"), ',', absl::SkipEmpty())) {
@@ -171,6 +184,17 @@ int RunWorkload(int argc, char** argv) {
   }
   if (err.empty() && wl == "d2h" && (args.Has("delay-rank") || args.Has("delay-us")))
     err = "--delay-rank/--delay-us: d2h runs no collectives (matmul-allgather, all-to-all)";
+  if (err.empty() && wl == "all-reduce" && (args.Has("delay-rank") || args.Has("delay-us")))
+    err = "--delay-rank/--delay-us: all-reduce has no straggler injection (matmul-allgather, all-to-all)";
+  std::vector<int64_t> sizes;
+  if (err.empty() && wl == "all-reduce" && args.Has("sizes")) {
+    auto s = workloads::ParseAllReduceSizes(args.Get("sizes"));
+    if (s.ok()) {
+      sizes = *s;
+    } else {
+      err = std::string(s.status().message());
+    }
+  }
   if (err.empty() && args.Has("delay-rank") != args.Has("delay-us"))
     err = "--delay-rank R and --delay-us US go together (rank R is late by US microseconds)";
   if (!err.empty()) {
@@ -256,6 +280,24 @@ int RunWorkload(int argc, char** argv) {
     o.impl = args.Get("a2a-impl", "auto");
     o.modes = Modes(args, workloads::AllToAllModes(), workloads::AllToAllModes());
     res = workloads::RunAllToAll(o, hooks);
+  } else if (wl == "all-reduce") {
+    workloads::AllReduceOptions o;
+    o.run = rp;
+    o.dtype = *dtype;
+    o.sizes = sizes;
+    o.impls.clear();
+    for (const auto& v : args.All("impl"))
+      for (auto part : absl::StrSplit(v, ',', absl::SkipEmpty())) {
+        if (part == "all") {
+          o.impls = workloads::AllReduceImpls();
+          break;
+        }
+        o.impls.emplace_back(part);
+      }
+    if (!args.Has("impl")) o.impls = workloads::AllReduceImpls();
+    o.reps = static_cast<int>(reps);
+    o.max_blocks = static_cast<int>(ar_blocks);
+    res = workloads::RunAllReduce(o, hooks);
   } else if (wl == "d2h") {
     workloads::D2HOptions o;
     o.run = rp;
@@ -265,7 +307,8 @@ int RunWorkload(int argc, char** argv) {
     o.modes = Modes(args, workloads::D2HModes(), workloads::D2HModes());
     res = workloads::RunD2H(o, hooks);
   } else {
-    std::fprintf(stderr, "overlapscope run: unknown workload '%s' (matmul-allgather, all-to-all, d2h)\n", wl.c_str());
+    std::fprintf(stderr, "overlapscope run: unknown workload '%s' (matmul-allgather, all-to-all, all-reduce, d2h)\n",
+                 wl.c_str());
     return kExitUsage;
   }
   if (!res.ok()) {

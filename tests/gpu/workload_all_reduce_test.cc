@@ -1,0 +1,257 @@
+// overlapscope's one-shot and two-shot all-reduce kernels on one GPU (label gpu): N buffers on
+// one device stand in for N ranks' peers, and one launch plays all N ranks (one grid row each),
+// so the kernels' arithmetic, segmenting and flag barriers run as on N GPUs. Every element of
+// every rank's output is compared bit for bit with a host reference that adds the ranks' values
+// in rank order in FP32 and rounds once, as the kernels promise. With 2+ GPUs the whole
+// workload runs too (validated on the device, captured, matched across ranks).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "workload_util.h"
+#include "workloads/all_reduce.h"
+#include "workloads/all_reduce_kernels.h"
+#include "workloads/device_memory.h"
+
+namespace overlapscope::workloads_test {
+namespace {
+
+using workloads::AllReduceAlgo;
+using workloads::DType;
+
+uint16_t FloatToBf16(float f) {  // round to nearest even (no NaN in the test data)
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+float Bf16ToFloat(uint16_t b) {
+  const uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Deterministic values in [-8, 8) with fraction bits, so rounding and summation order matter.
+float TestValue(uint64_t i, int rank, int launch) {
+  uint64_t x = i * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(rank) * 0xBF58476D1CE4E5B9ull + launch;
+  x ^= x >> 31;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 29;
+  return static_cast<float>(static_cast<int64_t>(x % 65536) - 32768) / 4096.0f;
+}
+
+struct RankBuffers {
+  workloads::DeviceBuffer in, out, flags;
+};
+
+// N ranks' buffers on device 0 and the kernel arguments that name them.
+struct FakeRanks {
+  std::vector<RankBuffers> r;
+  workloads::DeviceBuffer timeouts;
+  workloads::AllReduceArgs args;
+
+  FakeRanks(int n, int64_t bytes) {
+    r.resize(n);
+    for (int q = 0; q < n; ++q) {
+      r[q].in = std::move(workloads::DeviceBuffer::Create(bytes, 0)).value();
+      r[q].out = std::move(workloads::DeviceBuffer::Create(bytes, 0)).value();
+      r[q].flags = std::move(workloads::DeviceBuffer::Create(workloads::AllReduceFlagBytes(), 0)).value();
+      EXPECT_EQ(cudaMemset(r[q].flags.get(), 0, workloads::AllReduceFlagBytes()), cudaSuccess);
+      args.in[q] = r[q].in.get();
+      args.out[q] = r[q].out.get();
+      args.flags[q] = r[q].flags.as<uint32_t>();
+    }
+    timeouts = std::move(workloads::DeviceBuffer::Create(16, 0)).value();
+    EXPECT_EQ(cudaMemset(timeouts.get(), 0, 16), cudaSuccess);
+    args.nranks = n;
+    args.timeouts = timeouts.as<unsigned int>();
+  }
+  unsigned int Timeouts() {
+    unsigned int t = 0;
+    EXPECT_EQ(cudaMemcpy(&t, timeouts.get(), 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    return t;
+  }
+};
+
+// Runs `launches` all-reduces of `count` elements with fresh data each time (the flags are
+// reused, so the epochs advance as in a real run) and compares every rank's output.
+void CheckAgainstHost(AllReduceAlgo algo, DType t, int n, int64_t count, int blocks, int launches) {
+  SCOPED_TRACE(testing::Message() << (algo == AllReduceAlgo::kOneShot ? "one-shot" : "two-shot") << " "
+                                  << (t == DType::kBF16 ? "bf16" : "fp32") << " n=" << n << " count=" << count
+                                  << " blocks=" << blocks);
+  const int es = workloads::DTypeBytes(t);
+  FakeRanks fr(n, count * es + 16);
+  std::vector<std::vector<float>> val(n, std::vector<float>(count));
+  std::vector<char> host(count * es), ref(count * es), got(count * es);
+  for (int launch = 1; launch <= launches; ++launch) {
+    for (int q = 0; q < n; ++q) {
+      for (int64_t i = 0; i < count; ++i) {
+        float v = TestValue(i, q, launch);
+        if (t == DType::kBF16) {
+          const uint16_t b = FloatToBf16(v);
+          std::memcpy(&host[i * 2], &b, 2);
+          v = Bf16ToFloat(b);
+        } else {
+          std::memcpy(&host[i * 4], &v, 4);
+        }
+        val[q][i] = v;
+      }
+      ASSERT_EQ(cudaMemcpy(fr.r[q].in.get(), host.data(), count * es, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemset(fr.r[q].out.get(), 0xFF, count * es), cudaSuccess);  // NaN: unwritten shows
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      float acc = 0.0f;
+      for (int q = 0; q < n; ++q) acc += val[q][i];
+      if (t == DType::kBF16) {
+        const uint16_t b = FloatToBf16(acc);
+        std::memcpy(&ref[i * 2], &b, 2);
+      } else {
+        std::memcpy(&ref[i * 4], &acc, 4);
+      }
+    }
+    workloads::AllReduceArgs a = fr.args;
+    a.count = count;
+    a.epoch = static_cast<uint32_t>(launch);
+    ASSERT_EQ(workloads::LaunchAllReduce(algo, t, a, blocks, n, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (int q = 0; q < n; ++q) {
+      ASSERT_EQ(cudaMemcpy(got.data(), fr.r[q].out.get(), count * es, cudaMemcpyDeviceToHost), cudaSuccess);
+      int64_t bad = 0, first = -1;
+      for (int64_t i = 0; i < count; ++i)
+        if (std::memcmp(&got[i * es], &ref[i * es], es) != 0) {
+          if (first < 0) first = i;
+          ++bad;
+        }
+      EXPECT_EQ(bad, 0) << "rank " << q << " launch " << launch << ": first wrong element " << first;
+    }
+  }
+  EXPECT_EQ(fr.Timeouts(), 0u);
+}
+
+TEST(AllReduceKernels, MatchHostReferenceForTwoFourEightRanks) {
+  WORKLOAD_REQUIRE_GPUS(1);
+  // Counts that are not multiples of the vector width (8 bf16 / 4 fp32), smaller than one
+  // vector per rank, and large enough for the grid-stride loops to go round.
+  const std::vector<int64_t> counts = {1, 7, 13, 1000, 4099, 65539, 1000003};
+  for (int n : {2, 4, 8})
+    for (DType t : {DType::kBF16, DType::kF32})
+      for (AllReduceAlgo algo : {AllReduceAlgo::kOneShot, AllReduceAlgo::kTwoShot})
+        for (int64_t count : counts) CheckAgainstHost(algo, t, n, count, count < 5000 ? 3 : 16, 2);
+}
+
+TEST(AllReduceKernels, WorkloadValidationAcceptsTheSumAndCatchesThePoison) {
+  WORKLOAD_REQUIRE_GPUS(1);
+  const int n = 4;
+  const int64_t count = 1 << 20;  // 2 MiB of bf16
+  FakeRanks fr(n, count * 2);
+  for (int q = 0; q < n; ++q)
+    ASSERT_EQ(workloads::FillAllReduceInput(DType::kBF16, fr.r[q].in.get(), count, q, 77, nullptr), cudaSuccess);
+  workloads::AllReduceArgs a = fr.args;
+  a.count = count;
+  a.epoch = 1;
+  ASSERT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kTwoShot, DType::kBF16, a, 8, n, nullptr), cudaSuccess);
+  auto chk = workloads::DeviceChecker::Create(0);
+  ASSERT_TRUE(chk.ok()) << chk.status();
+  ASSERT_TRUE(chk->Reset(nullptr).ok());
+  for (int q = 0; q < n; ++q)
+    ASSERT_EQ(
+        workloads::ValidateAndPoisonAllReduce(DType::kBF16, fr.r[q].out.get(), count, n, 77, chk->check(), nullptr),
+        cudaSuccess);
+  auto c = chk->Read(nullptr);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->bad, 0u);
+  // The outputs are NaN now: a second check counts every element of rank 0's output.
+  ASSERT_EQ(workloads::ValidateAndPoisonAllReduce(DType::kBF16, fr.r[0].out.get(), count, n, 77, chk->check(), nullptr),
+            cudaSuccess);
+  c = chk->Read(nullptr);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->bad, static_cast<uint64_t>(count));
+  EXPECT_EQ(c->first_bad, 0);
+  EXPECT_EQ(fr.Timeouts(), 0u);
+}
+
+TEST(AllReduceKernels, MissingPeerTimesOutInsteadOfHanging) {
+  WORKLOAD_REQUIRE_GPUS(1);
+  // Rank 0 of 2 alone: its start and end barriers each wait for rank 1, give up after 20 ms and
+  // count one timeout each (one block; the thread that waits for rank 0 itself passes).
+  FakeRanks fr(2, 4096);
+  workloads::AllReduceArgs a = fr.args;
+  a.count = 1024;
+  a.epoch = 1;
+  a.timeout_ns = 20 * 1000 * 1000;
+  ASSERT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kOneShot, DType::kF32, a, 1, 1, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(fr.Timeouts(), 2u);
+}
+
+TEST(AllReduceKernels, BadArgumentsAreRefused) {
+  WORKLOAD_REQUIRE_GPUS(1);
+  FakeRanks fr(2, 4096);
+  workloads::AllReduceArgs a = fr.args;
+  a.count = 100;
+  a.epoch = 1;
+  auto launch = [&](const workloads::AllReduceArgs& x, int blocks, int rpl) {
+    return workloads::LaunchAllReduce(AllReduceAlgo::kOneShot, DType::kF32, x, blocks, rpl, nullptr);
+  };
+  workloads::AllReduceArgs nine = a;
+  nine.nranks = 9;
+  EXPECT_EQ(launch(nine, 1, 1), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(a, 0, 1), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(a, workloads::kAllReduceMaxBlocks + 1, 1), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(a, 1, 3), cudaErrorInvalidValue);  // 3 ranks per launch of a 2-rank group
+  workloads::AllReduceArgs odd = a;
+  odd.in[1] = static_cast<char*>(fr.r[1].in.get()) + 4;  // not 16-byte aligned
+  EXPECT_EQ(launch(odd, 1, 1), cudaErrorInvalidValue);
+  workloads::AllReduceArgs none = a;
+  none.out[1] = nullptr;
+  EXPECT_EQ(launch(none, 1, 1), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // nothing was launched
+}
+
+TEST(WorkloadAllReduce, OneGpuIsRefusedWithAMessage) {
+  workloads::AllReduceOptions o;
+  o.run.gpus = 1;
+  auto r = workloads::RunAllReduce(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_NE(r.status().message().find("at least 2 GPUs"), absl::string_view::npos) << r.status();
+  if (GpuCount() == 1) {  // the default (every visible GPU) says how many it saw
+    auto d = workloads::RunAllReduce(workloads::AllReduceOptions{});
+    ASSERT_FALSE(d.ok());
+    EXPECT_NE(d.status().message().find("this machine shows 1 GPU"), absl::string_view::npos) << d.status();
+  }
+}
+
+TEST(WorkloadAllReduce, EveryImplementationValidatesAndIsMatchedAcrossRanks) {
+  WORKLOAD_REQUIRE_GPUS(2);
+  workloads::AllReduceOptions o;
+  o.run.gpus = 2;
+  o.run.iters = 5;
+  o.run.warmup = 2;
+  o.reps = 3;
+  o.sizes = {1 << 20, 3 * (1 << 20) + 6};  // the second is no multiple of 16 bytes
+  Collector c;
+  auto r = workloads::RunAllReduce(o, c.Hooks(2));
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const auto& e : r->errors) ADD_FAILURE() << e;
+  std::printf("%s\n", r->table.c_str());
+  for (const auto& impl : workloads::AllReduceImpls())
+    for (int64_t b : o.sizes) EXPECT_GT(r->Get(workloads::AllReduceFigureKey(impl, b, "ms")), 0) << impl << " " << b;
+  for (const char* impl : {"one-shot", "two-shot"}) {
+    ASSERT_EQ(c.modes.count(impl), 1u) << impl;
+    const auto& a = c.modes[impl].analysis;
+    EXPECT_GT(CommNs(a), 0) << impl << ": the kernels are communication";
+    // 2 captured iterations x 2 sizes, each matched across the 2 GPUs by sequence number.
+    EXPECT_EQ(a.cross_rank.instances.size(), 4u) << impl;
+    EXPECT_TRUE(a.cross_rank.matched_by_sequence) << impl;
+    for (const auto& inst : a.cross_rank.instances) {
+      EXPECT_EQ(inst.ranks.size(), 2u);
+      EXPECT_EQ(c.modes[impl].trace.str(inst.op), "AllReduce");
+      EXPECT_EQ(c.modes[impl].trace.str(inst.communicator).substr(0, 4), "ovs:");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace overlapscope::workloads_test

@@ -1,0 +1,298 @@
+// Kernels of all_reduce_kernels.h. Data moves in 16-byte vectors (8 bf16/fp16 or 4 fp32
+// elements); the elements past the last whole vector are handled one by one.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <climits>
+
+#include "workloads/all_reduce_kernels.h"
+
+namespace overlapscope::workloads {
+namespace {
+
+constexpr int kFlagPhases = 2;  // start and end barrier
+constexpr int kFillThreads = 256;
+
+template <typename T>
+__device__ inline float ToFloat(T x);
+template <>
+__device__ inline float ToFloat<__half>(__half x) {
+  return __half2float(x);
+}
+template <>
+__device__ inline float ToFloat<__nv_bfloat16>(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+template <>
+__device__ inline float ToFloat<float>(float x) {
+  return x;
+}
+
+template <typename T>
+__device__ inline T FromFloat(float f);
+template <>
+__device__ inline __half FromFloat<__half>(float f) {
+  return __float2half_rn(f);
+}
+template <>
+__device__ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float f) {
+  return __float2bfloat16_rn(f);
+}
+template <>
+__device__ inline float FromFloat<float>(float f) {
+  return f;
+}
+
+__device__ inline uint64_t GlobalTimerNs() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ inline void StoreRelease(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ inline uint32_t LoadAcquire(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// See the header. Thread q < nranks signals peer q and waits for peer q; the block's barriers
+// around it order every thread's loads and stores with those flag operations (the release is
+// cumulative over what the block did before the first barrier).
+__device__ void Barrier(const AllReduceArgs& a, int rank, int phase) {
+  __syncthreads();
+  if (threadIdx.x < a.nranks) {
+    const int q = threadIdx.x;
+    const int64_t slot = (static_cast<int64_t>(phase) * kAllReduceMaxBlocks + blockIdx.x) * kAllReduceMaxRanks;
+    __threadfence_system();
+    StoreRelease(a.flags[q] + slot + rank, a.epoch);
+    const uint32_t* mine = a.flags[rank] + slot + q;
+    uint64_t t0 = 0;
+    // Wrap-safe "flag < epoch".
+    for (uint32_t spins = 1; static_cast<int32_t>(LoadAcquire(mine) - a.epoch) < 0; ++spins) {
+      if ((spins & 1023u) != 0) continue;
+      const uint64_t now = GlobalTimerNs();
+      if (t0 == 0) {
+        t0 = now;
+      } else if (now - t0 > static_cast<uint64_t>(a.timeout_ns)) {
+        if (a.timeouts) atomicAdd(a.timeouts, 1u);
+        break;
+      }
+    }
+  }
+  __syncthreads();
+}
+
+template <typename T>
+struct Vec {
+  static constexpr int kN = 16 / sizeof(T);
+};
+
+// Sum of vector v over the ranks in rank order, FP32, rounded once. All loads are issued before
+// the additions so that the n reads over the links are in flight together.
+template <typename T>
+__device__ inline uint4 ReduceVec(const AllReduceArgs& a, int64_t v) {
+  uint4 x[kAllReduceMaxRanks];
+#pragma unroll
+  for (int q = 0; q < kAllReduceMaxRanks; ++q)
+    if (q < a.nranks) x[q] = static_cast<const uint4*>(a.in[q])[v];
+  float acc[Vec<T>::kN];
+#pragma unroll
+  for (int i = 0; i < Vec<T>::kN; ++i) acc[i] = 0.0f;
+#pragma unroll
+  for (int q = 0; q < kAllReduceMaxRanks; ++q) {
+    if (q >= a.nranks) break;
+    const T* e = reinterpret_cast<const T*>(&x[q]);
+#pragma unroll
+    for (int i = 0; i < Vec<T>::kN; ++i) acc[i] += ToFloat<T>(e[i]);
+  }
+  uint4 r;
+  T* o = reinterpret_cast<T*>(&r);
+#pragma unroll
+  for (int i = 0; i < Vec<T>::kN; ++i) o[i] = FromFloat<T>(acc[i]);
+  return r;
+}
+
+template <typename T>
+__device__ inline T ReduceOne(const AllReduceArgs& a, int64_t i) {
+  float acc = 0.0f;
+  for (int q = 0; q < a.nranks; ++q) acc += ToFloat<T>(static_cast<const T*>(a.in[q])[i]);
+  return FromFloat<T>(acc);
+}
+
+}  // namespace
+
+// The two kernels live outside the anonymous namespace so that their names read
+// "overlapscope::workloads::ovs_allreduce_..." in traces.
+template <typename T>
+__global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_one_shot(AllReduceArgs a) {
+  const int rank = a.rank + blockIdx.y;
+  Barrier(a, rank, 0);
+  const int64_t nvec = a.count / Vec<T>::kN;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  uint4* out = static_cast<uint4*>(a.out[rank]);
+  for (int64_t v = first; v < nvec; v += stride) out[v] = ReduceVec<T>(a, v);
+  for (int64_t i = nvec * Vec<T>::kN + first; i < a.count; i += stride)
+    static_cast<T*>(a.out[rank])[i] = ReduceOne<T>(a, i);
+  Barrier(a, rank, 1);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_two_shot(AllReduceArgs a) {
+  const int rank = a.rank + blockIdx.y;
+  const int n = a.nranks;
+  Barrier(a, rank, 0);
+  // Segment of whole vectors per rank; the last rank also takes the elements past them.
+  const int64_t nvec = a.count / Vec<T>::kN;
+  const int64_t per = (nvec + n - 1) / n;
+  const int64_t v0 = min(nvec, rank * per), v1 = min(nvec, v0 + per);
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t v = v0 + first; v < v1; v += stride) {
+    const uint4 r = ReduceVec<T>(a, v);
+    // Starting with the next rank spreads the stores over the links.
+    for (int j = 1; j <= n; ++j) static_cast<uint4*>(a.out[(rank + j) % n])[v] = r;
+  }
+  if (rank == n - 1) {
+    for (int64_t i = nvec * Vec<T>::kN + first; i < a.count; i += stride) {
+      const T r = ReduceOne<T>(a, i);
+      for (int q = 0; q < n; ++q) static_cast<T*>(a.out[q])[i] = r;
+    }
+  }
+  Barrier(a, rank, 1);
+}
+
+namespace {
+
+__device__ inline uint32_t Mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7FEB352Du;
+  x ^= x >> 15;
+  x *= 0x846CA68Bu;
+  x ^= x >> 16;
+  return x;
+}
+
+// Integer in [-4, 4]: exact sums in every type (header).
+__device__ inline float InputValue(int64_t i, int rank, uint32_t salt) {
+  const uint32_t h = Mix32(static_cast<uint32_t>(i) * 0x9E3779B1u ^ static_cast<uint32_t>(i >> 32) * 0x85EBCA77u ^
+                           static_cast<uint32_t>(rank) * 0xC2B2AE3Du ^ salt);
+  return static_cast<float>(static_cast<int>(h % 9u) - 4);
+}
+
+template <typename T>
+__global__ void FillAllReduceKernel(T* in, int64_t count, int rank, uint32_t salt) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
+    in[i] = FromFloat<T>(InputValue(i, rank, salt));
+}
+
+template <typename T>
+__global__ void ValidateAllReduceKernel(T* out, int64_t count, int nranks, uint32_t salt, DeviceCheck chk) {
+  unsigned long long bad = 0;
+  long long first_bad = LLONG_MAX;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    float want = 0.0f;
+    for (int r = 0; r < nranks; ++r) want += InputValue(i, r, salt);
+    const bool ok = ToFloat<T>(out[i]) == want;  // NaN (an element not written) is never equal
+    if (!ok) {
+      ++bad;
+      if (first_bad == LLONG_MAX) first_bad = i;
+    }
+    out[i] = FromFloat<T>(__int_as_float(0x7FC00000));
+  }
+  if (bad) {
+    atomicAdd(chk.bad, bad);
+    atomicMin(chk.first_bad, first_bad);
+  }
+}
+
+__global__ void HoldStreamKernel(const volatile int* flag, int64_t timeout_ns, unsigned int* timeouts) {
+  const uint64_t t0 = GlobalTimerNs();
+  while (*flag == 0) {
+    if (GlobalTimerNs() - t0 > static_cast<uint64_t>(timeout_ns)) {
+      if (timeouts) atomicAdd(timeouts, 1u);
+      return;
+    }
+  }
+}
+
+int FillGrid(int64_t n) {
+  const int64_t blocks = (n + kFillThreads - 1) / kFillThreads;
+  return static_cast<int>(blocks < 2048 ? (blocks > 0 ? blocks : 1) : 2048);
+}
+
+template <typename T>
+cudaError_t LaunchTyped(AllReduceAlgo algo, const AllReduceArgs& a, int blocks, int ranks_per_launch, cudaStream_t s) {
+  auto kernel = algo == AllReduceAlgo::kOneShot ? ovs_allreduce_one_shot<T> : ovs_allreduce_two_shot<T>;
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kAllReduceThreads, 0);
+  if (e != cudaSuccess) return e;
+  // Blocks wait for each other in the barriers: they must all be resident at once.
+  if (static_cast<int64_t>(blocks) * ranks_per_launch > static_cast<int64_t>(per_sm) * sms)
+    return cudaErrorCooperativeLaunchTooLarge;
+  kernel<<<dim3(blocks, ranks_per_launch), kAllReduceThreads, 0, s>>>(a);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t Dispatch3(DType t, T&& fn) {
+  switch (t) {
+    case DType::kF16: return fn(__half{});
+    case DType::kBF16: return fn(__nv_bfloat16{});
+    case DType::kF32: return fn(float{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+size_t AllReduceFlagBytes() { return sizeof(uint32_t) * kFlagPhases * kAllReduceMaxBlocks * kAllReduceMaxRanks; }
+
+int AllReduceBlocks(DType t, int64_t count, int max_blocks) {
+  const int64_t per_vec = 16 / DTypeBytes(t);
+  const int64_t vecs = (count + per_vec - 1) / per_vec;
+  int64_t b = (vecs + kAllReduceThreads - 1) / kAllReduceThreads;
+  const int cap = max_blocks < 1 ? 1 : (max_blocks > kAllReduceMaxBlocks ? kAllReduceMaxBlocks : max_blocks);
+  return static_cast<int>(b < 1 ? 1 : (b > cap ? cap : b));
+}
+
+cudaError_t LaunchAllReduce(AllReduceAlgo algo, DType t, const AllReduceArgs& a, int blocks, int ranks_per_launch,
+                            cudaStream_t s) {
+  if (a.nranks < 1 || a.nranks > kAllReduceMaxRanks || ranks_per_launch < 1 || a.rank < 0 ||
+      a.rank + ranks_per_launch > a.nranks || blocks < 1 || blocks > kAllReduceMaxBlocks || a.count < 0)
+    return cudaErrorInvalidValue;
+  for (int q = 0; q < a.nranks; ++q) {
+    const auto misaligned = [](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 != 0; };
+    if (misaligned(a.in[q]) || misaligned(a.out[q]) || misaligned(a.flags[q])) return cudaErrorInvalidValue;
+  }
+  return Dispatch3(t, [&](auto zero) { return LaunchTyped<decltype(zero)>(algo, a, blocks, ranks_per_launch, s); });
+}
+
+cudaError_t FillAllReduceInput(DType t, void* in, int64_t count, int rank, uint32_t salt, cudaStream_t s) {
+  return Dispatch3(t, [&](auto zero) {
+    using T = decltype(zero);
+    FillAllReduceKernel<T><<<FillGrid(count), kFillThreads, 0, s>>>(static_cast<T*>(in), count, rank, salt);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t ValidateAndPoisonAllReduce(DType t, void* out, int64_t count, int nranks, uint32_t salt, DeviceCheck chk,
+                                       cudaStream_t s) {
+  return Dispatch3(t, [&](auto zero) {
+    using T = decltype(zero);
+    ValidateAllReduceKernel<T><<<FillGrid(count), kFillThreads, 0, s>>>(static_cast<T*>(out), count, nranks, salt, chk);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t HoldStream(const volatile int* host_flag, int64_t timeout_ns, unsigned int* timeouts, cudaStream_t s) {
+  HoldStreamKernel<<<1, 1, 0, s>>>(host_flag, timeout_ns, timeouts);
+  return cudaGetLastError();
+}
+
+}  // namespace overlapscope::workloads

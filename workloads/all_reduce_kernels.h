@@ -1,0 +1,82 @@
+// overlapscope's own all-reduce kernels (sum), written for the all-reduce workload: every rank
+// reads its peers' buffers through peer pointers (peer access within one process, CUDA IPC
+// across processes) and synchronizes with flag barriers in device memory; no NCCL inside.
+//   one-shot: every rank reads all n inputs and writes the sum into its own output;
+//   two-shot: rank r reduces segment r of the inputs (reduce-scatter) and writes that sum into
+//             every rank's output (all-gather by stores through peer pointers).
+// Both add the ranks' values in rank order 0..n-1 in FP32 and round once, so every rank gets
+// bit-identical results, equal to a host reference that adds in the same order.
+//
+// Barriers: each block of rank r writes `epoch` into slot [phase][block][r] of every peer's flag
+// buffer (release, system scope) and waits until its own slots [phase][block][q] reach `epoch`
+// for every q (acquire). Phase 0 (start) waits until every peer's kernel is running, so its
+// input is complete; phase 1 (end) keeps every rank's kernel alive until no peer reads its input
+// or writes its output any more. `epoch` must grow by one per launch on the same flags (the same
+// sequence on every rank); flag buffers start zeroed. The kernels' blocks of one launch must all
+// be resident at once (their count is capped; see LaunchAllReduce). A barrier that waits longer
+// than AllReduceArgs::timeout_ns (default 10 s) gives up, adds one to *timeouts and goes on (the result is
+// then wrong and the caller reports it), so a missing peer never hangs the GPU.
+//
+// Kernel names start with "ovs_allreduce_" (the default classification rule makes them
+// communication). Plain C++ interface (no Abseil) so the .cu compiles with nvcc alone.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "workloads/kernels.h"
+
+namespace overlapscope::workloads {
+
+inline constexpr int kAllReduceMaxRanks = 8;
+inline constexpr int kAllReduceMaxBlocks = 128;  // blocks per rank
+inline constexpr int kAllReduceThreads = 512;    // threads per block
+inline constexpr int64_t kAllReduceBarrierTimeoutNs = int64_t{10} * 1000 * 1000 * 1000;
+
+enum class AllReduceAlgo { kOneShot, kTwoShot };
+
+// Passed by value to the kernel. in/out/flags[q] are rank q's buffers as this rank addresses
+// them (its own at q == rank). Buffers must be 16-byte aligned.
+struct AllReduceArgs {
+  const void* in[kAllReduceMaxRanks] = {};
+  void* out[kAllReduceMaxRanks] = {};
+  uint32_t* flags[kAllReduceMaxRanks] = {};  // AllReduceFlagBytes() each, zeroed before first use
+  int64_t count = 0;                         // elements per rank
+  int nranks = 0;
+  int rank = 0;  // the rank this launch plays (the first one, with ranks_per_launch > 1)
+  uint32_t epoch = 0;
+  unsigned int* timeouts = nullptr;                 // device counter of barriers that gave up (may be null)
+  int64_t timeout_ns = kAllReduceBarrierTimeoutNs;  // how long a barrier waits before giving up
+};
+
+size_t AllReduceFlagBytes();
+
+// Blocks per rank for `count` elements of `t`: enough for one 16-byte vector per thread, at
+// most `max_blocks` (clamped to 1..kAllReduceMaxBlocks).
+int AllReduceBlocks(DType t, int64_t count, int max_blocks);
+
+// Launches one all-reduce of `a` on `s` with `blocks` blocks per rank. ranks_per_launch > 1
+// (tests on one GPU): one launch plays ranks a.rank .. a.rank + ranks_per_launch - 1, one per
+// grid row, so the N "ranks" of a single device meet in their barriers. Returns
+// cudaErrorInvalidValue for bad arguments (nranks outside 1..8, rank range, blocks outside
+// 1..kAllReduceMaxBlocks, null or misaligned pointers, count < 0) and
+// cudaErrorCooperativeLaunchTooLarge when the blocks cannot all be resident on the device.
+cudaError_t LaunchAllReduce(AllReduceAlgo algo, DType t, const AllReduceArgs& a, int blocks, int ranks_per_launch,
+                            cudaStream_t s);
+
+// Workload data: element i of rank r's input is a small integer in [-4, 4] (a hash of i, r and
+// salt), so any sum over at most 8 ranks is exact in fp16, bf16 and fp32 whatever the order.
+cudaError_t FillAllReduceInput(DType t, void* in, int64_t count, int rank, uint32_t salt, cudaStream_t s);
+// Checks every element of `out` against the sum over ranks 0..nranks-1 of that data (counting
+// wrong ones into chk), then overwrites `out` with NaN, so the next all-reduce must write it all.
+cudaError_t ValidateAndPoisonAllReduce(DType t, void* out, int64_t count, int nranks, uint32_t salt, DeviceCheck chk,
+                                       cudaStream_t s);
+
+// One thread spins until *host_flag (mapped pinned host memory) is non-zero, holding stream `s`
+// while the host enqueues a batch behind it, so the batch then runs back to back on the GPU and
+// CUDA events around its parts time the GPU, not the host's launch cost. Gives up after
+// `timeout_ns` (adding one to *timeouts) so a host that never releases it cannot hang the GPU.
+cudaError_t HoldStream(const volatile int* host_flag, int64_t timeout_ns, unsigned int* timeouts, cudaStream_t s);
+
+}  // namespace overlapscope::workloads
