@@ -16,7 +16,7 @@
 namespace overlapscope::workloads {
 namespace {
 
-// The NVTX domain capture/cupti/collective_range.h recognizes (kCollectiveRangeDomain; a test
+// The NVTX domain importers/nccl/collective_range.h recognizes (kCollectiveRangeDomain; a test
 // checks that the two agree).
 constexpr char kRangeDomain[] = "overlapscope.collective";
 

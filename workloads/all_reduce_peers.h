@@ -10,7 +10,7 @@
 // "overlapscope.collective" whose message is
 //   "AllReduce comm=<16 hex> seq=<n> bytes=<count x type size> rank=<r> nranks=<n> dtype=<t>
 //    redop=sum impl=one-shot|two-shot"
-// (the format capture/cupti/collective_range.h parses). comm is rank 0's random 64-bit id, the
+// (the format importers/nccl/collective_range.h parses). comm is rank 0's random 64-bit id, the
 // same on every rank; seq counts this rank's launches from 0, the same sequence on every rank
 // because every rank launches the same all-reduces in the same order.
 //

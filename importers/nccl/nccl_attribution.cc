@@ -6,7 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "capture/cupti/collective_range.h"
+#include "importers/nccl/collective_range.h"
 
 namespace overlapscope::import {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "analyze/cross_rank.h"
-#include "capture/cupti/collective_range.h"
-#include "capture/cupti/nccl_attribution.h"
 #include "gtest/gtest.h"
+#include "importers/nccl/collective_range.h"
+#include "importers/nccl/nccl_attribution.h"
 #include "workloads/all_reduce.h"
 #include "workloads/all_reduce_peers.h"
 
@@ -77,7 +77,7 @@ TEST(WorkloadAllReduceHost, RangeNameIsWhatTheCaptureParses) {
   EXPECT_EQ(name,
             "AllReduce comm=0123456789abcdef seq=41 bytes=2097152 rank=1 nranks=4 dtype=bf16 redop=sum "
             "impl=two-shot");
-  auto f = cupti::ParseCollectiveRange(name);
+  auto f = import::ParseCollectiveRange(name);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->comm, 0x0123456789abcdefull);
   EXPECT_EQ(f->sequence, 41);
@@ -98,7 +98,7 @@ TEST(WorkloadAllReduceHost, CustomCollectivesAreMatchedAcrossRanks) {
   model::TraceBuilder b;
   model::ProcessId p = b.AddProcess(model::Process{42});
   auto& d = b.data();
-  const model::StringId dom = b.Intern(cupti::kCollectiveRangeDomain);
+  const model::StringId dom = b.Intern(import::kCollectiveRangeDomain);
   const model::StringId kname = b.Intern(
       "void overlapscope::workloads::ovs_allreduce_one_shot<__nv_bfloat16>(overlapscope::workloads::AllReduceArgs)");
   const int64_t call[2][2] = {{1100, 20100}, {1600, 20600}};
@@ -129,7 +129,7 @@ TEST(WorkloadAllReduceHost, CustomCollectivesAreMatchedAcrossRanks) {
       d.kernels.push_back(k);
     }
   }
-  const cupti::NcclAttribution a = cupti::AttributeNcclRanges(b, p);
+  const import::NcclAttribution a = import::AttributeNcclRanges(b, p);
   EXPECT_EQ(a.own_collectives, 4);
   auto tr = std::move(b).Finalize();
   ASSERT_TRUE(tr.ok()) << tr.status();

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "capture/cupti/collective_range.h"
+#include "importers/nccl/collective_range.h"
 #include "workload_util.h"
 #include "workloads/all_reduce.h"
 #include "workloads/all_reduce_kernels.h"
@@ -269,7 +269,7 @@ TEST(AllReduceKernels, NvtxRangeMakesACollectiveInARealCapture) {
   FakeRanks fr(2, 4 << 20);
   auto session = cupti::CaptureSession::Start();
   ASSERT_TRUE(session.ok()) << session.status();
-  nvtxDomainHandle_t dom = nvtxDomainCreateA(std::string(cupti::kCollectiveRangeDomain).c_str());
+  nvtxDomainHandle_t dom = nvtxDomainCreateA(std::string(import::kCollectiveRangeDomain).c_str());
   for (int seq = 0; seq < 2; ++seq) {
     const std::string name =
         workloads::AllReduceRangeName(0xabcull, seq, 4 << 20, 0, 2, DType::kF32, AllReduceAlgo::kTwoShot);
@@ -287,7 +287,7 @@ TEST(AllReduceKernels, NvtxRangeMakesACollectiveInARealCapture) {
     ASSERT_EQ(err, cudaSuccess);
   }
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  auto t = (*session)->Stop();
+  auto t = engine::StopCapture(**session);
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->collectives().size(), 2u);
   for (int seq = 0; seq < 2; ++seq) {

@@ -1,12 +1,12 @@
 // Collectives named by NVTX ranges of the domain "overlapscope.collective"
-// (capture/cupti/collective_range.h): the message format, and the attribution that turns the GPU
+// (importers/nccl/collective_range.h): the message format, and the attribution that turns the GPU
 // work launched inside such a range into a collective with the message's fields.
-#include "capture/cupti/collective_range.h"
+#include "importers/nccl/collective_range.h"
 
-#include "capture/cupti/nccl_attribution.h"
 #include "gtest/gtest.h"
+#include "importers/nccl/nccl_attribution.h"
 
-namespace overlapscope::cupti {
+namespace overlapscope::import {
 namespace {
 
 TEST(CollectiveRange, ParsesEveryField) {
@@ -130,4 +130,4 @@ TEST(CollectiveRange, AttributionMakesCollectivesWithTheMessagesFields) {
 }
 
 }  // namespace
-}  // namespace overlapscope::cupti
+}  // namespace overlapscope::import

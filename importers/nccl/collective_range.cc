@@ -1,12 +1,12 @@
-#include "capture/cupti/collective_range.h"
+#include "importers/nccl/collective_range.h"
 
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "capture/cupti/nccl_attribution.h"
+#include "importers/nccl/nccl_attribution.h"
 
-namespace overlapscope::cupti {
+namespace overlapscope::import {
 namespace {
 
 // Debian's Abseil has its own string_view type.
@@ -67,4 +67,4 @@ std::optional<CollectiveRangeFields> ParseCollectiveRange(std::string_view msg) 
 
 std::string CollectiveRangeCommName(uint64_t comm) { return absl::StrFormat("ovs:%016x", comm); }
 
-}  // namespace overlapscope::cupti
+}  // namespace overlapscope::import

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-namespace overlapscope::cupti {
+namespace overlapscope::import {
 
 inline constexpr std::string_view kCollectiveRangeDomain = "overlapscope.collective";
 
@@ -43,4 +43,4 @@ std::optional<CollectiveRangeFields> ParseCollectiveRange(std::string_view messa
 // "ovs:<16 hex digits>", the communicator name such collectives get (NCCL's are "nccl:<16 hex>").
 std::string CollectiveRangeCommName(uint64_t comm);
 
-}  // namespace overlapscope::cupti
+}  // namespace overlapscope::import
