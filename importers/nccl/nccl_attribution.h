@@ -31,8 +31,8 @@ struct NcclAttribution {
   // Ranges of the domain "overlapscope.collective": well-formed ones, those that enqueued GPU
   // work (counted in `collectives` too), and malformed messages (ignored).
   int64_t own_ranges = 0, own_collectives = 0, own_malformed = 0;
-  // Each collective created from an NCCL range, with the index (in builder.data().ranges) of the NCCL range it
-  // came from: the NCCL profiler plugin merge (nccl_plugin_records.h) places its records by it.
+  // Each collective created from an NCCL range, with the index (in builder.data().ranges) of
+  // that range: the NCCL profiler plugin merge (nccl_plugin_records.h) places its records by it.
   struct Made {
     int32_t range = -1;
     model::CollectiveId collective = model::kNone;

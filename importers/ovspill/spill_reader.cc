@@ -168,11 +168,14 @@ static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& pat
   NcclAttribution a = AttributeNcclRanges(builder, static_cast<model::ProcessId>(d.processes.size() - 1));
   // What NCCL's NVTX payloads say of those calls: communicator, message size, root/peer, op.
   const NcclNvtxMerge nm = ApplyNcclNvtxPayloads(builder, a, nvtx);
-  if (a.collectives > 0 && !d.sources.empty()) {
+  if ((a.collectives > 0 || a.own_malformed > 0) && !d.sources.empty()) {
     auto& notes = d.sources.back().notes;
-    notes["collectives from NCCL ranges"] += a.collectives;
-    notes["kernels attributed to NCCL ranges"] += a.kernels;
-    notes["memcpys attributed to NCCL ranges"] += a.memcpys;
+    if (a.collectives > a.own_collectives) notes["collectives from NCCL ranges"] += a.collectives - a.own_collectives;
+    // Collectives named by "overlapscope.collective" NVTX ranges (importers/nccl/collective_range.h).
+    if (a.own_collectives) notes["collectives from overlapscope.collective ranges"] += a.own_collectives;
+    if (a.own_malformed) notes["overlapscope.collective ranges with a malformed message (ignored)"] += a.own_malformed;
+    notes["kernels attributed to collective ranges"] += a.kernels;
+    notes["memcpys attributed to collective ranges"] += a.memcpys;
     if (nm.decoded) notes["collectives with NCCL's NVTX payload (communicator, size, root/peer, op)"] += nm.decoded;
     if (nm.not_nccl_layout) notes["NVTX payloads of NCCL ranges in an unknown layout (not used)"] += nm.not_nccl_layout;
   }
