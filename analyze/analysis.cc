@@ -88,7 +88,7 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
 absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const AnalyzeOptions& options) {
   AnalysisResult r;
   r.min_gap_ns = options.min_gap_ns;
-  Context ctx{trace, options, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Context ctx(trace, options);
   if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
   // Overlap/HTA and blocking/idle/launch statistics only read the context: run them side by
   // side, then the sync points, which need both.

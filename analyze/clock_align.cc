@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
 #include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyze/cross_rank.h"
-#include "model/trace_builder.h"
 
 namespace overlapscope::analyze {
 
@@ -57,58 +55,6 @@ int64_t Median(std::vector<int64_t>& v) {
   if (n % 2 == 1) return v[n / 2];
   const int64_t s = v[n / 2 - 1] + v[n / 2];
   return s / 2 - ((s % 2 != 0 && s < 0) ? 1 : 0);
-}
-
-// `in` is sorted by (start, end). Events sharing an offset stay sorted after the shift, so the
-// shifted vector is a merge of one sorted run per distinct offset: linear per run, where a
-// re-sort in TraceBuilder::Finalize would be a full stable sort of a shuffled vector (its
-// is_sorted check then passes).
-template <typename T, typename OffsetOf>
-std::vector<T> ShiftSorted(const std::vector<T>& in, OffsetOf offset_of) {
-  // Pass 1: the run of each event (distinct offsets: one per host, a handful) and run sizes,
-  // so that every vector is allocated once.
-  std::vector<int64_t> offsets;
-  std::vector<size_t> sizes;
-  std::vector<uint8_t> run_of(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    const int64_t o = offset_of(in[i]);
-    size_t g = std::find(offsets.begin(), offsets.end(), o) - offsets.begin();
-    if (g == offsets.size()) {
-      if (g == 255) return {};  // unreachable (one offset per host); the caller re-sorts anyway
-      offsets.push_back(o);
-      sizes.push_back(0);
-    }
-    ++sizes[g];
-    run_of[i] = static_cast<uint8_t>(g);
-  }
-  auto shifted = [&](size_t i) {
-    T s = in[i];
-    s.start_ns += offsets[run_of[i]];
-    s.end_ns += offsets[run_of[i]];
-    return s;
-  };
-  std::vector<T> out;
-  out.reserve(in.size());
-  if (offsets.size() <= 1) {
-    for (size_t i = 0; i < in.size(); ++i) out.push_back(shifted(i));
-    return out;
-  }
-  std::vector<std::vector<T>> runs(offsets.size());
-  for (size_t g = 0; g < runs.size(); ++g) runs[g].reserve(sizes[g]);
-  for (size_t i = 0; i < in.size(); ++i) runs[run_of[i]].push_back(shifted(i));
-  auto less = [](const T& a, const T& b) {
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
-  };
-  while (runs.size() > 2) {
-    std::vector<T> merged;
-    merged.reserve(runs[runs.size() - 2].size() + runs.back().size());
-    std::merge(runs[runs.size() - 2].begin(), runs[runs.size() - 2].end(), runs.back().begin(), runs.back().end(),
-               std::back_inserter(merged), less);
-    runs.pop_back();
-    runs.back() = std::move(merged);
-  }
-  std::merge(runs[0].begin(), runs[0].end(), runs[1].begin(), runs[1].end(), std::back_inserter(out), less);
-  return out;
 }
 
 }  // namespace
@@ -210,47 +156,20 @@ ClockAlignment EstimateClockAlignment(const model::Trace& t, ClockAlignMode mode
   return a;
 }
 
-absl::StatusOr<model::Trace> ApplyClockAlignment(const model::Trace& t, const ClockAlignment& a) {
-  std::vector<int64_t> off(t.processes().size(), 0);
-  for (const HostClock& h : a.hosts)
-    if (h.aligned)
-      for (model::ProcessId p : h.processes) off[p] = h.offset_ns;
-
-  model::TraceBuilder b;
-  model::TraceData& d = b.data();
-  // Re-interning in id order reproduces the ids (the table is dense and deduplicated).
-  for (size_t i = 1; i < t.strings().size(); ++i)
-    if (d.strings.Intern(t.str(static_cast<model::StringId>(i))) != static_cast<model::StringId>(i))
-      return absl::InternalError("string table of the trace is not dense");
-  d.processes = t.processes();
-  d.threads = t.threads();
-  d.devices = t.devices();
-  d.streams = t.streams();
-  d.sources = t.sources();
-  auto of_device = [&](model::DeviceId dev) { return dev == model::kNone ? 0 : off[t.ProcessOfDevice(dev)]; };
-  auto of_thread = [&](model::ThreadId th) { return th == model::kNone ? 0 : off[t.ProcessOfThread(th)]; };
-  d.kernels = ShiftSorted(t.kernels(), [&](const auto& e) { return of_device(e.device); });
-  d.memcpys = ShiftSorted(t.memcpys(), [&](const auto& e) { return of_device(e.device); });
-  d.memsets = ShiftSorted(t.memsets(), [&](const auto& e) { return of_device(e.device); });
-  d.gpu_ranges = ShiftSorted(t.gpu_ranges(), [&](const auto& e) { return of_device(e.device); });
-  d.api_calls = ShiftSorted(t.api_calls(), [&](const auto& e) { return of_thread(e.thread); });
-  d.ranges = ShiftSorted(t.ranges(), [&](const auto& e) { return of_thread(e.thread); });
-  d.syncs = ShiftSorted(
-      t.syncs(), [&](const auto& e) { return e.device != model::kNone ? of_device(e.device) : of_thread(e.thread); });
-  // Collectives keep their order: kernels and copies point at them by index. Finalize re-sorts
-  // them (and remaps those indexes); they are few.
-  d.collectives = t.collectives();
-  for (model::Collective& c : d.collectives) {
-    const int64_t o = c.process != model::kNone ? off[c.process] : of_device(c.device);
-    c.start_ns += o;
-    c.end_ns += o;
-  }
-  d.clock_note = t.clock_note();
-  for (const HostClock& h : a.hosts)
-    if (h.aligned)
-      absl::StrAppend(&d.clock_note, d.clock_note.empty() ? "" : "; ", "host ", h.host, " shifted by ", h.offset_ns,
+model::ClockShiftFn ClockAlignmentShift(ClockAlignMode mode, ClockAlignment* alignment, int64_t min_instances) {
+  return [=](const model::Trace& view) -> absl::StatusOr<model::ClockShift> {
+    ClockAlignment a = EstimateClockAlignment(view, mode, min_instances);
+    model::ClockShift shift;
+    shift.process_offset_ns.assign(view.processes().size(), 0);
+    for (const HostClock& h : a.hosts) {
+      if (!h.aligned) continue;
+      for (model::ProcessId p : h.processes) shift.process_offset_ns[p] = h.offset_ns;
+      absl::StrAppend(&shift.note, shift.note.empty() ? "" : "; ", "host ", h.host, " shifted by ", h.offset_ns,
                       " ns to host ", a.hosts.front().host, " (median of collective end differences)");
-  return std::move(b).Finalize();
+    }
+    if (alignment != nullptr) *alignment = std::move(a);
+    return shift;
+  };
 }
 
 std::string DescribeClockAlignment(const ClockAlignment& a) {

@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "model/trace.h"
+#include "model/trace_builder.h"
 
 namespace overlapscope::analyze {
 
@@ -64,16 +65,20 @@ struct ClockAlignment {
   int64_t min_instances = 3;
   int64_t matched_instances_used = 0;  // distinct instances used by at least one aligned host
   int64_t residual_spread_ns = 0;      // max over aligned hosts
-  // True when ApplyClockAlignment would change a timestamp.
+  // True when the alignment changes a timestamp (some host got a non-zero offset).
   bool applied() const;
 };
 
 ClockAlignment EstimateClockAlignment(const model::Trace& trace, ClockAlignMode mode, int64_t min_instances = 3);
 
-// A copy of `trace` with each aligned host's offset added to every timestamp of its processes
-// (events of all kinds, collective spans) and the clock note extended. Errors only when the
-// rebuilt trace fails TraceBuilder validation (cannot happen for a finalized input).
-absl::StatusOr<model::Trace> ApplyClockAlignment(const model::Trace& trace, const ClockAlignment& a);
+// Clock alignment applied once while a trace is built: give the result to
+// TraceBuilder::Finalize (FinalizeOptions::clock_shift). It estimates the alignment from the
+// collectives of the trace being finalized (EstimateClockAlignment on its collectives-only view),
+// stores it in *alignment (may be null), and returns each aligned host's offset for every
+// process of that host and the clock note ("host b shifted by -1234567 ns to host a (median of
+// collective end differences)"); Finalize adds the offsets to every timestamp of those processes
+// (events of all kinds, collective spans) before its one sort.
+model::ClockShiftFn ClockAlignmentShift(ClockAlignMode mode, ClockAlignment* alignment, int64_t min_instances = 3);
 
 // One line for reports: "clocks of 2 hosts aligned by 40 matched collectives; host b shifted by
 // -1234.567 µs (residual spread 0.4 µs)", "one host: clocks shared, not aligned", ...

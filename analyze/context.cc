@@ -112,11 +112,7 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
     ctx.dev[d].busy = IntervalSet::FromSortedByStart(busy);
   }
 
-  ctx.kernel_launch = LaunchCalls(t, model::GpuKind::kKernel);
-  ctx.memcpy_launch = LaunchCalls(t, model::GpuKind::kMemcpy);
-  ctx.memset_launch = LaunchCalls(t, model::GpuKind::kMemset);
-  ctx.iters = AssignIterationsWithLaunches(t, ctx.opt.iteration_marker, ctx.kernel_launch, ctx.memcpy_launch,
-                                           ctx.memset_launch);
+  ctx.iters = AssignIterations(t, ctx.opt.iteration_marker);
 
   // Launch calls per thread (an API call that enqueued at least one activity).
   std::vector<uint8_t> is_launch(t.api_calls().size(), 0);

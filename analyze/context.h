@@ -18,6 +18,13 @@ struct DeviceSets {
 };
 
 struct Context {
+  Context(const model::Trace& trace, const AnalyzeOptions& options)
+      : t(trace),
+        opt(options),
+        kernel_launch(trace.kernel_launches()),
+        memcpy_launch(trace.memcpy_launches()),
+        memset_launch(trace.memset_launches()) {}
+
   const model::Trace& t;
   const AnalyzeOptions& opt;
   std::vector<ActivityClass> kernel_cls, memcpy_cls, memset_cls;
@@ -27,8 +34,11 @@ struct Context {
   std::vector<std::vector<int32_t>> launches_by_thread;
   // Per process: start of the last launch call (INT64_MIN when none).
   std::vector<int64_t> last_launch_start;
-  // Launch call (index into api_calls, kNone when absent) of every kernel/memcpy/memset.
-  std::vector<int32_t> kernel_launch, memcpy_launch, memset_launch;
+  // Launch call (index into api_calls, kNone when absent) of every kernel/memcpy/memset: the
+  // model's join (Trace::LaunchOf), built once at Finalize().
+  const std::vector<int32_t>& kernel_launch;
+  const std::vector<int32_t>& memcpy_launch;
+  const std::vector<int32_t>& memset_launch;
   // Per device: [start, end) of each activity, parallel to Trace::DeviceActivities(d) (saves
   // the per-kind dispatch of Trace::StartNs/EndNs in the hot loops).
   std::vector<std::vector<Interval>> act_span;
@@ -53,23 +63,8 @@ struct Context {
   }
   model::ProcessId ProcessOfStream(model::StreamId s) const { return t.ProcessOfDevice(t.DeviceOfStream(s)); }
   // The launch call of an activity (index into api_calls), kNone when not in the trace.
-  int32_t LaunchOf(model::GpuRef r) const {
-    switch (r.kind) {
-      case model::GpuKind::kKernel: return kernel_launch[r.index];
-      case model::GpuKind::kMemcpy: return memcpy_launch[r.index];
-      case model::GpuKind::kMemset: return memset_launch[r.index];
-    }
-    return model::kNone;
-  }
+  int32_t LaunchOf(model::GpuRef r) const { return t.LaunchOf(r); }
 };
-
-// Launch call of every activity of one kind (index into api_calls or kNone).
-std::vector<int32_t> LaunchCalls(const model::Trace& t, model::GpuKind kind);
-// AssignIterations with the launch calls already looked up.
-IterationAssignment AssignIterationsWithLaunches(const model::Trace& t, const std::string& marker,
-                                                 const std::vector<int32_t>& kernel_launch,
-                                                 const std::vector<int32_t>& memcpy_launch,
-                                                 const std::vector<int32_t>& memset_launch);
 
 // The pieces AnalyzeAll runs, in order (each reads what the earlier ones produced).
 absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary);

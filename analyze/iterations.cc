@@ -3,56 +3,9 @@
 #include <algorithm>
 
 #include "absl/strings/numbers.h"
-#include "analyze/context.h"
 #include "analyze/strings.h"
 
 namespace overlapscope::analyze {
-
-std::vector<int32_t> LaunchCalls(const model::Trace& t, model::GpuKind kind) {
-  // Correlation ids are usually dense per process (CUPTI/Kineto number calls sequentially), so
-  // a direct table per process replaces millions of hash lookups; sparse ids fall back to the
-  // trace's own lookup. First call by start wins, as in Trace::ApiCallIndexByCorrelation.
-  const size_t np = t.processes().size();
-  std::vector<int64_t> lo(np, INT64_MAX), hi(np, INT64_MIN), n(np, 0);
-  for (const model::ApiCall& a : t.api_calls()) {
-    if (a.correlation_id == model::kNoCorrelation) continue;
-    model::ProcessId p = t.ProcessOfThread(a.thread);
-    lo[p] = std::min(lo[p], a.correlation_id);
-    hi[p] = std::max(hi[p], a.correlation_id);
-    ++n[p];
-  }
-  std::vector<std::vector<int32_t>> table(np);
-  for (size_t p = 0; p < np; ++p)
-    if (n[p] > 0 && hi[p] - lo[p] < 4 * n[p] + 1024)
-      table[p].assign(static_cast<size_t>(hi[p] - lo[p] + 1), model::kNone);
-  for (size_t i = 0; i < t.api_calls().size(); ++i) {
-    const model::ApiCall& a = t.api_calls()[i];
-    if (a.correlation_id == model::kNoCorrelation) continue;
-    model::ProcessId p = t.ProcessOfThread(a.thread);
-    if (table[p].empty()) continue;
-    int32_t& slot = table[p][static_cast<size_t>(a.correlation_id - lo[p])];
-    if (slot == model::kNone) slot = static_cast<int32_t>(i);
-  }
-  auto find = [&](model::ProcessId p, int64_t c) -> int32_t {
-    if (table[p].empty()) return t.ApiCallIndexByCorrelation(p, c);
-    if (c < lo[p] || c > hi[p]) return model::kNone;
-    return table[p][static_cast<size_t>(c - lo[p])];
-  };
-  auto fill = [&](const auto& v) {
-    std::vector<int32_t> out(v.size(), model::kNone);
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (v[i].correlation_id == model::kNoCorrelation) continue;
-      out[i] = find(t.ProcessOfDevice(v[i].device), v[i].correlation_id);
-    }
-    return out;
-  };
-  switch (kind) {
-    case model::GpuKind::kKernel: return fill(t.kernels());
-    case model::GpuKind::kMemcpy: return fill(t.memcpys());
-    case model::GpuKind::kMemset: return fill(t.memsets());
-  }
-  return {};
-}
 
 int32_t IterationAt(const IterationAssignment& a, model::ProcessId process, int64_t ns) {
   const auto& it = a.iterations;
@@ -67,10 +20,7 @@ int32_t IterationAt(const IterationAssignment& a, model::ProcessId process, int6
   return pos->index;
 }
 
-IterationAssignment AssignIterationsWithLaunches(const model::Trace& t, const std::string& marker,
-                                                 const std::vector<int32_t>& kernel_launch,
-                                                 const std::vector<int32_t>& memcpy_launch,
-                                                 const std::vector<int32_t>& memset_launch) {
+IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker) {
   IterationAssignment a;
   a.marker = marker;
   if (!marker.empty()) {
@@ -145,15 +95,11 @@ IterationAssignment AssignIterationsWithLaunches(const model::Trace& t, const st
       if (out[i] == model::kNone) ++a.outside;
     }
   };
-  assign(t.kernels(), kernel_launch, a.kernel_iteration);
-  assign(t.memcpys(), memcpy_launch, a.memcpy_iteration);
-  assign(t.memsets(), memset_launch, a.memset_iteration);
+  // The launch call of each activity is the model's join (Trace::LaunchOf).
+  assign(t.kernels(), t.kernel_launches(), a.kernel_iteration);
+  assign(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
+  assign(t.memsets(), t.memset_launches(), a.memset_iteration);
   return a;
-}
-
-IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker) {
-  return AssignIterationsWithLaunches(t, marker, LaunchCalls(t, model::GpuKind::kKernel),
-                                      LaunchCalls(t, model::GpuKind::kMemcpy), LaunchCalls(t, model::GpuKind::kMemset));
 }
 
 }  // namespace overlapscope::analyze

@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
     // Phase breakdown (the pieces AnalyzeAll runs, timed one by one).
     analyze::AnalyzeOptions opt;
     analyze::AnalysisResult r;
-    analyze::Context ctx{t, opt, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+    analyze::Context ctx(t, opt);
     double p0 = CpuSeconds();
     if (!analyze::PrepareContext(ctx, &r.classes).ok()) return 1;
     double p1 = CpuSeconds();

@@ -182,7 +182,6 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
     o.Raw("}}");
     RETURN_IF_ERROR(o.MaybeFlush());
   }
-  const ApiIndex api_index(t);
   for (const model::ApiCall& a : t.api_calls()) {
     if (!my_thread[a.thread]) continue;
     const int64_t tid = tids.Map(t.threads()[a.thread].tid);
@@ -209,7 +208,7 @@ absl::Status EncodeChromeProcess(const model::Trace& t, model::ProcessId p, cons
   std::vector<FlowEnd> flow_ends;
   std::vector<char> api_linked(t.api_calls().size(), 0);
   auto flow_to = [&](int64_t corr, int64_t ts, int64_t fpid, int64_t ftid) {
-    const int32_t a = api_index.Find(p, corr);
+    const int32_t a = corr == kNoCorrelation ? kNone : t.ApiCallIndexByCorrelation(p, corr);
     if (a == kNone || api_linked[a]) return;
     api_linked[a] = 1;
     flow_ends.push_back({corr, ts, fpid, ftid, a});

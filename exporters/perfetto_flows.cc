@@ -50,42 +50,6 @@ std::optional<model::GpuRef> WaitSource(const model::Trace& t, model::ProcessId 
 
 }  // namespace
 
-ApiIndex::ApiIndex(const model::Trace& t) : t_(t) {
-  const size_t np = t.processes().size();
-  min_.assign(np, INT64_MAX);
-  max_.assign(np, INT64_MIN);
-  std::vector<int64_t> count(np, 0);
-  for (const auto& a : t.api_calls()) {
-    if (a.correlation_id == kNoCorrelation) continue;
-    const auto p = t.ProcessOfThread(a.thread);
-    min_[p] = std::min(min_[p], a.correlation_id);
-    max_[p] = std::max(max_[p], a.correlation_id);
-    ++count[p];
-  }
-  table_.resize(np);
-  for (size_t p = 0; p < np; ++p)
-    if (count[p] > 0 && max_[p] - min_[p] <= 8 * count[p] + 4096)
-      table_[p].assign(static_cast<size_t>(max_[p] - min_[p] + 1), kNone);
-  for (size_t i = 0; i < t.api_calls().size(); ++i) {
-    const auto& a = t.api_calls()[i];
-    if (a.correlation_id == kNoCorrelation) continue;
-    const auto p = t.ProcessOfThread(a.thread);
-    auto& tab = table_[p];
-    if (tab.empty()) continue;
-    int32_t& slot = tab[a.correlation_id - min_[p]];
-    // Duplicates: the first by start wins, as in Trace::ApiCallByCorrelation.
-    if (slot == kNone) slot = static_cast<int32_t>(i);
-  }
-}
-
-int32_t ApiIndex::Find(model::ProcessId p, int64_t corr) const {
-  if (corr == kNoCorrelation || p == kNone) return kNone;
-  const auto& tab = table_[p];
-  if (tab.empty()) return t_.ApiCallIndexByCorrelation(p, corr);
-  if (corr < min_[p] || corr > max_[p]) return kNone;
-  return tab[corr - min_[p]];
-}
-
 Flows BuildFlows(const model::Trace& t, const Layout& L) {
   struct Pending {
     Endpoint e;
@@ -112,24 +76,22 @@ Flows BuildFlows(const model::Trace& t, const Layout& L) {
     pending.push_back({a, {id, !a_first}});
     pending.push_back({b, {id, a_first}});
   };
-  const ApiIndex api(t);
-  auto gpu_links = [&](Src src, const auto& v) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      const int32_t a = api.Find(t.ProcessOfDevice(v[i].device), v[i].correlation_id);
-      if (a != kNone) link({Src::kApi, a}, {src, static_cast<int32_t>(i)});
-    }
+  // The launch call of each activity is the model's join (Trace::LaunchOf).
+  auto gpu_links = [&](Src src, const std::vector<int32_t>& launches) {
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (launches[i] != kNone) link({Src::kApi, launches[i]}, {src, static_cast<int32_t>(i)});
   };
   pending.reserve(2 * (t.kernels().size() + t.memcpys().size() + t.memsets().size() + t.syncs().size()));
-  gpu_links(Src::kKernel, t.kernels());
-  gpu_links(Src::kMemcpy, t.memcpys());
-  gpu_links(Src::kMemset, t.memsets());
+  gpu_links(Src::kKernel, t.kernel_launches());
+  gpu_links(Src::kMemcpy, t.memcpy_launches());
+  gpu_links(Src::kMemset, t.memset_launches());
   for (size_t i = 0; i < t.syncs().size(); ++i) {
     const model::Sync& y = t.syncs()[i];
     const model::ProcessId p = y.device != kNone   ? t.ProcessOfDevice(y.device)
                                : y.thread != kNone ? t.ProcessOfThread(y.thread)
                                                    : kNone;
     if (p == kNone) continue;
-    const int32_t a = api.Find(p, y.correlation_id);
+    const int32_t a = y.correlation_id == kNoCorrelation ? kNone : t.ApiCallIndexByCorrelation(p, y.correlation_id);
     if (a != kNone) link({Src::kApi, a}, {Src::kSync, static_cast<int32_t>(i)});
     if (y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone)
       if (auto source = WaitSource(t, p, y))

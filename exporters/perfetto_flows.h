@@ -35,20 +35,6 @@ struct Flows {
   }
 };
 
-// API call index by (process, correlation id), as Trace::ApiCallIndexByCorrelation but faster
-// for bulk use: correlation ids of one process are nearly dense, so a direct table per process
-// replaces 10^6 hash lookups; a process with sparse ids falls back to the model's lookup.
-class ApiIndex {
- public:
-  explicit ApiIndex(const model::Trace& t);
-  int32_t Find(model::ProcessId p, int64_t corr) const;  // kNone when absent
-
- private:
-  const model::Trace& t_;
-  std::vector<int64_t> min_, max_;
-  std::vector<std::vector<int32_t>> table_;
-};
-
 // Needs layout.track_of (Layout::Finish() done).
 Flows BuildFlows(const model::Trace& trace, const Layout& layout);
 

@@ -46,8 +46,7 @@ const ApiCall* Trace::ApiCallByCorrelation(ProcessId p, int64_t correlation_id) 
 }
 
 int32_t Trace::ApiCallIndexByCorrelation(ProcessId p, int64_t correlation_id) const {
-  auto it = api_by_corr_.find(std::make_pair(p, correlation_id));
-  return it == api_by_corr_.end() ? kNone : it->second;
+  return api_by_corr_.Find(p, correlation_id);
 }
 
 absl::Span<const GpuRef> Trace::GpuByCorrelation(ProcessId p, int64_t correlation_id) const {

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
+#include "model/correlation_index.h"
 #include "model/events.h"
 #include "model/source_stats.h"
 #include "model/string_table.h"
@@ -85,6 +85,21 @@ class Trace {
   const ApiCall* ApiCallByCorrelation(ProcessId p, int64_t correlation_id) const;
   // Index form of the above; kNone when absent.
   int32_t ApiCallIndexByCorrelation(ProcessId p, int64_t correlation_id) const;
+  // The launch call of a GPU activity: the API call (index into api_calls()) with the
+  // activity's correlation id in the activity's process, kNone when that call is not in the
+  // trace (launched before the capture, or no correlation). Joined once at Finalize().
+  int32_t LaunchOf(GpuRef r) const {
+    switch (r.kind) {
+      case GpuKind::kKernel: return kernel_launch_[r.index];
+      case GpuKind::kMemcpy: return memcpy_launch_[r.index];
+      case GpuKind::kMemset: return memset_launch_[r.index];
+    }
+    return kNone;
+  }
+  // The launch calls of all kernels / memcpys / memsets, parallel to kernels() etc.
+  const std::vector<int32_t>& kernel_launches() const { return kernel_launch_; }
+  const std::vector<int32_t>& memcpy_launches() const { return memcpy_launch_; }
+  const std::vector<int32_t>& memset_launches() const { return memset_launch_; }
   // GPU activities enqueued by the call with this correlation id (kernels, copies, memsets).
   absl::Span<const GpuRef> GpuByCorrelation(ProcessId p, int64_t correlation_id) const;
   // GPU activities of one stream / one device, sorted by (start, end).
@@ -93,18 +108,18 @@ class Trace {
   // Kernels and memcpys that carry collective c, sorted by start.
   absl::Span<const GpuRef> CollectiveActivities(CollectiveId c) const;
 
-  int64_t duplicate_api_correlations() const { return duplicate_api_correlations_; }
+  int64_t duplicate_api_correlations() const { return api_by_corr_.duplicates(); }
   int64_t total_events() const;
 
  private:
   friend class TraceBuilder;
   TraceData d_;
   int64_t start_ns_ = 0, end_ns_ = 0;
-  int64_t duplicate_api_correlations_ = 0;
   // CSR indexes: entries for id i are refs[offsets[i] .. offsets[i+1]).
   std::vector<int32_t> stream_offsets_, device_offsets_, collective_offsets_;
   std::vector<GpuRef> stream_refs_, device_refs_, collective_refs_;
-  absl::flat_hash_map<std::pair<int32_t, int64_t>, int32_t> api_by_corr_;
+  CorrelationIndex api_by_corr_;
+  std::vector<int32_t> kernel_launch_, memcpy_launch_, memset_launch_;  // see LaunchOf()
   // Parallel vectors sorted by (process, correlation); equal_range over the keys gives the
   // activities of one call.
   std::vector<std::pair<int32_t, int64_t>> gpu_by_corr_keys_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 
@@ -39,7 +40,7 @@ bool InRange(int32_t id, size_t n, bool optional) {
 
 // Checks ids and time order of one event vector; `what` names the vector in the error.
 template <typename T, typename Check>
-absl::Status Validate(const std::vector<T>& v, const char* what, Check check) {
+absl::Status ValidateEvents(const std::vector<T>& v, const char* what, Check check) {
   for (size_t i = 0; i < v.size(); ++i) {
     if (v[i].end_ns < v[i].start_ns)
       return absl::InvalidArgumentError(absl::StrCat(what, "[", i, "]: end_ns < start_ns"));
@@ -72,7 +73,7 @@ void BuildCsr(size_t groups, const std::vector<std::pair<int32_t, GpuRef>>& pair
 
 }  // namespace
 
-absl::StatusOr<Trace> TraceBuilder::Finalize() && {
+absl::Status TraceBuilder::Validate() const {
   const size_t np = d_.processes.size(), nt = d_.threads.size(), nd = d_.devices.size(), ns = d_.streams.size(),
                nc = d_.collectives.size();
   for (const auto& t : d_.threads)
@@ -84,64 +85,121 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
   auto gpu_ok = [&](const auto& e) {
     return InRange(e.device, nd, false) && InRange(e.stream, ns, false) && d_.streams[e.stream].device == e.device;
   };
-  if (auto s = Validate(d_.kernels, "kernels",
-                        [&](const Kernel& k) { return gpu_ok(k) && InRange(k.collective, nc, true); });
+  if (auto s = ValidateEvents(d_.kernels, "kernels",
+                              [&](const Kernel& k) { return gpu_ok(k) && InRange(k.collective, nc, true); });
       !s.ok())
     return s;
-  if (auto s = Validate(d_.memcpys, "memcpys",
-                        [&](const Memcpy& m) {
-                          return gpu_ok(m) && InRange(m.collective, nc, true) && InRange(m.dst_device, nd, true);
-                        });
+  if (auto s = ValidateEvents(d_.memcpys, "memcpys",
+                              [&](const Memcpy& m) {
+                                return gpu_ok(m) && InRange(m.collective, nc, true) && InRange(m.dst_device, nd, true);
+                              });
       !s.ok())
     return s;
-  if (auto s = Validate(d_.memsets, "memsets", gpu_ok); !s.ok()) return s;
-  if (auto s = Validate(d_.gpu_ranges, "gpu_ranges", gpu_ok); !s.ok()) return s;
-  if (auto s = Validate(d_.api_calls, "api_calls", [&](const ApiCall& a) { return InRange(a.thread, nt, false); });
+  if (auto s = ValidateEvents(d_.memsets, "memsets", gpu_ok); !s.ok()) return s;
+  if (auto s = ValidateEvents(d_.gpu_ranges, "gpu_ranges", gpu_ok); !s.ok()) return s;
+  if (auto s =
+          ValidateEvents(d_.api_calls, "api_calls", [&](const ApiCall& a) { return InRange(a.thread, nt, false); });
       !s.ok())
     return s;
-  if (auto s = Validate(d_.ranges, "ranges", [&](const Range& r) { return InRange(r.thread, nt, false); }); !s.ok())
+  if (auto s = ValidateEvents(d_.ranges, "ranges", [&](const Range& r) { return InRange(r.thread, nt, false); });
+      !s.ok())
     return s;
-  if (auto s = Validate(d_.syncs, "syncs",
-                        [&](const Sync& y) {
-                          return InRange(y.thread, nt, true) && InRange(y.device, nd, true) &&
-                                 InRange(y.stream, ns, true) && InRange(y.wait_on_stream, ns, true);
-                        });
+  if (auto s = ValidateEvents(d_.syncs, "syncs",
+                              [&](const Sync& y) {
+                                return InRange(y.thread, nt, true) && InRange(y.device, nd, true) &&
+                                       InRange(y.stream, ns, true) && InRange(y.wait_on_stream, ns, true);
+                              });
       !s.ok())
     return s;
   for (const auto& c : d_.collectives)
     if (!InRange(c.process, np, true) || !InRange(c.device, nd, true) || !InRange(c.stream, ns, true))
       return absl::InvalidArgumentError("collective id out of range");
+  return absl::OkStatus();
+}
 
-  SortByTime(d_.kernels);
-  SortByTime(d_.memcpys);
-  SortByTime(d_.memsets);
-  SortByTime(d_.api_calls);
-  SortByTime(d_.syncs);
-  SortByTime(d_.ranges);
-  SortByTime(d_.gpu_ranges);
-
-  // Collectives: derive spans from their carriers, sort by start, remap the carriers' ids.
+// Collective spans from their carriers (kernels, copy-engine memcpys), and the stream, device
+// and process of a collective that has none from its first carrier in time order: the carrier
+// with the smallest (start, end, kind, index), as the per-collective activity list orders them.
+void TraceBuilder::DeriveCollectiveSpans() {
+  const size_t nc = d_.collectives.size();
   std::vector<int64_t> cstart(nc, INT64_MAX), cend(nc, INT64_MIN);
-  for (size_t i = 0; i < d_.kernels.size(); ++i) {
-    const Kernel& k = d_.kernels[i];
-    if (k.collective == kNone) continue;
-    cstart[k.collective] = std::min(cstart[k.collective], k.start_ns);
-    cend[k.collective] = std::max(cend[k.collective], k.end_ns);
-  }
-  for (size_t i = 0; i < d_.memcpys.size(); ++i) {
-    const Memcpy& m = d_.memcpys[i];
-    if (m.collective == kNone) continue;
-    cstart[m.collective] = std::min(cstart[m.collective], m.start_ns);
-    cend[m.collective] = std::max(cend[m.collective], m.end_ns);
-  }
-  for (size_t c = 0; c < nc; ++c) {
-    if (cstart[c] != INT64_MAX) {
-      d_.collectives[c].start_ns = cstart[c];
-      d_.collectives[c].end_ns = cend[c];
+  std::vector<std::tuple<int64_t, int64_t, int, size_t>> first(nc, {INT64_MAX, INT64_MAX, 2, 0});
+  std::vector<StreamId> first_stream(nc, kNone);
+  auto visit = [&](const auto& v, int kind) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const auto& e = v[i];
+      if (e.collective == kNone) continue;
+      const size_t c = static_cast<size_t>(e.collective);
+      cstart[c] = std::min(cstart[c], e.start_ns);
+      cend[c] = std::max(cend[c], e.end_ns);
+      const auto key = std::make_tuple(e.start_ns, e.end_ns, kind, i);
+      if (first_stream[c] == kNone || key < first[c]) {
+        first[c] = key;
+        first_stream[c] = e.stream;
+      }
     }
-    if (d_.collectives[c].end_ns < d_.collectives[c].start_ns)
-      return absl::InvalidArgumentError(absl::StrCat("collectives[", c, "]: end_ns < start_ns"));
+  };
+  visit(d_.kernels, 0);
+  visit(d_.memcpys, 1);
+  for (size_t c = 0; c < nc; ++c) {
+    Collective& col = d_.collectives[c];
+    if (cstart[c] == INT64_MAX) continue;
+    col.start_ns = cstart[c];
+    col.end_ns = cend[c];
+    if (col.stream == kNone) col.stream = first_stream[c];
+    if (col.device == kNone) col.device = d_.streams[first_stream[c]].device;
+    if (col.process == kNone) col.process = d_.devices[col.device].process;
   }
+}
+
+// Shifts every event of the processes the callback names, in place, before the sort: one
+// linear pass, where a shifted copy of a finalized trace would cost a second Finalize().
+absl::Status TraceBuilder::ApplyClockShift(const ClockShiftFn& fn) {
+  Trace view;
+  view.d_.strings = std::move(d_.strings);
+  view.d_.processes = d_.processes;
+  view.d_.threads = d_.threads;
+  view.d_.devices = d_.devices;
+  view.d_.streams = d_.streams;
+  view.d_.collectives = d_.collectives;
+  std::stable_sort(view.d_.collectives.begin(), view.d_.collectives.end(),
+                   [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; });
+  absl::StatusOr<ClockShift> shift = fn(view);
+  d_.strings = std::move(view.d_.strings);
+  if (!shift.ok()) return shift.status();
+  const std::vector<int64_t>& off = shift->process_offset_ns;
+  if (!off.empty() && off.size() != d_.processes.size())
+    return absl::InvalidArgumentError(
+        absl::StrCat("clock shift for ", off.size(), " processes, trace has ", d_.processes.size()));
+  if (!shift->note.empty()) absl::StrAppend(&d_.clock_note, d_.clock_note.empty() ? "" : "; ", shift->note);
+  if (std::all_of(off.begin(), off.end(), [](int64_t o) { return o == 0; })) return absl::OkStatus();
+  auto of_device = [&](DeviceId d) { return d == kNone ? 0 : off[d_.devices[d].process]; };
+  auto of_thread = [&](ThreadId t) { return t == kNone ? 0 : off[d_.threads[t].process]; };
+  auto shift_all = [](auto& v, auto offset_of) {
+    for (auto& e : v) {
+      const int64_t o = offset_of(e);
+      e.start_ns += o;
+      e.end_ns += o;
+    }
+  };
+  auto by_device = [&](const auto& e) { return of_device(e.device); };
+  auto by_thread = [&](const auto& e) { return of_thread(e.thread); };
+  shift_all(d_.kernels, by_device);
+  shift_all(d_.memcpys, by_device);
+  shift_all(d_.memsets, by_device);
+  shift_all(d_.gpu_ranges, by_device);
+  shift_all(d_.api_calls, by_thread);
+  shift_all(d_.ranges, by_thread);
+  shift_all(d_.syncs, [&](const Sync& y) { return y.device != kNone ? of_device(y.device) : of_thread(y.thread); });
+  shift_all(d_.collectives,
+            [&](const Collective& c) { return c.process != kNone ? off[c.process] : of_device(c.device); });
+  DeriveCollectiveSpans();  // spans of collectives with carriers follow their (shifted) carriers
+  return absl::OkStatus();
+}
+
+// Collectives sorted by start (stable); the carriers' collective ids are remapped.
+void TraceBuilder::SortCollectives() {
+  const size_t nc = d_.collectives.size();
   std::vector<int32_t> order(nc);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -157,13 +215,12 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
     if (k.collective != kNone) k.collective = new_id[k.collective];
   for (auto& m : d_.memcpys)
     if (m.collective != kNone) m.collective = new_id[m.collective];
+}
 
-  Trace t;
-  // GPU activity indexes. All refs of all kinds, merged by start, feed the per-stream and
-  // per-device CSR lists so both come out sorted by (start, end).
+// Per-stream, per-device and per-collective activity lists (CSR), each sorted by (start, end).
+void TraceBuilder::BuildGpuIndexes(Trace& t) {
   // Each kind's vector is sorted already: two linear merges give all activities in time order
   // (ties: kernels, then memcpys, then memsets, as a stable sort would order them).
-  t.d_ = std::move(d_);
   auto by_time = [&](GpuRef a, GpuRef b) {
     int64_t sa = t.StartNs(a), sb = t.StartNs(b);
     return sa != sb ? sa < sb : t.EndNs(a) < t.EndNs(b);
@@ -195,27 +252,12 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
                                                   : kNone;
     if (c != kNone) by_coll.push_back({c, r});
   }
-  BuildCsr(ns, by_stream, t.stream_offsets_, t.stream_refs_);
-  BuildCsr(nd, by_device, t.device_offsets_, t.device_refs_);
-  BuildCsr(nc, by_coll, t.collective_offsets_, t.collective_refs_);
-  for (size_t c = 0; c < nc; ++c) {
-    Collective& col = t.d_.collectives[c];
-    auto refs = t.CollectiveActivities(static_cast<int32_t>(c));
-    if (refs.empty()) continue;
-    StreamId st = t.StreamOf(refs[0]);
-    if (col.stream == kNone) col.stream = st;
-    if (col.device == kNone) col.device = t.d_.streams[st].device;
-    if (col.process == kNone) col.process = t.d_.devices[col.device].process;
-  }
+  BuildCsr(t.d_.streams.size(), by_stream, t.stream_offsets_, t.stream_refs_);
+  BuildCsr(t.d_.devices.size(), by_device, t.device_offsets_, t.device_refs_);
+  BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
 
-  // Correlation lookups, per process (correlation ids are unique only within a process).
-  t.api_by_corr_.reserve(t.d_.api_calls.size());
-  for (size_t i = 0; i < t.d_.api_calls.size(); ++i) {
-    const ApiCall& a = t.d_.api_calls[i];
-    if (a.correlation_id == kNoCorrelation) continue;
-    auto key = std::make_pair(t.d_.threads[a.thread].process, a.correlation_id);
-    if (!t.api_by_corr_.try_emplace(key, static_cast<int32_t>(i)).second) ++t.duplicate_api_correlations_;
-  }
+  // GPU activities by (process, correlation id): `all` is in time order, a stable sort by key
+  // keeps that order within one call.
   std::vector<std::pair<std::pair<int32_t, int64_t>, GpuRef>> corr;
   corr.reserve(all.size());
   for (GpuRef r : all) {
@@ -231,8 +273,29 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
     t.gpu_by_corr_keys_.push_back(k);
     t.gpu_by_corr_refs_.push_back(r);
   }
+}
 
-  // Time span over every event kind.
+// The correlation index of the API calls and, through it, the launch call of every activity.
+void TraceBuilder::BuildCorrelationJoins(Trace& t) {
+  {
+    std::vector<ProcessId> process_of_call(t.d_.api_calls.size());
+    for (size_t i = 0; i < t.d_.api_calls.size(); ++i)
+      process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
+    t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size());
+  }
+  auto launches = [&](const auto& v, std::vector<int32_t>& out) {
+    out.assign(v.size(), kNone);
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i].correlation_id != kNoCorrelation)
+        out[i] = t.api_by_corr_.Find(t.d_.devices[v[i].device].process, v[i].correlation_id);
+  };
+  launches(t.d_.kernels, t.kernel_launch_);
+  launches(t.d_.memcpys, t.memcpy_launch_);
+  launches(t.d_.memsets, t.memset_launch_);
+}
+
+// Time span over every event kind.
+void TraceBuilder::ComputeTimeSpan(Trace& t) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   auto span = [&](const auto& v) {
     for (const auto& e : v) {
@@ -251,6 +314,29 @@ absl::StatusOr<Trace> TraceBuilder::Finalize() && {
     t.start_ns_ = lo;
     t.end_ns_ = hi;
   }
+}
+
+absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && {
+  if (absl::Status s = Validate(); !s.ok()) return s;
+  DeriveCollectiveSpans();
+  if (options.clock_shift)
+    if (absl::Status s = ApplyClockShift(options.clock_shift); !s.ok()) return s;
+  for (size_t c = 0; c < d_.collectives.size(); ++c)
+    if (d_.collectives[c].end_ns < d_.collectives[c].start_ns)
+      return absl::InvalidArgumentError(absl::StrCat("collectives[", c, "]: end_ns < start_ns"));
+  SortByTime(d_.kernels);
+  SortByTime(d_.memcpys);
+  SortByTime(d_.memsets);
+  SortByTime(d_.api_calls);
+  SortByTime(d_.syncs);
+  SortByTime(d_.ranges);
+  SortByTime(d_.gpu_ranges);
+  SortCollectives();
+  Trace t;
+  t.d_ = std::move(d_);
+  BuildGpuIndexes(t);
+  BuildCorrelationJoins(t);
+  ComputeTimeSpan(t);
   return t;
 }
 

@@ -8,8 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
@@ -17,9 +20,26 @@
 
 namespace overlapscope::model {
 
+// A clock shift applied while the trace is finalized: an offset per process added to every
+// timestamp of its events (clock alignment of multi-host traces, analyze/clock_align.h).
+struct ClockShift {
+  std::vector<int64_t> process_offset_ns;  // per ProcessId; empty or all 0 = no shift
+  std::string note;                        // appended to the trace's clock note when not empty
+};
+
+// Decides the shift from a view of the trace being finalized that holds its strings,
+// processes, threads, devices, streams and collectives (spans derived from their carriers,
+// sorted by start, process/device/stream filled in) but no events. An error fails Finalize().
+using ClockShiftFn = std::function<absl::StatusOr<ClockShift>(const Trace& collectives_only)>;
+
+struct FinalizeOptions {
+  ClockShiftFn clock_shift;  // empty: timestamps as recorded
+};
+
 class TraceBuilder {
  public:
   TraceData& data() { return d_; }
+  const TraceData& data() const { return d_; }
   StringId Intern(std::string_view s) { return d_.strings.Intern(s); }
 
   ProcessId AddProcess(const Process& p);
@@ -27,10 +47,21 @@ class TraceBuilder {
   DeviceId GetOrAddDevice(ProcessId p, int32_t ordinal);
   StreamId GetOrAddStream(DeviceId d, int64_t native_id);
 
-  // Sorts, remaps collective ids, derives collective spans and builds the lookups.
-  absl::StatusOr<Trace> Finalize() &&;
+  // Validates, applies the clock shift (if any: every event is shifted in place, once, before
+  // the one sort), sorts, remaps collective ids, derives collective spans and builds the
+  // lookups and joins (correlation index, launch call of every GPU activity, per-stream and
+  // per-device order).
+  absl::StatusOr<Trace> Finalize(const FinalizeOptions& options = {}) &&;
 
  private:
+  absl::Status Validate() const;
+  void DeriveCollectiveSpans();
+  absl::Status ApplyClockShift(const ClockShiftFn& fn);
+  void SortCollectives();
+  static void BuildGpuIndexes(Trace& t);
+  static void BuildCorrelationJoins(Trace& t);
+  static void ComputeTimeSpan(Trace& t);
+
   TraceData d_;
   absl::flat_hash_map<std::pair<int32_t, int64_t>, ThreadId> thread_ids_;
   absl::flat_hash_map<std::pair<int32_t, int64_t>, DeviceId> device_ids_;

@@ -56,10 +56,16 @@ struct TwoHosts {
       Coll(1, s + 1000 + offset, e + jitter[k] + offset);
     }
   }
-  model::Trace Finish() {
-    auto t = std::move(b).Finalize();
+  model::Trace Finish(const model::FinalizeOptions& options = {}) {
+    auto t = std::move(b).Finalize(options);
     EXPECT_TRUE(t.ok()) << t.status();
     return std::move(t).value();
+  }
+  // Finalized with the clocks aligned while the trace is built (the engine's path).
+  model::Trace FinishAligned(ClockAlignMode mode, ClockAlignment* a) {
+    model::FinalizeOptions o;
+    o.clock_shift = ClockAlignmentShift(mode, a);
+    return Finish(o);
   }
 };
 
@@ -88,14 +94,18 @@ TEST(ClockAlign, TwoHostsKnownOffsetWithJitteredEnds) {
 
   // Before alignment every instance looks 1.235567 ms skewed; after, rank 1 starts 1000 ns late.
   EXPECT_EQ(AnalyzeCrossRank(t).max_skew_ns, 1000 + kOffset);
-  auto aligned = ApplyClockAlignment(t, a);
-  ASSERT_TRUE(aligned.ok()) << aligned.status();
-  CrossRankResult x = AnalyzeCrossRank(*aligned);
+  TwoHosts g("a", "b");
+  g.Collectives({300, -200, 100, -50, 0});
+  ClockAlignment built;
+  model::Trace aligned = g.FinishAligned(ClockAlignMode::kAuto, &built);
+  EXPECT_EQ(built.hosts[1].offset_ns, -kOffset);  // the same estimate, made while finalizing
+  EXPECT_EQ(built.residual_spread_ns, 300);
+  CrossRankResult x = AnalyzeCrossRank(aligned);
   ASSERT_EQ(x.instances.size(), 5u);
   EXPECT_EQ(x.max_skew_ns, 1000);
   EXPECT_EQ(x.total_skew_ns, 5000);
   EXPECT_EQ(x.instances[0].last_rank, 1);
-  EXPECT_EQ(aligned->end_ns(), 55000);  // last collective: rank 0 ends at 55000, rank 1 at 55000 + 0
+  EXPECT_EQ(aligned.end_ns(), 55000);  // last collective: rank 0 ends at 55000, rank 1 at 55000 + 0
 }
 
 TEST(ClockAlign, EvenCountTakesTheFloorOfTheMiddleMean) {
@@ -179,11 +189,10 @@ TEST(ClockAlign, ApplyShiftsEveryEventOfTheHostAndNothingElse) {
   f.b.data().syncs.push_back(y);
   // Host a: one launch call that must not move.
   f.b.data().api_calls.push_back({200, 300, f.th[0], 1, model::kNoCorrelation, f.b.Intern("y")});
-  model::Trace t = f.Finish();
-  ClockAlignment a = EstimateClockAlignment(t, ClockAlignMode::kAuto);
+  ClockAlignment a;
+  const model::Trace aligned = f.FinishAligned(ClockAlignMode::kAuto, &a);
   ASSERT_EQ(a.hosts[1].offset_ns, -kOffset);  // all three ends equal: diffs exactly -kOffset
-  auto s = ApplyClockAlignment(t, a);
-  ASSERT_TRUE(s.ok()) << s.status();
+  const model::Trace* s = &aligned;
   ASSERT_EQ(s->api_calls().size(), 2u);
   EXPECT_EQ(s->api_calls()[0].start_ns, 200);  // host a, unchanged
   EXPECT_EQ(s->api_calls()[1].start_ns, 500);

@@ -18,7 +18,10 @@ using nlohmann::json;
 // One process (pid 42, no rank), GPUs 0 and 1, `n` all-gathers of 1 MiB each: instance k runs on
 // GPU 0 over [1000k+100, 1000k+500) and on GPU 1 over [1000k+250, 1000k+520) (k = 1..n). Plugin
 // fields (RING/SIMPLE, 4 channels, channel span 300 ns) on GPU 0's records.
-model::Trace OneProcessTwoGpus(int n, const char* host0 = "", const char* host1 = nullptr) {
+// `align`: clocks aligned while the trace is built (analyze::ClockAlignmentShift), the
+// estimate stored there.
+model::Trace OneProcessTwoGpus(int n, const char* host0 = "", const char* host1 = nullptr,
+                               analyze::ClockAlignment* align = nullptr) {
   model::TraceBuilder b;
   model::Process p;
   p.pid = 42;
@@ -56,7 +59,9 @@ model::Trace OneProcessTwoGpus(int n, const char* host0 = "", const char* host1 
       b.data().kernels.push_back(kern);
     }
   }
-  auto t = std::move(b).Finalize();
+  model::FinalizeOptions options;
+  if (align != nullptr) options.clock_shift = analyze::ClockAlignmentShift(analyze::ClockAlignMode::kAuto, align);
+  auto t = std::move(b).Finalize(options);
   EXPECT_TRUE(t.ok()) << t.status();
   return std::move(t).value();
 }
@@ -152,11 +157,10 @@ TEST(CollectivesReport, ClockAlignmentInJsonAndText) {
   // Two hosts, one process each. Same ends relative to each host would need a clock offset;
   // here the clocks agree, so the estimated offset is the median of the end differences:
   // end(GPU 0) - end(GPU 1) = 500 - 520 = -20 ns for every instance.
-  model::Trace t = OneProcessTwoGpus(4, "a", "b");
-  analyze::ClockAlignment a = analyze::EstimateClockAlignment(t, analyze::ClockAlignMode::kAuto);
+  analyze::ClockAlignment a;
+  const model::Trace aligned = OneProcessTwoGpus(4, "a", "b", &a);
   ASSERT_EQ(a.status, analyze::ClockAlignStatus::kAligned);
-  auto shifted = analyze::ApplyClockAlignment(t, a);
-  ASSERT_TRUE(shifted.ok());
+  const model::Trace* shifted = &aligned;
   auto r = Analyze(*shifted);
   ReportInfo info;
   info.clock_alignment = a;

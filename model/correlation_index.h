@@ -1,0 +1,50 @@
+// CorrelationIndex — the API call of each (process, correlation id), built once per trace at
+// TraceBuilder::Finalize() and shared by every reader (analyses, exporters). Correlation ids are
+// unique only within a process.
+//
+// Correlation ids of one process are usually dense (CUPTI and Kineto number calls one by one),
+// so a process whose id range is at most 4 × its call count + 1024 gets a direct table (one
+// int32 per id in the range); other processes get a sorted (id, call) list searched by binary
+// search. When a source has duplicate ids, the first call by start time wins (calls are indexed
+// in api_calls() order, which is by start); duplicates are counted.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/events.h"
+
+namespace overlapscope::model {
+
+class CorrelationIndex {
+ public:
+  CorrelationIndex() = default;
+  // `process_of_call[i]` is the process of api_calls[i]; calls without a correlation id are
+  // left out.
+  CorrelationIndex(const std::vector<ApiCall>& api_calls, const std::vector<ProcessId>& process_of_call,
+                   size_t processes);
+
+  // Index into api_calls() of the call with this correlation id in process p, or kNone.
+  int32_t Find(ProcessId p, int64_t correlation_id) const {
+    if (p < 0 || static_cast<size_t>(p) >= per_process_.size()) return kNone;
+    const PerProcess& pp = per_process_[static_cast<size_t>(p)];
+    if (correlation_id < pp.lo || correlation_id > pp.hi) return kNone;
+    if (!pp.table.empty()) return pp.table[static_cast<size_t>(correlation_id - pp.lo)];
+    return FindSparse(pp, correlation_id);
+  }
+  // Calls whose (process, correlation id) an earlier call already had.
+  int64_t duplicates() const { return duplicates_; }
+
+ private:
+  struct PerProcess {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    std::vector<int32_t> table;                       // dense: call per id in [lo, hi]
+    std::vector<std::pair<int64_t, int32_t>> sparse;  // else: (id, call), sorted by id
+  };
+  static int32_t FindSparse(const PerProcess& pp, int64_t correlation_id);
+  std::vector<PerProcess> per_process_;
+  int64_t duplicates_ = 0;
+};
+
+}  // namespace overlapscope::model
