@@ -135,21 +135,25 @@ absl::StatusOr<model::Trace> ImportTracesOrThrow(absl::Span<const std::string> p
   if (files.empty()) return absl::InvalidArgumentError("no trace file given");
   model::TraceBuilder builder;
   for (const std::string& f : files) RETURN_IF_ERROR(ImportKinetoFile(f, builder, options));
-  // Two files of one rank (the same trace twice, or two runs mixed) would be matched against
-  // each other as if they were peers: refuse instead of producing wrong cross-rank numbers.
-  const auto& procs = builder.data().processes;
-  for (size_t i = 0; i < procs.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (procs[i].rank != model::kNone && procs[i].rank == procs[j].rank)
-        return absl::InvalidArgumentError(absl::StrCat(std::string(builder.data().strings.Get(procs[i].source)),
-                                                       ": offset 0: rank ", procs[i].rank, " already comes from ",
-                                                       std::string(builder.data().strings.Get(procs[j].source)),
-                                                       " (give one file per rank)"));
-  builder.data().clock_note = "Kineto ts/dur (us) converted exactly to ns, plus each file's baseTimeNanoseconds";
+  RETURN_IF_ERROR(CheckOneFilePerRank(builder));
+  builder.data().clock_note = kKinetoClockNote;
   return std::move(builder).Finalize();
 }
 
 }  // namespace
+
+absl::Status CheckOneFilePerRank(const model::TraceBuilder& builder) {
+  // Refuse instead of producing wrong cross-rank numbers.
+  const model::TraceData& d = builder.data();
+  const auto& procs = d.processes;
+  for (size_t i = 0; i < procs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (procs[i].rank != model::kNone && procs[i].rank == procs[j].rank)
+        return absl::InvalidArgumentError(absl::StrCat(
+            std::string(d.strings.Get(procs[i].source)), ": offset 0: rank ", procs[i].rank, " already comes from ",
+            std::string(d.strings.Get(procs[j].source)), " (give one file per rank)"));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<model::Trace> ImportTraces(absl::Span<const std::string> paths, const ImportOptions& options) {
   try {  // no exception leaves the module (Finalize of a huge trace may run out of memory)

@@ -82,6 +82,14 @@ std::string HostFromTraceFileName(std::string_view path);
 // builder may hold a partial process: discard it.
 absl::Status ImportKinetoFile(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options);
 
+// Two Kineto files of one rank (the same trace twice, or two runs mixed) would be matched
+// against each other as if they were peers: InvalidArgument naming both files.
+absl::Status CheckOneFilePerRank(const model::TraceBuilder& builder);
+
+// Clock note of traces imported from Kineto files.
+inline constexpr char kKinetoClockNote[] =
+    "Kineto ts/dur (us) converted exactly to ns, plus each file's baseTimeNanoseconds";
+
 // Imports files and directories (one file per rank) into one finalized multi-rank trace.
 absl::StatusOr<model::Trace> ImportTraces(absl::Span<const std::string> paths, const ImportOptions& options = {});
 

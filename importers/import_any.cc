@@ -1,0 +1,150 @@
+#include "importers/import_any.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <new>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "formats/ovnccl_format.h"
+#include "formats/spill_records.h"
+
+namespace overlapscope::import {
+namespace {
+
+namespace fs = std::filesystem;
+
+// *.ovspill files of `dir`, sorted by name (rank0, rank1, ... then pid files).
+std::vector<std::string> SpillFilesIn(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 8 && absl::EndsWith(name, ".ovspill")) out.push_back(dir + "/" + name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+absl::StatusOr<ExpandedInputs> ExpandOrThrow(absl::Span<const std::string> paths) {
+  ExpandedInputs in;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    std::vector<std::string> files;
+    if (fs::is_directory(p, ec)) files = SpillFilesIn(p);
+    if (files.empty()) {
+      ASSIGN_OR_RETURN(files, ExpandTracePaths({p}));
+    }
+    for (std::string& f : files) {
+      ASSIGN_OR_RETURN(InputFormat format, DetectFormat(f));
+      in.files.push_back(std::move(f));
+      in.formats.push_back(format);
+    }
+  }
+  if (in.files.empty()) return absl::InvalidArgumentError("no trace file given");
+  bool spill = false, kineto = false;
+  for (size_t i = 0; i < in.files.size(); ++i) {
+    if (in.formats[i] == InputFormat::kNcclPlugin)
+      return absl::InvalidArgumentError(absl::StrCat(in.files[i],
+                                                     ": offset 0: an NCCL profiler plugin file is merged into the "
+                                                     "capture next to it: give the .ovspill file or its directory"));
+    (in.formats[i] == InputFormat::kSpill ? spill : kineto) = true;
+  }
+  if (spill && kineto)
+    return absl::InvalidArgumentError(
+        "Kineto traces and .ovspill captures cannot be analyzed together in one call (different clocks and "
+        "processes); give one kind");
+  return in;
+}
+
+absl::StatusOr<ExpandedInputs> ImportIntoOrThrow(absl::Span<const std::string> paths, const ImportAnyOptions& options,
+                                                 model::TraceBuilder& builder) {
+  ASSIGN_OR_RETURN(ExpandedInputs in, ExpandOrThrow(paths));
+  const int n = static_cast<int>(in.files.size());
+  for (int i = 0; i < n; ++i) {
+    const std::string& f = in.files[static_cast<size_t>(i)];
+    auto report = [&](int64_t done, int64_t total) {
+      if (options.progress) options.progress(ImportProgress{i, n, f, done, total});
+    };
+    if (in.formats[static_cast<size_t>(i)] == InputFormat::kSpill) {
+      report(0, 0);
+      RETURN_IF_ERROR(ReadSpillFile(f, builder, options.spill));
+    } else {
+      ImportOptions kineto = options.kineto;
+      kineto.progress = nullptr;
+      if (options.progress) kineto.progress = report;
+      RETURN_IF_ERROR(ImportKinetoFile(f, builder, kineto));
+    }
+  }
+  if (in.formats.front() == InputFormat::kSpill) {
+    builder.data().clock_note = kSpillClockNote;
+  } else {
+    RETURN_IF_ERROR(CheckOneFilePerRank(builder));
+    builder.data().clock_note = kKinetoClockNote;
+  }
+  return in;
+}
+
+}  // namespace
+
+std::string_view ToString(InputFormat f) {
+  switch (f) {
+    case InputFormat::kKinetoJson: return "kineto-json";
+    case InputFormat::kKinetoJsonGz: return "kineto-json.gz";
+    case InputFormat::kSpill: return "ovspill";
+    case InputFormat::kNcclPlugin: return "ovnccl";
+  }
+  return "?";
+}
+
+absl::StatusOr<InputFormat> DetectFormat(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, ": offset 0: cannot open: ", std::strerror(errno)));
+  char head[8] = {};
+  const size_t got = std::fread(head, 1, sizeof(head), f);
+  std::fclose(f);
+  if (got >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
+    return InputFormat::kKinetoJsonGz;
+  if (got == 8 && std::memcmp(head, formats::kSpillMagic, 8) == 0) return InputFormat::kSpill;
+  if (got == 8 && std::memcmp(head, formats::kOvncclMagic, 8) == 0) return InputFormat::kNcclPlugin;
+  if (absl::EndsWith(path, ".ovspill")) return InputFormat::kSpill;  // its reader says what is wrong
+  return InputFormat::kKinetoJson;
+}
+
+absl::StatusOr<ExpandedInputs> ExpandInputs(absl::Span<const std::string> paths) {
+  try {
+    return ExpandOrThrow(paths);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("listing inputs failed: ", e.what()));
+  }
+}
+
+absl::StatusOr<ExpandedInputs> ImportInto(absl::Span<const std::string> paths, const ImportAnyOptions& options,
+                                          model::TraceBuilder& builder) {
+  try {  // no exception leaves the module
+    return ImportIntoOrThrow(paths, options, builder);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while reading the traces");
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("import failed: ", e.what()));
+  }
+}
+
+absl::StatusOr<model::Trace> ImportAny(absl::Span<const std::string> paths, const ImportAnyOptions& options,
+                                       const model::FinalizeOptions& finalize) {
+  model::TraceBuilder builder;
+  ASSIGN_OR_RETURN(ExpandedInputs in, ImportInto(paths, options, builder));
+  try {
+    return std::move(builder).Finalize(finalize);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while building the trace");
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("building the trace failed: ", e.what()));
+  }
+}
+
+}  // namespace overlapscope::import
