@@ -1,6 +1,5 @@
 // overlapscope analyze TRACE... : overlap, exposed communication, CPU blocking, GPU idle gaps,
 // sync points and findings (METRICS.md §1-5), as text, JSON or Markdown, with --require gates.
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -9,12 +8,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "analyze/analysis.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
-#include "exporters/perfetto_writer.h"
-#include "report/report_render.h"
+#include "engine/engine.h"
 
 namespace overlapscope::cli {
 namespace {
@@ -76,6 +73,78 @@ int Usage(const std::string& msg) {
   std::fprintf(stderr, "overlapscope analyze: %s\n(see 'overlapscope analyze --help')\n", msg.c_str());
   return kExitUsage;
 }
+// Usage() for the helpers that return whether to go on.
+bool BadUsage(const std::string& msg) {
+  Usage(msg);
+  return false;
+}
+
+// Reads every --classes FILE; a file that cannot be read or parsed is bad input (exit 2).
+bool ReadRulesFiles(const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc) {
+  for (const std::string& path : args.All("classes")) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "overlapscope analyze: %s: cannot read rules file\n", path.c_str());
+      *rc = kExitBadInput;
+      return false;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    engine::RulesText rules{ss.str(), path};
+    if (auto s = engine::CheckRulesText(rules); !s.ok()) {
+      std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(s.message()).c_str());
+      *rc = kExitBadInput;
+      return false;
+    }
+    opt->rules_files.push_back(std::move(rules));
+  }
+  return true;
+}
+
+// The analysis options of the command line; on an error prints it, sets *rc, returns false.
+bool ParseOptions(const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc) {
+  *rc = kExitUsage;
+  for (const char* flag : {"comm-kernel", "compute-kernel", "memory-kernel"})
+    for (const std::string& re : args.All(flag)) {
+      engine::ClassRuleSpec rule{std::string(flag).substr(0, std::string(flag).find('-')), re,
+                                 absl::StrCat("--", flag)};
+      if (auto s = engine::CheckClassRule(rule); !s.ok()) return BadUsage(std::string(s.message()));
+      opt->class_rules.push_back(std::move(rule));
+    }
+  if (!ReadRulesFiles(args, opt, rc)) return false;
+  *rc = kExitUsage;
+  if (args.Has("iteration-marker")) {
+    opt->iteration_marker = args.Get("iteration-marker");
+    if (opt->iteration_marker.empty()) return BadUsage("--iteration-marker needs a non-empty NAME");
+  }
+  struct {
+    const char* flag;
+    int64_t* dst;
+  } const kTimes[] = {{"min-gap", &opt->min_gap_ns},
+                      {"runtime-cutoff", &opt->runtime_cutoff_ns},
+                      {"launch-delay-cutoff", &opt->launch_delay_cutoff_ns}};
+  for (const auto& f : kTimes)
+    if (args.Has(f.flag) && !ParseTime(args.Get(f.flag), f.dst))
+      return BadUsage(absl::StrCat("--", f.flag, " '", args.Get(f.flag), "' is not a time (e.g. 5us, 2000ns, 0.1ms)"));
+  if (args.Has("top")) {
+    int n;
+    if (!absl::SimpleAtoi(args.Get("top"), &n) || n < 1) return BadUsage("--top needs a positive integer");
+    opt->top_n = static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Writes `text` to stdout; false (after saying so) when stdout cannot take it.
+bool Print(const std::string& text) {
+  if (std::fputs(text.c_str(), stdout) >= 0 && std::fflush(stdout) == 0) return true;
+  std::fprintf(stderr, "overlapscope analyze: cannot write the report to stdout\n");
+  return false;
+}
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(s.message()).c_str());
+  return kExitError;
+}
 
 }  // namespace
 
@@ -83,112 +152,47 @@ int RunAnalyze(int argc, char** argv) {
   ParsedArgs args;
   if (int rc = ParseOrExit(kSpec, argc, argv, args); rc >= 0) return rc;
   if (args.Has("json") && args.Has("markdown")) return Usage("--json and --markdown exclude each other");
-
-  analyze::AnalyzeOptions opt;
-  struct {
-    const char* flag;
-    analyze::ActivityClass cls;
-  } const kClassFlags[] = {{"comm-kernel", analyze::ActivityClass::kComm},
-                           {"compute-kernel", analyze::ActivityClass::kCompute},
-                           {"memory-kernel", analyze::ActivityClass::kMemory}};
-  for (const auto& f : kClassFlags)
-    for (const std::string& re : args.All(f.flag))
-      if (auto s = opt.rules.AddUserRule(f.cls, analyze::MatchKind::kRegex, re, absl::StrCat("--", f.flag)); !s.ok())
-        return Usage(std::string(s.message()));
-  for (const std::string& path : args.All("classes")) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      std::fprintf(stderr, "overlapscope analyze: %s: cannot read rules file\n", path.c_str());
-      return kExitBadInput;
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (auto s = opt.rules.AddRulesFromText(ss.str(), path); !s.ok()) {
-      std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(s.message()).c_str());
-      return kExitBadInput;
-    }
-  }
-  if (args.Has("iteration-marker")) {
-    opt.iteration_marker = args.Get("iteration-marker");
-    if (opt.iteration_marker.empty()) return Usage("--iteration-marker needs a non-empty NAME");
-  }
-  struct {
-    const char* flag;
-    int64_t* dst;
-  } const kTimes[] = {{"min-gap", &opt.min_gap_ns},
-                      {"runtime-cutoff", &opt.runtime_cutoff_ns},
-                      {"launch-delay-cutoff", &opt.launch_delay_cutoff_ns}};
-  for (const auto& f : kTimes)
-    if (args.Has(f.flag) && !ParseTime(args.Get(f.flag), f.dst))
-      return Usage(absl::StrCat("--", f.flag, " '", args.Get(f.flag), "' is not a time (e.g. 5us, 2000ns, 0.1ms)"));
-  if (args.Has("top")) {
-    int n;
-    if (!absl::SimpleAtoi(args.Get("top"), &n) || n < 1) return Usage("--top needs a positive integer");
-    opt.top_n = static_cast<size_t>(n);
-  }
-  size_t collectives_shown = 20;
+  engine::AnalyzeOptions opt;
+  int rc = kExitOk;
+  if (!ParseOptions(args, &opt, &rc)) return rc;
+  engine::RenderOptions render;
   if (args.Has("collectives")) {
     int n;
     if (args.Get("collectives") == "all")
-      collectives_shown = SIZE_MAX;
+      render.collectives_shown = SIZE_MAX;
     else if (absl::SimpleAtoi(args.Get("collectives"), &n) && n >= 0)
-      collectives_shown = static_cast<size_t>(n);
+      render.collectives_shown = static_cast<size_t>(n);
     else
       return Usage("--collectives needs a non-negative integer or 'all'");
   }
-  std::vector<report::Gate> gates;
-  for (const std::string& g : args.All("require")) {
-    auto parsed = report::ParseGate(g);
-    if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
-    auto names = report::GateMetricNames();
-    if (std::find(names.begin(), names.end(), parsed->metric) == names.end()) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      return Usage(absl::StrCat("--require '", g, "': unknown metric '", parsed->metric, "'; metrics: ", list));
-    }
-    gates.push_back(*parsed);
-  }
+  const std::vector<std::string>& gates = args.All("require");
+  for (const std::string& g : gates)
+    if (auto s = engine::CheckGate(g); !s.ok()) return Usage(std::string(s.message()));
 
-  int rc = kExitOk;
-  auto trace = LoadTracesOrReport("analyze", args.positionals, &rc);
-  if (!trace) return rc;
-  analyze::ClockAlignment alignment;
-  if (!AlignClocksOrReport("analyze", args.Get("align-clocks"), &*trace, &alignment, &rc)) return rc;
-  auto result = analyze::AnalyzeAll(*trace, opt);
-  if (!result.ok()) return Usage(std::string(result.status().message()));
-
-  report::ReportInfo info;
-  info.inputs = args.positionals;
-  info.top_n = opt.top_n;
-  info.collectives_shown = collectives_shown;
-  info.clock_alignment = std::move(alignment);
-  std::string out;
-  if (args.Has("explain-classes"))
-    out = report::RenderExplainClasses(*trace, *result);
-  else if (args.Has("json"))
-    out = report::RenderReportJson(*trace, *result, info);
-  else if (args.Has("markdown"))
-    out = report::RenderReportMarkdown(*trace, *result, info);
-  else
-    out = report::RenderReportText(*trace, *result, info);
-  if (std::fputs(out.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
-    std::fprintf(stderr, "overlapscope analyze: cannot write the report to stdout\n");
-    return kExitError;
-  }
+  rc = kExitOk;
+  auto session = LoadOrReport("analyze", args.positionals, args.Get("align-clocks"), &rc);
+  if (!session) return rc;
+  auto analysis = engine::Analyze(*session, opt);
+  if (!analysis.ok()) return Fail(analysis.status());
+  const engine::ReportFormat format = args.Has("json")       ? engine::ReportFormat::kJson
+                                      : args.Has("markdown") ? engine::ReportFormat::kMarkdown
+                                                             : engine::ReportFormat::kText;
+  auto out =
+      args.Has("explain-classes") ? engine::ExplainClasses(*analysis) : engine::RenderReport(*analysis, format, render);
+  if (!out.ok()) return Fail(out.status());
+  if (!Print(*out)) return kExitError;
   if (args.Has("trace")) {
     const std::string path = args.Get("trace");
-    exporters::PerfettoStats stats;
-    absl::Status st = exporters::WritePerfetto(*trace, &*result, path, &stats);
-    if (!st.ok()) {
-      std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(st.message()).c_str());
-      return kExitError;
-    }
+    engine::ExportOptions draw;
+    draw.analysis = &*analysis;
+    auto st = engine::ExportPerfetto(*session, path, draw);
+    if (!st.ok()) return Fail(st.status());
     std::fprintf(stderr, "wrote %s (%lld tracks, %lld slices, %lld flows, %lld bytes)\n", path.c_str(),
-                 static_cast<long long>(stats.tracks), static_cast<long long>(stats.slices),
-                 static_cast<long long>(stats.flows), static_cast<long long>(stats.bytes));
+                 static_cast<long long>(st->tracks), static_cast<long long>(st->slices),
+                 static_cast<long long>(st->flows), static_cast<long long>(st->bytes));
   }
   if (gates.empty() || args.Has("explain-classes")) return kExitOk;
-  auto gr = report::EvaluateGates(*trace, *result, gates);
+  auto gr = engine::EvaluateGates(*analysis, gates);
   if (!gr.ok()) return Usage(std::string(gr.status().message()));
   // Gate lines go to stderr so that --json output on stdout stays a valid document.
   for (const std::string& line : gr->lines) std::fprintf(stderr, "gate: %s\n", line.c_str());

@@ -2,17 +2,15 @@
 // Perfetto protobuf (.pftrace) or Kineto-compatible Chrome JSON (.json, .json.gz).
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "analyze/analysis.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
-#include "exporters/chrome_writer.h"
-#include "exporters/perfetto_writer.h"
+#include "engine/engine.h"
 
 namespace overlapscope::cli {
 namespace {
@@ -27,23 +25,21 @@ const CommandSpec kSpec{
      {"format", "FORMAT", "perfetto or chrome (default: from OUT's extension)"},
      {"analyze", "",
       "Perfetto only: draw the analysis (exposed communication, overlap %, blocking, "
-      "idle gaps, findings) on extra tracks, as `analyze --trace` does"}},
+      "idle gaps, findings) on extra tracks, as `analyze --trace` does"},
+     {"align-clocks", "off|auto|on",
+      "align the clocks of several hosts by matched collectives, as analyze does (default auto: when the "
+      "trace names >= 2 hosts; on: also processes without a host name)"}},
     "formats by extension: .pftrace / .perfetto-trace / .pb -> perfetto; .json / .json.gz -> chrome\n"
     "exit codes: 0 ok, 1 the output cannot be written, 2 a trace cannot be read, 64 bad command line"};
-
-enum class Format { kUnknown, kPerfetto, kChrome };
-
-Format FromExtension(const std::string& path) {
-  for (const char* e : {".pftrace", ".perfetto-trace", ".pb"})
-    if (absl::EndsWith(path, e)) return Format::kPerfetto;
-  for (const char* e : {".json", ".json.gz"})
-    if (absl::EndsWith(path, e)) return Format::kChrome;
-  return Format::kUnknown;
-}
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "overlapscope export: %s\n(see 'overlapscope export --help')\n", message.c_str());
   return kExitUsage;
+}
+
+int Fail(const std::string& what, const absl::Status& s) {
+  std::fprintf(stderr, "overlapscope export: %s%s\n", what.c_str(), std::string(s.message()).c_str());
+  return kExitError;
 }
 
 }  // namespace
@@ -60,61 +56,50 @@ int RunExport(int argc, char** argv) {
 
   const std::string out = args.Get("output");
   if (out.empty()) return Usage("no output given (-o OUT)");
-  Format format = FromExtension(out);
+  absl::StatusOr<engine::TraceFormat> format = engine::TraceFormatFromPath(out);
   if (args.Has("format")) {
     const std::string f = args.Get("format");
     if (f == "perfetto")
-      format = Format::kPerfetto;
+      format = engine::TraceFormat::kPerfetto;
     else if (f == "chrome")
-      format = Format::kChrome;
+      format = engine::TraceFormat::kChrome;
     else
       return Usage(absl::StrCat("--format must be perfetto or chrome, not '", f, "'"));
   }
-  if (format == Format::kUnknown)
-    return Usage(absl::StrCat("cannot tell the format from '", out, "': use .pftrace, .json or .json.gz, or --format"));
-  if (args.Has("analyze") && format != Format::kPerfetto)
+  if (!format.ok()) return Usage(absl::StrCat(format.status().message(), ", or --format"));
+  if (args.Has("analyze") && *format != engine::TraceFormat::kPerfetto)
     return Usage("--analyze draws on Perfetto tracks; Chrome JSON keeps the events only");
 
   int rc = kExitOk;
-  auto trace = LoadTracesOrReport("export", args.positionals, &rc);
-  if (!trace) return rc;
-
-  if (format == Format::kPerfetto) {
-    std::optional<analyze::AnalysisResult> analysis;
+  auto session = LoadOrReport("export", args.positionals, args.Get("align-clocks"), &rc);
+  if (!session) return rc;
+  if (*format == engine::TraceFormat::kPerfetto) {
+    std::optional<engine::Analysis> analysis;
     if (args.Has("analyze")) {
-      auto a = analyze::AnalyzeAll(*trace, analyze::AnalyzeOptions{});
-      if (!a.ok()) {
-        std::fprintf(stderr, "overlapscope export: analysis failed: %s\n", std::string(a.status().message()).c_str());
-        return kExitError;
-      }
+      auto a = engine::Analyze(*session);
+      if (!a.ok()) return Fail("analysis failed: ", a.status());
       analysis = std::move(a).value();
     }
-    exporters::PerfettoStats st;
-    absl::Status s = exporters::WritePerfetto(*trace, analysis ? &*analysis : nullptr, out, &st);
-    if (!s.ok()) {
-      std::fprintf(stderr, "overlapscope export: %s\n", std::string(s.message()).c_str());
-      return kExitError;
-    }
+    engine::ExportOptions draw;
+    draw.analysis = analysis ? &*analysis : nullptr;
+    auto st = engine::ExportPerfetto(*session, out, draw);
+    if (!st.ok()) return Fail("", st.status());
     std::printf(
         "wrote %s (perfetto): %lld slices, %lld flows, %lld instants, %lld counter samples on %lld tracks, "
         "%lld bytes\n",
-        out.c_str(), static_cast<long long>(st.slices), static_cast<long long>(st.flows),
-        static_cast<long long>(st.instants), static_cast<long long>(st.counter_samples),
-        static_cast<long long>(st.tracks), static_cast<long long>(st.bytes));
-    if (st.lane_tracks > 0)
+        out.c_str(), static_cast<long long>(st->slices), static_cast<long long>(st->flows),
+        static_cast<long long>(st->instants), static_cast<long long>(st->counter_samples),
+        static_cast<long long>(st->tracks), static_cast<long long>(st->bytes));
+    if (st->lane_tracks > 0)
       std::printf("note: %lld extra lane tracks hold slices that partially overlap others on their thread/stream\n",
-                  static_cast<long long>(st.lane_tracks));
-    if (st.time_shift_ns != 0)
+                  static_cast<long long>(st->lane_tracks));
+    if (st->time_shift_ns != 0)
       std::printf("note: timestamps shifted by %lld ns (the trace had times before 0)\n",
-                  static_cast<long long>(st.time_shift_ns));
+                  static_cast<long long>(st->time_shift_ns));
     return kExitOk;
   }
-
-  auto st = exporters::WriteChrome(*trace, out);
-  if (!st.ok()) {
-    std::fprintf(stderr, "overlapscope export: %s\n", std::string(st.status().message()).c_str());
-    return kExitError;
-  }
+  auto st = engine::ExportChrome(*session, out);
+  if (!st.ok()) return Fail("", st.status());
   for (const std::string& f : st->files) std::printf("wrote %s (chrome json)\n", f.c_str());
   std::printf("%lld events, %lld bytes of JSON, %lld bytes written\n", static_cast<long long>(st->events),
               static_cast<long long>(st->bytes), static_cast<long long>(st->file_bytes));

@@ -1,21 +1,15 @@
-// overlapscope info TRACE... [--json]: what a trace holds and what its import skipped.
-//
-// The facts are gathered once into a JSON document; the text form is rendered from it so the
-// two can never disagree.
+// overlapscope info TRACE... [--json]: what a trace holds and what its import skipped
+// (engine/info.h renders both forms from one document).
 #include <cstdio>
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
-#include "nlohmann/json.hpp"
+#include "engine/info.h"
 
 namespace overlapscope::cli {
 namespace {
-
-using nlohmann::json;
 
 const CommandSpec kSpec{"info",
                         "overlapscope info TRACE... [--json]",
@@ -28,165 +22,20 @@ const CommandSpec kSpec{"info",
                           "time span is then that of the aligned trace"}},
                         "exit codes: 0 ok, 2 a trace cannot be read, 64 bad command line"};
 
-json AlignmentJson(const model::Trace& t, const analyze::ClockAlignment& a) {
-  json hosts = json::array();
-  for (const analyze::HostClock& h : a.hosts) {
-    json pids = json::array();
-    for (model::ProcessId p : h.processes) pids.push_back(t.processes()[p].pid);
-    hosts.push_back({{"host", h.host},
-                     {"pids", pids},
-                     {"reference", h.reference},
-                     {"aligned", h.aligned},
-                     {"offset_ns", h.offset_ns},
-                     {"instances", h.instances},
-                     {"residual_spread_ns", h.residual_spread_ns},
-                     {"reason", h.reason.empty() ? json(nullptr) : json(h.reason)}});
-  }
-  return {{"mode", std::string(analyze::ToString(a.mode))}, {"status", std::string(analyze::ToString(a.status))},
-          {"summary", analyze::DescribeClockAlignment(a)},  {"matched_instances_used", a.matched_instances_used},
-          {"residual_spread_ns", a.residual_spread_ns},     {"hosts", hosts}};
-}
-
-json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
-  json j;
-  j["schema"] = "overlapscope.info/1";
-  j["clock_note"] = t.clock_note();
-  j["clock_alignment"] = AlignmentJson(t, alignment);
-  j["time_span"] = {{"start_ns", t.start_ns()}, {"end_ns", t.end_ns()}, {"duration_ns", t.end_ns() - t.start_ns()}};
-  j["counts"] = {{"kernels", t.kernels().size()},       {"memcpys", t.memcpys().size()},
-                 {"memsets", t.memsets().size()},       {"api_calls", t.api_calls().size()},
-                 {"syncs", t.syncs().size()},           {"ranges", t.ranges().size()},
-                 {"gpu_ranges", t.gpu_ranges().size()}, {"collectives", t.collectives().size()}};
-  j["duplicate_api_correlation_ids"] = t.duplicate_api_correlations();
-  std::vector<int64_t> k(t.streams().size()), m(t.streams().size()), s(t.streams().size());
-  for (const auto& e : t.kernels()) ++k[e.stream];
-  for (const auto& e : t.memcpys()) ++m[e.stream];
-  for (const auto& e : t.memsets()) ++s[e.stream];
-  std::vector<int64_t> api(t.threads().size()), rng(t.threads().size());
-  for (const auto& e : t.api_calls()) ++api[e.thread];
-  for (const auto& e : t.ranges()) ++rng[e.thread];
-  json procs = json::array();
-  for (size_t p = 0; p < t.processes().size(); ++p) {
-    const auto& pr = t.processes()[p];
-    json jp = {{"rank", pr.rank},        {"world_size", pr.world_size}, {"pid", pr.pid},
-               {"name", t.str(pr.name)}, {"host", t.str(pr.host)},      {"source", t.str(pr.source)}};
-    json devs = json::array();
-    for (size_t d = 0; d < t.devices().size(); ++d) {
-      if (t.devices()[d].process != static_cast<int32_t>(p)) continue;
-      json jd = {{"ordinal", t.devices()[d].ordinal}, {"name", t.str(t.devices()[d].name)}};
-      json streams = json::array();
-      for (size_t st = 0; st < t.streams().size(); ++st) {
-        if (t.streams()[st].device != static_cast<int32_t>(d)) continue;
-        streams.push_back({{"stream", t.streams()[st].native_id},
-                           {"name", t.str(t.streams()[st].name)},
-                           {"kernels", k[st]},
-                           {"memcpys", m[st]},
-                           {"memsets", s[st]}});
-      }
-      jd["streams"] = streams;
-      devs.push_back(jd);
-    }
-    jp["devices"] = devs;
-    json threads = json::array();
-    for (size_t th = 0; th < t.threads().size(); ++th) {
-      if (t.threads()[th].process != static_cast<int32_t>(p)) continue;
-      threads.push_back({{"tid", t.threads()[th].tid},
-                         {"name", t.str(t.threads()[th].name)},
-                         {"api_calls", api[th]},
-                         {"ranges", rng[th]}});
-    }
-    jp["threads"] = threads;
-    procs.push_back(jp);
-  }
-  j["processes"] = procs;
-  json sources = json::array();
-  for (const auto& src : t.sources()) {
-    sources.push_back({{"path", src.path},
-                       {"format", src.format},
-                       {"bytes", src.bytes},
-                       {"events_read", src.events_read},
-                       {"events_kept", src.events_kept},
-                       {"events_skipped", src.skipped()},
-                       {"dropped_records", src.dropped_records},
-                       {"base_time_ns", src.base_time_ns},
-                       {"kept_by_category", src.kept_by_category},
-                       {"skipped_by_reason", src.skipped_by_reason},
-                       {"ignored_by_category", src.ignored_by_category},
-                       {"unknown_categories", src.unknown_categories},
-                       {"unknown_args", src.unknown_args},
-                       {"notes", src.notes},
-                       {"examples", src.examples}});
-  }
-  j["sources"] = sources;
-  return j;
-}
-
-std::string Text(const json& j) {
-  std::string out;
-  const auto& ts = j["time_span"];
-  absl::StrAppendFormat(&out, "time span   %.3f ms (%d .. %d ns)\n", ts["duration_ns"].get<int64_t>() / 1e6,
-                        ts["start_ns"].get<int64_t>(), ts["end_ns"].get<int64_t>());
-  out += "events     ";
-  for (auto& [key, v] : j["counts"].items()) absl::StrAppend(&out, " ", key, "=", v.get<int64_t>());
-  out += "\n";
-  absl::StrAppend(&out, "clocks      ", j["clock_alignment"]["summary"].get<std::string>(), "\n");
-  if (j["duplicate_api_correlation_ids"].get<int64_t>() > 0)
-    absl::StrAppend(&out, "warning: ", j["duplicate_api_correlation_ids"].get<int64_t>(),
-                    " API calls share a correlation id with an earlier call (first one kept)\n");
-  for (const auto& p : j["processes"]) {
-    absl::StrAppendFormat(&out, "\n%s  pid %d  %s%s\n",
-                          p["rank"].get<int>() < 0 ? "no rank recorded" : absl::StrCat("rank ", p["rank"].get<int>()),
-                          p["pid"].get<int64_t>(), p["name"].get<std::string>(),
-                          p["host"].get<std::string>().empty() ? "" : " @ " + p["host"].get<std::string>());
-    for (const auto& d : p["devices"]) {
-      absl::StrAppendFormat(&out, "  GPU %d %s\n", d["ordinal"].get<int>(), d["name"].get<std::string>());
-      absl::StrAppendFormat(&out, "    %-10s %9s %9s %9s\n", "stream", "kernels", "memcpys", "memsets");
-      for (const auto& s : d["streams"])
-        absl::StrAppendFormat(&out, "    %-10d %9d %9d %9d\n", s["stream"].get<int64_t>(), s["kernels"].get<int64_t>(),
-                              s["memcpys"].get<int64_t>(), s["memsets"].get<int64_t>());
-    }
-    absl::StrAppendFormat(&out, "  %-10s %10s %10s  %s\n", "thread", "api calls", "ranges", "name");
-    for (const auto& th : p["threads"])
-      absl::StrAppendFormat(&out, "  %-10d %10d %10d  %s\n", th["tid"].get<int64_t>(), th["api_calls"].get<int64_t>(),
-                            th["ranges"].get<int64_t>(), th["name"].get<std::string>());
-  }
-  for (const auto& s : j["sources"]) {
-    absl::StrAppendFormat(&out, "\nsource %s (%s, %d bytes)\n  read %d  kept %d  skipped %d  dropped %d\n",
-                          s["path"].get<std::string>(), s["format"].get<std::string>(), s["bytes"].get<int64_t>(),
-                          s["events_read"].get<int64_t>(), s["events_kept"].get<int64_t>(),
-                          s["events_skipped"].get<int64_t>(), s["dropped_records"].get<int64_t>());
-    for (auto& [k, v] : s["kept_by_category"].items())
-      absl::StrAppendFormat(&out, "    kept     %-28s %d\n", k, v.get<int64_t>());
-    for (auto& [k, v] : s["skipped_by_reason"].items())
-      absl::StrAppendFormat(&out, "    skipped  %-28s %d\n", k, v.get<int64_t>());
-    for (auto& [k, v] : s["ignored_by_category"].items())
-      absl::StrAppendFormat(&out, "    ignored  %-28s %d (recognized, not stored)\n", k, v.get<int64_t>());
-    for (auto& [k, v] : s["unknown_categories"].items())
-      absl::StrAppendFormat(&out, "    unknown category %-19s %d (skipped)\n", k, v.get<int64_t>());
-    int64_t unknown_args = 0;
-    for (auto& [k, v] : s["unknown_args"].items()) unknown_args += v.get<int64_t>();
-    if (unknown_args > 0)
-      absl::StrAppendFormat(&out, "    unknown args: %d occurrences of %d keys (ignored; --json lists them)\n",
-                            unknown_args, s["unknown_args"].size());
-    for (auto& [k, v] : s["notes"].items()) absl::StrAppendFormat(&out, "    note     %s: %d\n", k, v.get<int64_t>());
-    for (const auto& e : s["examples"]) absl::StrAppend(&out, "    e.g. ", e.get<std::string>(), "\n");
-  }
-  return out;
-}
-
 }  // namespace
 
 int RunInfo(int argc, char** argv) {
   ParsedArgs args;
   if (int rc = ParseOrExit(kSpec, argc, argv, args); rc >= 0) return rc;
   int rc = kExitOk;
-  auto trace = LoadTracesOrReport("info", args.positionals, &rc);
-  if (!trace) return rc;
-  analyze::ClockAlignment alignment;
-  if (!AlignClocksOrReport("info", args.Get("align-clocks"), &*trace, &alignment, &rc)) return rc;
-  json j = Describe(*trace, alignment);
-  std::string out = args.Has("json") ? j.dump(2, ' ', false, json::error_handler_t::replace) + "\n" : Text(j);
-  std::fputs(out.c_str(), stdout);
+  auto session = LoadOrReport("info", args.positionals, args.Get("align-clocks"), &rc);
+  if (!session) return rc;
+  auto out = engine::DescribeSession(*session, args.Has("json"));
+  if (!out.ok()) {
+    std::fprintf(stderr, "overlapscope info: %s\n", std::string(out.status().message()).c_str());
+    return kExitError;
+  }
+  std::fputs(out->c_str(), stdout);
   return kExitOk;
 }
 

@@ -1,0 +1,123 @@
+#include "engine/analysis.h"
+
+#include <algorithm>
+#include <exception>
+#include <new>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "engine/session_state.h"
+#include "report/report_render.h"
+
+namespace overlapscope::engine {
+namespace {
+
+absl::Status AddRule(analyze::ClassRules& rules, const ClassRuleSpec& r) {
+  ASSIGN_OR_RETURN(analyze::ActivityClass cls, analyze::ParseActivityClass(r.cls));
+  return rules.AddUserRule(cls, analyze::MatchKind::kRegex, r.pattern, r.origin);
+}
+
+absl::StatusOr<analyze::AnalyzeOptions> ToAnalyze(const AnalyzeOptions& o) {
+  analyze::AnalyzeOptions a;
+  for (const ClassRuleSpec& r : o.class_rules) RETURN_IF_ERROR(AddRule(a.rules, r));
+  for (const RulesText& f : o.rules_files) RETURN_IF_ERROR(a.rules.AddRulesFromText(f.text, f.source));
+  a.iteration_marker = o.iteration_marker;
+  a.min_gap_ns = o.min_gap_ns;
+  a.runtime_cutoff_ns = o.runtime_cutoff_ns;
+  a.launch_delay_cutoff_ns = o.launch_delay_cutoff_ns;
+  a.top_n = o.top_n;
+  a.threads = o.threads;
+  return a;
+}
+
+report::ReportInfo InfoOf(const Analysis& a, const RenderOptions& r) {
+  report::ReportInfo info;
+  info.inputs = a.session().inputs();
+  info.top_n = a.options().top_n;
+  info.collectives_shown = r.collectives_shown;
+  info.clock_alignment = a.session().clock_alignment();
+  return info;
+}
+
+absl::StatusOr<report::Gate> ParseKnownGate(std::string_view expr) {
+  ASSIGN_OR_RETURN(report::Gate g, report::ParseGate(expr));
+  const std::vector<std::string> names = report::GateMetricNames();
+  if (std::find(names.begin(), names.end(), g.metric) == names.end())
+    return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': unknown metric '", g.metric,
+                                                   "'; metrics: ", absl::StrJoin(names, ", ")));
+  return g;
+}
+
+// Runs `f` and turns an exception into an error: no exception leaves the engine.
+template <typename F>
+auto NoThrow(const char* what, F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat("out of memory while ", what));
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat(what, " failed: ", e.what()));
+  }
+}
+
+}  // namespace
+
+absl::Status CheckClassRule(const ClassRuleSpec& rule) {
+  analyze::ClassRules rules;
+  return AddRule(rules, rule);
+}
+
+absl::Status CheckRulesText(const RulesText& r) {
+  analyze::ClassRules rules;
+  return rules.AddRulesFromText(r.text, r.source);
+}
+
+const Session& Analysis::session() const { return s_->session; }
+const AnalyzeOptions& Analysis::options() const { return s_->options; }
+const analyze::AnalysisResult& Analysis::result() const { return s_->result; }
+
+absl::StatusOr<Analysis> Analyze(const Session& session, const AnalyzeOptions& options) {
+  return NoThrow("analyzing", [&]() -> absl::StatusOr<Analysis> {
+    ASSIGN_OR_RETURN(analyze::AnalyzeOptions a, ToAnalyze(options));
+    ASSIGN_OR_RETURN(analyze::AnalysisResult r, analyze::AnalyzeAll(session.trace(), a));
+    return Analysis(std::make_shared<Analysis::State>(Analysis::State{session, options, std::move(r)}));
+  });
+}
+
+absl::StatusOr<std::string> RenderReport(const Analysis& a, ReportFormat format, const RenderOptions& options) {
+  return NoThrow("rendering the report", [&]() -> absl::StatusOr<std::string> {
+    const report::ReportInfo info = InfoOf(a, options);
+    const model::Trace& t = a.session().trace();
+    switch (format) {
+      case ReportFormat::kJson: return report::RenderReportJson(t, a.result(), info);
+      case ReportFormat::kMarkdown: return report::RenderReportMarkdown(t, a.result(), info);
+      case ReportFormat::kText: break;
+    }
+    return report::RenderReportText(t, a.result(), info);
+  });
+}
+
+absl::StatusOr<std::string> ExplainClasses(const Analysis& a) {
+  return NoThrow("explaining the classes", [&]() -> absl::StatusOr<std::string> {
+    return report::RenderExplainClasses(a.session().trace(), a.result());
+  });
+}
+
+std::vector<std::string> GateMetricNames() { return report::GateMetricNames(); }
+
+absl::Status CheckGate(std::string_view expr) { return ParseKnownGate(expr).status(); }
+
+absl::StatusOr<GateOutcome> EvaluateGates(const Analysis& a, const std::vector<std::string>& exprs) {
+  return NoThrow("evaluating the gates", [&]() -> absl::StatusOr<GateOutcome> {
+    std::vector<report::Gate> gates;
+    for (const std::string& e : exprs) {
+      ASSIGN_OR_RETURN(report::Gate g, ParseKnownGate(e));
+      gates.push_back(std::move(g));
+    }
+    ASSIGN_OR_RETURN(report::GateResult r, report::EvaluateGates(a.session().trace(), a.result(), gates));
+    return GateOutcome{r.passed, std::move(r.lines)};
+  });
+}
+
+}  // namespace overlapscope::engine

@@ -1,0 +1,105 @@
+// engine::Analyze — every analysis of METRICS.md over a Session, and the report built from it.
+//
+//   auto analysis = engine::Analyze(session, options);      // StatusOr<Analysis>
+//   std::string json = engine::RenderReport(*analysis, engine::ReportFormat::kJson);
+//   auto gates = engine::EvaluateGates(*analysis, {"overlap_ratio>=0.6"});
+//
+// The JSON report has schema overlapscope.report/1 (docs/report-schema.md); text and Markdown
+// are rendered from the same content, and gates read the same per-rank summaries, so the three
+// never disagree.
+//
+// Failure modes (no exception escapes): InvalidArgument naming the rule for a bad class rule
+// (regex or rules-file line, see CheckClassRule / CheckRulesText), or naming the gate for a bad
+// --require expression or an unknown metric; ResourceExhausted when memory runs out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/session.h"
+
+namespace overlapscope::analyze {
+struct AnalysisResult;
+}
+
+namespace overlapscope::engine {
+
+// A classification rule given by the user (ahead of the defaults, first match wins):
+// cls "comm", "compute" or "memory"; pattern an ECMAScript regex searched in the activity
+// name; origin names it in errors and in --explain-classes ("--comm-kernel").
+struct ClassRuleSpec {
+  std::string cls;
+  std::string pattern;
+  std::string origin;
+};
+// A rules file's text (lines "CLASS REGEX", "CLASS prefix TEXT", "CLASS contains TEXT", "#"
+// comments); `source` names it in errors ("FILE:LINE: reason").
+struct RulesText {
+  std::string text;
+  std::string source;
+};
+
+struct AnalyzeOptions {
+  std::vector<ClassRuleSpec> class_rules;  // in this order, then rules_files, then the defaults
+  std::vector<RulesText> rules_files;
+  std::string iteration_marker = "ProfilerStep#";  // iterations: ranges whose name starts with it
+  int64_t min_gap_ns = 5000;                       // shortest GPU idle gap reported
+  int64_t runtime_cutoff_ns = 50000;               // launch calls longer than this are outliers
+  int64_t launch_delay_cutoff_ns = 100000;         // launch delays above this are outliers
+  size_t top_n = 10;                               // rows of every "top" list (JSON included)
+  int threads = 2;                                 // analyses run side by side on this many threads
+};
+
+// InvalidArgument naming the rule (or "FILE:LINE") when it would not be accepted by Analyze.
+absl::Status CheckClassRule(const ClassRuleSpec& rule);
+absl::Status CheckRulesText(const RulesText& rules);
+
+class Analysis {
+ public:
+  const Session& session() const;
+  const AnalyzeOptions& options() const;
+  // The analyses' results, for code in the engine's layer and below (exporters, tests).
+  const analyze::AnalysisResult& result() const;
+
+  struct State;  // defined in analysis.cc
+  explicit Analysis(std::shared_ptr<const State> state) : s_(std::move(state)) {}
+  const std::shared_ptr<const State>& state() const { return s_; }
+
+ private:
+  std::shared_ptr<const State> s_;
+};
+
+absl::StatusOr<Analysis> Analyze(const Session& session, const AnalyzeOptions& options = {});
+
+enum class ReportFormat { kJson, kText, kMarkdown };
+struct RenderOptions {
+  // Text and Markdown list the first N matched collective instances (SIZE_MAX: all); JSON
+  // always lists all.
+  size_t collectives_shown = 20;
+};
+// The report of the analysis; JSON ends with a newline. Fails only when memory runs out.
+absl::StatusOr<std::string> RenderReport(const Analysis& analysis, ReportFormat format,
+                                         const RenderOptions& options = {});
+// --explain-classes: the rule table, then each distinct activity name with its class, rule,
+// count and time.
+absl::StatusOr<std::string> ExplainClasses(const Analysis& analysis);
+
+// Gates (--require): "METRIC OP NUMBER", OP one of >= <= > < ==, METRIC a key of each rank's
+// "summary" in the JSON report.
+std::vector<std::string> GateMetricNames();
+// InvalidArgument "--require 'EXPR': ..." when EXPR does not parse or names an unknown metric.
+absl::Status CheckGate(std::string_view expr);
+struct GateOutcome {
+  bool passed = true;
+  // One per (gate, rank): "PASS rank 0: overlap_ratio>=0.6 (value 0.71)", "FAIL ...", a metric
+  // absent on a rank (no communication) fails and says so.
+  std::vector<std::string> lines;
+};
+absl::StatusOr<GateOutcome> EvaluateGates(const Analysis& analysis, const std::vector<std::string>& exprs);
+
+}  // namespace overlapscope::engine

@@ -1,0 +1,27 @@
+// Internal to engine/: what a Session and an Analysis hold.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "analyze/clock_align.h"
+#include "engine/analysis.h"
+#include "engine/session.h"
+#include "model/trace.h"
+
+namespace overlapscope::engine {
+
+struct Session::State {
+  model::Trace trace;
+  std::vector<std::string> inputs, files;
+  analyze::ClockAlignment alignment;  // status kNotEvaluated unless aligned at Load
+};
+
+struct Analysis::State {
+  Session session;  // keeps the trace alive
+  AnalyzeOptions options;
+  analyze::AnalysisResult result;
+};
+
+}  // namespace overlapscope::engine
