@@ -98,7 +98,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   };
   auto side_b = [&] {
     ComputeBlocking(ctx, &r.blocking);
-    ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps);
+    ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
     ComputeLaunchStats(ctx, &r.launch);
   };
   bool parallel = options.threads > 1;

@@ -24,6 +24,7 @@
 #include "analyze/launch_stats.h"
 #include "analyze/overlap.h"
 #include "analyze/sync_points.h"
+#include "analyze/windows.h"
 #include "model/trace.h"
 
 namespace overlapscope::analyze {
@@ -84,6 +85,9 @@ struct AnalysisResult {
   std::vector<KernelTotal> top_kernels;  // top_n per class, by total time
   std::vector<RankSummary> ranks;        // one per process
   CrossRankResult cross_rank;            // METRICS §6 (analyze/cross_rank.h): matched collectives
+  // Capture windows of own captures (analyze/windows.h), sorted by (process, start); empty for
+  // traces recorded throughout. The figures above count only time inside them.
+  std::vector<WindowFigures> windows;
   int64_t min_gap_ns = 0;
 };
 

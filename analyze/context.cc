@@ -112,6 +112,7 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
     ctx.dev[d].busy = IntervalSet::FromSortedByStart(busy);
   }
 
+  PrepareWindows(ctx);
   ctx.iters = AssignIterations(t, ctx.opt.iteration_marker);
 
   // Launch calls per thread (an API call that enqueued at least one activity).

@@ -44,6 +44,15 @@ struct Context {
   std::vector<std::vector<Interval>> act_span;
   std::vector<std::vector<model::StringId>> act_name;  // names, parallel to act_span
   std::vector<int64_t> stream_compute_ns;              // per stream: summed compute-class time
+  // Capture windows (windows.h), sorted by (process, start), GPU figures still zero; per process
+  // the range [first, last) of its entries (equal: no windows, analyze the whole trace).
+  std::vector<WindowFigures> windows;
+  std::vector<std::pair<int32_t, int32_t>> process_windows;
+
+  // True when process p has capture windows (then only time inside them counts).
+  bool Windowed(model::ProcessId p) const { return process_windows[p].first != process_windows[p].second; }
+  // True when [start, end) touches a window of p (always true for a process without windows).
+  bool InWindows(model::ProcessId p, int64_t start_ns, int64_t end_ns) const;
 
   ActivityClass Cls(model::GpuRef r) const {
     switch (r.kind) {
@@ -71,8 +80,11 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary);
 void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out);
 void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out);
 void ComputeBlocking(const Context& ctx, BlockingResult* out);
+// Also adds each window's GPU figures to *windows (a copy of ctx.windows).
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
-                 std::vector<IdleGap>* gaps);
+                 std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows);
+// The analysis windows of every process (windows.h): after the launch calls are known.
+void PrepareWindows(Context& ctx);
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
                        SyncResult* out);
 void ComputeLaunchStats(const Context& ctx, LaunchStats* out);

@@ -1,6 +1,8 @@
 // CPU blocking (METRICS.md §3): decided from the API call, never from a sync record alone.
 #include <algorithm>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/strings.h"
 
@@ -66,6 +68,34 @@ std::optional<model::GpuRef> LastOnDeviceBefore(absl::Span<const model::GpuRef> 
     }
   }
   return best;
+}
+
+// Active spans of the threads of processes with capture windows: per window, first to last
+// call or range inside it, summed (the time between windows was not recorded). -1 for threads
+// of processes without windows.
+std::vector<int64_t> WindowedSpans(const Context& ctx, const std::vector<uint8_t>& final_call) {
+  const model::Trace& t = ctx.t;
+  std::vector<int64_t> span(t.threads().size(), -1);
+  if (ctx.windows.empty()) return span;
+  absl::flat_hash_map<std::pair<int32_t, int32_t>, std::pair<int64_t, int64_t>> lohi;  // (thread, window)
+  auto add = [&](model::ThreadId th, int64_t s, int64_t e) {
+    const model::ProcessId p = t.ProcessOfThread(th);
+    if (!ctx.Windowed(p)) return;
+    for (int32_t w = ctx.process_windows[p].first; w < ctx.process_windows[p].second; ++w) {
+      const WindowFigures& f = ctx.windows[w];
+      const int64_t cs = std::max(s, f.start_ns), ce = std::min(e, f.end_ns);
+      if (ce < cs || (ce == cs && (s != e || s >= f.end_ns))) continue;
+      auto [it, fresh] = lohi.try_emplace({th, w}, cs, ce);
+      if (!fresh) it->second = {std::min(it->second.first, cs), std::max(it->second.second, ce)};
+    }
+  };
+  for (size_t i = 0; i < t.api_calls().size(); ++i)
+    if (!final_call[i]) add(t.api_calls()[i].thread, t.api_calls()[i].start_ns, t.api_calls()[i].end_ns);
+  for (const auto& r : t.ranges()) add(r.thread, r.start_ns, r.end_ns);
+  for (size_t th = 0; th < span.size(); ++th)
+    if (ctx.Windowed(t.ProcessOfThread(static_cast<model::ThreadId>(th)))) span[th] = 0;
+  for (const auto& [key, v] : lohi) span[key.first] += v.second - v.first;
+  return span;
 }
 
 }  // namespace
@@ -205,6 +235,10 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
                                                              t.syncs()[b.sync].kind == model::SyncKind::kContextSync));
   }
   v = std::move(kept);
+  // Capture windows (windows.h): blocking outside them was not recorded or is start-up.
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [&](const BlockedInterval& b) { return !ctx.InWindows(b.process, b.start_ns, b.end_ns); }),
+          v.end());
 
   // Per thread: active span, blocked time (intervals are disjoint per thread now), call sites.
   const size_t nt = t.threads().size();
@@ -222,6 +256,7 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
     lo[r.thread] = std::min(lo[r.thread], r.start_ns);
     hi[r.thread] = std::max(hi[r.thread], r.end_ns);
   }
+  const std::vector<int64_t> windowed_span = WindowedSpans(ctx, final_call);
   std::vector<ThreadBlocking> th(nt);
   std::vector<absl::flat_hash_map<model::StringId, CallSite>> sites(nt);
   for (const BlockedInterval& b : v) {
@@ -241,7 +276,7 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
     ThreadBlocking& x = th[i];
     x.thread = static_cast<model::ThreadId>(i);
     x.process = t.threads()[i].process;
-    x.active_span_ns = lo[i] == INT64_MAX ? 0 : hi[i] - lo[i];
+    x.active_span_ns = windowed_span[i] >= 0 ? windowed_span[i] : lo[i] == INT64_MAX ? 0 : hi[i] - lo[i];
     if (x.active_span_ns > 0)
       x.blocked_share = std::min(1.0, static_cast<double>(x.blocked_ns) / static_cast<double>(x.active_span_ns));
     for (auto& [name, cs] : sites[i]) x.top_calls.push_back(cs);

@@ -1,5 +1,6 @@
 // GPU idle gaps (METRICS.md §4), attributed by the activity that ends each gap.
 #include <algorithm>
+#include <utility>
 
 #include "analyze/context.h"
 
@@ -16,7 +17,8 @@ std::string_view ToString(GapCause c) {
 }
 
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
-                 std::vector<IdleGap>* gaps) {
+                 std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows) {
+  *windows = ctx.windows;
   const model::Trace& t = ctx.t;
   // Blocked intervals per thread, in start order (disjoint per thread).
   std::vector<std::vector<int32_t>> blocked_by_thread(t.threads().size());
@@ -38,13 +40,28 @@ void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector
     DeviceIdle di;
     di.device = static_cast<model::DeviceId>(d);
     di.process = t.ProcessOfDevice(di.device);
-    if (!busy.empty()) {
-      di.span_ns = busy.intervals().back().end_ns - busy.intervals().front().start_ns;
-      di.busy_ns = busy.Length();
-      di.idle_ns = di.span_ns - di.busy_ns;
+    // Gaps with the window they lie in (-1: no windows); figures only inside windows.
+    std::vector<std::pair<Interval, int32_t>> all_gaps;
+    auto add = [&](const IntervalSet& b, int32_t w) {
+      if (b.empty()) return;
+      const int64_t span = b.intervals().back().end_ns - b.intervals().front().start_ns;
+      di.span_ns += span;
+      di.busy_ns += b.Length();
+      if (w >= 0) {
+        WindowFigures& f = (*windows)[w];
+        f.gpu_span_ns += span, f.gpu_busy_ns += b.Length(), f.gpu_idle_ns += span - b.Length();
+      }
+      for (const Interval& g : b.Gaps()) all_gaps.push_back({g, w});
+    };
+    if (ctx.Windowed(di.process)) {
+      const auto [first, last] = ctx.process_windows[di.process];
+      for (int32_t w = first; w < last; ++w) add(busy.Clip(ctx.windows[w].start_ns, ctx.windows[w].end_ns), w);
+    } else {
+      add(busy, -1);
     }
+    di.idle_ns = di.span_ns - di.busy_ns;
     size_t pos = 0;  // cursor into acts (sorted by start); gaps come in time order
-    for (const Interval& g : busy.Gaps()) {
+    for (const auto& [g, w] : all_gaps) {
       if (g.length() < ctx.opt.min_gap_ns) continue;
       IdleGap gap;
       gap.device = di.device;
@@ -72,6 +89,7 @@ void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector
       }
       ++di.gaps;
       di.gap_ns += g.length();
+      if (w >= 0) ++(*windows)[w].gaps, (*windows)[w].gpu_gap_ns += g.length();
       di.cause_ns[static_cast<int>(gap.cause)] += g.length();
       ++di.cause_count[static_cast<int>(gap.cause)];
       gaps->push_back(gap);

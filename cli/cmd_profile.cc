@@ -1,4 +1,6 @@
-// overlapscope profile [-o DIR] [--trace-format perfetto|chrome] -- CMD ARGS...
+// overlapscope profile [-o DIR] [--trace-format perfetto|chrome] [--api default|all]
+//                      [--capture-range none|cudaProfilerApi|nvtx] [--nvtx-capture NAME[@DOMAIN]]
+//                      [--capture-range-end repeat|repeat:N|stop] [--delay S] [--duration S] -- CMD ARGS...
 //
 // Runs any CUDA program under CUPTI capture without changing it: CUDA loads
 // libovscope_inject.so (CUDA_INJECTION64_PATH) into every process of CMD that initializes CUDA,
@@ -50,6 +52,7 @@ int RunProfile(int argc, char** argv) {
 
 #include "absl/strings/str_cat.h"
 #include "analyze/analysis.h"
+#include "capture/cupti/capture_range.h"
 #include "capture/cupti/capture_session.h"
 #include "exporters/chrome_writer.h"
 #include "exporters/perfetto_writer.h"
@@ -60,7 +63,9 @@ namespace overlapscope::cli {
 namespace {
 
 const CommandSpec kSpec{"profile",
-                        "overlapscope profile [-o DIR] [--trace-format perfetto|chrome] -- CMD ARGS...",
+                        "overlapscope profile [-o DIR] [--trace-format perfetto|chrome] [--api default|all]\n"
+                        "       [--capture-range cudaProfilerApi|nvtx [--nvtx-capture NAME[@DOMAIN]]]\n"
+                        "       [--capture-range-end repeat|repeat:N|stop] [--delay S] [--duration S] -- CMD ARGS...",
                         "Runs CMD (any CUDA program, PyTorch included; all its processes) under CUPTI capture:\n"
                         "kernels, copies, memsets, syncs, CUDA runtime/driver calls and NVTX ranges, on one\n"
                         "CLOCK_REALTIME time axis per host. Writes DIR/rank<R>.ovspill per process (raw capture),\n"
@@ -68,6 +73,14 @@ const CommandSpec kSpec{"profile",
                         "Kineto-style) and prints a capture summary and the analysis report of all processes.",
                         {{"output", "DIR", "output directory, also -o DIR (default: overlapscope-profile)"},
                          {"trace-format", "FORMAT", "perfetto (default) or chrome"},
+                         {"api", "WHICH",
+                          "default: the calls the analyses read (capture/cupti/api_table.h), each once; all: every call"},
+                         {"capture-range", "KIND",
+                          "none (default), cudaProfilerApi (cudaProfilerStart..Stop; torch.cuda.profiler) or nvtx"},
+                         {"nvtx-capture", "NAME[@DOMAIN]", "with --capture-range=nvtx: the NVTX range to record inside"},
+                         {"capture-range-end", "END", "repeat (default: every range), repeat:N (the first N), stop"},
+                         {"delay", "S", "record nothing before S seconds after the program started"},
+                         {"duration", "S", "close a window after S seconds at the latest (no range: record S seconds)"},
                          {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"},
                          {"no-nccl-plugin", "", "do not load overlapscope's NCCL profiler plugin"}},
                         "NCCL: unless --no-nccl-plugin is given or NCCL_PROFILER_PLUGIN is already set, NCCL loads\n"
@@ -78,6 +91,8 @@ const CommandSpec kSpec{"profile",
                         "OVERLAPSCOPE_NCCL_PLUGIN the NCCL plugin path; OVERLAPSCOPE_NCCL_KERNEL_CH=0 stops the\n"
                         "plugin from asking NCCL for per-channel GPU times (less proxy-thread work);\n"
                         "OVERLAPSCOPE_VERBOSE=1 makes every captured process say where it writes.\n"
+                        "capture windows: outside a window nothing is recorded; each window is listed in the summary\n"
+                        "and reported separately; without a range the report starts at the first GPU activity.\n"
                         "exit codes: 0 ok, 1 capture or output failed, 4 CMD exited non-zero (traces are still\n"
                         "written), 64 bad command line"};
 
@@ -174,6 +189,58 @@ void PrintSummary(const model::Trace& t) {
   }
 }
 
+// Checks --api and the capture-range flags and passes them to the injection library (capture/
+// cupti/capture_range.h); variables the flags do not set are cleared so that nothing leaks in from
+// the caller's environment. Returns "" or the message of a bad command line.
+std::string SetCaptureEnv(const ParsedArgs& args) {
+  const std::string api = args.Get("api", "default");
+  if (api != "default" && api != "all") return "--api must be default or all, not '" + api + "'";
+  cupti::RangeConfig rc;
+  std::string err;
+  if (args.Has("capture-range")) err = cupti::ParseCaptureRange(args.Get("capture-range"), &rc);
+  if (err.empty() && args.Has("nvtx-capture")) err = cupti::ParseNvtxCapture(args.Get("nvtx-capture"), &rc);
+  if (err.empty() && args.Has("capture-range-end")) err = cupti::ParseRangeEnd(args.Get("capture-range-end"), &rc);
+  if (err.empty() && args.Has("delay")) err = cupti::ParseSeconds(args.Get("delay"), &rc.delay_ns);
+  if (err.empty() && args.Has("duration")) err = cupti::ParseSeconds(args.Get("duration"), &rc.duration_ns);
+  if (err.empty()) err = cupti::CheckRangeConfig(rc);
+  if (!err.empty()) return err;
+  auto set = [&](const char* env, const char* flag) {
+    if (args.Has(flag))
+      ::setenv(env, args.Get(flag).c_str(), 1);
+    else
+      ::unsetenv(env);
+  };
+  set(cupti::kEnvCaptureRange, "capture-range");
+  set(cupti::kEnvNvtxCapture, "nvtx-capture");
+  set(cupti::kEnvRangeEnd, "capture-range-end");
+  set(cupti::kEnvDelay, "delay");
+  set(cupti::kEnvDuration, "duration");
+  if (api == "all")
+    ::setenv("OVERLAPSCOPE_API", "all", 1);
+  else
+    ::unsetenv("OVERLAPSCOPE_API");
+  return "";
+}
+
+// One line per capture window of each process; a process whose ranges never opened says so.
+void PrintWindows(const model::Trace& t, bool ranged) {
+  for (size_t p = 0; p < t.processes().size(); ++p) {
+    int n = 0;
+    int64_t first = 0;
+    for (const model::CaptureWindow& w : t.windows()) {
+      if (w.process != static_cast<model::ProcessId>(p)) continue;
+      if (n++ == 0) first = w.start_ns;
+      std::printf("    pid %lld window %d (%s%s%s): %.3f ms long, starts at +%.3f ms\n",
+                  static_cast<long long>(t.processes()[p].pid), w.index, std::string(model::ToString(w.trigger)).c_str(),
+                  w.name ? " " : "", std::string(t.str(w.name)).c_str(), (w.end_ns - w.start_ns) / 1e6,
+                  (w.start_ns - first) / 1e6);
+    }
+    if (ranged && n == 0)
+      std::printf("    no capture window opened in pid %lld: nothing recorded (did it reach the range?)\n",
+                  static_cast<long long>(t.processes()[p].pid));
+  }
+}
+
 }  // namespace
 
 int RunProfile(int argc, char** argv) {
@@ -201,6 +268,11 @@ int RunProfile(int argc, char** argv) {
     std::fprintf(stderr, "overlapscope profile: --trace-format must be perfetto or chrome, not '%s'\n", format.c_str());
     return kExitUsage;
   }
+  if (std::string err = SetCaptureEnv(args); !err.empty()) {
+    std::fprintf(stderr, "overlapscope profile: %s\n", err.c_str());
+    return kExitUsage;
+  }
+  const bool ranged = (args.Has("capture-range") && args.Get("capture-range") != "none") || args.Has("delay");
   const std::string inject = FindInjectionLibrary();
   if (inject.empty()) {
     std::fprintf(stderr,
@@ -236,6 +308,7 @@ int RunProfile(int argc, char** argv) {
     std::fprintf(stderr, "overlapscope profile: %s\n", why.c_str());
   }
 
+  ::setenv(cupti::kEnvT0, std::to_string(cupti::NowNs()).c_str(), 1);  // --delay counts from here
   const int status = RunTarget(args.after_dashdash);
   int rc = kExitOk;
   if (status == -1) {
@@ -290,6 +363,7 @@ int RunProfile(int argc, char** argv) {
     return kExitError;
   }
   PrintSummary(*all);
+  PrintWindows(*all, ranged);
   auto analysis = analyze::AnalyzeAll(*all, analyze::AnalyzeOptions{});
   if (analysis.ok()) {
     report::ReportInfo info;

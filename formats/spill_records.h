@@ -58,6 +58,23 @@ enum class SpillType : uint8_t {
   kStats = 17,  // cumulative counters; the last one in the file wins
   kEnd = 18,
   kNvtxPayload = 19,  // SpillNvtxPayload, then `bytes` bytes of the NVTX extended payload
+  kWindow = 20,       // SpillWindow: written when a capture window opens (end 0) and when it closes
+};
+
+// What opened a capture window (SpillWindow::trigger).
+enum SpillWindowTrigger : uint32_t {
+  kWindowProcess = 0,          // no capture range: the whole process from CUDA's initialization
+  kWindowSession = 1,          // an in-process CaptureSession, Start() to Stop()
+  kWindowCudaProfilerApi = 2,  // cudaProfilerStart .. cudaProfilerStop
+  kWindowNvtx = 3,             // the NVTX range named by --nvtx-capture
+  kWindowDelay = 4,            // --delay / --duration without a capture range
+};
+// Why it closed (SpillWindow::end_reason).
+enum SpillWindowEnd : uint32_t {
+  kWindowEndRange = 0,     // the range ended (cudaProfilerStop, NVTX pop/end)
+  kWindowEndDuration = 1,  // --duration elapsed
+  kWindowEndStop = 2,      // capture stopped: program exit, Stop(), cudaDeviceReset teardown
+  kWindowEndSignal = 3,    // flushed from a fatal signal handler
 };
 
 #pragma pack(push, 1)
@@ -153,6 +170,14 @@ struct SpillStats {
   uint64_t records;                 // CUPTI records seen
   uint64_t unknown_records;         // records of kinds we do not encode
   uint64_t failed_buffer_requests;  // pool exhausted: CUPTI got no buffer (its records drop)
+};
+// A capture window: the collector recorded between start and end and nothing outside (except
+// GPU work launched inside a window that finished after it, and metadata). Windows of one
+// process do not overlap; index counts from 1. Each window is written twice: when it opens
+// (end = 0: a process that dies inside it leaves this one) and when it closes.
+struct SpillWindow {
+  int64_t start, end;
+  uint32_t index, trigger, name_sid, end_reason;  // SpillWindowTrigger, -, SpillWindowEnd
 };
 struct SpillEnd {
   int64_t time;

@@ -156,6 +156,18 @@ struct Collective {
   StringId reduce_op = 0;
 };
 
+// A window in which an own capture recorded (`profile --capture-range`, an in-process session,
+// or the whole process). Outside its windows nothing of that process was recorded, except GPU
+// work launched inside a window that ran past its end. Traces without windows (imports) were
+// recorded throughout.
+struct CaptureWindow {
+  ProcessId process = kNone;
+  int32_t index = 0;  // 1-based per process, in time order
+  int64_t start_ns = 0, end_ns = 0;
+  WindowTrigger trigger = WindowTrigger::kProcess;
+  StringId name = 0;  // the NVTX range name (kNvtx)
+};
+
 // A reference to one GPU activity in Trace::kernels()/memcpys()/memsets().
 struct GpuRef {
   GpuKind kind = GpuKind::kKernel;

@@ -35,6 +35,7 @@ struct TraceData {
   std::vector<Range> ranges;
   std::vector<GpuRange> gpu_ranges;
   std::vector<Collective> collectives;
+  std::vector<CaptureWindow> windows;  // own captures only; sorted by (process, start)
   std::vector<SourceStats> sources;
   std::string clock_note;  // how timestamps were aligned, e.g. "CLOCK_REALTIME ns"
 };
@@ -62,6 +63,8 @@ class Trace {
   const std::vector<Range>& ranges() const { return d_.ranges; }
   const std::vector<GpuRange>& gpu_ranges() const { return d_.gpu_ranges; }
   const std::vector<Collective>& collectives() const { return d_.collectives; }
+  // Capture windows (events.h); empty when the source recorded throughout (imports).
+  const std::vector<CaptureWindow>& windows() const { return d_.windows; }
   const std::vector<SourceStats>& sources() const { return d_.sources; }
   const std::string& clock_note() const { return d_.clock_note; }
 

@@ -114,6 +114,9 @@ absl::Status TraceBuilder::Validate() const {
   for (const auto& c : d_.collectives)
     if (!InRange(c.process, np, true) || !InRange(c.device, nd, true) || !InRange(c.stream, ns, true))
       return absl::InvalidArgumentError("collective id out of range");
+  for (const auto& w : d_.windows)
+    if (!InRange(w.process, np, false) || w.end_ns < w.start_ns)
+      return absl::InvalidArgumentError("capture window: process out of range or end_ns < start_ns");
   return absl::OkStatus();
 }
 
@@ -193,6 +196,7 @@ absl::Status TraceBuilder::ApplyClockShift(const ClockShiftFn& fn) {
   shift_all(d_.syncs, [&](const Sync& y) { return y.device != kNone ? of_device(y.device) : of_thread(y.thread); });
   shift_all(d_.collectives,
             [&](const Collective& c) { return c.process != kNone ? off[c.process] : of_device(c.device); });
+  shift_all(d_.windows, [&](const CaptureWindow& w) { return off[w.process]; });
   DeriveCollectiveSpans();  // spans of collectives with carriers follow their (shifted) carriers
   return absl::OkStatus();
 }
@@ -331,6 +335,9 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
   SortByTime(d_.syncs);
   SortByTime(d_.ranges);
   SortByTime(d_.gpu_ranges);
+  std::stable_sort(d_.windows.begin(), d_.windows.end(), [](const CaptureWindow& a, const CaptureWindow& b) {
+    return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
+  });
   SortCollectives();
   Trace t;
   t.d_ = std::move(d_);

@@ -59,4 +59,15 @@ std::string_view ToString(GpuKind k) {
   return "unknown";
 }
 
+std::string_view ToString(WindowTrigger k) {
+  switch (k) {
+    case WindowTrigger::kProcess: return "process";
+    case WindowTrigger::kSession: return "session";
+    case WindowTrigger::kCudaProfilerApi: return "cudaProfilerApi";
+    case WindowTrigger::kNvtx: return "nvtx";
+    case WindowTrigger::kDelay: return "delay";
+  }
+  return "unknown";
+}
+
 }  // namespace overlapscope::model

@@ -43,6 +43,15 @@ enum class RangeKind : uint8_t {
   kOverhead,        // profiler / CUPTI overhead
 };
 
+// What opened a capture window (CaptureWindow, own captures only).
+enum class WindowTrigger : uint8_t {
+  kProcess,         // no capture range: the whole process, from CUDA's initialization to its exit
+  kSession,         // an in-process capture session (Start .. Stop)
+  kCudaProfilerApi, // cudaProfilerStart .. cudaProfilerStop (--capture-range=cudaProfilerApi)
+  kNvtx,            // an NVTX range (--capture-range=nvtx)
+  kDelay,           // --delay / --duration without a capture range
+};
+
 // Where a GPU activity lives; used by references that span the three GPU vectors.
 enum class GpuKind : uint8_t { kKernel, kMemcpy, kMemset };
 
@@ -52,5 +61,6 @@ std::string_view ToString(SyncKind k);
 std::string_view ToString(ApiKind k);
 std::string_view ToString(RangeKind k);
 std::string_view ToString(GpuKind k);
+std::string_view ToString(WindowTrigger k);
 
 }  // namespace overlapscope::model

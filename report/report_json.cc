@@ -214,10 +214,35 @@ ojson RankSummaryJson(const model::Trace& t, const AnalysisResult& r, const Rank
   return j;
 }
 
+// Capture windows of one process (analyze/windows.h); empty for traces recorded throughout.
+ojson WindowsJson(const model::Trace& t, const AnalysisResult& r, model::ProcessId p) {
+  ojson out = ojson::array();
+  for (const WindowFigures& w : r.windows) {
+    if (w.process != p) continue;
+    out.push_back({{"index", w.index},
+                   {"trigger", std::string(model::ToString(w.trigger))},
+                   {"name", Str(t, w.name)},
+                   {"capture_start_ns", w.capture_start_ns},
+                   {"capture_end_ns", w.capture_end_ns},
+                   {"start_ns", w.start_ns},
+                   {"end_ns", w.end_ns},
+                   {"startup_excluded_ns", w.startup_excluded_ns},
+                   {"kernels", w.kernels},
+                   {"memcpys", w.memcpys},
+                   {"memsets", w.memsets},
+                   {"gpu_span_ns", w.gpu_span_ns},
+                   {"gpu_busy_ns", w.gpu_busy_ns},
+                   {"gpu_idle_ns", w.gpu_idle_ns},
+                   {"gpu_gap_ns", w.gpu_gap_ns},
+                   {"gaps", w.gaps}});
+  }
+  return out;
+}
+
 ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const ReportInfo& info) {
   ojson j;
   j["schema"] = "overlapscope.report/1";
-  j["schema_version"] = "1.3";  // minor: additive changes only (docs/report-schema.md)
+  j["schema_version"] = "1.4";  // minor: additive changes only (docs/report-schema.md)
   j["tool"] = "overlapscope " + info.tool_version;
   j["inputs"] = info.inputs;
   j["time_span"] = {{"start_ns", t.start_ns()}, {"end_ns", t.end_ns()}, {"duration_ns", t.end_ns() - t.start_ns()}};
@@ -260,6 +285,7 @@ ojson BuildReportJson(const model::Trace& t, const AnalysisResult& r, const Repo
     jr["host"] = Str(t, t.processes()[s.process].host);
     jr["source"] = Str(t, t.processes()[s.process].source);
     jr["summary"] = RankSummaryJson(t, r, s);
+    jr["windows"] = WindowsJson(t, r, s.process);
     ojson devs = ojson::array();
     for (int32_t i : s.devices) devs.push_back(DeviceJson(t, r, static_cast<size_t>(i), info.top_n));
     jr["devices"] = devs;

@@ -33,6 +33,31 @@ std::string RankTitle(const ojson& jr) {
   return absl::StrCat(RankLabel(jr), " (pid ", jr["pid"].get<int64_t>(), ")");
 }
 
+// Capture windows (analyze/windows.h): what the figures above cover.
+std::string WindowsText(const ojson& ws) {
+  std::string o;
+  if (ws.empty()) return o;
+  if (ws.size() == 1 && ws[0]["trigger"] == "process") {
+    const ojson& w = ws[0];
+    absl::StrAppendFormat(&o, "  window        whole program; start-up before the first kernel excluded (%s); "
+                          "figures cover %s\n",
+                          Dur(I(w["startup_excluded_ns"])), Dur(I(w["end_ns"]) - I(w["start_ns"])));
+    return o;
+  }
+  absl::StrAppendFormat(&o, "  windows       %d capture window(s); figures count only time inside them\n", ws.size());
+  for (const ojson& w : ws) {
+    const std::string name = S(w["name"]);
+    absl::StrAppendFormat(&o, "    #%-3d %-16s %12s  kernels %d memcpys %d memsets %d  GPU idle %s, gaps %d (%s)\n",
+                          I(w["index"]), S(w["trigger"]) + (name.empty() ? "" : " " + name),
+                          Dur(I(w["end_ns"]) - I(w["start_ns"])), I(w["kernels"]), I(w["memcpys"]), I(w["memsets"]),
+                          I(w["gpu_span_ns"]) > 0 ? absl::StrFormat("%.1f%%", 100.0 * I(w["gpu_idle_ns"]) /
+                                                                                  I(w["gpu_span_ns"]))
+                                                  : std::string("n/a"),
+                          I(w["gaps"]), Dur(I(w["gpu_gap_ns"])));
+  }
+  return o;
+}
+
 }  // namespace
 
 std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info) {
@@ -91,6 +116,7 @@ std::string RenderReportText(const model::Trace& t, const analyze::AnalysisResul
                           Us(j["options"]["min_gap_ns"].get<int64_t>()), Dur(I(s["gpu_gap_ns"])),
                           Dur(I(s["gap_host_blocked_ns"])), Dur(I(s["gap_launch_bound_ns"])),
                           Dur(I(s["gap_dependency_ns"])), Dur(I(s["gap_unknown_ns"])));
+    o += WindowsText(jr["windows"]);
     std::string f;
     for (auto& [kind, v] : jr["findings"]["by_kind"].items()) {
       if (v["count"].get<int64_t>() == 0) continue;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # tools/gpu_checks.sh [SECTION...] — every GPU check of overlapscope in one device call.
+# Sections: capture, capture_bench, workloads, multirank (see SECTIONS below).
 #
 # Runs from the repository root on the GPU machine, with the binaries built on the development
 # machine (OVERLAPSCOPE_STATIC=ON) carried in $BIN (default .carry/capture). Every check writes
@@ -20,10 +21,15 @@ mkdir -p "$OUT"
 SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
 
-# check NAME TIMEOUT_S CMD...: runs CMD with a time limit, logs to $OUT/NAME.log.
+# check NAME TIMEOUT_S CMD...: runs CMD with a time limit, logs to $OUT/NAME.log. Checks named in
+# $GPU_CHECKS_SKIP (space-separated) are listed as skipped (e.g. two-GPU checks on one GPU).
 check() {
   local name=$1 limit=$2
   shift 2
+  if [[ " ${GPU_CHECKS_SKIP:-} " == *" $name "* ]]; then
+    printf '%-34s SKIPPED (GPU_CHECKS_SKIP)\n' "$name" | tee -a "$SUMMARY"
+    return 0
+  fi
   local t0=$(date +%s%N)
   timeout -k 5 "$limit" "$@" > "$OUT/$name.log" 2>&1
   local rc=$?
@@ -58,7 +64,7 @@ section_capture() {
       $prof -o '$OUT/overhead' -- '$kw' \$l | grep LOOP | sed 's/^/captured /'
       $prof --no-driver-api -o '$OUT/overhead' -- '$kw' \$l | grep LOOP | sed 's/^/nodriver /'
     done; done"
-  python3 - "$OUT/capture_overhead.log" <<'PY' | tee -a "$SUMMARY"
+  [ -f "$OUT/capture_overhead.log" ] && python3 - "$OUT/capture_overhead.log" <<'PY' | tee -a "$SUMMARY"
 import re, statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
@@ -94,7 +100,23 @@ PY
   fi
 }
 
-SECTIONS=(capture)
+# ---------------------------------------------------------------- capture_bench (issue 13)
+# What `overlapscope profile` costs: PyTorch phases and known_work loops under no profiler, the
+# CUPTI floor client (bench/capture_overhead/floor_inject.cc), overlapscope (default, API as
+# activity records, --api=all, an unopened capture range) and torch.profiler, interleaved rounds;
+# record counts against torch.profiler and the floor; capture ranges of 10 steps in 1000.
+section_capture_bench() {
+  # The captures are large: they stay on the machine; the table, the values and the logs come back.
+  local work=${TMPDIR:-/tmp}/overlapscope-bench
+  rm -rf "$work"
+  check capture_bench 480 python3 bench/capture_overhead/run_bench.py --bin "$BIN" --out "$work" \
+    --cap-dir "$work/cap" --rounds "${BENCH_ROUNDS:-3}" ${BENCH_ARGS:-}
+  cp "$work/bench_table.md" "$work/bench_values.json" "$OUT/" 2>/dev/null
+  tar czf "$OUT/bench_logs.tgz" -C "$work" logs 2>/dev/null
+  sed -n '/ runs in /,$p' "$OUT/capture_bench.log" | tee -a "$SUMMARY"
+}
+
+SECTIONS=(capture capture_bench)
 # Workloads and their samples (tools/gpu_checks_workloads.sh).
 source "$ROOT/tools/gpu_checks_workloads.sh"
 SECTIONS+=(workloads)

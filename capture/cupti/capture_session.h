@@ -51,8 +51,12 @@ struct CaptureOptions {
   // When all are in use CUPTI drops records, and they are counted (dropped_records).
   int64_t buffer_bytes = 4 << 20;
   int32_t max_buffers = 64;
-  // Record the CUDA driver API too (cu* calls: Triton/NCCL launches). Doubles the API records.
+  // Record the CUDA driver API too (cu* calls: Triton/NCCL launches). By default only the calls
+  // the analyses read are recorded (capture/cupti/api_table.h), and a driver call made inside a
+  // recorded runtime call is not recorded again.
   bool driver_api = true;
+  // Record every runtime and driver API call (like `profile --api=all`); costs a record per call.
+  bool all_api_calls = false;
   // NVTX ranges (MARKER). In-process this works only if NVTX was not used before Start():
   // Start() sets NVTX_INJECTION64_PATH to libcupti when it is unset.
   bool nvtx = true;

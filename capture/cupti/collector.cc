@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_set>
 
 #include "capture/cupti/collector_state.h"
 
@@ -42,6 +43,8 @@ std::string ReadSmallFile(const std::string& path) {
   return s;
 }
 
+}  // namespace
+
 // Writes pending bytes; drops them when this process does not own the file (forked child).
 void WriteOut(WriterState& w) {
   if (w.fd < 0 || w.owner != ::getpid()) {
@@ -58,6 +61,8 @@ void WriteOut(WriterState& w) {
   }
   w.out.clear();
 }
+
+namespace {
 
 void AppendStats(WriterState& w) {
   w.stats.failed_buffer_requests = G().failed_buffer_requests.load();
@@ -96,8 +101,23 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t size,
     ++w.stats.buffers;
     w.stats.activity_bytes += valid;
     CUpti_Activity* rec = nullptr;
-    if (valid > 0)
+    if (valid > 0 && g.api.dedupe_twins) {
+      // Per-callback-id API activity: a driver call inside a recorded runtime call carries the
+      // runtime call's correlation id (and lands in the same buffer): keep the runtime record.
+      std::unordered_set<uint32_t> runtime;
+      CollectRuntimeCorrelations(buffer, valid, &runtime);
+      while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        if (rec->kind == CUPTI_ACTIVITY_KIND_DRIVER &&
+            runtime.count(reinterpret_cast<const CUpti_ActivityAPI*>(rec)->correlationId)) {
+          ++w.stats.records;
+          continue;
+        }
+        w.Encode(rec);
+      }
+    } else if (valid > 0) {
       while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) w.Encode(rec);
+    }
+    DrainApiRings(g);  // callback mode: API records of every thread, at CUPTI's flush pace
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) w.stats.dropped_records += dropped;
     AppendStats(w);  // after every buffer, so a crash keeps the drop count
@@ -162,7 +182,18 @@ void FlushNow() {
 }
 
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  if (!G().active.load()) return;
+  Globals& g = G();
+  if (!g.active.load(std::memory_order_relaxed)) return;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    const auto* d = static_cast<const CUpti_CallbackData*>(data);
+    if (IsTriggerCallback(domain, cbid)) return OnTriggerCallback(domain, cbid, data);
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
+        d->callbackSite == CUPTI_API_ENTER)
+      FlushNow();  // the context's records must leave before the reset destroys it
+    if (g.api.recording.load(std::memory_order_relaxed)) OnApiCallback(domain, cbid, d);
+    return;
+  }
+  if (domain == CUPTI_CB_DOMAIN_NVTX) return OnTriggerCallback(domain, cbid, data);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     const auto* rd = static_cast<const CUpti_ResourceData*>(data);
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
@@ -171,8 +202,6 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
     } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
       FlushNow();  // cudaDeviceReset / teardown: the context's records must leave first
     }
-  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
-    if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) FlushNow();
   }
 }
 
@@ -190,6 +219,12 @@ void OnFatalSignal(int sig, siginfo_t*, void*) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (g.mu.try_lock()) {
       formats::SpillEnd end{RealtimeNs(), static_cast<uint32_t>(EndReason::kSignal), static_cast<uint32_t>(sig)};
+      DrainApiRings(g);
+      if (g.win.open) {  // racy read: the process is dying, the window state no longer moves
+        formats::SpillWindow win{g.win.start_ns,  end.time,         g.win.opened,
+                                 g.win.trigger,   g.win.name_sid,   formats::kWindowEndSignal};
+        formats::SpillEncoder::Append(&g.w.out, formats::SpillType::kWindow, win);
+      }
       AppendStats(g.w);
       formats::SpillEncoder::Append(&g.w.out, formats::SpillType::kEnd, end);
       WriteOut(g.w);
@@ -246,12 +281,12 @@ std::string RegisterOnce() {
   if (cuptiSubscribe(&g.subscriber, OnCallback, nullptr) == CUPTI_SUCCESS) {
     cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
   } else {
     g.subscriber = nullptr;
     g.warnings += "cuptiSubscribe failed (another CUPTI subscriber?): no flush at cudaDeviceReset; ";
   }
   pthread_atfork(nullptr, nullptr, AtForkChild);
+  ResolveApiCbids(g);
   g.registered = true;
   return "";
 }
@@ -324,23 +359,61 @@ std::string StartCollector(const CollectorConfig& config) {
     return err;
   }
   if (config.flush_period_ms > 0) cuptiActivityFlushPeriod(static_cast<uint32_t>(config.flush_period_ms));
+  g.win.opened = g.win.closed = 0;
+  g.win.finished = false;
+  g.active.store(true);
+  if (config.reset_hook && g.subscriber)
+    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+  ArmTriggers(g);  // capture-range callbacks, the --delay/--duration timer
+  if (config.range.trigger == RangeTrigger::kNone && config.range.delay_ns <= 0) {
+    // No range: one window from now on. A required kind that cannot be enabled fails the start.
+    std::string err;
+    if (!OpenWindow(config.whole_trigger, nullptr, &err)) {
+      DisarmTriggers(g);
+      g.active.store(false);
+      std::lock_guard<std::mutex> lock(g.mu);
+      ::close(fd);
+      ::unlink(config.spill_path.c_str());
+      g.w.fd = -1;
+      return err;
+    }
+  }
+  if (config.crash_handlers) {
+    if (!g.atexit_registered) g.atexit_registered = std::atexit(AtExit) == 0;
+    InstallSignalHandlers();
+  }
+  return "";
+}
+
+// Enables the activity kinds of a window (g.enabled lists what is on). Returns "" or the first
+// required kind that failed (the others are disabled again then); optional failures go to
+// g.warnings.
+std::string EnableKinds(Globals& g) {
   struct Kind {
     CUpti_ActivityKind kind;
     bool required;
     const char* name;
   };
-  const Kind kinds[] = {
-      {CUPTI_ACTIVITY_KIND_DEVICE, false, "DEVICE"},
-      {CUPTI_ACTIVITY_KIND_CONTEXT, false, "CONTEXT"},
-      {CUPTI_ACTIVITY_KIND_STREAM, false, "STREAM"},
-      {CUPTI_ACTIVITY_KIND_NAME, false, "NAME"},
+  const Kind required[] = {
       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true, "CONCURRENT_KERNEL"},
       {CUPTI_ACTIVITY_KIND_MEMCPY, true, "MEMCPY"},
-      {CUPTI_ACTIVITY_KIND_MEMCPY2, false, "MEMCPY2"},
       {CUPTI_ACTIVITY_KIND_MEMSET, true, "MEMSET"},
-      {CUPTI_ACTIVITY_KIND_RUNTIME, true, "RUNTIME"},
+  };
+  // What the analyses and the reader use besides (device names, null streams, stream and thread
+  // names, peer copies).
+  const Kind lean[] = {
+      {CUPTI_ACTIVITY_KIND_DEVICE, false, "DEVICE"}, {CUPTI_ACTIVITY_KIND_CONTEXT, false, "CONTEXT"},
+      {CUPTI_ACTIVITY_KIND_STREAM, false, "STREAM"}, {CUPTI_ACTIVITY_KIND_NAME, false, "NAME"},
+      {CUPTI_ACTIVITY_KIND_MEMCPY2, false, "MEMCPY2"},
+  };
+  // Host syncs, stream waits and event records: unless the API callbacks make them.
+  const Kind sync[] = {
       {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, false, "SYNCHRONIZATION"},
       {CUPTI_ACTIVITY_KIND_CUDA_EVENT, false, "CUDA_EVENT"},
+  };
+  // Read by no analysis: external correlation ids (only a client that pushes them has any) and
+  // CUPTI's own overhead ranges.
+  const Kind full[] = {
       {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, false, "EXTERNAL_CORRELATION"},
       {CUPTI_ACTIVITY_KIND_OVERHEAD, false, "OVERHEAD"},
   };
@@ -357,46 +430,53 @@ std::string StartCollector(const CollectorConfig& config) {
     std::string line = std::string("cuptiActivityEnable(") + name + "): " + (msg ? msg : "error");
     if (required && err.empty())
       err = line;
-    else
+    else if (g.warnings.find(line) == std::string::npos)
       g.warnings += line + "; ";
   };
-  for (const Kind& k : kinds) enable(k.kind, k.required, k.name);
-  if (config.driver_api) enable(CUPTI_ACTIVITY_KIND_DRIVER, false, "DRIVER");
-  if (config.nvtx) {
-    enable(CUPTI_ACTIVITY_KIND_MARKER, false, "MARKER");
-    enable(CUPTI_ACTIVITY_KIND_MARKER_DATA, false, "MARKER_DATA");
+  const bool all = g.config.api == ApiRecording::kAll;
+  const KindSet set = all ? KindSet::kFull : g.config.kinds;
+  const bool sync_kinds = all || !SyncFromCallbacks(g);
+  for (const Kind& k : required) enable(k.kind, k.required, k.name);
+  if (set != KindSet::kMinimal) {
+    for (const Kind& k : lean) enable(k.kind, k.required, k.name);
+    if (sync_kinds)
+      for (const Kind& k : sync) enable(k.kind, k.required, k.name);
+    if (g.config.nvtx) {
+      enable(CUPTI_ACTIVITY_KIND_MARKER, false, "MARKER");
+      enable(CUPTI_ACTIVITY_KIND_MARKER_DATA, false, "MARKER_DATA");
+    }
   }
-  if (!err.empty()) {
-    for (auto it = g.enabled.rbegin(); it != g.enabled.rend(); ++it) cuptiActivityDisable(*it);
-    g.enabled.clear();
-    std::lock_guard<std::mutex> lock(g.mu);
-    ::close(fd);
-    ::unlink(config.spill_path.c_str());
-    g.w.fd = -1;
-    return err;
+  if (set == KindSet::kFull)
+    for (const Kind& k : full) enable(k.kind, k.required, k.name);
+  if (all) {
+    enable(CUPTI_ACTIVITY_KIND_RUNTIME, true, "RUNTIME");
+    if (g.config.driver_api) enable(CUPTI_ACTIVITY_KIND_DRIVER, false, "DRIVER");
   }
-  g.active.store(true);
-  if (config.crash_handlers) {
-    if (!g.atexit_registered) g.atexit_registered = std::atexit(AtExit) == 0;
-    InstallSignalHandlers();
-  }
-  return "";
+  if (!err.empty()) DisableKinds(g);
+  return err;
+}
+
+void DisableKinds(Globals& g) {
+  for (auto it = g.enabled.rbegin(); it != g.enabled.rend(); ++it) cuptiActivityDisable(*it);
+  g.enabled.clear();
 }
 
 std::string StopCollector(EndReason reason) {
   Globals& g = G();
   std::lock_guard<std::mutex> control(g.control);
   if (!g.active.load()) return "no capture is active";
-  // Flush, stop producing, flush what was produced meanwhile; CUPTI calls BufferCompleted
-  // synchronously for every buffer before FlushAll returns.
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  for (auto it = g.enabled.rbegin(); it != g.enabled.rend(); ++it) cuptiActivityDisable(*it);
-  g.enabled.clear();
+  DisarmTriggers(g);  // no window opens from here on
+  if (g.subscriber)
+    cuptiEnableCallback(0, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+  // Close the window (stops producing), then flush what was produced; CUPTI calls
+  // BufferCompleted synchronously for every buffer before FlushAll returns.
+  CloseWindow(kWindowEndStop);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   g.active.store(false);
   RestoreSignalHandlers();
   std::lock_guard<std::mutex> lock(g.mu);
   WriterState& w = g.w;
+  DrainApiRings(g);
   const pid_t pid = ::getpid();
   for (uint32_t tid : w.tids) {
     const std::string name = ReadSmallFile("/proc/self/task/" + std::to_string(tid) + "/comm");

@@ -14,7 +14,14 @@
 #include <cstdint>
 #include <string>
 
+#include "capture/cupti/capture_range.h"
+#include "capture/cupti/spill_records.h"
+
 namespace overlapscope::cupti::internal {
+
+enum class ApiRecording : uint8_t { kSelected = 0, kAll = 1, kNone = 2 };
+enum class ApiMechanism : uint8_t { kCallback = 0, kActivity = 1 };
+enum class KindSet : uint8_t { kLean = 0, kMinimal = 1, kFull = 2 };
 
 struct CollectorConfig {
   std::string spill_path;  // created with O_EXCL; the caller picks a fresh name
@@ -22,8 +29,30 @@ struct CollectorConfig {
   // proxy threads per communicator), so 16 were exhausted under NCCL; unused ones cost nothing.
   int64_t buffer_bytes = 4 << 20;
   int32_t max_buffers = 64;
-  bool driver_api = true;
+  // Which CUDA API calls are recorded: kSelected, the table of api_table.h (driver twins of
+  // runtime calls left out); kAll, every runtime and driver call (activity records).
+  ApiRecording api = ApiRecording::kSelected;
+  // How kSelected records them: callbacks into per-thread rings, or per-callback-id activity
+  // records (OVERLAPSCOPE_API_MECHANISM=activity|callback; docs/PERFORMANCE.md compares them).
+  ApiMechanism api_mechanism = ApiMechanism::kCallback;
+  bool driver_api = true;  // false: no driver calls at all (--no-driver-api)
+  // Flush at cudaDeviceReset through a runtime-API callback (besides the context-destroy resource
+  // callback that every teardown passes). OVERLAPSCOPE_RESET_HOOK=0 leaves the runtime domain
+  // without any callback of ours (docs/PERFORMANCE.md: what a hooked domain costs).
+  bool reset_hook = true;
+  // Activity kinds of a window (OVERLAPSCOPE_KINDS=min|lean|full): kLean (default) records what
+  // the analyses read; kFull adds EXTERNAL_CORRELATION and OVERHEAD (as before, and with
+  // --api=all); kMinimal only kernels, copies and memsets (for the benchmark's breakdown).
+  KindSet kinds = KindSet::kLean;
+  // Make the synchronization and cudaEventRecord records from the API callbacks (stream ids from
+  // cuptiGetStreamIdEx, event records numbered per event) instead of CUPTI's SYNCHRONIZATION and
+  // CUDA_EVENT kinds; callback mechanism only. The injection library (`profile`) turns it on
+  // (OVERLAPSCOPE_SYNC_RECORDS=cupti: off); in-process sessions keep CUPTI's kinds (their
+  // multi-GPU workloads have not run with it on a GPU yet).
+  bool sync_from_callbacks = false;
   bool nvtx = true;
+  RangeConfig range;                      // capture ranges (capture_range.h); default: none
+  uint32_t whole_trigger = kWindowProcess;  // what the window is when there is no range
   int32_t rank = -1, world_size = -1;
   int32_t flush_period_ms = 1000;  // CUPTI hands back partly filled buffers this often (0: off)
   bool crash_handlers = false;     // atexit + SIGSEGV/SIGABRT/SIGTERM/SIGBUS flush (injection)

@@ -10,15 +10,6 @@
 namespace overlapscope::cupti::internal {
 namespace {
 
-// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" (the name Kineto and users know).
-std::string StripVersion(const char* name) {
-  std::string s = name ? name : "";
-  const size_t v = s.rfind("_v");
-  if (v != std::string::npos && v + 2 < s.size() && s.find_first_not_of("0123456789", v + 2) == std::string::npos)
-    s.resize(v);
-  return s;
-}
-
 // Copies n bytes at `addr` of this process into `out`, false when that memory is not readable.
 // process_vm_readv on ourselves fails with EFAULT instead of faulting, so a payload pointer
 // CUPTI no longer backs cannot crash the profiled program.
@@ -49,17 +40,6 @@ void AppendNvtxPayload(std::string& out, const CUpti_ActivityMarkerData2& m) {
   unsigned char bytes[formats::kSpillMaxNvtxPayload];
   if (!SafeRead(pd.payload, bytes, s.bytes)) return;
   formats::SpillEncoder::AppendRaw(&out, formats::SpillType::kNvtxPayload, &s, sizeof(s), bytes, s.bytes);
-}
-
-uint32_t ApiName(WriterState& w, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  const uint64_t key = (uint64_t{static_cast<uint32_t>(domain)} << 32) | cbid;
-  auto it = w.api_names.find(key);
-  if (it != w.api_names.end()) return it->second;
-  const char* name = nullptr;
-  uint32_t sid = 0;
-  if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name) sid = w.Intern(StripVersion(name));
-  w.api_names.emplace(key, sid);
-  return sid;
 }
 
 }  // namespace
@@ -131,7 +111,7 @@ void WriterState::Encode(const CUpti_Activity* rec) {
       s.start = static_cast<int64_t>(a->start), s.end = static_cast<int64_t>(a->end);
       s.pid = a->processId, s.tid = a->threadId, s.correlation = a->correlationId, s.cbid = a->cbid;
       s.return_value = a->returnValue, s.driver = driver;
-      s.name_sid = ApiName(*this, driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid);
+      s.name_sid = ApiName(driver, a->cbid);
       tids.insert(a->threadId);
       formats::SpillEncoder::Append(&out, formats::SpillType::kApi, s);
       return;

@@ -135,6 +135,10 @@ static absl::Status ReadSpillImpl(std::string_view bytes, const std::string& pat
         break;
       case formats::SpillType::kMarker: Push(r.markers, p, n, r.stats, "marker", off); break;
       case formats::SpillType::kMarkerData: Push(r.marker_data, p, n, r.stats, "marker data", off); break;
+      case formats::SpillType::kWindow:  // metadata: what was recorded when
+        if (n >= sizeof(formats::SpillWindow)) ++r.metadata_records;
+        Push(r.windows, p, n, r.stats, "capture window", off);
+        break;
       case formats::SpillType::kNvtxPayload:
         if (n < sizeof(formats::SpillNvtxPayload)) {
           r.stats.Skip("short nvtx payload record", absl::StrCat("offset ", off, ": ", n, " bytes"));

@@ -3,9 +3,11 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
+#include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
 
 namespace overlapscope::import {
@@ -76,6 +78,44 @@ std::string Demangle(std::string_view mangled) {
   std::unique_ptr<char, decltype(&std::free)> d(
       abi::__cxa_demangle(std::string(mangled).c_str(), nullptr, nullptr, &status), &std::free);
   return status == 0 && d ? std::string(d.get()) : std::string(mangled);
+}
+
+// Capture windows: the closing record of each window replaces its opening one; a window that
+// never closed (the process died inside it) ends at the process's last record.
+void AddWindows(SpillRecords& r, model::ProcessId p, model::TraceBuilder& b) {
+  if (r.windows.empty()) return;
+  int64_t last = r.have_end ? r.end.time : 0;
+  auto upto = [&](const auto& v) {
+    for (const auto& e : v) last = std::max<int64_t>(last, e.end);
+  };
+  upto(r.kernels), upto(r.memcpys), upto(r.memsets), upto(r.apis), upto(r.syncs), upto(r.overheads);
+  for (const auto& m : r.markers) last = std::max<int64_t>(last, m.timestamp);
+  absl::btree_map<uint32_t, formats::SpillWindow> by_index;
+  for (const formats::SpillWindow& w : r.windows) {
+    auto [it, inserted] = by_index.try_emplace(w.index, w);
+    if (!inserted && w.end != 0) it->second = w;
+  }
+  static const model::WindowTrigger kTriggers[] = {model::WindowTrigger::kProcess, model::WindowTrigger::kSession,
+                                                   model::WindowTrigger::kCudaProfilerApi, model::WindowTrigger::kNvtx,
+                                                   model::WindowTrigger::kDelay};
+  for (const auto& [index, w] : by_index) {
+    model::CaptureWindow cw;
+    cw.process = p;
+    cw.index = static_cast<int32_t>(index);
+    cw.start_ns = w.start;
+    cw.end_ns = w.end != 0 ? w.end : std::max(last, w.start);
+    cw.trigger = w.trigger <= 4 ? kTriggers[w.trigger] : model::WindowTrigger::kProcess;
+    if (w.name_sid) {
+      auto it = r.strings.find(w.name_sid);
+      if (it != r.strings.end()) cw.name = it->second;
+    }
+    if (w.end == 0)
+      r.stats.examples.push_back(absl::StrCat("capture window ", index,
+                                              " was never closed (the process ended inside it): it ends at the last "
+                                              "record"));
+    if (cw.end_ns < cw.start_ns) cw.end_ns = cw.start_ns;
+    b.data().windows.push_back(cw);
+  }
 }
 
 }  // namespace
@@ -304,6 +344,7 @@ absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b, SpillNv
       d.devices[dev(n.a)].name = str(n.name_sid);
     }
   }
+  AddWindows(r, p, b);
   if (r.metadata_records) st.kept_by_category["metadata records"] += r.metadata_records;
   int64_t kept = 0;
   for (const auto& [k, v] : st.kept_by_category) kept += v;

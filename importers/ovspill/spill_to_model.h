@@ -48,6 +48,7 @@ struct SpillRecords {
   std::vector<formats::SpillContext> contexts;
   std::vector<formats::SpillStream> streams;
   std::vector<formats::SpillName> names;
+  std::vector<formats::SpillWindow> windows;  // as written: an open record (end 0) and, later, the closed one
   model::SourceStats stats;
   // Records that describe rather than happen (process, strings, devices, contexts, streams,
   // names, stats, end): kept as "metadata records" so read = kept + skipped + unknown.

@@ -108,5 +108,32 @@ TEST(ProfileCli, ReadsEveryRankAndWritesTraces) {
   std::system(("rm -rf '" + dir + "' '" + src + "'").c_str());
 }
 
+// Capture-range flags: bad values are bad command lines (64) that name the value; good ones reach
+// the target as the injection library's variables (here a shell prints them).
+TEST(ProfileCli, CaptureRangeFlags) {
+  for (const char* bad : {"--capture-range=cudaprofilerapi", "--capture-range=nvtx", "--nvtx-capture=step",
+                          "--capture-range-end=repeat:0", "--delay -1", "--duration 1e3", "--api=some"}) {
+    ProfileRun r = Profile(std::string(bad) + " -- true");
+    EXPECT_EQ(r.rc, 64) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("overlapscope profile: "), std::string::npos) << r.out;
+  }
+  const std::string dir = std::string(::testing::TempDir()) + "profile_range." + std::to_string(::getpid());
+  ProfileRun r = Profile(
+      "-o " + dir +
+      " --capture-range=nvtx --nvtx-capture=step@Lib --capture-range-end=stop --delay 0.5 --duration 2 --api=all "
+      "-- sh -c 'echo \"ENV $OVERLAPSCOPE_CAPTURE_RANGE $OVERLAPSCOPE_NVTX_CAPTURE $OVERLAPSCOPE_CAPTURE_RANGE_END "
+      "$OVERLAPSCOPE_DELAY $OVERLAPSCOPE_DURATION $OVERLAPSCOPE_API T0=${OVERLAPSCOPE_T0_NS:+set}\"'");
+  EXPECT_NE(r.out.find("ENV nvtx step@Lib stop 0.5 2 all T0=set"), std::string::npos) << r.out;
+  EXPECT_EQ(r.rc, 1) << r.out;  // the shell initialized no CUDA: nothing captured
+  // Without the flags, variables from the caller's environment do not reach the target.
+  ::setenv("OVERLAPSCOPE_CAPTURE_RANGE", "nvtx", 1);
+  ::setenv("OVERLAPSCOPE_API", "all", 1);
+  r = Profile("-o " + dir + " -- sh -c 'echo \"ENV [$OVERLAPSCOPE_CAPTURE_RANGE] [$OVERLAPSCOPE_API]\"'");
+  ::unsetenv("OVERLAPSCOPE_CAPTURE_RANGE");
+  ::unsetenv("OVERLAPSCOPE_API");
+  EXPECT_NE(r.out.find("ENV [] []"), std::string::npos) << r.out;
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 }  // namespace
 }  // namespace overlapscope::import

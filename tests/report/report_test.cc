@@ -131,3 +131,44 @@ TEST(Gates, PassFailAbsentAndUnknown) {
 
 }  // namespace
 }  // namespace overlapscope::report
+namespace overlapscope::report {
+namespace {
+
+// Capture windows (analyze/windows.h) reach the JSON (ranks[].windows) and the text report.
+// gemm [1000,1100) launched at 900 inside a whole-program window [0, 2000): start-up 900 ns.
+TEST(ReportWindows, StartupExcludedIsReported) {
+  model::TraceBuilder b;
+  model::Process p;
+  p.pid = 42;
+  const model::ProcessId pid = b.AddProcess(p);
+  const model::DeviceId dev = b.GetOrAddDevice(pid, 0);
+  model::ApiCall a;
+  a.start_ns = 900, a.end_ns = 910, a.thread = b.GetOrAddThread(pid, 1), a.correlation_id = 1;
+  a.name = b.Intern("cudaLaunchKernel");
+  b.data().api_calls.push_back(a);
+  model::Kernel k;
+  k.start_ns = 1000, k.end_ns = 1100, k.device = dev, k.stream = b.GetOrAddStream(dev, 7), k.correlation_id = 1;
+  k.name = b.Intern("gemm");
+  b.data().kernels.push_back(k);
+  b.data().windows.push_back({pid, 1, 0, 2000, model::WindowTrigger::kProcess, 0});
+  auto t = std::move(b).Finalize();
+  ASSERT_TRUE(t.ok());
+  const analyze::AnalysisResult r = Analyze(*t);
+  json j = json::parse(RenderReportJson(*t, r, ReportInfo{}));
+  ASSERT_EQ(j["ranks"][0]["windows"].size(), 1u);
+  const json& w = j["ranks"][0]["windows"][0];
+  EXPECT_EQ(w["trigger"], "process");
+  EXPECT_EQ(w["startup_excluded_ns"], 900);
+  EXPECT_EQ(w["start_ns"], 900);
+  EXPECT_EQ(w["kernels"], 1);
+  EXPECT_EQ(w["gpu_busy_ns"], 100);
+  const std::string text = RenderReportText(*t, r, ReportInfo{});
+  EXPECT_NE(text.find("start-up before the first kernel excluded (900 ns)"), std::string::npos) << text;
+  // Imported traces have no windows: an empty list, no line.
+  model::Trace plain = MakeTrace(false);
+  json jp = json::parse(RenderReportJson(plain, Analyze(plain), ReportInfo{}));
+  EXPECT_TRUE(jp["ranks"][0]["windows"].empty());
+}
+
+}  // namespace
+}  // namespace overlapscope::report

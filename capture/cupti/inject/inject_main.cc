@@ -4,6 +4,12 @@
 //   $OVERLAPSCOPE_SPILL_DIR/rank<R>.ovspill   (R from RANK / OMPI_COMM_WORLD_RANK / ... )
 //   $OVERLAPSCOPE_SPILL_DIR/pid<P>.ovspill    (no rank in the environment)
 // A name that exists already (a child that inherited RANK) gets ".pid<P>" appended.
+// What it records: OVERLAPSCOPE_API=all (every API call; default: the table of api_table.h),
+// OVERLAPSCOPE_API_MECHANISM=callback|activity (how the default selection is recorded),
+// OVERLAPSCOPE_SYNC_RECORDS=callbacks (default here)|cupti, OVERLAPSCOPE_KINDS=min|lean|full,
+// OVERLAPSCOPE_NO_API=1, OVERLAPSCOPE_RESET_HOOK=0 (the benchmark's
+// breakdown of what each part costs),
+// OVERLAPSCOPE_DRIVER_API=0, and the capture range variables of capture_range.h.
 // Errors go to stderr prefixed "overlapscope-inject:"; the program then runs uncaptured.
 // Only InitializeInjection is exported (version script); nothing else can clash with the host.
 #include <unistd.h>
@@ -36,6 +42,24 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   c.world_size = WorldSizeFromEnv();
   c.crash_handlers = true;
   if (const char* v = std::getenv("OVERLAPSCOPE_DRIVER_API")) c.driver_api = std::string(v) != "0";
+  if (const char* v = std::getenv("OVERLAPSCOPE_API"); v && std::string(v) == "all") c.api = ApiRecording::kAll;
+  if (const char* v = std::getenv("OVERLAPSCOPE_NO_API"); v && std::string(v) == "1") c.api = ApiRecording::kNone;
+  if (const char* v = std::getenv("OVERLAPSCOPE_KINDS")) {
+    if (std::string(v) == "min") c.kinds = KindSet::kMinimal;
+    if (std::string(v) == "full") c.kinds = KindSet::kFull;
+  }
+  // `profile` makes sync and event records from the API callbacks (measured cheaper, tests green
+  // both ways on the H100 machine: docs/PERFORMANCE.md); OVERLAPSCOPE_SYNC_RECORDS=cupti turns
+  // CUPTI's SYNCHRONIZATION and CUDA_EVENT kinds back on.
+  c.sync_from_callbacks = true;
+  if (const char* v = std::getenv("OVERLAPSCOPE_SYNC_RECORDS")) c.sync_from_callbacks = std::string(v) != "cupti";
+  if (const char* v = std::getenv("OVERLAPSCOPE_RESET_HOOK")) c.reset_hook = std::string(v) != "0";
+  if (const char* v = std::getenv("OVERLAPSCOPE_API_MECHANISM"))
+    c.api_mechanism = std::string(v) == "activity" ? ApiMechanism::kActivity : ApiMechanism::kCallback;
+  if (std::string err = overlapscope::cupti::RangeConfigFromEnv(&c.range); !err.empty()) {
+    std::fprintf(stderr, "overlapscope-inject: capture not started: %s\n", err.c_str());
+    return 1;
+  }
   if (const char* v = std::getenv("OVERLAPSCOPE_BUFFER_MB")) c.buffer_bytes = std::atoll(v) << 20;
   if (const char* v = std::getenv("OVERLAPSCOPE_MAX_BUFFERS")) c.max_buffers = std::atoi(v);
   c.spill_path = SpillPath(c.rank, false);

@@ -1,5 +1,7 @@
 // known_work (see known_work.h): kernels on several streams, pageable and pinned copies,
 // memsets, event and stream syncs, NVTX ranges in two domains.
+#include <cuda.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <signal.h>
@@ -167,10 +169,88 @@ int Copies() {
   return 0;
 }
 
+// Capture ranges (known_work.h): every iteration launches kRangeKernels small kernels and
+// synchronizes, so each range holds exactly its iterations' kernels.
+int Ranges(bool nvtx) {
+  float* d;
+  cudaStream_t s;
+  KW_CHECK(cudaSetDevice(0));
+  KW_CHECK(cudaMalloc(&d, 1024 * sizeof(float)));
+  KW_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  nvtxDomainHandle_t domain = nvtxDomainCreateA(kDomain);
+  nvtxEventAttributes_t attr{};
+  attr.version = NVTX_VERSION;
+  attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attr.message.ascii = kDomainRangeName;
+  for (int it = 0; it < kRangeIters; ++it) {
+    const bool first = it == kRangeFirst[0] || it == kRangeFirst[1];
+    const bool last = it == kRangeFirst[0] + kRangeSteps - 1 || it == kRangeFirst[1] + kRangeSteps - 1;
+    if (first && nvtx) {
+      nvtxRangePushA("other");  // a range of another name opens nothing
+      nvtxRangePop();
+      nvtxRangePushA(kRangeName);
+    } else if (first) {
+      KW_CHECK(cudaProfilerStart());
+    }
+    if (nvtx && it == 90) nvtxDomainRangePushEx(domain, &attr);
+    if (nvtx && first) nvtxRangePushA("inner");  // nested: its pop must not close the window
+    for (int k = 0; k < kRangeKernels; ++k) small_kernel<<<1, 256, 0, s>>>(d);
+    KW_CHECK(cudaGetLastError());
+    if (nvtx && first) nvtxRangePop();
+    KW_CHECK(cudaStreamSynchronize(s));
+    if (nvtx && it == 90 + kDomainRangeSteps - 1) nvtxDomainRangePop(domain);
+    if (last && nvtx) nvtxRangePop();
+    if (last && !nvtx) KW_CHECK(cudaProfilerStop());
+  }
+  KW_CHECK(cudaFree(d));
+  std::printf("known_work ranges: %d iterations of %d kernels\n", kRangeIters, kRangeKernels);
+  return 0;
+}
+
+// kDriverLaunches kernels through the driver's cuLaunchKernel alone (looked up through the
+// runtime, so that known_work needs no libcuda link) and as many through cudaLaunchKernel.
+int DriverLaunch() {
+  float* d;
+  cudaStream_t s;
+  KW_CHECK(cudaSetDevice(0));
+  KW_CHECK(cudaMalloc(&d, 1024 * sizeof(float)));
+  KW_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                CUstream, void**, void**);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  KW_CHECK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 12000, cudaEnableDefault, &q));
+  if (!fn || q != cudaDriverEntryPointSuccess) {
+    std::fprintf(stderr, "known_work: cuLaunchKernel entry point not found\n");
+    return 1;
+  }
+  cudaFunction_t func;
+  KW_CHECK(cudaGetFuncBySymbol(&func, reinterpret_cast<const void*>(small_kernel)));
+  void* args[] = {&d};
+  for (int i = 0; i < kDriverLaunches; ++i) {
+    const CUresult r = reinterpret_cast<LaunchFn>(fn)(reinterpret_cast<CUfunction>(func), 1, 1, 1, 256, 1, 1, 0,
+                                                      reinterpret_cast<CUstream>(s), args, nullptr);
+    if (r != CUDA_SUCCESS) {
+      std::fprintf(stderr, "known_work: cuLaunchKernel failed: %d\n", static_cast<int>(r));
+      return 1;
+    }
+  }
+  for (int i = 0; i < kDriverLaunches; ++i) small_kernel<<<1, 256, 0, s>>>(d);
+  KW_CHECK(cudaGetLastError());
+  KW_CHECK(cudaStreamSynchronize(s));
+  KW_CHECK(cudaFree(d));
+  std::printf("known_work driver_launch: %d driver + %d runtime launches\n", kDriverLaunches, kDriverLaunches);
+  return 0;
+}
+
 }  // namespace
 
 int RunKnownWork(const char* mode, int iterations) {
   if (!std::strcmp(mode, "copies")) return Copies();
+  if (!std::strcmp(mode, "profiler_ranges")) return Ranges(false);
+  if (!std::strcmp(mode, "nvtx_ranges")) return Ranges(true);
+  if (!std::strcmp(mode, "driver_launch")) return DriverLaunch();
   if (!std::strcmp(mode, "loop")) return Loop(iterations > 0 ? iterations : 1000, 0);
   // ~20 us per kernel at H100/H200 clocks (about 1.98 GHz).
   if (!std::strcmp(mode, "loop_spin")) return Loop(iterations > 0 ? iterations : 200, 40000);

@@ -23,6 +23,23 @@ inline constexpr char kOuterRange[] = "known_work";  // nvtxRangePushA, default 
 inline constexpr char kInnerRange[] = "wait_and_b";  // pushed in domain kDomain
 inline constexpr char kDomain[] = "KnownDomain";
 
+// Capture-range modes: kRangeIters iterations of kRangeKernels small kernels each, synchronized
+// after every iteration. "profiler_ranges": cudaProfilerStart before iteration 40 and 70,
+// cudaProfilerStop after iteration 49 and 79 (two ranges of kRangeSteps iterations).
+// "nvtx_ranges": the same iterations inside NVTX ranges kRangeName (default domain; each holds a
+// nested range "inner" and is preceded by a range "other"), plus iterations 90..94 inside range
+// kDomainRangeName of domain kDomain.
+inline constexpr int kRangeIters = 100;
+inline constexpr int kRangeKernels = 4;
+inline constexpr int kRangeSteps = 10;          // iterations per range
+inline constexpr int kRangeFirst[2] = {40, 70};  // first iteration of each range
+inline constexpr int kDomainRangeSteps = 5;
+inline constexpr char kRangeName[] = "capture";
+inline constexpr char kDomainRangeName[] = "dcapture";
+// "driver_launch": kDriverLaunches kernels through cuLaunchKernel (driver API only, as Triton
+// launches) and kDriverLaunches through cudaLaunchKernel, on one stream.
+inline constexpr int kDriverLaunches = 5;
+
 // Modes: "normal" (the work above, then return), "abort" / "segv" (the work, then crash),
 // "copies" (cudaMemcpyBatchAsync on one GPU; with two GPUs also peer copies and a batch across
 // them), "reset_exit" (the work, cudaDeviceReset(), then _exit(0): no atexit handler runs),

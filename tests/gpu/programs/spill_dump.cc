@@ -2,6 +2,9 @@
 // tab-separated lines (for scripts that compare a capture with another profiler's trace).
 //   K <name> <start_ns> <end_ns> <device> <stream>
 //   M <name> <bytes> <start_ns> <end_ns> <async>
+//   Z <name> <bytes> <start_ns> <end_ns>            (memsets)
+//   A <name> <driver 0|1> <start_ns> <end_ns>        (API calls)
+//   W <pid> <index> <trigger> <name> <start_ns> <end_ns>   (capture windows)
 //   S <kind> <start_ns> <end_ns>
 //   R <domain> <name> <start_ns> <end_ns>
 //   C <op> <communicator> <rank> <nranks> <sequence> <bytes> <dtype> <algorithm> <protocol> <channels>
@@ -26,6 +29,16 @@ int main(int argc, char** argv) {
   for (const auto& m : t->memcpys())
     std::printf("M\t%s\t%lld\t%lld\t%lld\t%d\n", std::string(t->str(m.name)).c_str(), (long long)m.bytes,
                 (long long)m.start_ns, (long long)m.end_ns, m.is_async);
+  for (const auto& m : t->memsets())
+    std::printf("Z\t%s\t%lld\t%lld\t%lld\n", std::string(t->str(m.name)).c_str(), (long long)m.bytes,
+                (long long)m.start_ns, (long long)m.end_ns);
+  for (const auto& a : t->api_calls())
+    std::printf("A\t%s\t%d\t%lld\t%lld\n", std::string(t->str(a.name)).c_str(), a.kind == model::ApiKind::kDriver,
+                (long long)a.start_ns, (long long)a.end_ns);
+  for (const auto& w : t->windows())
+    std::printf("W\t%lld\t%d\t%s\t%s\t%lld\t%lld\n", (long long)t->processes()[w.process].pid, w.index,
+                std::string(model::ToString(w.trigger)).c_str(), std::string(t->str(w.name)).c_str(),
+                (long long)w.start_ns, (long long)w.end_ns);
   for (const auto& s : t->syncs())
     std::printf("S\t%s\t%lld\t%lld\n", std::string(model::ToString(s.kind)).c_str(), (long long)s.start_ns,
                 (long long)s.end_ns);

@@ -1,0 +1,86 @@
+// Capture windows in spill files (SpillWindow, spill_records.h) read into model windows.
+#include <string>
+
+#include "capture/cupti/spill_format.h"
+#include "gtest/gtest.h"
+
+namespace overlapscope::cupti {
+namespace {
+
+std::string Base() {
+  std::string b;
+  SpillEncoder::AppendFileHeader(&b);
+  SpillEncoder::AppendString(&b, 1, "cudaLaunchKernel");
+  SpillEncoder::AppendString(&b, 2, "_Z1kv");
+  SpillEncoder::AppendString(&b, 3, "train_step");
+  SpillEncoder::Append(&b, SpillType::kProcess, SpillProcess{77, 0, 1, 0, 0, 0, 0});
+  return b;
+}
+
+void Launch(std::string& b, uint32_t corr, int64_t api_start, int64_t k_start, int64_t k_end) {
+  SpillEncoder::Append(&b, SpillType::kApi, SpillApi{api_start, api_start + 100, 77, 7, corr, 211, 0, 1, 0, {}});
+  SpillKernel k{};
+  k.start = k_start, k.end = k_end, k.stream = 7, k.correlation = corr, k.name_sid = 2;
+  SpillEncoder::Append(&b, SpillType::kKernel, k);
+}
+
+TEST(SpillWindows, OpenAndCloseRecords) {
+  std::string b = Base();
+  // Window 1 opens at 500 (record with end 0) and closes at 3500; window 2 (an NVTX range named
+  // train_step) opens at 5000 and its process dies inside it: it ends at the last record, 7000.
+  SpillEncoder::Append(&b, SpillType::kWindow, SpillWindow{500, 0, 1, kWindowCudaProfilerApi, 0, kWindowEndStop});
+  Launch(b, 1, 1000, 2000, 3000);
+  SpillEncoder::Append(&b, SpillType::kWindow,
+                       SpillWindow{500, 3500, 1, kWindowCudaProfilerApi, 0, kWindowEndRange});
+  SpillEncoder::Append(&b, SpillType::kWindow, SpillWindow{5000, 0, 2, kWindowNvtx, 3, kWindowEndStop});
+  Launch(b, 2, 5500, 6000, 7000);
+  model::TraceBuilder builder;
+  ASSERT_TRUE(ReadSpillBytes(b, "w.ovspill", builder).ok());
+  auto t = std::move(builder).Finalize();
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->windows().size(), 2u);
+  const model::CaptureWindow& w1 = t->windows()[0];
+  const model::CaptureWindow& w2 = t->windows()[1];
+  EXPECT_EQ(w1.index, 1);
+  EXPECT_EQ(w1.start_ns, 500);
+  EXPECT_EQ(w1.end_ns, 3500);
+  EXPECT_EQ(w1.trigger, model::WindowTrigger::kCudaProfilerApi);
+  EXPECT_EQ(w1.process, 0);
+  EXPECT_EQ(w2.index, 2);
+  EXPECT_EQ(w2.start_ns, 5000);
+  EXPECT_EQ(w2.end_ns, 7000);
+  EXPECT_EQ(w2.trigger, model::WindowTrigger::kNvtx);
+  EXPECT_EQ(t->str(w2.name), "train_step");
+  bool noted = false;
+  for (const auto& e : t->sources()[0].examples) noted |= e.find("capture window 2 was never closed") == 0;
+  EXPECT_TRUE(noted);
+  // Window records are metadata: read = kept + skipped still holds.
+  const auto& s = t->sources()[0];
+  EXPECT_EQ(s.events_read, s.events_kept + s.skipped());
+}
+
+TEST(SpillWindows, NoWindowRecordsNoWindows) {
+  std::string b = Base();
+  Launch(b, 1, 1000, 2000, 3000);
+  model::TraceBuilder builder;
+  ASSERT_TRUE(ReadSpillBytes(b, "old.ovspill", builder).ok());
+  auto t = std::move(builder).Finalize();
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->windows().empty());
+  EXPECT_EQ(t->kernels().size(), 1u);
+}
+
+TEST(SpillWindows, ShortWindowRecordIsCounted) {
+  std::string b = Base();
+  const char half[12] = {};
+  SpillEncoder::AppendRaw(&b, SpillType::kWindow, half, sizeof(half), nullptr, 0);
+  model::TraceBuilder builder;
+  ASSERT_TRUE(ReadSpillBytes(b, "short.ovspill", builder).ok());
+  auto t = std::move(builder).Finalize();
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->windows().empty());
+  EXPECT_EQ(t->sources()[0].skipped_by_reason.at("short capture window record"), 1);
+}
+
+}  // namespace
+}  // namespace overlapscope::cupti
