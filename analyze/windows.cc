@@ -52,7 +52,8 @@ void PrepareWindows(Context& ctx) {
       const std::vector<Act>& a = acts[p];
       // Activities that started inside the capture window (before the next one opened).
       auto lo = std::lower_bound(a.begin(), a.end(), c.start_ns, [](const Act& x, int64_t s) { return x.start < s; });
-      auto hi = std::lower_bound(lo, a.end(), std::min(c.end_ns, next), [](const Act& x, int64_t s) { return x.start < s; });
+      auto hi =
+          std::lower_bound(lo, a.end(), std::min(c.end_ns, next), [](const Act& x, int64_t s) { return x.start < s; });
       int64_t end = c.end_ns;
       for (auto it = lo; it != hi; ++it) end = std::max(end, std::min(it->end, next));
       if (c.trigger == model::WindowTrigger::kProcess && lo != hi) {

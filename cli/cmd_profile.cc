@@ -62,39 +62,39 @@ int RunProfile(int argc, char** argv) {
 namespace overlapscope::cli {
 namespace {
 
-const CommandSpec kSpec{"profile",
-                        "overlapscope profile [-o DIR] [--trace-format perfetto|chrome] [--api default|all]\n"
-                        "       [--capture-range cudaProfilerApi|nvtx [--nvtx-capture NAME[@DOMAIN]]]\n"
-                        "       [--capture-range-end repeat|repeat:N|stop] [--delay S] [--duration S] -- CMD ARGS...",
-                        "Runs CMD (any CUDA program, PyTorch included; all its processes) under CUPTI capture:\n"
-                        "kernels, copies, memsets, syncs, CUDA runtime/driver calls and NVTX ranges, on one\n"
-                        "CLOCK_REALTIME time axis per host. Writes DIR/rank<R>.ovspill per process (raw capture),\n"
-                        "DIR/rank<R>.pftrace (open in ui.perfetto.dev; with --trace-format chrome: DIR/rank<R>.json,\n"
-                        "Kineto-style) and prints a capture summary and the analysis report of all processes.",
-                        {{"output", "DIR", "output directory, also -o DIR (default: overlapscope-profile)"},
-                         {"trace-format", "FORMAT", "perfetto (default) or chrome"},
-                         {"api", "WHICH",
-                          "default: the calls the analyses read (capture/cupti/api_table.h), each once; all: every call"},
-                         {"capture-range", "KIND",
-                          "none (default), cudaProfilerApi (cudaProfilerStart..Stop; torch.cuda.profiler) or nvtx"},
-                         {"nvtx-capture", "NAME[@DOMAIN]", "with --capture-range=nvtx: the NVTX range to record inside"},
-                         {"capture-range-end", "END", "repeat (default: every range), repeat:N (the first N), stop"},
-                         {"delay", "S", "record nothing before S seconds after the program started"},
-                         {"duration", "S", "close a window after S seconds at the latest (no range: record S seconds)"},
-                         {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"},
-                         {"no-nccl-plugin", "", "do not load overlapscope's NCCL profiler plugin"}},
-                        "NCCL: unless --no-nccl-plugin is given or NCCL_PROFILER_PLUGIN is already set, NCCL loads\n"
-                        "libnccl-profiler-overlapscope.so (NCCL_PROFILER_PLUGIN) and each process writes\n"
-                        "DIR/nccl.<pid>.ovnccl: communicator, rank, sequence number, algorithm, protocol and\n"
-                        "channels of every collective, merged into the captured collectives.\n"
-                        "environment: OVERLAPSCOPE_INJECT_LIB overrides the injection library path;\n"
-                        "OVERLAPSCOPE_NCCL_PLUGIN the NCCL plugin path; OVERLAPSCOPE_NCCL_KERNEL_CH=0 stops the\n"
-                        "plugin from asking NCCL for per-channel GPU times (less proxy-thread work);\n"
-                        "OVERLAPSCOPE_VERBOSE=1 makes every captured process say where it writes.\n"
-                        "capture windows: outside a window nothing is recorded; each window is listed in the summary\n"
-                        "and reported separately; without a range the report starts at the first GPU activity.\n"
-                        "exit codes: 0 ok, 1 capture or output failed, 4 CMD exited non-zero (traces are still\n"
-                        "written), 64 bad command line"};
+const CommandSpec kSpec{
+    "profile",
+    "overlapscope profile [-o DIR] [--trace-format perfetto|chrome] [--api default|all]\n"
+    "       [--capture-range cudaProfilerApi|nvtx [--nvtx-capture NAME[@DOMAIN]]]\n"
+    "       [--capture-range-end repeat|repeat:N|stop] [--delay S] [--duration S] -- CMD ARGS...",
+    "Runs CMD (any CUDA program, PyTorch included; all its processes) under CUPTI capture:\n"
+    "kernels, copies, memsets, syncs, CUDA runtime/driver calls and NVTX ranges, on one\n"
+    "CLOCK_REALTIME time axis per host. Writes DIR/rank<R>.ovspill per process (raw capture),\n"
+    "DIR/rank<R>.pftrace (open in ui.perfetto.dev; with --trace-format chrome: DIR/rank<R>.json,\n"
+    "Kineto-style) and prints a capture summary and the analysis report of all processes.",
+    {{"output", "DIR", "output directory, also -o DIR (default: overlapscope-profile)"},
+     {"trace-format", "FORMAT", "perfetto (default) or chrome"},
+     {"api", "WHICH", "default: the calls the analyses read (capture/cupti/api_table.h), each once; all: every call"},
+     {"capture-range", "KIND",
+      "none (default), cudaProfilerApi (cudaProfilerStart..Stop; torch.cuda.profiler) or nvtx"},
+     {"nvtx-capture", "NAME[@DOMAIN]", "with --capture-range=nvtx: the NVTX range to record inside"},
+     {"capture-range-end", "END", "repeat (default: every range), repeat:N (the first N), stop"},
+     {"delay", "S", "record nothing before S seconds after the program started"},
+     {"duration", "S", "close a window after S seconds at the latest (no range: record S seconds)"},
+     {"no-driver-api", "", "do not record CUDA driver API calls (fewer records)"},
+     {"no-nccl-plugin", "", "do not load overlapscope's NCCL profiler plugin"}},
+    "NCCL: unless --no-nccl-plugin is given or NCCL_PROFILER_PLUGIN is already set, NCCL loads\n"
+    "libnccl-profiler-overlapscope.so (NCCL_PROFILER_PLUGIN) and each process writes\n"
+    "DIR/nccl.<pid>.ovnccl: communicator, rank, sequence number, algorithm, protocol and\n"
+    "channels of every collective, merged into the captured collectives.\n"
+    "environment: OVERLAPSCOPE_INJECT_LIB overrides the injection library path;\n"
+    "OVERLAPSCOPE_NCCL_PLUGIN the NCCL plugin path; OVERLAPSCOPE_NCCL_KERNEL_CH=0 stops the\n"
+    "plugin from asking NCCL for per-channel GPU times (less proxy-thread work);\n"
+    "OVERLAPSCOPE_VERBOSE=1 makes every captured process say where it writes.\n"
+    "capture windows: outside a window nothing is recorded; each window is listed in the summary\n"
+    "and reported separately; without a range the report starts at the first GPU activity.\n"
+    "exit codes: 0 ok, 1 capture or output failed, 4 CMD exited non-zero (traces are still\n"
+    "written), 64 bad command line"};
 
 std::string Dirname(const std::string& p) {
   const size_t s = p.rfind('/');
@@ -231,9 +231,9 @@ void PrintWindows(const model::Trace& t, bool ranged) {
       if (w.process != static_cast<model::ProcessId>(p)) continue;
       if (n++ == 0) first = w.start_ns;
       std::printf("    pid %lld window %d (%s%s%s): %.3f ms long, starts at +%.3f ms\n",
-                  static_cast<long long>(t.processes()[p].pid), w.index, std::string(model::ToString(w.trigger)).c_str(),
-                  w.name ? " " : "", std::string(t.str(w.name)).c_str(), (w.end_ns - w.start_ns) / 1e6,
-                  (w.start_ns - first) / 1e6);
+                  static_cast<long long>(t.processes()[p].pid), w.index,
+                  std::string(model::ToString(w.trigger)).c_str(), w.name ? " " : "",
+                  std::string(t.str(w.name)).c_str(), (w.end_ns - w.start_ns) / 1e6, (w.start_ns - first) / 1e6);
     }
     if (ranged && n == 0)
       std::printf("    no capture window opened in pid %lld: nothing recorded (did it reach the range?)\n",

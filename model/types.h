@@ -45,11 +45,11 @@ enum class RangeKind : uint8_t {
 
 // What opened a capture window (CaptureWindow, own captures only).
 enum class WindowTrigger : uint8_t {
-  kProcess,         // no capture range: the whole process, from CUDA's initialization to its exit
-  kSession,         // an in-process capture session (Start .. Stop)
-  kCudaProfilerApi, // cudaProfilerStart .. cudaProfilerStop (--capture-range=cudaProfilerApi)
-  kNvtx,            // an NVTX range (--capture-range=nvtx)
-  kDelay,           // --delay / --duration without a capture range
+  kProcess,          // no capture range: the whole process, from CUDA's initialization to its exit
+  kSession,          // an in-process capture session (Start .. Stop)
+  kCudaProfilerApi,  // cudaProfilerStart .. cudaProfilerStop (--capture-range=cudaProfilerApi)
+  kNvtx,             // an NVTX range (--capture-range=nvtx)
+  kDelay,            // --delay / --duration without a capture range
 };
 
 // Where a GPU activity lives; used by references that span the three GPU vectors.

@@ -39,7 +39,8 @@ std::string WindowsText(const ojson& ws) {
   if (ws.empty()) return o;
   if (ws.size() == 1 && ws[0]["trigger"] == "process") {
     const ojson& w = ws[0];
-    absl::StrAppendFormat(&o, "  window        whole program; start-up before the first kernel excluded (%s); "
+    absl::StrAppendFormat(&o,
+                          "  window        whole program; start-up before the first kernel excluded (%s); "
                           "figures cover %s\n",
                           Dur(I(w["startup_excluded_ns"])), Dur(I(w["end_ns"]) - I(w["start_ns"])));
     return o;
@@ -50,9 +51,9 @@ std::string WindowsText(const ojson& ws) {
     absl::StrAppendFormat(&o, "    #%-3d %-16s %12s  kernels %d memcpys %d memsets %d  GPU idle %s, gaps %d (%s)\n",
                           I(w["index"]), S(w["trigger"]) + (name.empty() ? "" : " " + name),
                           Dur(I(w["end_ns"]) - I(w["start_ns"])), I(w["kernels"]), I(w["memcpys"]), I(w["memsets"]),
-                          I(w["gpu_span_ns"]) > 0 ? absl::StrFormat("%.1f%%", 100.0 * I(w["gpu_idle_ns"]) /
-                                                                                  I(w["gpu_span_ns"]))
-                                                  : std::string("n/a"),
+                          I(w["gpu_span_ns"]) > 0
+                              ? absl::StrFormat("%.1f%%", 100.0 * I(w["gpu_idle_ns"]) / I(w["gpu_span_ns"]))
+                              : std::string("n/a"),
                           I(w["gaps"]), Dur(I(w["gpu_gap_ns"])));
   }
   return o;

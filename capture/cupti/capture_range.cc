@@ -99,8 +99,7 @@ std::string ParseSeconds(std::string_view v, int64_t* ns) {
 std::string CheckRangeConfig(const RangeConfig& c) {
   if (c.trigger == RangeTrigger::kNvtx && c.nvtx_name.empty())
     return "--capture-range=nvtx needs --nvtx-capture=NAME[@DOMAIN]";
-  if (c.trigger != RangeTrigger::kNvtx && !c.nvtx_name.empty())
-    return "--nvtx-capture needs --capture-range=nvtx";
+  if (c.trigger != RangeTrigger::kNvtx && !c.nvtx_name.empty()) return "--nvtx-capture needs --capture-range=nvtx";
   if (c.trigger == RangeTrigger::kNone && c.max_windows > 1)
     return "--capture-range-end repeat:N needs a --capture-range";
   return "";

@@ -115,7 +115,7 @@ absl::StatusOr<std::unique_ptr<CaptureSession>> CaptureSession::Start(const Capt
   c.api = options.all_api_calls ? internal::ApiRecording::kAll : internal::ApiRecording::kSelected;
   if (const char* v = std::getenv("OVERLAPSCOPE_API_MECHANISM"); v && std::string(v) == "activity")
     c.api_mechanism = internal::ApiMechanism::kActivity;
-  c.whole_trigger = kWindowSession;
+  c.whole_trigger = formats::kWindowSession;
   c.nvtx = options.nvtx;
   c.rank = options.rank >= 0 ? options.rank : internal::RankFromEnv();
   c.world_size = options.world_size >= 0 ? options.world_size : internal::WorldSizeFromEnv();

@@ -221,8 +221,8 @@ void OnFatalSignal(int sig, siginfo_t*, void*) {
       formats::SpillEnd end{RealtimeNs(), static_cast<uint32_t>(EndReason::kSignal), static_cast<uint32_t>(sig)};
       DrainApiRings(g);
       if (g.win.open) {  // racy read: the process is dying, the window state no longer moves
-        formats::SpillWindow win{g.win.start_ns,  end.time,         g.win.opened,
-                                 g.win.trigger,   g.win.name_sid,   formats::kWindowEndSignal};
+        formats::SpillWindow win{g.win.start_ns, end.time,       g.win.opened,
+                                 g.win.trigger,  g.win.name_sid, formats::kWindowEndSignal};
         formats::SpillEncoder::Append(&g.w.out, formats::SpillType::kWindow, win);
       }
       AppendStats(g.w);
@@ -402,8 +402,8 @@ std::string EnableKinds(Globals& g) {
   // What the analyses and the reader use besides (device names, null streams, stream and thread
   // names, peer copies).
   const Kind lean[] = {
-      {CUPTI_ACTIVITY_KIND_DEVICE, false, "DEVICE"}, {CUPTI_ACTIVITY_KIND_CONTEXT, false, "CONTEXT"},
-      {CUPTI_ACTIVITY_KIND_STREAM, false, "STREAM"}, {CUPTI_ACTIVITY_KIND_NAME, false, "NAME"},
+      {CUPTI_ACTIVITY_KIND_DEVICE, false, "DEVICE"},   {CUPTI_ACTIVITY_KIND_CONTEXT, false, "CONTEXT"},
+      {CUPTI_ACTIVITY_KIND_STREAM, false, "STREAM"},   {CUPTI_ACTIVITY_KIND_NAME, false, "NAME"},
       {CUPTI_ACTIVITY_KIND_MEMCPY2, false, "MEMCPY2"},
   };
   // Host syncs, stream waits and event records: unless the API callbacks make them.
@@ -470,7 +470,7 @@ std::string StopCollector(EndReason reason) {
     cuptiEnableCallback(0, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
   // Close the window (stops producing), then flush what was produced; CUPTI calls
   // BufferCompleted synchronously for every buffer before FlushAll returns.
-  CloseWindow(kWindowEndStop);
+  CloseWindow(formats::kWindowEndStop);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   g.active.store(false);
   RestoreSignalHandlers();

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "capture/cupti/capture_range.h"
-#include "capture/cupti/spill_records.h"
+#include "formats/spill_records.h"
 
 namespace overlapscope::cupti::internal {
 
@@ -51,8 +51,8 @@ struct CollectorConfig {
   // multi-GPU workloads have not run with it on a GPU yet).
   bool sync_from_callbacks = false;
   bool nvtx = true;
-  RangeConfig range;                      // capture ranges (capture_range.h); default: none
-  uint32_t whole_trigger = kWindowProcess;  // what the window is when there is no range
+  RangeConfig range;                                 // capture ranges (capture_range.h); default: none
+  uint32_t whole_trigger = formats::kWindowProcess;  // what the window is when there is no range
   int32_t rank = -1, world_size = -1;
   int32_t flush_period_ms = 1000;  // CUPTI hands back partly filled buffers this often (0: off)
   bool crash_handlers = false;     // atexit + SIGSEGV/SIGABRT/SIGTERM/SIGBUS flush (injection)

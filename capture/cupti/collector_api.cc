@@ -62,11 +62,11 @@ uint32_t Tid() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
 // spill_records.h): sync type 1 event sync, 2 stream wait event, 3 stream sync, 4 context sync.
 void AppendSyncRecord(WriterState& w, const ApiEvent& e) {
   const uint64_t seq = e.event_seq ? e.event_seq : ~uint64_t{0};
-  const uint32_t event_id = e.event_seq ? static_cast<uint32_t>(e.event_seq) : kNoId;
+  const uint32_t event_id = e.event_seq ? static_cast<uint32_t>(e.event_seq) : formats::kNoId;
   switch (static_cast<SyncRole>(e.role)) {
     case SyncRole::kEventRecord: {
-      SpillCudaEvent c{e.correlation, e.context, e.stream, event_id, e.device, 0, seq};
-      SpillEncoder::Append(&w.out, SpillType::kCudaEvent, c);
+      formats::SpillCudaEvent c{e.correlation, e.context, e.stream, event_id, e.device, 0, seq};
+      formats::SpillEncoder::Append(&w.out, formats::SpillType::kCudaEvent, c);
       return;
     }
     case SyncRole::kStreamWait:
@@ -74,8 +74,9 @@ void AppendSyncRecord(WriterState& w, const ApiEvent& e) {
     case SyncRole::kStreamSync:
     case SyncRole::kContextSync: {
       static const uint32_t kType[] = {0, 0, 2, 1, 3, 4};
-      SpillSync y{e.start, e.end, kType[e.role], e.correlation, e.context, e.stream, event_id, e.return_value, seq};
-      SpillEncoder::Append(&w.out, SpillType::kSync, y);
+      formats::SpillSync y{e.start,        e.end, kType[e.role], e.correlation, e.context, e.stream, event_id,
+                           e.return_value, seq};
+      formats::SpillEncoder::Append(&w.out, formats::SpillType::kSync, y);
       return;
     }
     case SyncRole::kNone: return;
@@ -88,7 +89,7 @@ void FillSyncFields(Globals& g, uint8_t role_bits, const CUpti_CallbackData* d, 
   const auto role = static_cast<SyncRole>(role_bits & 0x7f);
   const uint8_t per_thread = (role_bits & 0x80) ? 1 : 0;
   e.role = static_cast<uint8_t>(role);
-  e.context = e.stream = e.device = kNoId;
+  e.context = e.stream = e.device = formats::kNoId;
   if (d->context) {
     uint32_t id = 0;
     if (cuptiGetContextId(d->context, &id) == CUPTI_SUCCESS) e.context = id;
@@ -131,13 +132,13 @@ void DrainRing(Globals& g, ApiRing* r) {
   const uint32_t pid = static_cast<uint32_t>(::getpid());
   for (; tail < head; ++tail) {
     const ApiEvent& e = r->ev[tail % kRingEvents];
-    SpillApi s{};
+    formats::SpillApi s{};
     s.start = e.start, s.end = e.end, s.pid = pid, s.tid = e.tid, s.correlation = e.correlation, s.cbid = e.cbid;
     s.return_value = e.return_value, s.driver = e.driver;
     s.name_sid = w.ApiName(e.driver != 0, e.cbid);
     w.tids.insert(e.tid);
     ++w.stats.records;
-    SpillEncoder::Append(&w.out, SpillType::kApi, s);
+    formats::SpillEncoder::Append(&w.out, formats::SpillType::kApi, s);
     if (e.role != static_cast<uint8_t>(SyncRole::kNone)) AppendSyncRecord(w, e);
   }
   r->tail.store(head, std::memory_order_release);

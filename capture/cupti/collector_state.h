@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -65,16 +65,16 @@ struct WindowState {
   std::mutex mu;
   std::atomic<bool> open{false};
   int64_t start_ns = 0;
-  uint32_t trigger = 0;  // SpillWindowTrigger
+  uint32_t trigger = 0;  // formats::SpillWindowTrigger
   uint32_t name_sid = 0;
   uint32_t opened = 0, closed = 0;
-  bool finished = false;            // --capture-range-end reached: no more windows
-  int64_t nvtx_owner_tid = -1;      // thread whose NVTX range opened the window
-  int32_t nvtx_depth = 0;           // its depth in the target domain right after that push
-  uint64_t nvtx_range_id = 0;       // nvtxRangeStart id that opened the window (0: a push)
+  bool finished = false;                    // --capture-range-end reached: no more windows
+  int64_t nvtx_owner_tid = -1;              // thread whose NVTX range opened the window
+  int32_t nvtx_depth = 0;                   // its depth in the target domain right after that push
+  uint64_t nvtx_range_id = 0;               // nvtxRangeStart id that opened the window (0: a push)
   std::atomic<void*> nvtx_domain{nullptr};  // handle of the target domain (named domains)
   std::atomic<bool> nvtx_domain_known{false};
-  std::mutex domains_mu;                    // registered NVTX strings (handle -> text)
+  std::mutex domains_mu;  // registered NVTX strings (handle -> text)
   std::unordered_map<const void*, std::string> registered_strings;
   // Timer thread for --delay / --duration.
   std::thread timer;
@@ -127,7 +127,7 @@ void OnApiCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUp
 // Activity mode: the runtime API correlation ids of one buffer (their driver twins are dropped).
 void CollectRuntimeCorrelations(uint8_t* buffer, size_t valid, std::unordered_set<uint32_t>* out);
 // collector_window.cc
-// Opens a window (trigger: SpillWindowTrigger, name: the NVTX range or nullptr). False when one
+// Opens a window (trigger: formats::SpillWindowTrigger, name: the NVTX range or nullptr). False when one
 // is open already, the last allowed one has closed, or enabling failed (*err says why).
 bool OpenWindow(uint32_t trigger, const char* name, std::string* err = nullptr);
 void CloseWindow(uint32_t end_reason);

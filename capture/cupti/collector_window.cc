@@ -24,11 +24,11 @@ constexpr CUpti_CallbackId kDrvStart = CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
 constexpr CUpti_CallbackId kDrvStop = CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
 
 constexpr CUpti_CallbackId kNvtxCbids[] = {
-    CUPTI_CBID_NVTX_nvtxDomainCreateA,     CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
-    CUPTI_CBID_NVTX_nvtxRangePushA,        CUPTI_CBID_NVTX_nvtxRangePushEx,
-    CUPTI_CBID_NVTX_nvtxRangePop,          CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
-    CUPTI_CBID_NVTX_nvtxDomainRangePop,    CUPTI_CBID_NVTX_nvtxRangeStartA,
-    CUPTI_CBID_NVTX_nvtxRangeStartEx,      CUPTI_CBID_NVTX_nvtxRangeEnd,
+    CUPTI_CBID_NVTX_nvtxDomainCreateA,      CUPTI_CBID_NVTX_nvtxDomainRegisterStringA,
+    CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushEx,
+    CUPTI_CBID_NVTX_nvtxRangePop,           CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
+    CUPTI_CBID_NVTX_nvtxDomainRangePop,     CUPTI_CBID_NVTX_nvtxRangeStartA,
+    CUPTI_CBID_NVTX_nvtxRangeStartEx,       CUPTI_CBID_NVTX_nvtxRangeEnd,
     CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
 };
 
@@ -74,7 +74,7 @@ void OnPush(Globals& g, const void* domain, std::string_view message) {
   if (!InTarget(g, domain)) return;
   ++t_nvtx_depth;
   if (message != g.config.range.nvtx_name || !PastDelay(g)) return;
-  if (OpenWindow(kWindowNvtx, g.config.range.nvtx_name.c_str())) {
+  if (OpenWindow(formats::kWindowNvtx, g.config.range.nvtx_name.c_str())) {
     std::lock_guard<std::mutex> lock(g.win.mu);
     g.win.nvtx_owner_tid = ThreadId();
     g.win.nvtx_depth = t_nvtx_depth;
@@ -85,20 +85,20 @@ void OnPush(Globals& g, const void* domain, std::string_view message) {
 void OnPop(Globals& g, const void* domain) {
   if (!InTarget(g, domain)) return;
   const int32_t depth = t_nvtx_depth--;
-  if (!g.win.open.load() || g.win.trigger != kWindowNvtx) return;
+  if (!g.win.open.load() || g.win.trigger != formats::kWindowNvtx) return;
   bool close = false;
   {
     std::lock_guard<std::mutex> lock(g.win.mu);
     close = g.win.nvtx_range_id == 0 && g.win.nvtx_owner_tid == ThreadId() && depth == g.win.nvtx_depth;
   }
-  if (close) CloseWindow(kWindowEndRange);
+  if (close) CloseWindow(formats::kWindowEndRange);
 }
 
 void OnStart(Globals& g, const void* domain, std::string_view message, const void* ret) {
   if (!InTarget(g, domain) || message != g.config.range.nvtx_name || !ret || !PastDelay(g)) return;
   nvtxRangeId_t id = 0;
   std::memcpy(&id, ret, sizeof(id));
-  if (OpenWindow(kWindowNvtx, g.config.range.nvtx_name.c_str())) {
+  if (OpenWindow(formats::kWindowNvtx, g.config.range.nvtx_name.c_str())) {
     std::lock_guard<std::mutex> lock(g.win.mu);
     g.win.nvtx_range_id = id;
   }
@@ -109,9 +109,9 @@ void OnEnd(Globals& g, const void* domain, nvtxRangeId_t id) {
   bool close = false;
   {
     std::lock_guard<std::mutex> lock(g.win.mu);
-    close = g.win.trigger == kWindowNvtx && g.win.nvtx_range_id != 0 && g.win.nvtx_range_id == id;
+    close = g.win.trigger == formats::kWindowNvtx && g.win.nvtx_range_id != 0 && g.win.nvtx_range_id == id;
   }
-  if (close) CloseWindow(kWindowEndRange);
+  if (close) CloseWindow(formats::kWindowEndRange);
 }
 
 void OnNvtx(Globals& g, CUpti_CallbackId cbid, const CUpti_NvtxData* d) {
@@ -148,8 +148,7 @@ void OnNvtx(Globals& g, CUpti_CallbackId cbid, const CUpti_NvtxData* d) {
       return OnPush(g, a->domain, Message(g, a->core.eventAttrib));
     }
     case CUPTI_CBID_NVTX_nvtxRangePop: return OnPop(g, nullptr);
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-      return OnPop(g, static_cast<const nvtxDomainRangePop_params*>(p)->domain);
+    case CUPTI_CBID_NVTX_nvtxDomainRangePop: return OnPop(g, static_cast<const nvtxDomainRangePop_params*>(p)->domain);
     case CUPTI_CBID_NVTX_nvtxRangeStartA: {
       const char* m = static_cast<const nvtxRangeStartA_params*>(p)->message;
       return OnStart(g, nullptr, m ? std::string_view(m) : std::string_view(), d->functionReturnValue);
@@ -184,7 +183,7 @@ void TimerMain() {
       if (now >= at) {
         g.win.delay_done = true;
         lock.unlock();
-        OpenWindow(kWindowDelay, nullptr);
+        OpenWindow(formats::kWindowDelay, nullptr);
         lock.lock();
         continue;
       }
@@ -194,7 +193,7 @@ void TimerMain() {
       const int64_t at = g.win.start_ns + r.duration_ns;  // start_ns is stable while open
       if (now >= at) {
         lock.unlock();
-        CloseWindow(kWindowEndDuration);
+        CloseWindow(formats::kWindowEndDuration);
         lock.lock();
         continue;
       }
@@ -235,8 +234,8 @@ bool OpenWindow(uint32_t trigger, const char* name, std::string* err) {
   {
     std::lock_guard<std::mutex> w(g.mu);
     g.win.name_sid = name ? g.w.Intern(name) : 0;
-    SpillWindow win{start, 0, g.win.opened, trigger, g.win.name_sid, kWindowEndStop};
-    SpillEncoder::Append(&g.w.out, SpillType::kWindow, win);
+    formats::SpillWindow win{start, 0, g.win.opened, trigger, g.win.name_sid, formats::kWindowEndStop};
+    formats::SpillEncoder::Append(&g.w.out, formats::SpillType::kWindow, win);
     WriteOut(g.w);
   }
   g.win.open.store(true);
@@ -260,8 +259,8 @@ void CloseWindow(uint32_t end_reason) {
   }
   std::lock_guard<std::mutex> w(g.mu);
   DrainApiRings(g);
-  SpillWindow win{g.win.start_ns, end, g.win.opened, g.win.trigger, g.win.name_sid, end_reason};
-  SpillEncoder::Append(&g.w.out, SpillType::kWindow, win);
+  formats::SpillWindow win{g.win.start_ns, end, g.win.opened, g.win.trigger, g.win.name_sid, end_reason};
+  formats::SpillEncoder::Append(&g.w.out, formats::SpillType::kWindow, win);
   WriteOut(g.w);
 }
 
@@ -281,8 +280,8 @@ void OnTriggerCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const
   const bool start = cbid == kRtStart || cbid == kDrvStart;
   // Open after cudaProfilerStart returned, close before cudaProfilerStop runs: neither call is
   // part of the window. cudaProfilerStart calls cuProfilerStart: the second one finds it open.
-  if (start && d->callbackSite == CUPTI_API_EXIT && PastDelay(g)) OpenWindow(kWindowCudaProfilerApi, nullptr);
-  if (!start && d->callbackSite == CUPTI_API_ENTER) CloseWindow(kWindowEndRange);
+  if (start && d->callbackSite == CUPTI_API_EXIT && PastDelay(g)) OpenWindow(formats::kWindowCudaProfilerApi, nullptr);
+  if (!start && d->callbackSite == CUPTI_API_ENTER) CloseWindow(formats::kWindowEndRange);
 }
 
 void ArmTriggers(Globals& g) {

@@ -136,8 +136,8 @@ TEST(Windows, StartupLastsUntilTheFirstKernel) {
   using MemK = model::MemoryKind;
   s.Memcpy("cudaMemcpyAsync", 100, 300, 7, 150, 250, MK::kHtoD, MemK::kPageable, MemK::kDevice);
   s.Memcpy("cudaMemcpyAsync", 400, 600, 7, 450, 550, MK::kHtoD, MemK::kPageable, MemK::kDevice);
-  s.Api("cudaStreamSynchronize", 700, 710);            // a sync of nothing during the pause
-  s.Kernel("first", 7, 10100, 10200, 10000);           // compute begins; gap [550, 10100) is start-up
+  s.Api("cudaStreamSynchronize", 700, 710);   // a sync of nothing during the pause
+  s.Kernel("first", 7, 10100, 10200, 10000);  // compute begins; gap [550, 10100) is start-up
   s.Kernel("second", 7, 10400, 10500, 10300);
   model::CaptureWindow w;
   w.process = s.proc(), w.index = 1, w.start_ns = 0, w.end_ns = 11000;

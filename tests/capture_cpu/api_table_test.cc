@@ -1,5 +1,7 @@
 // The default API selection (capture/cupti/api_table.h) against the callback ids of the CUPTI
 // headers this build uses and against the call names the analyses look for (analyze/context.h).
+#include "capture/cupti/api_table.h"
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -7,7 +9,6 @@
 #include <string>
 
 #include "analyze/context.h"
-#include "capture/cupti/api_table.h"
 #include "gtest/gtest.h"
 
 namespace overlapscope::cupti {
@@ -93,12 +94,26 @@ TEST(ApiTable, RecordsWhatTheAnalysesUse) {
 }
 
 TEST(ApiTable, LeavesOutWhatNoAnalysisReads) {
-  const char* noise[] = {"cudaGetDevice",           "cudaSetDevice",       "cudaGetLastError", "cudaPeekAtLastError",
-                         "cudaStreamIsCapturing",   "cudaFuncGetAttributes", "cudaDeviceGetAttribute",
-                         "cudaPointerGetAttributes", "cudaGetDeviceCount", "cudaEventCreate",  "cudaEventDestroy",
-                         "cudaProfilerStart",       "cuCtxGetCurrent",     "cuModuleGetFunction", "cuGetProcAddress",
-                         "cuStreamGetCaptureInfo",  "cuDevicePrimaryCtxRetain", "cuKernelGetAttribute",
-                         "cuStreamIsCapturing",     "cuCtxSetCurrent"};
+  const char* noise[] = {"cudaGetDevice",
+                         "cudaSetDevice",
+                         "cudaGetLastError",
+                         "cudaPeekAtLastError",
+                         "cudaStreamIsCapturing",
+                         "cudaFuncGetAttributes",
+                         "cudaDeviceGetAttribute",
+                         "cudaPointerGetAttributes",
+                         "cudaGetDeviceCount",
+                         "cudaEventCreate",
+                         "cudaEventDestroy",
+                         "cudaProfilerStart",
+                         "cuCtxGetCurrent",
+                         "cuModuleGetFunction",
+                         "cuGetProcAddress",
+                         "cuStreamGetCaptureInfo",
+                         "cuDevicePrimaryCtxRetain",
+                         "cuKernelGetAttribute",
+                         "cuStreamIsCapturing",
+                         "cuCtxSetCurrent"};
   for (const char* w : noise) {
     const std::string n(w);
     EXPECT_TRUE(N().runtime.count(n) || N().driver.count(n)) << n << " is not a callback of this CUPTI";

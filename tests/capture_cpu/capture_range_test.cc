@@ -1,9 +1,10 @@
 // Parsing of the capture-range settings (capture/cupti/capture_range.h) and the profile
 // command line that carries them.
+#include "capture/cupti/capture_range.h"
+
 #include <cstdlib>
 #include <string>
 
-#include "capture/cupti/capture_range.h"
 #include "gtest/gtest.h"
 
 namespace overlapscope::cupti {
@@ -73,7 +74,7 @@ TEST(CaptureRangeParse, PiecesMustFit) {
   EXPECT_EQ(CheckRangeConfig(c), "");
   c.trigger = RangeTrigger::kNvtx;
   EXPECT_NE(CheckRangeConfig(c), "");  // nvtx without a name
-  c.nvtx_name.append("x");  // (assigning a literal trips a GCC 12 -Wrestrict false positive)
+  c.nvtx_name.append("x");             // (assigning a literal trips a GCC 12 -Wrestrict false positive)
   EXPECT_EQ(CheckRangeConfig(c), "");
   c.trigger = RangeTrigger::kCudaProfilerApi;
   EXPECT_NE(CheckRangeConfig(c), "");  // a name without nvtx

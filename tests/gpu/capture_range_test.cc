@@ -5,9 +5,9 @@
 #include <map>
 #include <string>
 
-#include "capture/cupti/spill_format.h"
 #include "capture_util.h"
 #include "gtest/gtest.h"
+#include "importers/ovspill/spill_reader.h"
 #include "known_work.h"
 
 namespace overlapscope::testing {
@@ -25,7 +25,7 @@ model::Trace ProfileKnownWork(const std::string& tag, const std::string& options
   const int rc = RunCommand("env -u RANK -u LOCAL_RANK " + env + " '" + BinaryPath("overlapscope") + "' profile " +
                             options + " -o '" + dir + "' -- '" + BinaryPath("known_work") + "' " + mode);
   EXPECT_EQ(rc, 0);
-  auto t = cupti::ReadSpillFiles(SpillFilesIn(dir));
+  auto t = import::ReadSpillFiles(SpillFilesIn(dir));
   EXPECT_TRUE(t.ok()) << t.status();
   return t.ok() ? std::move(t).value() : model::Trace();
 }

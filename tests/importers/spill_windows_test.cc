@@ -1,10 +1,11 @@
 // Capture windows in spill files (SpillWindow, spill_records.h) read into model windows.
 #include <string>
 
-#include "capture/cupti/spill_format.h"
 #include "gtest/gtest.h"
+#include "importers/ovspill/spill_reader.h"
 
-namespace overlapscope::cupti {
+namespace overlapscope::import {
+using namespace ::overlapscope::formats;  // the record layouts the tests encode
 namespace {
 
 std::string Base() {
@@ -30,8 +31,7 @@ TEST(SpillWindows, OpenAndCloseRecords) {
   // train_step) opens at 5000 and its process dies inside it: it ends at the last record, 7000.
   SpillEncoder::Append(&b, SpillType::kWindow, SpillWindow{500, 0, 1, kWindowCudaProfilerApi, 0, kWindowEndStop});
   Launch(b, 1, 1000, 2000, 3000);
-  SpillEncoder::Append(&b, SpillType::kWindow,
-                       SpillWindow{500, 3500, 1, kWindowCudaProfilerApi, 0, kWindowEndRange});
+  SpillEncoder::Append(&b, SpillType::kWindow, SpillWindow{500, 3500, 1, kWindowCudaProfilerApi, 0, kWindowEndRange});
   SpillEncoder::Append(&b, SpillType::kWindow, SpillWindow{5000, 0, 2, kWindowNvtx, 3, kWindowEndStop});
   Launch(b, 2, 5500, 6000, 7000);
   model::TraceBuilder builder;
@@ -83,4 +83,4 @@ TEST(SpillWindows, ShortWindowRecordIsCounted) {
 }
 
 }  // namespace
-}  // namespace overlapscope::cupti
+}  // namespace overlapscope::import

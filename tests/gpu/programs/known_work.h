@@ -31,7 +31,7 @@ inline constexpr char kDomain[] = "KnownDomain";
 // kDomainRangeName of domain kDomain.
 inline constexpr int kRangeIters = 100;
 inline constexpr int kRangeKernels = 4;
-inline constexpr int kRangeSteps = 10;          // iterations per range
+inline constexpr int kRangeSteps = 10;           // iterations per range
 inline constexpr int kRangeFirst[2] = {40, 70};  // first iteration of each range
 inline constexpr int kDomainRangeSteps = 5;
 inline constexpr char kRangeName[] = "capture";
