@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     double p3 = CpuSeconds();
     analyze::ComputeBlocking(ctx, &r.blocking);
     double p4 = CpuSeconds();
-    analyze::ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps);
+    analyze::ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
     double p5 = CpuSeconds();
     analyze::ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
     double p6 = CpuSeconds();

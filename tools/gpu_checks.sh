@@ -109,7 +109,7 @@ section_capture_bench() {
   # The captures are large: they stay on the machine; the table, the values and the logs come back.
   local work=${TMPDIR:-/tmp}/overlapscope-bench
   rm -rf "$work"
-  check capture_bench 480 python3 bench/capture_overhead/run_bench.py --bin "$BIN" --out "$work" \
+  check capture_bench "${BENCH_TIMEOUT:-480}" python3 bench/capture_overhead/run_bench.py --bin "$BIN" --out "$work" \
     --cap-dir "$work/cap" --rounds "${BENCH_ROUNDS:-3}" ${BENCH_ARGS:-}
   cp "$work/bench_table.md" "$work/bench_values.json" "$OUT/" 2>/dev/null
   tar czf "$OUT/bench_logs.tgz" -C "$work" logs 2>/dev/null
