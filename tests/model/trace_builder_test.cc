@@ -1,5 +1,9 @@
 #include "model/trace_builder.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace overlapscope::model {
@@ -166,6 +170,98 @@ TEST(TraceBuilder, RejectsProducerErrors) {
     f.Api(1, 2, 99, 1);  // thread id out of range
     EXPECT_FALSE(std::move(f.b).Finalize().ok());
   }
+}
+
+// Three sorted runs (as three files give) and one run of 70 descents (stable_sort path): the
+// result is sorted by (start, end), ties in insertion order; correlation ids mark the events.
+TEST(TraceBuilder, SortsRunsStablyWhateverTheirNumber) {
+  for (int runs : {3, 70}) {
+    Fixture f;
+    std::vector<std::pair<int64_t, int64_t>> want;  // (start, corr) in the expected order
+    int64_t corr = 0;
+    for (int r = 0; r < runs; ++r)
+      for (int k = 0; k < 3; ++k) {  // run r: starts 10k + (r % 2), all ending 1000
+        const int64_t start = 10 * k + (r % 2);
+        f.Kernel(start, 1000, f.d0, f.s0a, ++corr);
+        want.push_back({start, corr});
+      }
+    std::stable_sort(want.begin(), want.end(), [](auto a, auto b) { return a.first < b.first; });
+    auto t = std::move(f.b).Finalize();
+    ASSERT_TRUE(t.ok()) << t.status();
+    ASSERT_EQ(t->kernels().size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(t->kernels()[i].start_ns, want[i].first) << runs << " runs, #" << i;
+      EXPECT_EQ(t->kernels()[i].correlation_id, want[i].second) << runs << " runs, #" << i;
+    }
+  }
+}
+
+// The launch call of each activity is joined once: per process, by correlation id, also when the
+// ids are too sparse for a direct table (1, 10^12).
+TEST(TraceBuilder, LaunchOfJoinsByProcessAndCorrelation) {
+  Fixture f;
+  f.Api(10, 20, f.t0, 1);
+  f.Api(30, 40, f.t0, 1000000000000);
+  f.Api(5, 9, f.t1, 1);
+  f.Kernel(100, 200, f.d0, f.s0a, 1000000000000);
+  f.Kernel(300, 400, f.d0, f.s0a, 1);
+  f.Kernel(50, 60, f.d1, f.s1a, 1);
+  f.Kernel(70, 80, f.d1, f.s1a, 2);  // no such call in rank 1
+  f.Kernel(90, 95, f.d1, f.s1a, kNoCorrelation);
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok()) << t.status();
+  auto launch = [&](int i) {
+    int32_t a = t->LaunchOf({GpuKind::kKernel, i});
+    return a == kNone ? int64_t{-1} : t->api_calls()[a].start_ns;
+  };
+  // Kernels sorted: (50,60) r1 c1, (70,80) r1 c2, (90,95) r1 none, (100,200) r0 c1e12, (300,400) r0 c1.
+  EXPECT_EQ(launch(0), 5);
+  EXPECT_EQ(launch(1), -1);
+  EXPECT_EQ(launch(2), -1);
+  EXPECT_EQ(launch(3), 30);
+  EXPECT_EQ(launch(4), 10);
+  EXPECT_EQ(t->ApiCallIndexByCorrelation(f.p0, 2), kNone);
+  EXPECT_EQ(t->ApiCallIndexByCorrelation(f.p0, kNoCorrelation), kNone);
+}
+
+// A clock shift moves every event of the processes it names before the sort; collective spans
+// follow their carriers; the view the callback sees has the collectives but no events.
+TEST(TraceBuilder, ClockShiftMovesEveryEventOfAProcessOnce) {
+  Fixture f;
+  f.b.data().collectives.push_back(Collective{});
+  f.Kernel(1000, 1100, f.d1, f.s1a, 1, 0);  // rank 1, its clock 900 ns ahead
+  f.Api(950, 960, f.t1, 1);
+  f.Kernel(150, 250, f.d0, f.s0a, 1);
+  f.Api(100, 110, f.t0, 1);
+  size_t seen_collectives = 99, seen_kernels = 99;
+  FinalizeOptions o;
+  o.clock_shift = [&](const Trace& view) -> absl::StatusOr<ClockShift> {
+    seen_collectives = view.collectives().size();
+    seen_kernels = view.kernels().size();
+    EXPECT_EQ(view.collectives()[0].start_ns, 1000);  // span derived before the callback
+    EXPECT_EQ(view.collectives()[0].process, f.p1);
+    return ClockShift{{0, -900}, "rank 1 shifted"};
+  };
+  f.b.data().clock_note = "test clock";
+  auto t = std::move(f.b).Finalize(o);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(seen_collectives, 1u);
+  EXPECT_EQ(seen_kernels, 0u);
+  // Sorted on the shifted times: rank 1's kernel (100, 200) now comes first.
+  EXPECT_EQ(t->kernels()[0].start_ns, 100);
+  EXPECT_EQ(t->kernels()[0].device, f.d1);
+  EXPECT_EQ(t->api_calls()[0].start_ns, 50);
+  EXPECT_EQ(t->collectives()[0].start_ns, 100);
+  EXPECT_EQ(t->collectives()[0].end_ns, 200);
+  EXPECT_EQ(t->clock_note(), "test clock; rank 1 shifted");
+  EXPECT_EQ(t->start_ns(), 50);
+  // The joins are built after the shift.
+  EXPECT_EQ(t->LaunchOf({GpuKind::kKernel, 0}), 0);
+  // A callback error fails Finalize; a shift for the wrong number of processes too.
+  Fixture g;
+  FinalizeOptions bad;
+  bad.clock_shift = [](const Trace&) -> absl::StatusOr<ClockShift> { return ClockShift{{1, 2, 3}, ""}; };
+  EXPECT_FALSE(std::move(g.b).Finalize(bad).ok());
 }
 
 TEST(TraceBuilder, EmptyTraceHasZeroSpan) {
