@@ -9,33 +9,6 @@
 namespace overlapscope::analyze {
 namespace {
 
-void TopKernels(const Context& ctx, AnalysisResult& r) {
-  // From the classification summary (one entry per kind, name and rule): merge by (kind, name).
-  absl::flat_hash_map<std::pair<int, model::StringId>, KernelTotal> by;
-  for (const ClassExplanation& e : r.classes.names) {
-    KernelTotal& k = by[{static_cast<int>(e.kind), e.name}];
-    k.name = e.name;
-    k.kind = e.kind;
-    if (k.count == 0 || e.total_ns > k.total_ns) k.cls = e.cls;  // the class of most of its time
-    k.count += e.count;
-    k.total_ns += e.total_ns;
-    k.max_ns = std::max(k.max_ns, e.max_ns);
-  }
-  std::vector<KernelTotal> all;
-  all.reserve(by.size());
-  for (auto& [key, k] : by) all.push_back(k);
-  std::sort(all.begin(), all.end(), [](const KernelTotal& a, const KernelTotal& b) {
-    if (a.cls != b.cls) return a.cls < b.cls;
-    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
-    return a.name < b.name;
-  });
-  size_t in_class = 0;
-  for (size_t i = 0; i < all.size(); ++i) {
-    in_class = (i > 0 && all[i].cls == all[i - 1].cls) ? in_class + 1 : 0;
-    if (in_class < ctx.opt.top_n) r.top_kernels.push_back(all[i]);
-  }
-}
-
 void Summaries(const model::Trace& t, AnalysisResult& r) {
   for (size_t p = 0; p < t.processes().size(); ++p) {
     RankSummary s;
@@ -118,7 +91,6 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
     side_b();
   }
   ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
-  TopKernels(ctx, r);
   r.iterations = std::move(ctx.iters);
   r.cross_rank = AnalyzeCrossRank(trace);
   Summaries(trace, r);

@@ -35,18 +35,10 @@ struct AnalyzeOptions {
   int64_t min_gap_ns = 5000;                       // §4 --min-gap
   int64_t runtime_cutoff_ns = 50000;               // HTA's runtime_cutoff (50 µs)
   int64_t launch_delay_cutoff_ns = 100000;         // HTA's launch_delay_cutoff (100 µs)
-  size_t top_n = 10;                               // lengths of "top" lists
+  size_t top_n = 10;                               // lengths of "top" lists (analyses' own)
   // Independent analyses run on this many threads (1: all on the caller's thread). Results do
   // not depend on it.
   int threads = 2;
-};
-
-// Top kernels by class (for the report tables).
-struct KernelTotal {
-  model::StringId name = 0;
-  model::GpuKind kind = model::GpuKind::kKernel;
-  ActivityClass cls = ActivityClass::kCompute;
-  int64_t count = 0, total_ns = 0, max_ns = 0;
 };
 
 // One rank (process): the summary the report leads with.
@@ -82,9 +74,8 @@ struct AnalysisResult {
   std::vector<IdleGap> gaps;     // all devices, sorted by (device, start)
   SyncResult sync;
   LaunchStats launch;
-  std::vector<KernelTotal> top_kernels;  // top_n per class, by total time
-  std::vector<RankSummary> ranks;        // one per process
-  CrossRankResult cross_rank;            // METRICS §6 (analyze/cross_rank.h): matched collectives
+  std::vector<RankSummary> ranks;  // one per process
+  CrossRankResult cross_rank;      // METRICS §6 (analyze/cross_rank.h): matched collectives
   // Capture windows of own captures (analyze/windows.h), sorted by (process, start); empty for
   // traces recorded throughout. The figures above count only time inside them.
   std::vector<WindowFigures> windows;

@@ -23,7 +23,8 @@
 #include "analyze/analysis.h"
 #include "analyze/context.h"
 #include "model/trace_builder.h"
-#include "report/report_render.h"
+#include "report/build.h"
+#include "report/render.h"
 
 namespace {
 
@@ -217,7 +218,7 @@ int main(int argc, char** argv) {
       times.front(), med, repeats, static_cast<double>(t.total_events()) / med / 1e6,
       t.total_events() >= 9000000 ? (med <= 2.0 ? "met" : "NOT met") : "n/a at this size");
   auto a = Clock::now();
-  std::string json = report::RenderReportJson(t, last, report::ReportInfo{});
+  std::string json = report::RenderJson(report::BuildReport(t, last, report::ReportInfo{}));
   auto b = Clock::now();
   std::printf("JSON report: %.3f s, %zu bytes; findings %zu, blocked intervals %zu, gaps %zu\n", Seconds(a, b),
               json.size(), last.sync.findings.size(), last.blocking.intervals.size(), last.gaps.size());

@@ -8,7 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "engine/session_state.h"
-#include "report/report_render.h"
+#include "report/build.h"
+#include "report/gates.h"
+#include "report/render.h"
 
 namespace overlapscope::engine {
 namespace {
@@ -31,18 +33,9 @@ absl::StatusOr<analyze::AnalyzeOptions> ToAnalyze(const AnalyzeOptions& o) {
   return a;
 }
 
-report::ReportInfo InfoOf(const Analysis& a, const RenderOptions& r) {
-  report::ReportInfo info;
-  info.inputs = a.session().inputs();
-  info.top_n = a.options().top_n;
-  info.collectives_shown = r.collectives_shown;
-  info.clock_alignment = a.session().clock_alignment();
-  return info;
-}
-
 absl::StatusOr<report::Gate> ParseKnownGate(std::string_view expr) {
   ASSIGN_OR_RETURN(report::Gate g, report::ParseGate(expr));
-  const std::vector<std::string> names = report::GateMetricNames();
+  const std::vector<std::string> names = GateMetricNames();
   if (std::find(names.begin(), names.end(), g.metric) == names.end())
     return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': unknown metric '", g.metric,
                                                    "'; metrics: ", absl::StrJoin(names, ", ")));
@@ -76,31 +69,37 @@ absl::Status CheckRulesText(const RulesText& r) {
 const Session& Analysis::session() const { return s_->session; }
 const AnalyzeOptions& Analysis::options() const { return s_->options; }
 const analyze::AnalysisResult& Analysis::result() const { return s_->result; }
+const report::Report& Analysis::report() const { return s_->report; }
 
 absl::StatusOr<Analysis> Analyze(const Session& session, const AnalyzeOptions& options) {
   return NoThrow("analyzing", [&]() -> absl::StatusOr<Analysis> {
     ASSIGN_OR_RETURN(analyze::AnalyzeOptions a, ToAnalyze(options));
     ASSIGN_OR_RETURN(analyze::AnalysisResult r, analyze::AnalyzeAll(session.trace(), a));
-    return Analysis(std::make_shared<Analysis::State>(Analysis::State{session, options, std::move(r)}));
+    report::ReportInfo info;
+    info.inputs = session.inputs();
+    info.top_n = static_cast<int64_t>(options.top_n);
+    info.clock_alignment = session.clock_alignment();
+    report::Report rep = report::BuildReport(session.trace(), r, info);
+    return Analysis(std::make_shared<Analysis::State>(Analysis::State{session, options, std::move(r), std::move(rep)}));
   });
 }
 
 absl::StatusOr<std::string> RenderReport(const Analysis& a, ReportFormat format, const RenderOptions& options) {
   return NoThrow("rendering the report", [&]() -> absl::StatusOr<std::string> {
-    const report::ReportInfo info = InfoOf(a, options);
-    const model::Trace& t = a.session().trace();
+    report::TextOptions text;
+    text.collectives_shown = options.collectives_shown;
     switch (format) {
-      case ReportFormat::kJson: return report::RenderReportJson(t, a.result(), info);
-      case ReportFormat::kMarkdown: return report::RenderReportMarkdown(t, a.result(), info);
+      case ReportFormat::kJson: return report::RenderJson(a.report());
+      case ReportFormat::kMarkdown: return report::RenderMarkdown(a.report(), text);
       case ReportFormat::kText: break;
     }
-    return report::RenderReportText(t, a.result(), info);
+    return report::RenderText(a.report(), text);
   });
 }
 
 absl::StatusOr<std::string> ExplainClasses(const Analysis& a) {
   return NoThrow("explaining the classes", [&]() -> absl::StatusOr<std::string> {
-    return report::RenderExplainClasses(a.session().trace(), a.result());
+    return report::RenderExplainClasses(report::BuildClassExplanations(a.session().trace(), a.result().classes));
   });
 }
 
@@ -115,7 +114,7 @@ absl::StatusOr<GateOutcome> EvaluateGates(const Analysis& a, const std::vector<s
       ASSIGN_OR_RETURN(report::Gate g, ParseKnownGate(e));
       gates.push_back(std::move(g));
     }
-    ASSIGN_OR_RETURN(report::GateResult r, report::EvaluateGates(a.session().trace(), a.result(), gates));
+    report::GateResult r = report::EvaluateGates(a.report(), gates);
     return GateOutcome{r.passed, std::move(r.lines)};
   });
 }

@@ -1,12 +1,12 @@
 // engine::Analyze — every analysis of METRICS.md over a Session, and the report built from it.
 //
 //   auto analysis = engine::Analyze(session, options);      // StatusOr<Analysis>
-//   std::string json = engine::RenderReport(*analysis, engine::ReportFormat::kJson);
+//   auto json = engine::RenderReport(*analysis, engine::ReportFormat::kJson);
 //   auto gates = engine::EvaluateGates(*analysis, {"overlap_ratio>=0.6"});
 //
-// The JSON report has schema overlapscope.report/1 (docs/report-schema.md); text and Markdown
-// are rendered from the same content, and gates read the same per-rank summaries, so the three
-// never disagree.
+// The report is built once, at Analyze, as a typed report::Report (report/report.h: the content
+// of the JSON schema overlapscope.report/1, docs/report-schema.md); JSON, text, Markdown and the
+// gates are pure functions of it (report/render.h, report/gates.h), so they never disagree.
 //
 // Failure modes (no exception escapes): InvalidArgument naming the rule for a bad class rule
 // (regex or rules-file line, see CheckClassRule / CheckRulesText), or naming the gate for a bad
@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/session.h"
+#include "report/report.h"
 
 namespace overlapscope::analyze {
 struct AnalysisResult;
@@ -63,6 +64,8 @@ class Analysis {
  public:
   const Session& session() const;
   const AnalyzeOptions& options() const;
+  // The report (what `analyze --json` prints, as plain structs).
+  const report::Report& report() const;
   // The analyses' results, for code in the engine's layer and below (exporters, tests).
   const analyze::AnalysisResult& result() const;
 

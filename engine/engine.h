@@ -3,13 +3,15 @@
 //
 //   #include "engine/engine.h"
 //   namespace eng = overlapscope::engine;
-//   absl::StatusOr<eng::Session> s = eng::Load({"traces/"});            // any input, ranks merged,
-//   if (!s.ok()) return s.status();                                     // clocks aligned once
-//   absl::StatusOr<eng::Analysis> a = eng::Analyze(*s);                 // every analysis
+//   absl::StatusOr<eng::Session> s = eng::Load({"traces/"});     // any input, ranks merged,
+//   if (!s.ok()) return s.status();                              // clocks aligned once
+//   absl::StatusOr<eng::Analysis> a = eng::Analyze(*s);          // every analysis + report
 //   if (!a.ok()) return a.status();
-//   std::string json = eng::RenderReport(*a, eng::ReportFormat::kJson); // overlapscope.report/1
-//   eng::ExportOptions draw{&*a};
-//   auto written = eng::ExportPerfetto(*s, "analyzed.pftrace", draw);   // trace + analysis tracks
+//   const overlapscope::report::Report& r = a->report();         // the typed report
+//   auto json = eng::RenderReport(*a, eng::ReportFormat::kJson);  // overlapscope.report/1
+//   eng::ExportOptions draw;
+//   draw.analysis = &*a;
+//   auto written = eng::ExportPerfetto(*s, "analyzed.pftrace", draw);  // trace + analysis tracks
 //
 // session.h (Load, Session), analysis.h (Analyze, reports, gates), export.h (Perfetto, Chrome
 // JSON), info.h (what a session holds). No function throws; errors are absl::Status with the

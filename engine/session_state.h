@@ -9,6 +9,7 @@
 #include "engine/analysis.h"
 #include "engine/session.h"
 #include "model/trace.h"
+#include "report/report.h"
 
 namespace overlapscope::engine {
 
@@ -22,6 +23,7 @@ struct Analysis::State {
   Session session;  // keeps the trace alive
   AnalyzeOptions options;
   analyze::AnalysisResult result;
+  report::Report report;
 };
 
 }  // namespace overlapscope::engine

@@ -8,7 +8,9 @@
 #include "gtest/gtest.h"
 #include "model/trace_builder.h"
 #include "nlohmann/json.hpp"
-#include "report/report_render.h"
+#include "report/build.h"
+#include "report/gates.h"
+#include "report/render.h"
 
 namespace overlapscope::report {
 namespace {
@@ -75,7 +77,7 @@ analyze::AnalysisResult Analyze(const model::Trace& t) {
 TEST(CollectivesReport, EveryInstanceWithBytesAndPerGpuTimesInJson) {
   model::Trace t = OneProcessTwoGpus(3);
   auto r = Analyze(t);
-  json j = json::parse(RenderReportJson(t, r, ReportInfo{}));
+  json j = json::parse(RenderJson(BuildReport(t, r, ReportInfo{})));
   EXPECT_EQ(j["schema"], "overlapscope.report/1");
   EXPECT_EQ(j["schema_version"], "1.4");
   const json& x = j["collectives_across_ranks"];
@@ -113,19 +115,19 @@ TEST(CollectivesReport, EveryInstanceWithBytesAndPerGpuTimesInJson) {
   EXPECT_EQ(j["ranks"][0]["summary"]["collective_wait_ns"], 450);
   EXPECT_EQ(j["ranks"][0]["label"], "pid 42 (GPU 0, GPU 1)");
   // Gates name the process the same way. 3 x 150 ns of waiting fails a 400 ns ceiling.
-  auto g = EvaluateGates(t, r, {*ParseGate("collective_wait_ns<=400")});
-  ASSERT_TRUE(g.ok());
-  EXPECT_FALSE(g->passed);
-  ASSERT_EQ(g->lines.size(), 1u);
-  EXPECT_EQ(g->lines[0], "FAIL pid 42 (GPU 0, GPU 1): collective_wait_ns<=400 (value 450)");
+  GateResult g = EvaluateGates(BuildReport(t, r, ReportInfo{}), {*ParseGate("collective_wait_ns<=400")});
+  EXPECT_FALSE(g.passed);
+  ASSERT_EQ(g.lines.size(), 1u);
+  EXPECT_EQ(g.lines[0], "FAIL pid 42 (GPU 0, GPU 1): collective_wait_ns<=400 (value 450)");
 }
 
 TEST(CollectivesReport, TextNamesGpusNeverRankQuestionMarkAndCutsLongLists) {
   model::Trace t = OneProcessTwoGpus(3);
   auto r = Analyze(t);
-  ReportInfo info;
-  info.collectives_shown = 2;
-  std::string text = RenderReportText(t, r, info);
+  TextOptions shown;
+  shown.collectives_shown = 2;
+  const Report rep = BuildReport(t, r, ReportInfo{});
+  std::string text = RenderText(rep, shown);
   EXPECT_EQ(text.find("rank ?"), std::string::npos) << text;
   EXPECT_NE(text.find("== pid 42 (GPU 0, GPU 1) =="), std::string::npos) << text;
   EXPECT_NE(
@@ -146,7 +148,7 @@ TEST(CollectivesReport, TextNamesGpusNeverRankQuestionMarkAndCutsLongLists) {
   EXPECT_NE(text.find("first 2 of 3"), std::string::npos);
   EXPECT_NE(text.find("... 1 more collectives"), std::string::npos);
   EXPECT_EQ(text.find("#3 "), std::string::npos);
-  std::string md = RenderReportMarkdown(t, r, info);
+  std::string md = RenderMarkdown(rep, shown);
   EXPECT_EQ(md.find("?"), std::string::npos) << md;
   EXPECT_NE(md.find("| 2 | `AllGather  comm 0xc0ffee  #2 by order` | 1.05 MB | RING/SIMPLE 4 ch |"), std::string::npos)
       << md;
@@ -164,7 +166,8 @@ TEST(CollectivesReport, ClockAlignmentInJsonAndText) {
   auto r = Analyze(*shifted);
   ReportInfo info;
   info.clock_alignment = a;
-  json j = json::parse(RenderReportJson(*shifted, r, info));
+  const Report rep = BuildReport(*shifted, r, info);
+  json j = json::parse(RenderJson(rep));
   const json& c = j["clock_alignment"];
   EXPECT_EQ(c["status"], "aligned");
   EXPECT_EQ(c["reference_host"], "a");
@@ -176,7 +179,7 @@ TEST(CollectivesReport, ClockAlignmentInJsonAndText) {
   // After the shift GPU 1 starts at 1000k+230: skew 130.
   EXPECT_EQ(j["collectives_across_ranks"]["instances"][0]["skew_ns"], 130);
   EXPECT_EQ(j["collectives_across_ranks"]["identified_by"], "gpu");
-  std::string text = RenderReportText(*shifted, r, info);
+  std::string text = RenderText(rep);
   EXPECT_NE(
       text.find("clocks: clocks of 2 hosts aligned by 4 matched collectives (reference host a); host b shifted by "
                 "-0.020 µs"),
@@ -184,7 +187,8 @@ TEST(CollectivesReport, ClockAlignmentInJsonAndText) {
       << text;
   ReportInfo one;
   one.clock_alignment = analyze::EstimateClockAlignment(OneProcessTwoGpus(1, "a"), analyze::ClockAlignMode::kAuto);
-  EXPECT_NE(RenderReportText(*shifted, r, one).find("clocks: one host: clocks shared, not aligned"), std::string::npos);
+  EXPECT_NE(RenderText(BuildReport(*shifted, r, one)).find("clocks: one host: clocks shared, not aligned"),
+            std::string::npos);
 }
 
 }  // namespace

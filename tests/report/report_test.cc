@@ -1,4 +1,4 @@
-// Report renderers and --require gates (exporters/report_*), on synthetic traces whose
+// The typed report, its renderers and --require gates (report/), on synthetic traces whose
 // figures are computed by hand in the comments.
 #include <string>
 
@@ -6,7 +6,9 @@
 #include "gtest/gtest.h"
 #include "model/trace_builder.h"
 #include "nlohmann/json.hpp"
-#include "report/report_render.h"
+#include "report/build.h"
+#include "report/gates.h"
+#include "report/render.h"
 
 namespace overlapscope::report {
 namespace {
@@ -48,7 +50,7 @@ TEST(ReportJson, SchemaSummaryKeysAndNoNaN) {
   for (bool with_comm : {true, false}) {
     model::Trace t = MakeTrace(with_comm);
     auto r = Analyze(t);
-    std::string text = RenderReportJson(t, r, ReportInfo{});
+    std::string text = RenderJson(BuildReport(t, r, ReportInfo{}));
     EXPECT_EQ(text.find("NaN"), std::string::npos);
     json j = json::parse(text);
     EXPECT_EQ(j["schema"], "overlapscope.report/1");
@@ -71,18 +73,18 @@ TEST(ReportJson, SchemaSummaryKeysAndNoNaN) {
 TEST(ReportText, SummaryFirstAndNoCommunicationSaidSo) {
   model::Trace t = MakeTrace(false);
   auto r = Analyze(t);
-  std::string text = RenderReportText(t, r, ReportInfo{});
+  std::string text = RenderText(BuildReport(t, r, ReportInfo{}));
   EXPECT_EQ(text.rfind("overlapscope analyze:", 0), 0u);
   EXPECT_NE(text.find("no communication"), std::string::npos);
   EXPECT_EQ(text.find("nan"), std::string::npos);
   model::Trace t2 = MakeTrace(true);
   auto r2 = Analyze(t2);
-  std::string text2 = RenderReportText(t2, r2, ReportInfo{});
+  std::string text2 = RenderText(BuildReport(t2, r2, ReportInfo{}));
   EXPECT_NE(text2.find("25.0% of communication hidden"), std::string::npos) << text2;
-  std::string md = RenderReportMarkdown(t2, r2, ReportInfo{});
+  std::string md = RenderMarkdown(BuildReport(t2, r2, ReportInfo{}));
   EXPECT_NE(md.find("| rank | overlap |"), std::string::npos);
   EXPECT_NE(md.find("| 0 | 25.0% |"), std::string::npos) << md;
-  std::string ex = RenderExplainClasses(t2, r2);
+  std::string ex = RenderExplainClasses(BuildClassExplanations(t2, r2.classes));
   EXPECT_NE(ex.find("comm prefix ncclDevKernel"), std::string::npos) << ex;
   EXPECT_NE(ex.find("gemm"), std::string::npos);
 }
@@ -107,26 +109,25 @@ TEST(Gates, ParseForms) {
 TEST(Gates, PassFailAbsentAndUnknown) {
   model::Trace t = MakeTrace(true);
   auto r = Analyze(t);
+  const Report rep = BuildReport(t, r, ReportInfo{});
   // overlap_ratio = 0.25: passes >= 0.2, fails >= 0.6.
-  auto ok = EvaluateGates(t, r, {*ParseGate("overlap_ratio>=0.2"), *ParseGate("exposed_comm_ns<=150")});
-  ASSERT_TRUE(ok.ok());
-  EXPECT_TRUE(ok->passed);
-  auto bad = EvaluateGates(t, r, {*ParseGate("overlap_ratio>=0.6")});
-  ASSERT_TRUE(bad.ok());
-  EXPECT_FALSE(bad->passed);
-  ASSERT_EQ(bad->lines.size(), 1u);
-  EXPECT_NE(bad->lines[0].find("FAIL rank 0"), std::string::npos) << bad->lines[0];
-  EXPECT_NE(bad->lines[0].find("0.25"), std::string::npos) << bad->lines[0];
+  GateResult ok = EvaluateGates(rep, {*ParseGate("overlap_ratio>=0.2"), *ParseGate("exposed_comm_ns<=150")});
+  EXPECT_TRUE(ok.passed);
+  GateResult bad = EvaluateGates(rep, {*ParseGate("overlap_ratio>=0.6")});
+  EXPECT_FALSE(bad.passed);
+  ASSERT_EQ(bad.lines.size(), 1u);
+  EXPECT_NE(bad.lines[0].find("FAIL rank 0"), std::string::npos) << bad.lines[0];
+  EXPECT_NE(bad.lines[0].find("0.25"), std::string::npos) << bad.lines[0];
   // Without communication the metric is absent: the gate fails and says why.
   model::Trace t2 = MakeTrace(false);
   auto r2 = Analyze(t2);
-  auto absent = EvaluateGates(t2, r2, {*ParseGate("overlap_ratio>=0.6")});
-  ASSERT_TRUE(absent.ok());
-  EXPECT_FALSE(absent->passed);
-  EXPECT_NE(absent->lines[0].find("no communication"), std::string::npos) << absent->lines[0];
-  auto unknown = EvaluateGates(t, r, {*ParseGate("overlap>=0.6")});
-  EXPECT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.status().message().find("overlap_ratio"), std::string::npos);
+  GateResult absent = EvaluateGates(BuildReport(t2, r2, ReportInfo{}), {*ParseGate("overlap_ratio>=0.6")});
+  EXPECT_FALSE(absent.passed);
+  EXPECT_NE(absent.lines[0].find("no communication"), std::string::npos) << absent.lines[0];
+  // A name no summary has fails (callers check names first: engine::CheckGate).
+  GateResult unknown = EvaluateGates(rep, {*ParseGate("overlap>=0.6")});
+  EXPECT_FALSE(unknown.passed);
+  EXPECT_NE(unknown.lines[0].find("not in the summary"), std::string::npos) << unknown.lines[0];
 }
 
 }  // namespace
@@ -154,7 +155,12 @@ TEST(ReportWindows, StartupExcludedIsReported) {
   auto t = std::move(b).Finalize();
   ASSERT_TRUE(t.ok());
   const analyze::AnalysisResult r = Analyze(*t);
-  json j = json::parse(RenderReportJson(*t, r, ReportInfo{}));
+  const Report rep = BuildReport(*t, r, ReportInfo{});
+  ASSERT_EQ(rep.ranks.size(), 1u);
+  ASSERT_EQ(rep.ranks[0].windows.size(), 1u);
+  EXPECT_EQ(rep.ranks[0].windows[0].trigger, "process");
+  EXPECT_EQ(rep.ranks[0].windows[0].startup_excluded_ns, 900);
+  json j = json::parse(RenderJson(rep));
   ASSERT_EQ(j["ranks"][0]["windows"].size(), 1u);
   const json& w = j["ranks"][0]["windows"][0];
   EXPECT_EQ(w["trigger"], "process");
@@ -162,11 +168,11 @@ TEST(ReportWindows, StartupExcludedIsReported) {
   EXPECT_EQ(w["start_ns"], 900);
   EXPECT_EQ(w["kernels"], 1);
   EXPECT_EQ(w["gpu_busy_ns"], 100);
-  const std::string text = RenderReportText(*t, r, ReportInfo{});
+  const std::string text = RenderText(rep);
   EXPECT_NE(text.find("start-up before the first kernel excluded (900 ns)"), std::string::npos) << text;
   // Imported traces have no windows: an empty list, no line.
   model::Trace plain = MakeTrace(false);
-  json jp = json::parse(RenderReportJson(plain, Analyze(plain), ReportInfo{}));
+  json jp = json::parse(RenderJson(BuildReport(plain, Analyze(plain), ReportInfo{})));
   EXPECT_TRUE(jp["ranks"][0]["windows"].empty());
 }
 

@@ -1,0 +1,71 @@
+// Building the typed report::Report from the analyses (report/report.h says how the parts
+// assemble). Everything here reads the trace model and the analysis results once and resolves
+// every id to what the report prints; nothing renders.
+//
+// One trace:            BuildReport(trace, analysis, info)
+// One rank at a time:   for each rank: BuildRankReport(...) and BuildGlobalPartial(...) from
+//                       that rank's trace and results; BuildCrossRank from the cross-rank
+//                       result; then Assemble(header, MergePartials(partials), ranks, cross):
+//                       the same JSON as BuildReport on all ranks at once.
+//
+// Out-of-range ids in the results (an analysis of another trace, a corrupted result) are
+// rendered as absent, never read out of bounds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "analyze/clock_align.h"
+#include "model/trace.h"
+#include "report/render.h"
+#include "report/report.h"
+
+namespace overlapscope::report {
+
+// What the report says besides the analysis results.
+struct ReportInfo {
+  std::vector<std::string> inputs;  // trace paths as given
+  std::string tool_version = "0.1.0";
+  int64_t top_n = 10;                       // rows of every "top" list
+  analyze::ClockAlignment clock_alignment;  // how the clocks were aligned at load
+};
+
+// Per-rank partial of the global sections (merged by MergePartials; see report/report.h).
+struct ActivityTotal {  // one (kind, name, rule) of the classification
+  std::string kind, name, cls;
+  int64_t rule = -1;
+  int64_t count = 0, total_ns = 0, max_ns = 0;
+};
+struct GlobalPartial {
+  bool has_events = false;
+  TimeSpan time_span;
+  std::vector<ClassTotal> class_totals;  // compute, comm, memory, sync
+  Iterations iterations;                 // counts (marker included)
+  std::vector<ActivityTotal> activities;
+};
+
+// The whole report of one trace.
+Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info);
+
+// The parts.
+Report Header(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info);
+RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
+                           const analyze::CrossRankResult& cross, int64_t top_n);
+CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x, int64_t top_n);
+GlobalPartial BuildGlobalPartial(const model::Trace& t, const analyze::AnalysisResult& r);
+GlobalPartial MergePartials(const std::vector<GlobalPartial>& parts);
+// top_n names per class by total time (ties: name, then kind); each (kind, name) takes the class
+// of its entry with the most time (then the most activities, then the lowest rule).
+std::vector<KernelTotal> TopKernels(const std::vector<ActivityTotal>& activities, int64_t top_n);
+Report Assemble(Report header, const GlobalPartial& merged, std::vector<RankReport> ranks, CrossRank cross);
+
+// --explain-classes.
+ClassExplanations BuildClassExplanations(const model::Trace& t, const analyze::ClassificationSummary& c);
+
+// The metric names a gate may use: the keys of every rank summary (gap causes and finding kinds
+// of this build included), in their JSON order.
+std::vector<std::string> GateMetricNames();
+
+}  // namespace overlapscope::report

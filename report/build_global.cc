@@ -1,0 +1,184 @@
+// The report's global sections and the assembly of a Report from its parts (report/report.h
+// says how per-rank parts merge).
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "report/build.h"
+#include "report/build_internal.h"
+
+namespace overlapscope::report {
+namespace {
+
+using namespace overlapscope::report::build;  // NOLINT
+
+report::ClockAlignment Clock(const model::Trace& t, const analyze::ClockAlignment& a) {
+  report::ClockAlignment j;
+  j.mode = std::string(analyze::ToString(a.mode));
+  j.status = std::string(analyze::ToString(a.status));
+  j.applied = a.applied();
+  if (!a.hosts.empty() && a.hosts.front().reference) j.reference_host = a.hosts.front().host;
+  j.min_instances = a.min_instances;
+  j.matched_instances_used = a.matched_instances_used;
+  j.residual_spread_ns = a.residual_spread_ns;
+  j.summary = analyze::DescribeClockAlignment(a);
+  for (const analyze::HostClock& h : a.hosts) {
+    report::HostClock x{h.host,      {},          h.reference,          h.aligned,
+                        h.offset_ns, h.instances, h.residual_spread_ns, std::nullopt};
+    for (model::ProcessId p : h.processes)
+      if (InRange(t.processes(), p)) x.pids.push_back(t.processes()[p].pid);
+    if (!h.reason.empty()) x.reason = h.reason;
+    j.hosts.push_back(std::move(x));
+  }
+  return j;
+}
+
+// Order of the classes in the schema (classes.totals, top_kernels).
+int ClassOrder(const std::string& cls) {
+  static const char* const kOrder[] = {"compute", "comm", "memory", "sync"};
+  for (int i = 0; i < 4; ++i)
+    if (cls == kOrder[i]) return i;
+  return 4;
+}
+
+}  // namespace
+
+Report Header(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info) {
+  Report h;
+  h.tool = "overlapscope " + info.tool_version;
+  h.inputs = info.inputs;
+  h.options.iteration_marker = r.iterations.marker;
+  h.options.min_gap_ns = r.min_gap_ns;
+  h.options.runtime_cutoff_ns = r.launch.runtime_cutoff_ns;
+  h.options.launch_delay_cutoff_ns = r.launch.launch_delay_cutoff_ns;
+  h.options.top_n = info.top_n;
+  h.options.align_clocks = std::string(analyze::ToString(info.clock_alignment.mode));
+  h.clock_note = t.clock_note();
+  h.clock_alignment = Clock(t, info.clock_alignment);
+  for (const analyze::ClassRule& rule : r.classes.rules) h.classes.rules.push_back({rule.Describe(), rule.origin});
+  return h;
+}
+
+GlobalPartial BuildGlobalPartial(const model::Trace& t, const analyze::AnalysisResult& r) {
+  GlobalPartial p;
+  p.has_events = t.total_events() > 0;
+  p.time_span = {t.start_ns(), t.end_ns()};
+  for (int c = 0; c < 4; ++c)
+    p.class_totals.push_back({std::string(analyze::ToString(static_cast<analyze::ActivityClass>(c))),
+                              r.classes.count[c], r.classes.total_ns[c]});
+  p.iterations = {r.iterations.marker, static_cast<int64_t>(r.iterations.iterations.size()),
+                  r.iterations.by_launch_call, r.iterations.by_own_start, r.iterations.outside};
+  for (const analyze::ClassExplanation& e : r.classes.names)
+    p.activities.push_back({std::string(model::ToString(e.kind)), Str(t, e.name), std::string(analyze::ToString(e.cls)),
+                            e.rule, e.count, e.total_ns, e.max_ns});
+  return p;
+}
+
+GlobalPartial MergePartials(const std::vector<GlobalPartial>& parts) {
+  GlobalPartial m;
+  std::map<std::tuple<std::string, std::string, int64_t>, size_t> activity;  // (kind, name, rule)
+  for (const GlobalPartial& p : parts) {
+    if (p.has_events) {
+      m.time_span = m.has_events ? TimeSpan{std::min(m.time_span.start_ns, p.time_span.start_ns),
+                                            std::max(m.time_span.end_ns, p.time_span.end_ns)}
+                                 : p.time_span;
+      m.has_events = true;
+    }
+    for (const ClassTotal& c : p.class_totals) {
+      auto it = std::find_if(m.class_totals.begin(), m.class_totals.end(),
+                             [&](const ClassTotal& x) { return x.cls == c.cls; });
+      if (it == m.class_totals.end()) it = m.class_totals.insert(m.class_totals.end(), ClassTotal{c.cls, 0, 0});
+      it->count += c.count;
+      it->total_ns += c.total_ns;
+    }
+    if (m.iterations.marker.empty()) m.iterations.marker = p.iterations.marker;
+    m.iterations.count += p.iterations.count;
+    m.iterations.assigned_by_launch_call += p.iterations.assigned_by_launch_call;
+    m.iterations.assigned_by_own_start += p.iterations.assigned_by_own_start;
+    m.iterations.outside_iterations += p.iterations.outside_iterations;
+    for (const ActivityTotal& a : p.activities) {
+      auto [it, added] = activity.try_emplace({a.kind, a.name, a.rule}, m.activities.size());
+      if (added) {
+        m.activities.push_back(a);
+        continue;
+      }
+      ActivityTotal& x = m.activities[it->second];
+      x.count += a.count;
+      x.total_ns += a.total_ns;
+      x.max_ns = std::max(x.max_ns, a.max_ns);
+    }
+  }
+  return m;
+}
+
+std::vector<KernelTotal> TopKernels(const std::vector<ActivityTotal>& activities, int64_t top_n) {
+  struct Merged {
+    KernelTotal k;
+    const ActivityTotal* best = nullptr;  // the entry whose class the name takes
+  };
+  std::map<std::pair<std::string, std::string>, Merged> by;  // (kind, name)
+  auto better = [](const ActivityTotal& a, const ActivityTotal& b) {
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    if (a.count != b.count) return a.count > b.count;
+    return a.rule < b.rule;
+  };
+  for (const ActivityTotal& a : activities) {
+    Merged& m = by[{a.kind, a.name}];
+    m.k.kind = a.kind;
+    m.k.name = a.name;
+    m.k.count += a.count;
+    m.k.total_ns += a.total_ns;
+    m.k.max_ns = std::max(m.k.max_ns, a.max_ns);
+    if (m.best == nullptr || better(a, *m.best)) m.best = &a;
+  }
+  std::vector<KernelTotal> all;
+  all.reserve(by.size());
+  for (auto& [key, m] : by) {
+    m.k.cls = m.best->cls;
+    all.push_back(std::move(m.k));
+  }
+  std::sort(all.begin(), all.end(), [](const KernelTotal& a, const KernelTotal& b) {
+    const int ca = ClassOrder(a.cls), cb = ClassOrder(b.cls);
+    if (ca != cb) return ca < cb;
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    if (a.name != b.name) return a.name < b.name;
+    return a.kind < b.kind;
+  });
+  std::vector<KernelTotal> out;
+  int64_t in_class = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    in_class = (i > 0 && all[i].cls == all[i - 1].cls) ? in_class + 1 : 0;
+    if (in_class < top_n) out.push_back(all[i]);
+  }
+  return out;
+}
+
+Report Assemble(Report header, const GlobalPartial& merged, std::vector<RankReport> ranks, CrossRank cross) {
+  Report r = std::move(header);
+  r.time_span = merged.has_events ? merged.time_span : TimeSpan{};
+  r.classes.totals = merged.class_totals;
+  r.iterations = merged.iterations;
+  r.top_kernels = TopKernels(merged.activities, r.options.top_n);
+  r.ranks = std::move(ranks);
+  r.collectives_across_ranks = std::move(cross);
+  return r;
+}
+
+Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info) {
+  std::vector<RankReport> ranks;
+  ranks.reserve(r.ranks.size());
+  for (const analyze::RankSummary& s : r.ranks) ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n));
+  return Assemble(Header(t, r, info), BuildGlobalPartial(t, r), std::move(ranks),
+                  BuildCrossRank(t, r.cross_rank, info.top_n));
+}
+
+ClassExplanations BuildClassExplanations(const model::Trace& t, const analyze::ClassificationSummary& c) {
+  ClassExplanations e;
+  for (const analyze::ClassRule& rule : c.rules) e.rules.push_back({rule.Describe(), rule.origin});
+  for (const analyze::ClassExplanation& n : c.names)
+    e.names.push_back({std::string(analyze::ToString(n.cls)), std::string(model::ToString(n.kind)), Str(t, n.name),
+                       n.rule, n.count, n.total_ns});
+  return e;
+}
+
+}  // namespace overlapscope::report

@@ -1,0 +1,278 @@
+// One rank's section of the report: its summary, devices, blocking, findings, sync points and
+// launch statistics, from that rank's rows of the analysis results.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "report/build.h"
+#include "report/build_internal.h"
+#include "report/gates.h"
+
+namespace overlapscope::report {
+
+using namespace overlapscope::report::build;  // NOLINT: the resolvers read better unqualified
+
+namespace build {
+std::optional<GpuActivity> Activity(const model::Trace& t, const model::GpuRef& r) {
+  const bool ok = r.kind == model::GpuKind::kKernel   ? InRange(t.kernels(), r.index)
+                  : r.kind == model::GpuKind::kMemcpy ? InRange(t.memcpys(), r.index)
+                                                      : InRange(t.memsets(), r.index);
+  if (!ok) return std::nullopt;
+  const model::StringId name = r.kind == model::GpuKind::kKernel   ? t.kernels()[r.index].name
+                               : r.kind == model::GpuKind::kMemcpy ? t.memcpys()[r.index].name
+                                                                   : t.memsets()[r.index].name;
+  return GpuActivity{std::string(model::ToString(r.kind)), Str(t, name), t.StartNs(r), t.EndNs(r),
+                     NativeStream(t, t.StreamOf(r))};
+}
+}  // namespace build
+
+namespace {
+
+OverlapFigures Figures(const analyze::OverlapStats& s) {
+  return OverlapFigures{s.comm_ns,
+                        s.hidden_comm_ns,
+                        s.exposed_comm_ns,
+                        s.overlap_ratio,
+                        s.compute_ns,
+                        s.compute_share_overlapped,
+                        s.contention_ns,
+                        s.net_overlap_gain_ns,
+                        s.overlapped_compute_instances,
+                        s.contention_unknown_instances,
+                        s.activities};
+}
+
+report::Percentiles Pcts(const analyze::Percentiles& p) {
+  return report::Percentiles{p.count, p.min_ns, p.p50_ns, p.p90_ns, p.p99_ns, p.max_ns, p.mean_ns};
+}
+
+// Indexes of the items `keep` selects, the `top_n` largest by `size` (stable: ties keep order).
+template <typename T, typename Keep, typename Size>
+std::vector<const T*> Top(const std::vector<T>& v, Keep keep, Size size, int64_t top_n, int64_t* count = nullptr) {
+  std::vector<const T*> out;
+  for (const T& x : v)
+    if (keep(x)) out.push_back(&x);
+  if (count != nullptr) *count = static_cast<int64_t>(out.size());
+  std::stable_sort(out.begin(), out.end(), [&](const T* a, const T* b) { return size(*a) > size(*b); });
+  if (out.size() > static_cast<size_t>(std::max<int64_t>(0, top_n))) out.resize(static_cast<size_t>(top_n));
+  return out;
+}
+
+void DeviceIdleOf(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::DeviceIdle& di,
+                  DeviceReport& d, model::DeviceId device, int64_t top_n) {
+  d.idle.span_ns = di.span_ns;
+  d.idle.busy_ns = di.busy_ns;
+  d.idle.idle_ns = di.idle_ns;
+  if (di.span_ns > 0) d.idle.idle_share = static_cast<double>(di.idle_ns) / static_cast<double>(di.span_ns);
+  d.idle.min_gap_ns = r.min_gap_ns;
+  d.idle.gaps = di.gaps;
+  d.idle.gap_ns = di.gap_ns;
+  for (int c = 0; c < analyze::kGapCauses; ++c)
+    d.idle.causes.push_back(
+        {Key(analyze::ToString(static_cast<analyze::GapCause>(c))), di.cause_ns[c], di.cause_count[c]});
+  auto gaps = Top(
+      r.gaps, [&](const analyze::IdleGap& g) { return g.device == device; },
+      [](const analyze::IdleGap& g) { return g.duration_ns(); }, top_n);
+  for (const analyze::IdleGap* g : gaps) {
+    report::IdleGap x{
+        g->start_ns,  g->end_ns,         std::string(analyze::ToString(g->cause)), Activity(t, g->ended_by),
+        std::nullopt, Tid(t, g->thread), IterationNumber(r, g->iteration)};
+    if (InRange(t.api_calls(), g->launch_call)) x.launch_call = Str(t, t.api_calls()[g->launch_call].name);
+    d.top_gaps.push_back(std::move(x));
+  }
+}
+
+DeviceReport Device(const model::Trace& t, const analyze::AnalysisResult& r, size_t i, int64_t top_n) {
+  const analyze::DeviceOverlap& o = r.overlap[i];
+  DeviceReport d;
+  if (InRange(t.devices(), o.device)) {
+    d.device = t.devices()[o.device].ordinal;
+    d.name = Str(t, t.devices()[o.device].name);
+  }
+  d.overlap = Figures(o.whole);
+  for (const analyze::IterationOverlap& io : o.iterations) {
+    report::IterationOverlap x{io.number, io.gpu_start_ns, io.gpu_end_ns, 0, 0, Figures(io.stats)};
+    if (InRange(r.iterations.iterations, io.iteration)) {
+      x.cpu_start_ns = r.iterations.iterations[io.iteration].start_ns;
+      x.cpu_end_ns = r.iterations.iterations[io.iteration].end_ns;
+    }
+    d.iterations.push_back(x);
+  }
+  for (const analyze::CollectiveOverlap& c : o.collectives) d.collectives.exposed_ns += c.own_ns - c.hidden_ns;
+  auto top = Top(
+      o.collectives, [](const analyze::CollectiveOverlap&) { return true; },
+      [](const analyze::CollectiveOverlap& c) { return c.own_ns - c.hidden_ns; }, top_n, &d.collectives.count);
+  for (const analyze::CollectiveOverlap* c : top)
+    d.collectives.top_exposed.push_back({Str(t, c->name), NativeStream(t, c->stream), c->start_ns, c->end_ns, c->own_ns,
+                                         c->hidden_ns, c->overlap_ratio});
+  for (size_t k = 0; k < o.slowdowns.size() && k < static_cast<size_t>(std::max<int64_t>(0, top_n)); ++k) {
+    const analyze::KernelSlowdown& s = o.slowdowns[k];
+    d.slowdowns.push_back(
+        {Str(t, s.name), s.overlapped_count, s.alone_count, s.median_overlapped_ns, s.median_alone_ns, s.slowdown});
+  }
+  if (i < r.idle.size()) DeviceIdleOf(t, r, r.idle[i], d, o.device, top_n);
+  for (const analyze::StreamLaunchStats& s : r.launch.streams)
+    if (s.device == o.device)
+      d.launch_delay.push_back(
+          {NativeStream(t, s.stream), Pcts(s.launch_delay), s.launch_delay_outliers, s.without_launch_call});
+  return d;
+}
+
+report::RankSummary Summary(const analyze::RankSummary& s, const analyze::CrossRankResult& cross) {
+  report::RankSummary j;
+  j.comm_ns = s.comm_ns;
+  j.hidden_comm_ns = s.hidden_comm_ns;
+  j.exposed_comm_ns = s.exposed_comm_ns;
+  j.overlap_ratio = s.overlap_ratio;
+  j.compute_ns = s.compute_ns;
+  if (s.compute_ns > 0)
+    j.compute_share_overlapped = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.compute_ns);
+  j.contention_ns = s.contention_ns;
+  j.net_overlap_gain_ns = s.net_overlap_gain_ns;
+  j.hta_compat_overlap_pct = s.hta_compat_overlap_pct;
+  j.blocked_ns = s.blocked_ns;
+  j.blocked_share = s.blocked_share;
+  j.gpu_span_ns = s.gpu_span_ns;
+  j.gpu_idle_ns = s.gpu_idle_ns;
+  j.gpu_idle_share = s.gpu_idle_share;
+  j.gpu_gap_ns = s.gpu_gap_ns;
+  for (int c = 0; c < analyze::kGapCauses; ++c)
+    j.gap_ns.push_back({Key(analyze::ToString(static_cast<analyze::GapCause>(c))), s.gap_cause_ns[c]});
+  for (int k = 0; k < analyze::kFindingKinds; ++k)
+    j.findings.push_back({Key(analyze::ToString(static_cast<analyze::FindingKind>(k))), s.finding_count[k]});
+  // METRICS §6, from the cross-rank matching (0 for a single rank or without collectives). A
+  // process driving several GPUs has one participant per GPU: their sums.
+  for (const analyze::RankStraggling& rs : cross.ranks)
+    if (InRange(cross.participants, rs.participant) && cross.participants[rs.participant].process == s.process) {
+      j.collective_wait_ns += rs.own_wait_ns;
+      j.collective_times_last += rs.times_last;
+    }
+  return j;
+}
+
+}  // namespace
+
+namespace {
+
+void Blocking(const model::Trace& t, const analyze::AnalysisResult& r, model::ProcessId p, int64_t top_n,
+              RankReport& rk) {
+  for (const analyze::ThreadBlocking& th : r.blocking.threads) {
+    if (th.process != p || (th.blocked_ns == 0 && th.final_sync_ns == 0)) continue;
+    report::ThreadBlocking x;
+    x.thread = Tid(t, th.thread);
+    if (InRange(t.threads(), th.thread)) x.name = Str(t, t.threads()[th.thread].name);
+    x.blocked_ns = th.blocked_ns;
+    x.final_sync_ns = th.final_sync_ns;
+    x.active_span_ns = th.active_span_ns;
+    x.blocked_share = th.blocked_share;
+    for (const analyze::CallSite& c : th.top_calls)
+      x.top_calls.push_back({Str(t, c.call), c.count, c.total_ns, c.max_ns});
+    rk.threads.push_back(std::move(x));
+  }
+  auto top = Top(
+      r.blocking.intervals, [&](const analyze::BlockedInterval& b) { return b.process == p; },
+      [](const analyze::BlockedInterval& b) { return b.duration_ns(); }, top_n, &rk.blocked_intervals.count);
+  for (const analyze::BlockedInterval* b : top) {
+    report::BlockedInterval x;
+    x.call = Str(t, b->call);
+    x.reason = std::string(analyze::ToString(b->reason));
+    x.thread = Tid(t, b->thread);
+    x.start_ns = b->start_ns;
+    x.duration_ns = b->duration_ns();
+    x.stream = NativeStream(t, b->stream);
+    if (b->released_by) x.released_by = Activity(t, *b->released_by);
+    x.device_busy_ns = b->device_busy_ns;
+    x.device_idle_ns = b->device_idle_ns;
+    x.iteration = IterationNumber(r, b->iteration);
+    x.final_sync = b->final_sync;
+    rk.blocked_intervals.top.push_back(std::move(x));
+  }
+}
+
+void FindingsAndSyncs(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
+                      RankReport& rk) {
+  for (int k = 0; k < analyze::kFindingKinds; ++k)
+    rk.findings.by_kind.push_back({std::string(analyze::ToString(static_cast<analyze::FindingKind>(k))),
+                                   s.finding_count[k], s.finding_cost_ns[k]});
+  for (const analyze::Finding& f : r.sync.findings) {
+    if (f.process != s.process) continue;
+    rk.findings.items.push_back({std::string(analyze::ToString(f.kind)), f.time_ns, f.end_ns, Tid(t, f.thread),
+                                 NativeStream(t, f.stream), Str(t, f.call), IterationNumber(r, f.iteration), f.cost_ns,
+                                 f.message, f.advice});
+  }
+  for (const analyze::SyncPoint& p : r.sync.points) {
+    if (p.process != s.process) continue;
+    ++rk.sync_points.count;
+    const std::string kind(analyze::ToString(p.kind));
+    auto it = std::find_if(rk.sync_points.by_kind.begin(), rk.sync_points.by_kind.end(),
+                           [&](const KindFigures& k) { return k.kind == kind; });
+    if (it == rk.sync_points.by_kind.end()) it = rk.sync_points.by_kind.insert(it, KindFigures{kind, 0, 0});
+    ++it->count;
+    it->ns += p.blocked_ns;
+  }
+}
+
+void Launches(const model::Trace& t, const analyze::AnalysisResult& r, model::ProcessId p, int64_t top_n,
+              RankReport& rk) {
+  const size_t limit = static_cast<size_t>(std::max<int64_t>(0, top_n));
+  for (const analyze::RuntimeCallStats& c : r.launch.calls)
+    if (c.process == p && rk.launch_calls.size() < limit)
+      rk.launch_calls.push_back({Str(t, c.call), Pcts(c.duration), c.outliers});
+  for (const analyze::ShortKernelStats& k : r.launch.short_kernels) {
+    if (!InRange(t.devices(), k.device) || t.ProcessOfDevice(k.device) != p) continue;
+    rk.short_kernels.count += k.count;
+    if (rk.short_kernels.top.size() < limit)
+      rk.short_kernels.top.push_back({Str(t, k.name), k.count, k.gpu_total_ns, k.cpu_total_ns});
+  }
+}
+
+// Capture windows of one process (analyze/windows.h); empty for traces recorded throughout.
+std::vector<Window> Windows(const model::Trace& t, const analyze::AnalysisResult& r, model::ProcessId p) {
+  std::vector<Window> out;
+  for (const analyze::WindowFigures& w : r.windows) {
+    if (w.process != p) continue;
+    out.push_back({w.index, std::string(model::ToString(w.trigger)), Str(t, w.name), w.capture_start_ns,
+                   w.capture_end_ns, w.start_ns, w.end_ns, w.startup_excluded_ns, w.kernels, w.memcpys, w.memsets,
+                   w.gpu_span_ns, w.gpu_busy_ns, w.gpu_idle_ns, w.gpu_gap_ns, w.gaps});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> GateMetricNames() {
+  return MetricNames(Summary(analyze::RankSummary{}, analyze::CrossRankResult{}));
+}
+
+RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
+                           const analyze::CrossRankResult& cross, int64_t top_n) {
+  RankReport rk;
+  if (s.rank != model::kNone) rk.rank = s.rank;
+  rk.pid = s.pid;
+  if (InRange(t.processes(), s.process)) {
+    rk.host = Str(t, t.processes()[s.process].host);
+    rk.source = Str(t, t.processes()[s.process].source);
+  }
+  rk.summary = Summary(s, cross);
+  rk.windows = Windows(t, r, s.process);
+  for (int32_t i : s.devices)
+    if (InRange(r.overlap, i)) rk.devices.push_back(Device(t, r, static_cast<size_t>(i), top_n));
+  // "rank 3", or "pid 42 (GPU 0, GPU 1)" for a process without a rank: reports never say "rank ?".
+  if (rk.rank) {
+    rk.label = absl::StrCat("rank ", *rk.rank);
+  } else {
+    std::string gpus;
+    for (const DeviceReport& d : rk.devices) absl::StrAppend(&gpus, gpus.empty() ? "" : ", ", "GPU ", d.device);
+    rk.label = absl::StrCat("pid ", rk.pid, gpus.empty() ? "" : " (" + gpus + ")");
+  }
+  for (const analyze::HtaCompat& h : r.hta)
+    if (h.process == s.process)
+      rk.hta_compat = report::HtaCompat{h.overlap_pct, h.comm_us, h.overlap_us, h.dropped_sub_us,
+                                        "Holistic Trace Analysis' comp_comm_overlap_pctg: its kernel-name rules, whole "
+                                        "trace, all GPUs of the rank, start rounded up and end down to µs"};
+  Blocking(t, r, s.process, top_n, rk);
+  FindingsAndSyncs(t, r, s, rk);
+  Launches(t, r, s.process, top_n, rk);
+  return rk;
+}
+
+}  // namespace overlapscope::report

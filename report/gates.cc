@@ -1,0 +1,100 @@
+// Rank summary metrics (the JSON "summary" object, in order) and the --require gates over them.
+#include "report/gates.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "report/render.h"
+
+namespace overlapscope::report {
+
+std::vector<Metric> SummaryMetrics(const RankSummary& s) {
+  auto integer = [](std::string name, int64_t v) { return Metric{std::move(name), false, v, std::nullopt}; };
+  auto ratio = [](std::string name, std::optional<double> v) { return Metric{std::move(name), true, 0, v}; };
+  std::vector<Metric> m = {integer("comm_ns", s.comm_ns),
+                           integer("hidden_comm_ns", s.hidden_comm_ns),
+                           integer("exposed_comm_ns", s.exposed_comm_ns),
+                           ratio("overlap_ratio", s.overlap_ratio),
+                           integer("compute_ns", s.compute_ns),
+                           ratio("compute_share_overlapped", s.compute_share_overlapped),
+                           integer("contention_ns", s.contention_ns),
+                           integer("net_overlap_gain_ns", s.net_overlap_gain_ns),
+                           ratio("hta_compat_overlap_pct", s.hta_compat_overlap_pct),
+                           integer("blocked_ns", s.blocked_ns),
+                           ratio("blocked_share", s.blocked_share),
+                           integer("gpu_span_ns", s.gpu_span_ns),
+                           integer("gpu_idle_ns", s.gpu_idle_ns),
+                           ratio("gpu_idle_share", s.gpu_idle_share),
+                           integer("gpu_gap_ns", s.gpu_gap_ns)};
+  for (const NamedValue& g : s.gap_ns) m.push_back(integer("gap_" + g.name + "_ns", g.value));
+  int64_t total = 0;
+  for (const NamedValue& f : s.findings) total = Sum(total, f.value);
+  m.push_back(integer("findings", total));
+  for (const NamedValue& f : s.findings) m.push_back(integer("finding_" + f.name, f.value));
+  m.push_back(integer("collective_wait_ns", s.collective_wait_ns));
+  m.push_back(integer("collective_times_last", s.collective_times_last));
+  return m;
+}
+
+std::vector<std::string> MetricNames(const RankSummary& s) {
+  std::vector<std::string> names;
+  for (const Metric& m : SummaryMetrics(s)) names.push_back(m.name);
+  return names;
+}
+
+absl::StatusOr<Gate> ParseGate(std::string_view expr) {
+  Gate g;
+  g.text = std::string(expr);
+  std::string e;
+  for (char c : expr)
+    if (c != ' ' && c != '\t') e += c;
+  size_t pos = e.find_first_of("<>=");
+  if (pos == std::string::npos || pos == 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--require '", g.text, "': expected METRIC OP NUMBER (OP: >= <= > < ==)"));
+  g.metric = e.substr(0, pos);
+  size_t len = (pos + 1 < e.size() && e[pos + 1] == '=') ? 2 : 1;
+  g.op = e.substr(pos, len);
+  if (g.op == "=") return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': use == for equality"));
+  std::string num = e.substr(pos + len);
+  char* end = nullptr;
+  g.threshold = std::strtod(num.c_str(), &end);
+  if (num.empty() || end == nullptr || *end != '\0')
+    return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': '", num, "' is not a number"));
+  return g;
+}
+
+GateResult EvaluateGates(const Report& r, const std::vector<Gate>& gates) {
+  GateResult out;
+  for (const RankReport& rk : r.ranks) {
+    const std::vector<Metric> metrics = SummaryMetrics(rk.summary);
+    for (const Gate& g : gates) {
+      const Metric* m = nullptr;
+      for (const Metric& x : metrics)
+        if (x.name == g.metric) m = &x;
+      if (m == nullptr || (m->is_ratio && !m->ratio)) {
+        out.passed = false;
+        std::string why = m == nullptr ? "absent: not in the summary"
+                          : g.metric == "overlap_ratio" || g.metric == "hta_compat_overlap_pct"
+                              ? "absent: no communication"
+                              : "absent: no denominator (nothing to divide by)";
+        out.lines.push_back(absl::StrFormat("FAIL %s: %s (%s)", rk.label, g.text, why));
+        continue;
+      }
+      const double x = m->is_ratio ? *m->ratio : static_cast<double>(m->integer);
+      // NaN compares false with everything: a NaN value fails every gate, as it should.
+      const bool ok = g.op == ">="   ? x >= g.threshold
+                      : g.op == "<=" ? x <= g.threshold
+                      : g.op == ">"  ? x > g.threshold
+                      : g.op == "<"  ? x < g.threshold
+                                     : x == g.threshold;
+      if (!ok) out.passed = false;
+      out.lines.push_back(absl::StrFormat("%s %s: %s (value %.6g)", ok ? "PASS" : "FAIL", rk.label, g.text, x));
+    }
+  }
+  return out;
+}
+
+}  // namespace overlapscope::report

@@ -1,0 +1,54 @@
+// Renderers of a report::Report (report/report.h): the JSON document (schema
+// overlapscope.report/1, docs/report-schema.md), the text report (the CLI default: a summary per
+// rank, then tables in the style of `nsys stats`) and Markdown (pull-request comments). Pure
+// functions of the Report: no I/O, no trace, no analysis.
+//
+// Any Report renders: a field out of its usual range (NaN or infinite ratios, absent optionals,
+// negative times, empty lists, counts that disagree with list lengths, invalid UTF-8) is printed
+// as what it is ("nan%", "n/a", "-", U+FFFD in JSON), never a crash. Only running out of memory
+// throws (std::bad_alloc), which the engine turns into an error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "report/report.h"
+
+namespace overlapscope::report {
+
+struct TextOptions {
+  // Matched collective instances listed (SIZE_MAX: all); JSON always lists all.
+  size_t collectives_shown = 20;
+};
+
+std::string RenderJson(const Report& r);  // ends with a newline
+std::string RenderText(const Report& r, const TextOptions& options = {});
+std::string RenderMarkdown(const Report& r, const TextOptions& options = {});
+
+// --explain-classes: the rule table, then each distinct activity name with the rule that
+// classified it, how often and how long (not part of the JSON report).
+struct ExplainedName {
+  std::string cls, kind, name;
+  int64_t rule = -1;  // index into rules
+  int64_t count = 0, total_ns = 0;
+};
+struct ClassExplanations {
+  std::vector<ClassRule> rules;
+  std::vector<ExplainedName> names;  // by total time, descending
+};
+std::string RenderExplainClasses(const ClassExplanations& e);
+
+// a - b, saturated at the int64 limits: a report with absurd times still renders (no overflow).
+int64_t Diff(int64_t a, int64_t b);
+int64_t Sum(int64_t a, int64_t b);  // a + b, saturated likewise
+
+// Formatting shared by the text renderers.
+std::string Ms(int64_t ns);                       // "1.234 ms"
+std::string Us(int64_t ns);                       // "12.3 µs"
+std::string Dur(int64_t ns);                      // exact ns below 1 µs, µs below 1 ms, ms above
+std::string Pct(const std::optional<double>& r);  // "62.3%", or "n/a" when absent
+std::string Short(const std::string& name, size_t max = 60);
+std::string Bytes(int64_t bytes);  // "512 B", "2.00 MB" (decimal units, as nccl-tests sizes)
+
+}  // namespace overlapscope::report

@@ -1,0 +1,53 @@
+// Number and name formatting shared by the text and Markdown renderers.
+#include <climits>
+
+#include "absl/strings/str_format.h"
+#include "report/render.h"
+
+namespace overlapscope::report {
+
+int64_t Diff(int64_t a, int64_t b) {
+  int64_t d;
+  if (!__builtin_sub_overflow(a, b, &d)) return d;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t Sum(int64_t a, int64_t b) {
+  int64_t s;
+  if (!__builtin_add_overflow(a, b, &s)) return s;
+  return b < 0 ? INT64_MIN : INT64_MAX;
+}
+
+std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", static_cast<double>(ns) / 1e6); }
+std::string Us(int64_t ns) { return absl::StrFormat("%.1f µs", static_cast<double>(ns) / 1e3); }
+std::string Dur(int64_t ns) {
+  if (ns < 1000 && ns > -1000) return absl::StrFormat("%d ns", ns);  // sub-µs: exact, not "0.1 µs"
+  return ns < 1000000 && ns > -1000000 ? Us(ns) : Ms(ns);
+}
+std::string Pct(const std::optional<double>& ratio) {
+  if (!ratio) return "n/a";
+  return absl::StrFormat("%.1f%%", 100.0 * *ratio);
+}
+std::string Short(const std::string& name, size_t max) {
+  if (name.size() <= max || max < 3) return name;
+  return name.substr(0, max - 3) + "...";
+}
+std::string Bytes(int64_t b) {
+  if (b < 1000) return absl::StrFormat("%d B", b);
+  if (b < 1000000) return absl::StrFormat("%.1f kB", static_cast<double>(b) / 1e3);
+  if (b < 1000000000) return absl::StrFormat("%.2f MB", static_cast<double>(b) / 1e6);
+  return absl::StrFormat("%.2f GB", static_cast<double>(b) / 1e9);
+}
+
+std::string RenderExplainClasses(const ClassExplanations& e) {
+  std::string o = "classification rules (first match wins):\n";
+  for (size_t i = 0; i < e.rules.size(); ++i)
+    absl::StrAppendFormat(&o, "  %2d  %-55s (%s)\n", i, e.rules[i].rule, e.rules[i].origin);
+  absl::StrAppendFormat(&o, "\n  %-8s %-7s %4s %8s %12s  %s\n", "class", "kind", "rule", "count", "total", "name");
+  for (const ExplainedName& n : e.names)
+    absl::StrAppendFormat(&o, "  %-8s %-7s %4d %8d %12s  %s\n", n.cls, n.kind, n.rule, n.count, Dur(n.total_ns),
+                          n.name);
+  return o;
+}
+
+}  // namespace overlapscope::report

@@ -1,0 +1,18 @@
+// Internal to the renderers: sections shared by text and Markdown.
+#pragma once
+
+#include <string>
+
+#include "report/render.h"
+#include "report/report.h"
+
+namespace overlapscope::report {
+
+// Collectives across ranks (METRICS §6), every matched instance up to options.collectives_shown.
+void AppendCollectivesText(const Report& r, const TextOptions& options, std::string* out);
+void AppendCollectivesMarkdown(const Report& r, const TextOptions& options, std::string* out);
+
+// A rank summary figure by its JSON key ("gap_host_blocked_ns", "finding_..."): 0 when absent.
+int64_t SummaryValue(const RankSummary& s, const std::string& key);
+
+}  // namespace overlapscope::report

@@ -1,0 +1,394 @@
+// JSON report, schema "overlapscope.report/1" (docs/report-schema.md), from the typed Report.
+// Keys and their order are the schema's; absent optionals are null, never NaN.
+#include <cmath>
+
+#include "nlohmann/json.hpp"
+#include "report/gates.h"
+#include "report/render.h"
+
+namespace overlapscope::report {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+template <typename T>
+ojson Opt(const std::optional<T>& v) {
+  return v ? ojson(*v) : ojson(nullptr);
+}
+
+ojson Figures(const OverlapFigures& s) {
+  ojson j;
+  j["comm_ns"] = s.comm_ns;
+  j["hidden_comm_ns"] = s.hidden_comm_ns;
+  j["exposed_comm_ns"] = s.exposed_comm_ns;
+  j["overlap_ratio"] = Opt(s.overlap_ratio);
+  j["no_communication"] = s.comm_ns == 0;
+  j["compute_ns"] = s.compute_ns;
+  j["compute_share_overlapped"] = Opt(s.compute_share_overlapped);
+  j["contention_ns"] = s.contention_ns;
+  j["net_overlap_gain_ns"] = s.net_overlap_gain_ns;
+  j["overlapped_compute_instances"] = s.overlapped_compute_instances;
+  j["contention_unknown_instances"] = s.contention_unknown_instances;
+  j["activities"] = s.activities;
+  return j;
+}
+
+ojson Activity(const std::optional<GpuActivity>& a) {
+  if (!a) return nullptr;
+  return ojson{{"kind", a->kind},
+               {"name", a->name},
+               {"start_ns", a->start_ns},
+               {"end_ns", a->end_ns},
+               {"stream", Opt(a->stream)}};
+}
+
+ojson PercentilesJson(const Percentiles& p) {
+  return ojson{{"count", p.count},   {"min_ns", p.min_ns}, {"p50_ns", p.p50_ns},  {"p90_ns", p.p90_ns},
+               {"p99_ns", p.p99_ns}, {"max_ns", p.max_ns}, {"mean_ns", p.mean_ns}};
+}
+
+ojson DeviceJson(const DeviceReport& d) {
+  ojson j;
+  j["device"] = d.device;
+  j["name"] = d.name;
+  j["overlap"] = Figures(d.overlap);
+  ojson its = ojson::array();
+  for (const IterationOverlap& io : d.iterations) {
+    ojson x;
+    x["iteration"] = io.iteration;
+    x["gpu_start_ns"] = io.gpu_start_ns;
+    x["gpu_end_ns"] = io.gpu_end_ns;
+    x["cpu_start_ns"] = io.cpu_start_ns;
+    x["cpu_end_ns"] = io.cpu_end_ns;
+    x.update(Figures(io.stats));
+    its.push_back(x);
+  }
+  j["iterations"] = its;
+  ojson top = ojson::array();
+  for (const CollectiveExposure& c : d.collectives.top_exposed)
+    top.push_back({{"name", c.name},
+                   {"stream", Opt(c.stream)},
+                   {"start_ns", c.start_ns},
+                   {"end_ns", c.end_ns},
+                   {"own_ns", c.own_ns},
+                   {"hidden_ns", c.hidden_ns},
+                   {"exposed_ns", Diff(c.own_ns, c.hidden_ns)},
+                   {"overlap_ratio", Opt(c.overlap_ratio)}});
+  j["collectives"] = {{"count", d.collectives.count}, {"exposed_ns", d.collectives.exposed_ns}, {"top_exposed", top}};
+  ojson sl = ojson::array();
+  for (const Slowdown& s : d.slowdowns)
+    sl.push_back({{"name", s.name},
+                  {"overlapped_count", s.overlapped_count},
+                  {"alone_count", s.alone_count},
+                  {"median_overlapped_ns", s.median_overlapped_ns},
+                  {"median_alone_ns", s.median_alone_ns},
+                  {"slowdown", s.slowdown}});
+  j["slowdowns"] = sl;
+  ojson idle;
+  idle["span_ns"] = d.idle.span_ns;
+  idle["busy_ns"] = d.idle.busy_ns;
+  idle["idle_ns"] = d.idle.idle_ns;
+  idle["idle_share"] = Opt(d.idle.idle_share);
+  idle["min_gap_ns"] = d.idle.min_gap_ns;
+  idle["gaps"] = d.idle.gaps;
+  idle["gap_ns"] = d.idle.gap_ns;
+  ojson causes = ojson::object();
+  for (const CauseFigures& c : d.idle.causes) causes[c.name] = {{"ns", c.ns}, {"count", c.count}};
+  idle["causes"] = causes;
+  j["idle"] = idle;
+  ojson tg = ojson::array();
+  for (const IdleGap& g : d.top_gaps)
+    tg.push_back({{"start_ns", g.start_ns},
+                  {"end_ns", g.end_ns},
+                  {"duration_ns", Diff(g.end_ns, g.start_ns)},
+                  {"cause", g.cause},
+                  {"ended_by", Activity(g.ended_by)},
+                  {"launch_call", Opt(g.launch_call)},
+                  {"thread", Opt(g.thread)},
+                  {"iteration", Opt(g.iteration)}});
+  j["top_gaps"] = tg;
+  ojson ld = ojson::array();
+  for (const StreamLaunchDelay& s : d.launch_delay)
+    ld.push_back({{"stream", Opt(s.stream)},
+                  {"launch_delay", PercentilesJson(s.launch_delay)},
+                  {"launch_delay_outliers", s.launch_delay_outliers},
+                  {"without_launch_call", s.without_launch_call}});
+  j["launch_delay"] = ld;
+  return j;
+}
+
+ojson SummaryJson(const RankSummary& s) {
+  ojson j = ojson::object();
+  for (const Metric& m : SummaryMetrics(s)) j[m.name] = m.is_ratio ? Opt(m.ratio) : ojson(m.integer);
+  return j;
+}
+
+ojson Kinds(const std::vector<KindFigures>& v, const char* ns_key) {
+  ojson j = ojson::object();
+  for (const KindFigures& k : v) j[k.kind] = {{"count", k.count}, {ns_key, k.ns}};
+  return j;
+}
+
+ojson WindowsJson(const std::vector<Window>& ws) {
+  ojson out = ojson::array();
+  for (const Window& w : ws)
+    out.push_back({{"index", w.index},
+                   {"trigger", w.trigger},
+                   {"name", w.name},
+                   {"capture_start_ns", w.capture_start_ns},
+                   {"capture_end_ns", w.capture_end_ns},
+                   {"start_ns", w.start_ns},
+                   {"end_ns", w.end_ns},
+                   {"startup_excluded_ns", w.startup_excluded_ns},
+                   {"kernels", w.kernels},
+                   {"memcpys", w.memcpys},
+                   {"memsets", w.memsets},
+                   {"gpu_span_ns", w.gpu_span_ns},
+                   {"gpu_busy_ns", w.gpu_busy_ns},
+                   {"gpu_idle_ns", w.gpu_idle_ns},
+                   {"gpu_gap_ns", w.gpu_gap_ns},
+                   {"gaps", w.gaps}});
+  return out;
+}
+
+ojson RankJson(const RankReport& rk) {
+  ojson jr;
+  jr["label"] = rk.label;
+  jr["rank"] = Opt(rk.rank);
+  jr["pid"] = rk.pid;
+  jr["host"] = rk.host;
+  jr["source"] = rk.source;
+  jr["summary"] = SummaryJson(rk.summary);
+  jr["windows"] = WindowsJson(rk.windows);
+  ojson devs = ojson::array();
+  for (const DeviceReport& d : rk.devices) devs.push_back(DeviceJson(d));
+  jr["devices"] = devs;
+  if (rk.hta_compat)
+    jr["hta_compat"] = {{"overlap_pct", Opt(rk.hta_compat->overlap_pct)},
+                        {"comm_us", rk.hta_compat->comm_us},
+                        {"overlap_us", rk.hta_compat->overlap_us},
+                        {"dropped_sub_us", rk.hta_compat->dropped_sub_us},
+                        {"note", rk.hta_compat->note}};
+  ojson threads = ojson::array();
+  for (const ThreadBlocking& th : rk.threads) {
+    ojson calls = ojson::array();
+    for (const CallTotal& c : th.top_calls)
+      calls.push_back({{"call", c.call}, {"count", c.count}, {"total_ns", c.total_ns}, {"max_ns", c.max_ns}});
+    threads.push_back({{"thread", Opt(th.thread)},
+                       {"name", th.name},
+                       {"blocked_ns", th.blocked_ns},
+                       {"final_sync_ns", th.final_sync_ns},
+                       {"active_span_ns", th.active_span_ns},
+                       {"blocked_share", Opt(th.blocked_share)},
+                       {"top_calls", calls}});
+  }
+  jr["threads"] = threads;
+  ojson tb = ojson::array();
+  for (const BlockedInterval& b : rk.blocked_intervals.top)
+    tb.push_back({{"call", b.call},
+                  {"reason", b.reason},
+                  {"thread", Opt(b.thread)},
+                  {"start_ns", b.start_ns},
+                  {"duration_ns", b.duration_ns},
+                  {"stream", Opt(b.stream)},
+                  {"released_by", Activity(b.released_by)},
+                  {"device_busy_ns", b.device_busy_ns},
+                  {"device_idle_ns", b.device_idle_ns},
+                  {"iteration", Opt(b.iteration)},
+                  {"final_sync", b.final_sync}});
+  jr["blocked_intervals"] = {{"count", rk.blocked_intervals.count}, {"top", tb}};
+  ojson items = ojson::array();
+  for (const Finding& f : rk.findings.items)
+    items.push_back({{"kind", f.kind},
+                     {"time_ns", f.time_ns},
+                     {"end_ns", f.end_ns},
+                     {"thread", Opt(f.thread)},
+                     {"stream", Opt(f.stream)},
+                     {"call", f.call},
+                     {"iteration", Opt(f.iteration)},
+                     {"cost_ns", f.cost_ns},
+                     {"message", f.message},
+                     {"advice", f.advice}});
+  jr["findings"] = {{"by_kind", Kinds(rk.findings.by_kind, "cost_ns")}, {"items", items}};
+  jr["sync_points"] = {{"count", rk.sync_points.count}, {"by_kind", Kinds(rk.sync_points.by_kind, "blocked_ns")}};
+  ojson calls = ojson::array();
+  for (const LaunchCall& c : rk.launch_calls)
+    calls.push_back({{"call", c.call}, {"duration", PercentilesJson(c.duration)}, {"outliers", c.outliers}});
+  jr["launch_calls"] = calls;
+  ojson shorts = ojson::array();
+  for (const ShortKernel& k : rk.short_kernels.top)
+    shorts.push_back(
+        {{"name", k.name}, {"count", k.count}, {"gpu_total_ns", k.gpu_total_ns}, {"cpu_total_ns", k.cpu_total_ns}});
+  jr["short_kernels"] = {{"count", rk.short_kernels.count}, {"top", shorts}};
+  return jr;
+}
+
+ojson RefJson(const ParticipantRef& p) {
+  return {{"label", p.label}, {"rank", Opt(p.rank)}, {"gpu", Opt(p.gpu)}, {"pid", Opt(p.pid)}};
+}
+
+ojson InstanceJson(const Instance& ci) {
+  ojson j;
+  j["index"] = ci.index;
+  j["op"] = ci.op;
+  j["communicator"] = ci.communicator;
+  j["sequence"] = Opt(ci.sequence);
+  j["order"] = Opt(ci.order);
+  j["dtype"] = Opt(ci.dtype);
+  j["in_elements"] = Opt(ci.in_elements);
+  j["out_elements"] = Opt(ci.out_elements);
+  j["bytes"] = Opt(ci.bytes);
+  j["size_bytes"] = Opt(ci.size_bytes);
+  j["nranks"] = Opt(ci.nranks);
+  j["algorithm"] = Opt(ci.algorithm);
+  j["protocol"] = Opt(ci.protocol);
+  j["channels"] = Opt(ci.channels);
+  j["root_or_peer"] = Opt(ci.root_or_peer);
+  j["reduce_op"] = Opt(ci.reduce_op);
+  j["first_start_ns"] = ci.first_start_ns;
+  j["skew_ns"] = ci.skew_ns;
+  j["last"] = Opt(ci.last);
+  j["last_rank"] = ci.last_rank;
+  j["bus_time_ns"] = ci.bus_time_ns;
+  j["algbw_gbps"] = Opt(ci.algbw_gbps);
+  j["busbw_gbps"] = Opt(ci.busbw_gbps);
+  ojson ranks = ojson::array();
+  for (const InstanceRank& p : ci.ranks) {
+    ojson jp = RefJson(p.ref);
+    jp["comm_rank"] = Opt(p.comm_rank);
+    jp["start_ns"] = p.start_ns;
+    jp["arrival_ns"] = p.arrival_ns;
+    jp["arrival_source"] = p.arrival_source;
+    jp["end_ns"] = p.end_ns;
+    jp["duration_ns"] = Diff(p.end_ns, p.start_ns);
+    jp["wait_ns"] = p.wait_ns;
+    jp["stream"] = Opt(p.stream);
+    jp["channels"] = Opt(p.channels);
+    jp["channel_span_ns"] = Opt(p.channel_span_ns);
+    ranks.push_back(jp);
+  }
+  j["ranks"] = ranks;
+  return j;
+}
+
+ojson CrossRankJson(const CrossRank& x) {
+  ojson xr;
+  xr["matched_instances"] = x.matched_instances;
+  xr["matched_by"] = x.matched_by;
+  xr["matched_by_order"] = x.matched_by_order;
+  xr["identified_by"] = x.identified_by;
+  xr["identified_note"] = x.identified_note;
+  xr["unmatched"] = x.unmatched;
+  xr["without_rank"] = x.without_rank;
+  xr["duplicates"] = x.duplicates;
+  xr["max_skew_ns"] = x.max_skew_ns;
+  xr["total_skew_ns"] = x.total_skew_ns;
+  xr["skew_from"] = "arrival";
+  xr["arrival_fallbacks"] = x.arrival_fallbacks;
+  ojson parts = ojson::array();
+  for (const Participant& p : x.participants) {
+    ojson j = RefJson(p.ref);
+    j["host"] = Opt(p.host);
+    parts.push_back(j);
+  }
+  xr["participants"] = parts;
+  ojson strag = ojson::array();
+  for (const Straggling& rs : x.ranks) {
+    ojson s = RefJson(rs.ref);
+    s["times_last"] = rs.times_last;
+    s["others_wait_ns"] = rs.others_wait_ns;
+    s["own_wait_ns"] = rs.own_wait_ns;
+    strag.push_back(s);
+  }
+  xr["ranks"] = strag;
+  ojson top = ojson::array();
+  for (const SkewedInstance& ci : x.top_skew)
+    top.push_back({{"op", ci.op},
+                   {"communicator", ci.communicator},
+                   {"sequence", ci.sequence},
+                   {"first_start_ns", ci.first_start_ns},
+                   {"skew_ns", ci.skew_ns},
+                   {"last_rank", ci.last_rank},
+                   {"last", Opt(ci.last)},
+                   {"bus_time_ns", ci.bus_time_ns},
+                   {"size_bytes", ci.size_bytes},
+                   {"algbw_gbps", Opt(ci.algbw_gbps)},
+                   {"busbw_gbps", Opt(ci.busbw_gbps)}});
+  xr["top_skew"] = top;
+  ojson all = ojson::array();
+  for (const Instance& ci : x.instances) all.push_back(InstanceJson(ci));
+  xr["instances"] = all;
+  return xr;
+}
+
+ojson ClockJson(const ClockAlignment& a) {
+  ojson j;
+  j["mode"] = a.mode;
+  j["status"] = a.status;
+  j["applied"] = a.applied;
+  j["method"] = "median of collective end-time differences to the reference host";
+  j["reference_host"] = Opt(a.reference_host);
+  j["min_instances"] = a.min_instances;
+  j["matched_instances_used"] = a.matched_instances_used;
+  j["residual_spread_ns"] = a.residual_spread_ns;
+  j["summary"] = a.summary;
+  ojson hosts = ojson::array();
+  for (const HostClock& h : a.hosts)
+    hosts.push_back({{"host", h.host},
+                     {"pids", h.pids},
+                     {"reference", h.reference},
+                     {"aligned", h.aligned},
+                     {"offset_ns", h.offset_ns},
+                     {"instances", h.instances},
+                     {"residual_spread_ns", h.residual_spread_ns},
+                     {"reason", Opt(h.reason)}});
+  j["hosts"] = hosts;
+  return j;
+}
+
+}  // namespace
+
+std::string RenderJson(const Report& r) {
+  ojson j;
+  j["schema"] = kSchema;
+  j["schema_version"] = kSchemaVersion;
+  j["tool"] = r.tool;
+  j["inputs"] = r.inputs;
+  j["time_span"] = {{"start_ns", r.time_span.start_ns},
+                    {"end_ns", r.time_span.end_ns},
+                    {"duration_ns", Diff(r.time_span.end_ns, r.time_span.start_ns)}};
+  j["options"] = {{"iteration_marker", r.options.iteration_marker},
+                  {"min_gap_ns", r.options.min_gap_ns},
+                  {"runtime_cutoff_ns", r.options.runtime_cutoff_ns},
+                  {"launch_delay_cutoff_ns", r.options.launch_delay_cutoff_ns},
+                  {"top_n", r.options.top_n},
+                  {"align_clocks", r.options.align_clocks}};
+  j["clock_note"] = r.clock_note;
+  j["clock_alignment"] = ClockJson(r.clock_alignment);
+  ojson rules = ojson::array();
+  for (const ClassRule& rule : r.classes.rules) rules.push_back({{"rule", rule.rule}, {"origin", rule.origin}});
+  ojson totals = ojson::object();
+  for (const ClassTotal& c : r.classes.totals) totals[c.cls] = {{"count", c.count}, {"total_ns", c.total_ns}};
+  j["classes"] = {{"rules", rules}, {"totals", totals}};
+  j["iterations"] = {{"marker", r.iterations.marker},
+                     {"count", r.iterations.count},
+                     {"assigned_by_launch_call", r.iterations.assigned_by_launch_call},
+                     {"assigned_by_own_start", r.iterations.assigned_by_own_start},
+                     {"outside_iterations", r.iterations.outside_iterations}};
+  ojson top = ojson::array();
+  for (const KernelTotal& k : r.top_kernels)
+    top.push_back({{"class", k.cls},
+                   {"kind", k.kind},
+                   {"name", k.name},
+                   {"count", k.count},
+                   {"total_ns", k.total_ns},
+                   {"max_ns", k.max_ns}});
+  j["top_kernels"] = top;
+  ojson ranks = ojson::array();
+  for (const RankReport& rk : r.ranks) ranks.push_back(RankJson(rk));
+  j["ranks"] = ranks;
+  j["collectives_across_ranks"] = CrossRankJson(r.collectives_across_ranks);
+  return j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+}
+
+}  // namespace overlapscope::report

@@ -1,0 +1,59 @@
+// Markdown report for pull-request comments: one summary table (a row per rank), then the
+// findings as a list, from the typed Report.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "report/render.h"
+#include "report/render_internal.h"
+
+namespace overlapscope::report {
+namespace {
+
+std::string Cell(const std::string& s) {
+  // Pipes would end the cell; backticks keep kernel names readable.
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+void FindingsOfRank(const RankReport& rk, std::string& o) {
+  if (rk.findings.items.empty()) return;
+  absl::StrAppendFormat(&o, "\n**%s findings**\n\n", rk.label);
+  for (const KindFigures& k : rk.findings.by_kind) {
+    if (k.count == 0) continue;
+    std::string example, advice;
+    for (const Finding& f : rk.findings.items)
+      if (f.kind == k.kind) {
+        example = f.message;
+        advice = f.advice;
+        break;
+      }
+    absl::StrAppendFormat(&o, "- `%s` x%d, cost %s — e.g. %s. *Fix:* %s\n", k.kind, k.count, Dur(k.ns), Cell(example),
+                          Cell(advice));
+  }
+}
+
+}  // namespace
+
+std::string RenderMarkdown(const Report& r, const TextOptions& options) {
+  std::string o = "### overlapscope analyze\n\n";
+  absl::StrAppendFormat(&o, "%d rank(s), %d iteration(s), trace span %s.\n\n", r.ranks.size(), r.iterations.count,
+                        Ms(Diff(r.time_span.end_ns, r.time_span.start_ns)));
+  if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "Clocks: ", r.clock_alignment.summary, ".\n\n");
+  o += "| rank | overlap | exposed comm | HTA-compatible overlap | host blocked | GPU idle | findings |\n";
+  o += "|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const RankReport& rk : r.ranks) {
+    const RankSummary& s = rk.summary;
+    const std::string hta = s.hta_compat_overlap_pct ? absl::StrFormat("%.2f%%", *s.hta_compat_overlap_pct) : "n/a";
+    absl::StrAppendFormat(&o, "| %s | %s | %s | %s | %s (%s) | %s | %d |\n",
+                          rk.rank ? std::to_string(*rk.rank) : rk.label,
+                          s.comm_ns == 0 ? "no communication" : Pct(s.overlap_ratio), Dur(s.exposed_comm_ns), hta,
+                          Dur(s.blocked_ns), Pct(s.blocked_share), Pct(s.gpu_idle_share), SummaryValue(s, "findings"));
+  }
+  AppendCollectivesMarkdown(r, options, &o);
+  for (const RankReport& rk : r.ranks) FindingsOfRank(rk, o);
+  o += "\n<sub>overlap = hidden / total communication time per METRICS.md; HTA-compatible = Holistic Trace "
+       "Analysis' rules for comparison.</sub>\n";
+  return o;
+}
+
+}  // namespace overlapscope::report
