@@ -24,6 +24,16 @@ auto NoThrow(const std::string& path, F f) -> decltype(f()) {
   }
 }
 
+// The process of session.files()[only_file] (each file is one process, in reading order).
+absl::StatusOr<model::ProcessId> OnlyProcess(const Session& session, const std::string& path,
+                                             const ExportOptions& options) {
+  if (options.only_file < 0) return model::kNone;
+  if (static_cast<size_t>(options.only_file) >= session.files().size() ||
+      static_cast<size_t>(options.only_file) >= session.trace().processes().size())
+    return absl::InvalidArgumentError(absl::StrCat(path, ": no input file ", options.only_file, " in the session"));
+  return static_cast<model::ProcessId>(options.only_file);
+}
+
 }  // namespace
 
 absl::StatusOr<TraceFormat> TraceFormatFromPath(const std::string& path) {
@@ -39,10 +49,13 @@ absl::StatusOr<PerfettoExport> ExportPerfetto(const Session& session, const std:
                                               const ExportOptions& options) {
   if (options.analysis != nullptr && options.analysis->session().state() != session.state())
     return absl::InvalidArgumentError(absl::StrCat(path, ": the analysis drawn in is of another session"));
+  ASSIGN_OR_RETURN(model::ProcessId only, OnlyProcess(session, path, options));
   return NoThrow(path, [&]() -> absl::StatusOr<PerfettoExport> {
     exporters::PerfettoStats st;
+    exporters::PerfettoOptions po;
+    po.only_process = only;
     RETURN_IF_ERROR(exporters::WritePerfetto(
-        session.trace(), options.analysis != nullptr ? &options.analysis->result() : nullptr, path, &st));
+        session.trace(), options.analysis != nullptr ? &options.analysis->result() : nullptr, path, &st, po));
     PerfettoExport out;
     out.packets = st.packets;
     out.tracks = st.tracks;
@@ -57,9 +70,11 @@ absl::StatusOr<PerfettoExport> ExportPerfetto(const Session& session, const std:
   });
 }
 
-absl::StatusOr<ChromeExport> ExportChrome(const Session& session, const std::string& path) {
+absl::StatusOr<ChromeExport> ExportChrome(const Session& session, const std::string& path,
+                                          const ExportOptions& options) {
+  ASSIGN_OR_RETURN(model::ProcessId only, OnlyProcess(session, path, options));
   return NoThrow(path, [&]() -> absl::StatusOr<ChromeExport> {
-    ASSIGN_OR_RETURN(exporters::ChromeStats st, exporters::WriteChrome(session.trace(), path));
+    ASSIGN_OR_RETURN(exporters::ChromeStats st, exporters::WriteChrome(session.trace(), path, only));
     ChromeExport out;
     out.files = std::move(st.files);
     out.events = st.events;

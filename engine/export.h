@@ -38,12 +38,17 @@ struct ChromeExport {
 struct ExportOptions {
   // Perfetto: draw this analysis (of the same session) on extra tracks; null: events only.
   const Analysis* analysis = nullptr;
+  // Only the rank read from session.files()[only_file] (Perfetto: its tracks and its analysis
+  // tracks; Chrome: its document, written to `path` itself); -1: every rank.
+  int64_t only_file = -1;
 };
 
 absl::StatusOr<PerfettoExport> ExportPerfetto(const Session& session, const std::string& path,
                                               const ExportOptions& options = {});
-// One file per process: `path` itself for a one-process trace, else ".rank<r>" (".process<i>"
-// without a rank) before ".json" / ".json.gz"; gzip-compressed when `path` ends in ".gz".
-absl::StatusOr<ChromeExport> ExportChrome(const Session& session, const std::string& path);
+// One file per process: `path` itself for a one-process trace (or with only_file), else
+// ".rank<r>" (".process<i>" without a rank) before ".json" / ".json.gz"; gzip-compressed when
+// `path` ends in ".gz". ExportOptions::analysis is not drawn (Chrome JSON keeps events only).
+absl::StatusOr<ChromeExport> ExportChrome(const Session& session, const std::string& path,
+                                          const ExportOptions& options = {});
 
 }  // namespace overlapscope::engine

@@ -49,8 +49,10 @@ struct ChromeStats {
 // process with ".rank<r>" (or ".process<i>" without a rank) before ".json" / ".json.gz".
 std::vector<std::string> ChromeOutputPaths(const model::Trace& trace, const std::string& path);
 
-// Writes one document per process; gzip-compressed when `path` ends in ".gz".
-absl::StatusOr<ChromeStats> WriteChrome(const model::Trace& trace, const std::string& path);
+// Writes one document per process; gzip-compressed when `path` ends in ".gz". With
+// `only_process`: that process's document only, to `path` itself.
+absl::StatusOr<ChromeStats> WriteChrome(const model::Trace& trace, const std::string& path,
+                                        model::ProcessId only_process = model::kNone);
 
 // The document of one process, uncompressed, into `sink` (tests and the benchmark).
 absl::Status EncodeChromeProcess(const model::Trace& trace, model::ProcessId process, const ByteSink& sink,

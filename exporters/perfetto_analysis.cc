@@ -60,7 +60,11 @@ void AddSlice(Layout* L, int32_t track, int64_t s, int64_t e, ExtraEvent ev) {
 
 }  // namespace
 
-void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, Layout* L) {
+DrawnAnalysis DrawnAnalysis::Of(const analyze::AnalysisResult& r) {
+  return DrawnAnalysis{r.overlap, r.gaps, &r.cross_rank, r.blocking.intervals, r.sync.findings};
+}
+
+void AddAnalysisTracks(const model::Trace& t, const DrawnAnalysis& a, Layout* L) {
   const size_t nd = t.devices().size();
   std::vector<int32_t> exposed(nd, kNone), iters(nd, kNone), counter(nd, kNone), idle(nd, kNone);
 
@@ -127,15 +131,17 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
   // Collectives across ranks (METRICS.md §6): on each rank's GPU, from its own arrival (when its
   // stream reached the collective, analyze/collective_arrival.h) to the last rank's arrival.
   std::vector<int32_t> peer_waits(nd, kNone);
-  for (const analyze::CollectiveInstance& ci : a.cross_rank.instances) {
+  const analyze::CrossRankResult empty;
+  const analyze::CrossRankResult& x = a.cross_rank != nullptr ? *a.cross_rank : empty;
+  for (const analyze::CollectiveInstance& ci : x.instances) {
     for (const analyze::CollectiveParticipant& p : ci.ranks) {
       if (p.wait_ns <= 0 || p.collective < 0 || static_cast<size_t>(p.collective) >= t.collectives().size()) continue;
       const model::DeviceId dev = t.collectives()[p.collective].device;
       if (!Valid(dev, L->device_group)) continue;
       const int32_t tr = Child(L, peer_waits, dev, L->device_group[dev], "waiting for peers", -25,
                                "part of each collective spent waiting for the last rank to arrive");
-      const std::string last = ci.last >= 0 && static_cast<size_t>(ci.last) < a.cross_rank.participants.size()
-                                   ? a.cross_rank.participants[ci.last].label
+      const std::string last = ci.last >= 0 && static_cast<size_t>(ci.last) < x.participants.size()
+                                   ? x.participants[ci.last].label
                                : ci.last_rank >= 0 ? absl::StrCat("rank ", ci.last_rank)
                                                    : std::string("the last rank");
       ExtraEvent ev{absl::StrCat("waiting for ", last),
@@ -149,7 +155,7 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
   }
 
   std::vector<int32_t> blocked(t.threads().size(), kNone);
-  for (const analyze::BlockedInterval& b : a.blocking.intervals) {
+  for (const analyze::BlockedInterval& b : a.blocked) {
     if (!Valid(b.thread, L->thread_track)) continue;
     const int32_t tr = Child(L, blocked, b.thread, L->thread_track[b.thread], "blocked on GPU", 100,
                              "intervals in which this thread waited for the GPU");
@@ -168,7 +174,7 @@ void AddAnalysisTracks(const model::Trace& t, const analyze::AnalysisResult& a, 
   }
 
   std::vector<int32_t> findings(t.processes().size(), kNone);
-  for (const analyze::Finding& f : a.sync.findings) {
+  for (const analyze::Finding& f : a.findings) {
     if (!Valid(f.process, L->process_track)) continue;
     const int32_t tr = Child(L, findings, f.process, L->process_track[f.process], "findings", -100,
                              "what overlapscope suggests changing, at the call it is about");

@@ -146,7 +146,7 @@ void Layout::Finish(const model::Trace& trace) {
   }
 }
 
-Layout BuildModelLayout(const model::Trace& trace) {
+Layout BuildModelLayout(const model::Trace& trace, model::ProcessId only_process) {
   Layout L;
   const auto& procs = trace.processes();
   std::vector<int32_t> order(procs.size());
@@ -169,6 +169,7 @@ Layout BuildModelLayout(const model::Trace& trace) {
   std::vector<int32_t> device_syncs(trace.devices().size(), kNone);
 
   for (int32_t p : order) {
+    if (only_process != kNone && p != only_process) continue;  // its tracks stay kNone: not written
     const model::Process& pr = procs[p];
     const bool real_pid = pr.pid > 0 && pr.pid < (int64_t{1} << 22) && pid_count[pr.pid] == 1;
     const int64_t pid = real_pid ? pr.pid : next_synthetic++;
@@ -258,16 +259,17 @@ Layout BuildModelLayout(const model::Trace& trace) {
   // Reserve each track's slices up front: the vectors get large (10^6) and regrowing them
   // costs more than this counting pass.
   {
-    std::vector<size_t> n(L.tracks.size(), 0);
-    for (const auto& a : trace.api_calls()) ++n[thread_track[a.thread]];
-    for (const auto& r : trace.ranges()) ++n[thread_track[r.thread]];
-    for (const auto& k : trace.kernels()) ++n[stream_track[k.stream]];
-    for (const auto& m : trace.memcpys()) ++n[stream_track[m.stream]];
-    for (const auto& m : trace.memsets()) ++n[stream_track[m.stream]];
-    for (const auto& g : trace.gpu_ranges()) ++n[stream_track[g.stream]];
-    for (size_t i = 0; i < n.size(); ++i) L.tracks[i].slices.reserve(n[i]);
+    std::vector<size_t> n(L.tracks.size() + 1, 0);  // n[0]: items of processes not written
+    for (const auto& a : trace.api_calls()) ++n[thread_track[a.thread] + 1];
+    for (const auto& r : trace.ranges()) ++n[thread_track[r.thread] + 1];
+    for (const auto& k : trace.kernels()) ++n[stream_track[k.stream] + 1];
+    for (const auto& m : trace.memcpys()) ++n[stream_track[m.stream] + 1];
+    for (const auto& m : trace.memsets()) ++n[stream_track[m.stream] + 1];
+    for (const auto& g : trace.gpu_ranges()) ++n[stream_track[g.stream] + 1];
+    for (size_t i = 0; i < L.tracks.size(); ++i) L.tracks[i].slices.reserve(n[i + 1]);
   }
   auto push = [&](int32_t track, int64_t s, int64_t e, size_t index, Src src) {
+    if (track == kNone) return;  // a process that is not written
     L.tracks[track].slices.push_back(Item{s, e, static_cast<int32_t>(index), src});
   };
   for (size_t i = 0; i < trace.api_calls().size(); ++i) {
@@ -295,12 +297,15 @@ Layout BuildModelLayout(const model::Trace& trace) {
     int32_t track;
     if (y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone) {
       const int32_t st = stream_track[y.stream];
+      if (st == kNone) continue;
       track = lazy_child(waits_track, y.stream, L.tracks[st].uuid, L.tracks[st].name + " · waits", 1000);
     } else if (y.device != kNone) {
+      if (device_group[y.device] == kNone) continue;
       track = lazy_child(device_syncs, y.device, L.tracks[device_group[y.device]].uuid, "synchronizations", -1);
     } else if (y.thread != kNone) {
       track = thread_track[y.thread];
     } else {
+      if (only_process != kNone) continue;  // belongs to no process
       if (orphan_syncs == kNone) {
         TrackSpec t;
         t.name = "synchronizations (no device)";

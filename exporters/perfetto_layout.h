@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "model/trace.h"
 
 namespace overlapscope::exporters {
@@ -103,16 +104,32 @@ std::vector<std::vector<Item>> AssignLanes(std::vector<Item> slices);
 }  // namespace overlapscope::exporters
 namespace overlapscope::analyze {
 struct AnalysisResult;
-}
+struct DeviceOverlap;
+struct IdleGap;
+struct CrossRankResult;
+struct BlockedInterval;
+struct Finding;
+}  // namespace overlapscope::analyze
 namespace overlapscope::exporters {
-void AddAnalysisTracks(const model::Trace& trace, const analyze::AnalysisResult& analysis, Layout* layout);
+
+// The parts of an analysis (of the same trace) that the analysis tracks draw.
+struct DrawnAnalysis {
+  absl::Span<const analyze::DeviceOverlap> overlap;      // exposed communication, iterations
+  absl::Span<const analyze::IdleGap> gaps;               // idle gaps
+  const analyze::CrossRankResult* cross_rank = nullptr;  // waiting for peers (may be null)
+  absl::Span<const analyze::BlockedInterval> blocked;    // blocked on GPU
+  absl::Span<const analyze::Finding> findings;           // findings
+  static DrawnAnalysis Of(const analyze::AnalysisResult& r);
+};
+void AddAnalysisTracks(const model::Trace& trace, const DrawnAnalysis& analysis, Layout* layout);
 
 // Appends one TrackDescriptor packet per track (parents first) to `out`, each stamped with
 // `ts` and `sequence_id`; returns the number of packets (perfetto_descriptors.cc).
 int64_t AppendTrackDescriptors(const Layout& layout, uint64_t ts, uint32_t sequence_id, std::string* out);
 
 // Builds the model part of the layout (processes, threads, GPUs, streams); the caller may add
-// analysis tracks before calling Finish().
-Layout BuildModelLayout(const model::Trace& trace);
+// analysis tracks before calling Finish(). `only_process` != kNone: that process's tracks only
+// (the others' events get no track and are not written).
+Layout BuildModelLayout(const model::Trace& trace, model::ProcessId only_process = model::kNone);
 
 }  // namespace overlapscope::exporters

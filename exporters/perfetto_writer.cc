@@ -535,9 +535,9 @@ class Encoder {
 }  // namespace
 
 absl::StatusOr<PerfettoStats> EncodePerfetto(const model::Trace& trace, const analyze::AnalysisResult* analysis_or_null,
-                                             const ByteSink& sink) {
-  Layout layout = BuildModelLayout(trace);
-  if (analysis_or_null) AddAnalysisTracks(trace, *analysis_or_null, &layout);
+                                             const ByteSink& sink, const PerfettoOptions& options) {
+  Layout layout = BuildModelLayout(trace, options.only_process);
+  if (analysis_or_null) AddAnalysisTracks(trace, DrawnAnalysis::Of(*analysis_or_null), &layout);
   layout.Finish(trace);
   Encoder enc(trace, layout, sink);
   return enc.Run();
@@ -556,14 +556,15 @@ absl::StatusOr<std::string> EncodePerfettoToString(const model::Trace& trace,
 }
 
 absl::Status WritePerfetto(const model::Trace& trace, const analyze::AnalysisResult* analysis_or_null,
-                           const std::string& path, PerfettoStats* stats) {
+                           const std::string& path, PerfettoStats* stats, const PerfettoOptions& options) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
   if (!f) return absl::UnavailableError(absl::StrCat(path, ": cannot create: ", std::strerror(errno)));
-  ASSIGN_OR_RETURN(PerfettoStats s, EncodePerfetto(trace, analysis_or_null, [&](std::string_view b) {
-                     if (std::fwrite(b.data(), 1, b.size(), f.get()) != b.size())
-                       return absl::UnavailableError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
-                     return absl::OkStatus();
-                   }));
+  auto write = [&](std::string_view b) {
+    if (std::fwrite(b.data(), 1, b.size(), f.get()) != b.size())
+      return absl::UnavailableError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
+    return absl::OkStatus();
+  };
+  ASSIGN_OR_RETURN(PerfettoStats s, EncodePerfetto(trace, analysis_or_null, write, options));
   if (std::fclose(f.release()) != 0)
     return absl::UnavailableError(absl::StrCat(path, ": close failed: ", std::strerror(errno)));
   if (stats) *stats = s;

@@ -44,13 +44,18 @@ struct PerfettoStats {
   int64_t time_shift_ns = 0;  // added to every timestamp (0 unless the trace had negative times)
 };
 
+struct PerfettoOptions {
+  // Write only this process (rank) and its GPUs, with its analysis tracks; kNone: every process.
+  model::ProcessId only_process = model::kNone;
+};
+
 // Receives the encoded bytes in order, in chunks of about 1 MiB (at packet boundaries).
 using ByteSink = std::function<absl::Status(std::string_view)>;
 
 // Encodes `trace` (and, when not null, the analysis drawn on extra tracks) into `sink`.
 // The analysis must be the result of analyze::AnalyzeAll() on this same trace.
 absl::StatusOr<PerfettoStats> EncodePerfetto(const model::Trace& trace, const analyze::AnalysisResult* analysis_or_null,
-                                             const ByteSink& sink);
+                                             const ByteSink& sink, const PerfettoOptions& options = {});
 
 // Encodes into memory (tests, small traces).
 absl::StatusOr<std::string> EncodePerfettoToString(const model::Trace& trace,
@@ -60,6 +65,7 @@ absl::StatusOr<std::string> EncodePerfettoToString(const model::Trace& trace,
 // Writes a .pftrace file. This is what `overlapscope export -o X.pftrace` and
 // `overlapscope analyze --trace X.pftrace` call.
 absl::Status WritePerfetto(const model::Trace& trace, const analyze::AnalysisResult* analysis_or_null,
-                           const std::string& path, PerfettoStats* stats = nullptr);
+                           const std::string& path, PerfettoStats* stats = nullptr,
+                           const PerfettoOptions& options = {});
 
 }  // namespace overlapscope::exporters
