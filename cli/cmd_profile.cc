@@ -50,14 +50,9 @@ int RunProfile(int argc, char** argv) {
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "analyze/analysis.h"
 #include "capture/cupti/capture_range.h"
 #include "capture/cupti/capture_session.h"
-#include "exporters/chrome_writer.h"
-#include "exporters/perfetto_writer.h"
-#include "importers/ovspill/spill_reader.h"
-#include "report/report_render.h"
+#include "engine/engine.h"
 
 namespace overlapscope::cli {
 namespace {
@@ -157,38 +152,6 @@ int RunTarget(const std::vector<std::string>& argv) {
   return pid > 0 ? status : -1;
 }
 
-void PrintSummary(const model::Trace& t) {
-  std::printf("\ncaptured %zu process(es), %.3f ms  (%s)\n", t.processes().size(), (t.end_ns() - t.start_ns()) / 1e6,
-              t.clock_note().c_str());
-  for (size_t p = 0; p < t.processes().size(); ++p) {
-    const auto& pr = t.processes()[p];
-    int64_t k = 0, m = 0, s = 0, a = 0, y = 0, r = 0;
-    for (const auto& e : t.kernels()) k += t.ProcessOfDevice(e.device) == static_cast<int32_t>(p);
-    for (const auto& e : t.memcpys()) m += t.ProcessOfDevice(e.device) == static_cast<int32_t>(p);
-    for (const auto& e : t.memsets()) s += t.ProcessOfDevice(e.device) == static_cast<int32_t>(p);
-    for (const auto& e : t.api_calls()) a += t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
-    for (const auto& e : t.syncs())
-      y += e.thread != model::kNone && t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
-    for (const auto& e : t.ranges()) r += t.ProcessOfThread(e.thread) == static_cast<int32_t>(p);
-    std::printf("  %s pid %lld %s: kernels %lld memcpys %lld memsets %lld api %lld syncs %lld ranges %lld\n",
-                pr.rank < 0 ? "no rank" : ("rank " + std::to_string(pr.rank)).c_str(), static_cast<long long>(pr.pid),
-                std::string(t.str(pr.name)).c_str(), static_cast<long long>(k), static_cast<long long>(m),
-                static_cast<long long>(s), static_cast<long long>(a), static_cast<long long>(y),
-                static_cast<long long>(r));
-    for (const auto& d : t.devices())
-      if (d.process == static_cast<int32_t>(p))
-        std::printf("    GPU %d %s\n", d.ordinal, std::string(t.str(d.name)).c_str());
-  }
-  for (const auto& src : t.sources()) {
-    std::printf("  %s: records %lld kept %lld skipped %lld dropped by CUPTI %lld\n", src.path.c_str(),
-                static_cast<long long>(src.events_read), static_cast<long long>(src.events_kept),
-                static_cast<long long>(src.skipped()), static_cast<long long>(src.dropped_records));
-    for (const auto& [reason, n] : src.skipped_by_reason)
-      std::printf("    skipped %-44s %lld\n", reason.c_str(), static_cast<long long>(n));
-    for (const auto& e : src.examples) std::printf("    note: %s\n", e.c_str());
-  }
-}
-
 // Checks --api and the capture-range flags and passes them to the injection library (capture/
 // cupti/capture_range.h); variables the flags do not set are cleared so that nothing leaks in from
 // the caller's environment. Returns "" or the message of a bad command line.
@@ -220,25 +183,6 @@ std::string SetCaptureEnv(const ParsedArgs& args) {
   else
     ::unsetenv("OVERLAPSCOPE_API");
   return "";
-}
-
-// One line per capture window of each process; a process whose ranges never opened says so.
-void PrintWindows(const model::Trace& t, bool ranged) {
-  for (size_t p = 0; p < t.processes().size(); ++p) {
-    int n = 0;
-    int64_t first = 0;
-    for (const model::CaptureWindow& w : t.windows()) {
-      if (w.process != static_cast<model::ProcessId>(p)) continue;
-      if (n++ == 0) first = w.start_ns;
-      std::printf("    pid %lld window %d (%s%s%s): %.3f ms long, starts at +%.3f ms\n",
-                  static_cast<long long>(t.processes()[p].pid), w.index,
-                  std::string(model::ToString(w.trigger)).c_str(), w.name ? " " : "",
-                  std::string(t.str(w.name)).c_str(), (w.end_ns - w.start_ns) / 1e6, (w.start_ns - first) / 1e6);
-    }
-    if (ranged && n == 0)
-      std::printf("    no capture window opened in pid %lld: nothing recorded (did it reach the range?)\n",
-                  static_cast<long long>(t.processes()[p].pid));
-  }
 }
 
 }  // namespace
@@ -330,25 +274,28 @@ int RunProfile(int argc, char** argv) {
                  args.after_dashdash[0].c_str(), dir.c_str());
     return rc == kExitOk ? kExitError : rc;
   }
-  for (const auto& f : files) {
-    auto one = import::ReadSpillFiles({f});
-    if (!one.ok()) {
-      std::fprintf(stderr, "overlapscope profile: %s\n", std::string(one.status().message()).c_str());
-      rc = kExitError;
-      continue;
-    }
-    const std::string stem = f.substr(0, f.size() - 8);
+  // Every spill file is read once, into one session (clocks aligned as `analyze` would), and
+  // analyzed once; each rank's trace file is that rank's part of both.
+  auto session = engine::Load(files);
+  if (!session.ok()) {
+    std::fprintf(stderr, "overlapscope profile: %s\n", std::string(session.status().message()).c_str());
+    return kExitError;
+  }
+  auto analysis = engine::Analyze(*session);
+  if (!analysis.ok())
+    std::fprintf(stderr, "overlapscope profile: analysis failed: %s\n",
+                 std::string(analysis.status().message()).c_str());
+  for (size_t i = 0; i < session->files().size(); ++i) {
+    const std::string& f = session->files()[i];
+    const std::string written = f.substr(0, f.size() - 8) + (format == "perfetto" ? ".pftrace" : ".json");
+    engine::ExportOptions one;
+    one.only_file = static_cast<int64_t>(i);
     absl::Status s;
-    std::string written;
     if (format == "perfetto") {
-      // The rank's own analysis goes into its .pftrace as extra tracks.
-      auto analysis = analyze::AnalyzeAll(*one, analyze::AnalyzeOptions{});
-      written = stem + ".pftrace";
-      s = exporters::WritePerfetto(*one, analysis.ok() ? &*analysis : nullptr, written);
+      one.analysis = analysis.ok() ? &*analysis : nullptr;  // the rank's analysis as extra tracks
+      s = engine::ExportPerfetto(*session, written, one).status();
     } else {
-      written = stem + ".json";
-      auto st = exporters::WriteChrome(*one, written);
-      s = st.status();
+      s = engine::ExportChrome(*session, written, one).status();
     }
     if (!s.ok()) {
       std::fprintf(stderr, "overlapscope profile: %s\n", std::string(s.message()).c_str());
@@ -357,21 +304,12 @@ int RunProfile(int argc, char** argv) {
       std::printf("wrote %s\n", written.c_str());
     }
   }
-  auto all = import::ReadSpillFiles(files);
-  if (!all.ok()) {
-    std::fprintf(stderr, "overlapscope profile: %s\n", std::string(all.status().message()).c_str());
-    return kExitError;
-  }
-  PrintSummary(*all);
-  PrintWindows(*all, ranged);
-  auto analysis = analyze::AnalyzeAll(*all, analyze::AnalyzeOptions{});
+  auto summary = engine::DescribeCapture(*session, ranged);
+  if (summary.ok()) std::fputs(summary->c_str(), stdout);
   if (analysis.ok()) {
-    report::ReportInfo info;
-    info.inputs = files;
-    std::printf("\n%s", report::RenderReportText(*all, *analysis, info).c_str());
-  } else
-    std::fprintf(stderr, "overlapscope profile: analysis failed: %s\n",
-                 std::string(analysis.status().message()).c_str());
+    auto text = engine::RenderReport(*analysis, engine::ReportFormat::kText);
+    if (text.ok()) std::printf("\n%s", text->c_str());
+  }
   return rc;
 }
 

@@ -13,12 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyze/analysis.h"
 #include "base/status_macros.h"
 #include "capture/cupti/capture_session.h"
 #include "engine/capture.h"
-#include "exporters/perfetto_writer.h"
-#include "report/report_render.h"
 
 namespace overlapscope::cli {
 
@@ -35,7 +32,7 @@ absl::Status WriteTextFile(const std::string& path, const std::string& content) 
   return absl::OkStatus();
 }
 
-std::string CrossRankSummaryLine(const analyze::CrossRankResult& x) {
+std::string CrossRankSummaryLine(const report::CrossRank& x) {
   if (x.instances.empty()) return "";
   std::vector<int64_t> skew;
   for (const auto& i : x.instances) skew.push_back(i.skew_ns);
@@ -99,57 +96,61 @@ namespace {
 std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", ns / 1e6); }
 }  // namespace
 
-std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r) {
-  std::string s =
-      absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges", t.kernels().size(),
-                      t.memcpys().size(), t.api_calls().size(), t.syncs().size(), t.ranges().size());
-  if (t.processes().size() > 1) absl::StrAppend(&s, " from ", t.processes().size(), " processes");
+std::string ModeSummary(const engine::Analysis& a) {
+  const engine::EventCounts n = engine::CountEvents(a.session());
+  std::string s = absl::StrFormat("    captured %d kernels, %d memcpys, %d API calls, %d syncs, %d NVTX ranges",
+                                  n.kernels, n.memcpys, n.api_calls, n.syncs, n.ranges);
+  if (n.processes > 1) absl::StrAppend(&s, " from ", n.processes, " processes");
   s += "\n";
-  for (const auto& o : r.overlap) {
-    const auto& w = o.whole;
-    const int32_t rank = t.processes()[o.process].rank;
-    absl::StrAppendFormat(&s, "    %sGPU %d: comm %s, hidden %s, exposed %s, overlap %s, compute %s\n",
-                          rank == model::kNone ? "" : absl::StrCat("rank ", rank, " "), t.devices()[o.device].ordinal,
-                          Ms(w.comm_ns), Ms(w.hidden_comm_ns), Ms(w.exposed_comm_ns),
-                          w.overlap_ratio ? absl::StrFormat("%.1f%%", 100 * *w.overlap_ratio) : std::string("n/a"),
-                          Ms(w.compute_ns));
-  }
-  for (const auto& rk : r.ranks) {
-    const int32_t rank = rk.process == model::kNone ? model::kNone : t.processes()[rk.process].rank;
-    absl::StrAppendFormat(&s, "    %shost blocked %s", rank == model::kNone ? "" : absl::StrCat("rank ", rank, " "),
-                          Ms(rk.blocked_ns));
-    for (int k = 0; k < analyze::kFindingKinds; ++k)
-      if (rk.finding_count[k] > 0)
-        absl::StrAppendFormat(&s, "; %s x%d", std::string(analyze::ToString(static_cast<analyze::FindingKind>(k))),
-                              rk.finding_count[k]);
+  const report::Report& r = a.report();
+  for (const report::RankReport& rk : r.ranks)
+    for (const report::DeviceReport& d : rk.devices) {
+      const report::OverlapFigures& w = d.overlap;
+      absl::StrAppendFormat(&s, "    %sGPU %d: comm %s, hidden %s, exposed %s, overlap %s, compute %s\n",
+                            rk.rank ? absl::StrCat("rank ", *rk.rank, " ") : "", d.device, Ms(w.comm_ns),
+                            Ms(w.hidden_comm_ns), Ms(w.exposed_comm_ns),
+                            w.overlap_ratio ? absl::StrFormat("%.1f%%", 100 * *w.overlap_ratio) : std::string("n/a"),
+                            Ms(w.compute_ns));
+    }
+  for (const report::RankReport& rk : r.ranks) {
+    absl::StrAppendFormat(&s, "    %shost blocked %s", rk.rank ? absl::StrCat("rank ", *rk.rank, " ") : "",
+                          Ms(rk.summary.blocked_ns));
+    for (const report::KindFigures& k : rk.findings.by_kind)
+      if (k.count > 0) absl::StrAppendFormat(&s, "; %s x%d", k.kind, k.count);
     s += "\n";
   }
-  s += CrossRankSummaryLine(r.cross_rank);
+  s += CrossRankSummaryLine(r.collectives_across_ranks);
   return s;
 }
 
-absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace,
-                              const analyze::AnalysisResult& analysis, const report::ReportInfo& info) {
-  RETURN_IF_ERROR(WriteTextFile(dir + "/report.json", report::RenderReportJson(trace, analysis, info)));
-  RETURN_IF_ERROR(WriteTextFile(dir + "/report.txt", report::RenderReportText(trace, analysis, info)));
-  return exporters::WritePerfetto(trace, &analysis, dir + "/trace.pftrace");
+absl::Status WriteModeOutputs(const std::string& dir, const engine::Analysis& analysis) {
+  for (auto [file, format] : {std::pair{"/report.json", engine::ReportFormat::kJson},
+                              std::pair{"/report.txt", engine::ReportFormat::kText}}) {
+    ASSIGN_OR_RETURN(std::string text, engine::RenderReport(analysis, format));
+    RETURN_IF_ERROR(WriteTextFile(dir + file, text));
+  }
+  engine::ExportOptions draw;
+  draw.analysis = &analysis;
+  return engine::ExportPerfetto(analysis.session(), dir + "/trace.pftrace", draw).status();
 }
 
 absl::Status RunCapture::End(const std::string& mode) {
   if (!session_->cupti) return absl::FailedPreconditionError("capture end without start");
-  auto trace = engine::StopCapture(*session_->cupti);
+  auto captured =
+      engine::StopCaptureSession(*session_->cupti, absl::StrCat("overlapscope run ", workload_, " --mode ", mode));
   session_->cupti.reset();
-  if (!trace.ok()) return absl::Status(trace.status().code(), absl::StrCat("capture stop: ", trace.status().message()));
-  auto analysis = analyze::AnalyzeAll(*trace, analyze::AnalyzeOptions{});
-  if (!analysis.ok()) return analysis.status();
+  if (!captured.ok())
+    return absl::Status(captured.status().code(), absl::StrCat("capture stop: ", captured.status().message()));
+  ASSIGN_OR_RETURN(engine::Analysis analysis, engine::Analyze(*captured));
   std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations):\n",
-                                   ModeSummary(*trace, *analysis));
-  report::ReportInfo info;
-  info.inputs = {absl::StrCat("overlapscope run ", workload_, " --mode ", mode)};
-  if (full_report_) absl::StrAppend(&block, report::RenderReportText(*trace, *analysis, info));
+                                   ModeSummary(analysis));
+  if (full_report_) {
+    ASSIGN_OR_RETURN(std::string text, engine::RenderReport(analysis, engine::ReportFormat::kText));
+    absl::StrAppend(&block, text);
+  }
   if (!out_dir_.empty()) {
     const std::string dir = absl::StrCat(out_dir_, "/", workload_, "-", mode);
-    RETURN_IF_ERROR(WriteModeOutputs(dir, *trace, *analysis, info));
+    RETURN_IF_ERROR(WriteModeOutputs(dir, analysis));
     absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt}\n");
   }
   std::fputs(block.c_str(), out_);

@@ -1,5 +1,5 @@
 // Capture, analysis and output of `overlapscope run`: one CUPTI session per workload mode
-// (workloads::CaptureHooks), analyzed with analyze::AnalyzeAll, summarized on stdout and, with
+// (workloads::CaptureHooks), analyzed through the engine, summarized on stdout and, with
 // an output directory, written as DIR/<workload>-<mode>/{trace.pftrace, report.json, report.txt}.
 //
 // Failure modes: a capture that cannot start or stop, an analysis error, or an output file that
@@ -15,10 +15,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyze/analysis.h"
-#include "analyze/cross_rank.h"
-#include "model/trace.h"
-#include "report/report_render.h"
+#include "engine/engine.h"
+#include "report/report.h"
 #include "workloads/workload.h"
 
 namespace overlapscope::cli {
@@ -64,15 +62,14 @@ std::string PrepareCaptureEnv(int iters, FILE* note_to);
 // What the analysis says about one captured mode, a few lines: counts, per GPU (labelled with
 // the process's rank when it has one), host blocking and findings per process, and the
 // cross-rank line.
-std::string ModeSummary(const model::Trace& t, const analyze::AnalysisResult& r);
+std::string ModeSummary(const engine::Analysis& analysis);
 
 // DIR/{report.json, report.txt, trace.pftrace} of one mode (the directory is created).
-absl::Status WriteModeOutputs(const std::string& dir, const model::Trace& trace,
-                              const analyze::AnalysisResult& analysis, const report::ReportInfo& info);
+absl::Status WriteModeOutputs(const std::string& dir, const engine::Analysis& analysis);
 
 // One summary line about the collectives matched across ranks or GPUs (count, unmatched, median
 // and max skew); "" when none were matched.
-std::string CrossRankSummaryLine(const analyze::CrossRankResult& x);
+std::string CrossRankSummaryLine(const report::CrossRank& x);
 
 }  // namespace overlapscope::cli
 

@@ -13,13 +13,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "analyze/analysis.h"
 #include "base/status_macros.h"
 #include "capture/cupti/capture_session.h"
 #include "cli/run_capture.h"
 #include "engine/capture.h"
-#include "importers/ovspill/spill_reader.h"
-#include "report/report_render.h"
 #include "workloads/mpi_world.h"
 
 namespace overlapscope::cli {
@@ -130,26 +127,28 @@ absl::Status MpiRunCapture::AnalyzeOnRank0(const std::string& mode, const std::s
   std::vector<std::string> files;
   for (int r = 0; r < mpi::Size(); ++r) files.push_back(absl::StrCat(dir, "/rank", r, ".ovspill"));
   // One window for all ranks: the earliest session start to the latest stop.
-  import::SpillReadOptions read;
-  read.nccl.window_start_ns = std::numeric_limits<int64_t>::max();
-  read.nccl.window_end_ns = std::numeric_limits<int64_t>::min();
+  engine::LoadOptions load;
+  load.nccl_window_start_ns = std::numeric_limits<int64_t>::max();
+  load.nccl_window_end_ns = std::numeric_limits<int64_t>::min();
   for (size_t r = 0; r < starts.size() && r < ends.size(); ++r) {
     int64_t s = 0, e = 0;
     if (!absl::SimpleAtoi(starts[r], &s) || !absl::SimpleAtoi(ends[r], &e))
       return absl::InternalError(
           absl::StrCat("rank ", r, " sent a malformed capture window: ", starts[r], " ", ends[r]));
-    read.nccl.window_start_ns = std::min(read.nccl.window_start_ns, s);
-    read.nccl.window_end_ns = std::max(read.nccl.window_end_ns, e);
+    load.nccl_window_start_ns = std::min(load.nccl_window_start_ns, s);
+    load.nccl_window_end_ns = std::max(load.nccl_window_end_ns, e);
   }
-  ASSIGN_OR_RETURN(model::Trace trace, import::ReadSpillFiles(files, read));
-  ASSIGN_OR_RETURN(analyze::AnalysisResult analysis, analyze::AnalyzeAll(trace, analyze::AnalyzeOptions{}));
+  // Read once, clocks of several hosts aligned as `analyze` aligns them, analyzed once.
+  ASSIGN_OR_RETURN(engine::Session session, engine::Load(files, load));
+  ASSIGN_OR_RETURN(engine::Analysis analysis, engine::Analyze(session));
   std::string block = absl::StrCat("  analysis of ", workload_, " ", mode, " (", iters_, " captured iterations, ",
-                                   mpi::Size(), " MPI ranks):\n", ModeSummary(trace, analysis));
-  report::ReportInfo info;
-  info.inputs = files;
-  if (full_report_) absl::StrAppend(&block, report::RenderReportText(trace, analysis, info));
+                                   mpi::Size(), " MPI ranks):\n", ModeSummary(analysis));
+  if (full_report_) {
+    ASSIGN_OR_RETURN(std::string text, engine::RenderReport(analysis, engine::ReportFormat::kText));
+    absl::StrAppend(&block, text);
+  }
   if (!temp_dir_) {
-    RETURN_IF_ERROR(WriteModeOutputs(dir, trace, analysis, info));
+    RETURN_IF_ERROR(WriteModeOutputs(dir, analysis));
     absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt, rank*.ovspill}\n");
   } else {
     std::error_code ec;

@@ -19,4 +19,10 @@ absl::StatusOr<model::Trace> StopCapture(cupti::CaptureSession& session) {
   return trace;
 }
 
+absl::StatusOr<Session> StopCaptureSession(cupti::CaptureSession& session, const std::string& label) {
+  absl::StatusOr<model::Trace> trace = StopCapture(session);
+  if (!trace.ok()) return trace.status();
+  return Session::FromTrace(std::move(trace).value(), {label});
+}
+
 }  // namespace overlapscope::engine

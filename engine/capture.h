@@ -7,8 +7,11 @@
 // deleted in every case.
 #pragma once
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "capture/cupti/capture_session.h"
+#include "engine/session.h"
 #include "model/trace.h"
 
 namespace overlapscope::engine {
@@ -16,5 +19,9 @@ namespace overlapscope::engine {
 // Stops `session` and reads its spill file, merging the NCCL plugin records of this process that
 // started within the session's window.
 absl::StatusOr<model::Trace> StopCapture(cupti::CaptureSession& session);
+
+// The same, as a Session to analyze and export like a loaded one (`label` names its input in
+// the report, e.g. "overlapscope run all-to-all --mode async"). One process: no clock to align.
+absl::StatusOr<Session> StopCaptureSession(cupti::CaptureSession& session, const std::string& label);
 
 }  // namespace overlapscope::engine

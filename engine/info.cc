@@ -162,7 +162,75 @@ std::string Text(const json& j) {
   return out;
 }
 
+std::string CaptureText(const model::Trace& t) {
+  std::string o = absl::StrFormat("\ncaptured %d process(es), %.3f ms  (%s)\n", t.processes().size(),
+                                  static_cast<double>(t.end_ns() - t.start_ns()) / 1e6, t.clock_note());
+  const size_t np = t.processes().size();
+  std::vector<int64_t> k(np), m(np), s(np), a(np), y(np), r(np);
+  for (const auto& e : t.kernels()) ++k[t.ProcessOfDevice(e.device)];
+  for (const auto& e : t.memcpys()) ++m[t.ProcessOfDevice(e.device)];
+  for (const auto& e : t.memsets()) ++s[t.ProcessOfDevice(e.device)];
+  for (const auto& e : t.api_calls()) ++a[t.ProcessOfThread(e.thread)];
+  for (const auto& e : t.syncs())
+    if (e.thread != model::kNone) ++y[t.ProcessOfThread(e.thread)];
+  for (const auto& e : t.ranges()) ++r[t.ProcessOfThread(e.thread)];
+  for (size_t p = 0; p < np; ++p) {
+    const auto& pr = t.processes()[p];
+    absl::StrAppendFormat(&o, "  %s pid %d %s: kernels %d memcpys %d memsets %d api %d syncs %d ranges %d\n",
+                          pr.rank < 0 ? "no rank" : absl::StrCat("rank ", pr.rank), pr.pid, std::string(t.str(pr.name)),
+                          k[p], m[p], s[p], a[p], y[p], r[p]);
+    for (const auto& d : t.devices())
+      if (d.process == static_cast<int32_t>(p))
+        absl::StrAppendFormat(&o, "    GPU %d %s\n", d.ordinal, std::string(t.str(d.name)));
+  }
+  for (const auto& src : t.sources()) {
+    absl::StrAppendFormat(&o, "  %s: records %d kept %d skipped %d dropped by CUPTI %d\n", src.path, src.events_read,
+                          src.events_kept, src.skipped(), src.dropped_records);
+    for (const auto& [reason, n] : src.skipped_by_reason)
+      absl::StrAppendFormat(&o, "    skipped %-44s %d\n", reason, n);
+    for (const auto& e : src.examples) absl::StrAppendFormat(&o, "    note: %s\n", e);
+  }
+  return o;
+}
+
+// One line per capture window of each process; a process whose ranges never opened says so.
+std::string WindowsText(const model::Trace& t, bool ranged) {
+  std::string o;
+  for (size_t p = 0; p < t.processes().size(); ++p) {
+    int n = 0;
+    int64_t first = 0;
+    const long long pid = t.processes()[p].pid;
+    for (const model::CaptureWindow& w : t.windows()) {
+      if (w.process != static_cast<model::ProcessId>(p)) continue;
+      if (n++ == 0) first = w.start_ns;
+      absl::StrAppendFormat(&o, "    pid %d window %d (%s%s%s): %.3f ms long, starts at +%.3f ms\n", pid, w.index,
+                            std::string(model::ToString(w.trigger)), w.name ? " " : "", std::string(t.str(w.name)),
+                            static_cast<double>(w.end_ns - w.start_ns) / 1e6,
+                            static_cast<double>(w.start_ns - first) / 1e6);
+    }
+    if (ranged && n == 0)
+      absl::StrAppendFormat(&o, "    no capture window opened in pid %d: nothing recorded (did it reach the range?)\n",
+                            pid);
+  }
+  return o;
+}
+
 }  // namespace
+
+EventCounts CountEvents(const Session& session) {
+  const model::Trace& t = session.trace();
+  auto n = [](const auto& v) { return static_cast<int64_t>(v.size()); };
+  return EventCounts{n(t.processes()), n(t.kernels()), n(t.memcpys()), n(t.memsets()),
+                     n(t.api_calls()), n(t.syncs()),   n(t.ranges())};
+}
+
+absl::StatusOr<std::string> DescribeCapture(const Session& session, bool ranged) {
+  try {
+    return CaptureText(session.trace()) + WindowsText(session.trace(), ranged);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while describing the capture");
+  }
+}
 
 absl::StatusOr<std::string> DescribeSession(const Session& session, bool as_json) {
   try {  // nlohmann throws; nothing leaves the engine

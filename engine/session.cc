@@ -26,6 +26,8 @@ absl::StatusOr<Session> LoadOrThrow(const std::vector<std::string>& inputs, cons
   if (inputs.empty()) return absl::InvalidArgumentError("no trace given");
   import::ImportAnyOptions io;
   io.kineto.threads = options.threads;
+  io.spill.nccl.window_start_ns = options.nccl_window_start_ns;
+  io.spill.nccl.window_end_ns = options.nccl_window_end_ns;
   if (options.progress)
     io.progress = [&options](const import::ImportProgress& p) {
       options.progress(LoadProgress{p.file, p.files, p.path, p.done_bytes, p.total_bytes});

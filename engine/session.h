@@ -15,6 +15,7 @@
 // 2 on any Load error); InvalidArgument for no input at all.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +54,9 @@ struct LoadOptions {
   int threads = 0;
   // Called from the loading thread now and then; may be empty.
   std::function<void(const LoadProgress&)> progress;
+  // Captures: only NCCL profiler plugin records whose API call started in this window (ns) are
+  // merged (a plugin file covers the whole process, a capture may be a part of it).
+  int64_t nccl_window_start_ns = INT64_MIN, nccl_window_end_ns = INT64_MAX;
 };
 
 class Session {

@@ -79,6 +79,11 @@ absl::StatusOr<ExpandedInputs> ImportIntoOrThrow(absl::Span<const std::string> p
       if (options.progress) kineto.progress = report;
       RETURN_IF_ERROR(ImportKinetoFile(f, builder, kineto));
     }
+    // Callers map files to processes by position (engine exports one rank's file).
+    if (builder.data().processes.size() != static_cast<size_t>(i) + 1)
+      return absl::InternalError(absl::StrCat(f, ": offset 0: the reader made ",
+                                              static_cast<int64_t>(builder.data().processes.size()) - i,
+                                              " processes for one file"));
   }
   if (in.formats.front() == InputFormat::kSpill) {
     builder.data().clock_note = kSpillClockNote;

@@ -59,8 +59,9 @@ struct ExpandedInputs {
 };
 absl::StatusOr<ExpandedInputs> ExpandInputs(absl::Span<const std::string> paths);
 
-// Imports every input into `builder` (one process per file) and sets the builder's clock note;
-// returns the files read. On error the builder may hold partial processes: discard it.
+// Imports every input into `builder` and sets the builder's clock note; returns the files read.
+// Each file becomes one process, in order: process i of the trace came from files[i]. On error the builder may hold
+// partial processes: discard it.
 absl::StatusOr<ExpandedInputs> ImportInto(absl::Span<const std::string> paths, const ImportAnyOptions& options,
                                           model::TraceBuilder& builder);
 

@@ -45,10 +45,9 @@ void WindowsText(const std::vector<Window>& ws, std::string& o) {
     absl::StrAppendFormat(&o, "    #%-3d %-16s %12s  kernels %d memcpys %d memsets %d  GPU idle %s, gaps %d (%s)\n",
                           w.index, w.trigger + (w.name.empty() ? "" : " " + w.name), Dur(Diff(w.end_ns, w.start_ns)),
                           w.kernels, w.memcpys, w.memsets,
-                          w.gpu_span_ns > 0
-                              ? absl::StrFormat("%.1f%%", 100.0 * static_cast<double>(w.gpu_idle_ns) /
-                                                              static_cast<double>(w.gpu_span_ns))
-                              : std::string("n/a"),
+                          w.gpu_span_ns > 0 ? absl::StrFormat("%.1f%%", 100.0 * static_cast<double>(w.gpu_idle_ns) /
+                                                                            static_cast<double>(w.gpu_span_ns))
+                                            : std::string("n/a"),
                           w.gaps, Dur(w.gpu_gap_ns));
   }
 }

@@ -267,9 +267,9 @@ struct ShortKernels {
 // A capture window of our own captures (ranks[].windows, schema 1.4): what the rank's figures
 // cover (analyze/windows.h says how start and end are chosen).
 struct Window {
-  int64_t index = 0;                // 1-based
-  std::string trigger;              // "process", "session", "cudaProfilerApi", "nvtx", "delay"
-  std::string name;                 // the NVTX range; empty otherwise
+  int64_t index = 0;                                 // 1-based
+  std::string trigger;                               // "process", "session", "cudaProfilerApi", "nvtx", "delay"
+  std::string name;                                  // the NVTX range; empty otherwise
   int64_t capture_start_ns = 0, capture_end_ns = 0;  // as recorded
   int64_t start_ns = 0, end_ns = 0;                  // what the figures cover
   int64_t startup_excluded_ns = 0;                   // "process": capture start to start_ns
