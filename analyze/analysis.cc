@@ -47,10 +47,13 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
       s.blocked_share = worst->blocked_share;
       s.blocked_thread = worst->thread;
     }
+    s.finding_count.assign(FindingKinds().size(), 0);
+    s.finding_cost_ns.assign(FindingKinds().size(), 0);
     for (const Finding& f : r.sync.findings) {
-      if (f.process != s.process) continue;
-      ++s.finding_count[static_cast<int>(f.kind)];
-      s.finding_cost_ns[static_cast<int>(f.kind)] += f.cost_ns;
+      const int32_t k = FindingKindIndex(f.kind);
+      if (f.process != s.process || k < 0) continue;
+      ++s.finding_count[k];
+      s.finding_cost_ns[k] += f.cost_ns;
     }
     r.ranks.push_back(std::move(s));
   }

@@ -60,8 +60,7 @@ struct RankSummary {
   int64_t gpu_span_ns = 0, gpu_idle_ns = 0, gpu_gap_ns = 0;
   std::optional<double> gpu_idle_share;  // idle / span
   int64_t gap_cause_ns[kGapCauses] = {0, 0, 0, 0};
-  int64_t finding_count[kFindingKinds] = {0, 0, 0, 0, 0};
-  int64_t finding_cost_ns[kFindingKinds] = {0, 0, 0, 0, 0};
+  std::vector<int64_t> finding_count, finding_cost_ns;  // parallel to FindingKinds()
 };
 
 struct AnalysisResult {

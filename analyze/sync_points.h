@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/trace.h"
@@ -37,19 +38,16 @@ struct SyncPoint {
   int32_t finding = model::kNone;  // index into SyncResult::findings
 };
 
-enum class FindingKind : uint8_t {
-  kPageableAsyncCopy,
-  kUnsynchronizedD2H,
-  kBlockingD2HBeforeIndependentWork,
-  kCollectiveOnComputeStream,
-  kDeviceWideSyncInLoop,
-};
-inline constexpr int kFindingKinds = 5;
-std::string_view ToString(FindingKind k);  // "pageable-async-copy", ...
+// The kinds of findings, in report order: one per rule (analyze/findings/finding_rule.h), e.g.
+// "pageable-async-copy", "unsynchronized-d2h", "blocking-d2h-before-independent-work",
+// "collective-on-compute-stream", "device-wide-sync-in-loop".
+const std::vector<std::string_view>& FindingKinds();
+// Position of a kind in FindingKinds(), or -1.
+int32_t FindingKindIndex(std::string_view kind);
 
 // One finding instance.
 struct Finding {
-  FindingKind kind = FindingKind::kPageableAsyncCopy;
+  std::string_view kind;            // one of FindingKinds() (static storage)
   int64_t time_ns = 0, end_ns = 0;  // the call (or the collective's GPU span)
   model::ProcessId process = model::kNone;
   model::ThreadId thread = model::kNone;
@@ -67,8 +65,10 @@ struct Finding {
 struct SyncResult {
   std::vector<SyncPoint> points;  // sorted by start
   std::vector<Finding> findings;  // sorted by time
-  int64_t finding_count[kFindingKinds] = {0, 0, 0, 0, 0};
-  int64_t finding_cost_ns[kFindingKinds] = {0, 0, 0, 0, 0};
+  // Per kind, parallel to FindingKinds(): how many, and their summed cost.
+  std::vector<int64_t> finding_count, finding_cost_ns;
+  int64_t Count(std::string_view kind) const;
+  int64_t CostNs(std::string_view kind) const;
 };
 
 }  // namespace overlapscope::analyze

@@ -15,9 +15,6 @@ using model::kNone;
 // Names as METRICS.md writes them (kept here so the exporter does not depend on the order in
 // which the analyses' ToString() implementations land).
 constexpr const char* kGapCauseNames[] = {"host-blocked", "launch-bound", "dependency", "unknown"};
-constexpr const char* kFindingNames[] = {"pageable-async-copy", "unsynchronized-d2h",
-                                         "blocking-d2h-before-independent-work", "collective-on-compute-stream",
-                                         "device-wide-sync-in-loop"};
 constexpr const char* kBlockReasonNames[] = {"stream sync", "event sync",          "device sync",     "sync memcpy",
                                              "sync memset", "pageable async copy", "sync record only"};
 
@@ -178,9 +175,8 @@ void AddAnalysisTracks(const model::Trace& t, const DrawnAnalysis& a, Layout* L)
     if (!Valid(f.process, L->process_track)) continue;
     const int32_t tr = Child(L, findings, f.process, L->process_track[f.process], "findings", -100,
                              "what overlapscope suggests changing, at the call it is about");
-    ExtraEvent ev{kFindingNames[static_cast<int>(f.kind)],
-                  "overlapscope",
-                  {{"what", f.message}, {"change", f.advice}, {"cost_ns", f.cost_ns}}};
+    ExtraEvent ev{
+        std::string(f.kind), "overlapscope", {{"what", f.message}, {"change", f.advice}, {"cost_ns", f.cost_ns}}};
     if (f.call) ev.args.push_back({"call", std::string(t.str(f.call))});
     if (f.thread != kNone) ev.args.push_back({"thread", t.threads()[f.thread].tid});
     if (f.stream != kNone) ev.args.push_back({"stream", t.streams()[f.stream].native_id});

@@ -137,8 +137,9 @@ report::RankSummary Summary(const analyze::RankSummary& s, const analyze::CrossR
   j.gpu_gap_ns = s.gpu_gap_ns;
   for (int c = 0; c < analyze::kGapCauses; ++c)
     j.gap_ns.push_back({Key(analyze::ToString(static_cast<analyze::GapCause>(c))), s.gap_cause_ns[c]});
-  for (int k = 0; k < analyze::kFindingKinds; ++k)
-    j.findings.push_back({Key(analyze::ToString(static_cast<analyze::FindingKind>(k))), s.finding_count[k]});
+  const auto& kinds = analyze::FindingKinds();
+  for (size_t k = 0; k < kinds.size(); ++k)
+    j.findings.push_back({Key(kinds[k]), k < s.finding_count.size() ? s.finding_count[k] : 0});
   // METRICS §6, from the cross-rank matching (0 for a single rank or without collectives). A
   // process driving several GPUs has one participant per GPU: their sums.
   for (const analyze::RankStraggling& rs : cross.ranks)
@@ -190,14 +191,14 @@ void Blocking(const model::Trace& t, const analyze::AnalysisResult& r, model::Pr
 
 void FindingsAndSyncs(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
                       RankReport& rk) {
-  for (int k = 0; k < analyze::kFindingKinds; ++k)
-    rk.findings.by_kind.push_back({std::string(analyze::ToString(static_cast<analyze::FindingKind>(k))),
-                                   s.finding_count[k], s.finding_cost_ns[k]});
+  const auto& kinds = analyze::FindingKinds();
+  for (size_t k = 0; k < kinds.size(); ++k)
+    rk.findings.by_kind.push_back({std::string(kinds[k]), k < s.finding_count.size() ? s.finding_count[k] : 0,
+                                   k < s.finding_cost_ns.size() ? s.finding_cost_ns[k] : 0});
   for (const analyze::Finding& f : r.sync.findings) {
     if (f.process != s.process) continue;
-    rk.findings.items.push_back({std::string(analyze::ToString(f.kind)), f.time_ns, f.end_ns, Tid(t, f.thread),
-                                 NativeStream(t, f.stream), Str(t, f.call), IterationNumber(r, f.iteration), f.cost_ns,
-                                 f.message, f.advice});
+    rk.findings.items.push_back({std::string(f.kind), f.time_ns, f.end_ns, Tid(t, f.thread), NativeStream(t, f.stream),
+                                 Str(t, f.call), IterationNumber(r, f.iteration), f.cost_ns, f.message, f.advice});
   }
   for (const analyze::SyncPoint& p : r.sync.points) {
     if (p.process != s.process) continue;

@@ -57,8 +57,8 @@ TEST(Blocking, PageableVersusPinnedCopies) {
   ASSERT_EQ(r.blocking.intervals.size(), 2u);
   EXPECT_EQ(r.blocking.intervals[0].reason, BlockReason::kPageableCopy);
   EXPECT_EQ(r.blocking.intervals[1].reason, BlockReason::kSyncMemcpy);
-  EXPECT_EQ(r.sync.finding_count[static_cast<int>(FindingKind::kPageableAsyncCopy)], 1);
-  EXPECT_EQ(r.sync.finding_cost_ns[static_cast<int>(FindingKind::kPageableAsyncCopy)], 300);
+  EXPECT_EQ(r.sync.Count("pageable-async-copy"), 1);
+  EXPECT_EQ(r.sync.CostNs("pageable-async-copy"), 300);
 }
 
 TEST(Blocking, SyncRecordWithoutCall) {

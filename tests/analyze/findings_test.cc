@@ -1,4 +1,5 @@
 #include "analyze/analysis.h"
+#include "analyze/findings/finding_rule.h"
 #include "gtest/gtest.h"
 #include "synth.h"
 
@@ -16,7 +17,7 @@ AnalysisResult Analyze(const model::Trace& t) {
   return std::move(r).value();
 }
 
-int64_t Count(const AnalysisResult& r, FindingKind k) { return r.sync.finding_count[static_cast<int>(k)]; }
+int64_t Count(const AnalysisResult& r, std::string_view kind) { return r.sync.Count(kind); }
 
 const char* kNccl = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 
@@ -35,16 +36,16 @@ TEST(Findings, UnsynchronizedD2HOnlyWithoutLaterSyncInItsIteration) {
   s.Api("cudaEventSynchronize", 2500, 2600);
   s.Api("cudaDeviceSynchronize", 3100, 3200);
   auto r = Analyze(s.Finish());
-  ASSERT_EQ(Count(r, FindingKind::kUnsynchronizedD2H), 1);
+  ASSERT_EQ(Count(r, "unsynchronized-d2h"), 1);
   const Finding* f = nullptr;
   for (const Finding& x : r.sync.findings)
-    if (x.kind == FindingKind::kUnsynchronizedD2H) f = &x;
+    if (x.kind == "unsynchronized-d2h") f = &x;
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->time_ns, 100);
   EXPECT_EQ(f->iteration, 0);
   EXPECT_FALSE(f->advice.empty());
   // The final device sync is trailing: no device-wide-sync-in-loop either.
-  EXPECT_EQ(Count(r, FindingKind::kDeviceWideSyncInLoop), 0);
+  EXPECT_EQ(Count(r, "device-wide-sync-in-loop"), 0);
 }
 
 TEST(Findings, BlockingD2HBeforeIndependentWork) {
@@ -61,9 +62,9 @@ TEST(Findings, BlockingD2HBeforeIndependentWork) {
   s.Memcpy("cudaMemcpyAsync", 1020, 1030, 7, 1200, 1210, MemcpyKind::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned);
   s.Api("cudaStreamSynchronize", 1030, 1220);
   auto r = Analyze(s.Finish());
-  ASSERT_EQ(Count(r, FindingKind::kBlockingD2HBeforeIndependentWork), 1);
-  EXPECT_EQ(r.sync.finding_cost_ns[static_cast<int>(FindingKind::kBlockingD2HBeforeIndependentWork)], 300);
-  EXPECT_EQ(Count(r, FindingKind::kUnsynchronizedD2H), 0);
+  ASSERT_EQ(Count(r, "blocking-d2h-before-independent-work"), 1);
+  EXPECT_EQ(r.sync.CostNs("blocking-d2h-before-independent-work"), 300);
+  EXPECT_EQ(Count(r, "unsynchronized-d2h"), 0);
 }
 
 TEST(Findings, CollectiveOnComputeStream) {
@@ -72,14 +73,14 @@ TEST(Findings, CollectiveOnComputeStream) {
   a.Kernel("gemm", 7, 0, 100, 0);
   a.Kernel(kNccl, 7, 100, 200, 5);
   auto r = Analyze(a.Finish());
-  EXPECT_EQ(Count(r, FindingKind::kCollectiveOnComputeStream), 1);
-  EXPECT_EQ(r.sync.finding_cost_ns[static_cast<int>(FindingKind::kCollectiveOnComputeStream)], 100);
+  EXPECT_EQ(Count(r, "collective-on-compute-stream"), 1);
+  EXPECT_EQ(r.sync.CostNs("collective-on-compute-stream"), 100);
   // Device B: nccl on its own stream 17 -> none.
   Synth b;
   b.Kernel("gemm", 7, 0, 100, 0);
   b.Kernel(kNccl, 17, 50, 200, 5);
   r = Analyze(b.Finish());
-  EXPECT_EQ(Count(r, FindingKind::kCollectiveOnComputeStream), 0);
+  EXPECT_EQ(Count(r, "collective-on-compute-stream"), 0);
 }
 
 TEST(Findings, DeviceWideSyncInEveryIteration) {
@@ -94,7 +95,7 @@ TEST(Findings, DeviceWideSyncInEveryIteration) {
     if (both) s.Api("cudaDeviceSynchronize", 1020, 1310);
     s.Kernel("gemm", 7, 1400, 1500, 1350);  // launched after: the syncs are not trailing
     auto r = Analyze(s.Finish());
-    EXPECT_EQ(Count(r, FindingKind::kDeviceWideSyncInLoop), both ? 2 : 0);
+    EXPECT_EQ(Count(r, "device-wide-sync-in-loop"), both ? 2 : 0);
   }
 }
 
@@ -114,6 +115,43 @@ TEST(Findings, SyncPointsListWaitEdgesAndAllocations) {
   EXPECT_EQ(r.sync.points[1].kind, SyncPointKind::kMalloc);
   EXPECT_EQ(r.sync.points[1].blocked_ns, 100);
   EXPECT_EQ(r.sync.points[2].kind, SyncPointKind::kFree);
+}
+
+// The registry holds one rule per file, in file-name order, which is the report order of the
+// kinds (reports print every kind in this order, also with a count of 0).
+TEST(FindingRules, RegistryIsTheReportOrder) {
+  const std::vector<std::string_view> want = {"pageable-async-copy", "unsynchronized-d2h",
+                                              "blocking-d2h-before-independent-work", "collective-on-compute-stream",
+                                              "device-wide-sync-in-loop"};
+  EXPECT_EQ(FindingKinds(), want);
+  ASSERT_EQ(findings::Rules().size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(FindingKindIndex(findings::Rules()[k]->kind()), int32_t(k));
+  EXPECT_EQ(FindingKindIndex("no-such-finding"), -1);
+}
+
+// A rule runs on its own over FindingInputs and says which blocked interval its finding is about
+// (the sync point that carries it).
+TEST(FindingRules, OneRuleAloneOnItsInputs) {
+  Synth s;
+  // cudaMemcpyAsync from pageable memory [0, 300): the host blocked for the whole call.
+  s.Memcpy("cudaMemcpyAsync", 0, 300, 7, 100, 290, model::MemcpyKind::kHtoD, model::MemoryKind::kPageable,
+           model::MemoryKind::kDevice);
+  model::Trace t = s.Finish();
+  auto r = Analyze(t);
+  ASSERT_EQ(r.blocking.intervals.size(), 1u);
+  std::vector<std::vector<int32_t>> launches(t.threads().size());
+  std::vector<int64_t> compute(t.streams().size(), 0);
+  findings::FindingInputs in{t, r.iterations, r.blocking, r.overlap, launches, compute, {}, {}};
+  in.point_kind.assign(1, SyncPointKind::kPageableCopy);
+  in.blocked_by_thread.assign(t.threads().size(), {});
+  const findings::FindingRule* rule = findings::Rules()[FindingKindIndex("pageable-async-copy")];
+  std::vector<findings::Emitted> out;
+  rule->Find(in, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].finding.kind, "pageable-async-copy");
+  EXPECT_EQ(out[0].blocked_interval, 0);
+  EXPECT_EQ(out[0].finding.cost_ns, 300);
+  EXPECT_NE(out[0].finding.message.find("copies pageable host memory"), std::string::npos) << out[0].finding.message;
 }
 
 }  // namespace

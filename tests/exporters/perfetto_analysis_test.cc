@@ -61,7 +61,7 @@ TEST(PerfettoAnalysis, HandMadeResultIsDrawn) {
   b.stream = t.syncs()[1].stream;
   a.blocking.intervals.push_back(b);
   analyze::Finding f;
-  f.kind = analyze::FindingKind::kUnsynchronizedD2H;
+  f.kind = "unsynchronized-d2h";
   f.time_ns = 1400;
   f.process = 0;
   f.thread = 0;

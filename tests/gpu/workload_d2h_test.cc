@@ -26,12 +26,11 @@ TEST(WorkloadD2H, EventBlocksLessThanBlockingAndOnlyNoSyncIsUnsynchronized) {
   EXPECT_EQ(r->Get("blocking_stale"), 0);
   EXPECT_EQ(r->Get("nonblocking-event_stale"), 0);
   for (const char* m : {"blocking", "nonblocking-nosync", "nonblocking-event"}) ASSERT_EQ(c.modes.count(m), 1u) << m;
-  using analyze::FindingKind;
-  EXPECT_GT(Findings(c.modes["nonblocking-nosync"].analysis, FindingKind::kUnsynchronizedD2H), 0);
-  EXPECT_EQ(Findings(c.modes["blocking"].analysis, FindingKind::kUnsynchronizedD2H), 0);
-  EXPECT_EQ(Findings(c.modes["nonblocking-event"].analysis, FindingKind::kUnsynchronizedD2H), 0);
+  EXPECT_GT(Findings(c.modes["nonblocking-nosync"].analysis, "unsynchronized-d2h"), 0);
+  EXPECT_EQ(Findings(c.modes["blocking"].analysis, "unsynchronized-d2h"), 0);
+  EXPECT_EQ(Findings(c.modes["nonblocking-event"].analysis, "unsynchronized-d2h"), 0);
   // The blocking copy holds back the irrelevant compute: the analysis should say so.
-  EXPECT_GT(Findings(c.modes["blocking"].analysis, FindingKind::kBlockingD2HBeforeIndependentWork), 0);
+  EXPECT_GT(Findings(c.modes["blocking"].analysis, "blocking-d2h-before-independent-work"), 0);
 }
 
 }  // namespace

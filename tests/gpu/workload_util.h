@@ -78,8 +78,6 @@ inline int64_t CommNs(const analyze::AnalysisResult& r) {
   for (const auto& o : r.overlap) s += o.whole.comm_ns;
   return s;
 }
-inline int64_t Findings(const analyze::AnalysisResult& r, analyze::FindingKind k) {
-  return r.sync.finding_count[static_cast<int>(k)];
-}
+inline int64_t Findings(const analyze::AnalysisResult& r, std::string_view kind) { return r.sync.Count(kind); }
 
 }  // namespace overlapscope::workloads_test

@@ -1,0 +1,68 @@
+#include "analyze/findings/finding_rule.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_format.h"
+
+namespace overlapscope::analyze {
+
+const std::vector<std::string_view>& FindingKinds() {
+  static const std::vector<std::string_view> kinds = [] {
+    std::vector<std::string_view> v;
+    for (const findings::FindingRule* r : findings::Rules()) v.push_back(r->kind());
+    return v;
+  }();
+  return kinds;
+}
+
+int32_t FindingKindIndex(std::string_view kind) {
+  const auto& kinds = FindingKinds();
+  auto it = std::find(kinds.begin(), kinds.end(), kind);
+  return it == kinds.end() ? -1 : static_cast<int32_t>(it - kinds.begin());
+}
+
+int64_t SyncResult::Count(std::string_view kind) const {
+  const int32_t k = FindingKindIndex(kind);
+  return k < 0 || static_cast<size_t>(k) >= finding_count.size() ? 0 : finding_count[k];
+}
+
+int64_t SyncResult::CostNs(std::string_view kind) const {
+  const int32_t k = FindingKindIndex(kind);
+  return k < 0 || static_cast<size_t>(k) >= finding_cost_ns.size() ? 0 : finding_cost_ns[k];
+}
+
+namespace findings {
+
+int64_t FindingInputs::IterationEnd(int32_t it) const {
+  return it == model::kNone ? INT64_MAX : iters.iterations[it].end_ns;
+}
+std::string FindingInputs::At(int64_t ns) const {
+  return absl::StrFormat("+%.3f ms", static_cast<double>(ns - t.start_ns()) / 1e6);
+}
+std::string FindingInputs::Us(int64_t ns) const { return absl::StrFormat("%.1f µs", static_cast<double>(ns) / 1e3); }
+std::string FindingInputs::Thread(model::ThreadId th) const {
+  if (th == model::kNone) return "thread ?";
+  return absl::StrFormat("thread %d", t.threads()[th].tid);
+}
+std::string FindingInputs::Stream(model::StreamId s) const {
+  if (s == model::kNone) return "stream ?";
+  return absl::StrFormat("stream %d", t.streams()[s].native_id);
+}
+
+Finding FindingOfBlocked(std::string_view kind, const BlockedInterval& b) {
+  Finding fd;
+  fd.kind = kind;
+  fd.time_ns = b.start_ns;
+  fd.end_ns = b.end_ns;
+  fd.process = b.process;
+  fd.thread = b.thread;
+  fd.stream = b.stream;
+  fd.call = b.call;
+  fd.api_call = b.api_call;
+  fd.iteration = b.iteration;
+  fd.cost_ns = b.duration_ns();
+  return fd;
+}
+
+}  // namespace findings
+}  // namespace overlapscope::analyze

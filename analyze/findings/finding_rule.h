@@ -1,0 +1,71 @@
+// Findings (METRICS.md §5): each kind of finding is one rule, in one file, behind this
+// interface. A new finding is one new file analyze/findings/rule_<NN>_<name>.cc defining
+//
+//   namespace overlapscope::analyze::findings {
+//   const FindingRule& rule_<NN>_<name>();   // returns a static instance
+//   }
+//
+// The build lists every rule_*.cc file and registers them in file-name order, which is the
+// order of the kinds in every report (analyze/CMakeLists.txt generates the registry); NN leaves
+// room between rules (10, 20, ...). A rule reads the trace and the analyses that ran before the
+// findings (FindingInputs) and emits findings; nothing else.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyze/cpu_blocking.h"
+#include "analyze/iterations.h"
+#include "analyze/overlap.h"
+#include "analyze/sync_points.h"
+#include "model/trace.h"
+
+namespace overlapscope::analyze::findings {
+
+// What rules read: the trace, the analyses that ran before the findings, and a few joins of them.
+struct FindingInputs {
+  const model::Trace& t;
+  const IterationAssignment& iters;
+  const BlockingResult& blocking;
+  const std::vector<DeviceOverlap>& overlap;
+  // Per thread: indexes of API calls that enqueued GPU work, by start.
+  const std::vector<std::vector<int32_t>>& launches_by_thread;
+  // Per stream: summed compute-class GPU time.
+  const std::vector<int64_t>& stream_compute_ns;
+  // Per thread: indexes of its blocked intervals, by start; the sync point kind of each interval.
+  std::vector<std::vector<int32_t>> blocked_by_thread;
+  std::vector<SyncPointKind> point_kind;
+
+  // End of an iteration's CPU range (INT64_MAX for kNone: outside iterations).
+  int64_t IterationEnd(int32_t iteration) const;
+  // Message pieces: "+1.234 ms" after the trace start, "12.3 µs", "thread 42", "stream 7".
+  std::string At(int64_t ns) const;
+  std::string Us(int64_t ns) const;
+  std::string Thread(model::ThreadId th) const;
+  std::string Stream(model::StreamId s) const;
+};
+
+// One finding, and the blocked interval it is about (its sync point carries the finding), if any.
+struct Emitted {
+  Finding finding;
+  int32_t blocked_interval = model::kNone;  // index into BlockingResult::intervals
+};
+
+class FindingRule {
+ public:
+  virtual ~FindingRule() = default;
+  // The kind, as reports print it ("pageable-async-copy"); also Finding::kind.
+  virtual std::string_view kind() const = 0;
+  virtual void Find(const FindingInputs& in, std::vector<Emitted>* out) const = 0;
+};
+
+// Every registered rule, in report order (generated: see the header comment).
+const std::vector<const FindingRule*>& Rules();
+
+// A finding about one blocked host interval: when, where, which call, and its cost (the time
+// the host was blocked). The rule adds the message and the advice.
+Finding FindingOfBlocked(std::string_view kind, const BlockedInterval& b);
+
+}  // namespace overlapscope::analyze::findings

@@ -1,0 +1,55 @@
+// collective-on-compute-stream: a collective on a stream that also carries at least 10% of its
+// device's compute time cannot overlap with that compute; its cost is its exposed time.
+#include "absl/strings/str_format.h"
+#include "analyze/findings/finding_rule.h"
+
+namespace overlapscope::analyze::findings {
+namespace {
+
+class CollectiveOnComputeStream : public FindingRule {
+ public:
+  std::string_view kind() const override { return "collective-on-compute-stream"; }
+  void Find(const FindingInputs& in, std::vector<Emitted>* out) const override {
+    const model::Trace& t = in.t;
+    const std::vector<int64_t>& stream_compute = in.stream_compute_ns;
+    for (const DeviceOverlap& dv : in.overlap) {
+      int64_t device_compute = 0;
+      for (size_t s = 0; s < t.streams().size(); ++s)
+        if (t.streams()[s].device == dv.device) device_compute += stream_compute[s];
+      if (device_compute <= 0) continue;
+      for (const CollectiveOverlap& co : dv.collectives) {
+        if (co.stream == model::kNone || stream_compute[co.stream] * 10 < device_compute) continue;
+        Finding fd;
+        fd.kind = kind();
+        fd.time_ns = co.start_ns;
+        fd.end_ns = co.end_ns;
+        fd.process = dv.process;
+        fd.stream = co.stream;
+        fd.call = co.name;
+        fd.api_call = t.LaunchOf(co.first_activity);
+        if (fd.api_call != model::kNone) fd.thread = t.api_calls()[fd.api_call].thread;
+        fd.iteration = in.iters.Of(co.first_activity);
+        fd.cost_ns = co.own_ns - co.hidden_ns;
+        fd.message = absl::StrFormat(
+            "%s at %s runs on %s, which also runs %.0f%% of the device's compute: it cannot overlap with it (%s "
+            "exposed)",
+            t.str(co.name), in.At(co.start_ns), in.Stream(co.stream),
+            100.0 * static_cast<double>(stream_compute[co.stream]) / static_cast<double>(device_compute),
+            in.Us(fd.cost_ns));
+        fd.advice =
+            "issue the collective asynchronously on its own stream (async_op=True, wait() just before the "
+            "result is used) and give the compute independent work to do meanwhile";
+        out->push_back({std::move(fd), model::kNone});
+      }
+    }
+  }
+};
+
+}  // namespace
+
+const FindingRule& rule_40_collective_on_compute_stream() {
+  static const CollectiveOnComputeStream rule;
+  return rule;
+}
+
+}  // namespace overlapscope::analyze::findings
