@@ -146,6 +146,167 @@ void Layout::Finish(const model::Trace& trace) {
   }
 }
 
+namespace {
+
+// Track of every model entity (kNone: not written, or not made yet), filled as tracks are added.
+struct Slots {
+  std::vector<int32_t> thread, stream, waits, device_group, device_syncs;
+  int32_t orphan_syncs = kNone;  // syncs without a device or thread (rare): one global track
+};
+
+// "stream 7 · nccl", plus the stream's own name when it says more than "stream 7".
+std::string StreamTrackName(const model::Trace& trace, const model::Stream& st, const std::string& role) {
+  std::string name = absl::StrCat("stream ", st.native_id);
+  if (!role.empty()) absl::StrAppend(&name, " · ", role);
+  // Kineto names streams "stream 7 ": only a name that says more is appended.
+  std::string_view given = trace.str(st.name);
+  while (!given.empty() && given.back() == ' ') given.remove_suffix(1);
+  if (!given.empty() && given != absl::StrCat("stream ", st.native_id)) absl::StrAppend(&name, " · ", AV(given));
+  return name;
+}
+
+// One GPU: a group (a process of its own in the viewer, synthetic pid) with one child per stream,
+// in stream id order.
+void AddDeviceTracks(const model::Trace& trace, int32_t d, const std::string& rank,
+                     const std::vector<std::string>& roles, int64_t* next_synthetic, Layout* L, Slots* slots) {
+  const model::Device& dev = trace.devices()[d];
+  TrackSpec gt;
+  gt.kind = TrackSpec::Kind::kProcess;
+  gt.pid = (*next_synthetic)++;
+  gt.explicit_child_order = true;  // analysis tracks first, then syncs, then streams by id
+  gt.name = absl::StrCat("GPU ", dev.ordinal);
+  if (!trace.str(dev.name).empty()) absl::StrAppend(&gt.name, " — ", AV(trace.str(dev.name)));
+  if (!rank.empty()) absl::StrAppend(&gt.name, " · ", rank);
+  const uint64_t group_uuid = L->tracks.size() + 1;
+  slots->device_group[d] = L->AddTrack(std::move(gt));
+  std::vector<int32_t> streams;
+  for (size_t s = 0; s < trace.streams().size(); ++s)
+    if (trace.streams()[s].device == d) streams.push_back(static_cast<int32_t>(s));
+  std::stable_sort(streams.begin(), streams.end(),
+                   [&](int32_t a, int32_t b) { return trace.streams()[a].native_id < trace.streams()[b].native_id; });
+  int32_t rank_in_group = 0;
+  for (int32_t s : streams) {
+    TrackSpec sp;
+    sp.parent_uuid = group_uuid;
+    sp.name = StreamTrackName(trace, trace.streams()[s], roles[s]);
+    sp.sibling_rank = rank_in_group++;
+    slots->stream[s] = L->AddTrack(std::move(sp));
+  }
+}
+
+// One process: its track (named by rank, name and host), one per thread by tid, and its GPUs by
+// ordinal.
+void AddProcessTracks(const model::Trace& trace, int32_t p, int64_t pid, bool real_pid,
+                      const std::vector<std::string>& roles, int64_t* next_synthetic, Layout* L, Slots* slots) {
+  const model::Process& pr = trace.processes()[p];
+  const std::string rank = pr.rank >= 0 ? absl::StrCat("rank ", pr.rank) : "";
+  std::string pname = std::string(trace.str(pr.name));
+  if (pname.empty()) pname = "process";
+  if (!trace.str(pr.host).empty()) absl::StrAppend(&pname, " @ ", AV(trace.str(pr.host)));
+  TrackSpec pt;
+  pt.kind = TrackSpec::Kind::kProcess;
+  pt.pid = pid;
+  pt.name = rank.empty() ? pname : absl::StrCat(rank, " · ", pname);
+  if (!real_pid && pr.pid >= 0) pt.description = absl::StrCat("OS pid ", pr.pid);
+  L->process_track[p] = L->AddTrack(std::move(pt));
+
+  std::vector<int32_t> threads;
+  for (size_t t = 0; t < trace.threads().size(); ++t)
+    if (trace.threads()[t].process == p) threads.push_back(static_cast<int32_t>(t));
+  std::stable_sort(threads.begin(), threads.end(),
+                   [&](int32_t a, int32_t b) { return trace.threads()[a].tid < trace.threads()[b].tid; });
+  for (int32_t t : threads) {
+    const model::Thread& th = trace.threads()[t];
+    TrackSpec tt;
+    tt.kind = TrackSpec::Kind::kThread;
+    tt.pid = pid;
+    tt.tid = th.tid;
+    tt.name = trace.str(th.name).empty() ? absl::StrCat("thread ", th.tid) : std::string(trace.str(th.name));
+    slots->thread[t] = L->AddTrack(std::move(tt));
+  }
+
+  std::vector<int32_t> devices;
+  for (size_t d = 0; d < trace.devices().size(); ++d)
+    if (trace.devices()[d].process == p) devices.push_back(static_cast<int32_t>(d));
+  std::stable_sort(devices.begin(), devices.end(),
+                   [&](int32_t a, int32_t b) { return trace.devices()[a].ordinal < trace.devices()[b].ordinal; });
+  for (int32_t d : devices) AddDeviceTracks(trace, d, rank, roles, next_synthetic, L, slots);
+}
+
+// The track of sync i, made on first use (a stream's "waits" child, a GPU's "synchronizations"
+// child, the global orphan track), or kNone when its process is not written.
+int32_t SyncTrack(const model::Trace& trace, const model::Sync& y, model::ProcessId only_process, Layout* L,
+                  Slots* slots) {
+  auto lazy_child = [&](std::vector<int32_t>& slot, int32_t id, uint64_t parent, std::string name, int32_t rank) {
+    if (slot[id] == kNone) {
+      TrackSpec t;
+      t.parent_uuid = parent;
+      t.name = std::move(name);
+      t.sibling_rank = rank;
+      slot[id] = L->AddTrack(std::move(t));
+    }
+    return slot[id];
+  };
+  if (y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone) {
+    const int32_t st = slots->stream[y.stream];
+    if (st == kNone) return kNone;
+    return lazy_child(slots->waits, y.stream, L->tracks[st].uuid, L->tracks[st].name + " · waits", 1000);
+  }
+  if (y.device != kNone) {
+    if (slots->device_group[y.device] == kNone) return kNone;
+    return lazy_child(slots->device_syncs, y.device, L->tracks[slots->device_group[y.device]].uuid, "synchronizations",
+                      -1);
+  }
+  if (y.thread != kNone) return slots->thread[y.thread];
+  if (only_process != kNone) return kNone;  // belongs to no process
+  if (slots->orphan_syncs == kNone) {
+    TrackSpec t;
+    t.name = "synchronizations (no device)";
+    slots->orphan_syncs = L->AddTrack(std::move(t));
+  }
+  return slots->orphan_syncs;
+}
+
+// Every event of the written processes as a slice of its track.
+void FillSlices(const model::Trace& trace, model::ProcessId only_process, Layout* L, Slots* slots) {
+  const std::vector<int32_t>& thread_track = slots->thread;
+  const std::vector<int32_t>& stream_track = slots->stream;
+  // Reserve each track's slices up front: the vectors get large (10^6) and regrowing them
+  // costs more than this counting pass.
+  {
+    std::vector<size_t> n(L->tracks.size() + 1, 0);  // n[0]: items of processes not written
+    for (const auto& a : trace.api_calls()) ++n[thread_track[a.thread] + 1];
+    for (const auto& r : trace.ranges()) ++n[thread_track[r.thread] + 1];
+    for (const auto& k : trace.kernels()) ++n[stream_track[k.stream] + 1];
+    for (const auto& m : trace.memcpys()) ++n[stream_track[m.stream] + 1];
+    for (const auto& m : trace.memsets()) ++n[stream_track[m.stream] + 1];
+    for (const auto& g : trace.gpu_ranges()) ++n[stream_track[g.stream] + 1];
+    for (size_t i = 0; i < L->tracks.size(); ++i) L->tracks[i].slices.reserve(n[i + 1]);
+  }
+  auto push = [&](int32_t track, int64_t s, int64_t e, size_t index, Src src) {
+    if (track == kNone) return;  // a process that is not written
+    L->tracks[track].slices.push_back(Item{s, e, static_cast<int32_t>(index), src});
+  };
+  auto push_all = [&](const auto& events, const std::vector<int32_t>& track_of, auto owner, Src src) {
+    for (size_t i = 0; i < events.size(); ++i)
+      push(track_of[owner(events[i])], events[i].start_ns, events[i].end_ns, i, src);
+  };
+  auto on_thread = [](const auto& e) { return e.thread; };
+  auto on_stream = [](const auto& e) { return e.stream; };
+  push_all(trace.api_calls(), thread_track, on_thread, Src::kApi);
+  push_all(trace.ranges(), thread_track, on_thread, Src::kRange);
+  push_all(trace.kernels(), stream_track, on_stream, Src::kKernel);
+  push_all(trace.memcpys(), stream_track, on_stream, Src::kMemcpy);
+  push_all(trace.memsets(), stream_track, on_stream, Src::kMemset);
+  push_all(trace.gpu_ranges(), stream_track, on_stream, Src::kGpuRange);
+  for (size_t i = 0; i < trace.syncs().size(); ++i) {
+    const model::Sync& y = trace.syncs()[i];
+    push(SyncTrack(trace, y, only_process, L, slots), y.start_ns, y.end_ns, i, Src::kSync);
+  }
+}
+
+}  // namespace
+
 Layout BuildModelLayout(const model::Trace& trace, model::ProcessId only_process) {
   Layout L;
   const auto& procs = trace.processes();
@@ -160,161 +321,25 @@ Layout BuildModelLayout(const model::Trace& trace, model::ProcessId only_process
   for (const auto& p : procs) ++pid_count[p.pid];
   int64_t next_synthetic = kSyntheticPidBase;
   L.process_track.assign(procs.size(), kNone);
+  Slots slots;
+  slots.thread.assign(trace.threads().size(), kNone);
+  slots.stream.assign(trace.streams().size(), kNone);
+  slots.waits.assign(trace.streams().size(), kNone);
+  slots.device_group.assign(trace.devices().size(), kNone);
+  slots.device_syncs.assign(trace.devices().size(), kNone);
 
   const std::vector<std::string> roles = StreamRoles(trace);
-  std::vector<int32_t> thread_track(trace.threads().size(), kNone);
-  std::vector<int32_t> stream_track(trace.streams().size(), kNone);
-  std::vector<int32_t> waits_track(trace.streams().size(), kNone);
-  std::vector<int32_t> device_group(trace.devices().size(), kNone);
-  std::vector<int32_t> device_syncs(trace.devices().size(), kNone);
-
   for (int32_t p : order) {
     if (only_process != kNone && p != only_process) continue;  // its tracks stay kNone: not written
     const model::Process& pr = procs[p];
     const bool real_pid = pr.pid > 0 && pr.pid < (int64_t{1} << 22) && pid_count[pr.pid] == 1;
     const int64_t pid = real_pid ? pr.pid : next_synthetic++;
-    std::string rank = pr.rank >= 0 ? absl::StrCat("rank ", pr.rank) : "";
-    std::string pname = std::string(trace.str(pr.name));
-    if (pname.empty()) pname = "process";
-    if (!trace.str(pr.host).empty()) absl::StrAppend(&pname, " @ ", AV(trace.str(pr.host)));
-    TrackSpec pt;
-    pt.kind = TrackSpec::Kind::kProcess;
-    pt.pid = pid;
-    pt.name = rank.empty() ? pname : absl::StrCat(rank, " · ", pname);
-    if (!real_pid && pr.pid >= 0) pt.description = absl::StrCat("OS pid ", pr.pid);
-    L.process_track[p] = L.AddTrack(std::move(pt));
-
-    std::vector<int32_t> threads;
-    for (size_t t = 0; t < trace.threads().size(); ++t)
-      if (trace.threads()[t].process == p) threads.push_back(static_cast<int32_t>(t));
-    std::stable_sort(threads.begin(), threads.end(),
-                     [&](int32_t a, int32_t b) { return trace.threads()[a].tid < trace.threads()[b].tid; });
-    for (int32_t t : threads) {
-      const model::Thread& th = trace.threads()[t];
-      TrackSpec tt;
-      tt.kind = TrackSpec::Kind::kThread;
-      tt.pid = pid;
-      tt.tid = th.tid;
-      tt.name = trace.str(th.name).empty() ? absl::StrCat("thread ", th.tid) : std::string(trace.str(th.name));
-      thread_track[t] = L.AddTrack(std::move(tt));
-    }
-
-    std::vector<int32_t> devices;
-    for (size_t d = 0; d < trace.devices().size(); ++d)
-      if (trace.devices()[d].process == p) devices.push_back(static_cast<int32_t>(d));
-    std::stable_sort(devices.begin(), devices.end(),
-                     [&](int32_t a, int32_t b) { return trace.devices()[a].ordinal < trace.devices()[b].ordinal; });
-    for (int32_t d : devices) {
-      const model::Device& dev = trace.devices()[d];
-      TrackSpec gt;
-      gt.kind = TrackSpec::Kind::kProcess;
-      gt.pid = next_synthetic++;
-      gt.explicit_child_order = true;  // analysis tracks first, then syncs, then streams by id
-      gt.name = absl::StrCat("GPU ", dev.ordinal);
-      if (!trace.str(dev.name).empty()) absl::StrAppend(&gt.name, " — ", AV(trace.str(dev.name)));
-      if (!rank.empty()) absl::StrAppend(&gt.name, " · ", rank);
-      const uint64_t group_uuid = L.tracks.size() + 1;
-      device_group[d] = L.AddTrack(std::move(gt));
-      std::vector<int32_t> streams;
-      for (size_t s = 0; s < trace.streams().size(); ++s)
-        if (trace.streams()[s].device == d) streams.push_back(static_cast<int32_t>(s));
-      std::stable_sort(streams.begin(), streams.end(), [&](int32_t a, int32_t b) {
-        return trace.streams()[a].native_id < trace.streams()[b].native_id;
-      });
-      int32_t rank_in_group = 0;
-      for (int32_t s : streams) {
-        const model::Stream& st = trace.streams()[s];
-        TrackSpec sp;
-        sp.parent_uuid = group_uuid;
-        sp.name = absl::StrCat("stream ", st.native_id);
-        const std::string& role = roles[s];
-        if (!role.empty()) absl::StrAppend(&sp.name, " · ", role);
-        // Kineto names streams "stream 7 ": only a name that says more is appended.
-        std::string_view given = trace.str(st.name);
-        while (!given.empty() && given.back() == ' ') given.remove_suffix(1);
-        if (!given.empty() && given != absl::StrCat("stream ", st.native_id))
-          absl::StrAppend(&sp.name, " · ", AV(given));
-        sp.sibling_rank = rank_in_group++;
-        stream_track[s] = L.AddTrack(std::move(sp));
-      }
-    }
+    AddProcessTracks(trace, p, pid, real_pid, roles, &next_synthetic, &L, &slots);
   }
-  L.thread_track = thread_track;
-  L.device_group = device_group;
-  L.stream_track = stream_track;
-  // Syncs without a device or thread (rare) go on one global track.
-  int32_t orphan_syncs = kNone;
-
-  auto lazy_child = [&](std::vector<int32_t>& slot, int32_t id, uint64_t parent, std::string name, int32_t rank) {
-    if (slot[id] == kNone) {
-      TrackSpec t;
-      t.parent_uuid = parent;
-      t.name = std::move(name);
-      t.sibling_rank = rank;
-      slot[id] = L.AddTrack(std::move(t));
-    }
-    return slot[id];
-  };
-
-  // Reserve each track's slices up front: the vectors get large (10^6) and regrowing them
-  // costs more than this counting pass.
-  {
-    std::vector<size_t> n(L.tracks.size() + 1, 0);  // n[0]: items of processes not written
-    for (const auto& a : trace.api_calls()) ++n[thread_track[a.thread] + 1];
-    for (const auto& r : trace.ranges()) ++n[thread_track[r.thread] + 1];
-    for (const auto& k : trace.kernels()) ++n[stream_track[k.stream] + 1];
-    for (const auto& m : trace.memcpys()) ++n[stream_track[m.stream] + 1];
-    for (const auto& m : trace.memsets()) ++n[stream_track[m.stream] + 1];
-    for (const auto& g : trace.gpu_ranges()) ++n[stream_track[g.stream] + 1];
-    for (size_t i = 0; i < L.tracks.size(); ++i) L.tracks[i].slices.reserve(n[i + 1]);
-  }
-  auto push = [&](int32_t track, int64_t s, int64_t e, size_t index, Src src) {
-    if (track == kNone) return;  // a process that is not written
-    L.tracks[track].slices.push_back(Item{s, e, static_cast<int32_t>(index), src});
-  };
-  for (size_t i = 0; i < trace.api_calls().size(); ++i) {
-    const auto& a = trace.api_calls()[i];
-    push(thread_track[a.thread], a.start_ns, a.end_ns, i, Src::kApi);
-  }
-  for (size_t i = 0; i < trace.ranges().size(); ++i) {
-    const auto& r = trace.ranges()[i];
-    push(thread_track[r.thread], r.start_ns, r.end_ns, i, Src::kRange);
-  }
-  for (size_t i = 0; i < trace.kernels().size(); ++i)
-    push(stream_track[trace.kernels()[i].stream], trace.kernels()[i].start_ns, trace.kernels()[i].end_ns, i,
-         Src::kKernel);
-  for (size_t i = 0; i < trace.memcpys().size(); ++i)
-    push(stream_track[trace.memcpys()[i].stream], trace.memcpys()[i].start_ns, trace.memcpys()[i].end_ns, i,
-         Src::kMemcpy);
-  for (size_t i = 0; i < trace.memsets().size(); ++i)
-    push(stream_track[trace.memsets()[i].stream], trace.memsets()[i].start_ns, trace.memsets()[i].end_ns, i,
-         Src::kMemset);
-  for (size_t i = 0; i < trace.gpu_ranges().size(); ++i)
-    push(stream_track[trace.gpu_ranges()[i].stream], trace.gpu_ranges()[i].start_ns, trace.gpu_ranges()[i].end_ns, i,
-         Src::kGpuRange);
-  for (size_t i = 0; i < trace.syncs().size(); ++i) {
-    const model::Sync& y = trace.syncs()[i];
-    int32_t track;
-    if (y.kind == model::SyncKind::kStreamWaitEvent && y.stream != kNone) {
-      const int32_t st = stream_track[y.stream];
-      if (st == kNone) continue;
-      track = lazy_child(waits_track, y.stream, L.tracks[st].uuid, L.tracks[st].name + " · waits", 1000);
-    } else if (y.device != kNone) {
-      if (device_group[y.device] == kNone) continue;
-      track = lazy_child(device_syncs, y.device, L.tracks[device_group[y.device]].uuid, "synchronizations", -1);
-    } else if (y.thread != kNone) {
-      track = thread_track[y.thread];
-    } else {
-      if (only_process != kNone) continue;  // belongs to no process
-      if (orphan_syncs == kNone) {
-        TrackSpec t;
-        t.name = "synchronizations (no device)";
-        orphan_syncs = L.AddTrack(std::move(t));
-      }
-      track = orphan_syncs;
-    }
-    push(track, y.start_ns, y.end_ns, i, Src::kSync);
-  }
+  L.thread_track = slots.thread;
+  L.device_group = slots.device_group;
+  L.stream_track = slots.stream;
+  FillSlices(trace, only_process, &L, &slots);
   return L;
 }
 
