@@ -132,40 +132,6 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   return absl::OkStatus();
 }
 
-namespace {
-// Strips the per-thread-default-stream suffixes (_ptsz/_ptds) and driver versions (_v2).
-bool NameIs(std::string_view name, std::string_view base) {
-  if (!StartsWith(name, base)) return false;
-  std::string_view rest = name.substr(base.size());
-  return rest.empty() || rest == "_ptsz" || rest == "_ptds" || rest == "_v2" || rest == "_v2_ptsz" ||
-         rest == "_v2_ptds";
-}
-}  // namespace
-
-bool IsStreamSyncCall(std::string_view n) {
-  return NameIs(n, "cudaStreamSynchronize") || NameIs(n, "cuStreamSynchronize");
-}
-bool IsEventSyncCall(std::string_view n) {
-  return NameIs(n, "cudaEventSynchronize") || NameIs(n, "cuEventSynchronize");
-}
-bool IsDeviceSyncCall(std::string_view n) {
-  return NameIs(n, "cudaDeviceSynchronize") || NameIs(n, "cuCtxSynchronize") || NameIs(n, "cudaThreadSynchronize");
-}
-bool IsSyncMemcpyCall(std::string_view n) {
-  return (StartsWith(n, "cudaMemcpy") || StartsWith(n, "cuMemcpy")) && !Contains(n, "Async");
-}
-bool IsSyncMemsetCall(std::string_view n) {
-  return (StartsWith(n, "cudaMemset") || StartsWith(n, "cuMemset")) && !Contains(n, "Async");
-}
-bool IsMallocCall(std::string_view n) {
-  if (Contains(n, "Async")) return false;  // stream-ordered allocation does not sync
-  return StartsWith(n, "cudaMalloc") || StartsWith(n, "cuMemAlloc");
-}
-bool IsFreeCall(std::string_view n) {
-  if (Contains(n, "Async")) return false;
-  return StartsWith(n, "cudaFree") || StartsWith(n, "cuMemFree");
-}
-
 bool IsPageable(const model::Trace& t, const model::Memcpy& m) {
   if (m.src_kind == model::MemoryKind::kPageable || m.dst_kind == model::MemoryKind::kPageable) return true;
   // Kineto names say it even when the importer did not fill the kinds.

@@ -89,14 +89,8 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                        SyncResult* out);
 void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
 
-// Call-name predicates shared by blocking and sync points (runtime and driver API names).
-bool IsStreamSyncCall(std::string_view name);
-bool IsEventSyncCall(std::string_view name);
-bool IsDeviceSyncCall(std::string_view name);
-bool IsSyncMemcpyCall(std::string_view name);  // cudaMemcpy*/cuMemcpy* without "Async"
-bool IsSyncMemsetCall(std::string_view name);
-bool IsMallocCall(std::string_view name);  // cudaMalloc/cuMemAlloc (not stream-ordered)
-bool IsFreeCall(std::string_view name);
+// What API calls do is model::ApiCall::semantic (model/api_names.h: CUDA runtime, driver and
+// HIP calls in one vocabulary); nothing here matches call names.
 bool IsPageable(const model::Trace& t, const model::Memcpy& m);
 bool IsDtoH(const model::Trace& t, const model::Memcpy& m);
 bool IsPinnedDst(const model::Trace& t, const model::Memcpy& m);

@@ -25,14 +25,17 @@ namespace {
 
 enum CallCat : int8_t { kOther, kStream, kEvent, kDevice, kMemcpySync, kMemsetSync, kMemcpyAsync };
 
-CallCat Categorize(std::string_view n) {
-  if (IsStreamSyncCall(n)) return kStream;
-  if (IsEventSyncCall(n)) return kEvent;
-  if (IsDeviceSyncCall(n)) return kDevice;
-  if (IsSyncMemcpyCall(n)) return kMemcpySync;
-  if (IsSyncMemsetCall(n)) return kMemsetSync;
-  if ((StartsWith(n, "cudaMemcpy") || StartsWith(n, "cuMemcpy")) && Contains(n, "Async")) return kMemcpyAsync;
-  return kOther;
+// The calls that may block the host, by their semantic kind (CUDA runtime, driver and HIP alike).
+CallCat Categorize(model::ApiSemantic s) {
+  switch (s) {
+    case model::ApiSemantic::kStreamSync: return kStream;
+    case model::ApiSemantic::kEventSync: return kEvent;
+    case model::ApiSemantic::kDeviceSync: return kDevice;
+    case model::ApiSemantic::kCopy: return kMemcpySync;
+    case model::ApiSemantic::kMemset: return kMemsetSync;
+    case model::ApiSemantic::kCopyAsync: return kMemcpyAsync;
+    default: return kOther;
+  }
 }
 
 // The last activity of one stream that ends at or before `until`. A stream runs its activities
@@ -116,12 +119,7 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
 
   // Sync records -> their API calls.
   std::vector<int32_t> sync_of_call(calls.size(), model::kNone);
-  std::vector<int8_t> cat_of(t.strings().size(), -1);
-  auto cat = [&](model::StringId name) {
-    int8_t& c = cat_of[name];
-    if (c < 0) c = Categorize(t.str(name));
-    return static_cast<CallCat>(c);
-  };
+  auto cat = [&](const model::ApiCall& a) { return Categorize(a.semantic); };
   std::vector<BlockedInterval> record_only;
   for (size_t i = 0; i < t.syncs().size(); ++i) {
     const model::Sync& s = t.syncs()[i];
@@ -133,7 +131,7 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
                        ? model::kNone
                        : t.ApiCallIndexByCorrelation(p, s.correlation_id);
     if (call != model::kNone) {
-      if (cat(calls[call].name) == kOther || cat(calls[call].name) == kMemcpyAsync) ++out->nonblocking_sync_records;
+      if (cat(calls[call]) == kOther || cat(calls[call]) == kMemcpyAsync) ++out->nonblocking_sync_records;
       sync_of_call[call] = static_cast<int32_t>(i);
       continue;
     }
@@ -159,7 +157,7 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
   std::vector<BlockedInterval>& v = out->intervals;
   for (size_t i = 0; i < calls.size(); ++i) {
     const model::ApiCall& a = calls[i];
-    CallCat c = cat(a.name);
+    CallCat c = cat(a);
     if (c == kOther) continue;
     model::ProcessId p = t.ProcessOfThread(a.thread);
     BlockedInterval b;

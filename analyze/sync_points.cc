@@ -55,20 +55,14 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
     p.blocked_ns = b.duration_ns();
     points->push_back(p);
   }
-  // 0 other, 1 malloc, 2 free; per distinct name.
-  std::vector<int8_t> alloc_kind(t.strings().size(), -1);
+  // Implicit syncs: allocation and release calls that are not stream-ordered.
   for (size_t i = 0; i < t.api_calls().size(); ++i) {
     const model::ApiCall& a = t.api_calls()[i];
-    int8_t& ak = alloc_kind[a.name];
-    if (ak < 0) {
-      std::string_view n = t.str(a.name);
-      ak = IsMallocCall(n) ? 1 : IsFreeCall(n) ? 2 : 0;
-    }
-    if (ak == 0) continue;
+    if (a.semantic != model::ApiSemantic::kAlloc && a.semantic != model::ApiSemantic::kFree) continue;
     SyncPoint p;
     p.start_ns = a.start_ns;
     p.end_ns = a.end_ns;
-    p.kind = ak == 1 ? SyncPointKind::kMalloc : SyncPointKind::kFree;
+    p.kind = a.semantic == model::ApiSemantic::kAlloc ? SyncPointKind::kMalloc : SyncPointKind::kFree;
     p.process = t.ProcessOfThread(a.thread);
     p.thread = a.thread;
     p.api_call = static_cast<int32_t>(i);

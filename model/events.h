@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "model/api_names.h"
 #include "model/types.h"
 
 namespace overlapscope::model {
@@ -84,15 +85,18 @@ struct Memset {
   int8_t is_async = -1;
 };
 
-// A CUDA runtime or driver API call on a host thread.
+// A CUDA runtime/driver or HIP runtime API call on a host thread.
 struct ApiCall {
   int64_t start_ns = 0, end_ns = 0;
   ThreadId thread = kNone;
   int64_t correlation_id = kNoCorrelation;
   int64_t external_id = kNoCorrelation;
-  StringId name = 0;  // e.g. "cudaLaunchKernel"
+  StringId name = 0;  // e.g. "cudaLaunchKernel", "hipMemcpyWithStream"
   ApiKind kind = ApiKind::kRuntime;
   int32_t return_code = 0;
+  // What the call does for the device (api_names.h), set from `name` by TraceBuilder::Finalize()
+  // for every call of every importer; analyses read this instead of matching names.
+  ApiSemantic semantic = ApiSemantic::kOther;
 };
 
 // A synchronization: a host wait (event/stream/context sync) or a stream→stream wait.

@@ -137,8 +137,9 @@ absl::Status TraceBuilder::Validate() const {
     return s;
   if (auto s = ValidateEvents(d_.memsets, "memsets", gpu_ok); !s.ok()) return s;
   if (auto s = ValidateEvents(d_.gpu_ranges, "gpu_ranges", gpu_ok); !s.ok()) return s;
-  if (auto s =
-          ValidateEvents(d_.api_calls, "api_calls", [&](const ApiCall& a) { return InRange(a.thread, nt, false); });
+  if (auto s = ValidateEvents(
+          d_.api_calls, "api_calls",
+          [&](const ApiCall& a) { return InRange(a.thread, nt, false) && InRange(a.name, d_.strings.size(), false); });
       !s.ok())
     return s;
   if (auto s = ValidateEvents(d_.ranges, "ranges", [&](const Range& r) { return InRange(r.thread, nt, false); });
@@ -242,6 +243,16 @@ absl::Status TraceBuilder::ApplyClockShift(const ClockShiftFn& fn) {
 }
 
 // Collectives sorted by start (stable); the carriers' collective ids are remapped.
+// One vocabulary for CUDA and HIP calls: the semantic kind of each distinct name, once.
+void TraceBuilder::ClassifyApiCalls() {
+  std::vector<int8_t> semantic_of(d_.strings.size(), -1);
+  for (ApiCall& a : d_.api_calls) {
+    int8_t& s = semantic_of[a.name];
+    if (s < 0) s = static_cast<int8_t>(ClassifyApiCall(d_.strings.Get(a.name)));
+    a.semantic = static_cast<ApiSemantic>(s);
+  }
+}
+
 void TraceBuilder::SortCollectives() {
   const size_t nc = d_.collectives.size();
   std::vector<int32_t> order(nc);
@@ -379,6 +390,7 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
   SortByTime(d_.memcpys);
   SortByTime(d_.memsets);
   SortByTime(d_.api_calls);
+  ClassifyApiCalls();
   SortByTime(d_.syncs);
   SortByTime(d_.ranges);
   SortByTime(d_.gpu_ranges);

@@ -23,7 +23,7 @@ class UnsynchronizedD2H : public FindingRule {
       const int32_t call = t.memcpy_launches()[i];
       if (call == model::kNone) continue;
       const model::ApiCall& a = t.api_calls()[call];
-      if (m.is_async == 0 || (m.is_async < 0 && !Contains(t.str(a.name), "Async"))) continue;
+      if (m.is_async == 0 || (m.is_async < 0 && a.semantic != model::ApiSemantic::kCopyAsync)) continue;
       const int32_t it = IterationAt(in.iters, t.ProcessOfThread(a.thread), a.start_ns);
       if (Covered(in, a, m, in.IterationEnd(it))) continue;
       Finding fd;
