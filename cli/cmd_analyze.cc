@@ -25,6 +25,7 @@ const CommandSpec kSpec{
     ".json.gz file or a directory of per-rank files.",
     {{"json", "", "machine-readable report (schema overlapscope.report/1, docs/report-schema.md)"},
      {"markdown", "", "Markdown summary for pull-request comments"},
+     {"strict", "", "exit 2 (no report) when part of the input could not be read (data-loss warnings)"},
      {"comm-kernel", "REGEX", "classify GPU activities whose name matches REGEX as communication", true},
      {"compute-kernel", "REGEX", "classify matching names as compute", true},
      {"memory-kernel", "REGEX", "classify matching names as memory", true},
@@ -46,7 +47,9 @@ const CommandSpec kSpec{
       true}},
     "Gate metrics are the keys of each rank's \"summary\" in the JSON report. A metric that is absent for a\n"
     "rank (overlap_ratio without communication) fails its gate and says so.\n"
-    "exit codes: 0 ok, 2 a trace or rules file cannot be read, 3 a --require gate failed, 64 bad command line"};
+    "Data-loss warnings of the import (records that were not understood) come first in every output.\n"
+    "exit codes: 0 ok, 2 a trace or rules file cannot be read (with --strict: or part of a trace), 3 a\n"
+    "--require gate failed, 64 bad command line"};
 
 // "5us", "5000ns", "0.5ms", "5" (µs) -> ns.
 bool ParseTime(const std::string& s, int64_t* ns) {
@@ -172,6 +175,7 @@ int RunAnalyze(int argc, char** argv) {
   rc = kExitOk;
   auto session = LoadOrReport("analyze", args.positionals, args.Get("align-clocks"), &rc);
   if (!session) return rc;
+  if (!StrictCheckOrReport("analyze", *session, args.Has("strict"), false, &rc)) return rc;
   auto analysis = engine::Analyze(*session, opt);
   if (!analysis.ok()) return Fail(analysis.status());
   const engine::ReportFormat format = args.Has("json")       ? engine::ReportFormat::kJson

@@ -17,7 +17,7 @@ namespace {
 
 const CommandSpec kSpec{
     "export",
-    "overlapscope export TRACE... -o OUT [--format perfetto|chrome] [--analyze]",
+    "overlapscope export TRACE... -o OUT [--format perfetto|chrome] [--analyze] [--strict]",
     "Writes one or more traces (one file per rank) as a Perfetto trace (.pftrace: streams named\n"
     "by role, API-to-GPU flows, exact ns) or as Kineto-compatible Chrome JSON (.json, .json.gz;\n"
     "one file per rank, OUT.rank<r>.json, when the trace has several ranks).",
@@ -28,9 +28,12 @@ const CommandSpec kSpec{
       "idle gaps, findings) on extra tracks, as `analyze --trace` does"},
      {"align-clocks", "off|auto|on",
       "align the clocks of several hosts by matched collectives, as analyze does (default auto: when the "
-      "trace names >= 2 hosts; on: also processes without a host name)"}},
+      "trace names >= 2 hosts; on: also processes without a host name)"},
+     {"strict", "", "exit 2 (nothing written) when part of the input could not be read"}},
     "formats by extension: .pftrace / .perfetto-trace / .pb -> perfetto; .json / .json.gz -> chrome\n"
-    "exit codes: 0 ok, 1 the output cannot be written, 2 a trace cannot be read, 64 bad command line"};
+    "data-loss warnings of the import are printed to stderr\n"
+    "exit codes: 0 ok, 1 the output cannot be written, 2 a trace cannot be read (with --strict: or part\n"
+    "of a trace), 64 bad command line"};
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "overlapscope export: %s\n(see 'overlapscope export --help')\n", message.c_str());
@@ -73,6 +76,7 @@ int RunExport(int argc, char** argv) {
   int rc = kExitOk;
   auto session = LoadOrReport("export", args.positionals, args.Get("align-clocks"), &rc);
   if (!session) return rc;
+  if (!StrictCheckOrReport("export", *session, args.Has("strict"), true, &rc)) return rc;
   if (*format == engine::TraceFormat::kPerfetto) {
     std::optional<engine::Analysis> analysis;
     if (args.Has("analyze")) {

@@ -12,15 +12,17 @@ namespace overlapscope::cli {
 namespace {
 
 const CommandSpec kSpec{"info",
-                        "overlapscope info TRACE... [--json]",
+                        "overlapscope info TRACE... [--json] [--strict]",
                         "Prints ranks, devices, streams (kernels/copies/memsets each), threads, counts per event\n"
                         "kind, time span and import statistics (skipped records with reasons) of one or more traces.\n"
                         "TRACE is a Kineto/PyTorch-profiler .json or .json.gz file or a directory of per-rank files.",
                         {{"json", "", "machine-readable output (schema overlapscope.info/1)"},
+                         {"strict", "", "exit 2 when part of the input could not be read (data-loss warnings)"},
                          {"align-clocks", "off|auto|on",
                           "align the clocks of several hosts by matched collectives (default auto); the "
                           "time span is then that of the aligned trace"}},
-                        "exit codes: 0 ok, 2 a trace cannot be read, 64 bad command line"};
+                        "exit codes: 0 ok, 2 a trace cannot be read (with --strict: or part of it), 64 bad "
+                        "command line"};
 
 }  // namespace
 
@@ -36,6 +38,8 @@ int RunInfo(int argc, char** argv) {
     return kExitError;
   }
   std::fputs(out->c_str(), stdout);
+  // info prints the statistics in any case; --strict then fails on their data-loss warnings.
+  if (!StrictCheckOrReport("info", *session, args.Has("strict"), false, &rc)) return rc;
   return kExitOk;
 }
 

@@ -49,6 +49,19 @@ std::optional<engine::Session> LoadOrReport(const std::string& command, const st
   return std::move(session).value();
 }
 
+bool StrictCheckOrReport(const std::string& command, const engine::Session& session, bool strict, bool print_always,
+                         int* exit_code) {
+  if (!strict && !print_always) return true;
+  const std::vector<std::string> warnings = session.import_warnings();
+  if (warnings.empty()) return true;
+  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (!strict) return true;
+  std::fprintf(stderr, "overlapscope %s: --strict: part of the input could not be read (warnings above)\n",
+               command.c_str());
+  *exit_code = kExitBadInput;
+  return false;
+}
+
 bool StderrIsTerminal() { return isatty(STDERR_FILENO) == 1; }
 
 std::vector<std::string> FilesEndingIn(const std::string& dir, const std::string& suffix) {

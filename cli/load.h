@@ -17,6 +17,13 @@ namespace overlapscope::cli {
 std::optional<engine::Session> LoadOrReport(const std::string& command, const std::vector<std::string>& paths,
                                             const std::string& align, int* exit_code);
 
+// --strict for analyze/info/export: when the session has data-loss warnings (part of the input
+// was not understood; engine::Session::import_warnings), prints them to stderr, sets *exit_code
+// to kExitBadInput and returns false. Without --strict and with `print_always` (export, whose
+// output carries no report) it prints them and returns true.
+bool StrictCheckOrReport(const std::string& command, const engine::Session& session, bool strict, bool print_always,
+                         int* exit_code);
+
 // Parses --align-clocks (empty = auto); on a bad value prints the usage error, sets *exit_code
 // and returns nullopt.
 std::optional<engine::ClockAlign> ParseAlignOrReport(const std::string& command, const std::string& align,

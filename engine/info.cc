@@ -10,6 +10,7 @@
 #include "analyze/clock_align.h"
 #include "engine/session_state.h"
 #include "nlohmann/json.hpp"
+#include "report/import_warnings.h"
 
 namespace overlapscope::engine {
 namespace {
@@ -95,22 +96,19 @@ json Describe(const model::Trace& t, const analyze::ClockAlignment& alignment) {
                        {"events_read", src.events_read},
                        {"events_kept", src.events_kept},
                        {"events_skipped", src.skipped()},
-                       {"dropped_records", src.dropped_records},
+                       {"events_ignored", src.ignored()},
                        {"base_time_ns", src.base_time_ns},
                        {"kept_by_category", src.kept_by_category},
-                       {"skipped_by_reason", src.skipped_by_reason},
-                       {"ignored_by_category", src.ignored_by_category},
-                       {"unknown_categories", src.unknown_categories},
-                       {"unknown_args", src.unknown_args},
-                       {"notes", src.notes},
+                       {"stats", report::StatsJson(src)},
                        {"examples", src.examples}});
   }
   j["sources"] = sources;
+  j["warnings"] = report::WarningsJson(t);
   return j;
 }
 
 std::string Text(const json& j) {
-  std::string out;
+  std::string out = report::WarningsTextOfJson(j["warnings"]);
   const auto& ts = j["time_span"];
   absl::StrAppendFormat(&out, "time span   %.3f ms (%d .. %d ns)\n", ts["duration_ns"].get<int64_t>() / 1e6,
                         ts["start_ns"].get<int64_t>(), ts["end_ns"].get<int64_t>());
@@ -139,24 +137,13 @@ std::string Text(const json& j) {
                             th["ranges"].get<int64_t>(), th["name"].get<std::string>());
   }
   for (const auto& s : j["sources"]) {
-    absl::StrAppendFormat(&out, "\nsource %s (%s, %d bytes)\n  read %d  kept %d  skipped %d  dropped %d\n",
+    absl::StrAppendFormat(&out, "\nsource %s (%s, %d bytes)\n  read %d  kept %d  skipped %d  ignored %d\n",
                           s["path"].get<std::string>(), s["format"].get<std::string>(), s["bytes"].get<int64_t>(),
                           s["events_read"].get<int64_t>(), s["events_kept"].get<int64_t>(),
-                          s["events_skipped"].get<int64_t>(), s["dropped_records"].get<int64_t>());
+                          s["events_skipped"].get<int64_t>(), s["events_ignored"].get<int64_t>());
     for (auto& [k, v] : s["kept_by_category"].items())
       absl::StrAppendFormat(&out, "    kept     %-28s %d\n", k, v.get<int64_t>());
-    for (auto& [k, v] : s["skipped_by_reason"].items())
-      absl::StrAppendFormat(&out, "    skipped  %-28s %d\n", k, v.get<int64_t>());
-    for (auto& [k, v] : s["ignored_by_category"].items())
-      absl::StrAppendFormat(&out, "    ignored  %-28s %d (recognized, not stored)\n", k, v.get<int64_t>());
-    for (auto& [k, v] : s["unknown_categories"].items())
-      absl::StrAppendFormat(&out, "    unknown category %-19s %d (skipped)\n", k, v.get<int64_t>());
-    int64_t unknown_args = 0;
-    for (auto& [k, v] : s["unknown_args"].items()) unknown_args += v.get<int64_t>();
-    if (unknown_args > 0)
-      absl::StrAppendFormat(&out, "    unknown args: %d occurrences of %d keys (ignored; --json lists them)\n",
-                            unknown_args, s["unknown_args"].size());
-    for (auto& [k, v] : s["notes"].items()) absl::StrAppendFormat(&out, "    note     %s: %d\n", k, v.get<int64_t>());
+    out += report::StatsText(s["stats"]);
     for (const auto& e : s["examples"]) absl::StrAppend(&out, "    e.g. ", e.get<std::string>(), "\n");
   }
   return out;
@@ -185,9 +172,8 @@ std::string CaptureText(const model::Trace& t) {
   }
   for (const auto& src : t.sources()) {
     absl::StrAppendFormat(&o, "  %s: records %d kept %d skipped %d dropped by CUPTI %d\n", src.path, src.events_read,
-                          src.events_kept, src.skipped(), src.dropped_records);
-    for (const auto& [reason, n] : src.skipped_by_reason)
-      absl::StrAppendFormat(&o, "    skipped %-44s %d\n", reason, n);
+                          src.events_kept, src.skipped(), src.Count(model::Stat::kCuptiDroppedRecords));
+    o += report::StatsText(report::StatsJson(src));
     for (const auto& e : src.examples) absl::StrAppendFormat(&o, "    note: %s\n", e);
   }
   return o;

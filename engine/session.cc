@@ -62,6 +62,11 @@ const std::vector<std::string>& Session::files() const { return s_->files; }
 const analyze::ClockAlignment& Session::clock_alignment() const { return s_->alignment; }
 std::string Session::clock_summary() const { return analyze::DescribeClockAlignment(s_->alignment); }
 const model::Trace& Session::trace() const { return s_->trace; }
+std::vector<std::string> Session::import_warnings() const {
+  std::vector<std::string> out;
+  for (const model::ImportWarning& w : model::ImportWarnings(s_->trace.sources())) out.push_back(w.message);
+  return out;
+}
 
 Session Session::FromTrace(model::Trace trace, std::vector<std::string> inputs,
                            const analyze::ClockAlignment* alignment_or_null) {

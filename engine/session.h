@@ -69,6 +69,10 @@ class Session {
   // an alignment), and its one-line description for reports.
   const analyze::ClockAlignment& clock_alignment() const;
   std::string clock_summary() const;
+  // Data-loss warnings of the import (records that were read but not understood, a source whose
+  // GPU activity was all lost, a truncated capture), one message each; empty when nothing was
+  // lost. Every rendered report starts with them; front ends' --strict fails on them.
+  std::vector<std::string> import_warnings() const;
 
   // The trace model, for code in the engine's layer and below (tests, benchmarks, the C API's
   // implementation); front ends use the engine's functions instead.

@@ -58,6 +58,7 @@ class TraceBuilder {
   void DeriveCollectiveSpans();
   absl::Status ApplyClockShift(const ClockShiftFn& fn);
   void SortCollectives();
+  void ClassifyApiCalls();  // ApiCall::semantic from each call's name (api_names.h)
   static void BuildGpuIndexes(Trace& t);
   static void BuildCorrelationJoins(Trace& t);
   static void ComputeTimeSpan(Trace& t);

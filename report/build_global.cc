@@ -6,6 +6,7 @@
 
 #include "report/build.h"
 #include "report/build_internal.h"
+#include "report/import_warnings.h"
 
 namespace overlapscope::report {
 namespace {
@@ -45,6 +46,7 @@ int ClassOrder(const std::string& cls) {
 
 Report Header(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info) {
   Report h;
+  h.warnings = ImportWarningsOf(t);
   h.tool = "overlapscope " + info.tool_version;
   h.inputs = info.inputs;
   h.options.iteration_marker = r.iterations.marker;

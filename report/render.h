@@ -26,6 +26,11 @@ std::string RenderJson(const Report& r);  // ends with a newline
 std::string RenderText(const Report& r, const TextOptions& options = {});
 std::string RenderMarkdown(const Report& r, const TextOptions& options = {});
 
+// The warnings as every text output starts: "warning: <message>" lines and a closing line, then
+// a blank line; "" when there are none. Markdown: a block quote.
+std::string WarningsText(const std::vector<ImportWarning>& warnings);
+std::string WarningsMarkdown(const std::vector<ImportWarning>& warnings);
+
 // --explain-classes: the rule table, then each distinct activity name with the rule that
 // classified it, how often and how long (not part of the JSON report).
 struct ExplainedName {

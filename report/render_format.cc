@@ -1,6 +1,7 @@
 // Number and name formatting shared by the text and Markdown renderers.
 #include <climits>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "report/render.h"
 
@@ -48,6 +49,23 @@ std::string RenderExplainClasses(const ClassExplanations& e) {
     absl::StrAppendFormat(&o, "  %-8s %-7s %4d %8d %12s  %s\n", n.cls, n.kind, n.rule, n.count, Dur(n.total_ns),
                           n.name);
   return o;
+}
+
+std::string WarningsText(const std::vector<ImportWarning>& warnings) {
+  if (warnings.empty()) return "";
+  std::string out;
+  for (const ImportWarning& w : warnings) absl::StrAppend(&out, "warning: ", w.message, "\n");
+  absl::StrAppend(&out,
+                  "warning: numbers below may be incomplete (see `overlapscope info`; --strict makes this "
+                  "an error)\n\n");
+  return out;
+}
+
+std::string WarningsMarkdown(const std::vector<ImportWarning>& warnings) {
+  if (warnings.empty()) return "";
+  std::string out = "> **Warning: part of the input could not be read; numbers below may be incomplete.**\n";
+  for (const ImportWarning& w : warnings) absl::StrAppend(&out, "> - ", w.message, "\n");
+  return out + "\n";
 }
 
 }  // namespace overlapscope::report

@@ -352,6 +352,14 @@ std::string RenderJson(const Report& r) {
   ojson j;
   j["schema"] = kSchema;
   j["schema_version"] = kSchemaVersion;
+  ojson warnings = ojson::array();
+  for (const ImportWarning& w : r.warnings)
+    warnings.push_back({{"source", w.source},
+                        {"stat", w.stat},
+                        {"severity", w.severity},
+                        {"count", w.count},
+                        {"message", w.message}});
+  j["warnings"] = warnings;
   j["tool"] = r.tool;
   j["inputs"] = r.inputs;
   j["time_span"] = {{"start_ns", r.time_span.start_ns},

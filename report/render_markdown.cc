@@ -35,7 +35,7 @@ void FindingsOfRank(const RankReport& rk, std::string& o) {
 }  // namespace
 
 std::string RenderMarkdown(const Report& r, const TextOptions& options) {
-  std::string o = "### overlapscope analyze\n\n";
+  std::string o = "### overlapscope analyze\n\n" + WarningsMarkdown(r.warnings);
   absl::StrAppendFormat(&o, "%d rank(s), %d iteration(s), trace span %s.\n\n", r.ranks.size(), r.iterations.count,
                         Ms(Diff(r.time_span.end_ns, r.time_span.start_ns)));
   if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "Clocks: ", r.clock_alignment.summary, ".\n\n");

@@ -217,7 +217,8 @@ int64_t SummaryValue(const RankSummary& s, const std::string& key) {
 }
 
 std::string RenderText(const Report& r, const TextOptions& options) {
-  std::string o;
+  // Data-loss warnings first: a report over data that was not understood never looks ordinary.
+  std::string o = WarningsText(r.warnings);
   Header(r, o);
   for (const RankReport& rk : r.ranks) {
     RankSummaryLines(r, rk, o);

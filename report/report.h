@@ -33,7 +33,17 @@
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
-inline constexpr char kSchemaVersion[] = "1.4";  // minor: additive changes only
+inline constexpr char kSchemaVersion[] = "1.5";  // minor: additive changes only
+
+// A data-loss warning of the import (model::ImportWarnings): part of an input was read but not
+// understood. Every rendering shows the warnings first.
+struct ImportWarning {
+  std::string source;  // the file
+  std::string stat;    // the declared statistic (model/import_stats.h), or "no_gpu_activity"
+  std::string severity = "data-loss";
+  int64_t count = 0;
+  std::string message;  // one sentence naming the file
+};
 
 struct TimeSpan {
   int64_t start_ns = 0, end_ns = 0;  // 0/0: no events
@@ -354,6 +364,7 @@ struct CrossRank {
 };
 
 struct Report {
+  std::vector<ImportWarning> warnings;  // empty when nothing was lost
   std::string tool = "overlapscope 0.1.0";
   std::vector<std::string> inputs;
   TimeSpan time_span;
