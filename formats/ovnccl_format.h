@@ -6,12 +6,14 @@
 //
 // File: $OVERLAPSCOPE_NCCL_DIR/nccl.<pid>.ovnccl, one per process, appended while it runs.
 // Layout (little-endian, x86_64/aarch64):
-//   file   := "OVNCCL01" u32 version(=1) u32 reserved(=0)  record*
+//   file   := "OVNCCL01" u32 version u32 reserved(=0)  body
+//   body   := block*  (version 2: checksummed blocks of whole records, block_framing.h)
+//           | record* (version 1, still read: no checksums)
 //   record := u16 kind  u16 payload_bytes  u32 reserved(=0)  payload
 // Payloads are the packed structs below. A reader accepts payloads longer than it knows (newer
-// writers append fields) and counts and skips unknown kinds. A record cut off by the end of the
-// file (the process was killed mid-write) is counted as a truncated tail; everything before it
-// is kept.
+// writers append fields) and counts and skips unknown kinds. A file cut short (the process was
+// killed mid-write) is counted as a truncated tail; everything before it is kept. In version 2
+// a damaged block or a record crossing its block's end is an error naming the offset.
 //
 // Event model: NCCL's profiler API calls startEvent / recordEventState / stopEvent; the plugin
 // writes a start record at start, a kStop record at stop, and (kernel channels) a
@@ -33,7 +35,7 @@
 namespace overlapscope::formats {
 
 inline constexpr char kOvncclMagic[8] = {'O', 'V', 'N', 'C', 'C', 'L', '0', '1'};
-inline constexpr uint32_t kOvncclVersion = 1;
+inline constexpr uint32_t kOvncclVersion = 2;  // written; versions 1 and 2 are read
 inline constexpr uint32_t kOvncclFileHeaderBytes = 16;
 inline constexpr uint32_t kOvncclRecordHeaderBytes = 8;
 

@@ -1,6 +1,8 @@
 // SpillEncoder: framing of spill records (layout in spill_records.h).
+#include <algorithm>
 #include <cstring>
 
+#include "formats/block_framing.h"
 #include "formats/spill_records.h"
 
 namespace overlapscope::formats {
@@ -30,6 +32,32 @@ void SpillEncoder::AppendString(std::string* out, uint32_t id, std::string_view 
     s = cut;
   }
   AppendRaw(out, SpillType::kString, &id, sizeof(id), s.data(), s.size());
+}
+
+std::string SpillEncoder::Frame(std::string_view file, uint32_t version, bool block_per_record) {
+  if (file.size() < kSpillFileHeaderBytes) return std::string(file);
+  std::string out(file.substr(0, kSpillFileHeaderBytes));
+  std::memcpy(out.data() + 8, &version, sizeof(version));
+  std::string_view records = file.substr(kSpillFileHeaderBytes);
+  if (version < 2) return out.append(records);
+  auto seal = [&out](std::string_view payload) {
+    char h[kBlockHeaderBytes];
+    SealBlock(payload.data(), static_cast<uint32_t>(payload.size()), h);
+    out.append(h, sizeof(h)).append(payload);
+  };
+  if (!block_per_record) {
+    if (!records.empty()) seal(records);
+    return out;
+  }
+  while (records.size() >= kSpillRecordHeaderBytes) {
+    uint32_t n;
+    std::memcpy(&n, records.data() + 4, sizeof(n));
+    const size_t len = std::min<size_t>(records.size(), kSpillRecordHeaderBytes + size_t{n});
+    seal(records.substr(0, len));
+    records.remove_prefix(len);
+  }
+  if (!records.empty()) seal(records);
+  return out;
 }
 
 }  // namespace overlapscope::formats

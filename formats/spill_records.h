@@ -6,13 +6,16 @@
 // spill_format.h.
 //
 // Layout (little-endian, as x86_64 and aarch64 store it):
-//   file   := "OVSPILL1" u32 version(=1) u32 reserved  record*
+//   file   := "OVSPILL1" u32 version u32 reserved  body
+//   body   := block*  (version 2: checksummed blocks of whole records, block_framing.h)
+//           | record* (version 1, still read: no checksums)
 //   record := u8 type  u8 pad[3]  u32 payload_bytes  payload
 // Payloads are the packed structs below. A reader accepts payloads longer than it knows (newer
-// writers append fields) and skips unknown types (counted). A record cut off by the end of the
-// file is what a killed process leaves: it is counted ("truncated tail") and reading stops
-// there, everything before it is kept. A file without a kEnd record was not closed cleanly
-// (crash, SIGKILL); the reader says so in SourceStats::examples.
+// writers append fields) and skips unknown types (counted). A file cut short is what a killed
+// process leaves: it is counted (spill_truncated_tail) and reading stops there, everything
+// before it is kept. In version 2 a damaged block (checksum mismatch) or a record crossing its
+// block's end is an error naming the offset; version 1 cannot tell damage from a cut. A file
+// without a kEnd record was not closed cleanly (crash, SIGKILL); the reader counts it.
 //
 // Enum-like fields hold the numeric values CUPTI defines (CUPTI API 130001): memcpy kind
 // (1 HtoD, 2 DtoH, 8 DtoD, 9 HtoH, 10 PtoP, 3..7 array copies), memory kind (1 pageable,
@@ -31,7 +34,7 @@
 namespace overlapscope::formats {
 
 inline constexpr char kSpillMagic[8] = {'O', 'V', 'S', 'P', 'I', 'L', 'L', '1'};
-inline constexpr uint32_t kSpillVersion = 1;
+inline constexpr uint32_t kSpillVersion = 2;  // written; versions 1 and 2 are read
 inline constexpr uint32_t kSpillFileHeaderBytes = 16;
 inline constexpr uint32_t kSpillRecordHeaderBytes = 8;
 // Larger payloads are treated as corruption (ours are < 64 KiB plus string lengths).
@@ -196,6 +199,12 @@ class SpillEncoder {
   }
   static void AppendString(std::string* out, uint32_t id, std::string_view s);
   static void AppendRaw(std::string* out, SpillType type, const void* a, size_t na, const void* b, size_t nb);
+  // A file header followed by bare records (what AppendFileHeader and Append build) as the
+  // file a writer makes: version 2 with the records framed into checksummed blocks, one block
+  // per record when `block_per_record` (the finest cut a killed writer can leave), else one
+  // block; or version 1 (bare records) when `version` is 1. For tools and tests.
+  static std::string Frame(std::string_view header_and_records, uint32_t version = kSpillVersion,
+                           bool block_per_record = true);
 };
 
 }  // namespace overlapscope::formats

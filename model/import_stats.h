@@ -99,8 +99,12 @@ enum class StatEffect : uint8_t { kSkipped, kIgnored, kNote };
     "no end record: the process ended without a clean flush; activity still in CUPTI buffers was lost")                \
   X(kCaptureSignalFlush, "capture_signal_flush", kInfo, kNote, "flushed from a fatal-signal handler; detail: signal")  \
   X(kNcclRangeCollectives, "nccl_range_collectives", kInfo, kNote, "collectives from NCCL's NVTX ranges")              \
-  X(kNcclRangeKernels, "nccl_range_kernels", kInfo, kNote, "kernels attributed to NCCL ranges")                        \
-  X(kNcclRangeMemcpys, "nccl_range_memcpys", kInfo, kNote, "memcpys attributed to NCCL ranges")                        \
+  X(kOwnRangeCollectives, "own_range_collectives", kInfo, kNote,                                                       \
+    "collectives from overlapscope.collective NVTX ranges")                                                            \
+  X(kOwnRangeMalformed, "own_range_malformed", kDataLoss, kNote,                                                       \
+    "overlapscope.collective ranges with a malformed message (ignored)")                                               \
+  X(kNcclRangeKernels, "nccl_range_kernels", kInfo, kNote, "kernels attributed to collective ranges")                  \
+  X(kNcclRangeMemcpys, "nccl_range_memcpys", kInfo, kNote, "memcpys attributed to collective ranges")                  \
   X(kNcclNvtxPayloads, "nccl_nvtx_payloads", kInfo, kNote,                                                             \
     "collectives with NCCL's NVTX payload (communicator, size, root/peer, op)")                                        \
   X(kNcclNvtxUnknownLayout, "nccl_nvtx_unknown_layout", kInfo, kNote,                                                  \

@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "capture/cupti/collector_state.h"
+#include "formats/block_framing.h"
 
 namespace overlapscope::cupti::internal {
 
@@ -45,20 +46,28 @@ std::string ReadSmallFile(const std::string& path) {
 
 }  // namespace
 
-// Writes pending bytes; drops them when this process does not own the file (forked child).
+// Writes pending bytes as one checksummed block (formats/block_framing.h; the file header goes
+// first, unframed, on the first write); drops them when this process does not own the file
+// (forked child).
 void WriteOut(WriterState& w) {
   if (w.fd < 0 || w.owner != ::getpid()) {
     w.out.clear();
     return;
   }
-  const char* p = w.out.data();
-  size_t left = w.out.size();
-  while (left > 0) {
-    ssize_t n = ::write(w.fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // disk full / closed: the reader sees a truncated tail, counted there
-    p += n, left -= static_cast<size_t>(n);
-  }
+  char block[formats::kBlockHeaderBytes];
+  const size_t at =
+      formats::SealPending(w.out.data(), w.out.size(), formats::kSpillMagic, formats::kSpillFileHeaderBytes, block);
+  auto write_all = [&w](const char* p, size_t left) {
+    while (left > 0) {
+      ssize_t n = ::write(w.fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;  // disk full / closed: the reader sees a truncated tail, counted there
+      p += n, left -= static_cast<size_t>(n);
+    }
+    return true;
+  };
+  if (write_all(w.out.data(), at) && at < w.out.size() && write_all(block, sizeof(block)))
+    write_all(w.out.data() + at, w.out.size() - at);
   w.out.clear();
 }
 

@@ -31,6 +31,7 @@
 #include <new>
 
 #include "capture/nccl_plugin/nccl_profiler_abi.h"
+#include "formats/block_framing.h"
 #include "formats/ovnccl_format.h"
 
 namespace overlapscope::nccl_plugin {
@@ -100,10 +101,11 @@ void Fail() {
 
 // --- file output (all under g_mutex) ---
 
-void WriteStaged() {
+void WriteAll(const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
   size_t off = 0;
-  while (off < g_staged && g_fd >= 0) {
-    const ssize_t n = ::write(g_fd, g_staging + off, g_staged - off);
+  while (off < bytes && g_fd >= 0) {
+    const ssize_t n = ::write(g_fd, p + off, bytes - off);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       g_write_errors.fetch_add(1, std::memory_order_relaxed);
@@ -113,6 +115,20 @@ void WriteStaged() {
       break;
     }
     off += static_cast<size_t>(n);
+  }
+}
+
+// Writes the staged records as one checksummed block (formats/block_framing.h); the file header
+// goes first, unframed, on the first write.
+void WriteStaged() {
+  char block[formats::kBlockHeaderBytes];
+  const char* staged = reinterpret_cast<const char*>(g_staging);
+  const size_t at =
+      formats::SealPending(staged, g_staged, formats::kOvncclMagic, formats::kOvncclFileHeaderBytes, block);
+  WriteAll(staged, at);
+  if (at < g_staged) {
+    WriteAll(block, sizeof(block));
+    WriteAll(staged + at, g_staged - at);
   }
   g_staged = 0;
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "importers/nccl/nccl_attribution.h"
+#include "model/bounds.h"
 
 namespace overlapscope::import {
 namespace {
@@ -46,7 +47,7 @@ std::optional<CollectiveRangeFields> ParseCollectiveRange(std::string_view msg) 
     } else if (key == "seq") {
       ok = Decimal(value, &f.sequence) && f.sequence >= 0;
     } else if (key == "bytes") {
-      ok = Decimal(value, &f.bytes) && f.bytes >= 0;
+      ok = Decimal(value, &f.bytes) && model::SizeInBounds(f.bytes);  // model/bounds.h
     } else if (key == "rank") {
       ok = Decimal(value, &f.rank) && f.rank >= 0;
     } else if (key == "nranks") {

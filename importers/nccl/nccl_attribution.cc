@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "importers/nccl/collective_range.h"
+#include "model/bounds.h"
 
 namespace overlapscope::import {
 
@@ -135,11 +136,11 @@ NcclAttribution AttributeNcclRanges(model::TraceBuilder& b, model::ProcessId pro
     auto it = corr_to_range.find(m.correlation_id);
     if (it == corr_to_range.end()) continue;
     m.collective = collective_for(it->second, m.correlation_id);
-    if (m.bytes > 0 && data_path(m.kind)) copy_bytes[m.collective] += m.bytes;
+    if (m.bytes > 0 && data_path(m.kind)) copy_bytes[m.collective] = model::SatAdd(copy_bytes[m.collective], m.bytes);
     ++out.memcpys;
   }
   for (const auto& [c, bytes] : copy_bytes) {
-    if (with_kernel.contains(c) || d.collectives[c].bytes >= 0) continue;
+    if (with_kernel.contains(c) || d.collectives[c].bytes >= 0 || !model::SizeInBounds(bytes)) continue;
     d.collectives[c].bytes = bytes;
     ++out.bytes_from_copies;
   }

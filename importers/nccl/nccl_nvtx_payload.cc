@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "importers/nccl/nccl_plugin_records.h"
+#include "model/bounds.h"
 
 namespace overlapscope::import {
 namespace {
@@ -50,7 +51,7 @@ std::optional<NcclNvtxFields> DecodeNcclNvtxPayload(uint64_t schema_id, std::str
   f.func = l->func;
   f.comm = At<uint64_t>(bytes, 0);
   const uint64_t msg = At<uint64_t>(bytes, 8);
-  if (msg <= static_cast<uint64_t>(INT64_MAX)) f.message_bytes = static_cast<int64_t>(msg);
+  if (msg <= static_cast<uint64_t>(model::kMaxSize)) f.message_bytes = static_cast<int64_t>(msg);  // else unknown
   if (l->root_or_peer_at >= 0) f.root_or_peer = At<int32_t>(bytes, static_cast<size_t>(l->root_or_peer_at));
   if (l->redop_at >= 0) f.redop = At<int32_t>(bytes, static_cast<size_t>(l->redop_at));
   return f;
@@ -95,8 +96,8 @@ NcclNvtxMerge ApplyNcclNvtxPayloads(model::TraceBuilder& builder, const NcclAttr
       int64_t bytes = -1;
       if (!l->bytes_times_nranks) {
         bytes = f->message_bytes;
-      } else if (c.nranks > 0 && f->message_bytes <= INT64_MAX / c.nranks) {
-        bytes = f->message_bytes * c.nranks;
+      } else if (c.nranks > 0) {
+        bytes = model::BytesOf(f->message_bytes, c.nranks);
       }
       // The payload states what the call asked for; it wins over the sum of the copies.
       if (bytes >= 0) c.bytes = bytes;

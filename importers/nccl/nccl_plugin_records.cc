@@ -12,7 +12,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "formats/block_framing.h"
 #include "formats/ovnccl_format.h"
+#include "model/bounds.h"
 
 namespace overlapscope::import {
 namespace {
@@ -38,6 +40,215 @@ struct Channel {
   int64_t start = -1, stop = -1;
 };
 
+// Decodes the records of one plugin file into an NcclPluginFile, then pairs stops with starts.
+class PluginParser {
+ public:
+  PluginParser(NcclPluginFile& f, const std::string& path) : f_(f), st_(f.stats), path_(path) {}
+
+  // Records of bytes[from, to): `framed` (version 2) means one verified block, where a record
+  // crossing the end is damage (an error); unframed (version 1) it is the cut end of the file.
+  absl::Status Records(std::string_view bytes, size_t from, size_t to, bool framed) {
+    size_t off = from;
+    while (off < to) {
+      OvncclRecordHeader h{};
+      const size_t left = to - off;
+      if (left >= kOvncclRecordHeaderBytes) std::memcpy(&h, bytes.data() + off, sizeof(h));
+      if (left < kOvncclRecordHeaderBytes || left - kOvncclRecordHeaderBytes < h.payload_bytes) {
+        if (framed)
+          return absl::InvalidArgumentError(
+              absl::StrCat(path_, ": offset ", off, ": record crosses the end of its block (corrupt file)"));
+        st_.Skip(model::Stat::kOvncclTruncatedTail, {},
+                 absl::StrCat("offset ", off, ": record cut off by end of file"));
+        return absl::OkStatus();
+      }
+      ++st_.events_read;
+      Record(h.kind, bytes.data() + off + kOvncclRecordHeaderBytes, h.payload_bytes, off);
+      off += kOvncclRecordHeaderBytes + h.payload_bytes;
+    }
+    return absl::OkStatus();
+  }
+
+  // Version 2 body: checksummed blocks (formats/block_framing.h).
+  absl::Status Blocks(std::string_view bytes) {
+    size_t off = kOvncclFileHeaderBytes;
+    while (off < bytes.size()) {
+      uint32_t n = 0;
+      const char* reason = nullptr;
+      switch (CheckBlock(bytes.data() + off, bytes.size() - off, &n, &reason)) {
+        case BlockCheck::kCorrupt:
+          return absl::InvalidArgumentError(absl::StrCat(path_, ": offset ", off, ": ", reason));
+        case BlockCheck::kTruncated:
+          st_.Skip(model::Stat::kOvncclTruncatedTail, {},
+                   absl::StrCat("offset ", off, ": block cut off by end of file"));
+          return absl::OkStatus();
+        case BlockCheck::kOk: break;
+      }
+      const size_t body = off + kBlockHeaderBytes;
+      if (absl::Status s = Records(bytes, body, body + n, /*framed=*/true); !s.ok()) return s;
+      off = body + n;
+    }
+    return absl::OkStatus();
+  }
+
+  void Finish();
+
+ private:
+  bool Short(const char* what, uint32_t n, size_t need, size_t off) {
+    if (n >= need) return false;
+    st_.Skip(model::Stat::kOvncclShortRecord, what,
+             absl::StrCat("offset ", off, ": ", what, " payload ", n, " < ", need));
+    return true;
+  }
+  void Bad(const char* reason, std::string example) {
+    st_.Skip(model::Stat::kOvncclBadRecord, reason, std::move(example));
+  }
+  void Record(uint16_t kind, const char* p, uint32_t n, size_t off);
+  void Comm(const char* p, uint32_t n, size_t off);
+  void ApiStart(const char* p, uint32_t n, size_t off);
+  void CollStart(const char* p, uint32_t n, size_t off);
+
+  NcclPluginFile& f_;
+  model::SourceStats& st_;
+  const std::string& path_;
+  absl::flat_hash_map<uint64_t, size_t> api_of_, coll_of_;  // event id -> index
+  absl::flat_hash_map<uint64_t, Channel> channels_;
+  std::vector<std::pair<OvncclStop, size_t>> stops_;  // with their offsets
+  std::vector<std::pair<OvncclKernelChStop, size_t>> ch_stops_;
+};
+
+void PluginParser::Record(uint16_t kind, const char* p, uint32_t n, size_t off) {
+  switch (static_cast<OvncclKind>(kind)) {
+    case OvncclKind::kProcess:
+      if (Short("process", n, sizeof(OvncclProcess), off)) break;
+      f_.pid = Decode<OvncclProcess>(p, n).pid;
+      ++st_.kept_by_category["metadata records"];
+      break;
+    case OvncclKind::kComm: Comm(p, n, off); break;
+    case OvncclKind::kCommEnd:
+    case OvncclKind::kStats:
+      if (static_cast<OvncclKind>(kind) == OvncclKind::kStats && n >= sizeof(OvncclStats)) {
+        const auto s = Decode<OvncclStats>(p, n);
+        f_.plugin_dropped = static_cast<int64_t>(s.records_dropped);
+        f_.plugin_internal_errors = static_cast<int64_t>(s.internal_errors);
+        f_.plugin_write_errors = static_cast<int64_t>(s.write_errors);
+      }
+      ++st_.kept_by_category["metadata records"];
+      break;
+    case OvncclKind::kApiStart: ApiStart(p, n, off); break;
+    case OvncclKind::kCollStart: CollStart(p, n, off); break;
+    case OvncclKind::kKernelChStart: {
+      if (Short("kernel channel start", n, sizeof(OvncclKernelChStart), off)) break;
+      const auto r = Decode<OvncclKernelChStart>(p, n);
+      Channel& ch = channels_[r.id];
+      ch.parent = r.parent, ch.start = static_cast<int64_t>(r.ptimer_ns);
+      break;
+    }
+    case OvncclKind::kKernelChStop:
+      if (Short("kernel channel stop", n, sizeof(OvncclKernelChStop), off)) break;
+      ch_stops_.emplace_back(Decode<OvncclKernelChStop>(p, n), off);
+      break;
+    case OvncclKind::kStop:
+      if (Short("stop", n, sizeof(OvncclStop), off)) break;
+      stops_.emplace_back(Decode<OvncclStop>(p, n), off);
+      break;
+    default:
+      st_.Skip(model::Stat::kOvncclUnknownRecord, absl::StrCat("kind ", kind),
+               absl::StrCat("offset ", off, ": record kind ", kind));
+      break;
+  }
+}
+
+void PluginParser::Comm(const char* p, uint32_t n, size_t off) {
+  if (Short("communicator", n, sizeof(OvncclComm), off)) return;
+  const auto c = Decode<OvncclComm>(p, n);
+  if (c.name_bytes > n - sizeof(OvncclComm))
+    return Bad("communicator name longer than its record", absl::StrCat("offset ", off));
+  f_.comms.push_back(
+      {c.context, c.comm_id, c.nnodes, c.nranks, c.rank, std::string(p + sizeof(OvncclComm), c.name_bytes), c.host_ns});
+  ++st_.kept_by_category["communicator"];
+}
+
+void PluginParser::ApiStart(const char* p, uint32_t n, size_t off) {
+  if (Short("api start", n, sizeof(OvncclApiStart), off)) return;
+  const auto r = Decode<OvncclApiStart>(p, n);
+  NcclPluginApi a;
+  a.id = r.id, a.parent = r.parent, a.context = r.context, a.type = r.type, a.start_ns = r.host_ns;
+  a.tid = r.tid, a.root = r.root, a.count = r.count, a.stream = r.stream, a.ordinal = r.ordinal;
+  a.graph_captured = r.graph_captured != 0, a.func = Field(r.func), a.dtype = Field(r.dtype);
+  if (!api_of_.try_emplace(r.id, f_.apis.size()).second)
+    return Bad("duplicate event id", absl::StrCat("offset ", off, ": event ", r.id));
+  f_.apis.push_back(std::move(a));
+  ++st_.kept_by_category["api start"];
+}
+
+void PluginParser::CollStart(const char* p, uint32_t n, size_t off) {
+  if (Short("collective start", n, sizeof(OvncclCollStart), off)) return;
+  const auto r = Decode<OvncclCollStart>(p, n);
+  NcclPluginColl c;
+  c.id = r.id, c.parent = r.parent, c.context = r.context, c.type = r.type, c.start_ns = r.host_ns;
+  c.tid = r.tid, c.rank = r.rank, c.root_or_peer = r.root_or_peer, c.seq = r.seq, c.count = r.count;
+  c.nchannels = r.nchannels, c.nwarps = r.nwarps, c.func = Field(r.func), c.dtype = Field(r.dtype);
+  c.algo = Field(r.algo), c.proto = Field(r.proto);
+  if (!coll_of_.try_emplace(r.id, f_.colls.size()).second)
+    return Bad("duplicate event id", absl::StrCat("offset ", off, ": event ", r.id));
+  f_.colls.push_back(std::move(c));
+  ++st_.kept_by_category["collective start"];
+}
+
+void PluginParser::Finish() {
+  // Pair stops with starts by id (threads' records interleave in any order).
+  for (const auto& [s, at] : stops_) {
+    if (auto it = api_of_.find(s.id); it != api_of_.end()) {
+      f_.apis[it->second].end_ns = s.host_ns;
+      ++st_.kept_by_category["stop"];
+    } else if (auto jt = coll_of_.find(s.id); jt != coll_of_.end()) {
+      f_.colls[jt->second].end_ns = s.host_ns;
+      ++st_.kept_by_category["stop"];
+    } else {
+      Bad("stop without start", absl::StrCat("offset ", at, ": event ", s.id));
+    }
+  }
+  for (const auto& [s, at] : ch_stops_) {
+    auto it = channels_.find(s.id);
+    if (it == channels_.end() || !coll_of_.contains(it->second.parent)) {
+      Bad("kernel channel stop without start", absl::StrCat("offset ", at, ": event ", s.id));
+      continue;
+    }
+    it->second.stop = static_cast<int64_t>(s.ptimer_ns);
+  }
+  for (const auto& [id, ch] : channels_) {
+    auto it = coll_of_.find(ch.parent);
+    if (it == coll_of_.end()) {
+      Bad("kernel channel of an unknown collective", absl::StrCat("event ", id, " parent ", ch.parent));
+      continue;
+    }
+    NcclPluginColl& c = f_.colls[it->second];
+    ++c.channels_started;
+    if (c.channel_first_start < 0 || ch.start < c.channel_first_start) c.channel_first_start = ch.start;
+    st_.kept_by_category["kernel channel records"] += 1;
+    if (ch.stop >= 0) {
+      ++c.channels_stopped;
+      c.channel_last_stop = std::max(c.channel_last_stop, ch.stop);
+      st_.kept_by_category["kernel channel records"] += 1;
+    } else {
+      st_.Add(model::Stat::kOvncclOpenEvent, 1, "kernel channel without GPU end time");
+    }
+  }
+  // Still used (their start says what and when); the process ended before NCCL stopped them.
+  for (const auto& a : f_.apis)
+    if (a.end_ns < 0) st_.Add(model::Stat::kOvncclOpenEvent, 1, "api event without stop record");
+  for (const auto& c : f_.colls)
+    if (c.end_ns < 0) st_.Add(model::Stat::kOvncclOpenEvent, 1, "collective event without stop record");
+  if (f_.plugin_dropped) st_.Add(model::Stat::kOvncclPluginErrors, f_.plugin_dropped, "records dropped (rings full)");
+  if (f_.plugin_internal_errors)
+    st_.Add(model::Stat::kOvncclPluginErrors, f_.plugin_internal_errors, "internal errors (recording stopped)");
+  if (f_.plugin_write_errors)
+    st_.Add(model::Stat::kOvncclPluginErrors, f_.plugin_write_errors, "write errors (recording stopped)");
+  int64_t kept = 0;
+  for (const auto& [k, v] : st_.kept_by_category) kept += v;
+  st_.events_kept = kept;
+}
+
 }  // namespace
 
 std::string NcclPluginFileNextTo(const std::string& spill_path, int64_t pid) {
@@ -47,178 +258,24 @@ std::string NcclPluginFileNextTo(const std::string& spill_path, int64_t pid) {
 }
 
 absl::StatusOr<NcclPluginFile> ParseNcclPluginBytes(std::string_view bytes, const std::string& path) {
-  if (bytes.size() < formats::kOvncclFileHeaderBytes ||
-      std::memcmp(bytes.data(), formats::kOvncclMagic, sizeof(formats::kOvncclMagic)) != 0)
+  if (bytes.size() < kOvncclFileHeaderBytes || std::memcmp(bytes.data(), kOvncclMagic, sizeof(kOvncclMagic)) != 0)
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": offset 0: not an overlapscope NCCL plugin file (magic OVNCCL01 missing)"));
   uint32_t version;
   std::memcpy(&version, bytes.data() + 8, sizeof(version));
-  if (version != formats::kOvncclVersion)
-    return absl::InvalidArgumentError(absl::StrCat(path, ": offset 8: NCCL plugin file version ", version,
-                                                   ", this build reads ", formats::kOvncclVersion));
+  if (version != 1 && version != 2)
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": offset 8: NCCL plugin file version ", version, ", this build reads versions 1 and 2"));
   NcclPluginFile f;
   f.path = path;
-  model::SourceStats& st = f.stats;
-  st.path = path;
-  st.format = "nccl-plugin";
-  st.bytes = static_cast<int64_t>(bytes.size());
-
-  absl::flat_hash_map<uint64_t, size_t> api_of, coll_of;  // event id -> index
-  absl::flat_hash_map<uint64_t, Channel> channels;
-  std::vector<std::pair<formats::OvncclStop, size_t>> stops;  // with their offsets
-  std::vector<std::pair<formats::OvncclKernelChStop, size_t>> ch_stops;
-  size_t off = formats::kOvncclFileHeaderBytes;
-  auto short_record = [&](const char* what, uint32_t n, size_t need) {
-    if (n >= need) return false;
-    st.Skip(absl::StrCat("short ", what, " record"),
-            absl::StrCat("offset ", off, ": ", what, " payload ", n, " < ", need));
-    return true;
-  };
-  while (off < bytes.size()) {
-    if (bytes.size() - off < formats::kOvncclRecordHeaderBytes) {
-      st.Skip("truncated tail", absl::StrCat("offset ", off, ": record header cut off by end of file"));
-      break;
-    }
-    formats::OvncclRecordHeader h;
-    std::memcpy(&h, bytes.data() + off, sizeof(h));
-    if (bytes.size() - off - formats::kOvncclRecordHeaderBytes < h.payload_bytes) {
-      st.Skip("truncated tail",
-              absl::StrCat("offset ", off, ": record of ", h.payload_bytes, " bytes cut off by end of file"));
-      break;
-    }
-    const char* p = bytes.data() + off + formats::kOvncclRecordHeaderBytes;
-    const uint32_t n = h.payload_bytes;
-    ++st.events_read;
-    switch (static_cast<formats::OvncclKind>(h.kind)) {
-      case formats::OvncclKind::kProcess:
-        if (short_record("process", n, sizeof(formats::OvncclProcess))) break;
-        f.pid = Decode<formats::OvncclProcess>(p, n).pid;
-        ++st.kept_by_category["metadata records"];
-        break;
-      case formats::OvncclKind::kComm: {
-        if (short_record("communicator", n, sizeof(formats::OvncclComm))) break;
-        const auto c = Decode<formats::OvncclComm>(p, n);
-        if (c.name_bytes > n - sizeof(formats::OvncclComm)) {
-          st.Skip("communicator name longer than its record", absl::StrCat("offset ", off));
-          break;
-        }
-        f.comms.push_back({c.context, c.comm_id, c.nnodes, c.nranks, c.rank,
-                           std::string(p + sizeof(formats::OvncclComm), c.name_bytes), c.host_ns});
-        ++st.kept_by_category["communicator"];
-        break;
-      }
-      case formats::OvncclKind::kCommEnd:
-      case formats::OvncclKind::kStats:
-        if (static_cast<formats::OvncclKind>(h.kind) == formats::OvncclKind::kStats &&
-            n >= sizeof(formats::OvncclStats)) {
-          const auto s = Decode<formats::OvncclStats>(p, n);
-          f.plugin_dropped = static_cast<int64_t>(s.records_dropped);
-          f.plugin_internal_errors = static_cast<int64_t>(s.internal_errors);
-          f.plugin_write_errors = static_cast<int64_t>(s.write_errors);
-        }
-        ++st.kept_by_category["metadata records"];
-        break;
-      case formats::OvncclKind::kApiStart: {
-        if (short_record("api start", n, sizeof(formats::OvncclApiStart))) break;
-        const auto r = Decode<formats::OvncclApiStart>(p, n);
-        NcclPluginApi a;
-        a.id = r.id, a.parent = r.parent, a.context = r.context, a.type = r.type, a.start_ns = r.host_ns;
-        a.tid = r.tid, a.root = r.root, a.count = r.count, a.stream = r.stream, a.ordinal = r.ordinal;
-        a.graph_captured = r.graph_captured != 0, a.func = Field(r.func), a.dtype = Field(r.dtype);
-        if (!api_of.try_emplace(r.id, f.apis.size()).second) {
-          st.Skip("duplicate event id", absl::StrCat("offset ", off, ": event ", r.id));
-          break;
-        }
-        f.apis.push_back(std::move(a));
-        ++st.kept_by_category["api start"];
-        break;
-      }
-      case formats::OvncclKind::kCollStart: {
-        if (short_record("collective start", n, sizeof(formats::OvncclCollStart))) break;
-        const auto r = Decode<formats::OvncclCollStart>(p, n);
-        NcclPluginColl c;
-        c.id = r.id, c.parent = r.parent, c.context = r.context, c.type = r.type, c.start_ns = r.host_ns;
-        c.tid = r.tid, c.rank = r.rank, c.root_or_peer = r.root_or_peer, c.seq = r.seq, c.count = r.count;
-        c.nchannels = r.nchannels, c.nwarps = r.nwarps, c.func = Field(r.func), c.dtype = Field(r.dtype);
-        c.algo = Field(r.algo), c.proto = Field(r.proto);
-        if (!coll_of.try_emplace(r.id, f.colls.size()).second) {
-          st.Skip("duplicate event id", absl::StrCat("offset ", off, ": event ", r.id));
-          break;
-        }
-        f.colls.push_back(std::move(c));
-        ++st.kept_by_category["collective start"];
-        break;
-      }
-      case formats::OvncclKind::kKernelChStart: {
-        if (short_record("kernel channel start", n, sizeof(formats::OvncclKernelChStart))) break;
-        const auto r = Decode<formats::OvncclKernelChStart>(p, n);
-        Channel& ch = channels[r.id];
-        ch.parent = r.parent, ch.start = static_cast<int64_t>(r.ptimer_ns);
-        break;
-      }
-      case formats::OvncclKind::kKernelChStop:
-        if (short_record("kernel channel stop", n, sizeof(formats::OvncclKernelChStop))) break;
-        ch_stops.emplace_back(Decode<formats::OvncclKernelChStop>(p, n), off);
-        break;
-      case formats::OvncclKind::kStop:
-        if (short_record("stop", n, sizeof(formats::OvncclStop))) break;
-        stops.emplace_back(Decode<formats::OvncclStop>(p, n), off);
-        break;
-      default: ++st.unknown_categories[absl::StrCat("nccl plugin record kind ", h.kind)]; break;
-    }
-    off += formats::kOvncclRecordHeaderBytes + n;
-  }
-
-  // Pair stops with starts by id (threads' records interleave in any order).
-  for (const auto& [s, at] : stops) {
-    if (auto it = api_of.find(s.id); it != api_of.end()) {
-      f.apis[it->second].end_ns = s.host_ns;
-      ++st.kept_by_category["stop"];
-    } else if (auto jt = coll_of.find(s.id); jt != coll_of.end()) {
-      f.colls[jt->second].end_ns = s.host_ns;
-      ++st.kept_by_category["stop"];
-    } else {
-      st.Skip("stop without start", absl::StrCat("offset ", at, ": event ", s.id));
-    }
-  }
-  for (const auto& [s, at] : ch_stops) {
-    auto it = channels.find(s.id);
-    if (it == channels.end() || !coll_of.contains(it->second.parent)) {
-      st.Skip("kernel channel stop without start", absl::StrCat("offset ", at, ": event ", s.id));
-      continue;
-    }
-    it->second.stop = static_cast<int64_t>(s.ptimer_ns);
-  }
-  for (const auto& [id, ch] : channels) {
-    auto it = coll_of.find(ch.parent);
-    if (it == coll_of.end()) {
-      st.Skip("kernel channel of an unknown collective", absl::StrCat("event ", id, " parent ", ch.parent));
-      continue;
-    }
-    NcclPluginColl& c = f.colls[it->second];
-    ++c.channels_started;
-    if (c.channel_first_start < 0 || ch.start < c.channel_first_start) c.channel_first_start = ch.start;
-    st.kept_by_category["kernel channel records"] += 1;
-    if (ch.stop >= 0) {
-      ++c.channels_stopped;
-      c.channel_last_stop = std::max(c.channel_last_stop, ch.stop);
-      st.kept_by_category["kernel channel records"] += 1;
-    } else {
-      ++st.notes["kernel channel without GPU end time"];
-    }
-  }
-  // Still used (their start says what and when); the process ended before NCCL stopped them.
-  for (const auto& a : f.apis)
-    if (a.end_ns < 0) ++st.notes["api event without stop record"];
-  for (const auto& c : f.colls)
-    if (c.end_ns < 0) ++st.notes["collective event without stop record"];
-  if (f.plugin_dropped) st.dropped_records = f.plugin_dropped;
-  if (f.plugin_internal_errors)
-    st.skipped_by_reason["plugin internal errors (recording stopped)"] += f.plugin_internal_errors;
-  if (f.plugin_write_errors) st.skipped_by_reason["plugin write errors (recording stopped)"] += f.plugin_write_errors;
-  int64_t kept = 0;
-  for (const auto& [k, v] : st.kept_by_category) kept += v;
-  st.events_kept = kept;
+  f.stats.path = path;
+  f.stats.format = "nccl-plugin";
+  f.stats.bytes = static_cast<int64_t>(bytes.size());
+  PluginParser parser(f, path);
+  absl::Status s = version == 1 ? parser.Records(bytes, kOvncclFileHeaderBytes, bytes.size(), /*framed=*/false)
+                                : parser.Blocks(bytes);
+  if (!s.ok()) return s;
+  parser.Finish();
   return f;
 }
 
@@ -271,8 +328,10 @@ int64_t NcclDtypeBytes(std::string_view d) {
 }
 
 void NcclElements(std::string_view func, int64_t count, int32_t nranks, int64_t& in, int64_t& out) {
-  const int64_t all = nranks > 0 ? count * nranks : -1;
   in = out = -1;
+  if (!model::SizeInBounds(count)) return;  // beyond 2^50 elements: not a real message
+  int64_t all = -1;
+  if (nranks > 0 && (__builtin_mul_overflow(count, int64_t{nranks}, &all) || !model::SizeInBounds(all))) all = -1;
   if (func == "AllReduce" || func == "Broadcast" || func == "Reduce") {
     in = out = count;
   } else if (func == "AllGather" || func == "Gather") {

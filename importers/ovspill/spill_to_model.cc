@@ -9,6 +9,8 @@
 
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
+#include "model/api_names.h"
+#include "model/bounds.h"
 
 namespace overlapscope::import {
 namespace {
@@ -118,238 +120,312 @@ void AddWindows(SpillRecords& r, model::ProcessId p, model::TraceBuilder& b) {
   }
 }
 
-}  // namespace
 
-absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b, SpillNvtxSide* nvtx) {
-  model::SourceStats& st = r.stats;
-  auto str = [&](uint32_t sid) -> model::StringId {
+// Joins one process's decoded records into model events: one method per record kind, sharing
+// the lookups built in the constructor (context -> device, correlation -> API call / external
+// id, event sync id -> recording event).
+class SpillConverter {
+ public:
+  SpillConverter(SpillRecords& r, model::TraceBuilder& b) : r_(r), b_(b), d_(b.data()), st_(r.stats) {}
+
+  void Run(SpillNvtxSide* nvtx) {
+    AddProcess();
+    BuildLookups();
+    Apis();
+    Kernels();
+    Memcpys();
+    Memsets();
+    Syncs();
+    Markers(nvtx);
+    Overheads();
+    Names();
+    AddWindows(r_, p_, b_);
+    if (r_.metadata_records) st_.kept_by_category["metadata records"] += r_.metadata_records;
+    int64_t kept = 0;
+    for (const auto& [k, v] : st_.kept_by_category) kept += v;
+    st_.events_kept = kept;
+    st_.gpu_activities_kept = gpu_kept_;
+  }
+
+ private:
+  model::StringId Str(uint32_t sid) {
     if (sid == 0) return 0;
-    auto it = r.strings.find(sid);
-    if (it != r.strings.end()) return it->second;
-    ++st.skipped_by_reason["undefined string id (name left empty)"];
+    auto it = r_.strings.find(sid);
+    if (it != r_.strings.end()) return it->second;
+    st_.Add(model::Stat::kSpillUndefinedString);
     return 0;
-  };
+  }
+  model::DeviceId Dev(uint32_t d) { return b_.GetOrAddDevice(p_, static_cast<int32_t>(d)); }
+  model::ThreadId Thread(uint32_t tid) { return b_.GetOrAddThread(p_, tid); }
+  int64_t Ext(uint32_t corr) const {
+    auto it = external_.find(corr);
+    return it == external_.end() ? model::kNoCorrelation : it->second;
+  }
+  // Records with unknown or reversed timestamps (CUPTI writes 0 when it could not time an
+  // activity), or outside model/bounds.h, are counted and skipped: they would corrupt every
+  // duration downstream.
+  bool BadTime(int64_t start, int64_t end, const char* what) {
+    if (start > 0 && end >= start && model::TimeInBounds(start, end - start)) return false;
+    if (start > 0 && end >= start) st_.Add(model::Stat::kTimeOutOfBounds);
+    st_.Skip(model::Stat::kSpillBadTimestamps, what, absl::StrCat(what, " start ", start, " end ", end));
+    return true;
+  }
+  // A byte count within model/bounds.h, else -1 (counted).
+  int64_t Bytes(uint64_t v) {
+    if (v <= static_cast<uint64_t>(model::kMaxSize)) return static_cast<int64_t>(v);
+    st_.Add(model::Stat::kSizeOutOfBounds);
+    return -1;
+  }
+  // Asynchrony as the program asked for it (the API call's kind), else CUPTI's flag.
+  int8_t IsAsync(uint32_t correlation, uint32_t flags) {
+    auto it = api_.find(correlation);
+    if (it == api_.end() || !it->second->name_sid) return static_cast<int8_t>(flags & 1);
+    const int8_t a = model::CopyIsAsync(model::ClassifyApiCall(d_.strings.Get(Str(it->second->name_sid))));
+    return a >= 0 ? a : static_cast<int8_t>(flags & 1);
+  }
 
+  void AddProcess();
+  void BuildLookups();
+  void Apis();
+  void Kernels();
+  void Memcpys();
+  void Memsets();
+  void Syncs();
+  void Markers(SpillNvtxSide* nvtx);
+  void Overheads();
+  void Names();
+
+  SpillRecords& r_;
+  model::TraceBuilder& b_;
+  model::TraceData& d_;
+  model::SourceStats& st_;
+  model::ProcessId p_ = model::kNone;
+  int64_t pid_ = -1;
+  int64_t gpu_kept_ = 0;
+  absl::flat_hash_map<uint32_t, uint32_t> ctx_dev_;
+  absl::flat_hash_map<uint32_t, int64_t> external_;
+  absl::flat_hash_map<uint32_t, const formats::SpillApi*> api_;
+  absl::flat_hash_map<uint64_t, const formats::SpillCudaEvent*> event_by_sync_;
+  absl::flat_hash_map<uint32_t, model::StringId> kernel_names_;  // spill sid -> demangled
+};
+
+void SpillConverter::AddProcess() {
   model::Process proc;
-  if (r.have_process) {
-    proc.pid = r.process.pid;
-    proc.rank = r.process.rank;
-    proc.world_size = r.process.world_size;
-    proc.name = str(r.process.name_sid);
-    proc.host = str(r.process.host_sid);
+  if (r_.have_process) {
+    proc.pid = r_.process.pid;
+    proc.rank = r_.process.rank;
+    proc.world_size = r_.process.world_size;
+    proc.name = Str(r_.process.name_sid);
+    proc.host = Str(r_.process.host_sid);
   } else {
-    st.examples.push_back("no process record: the process died before its first flush");
+    st_.Add(model::Stat::kCaptureNoProcessRecord);
   }
-  proc.source = b.Intern("capture");
-  const model::ProcessId p = b.AddProcess(proc);
-  st.path = st.path.empty() ? absl::StrCat("capture:", proc.pid) : st.path;
-  if (!r.have_end)
-    st.examples.push_back(
-        "no end record: the process ended without a clean flush (crash or kill); "
-        "activity still in CUPTI buffers at that moment is lost");
-  else if (r.end.reason == 2)
-    st.examples.push_back(absl::StrCat("flushed from a handler of signal ", r.end.signal_number));
-  if (r.have_stats) {
-    st.dropped_records = static_cast<int64_t>(r.capture_stats.dropped_records);
-    if (r.capture_stats.unknown_records)
-      st.unknown_categories["CUPTI records of kinds not encoded"] =
-          static_cast<int64_t>(r.capture_stats.unknown_records);
-    if (r.capture_stats.failed_buffer_requests)
-      st.skipped_by_reason["CUPTI buffer requests refused (pool full)"] =
-          static_cast<int64_t>(r.capture_stats.failed_buffer_requests);
+  proc.source = b_.Intern("capture");
+  pid_ = proc.pid;
+  p_ = b_.AddProcess(proc);
+  st_.path = st_.path.empty() ? absl::StrCat("capture:", proc.pid) : st_.path;
+  if (!r_.have_end)
+    st_.Add(model::Stat::kCaptureNoEndRecord);
+  else if (r_.end.reason == 2)
+    st_.Add(model::Stat::kCaptureSignalFlush, 1, absl::StrCat("signal ", r_.end.signal_number));
+  if (r_.have_stats) {
+    if (r_.capture_stats.dropped_records)
+      st_.Add(model::Stat::kCuptiDroppedRecords, static_cast<int64_t>(r_.capture_stats.dropped_records));
+    if (r_.capture_stats.unknown_records)
+      st_.Add(model::Stat::kCuptiUnknownKinds, static_cast<int64_t>(r_.capture_stats.unknown_records));
+    if (r_.capture_stats.failed_buffer_requests)
+      st_.Add(model::Stat::kCuptiBufferRefused, static_cast<int64_t>(r_.capture_stats.failed_buffer_requests));
   }
+}
 
-  auto dev = [&](uint32_t d) { return b.GetOrAddDevice(p, static_cast<int32_t>(d)); };
-  auto thread = [&](uint32_t tid) { return b.GetOrAddThread(p, tid); };
+void SpillConverter::BuildLookups() {
   // Context -> device, from context records and from every GPU record (which carry both).
-  absl::flat_hash_map<uint32_t, uint32_t> ctx_dev;
-  for (const auto& c : r.contexts) ctx_dev[c.context] = c.device;
-  for (const auto& k : r.kernels) ctx_dev.try_emplace(k.context, k.device);
-  for (const auto& m : r.memcpys) ctx_dev.try_emplace(m.context, m.device);
-  for (const auto& m : r.memsets) ctx_dev.try_emplace(m.context, m.device);
-  for (const auto& e : r.events) ctx_dev.try_emplace(e.context, e.device);
-  for (const auto& d : r.devices) b.data().devices[dev(d.device)].name = str(d.name_sid);
-
-  absl::flat_hash_map<uint32_t, int64_t> external;
-  for (const auto& e : r.externals) external.try_emplace(e.correlation, static_cast<int64_t>(e.external_id));
-  auto ext = [&](uint32_t corr) {
-    auto it = external.find(corr);
-    return it == external.end() ? model::kNoCorrelation : it->second;
-  };
+  for (const auto& c : r_.contexts) ctx_dev_[c.context] = c.device;
+  for (const auto& k : r_.kernels) ctx_dev_.try_emplace(k.context, k.device);
+  for (const auto& m : r_.memcpys) ctx_dev_.try_emplace(m.context, m.device);
+  for (const auto& m : r_.memsets) ctx_dev_.try_emplace(m.context, m.device);
+  for (const auto& e : r_.events) ctx_dev_.try_emplace(e.context, e.device);
+  for (const auto& dv : r_.devices) d_.devices[Dev(dv.device)].name = Str(dv.name_sid);
+  for (const auto& e : r_.externals) external_.try_emplace(e.correlation, static_cast<int64_t>(e.external_id));
   // Correlation -> API call; the runtime call wins over a driver call with the same id.
-  absl::flat_hash_map<uint32_t, const formats::SpillApi*> api;
-  for (const auto& a : r.apis) {
-    auto [it, inserted] = api.try_emplace(a.correlation, &a);
+  for (const auto& a : r_.apis) {
+    auto [it, inserted] = api_.try_emplace(a.correlation, &a);
     if (!inserted && it->second->driver && !a.driver) it->second = &a;
   }
-  absl::flat_hash_map<uint64_t, const formats::SpillCudaEvent*> event_by_sync;
-  for (const auto& e : r.events) event_by_sync[e.event_sync_id] = &e;
+  for (const auto& e : r_.events) event_by_sync_[e.event_sync_id] = &e;
+}
 
-  // Records with unknown or reversed timestamps (CUPTI writes 0 when it could not time an
-  // activity) are counted and skipped: they would corrupt every duration downstream.
-  auto bad_time = [&](int64_t start, int64_t end, const char* what) {
-    if (start > 0 && end >= start) return false;
-    st.Skip(absl::StrCat(what, ": unknown or reversed timestamps"), absl::StrCat(what, " start ", start, " end ", end));
-    return true;
-  };
-  auto& d = b.data();
-  absl::flat_hash_map<uint32_t, model::StringId> kernel_names;  // spill sid -> demangled
-  auto kernel_name = [&](uint32_t sid) {
-    auto [it, inserted] = kernel_names.try_emplace(sid, 0);
-    if (inserted) it->second = b.Intern(Demangle(d.strings.Get(str(sid))));
-    return it->second;
-  };
-  for (const auto& a : r.apis) {
-    if (bad_time(a.start, a.end, "api")) continue;
+void SpillConverter::Apis() {
+  for (const auto& a : r_.apis) {
+    if (BadTime(a.start, a.end, "api")) continue;
     model::ApiCall c;
-    c.start_ns = a.start, c.end_ns = a.end, c.thread = thread(a.tid), c.correlation_id = a.correlation;
-    c.external_id = ext(a.correlation);
-    c.name = a.name_sid ? str(a.name_sid) : b.Intern(absl::StrCat(a.driver ? "driver" : "runtime", " cbid ", a.cbid));
+    c.start_ns = a.start, c.end_ns = a.end, c.thread = Thread(a.tid), c.correlation_id = a.correlation;
+    c.external_id = Ext(a.correlation);
+    c.name = a.name_sid ? Str(a.name_sid) : b_.Intern(absl::StrCat(a.driver ? "driver" : "runtime", " cbid ", a.cbid));
     c.kind = a.driver ? model::ApiKind::kDriver : model::ApiKind::kRuntime;
     c.return_code = static_cast<int32_t>(a.return_value);
-    d.api_calls.push_back(c);
-    ++st.kept_by_category[a.driver ? "driver api" : "runtime api"];
+    d_.api_calls.push_back(c);
+    ++st_.kept_by_category[a.driver ? "driver api" : "runtime api"];
   }
-  for (const auto& k : r.kernels) {
-    if (bad_time(k.start, k.end, "kernel")) continue;
+}
+
+void SpillConverter::Kernels() {
+  for (const auto& k : r_.kernels) {
+    if (BadTime(k.start, k.end, "kernel")) continue;
     model::Kernel e;
-    e.start_ns = k.start, e.end_ns = k.end, e.device = dev(k.device), e.stream = b.GetOrAddStream(e.device, k.stream);
-    e.correlation_id = k.correlation, e.external_id = ext(k.correlation), e.name = kernel_name(k.name_sid);
+    e.start_ns = k.start, e.end_ns = k.end, e.device = Dev(k.device), e.stream = b_.GetOrAddStream(e.device, k.stream);
+    e.correlation_id = k.correlation, e.external_id = Ext(k.correlation);
+    auto [it, inserted] = kernel_names_.try_emplace(k.name_sid, 0);
+    if (inserted) it->second = b_.Intern(Demangle(d_.strings.Get(Str(k.name_sid))));
+    e.name = it->second;
     e.grid = {k.grid[0], k.grid[1], k.grid[2]}, e.block = {k.block[0], k.block[1], k.block[2]};
     e.registers_per_thread = k.registers, e.shared_memory_bytes = int64_t{k.static_smem} + k.dynamic_smem;
-    d.kernels.push_back(e);
-    ++st.kept_by_category["kernel"];
+    d_.kernels.push_back(e);
+    ++st_.kept_by_category["kernel"];
+    ++gpu_kept_;
   }
-  for (const auto& m : r.memcpys) {
-    if (bad_time(m.start, m.end, "memcpy")) continue;
+}
+
+void SpillConverter::Memcpys() {
+  for (const auto& m : r_.memcpys) {
+    if (BadTime(m.start, m.end, "memcpy")) continue;
     model::Memcpy e;
-    e.start_ns = m.start, e.end_ns = m.end, e.device = dev(m.device), e.stream = b.GetOrAddStream(e.device, m.stream);
-    e.correlation_id = m.correlation, e.external_id = ext(m.correlation), e.bytes = static_cast<int64_t>(m.bytes);
+    e.start_ns = m.start, e.end_ns = m.end, e.device = Dev(m.device), e.stream = b_.GetOrAddStream(e.device, m.stream);
+    e.correlation_id = m.correlation, e.external_id = Ext(m.correlation), e.bytes = Bytes(m.bytes);
     e.kind = CopyKind(m.copy_kind), e.src_kind = MemKind(m.src_kind), e.dst_kind = MemKind(m.dst_kind);
-    if (m.is_peer && m.dst_device != formats::kNoId) e.dst_device = dev(m.dst_device);
+    if (m.is_peer && m.dst_device != formats::kNoId) e.dst_device = Dev(m.dst_device);
     std::string name = absl::StrCat("Memcpy ", CopyKindName(m.copy_kind), " (", MemKindName(m.src_kind), " -> ",
                                     MemKindName(m.dst_kind), ")");
     if (m.copy_count > 1) absl::StrAppend(&name, " batch of ", m.copy_count);
-    e.name = b.Intern(name);
-    // Asynchrony as the program asked for it (the API name), else CUPTI's flag.
-    auto it = api.find(m.correlation);
-    e.is_async = it != api.end() && it->second->name_sid
-                     ? d.strings.Get(str(it->second->name_sid)).find("Async") != std::string_view::npos
-                     : (m.flags & 1);
-    d.memcpys.push_back(e);
-    ++st.kept_by_category[m.copy_count > 1 ? "memcpy (batch)" : m.is_peer ? "memcpy (peer)" : "memcpy"];
+    e.name = b_.Intern(name);
+    e.is_async = IsAsync(m.correlation, m.flags);
+    d_.memcpys.push_back(e);
+    ++st_.kept_by_category[m.copy_count > 1 ? "memcpy (batch)" : m.is_peer ? "memcpy (peer)" : "memcpy"];
+    ++gpu_kept_;
   }
-  for (const auto& m : r.memsets) {
-    if (bad_time(m.start, m.end, "memset")) continue;
+}
+
+void SpillConverter::Memsets() {
+  for (const auto& m : r_.memsets) {
+    if (BadTime(m.start, m.end, "memset")) continue;
     model::Memset e;
-    e.start_ns = m.start, e.end_ns = m.end, e.device = dev(m.device), e.stream = b.GetOrAddStream(e.device, m.stream);
-    e.correlation_id = m.correlation, e.external_id = ext(m.correlation), e.bytes = static_cast<int64_t>(m.bytes);
+    e.start_ns = m.start, e.end_ns = m.end, e.device = Dev(m.device), e.stream = b_.GetOrAddStream(e.device, m.stream);
+    e.correlation_id = m.correlation, e.external_id = Ext(m.correlation), e.bytes = Bytes(m.bytes);
     e.memory_kind = MemKind(m.memory_kind);
-    e.name = b.Intern(absl::StrCat("Memset (", MemKindName(m.memory_kind), ")"));
-    auto it = api.find(m.correlation);
-    e.is_async = it != api.end() && it->second->name_sid
-                     ? d.strings.Get(str(it->second->name_sid)).find("Async") != std::string_view::npos
-                     : (m.flags & 1);
-    d.memsets.push_back(e);
-    ++st.kept_by_category["memset"];
+    e.name = b_.Intern(absl::StrCat("Memset (", MemKindName(m.memory_kind), ")"));
+    e.is_async = IsAsync(m.correlation, m.flags);
+    d_.memsets.push_back(e);
+    ++st_.kept_by_category["memset"];
+    ++gpu_kept_;
   }
-  for (const auto& s : r.syncs) {
-    if (bad_time(s.start, s.end, "sync")) continue;
+}
+
+void SpillConverter::Syncs() {
+  static const model::SyncKind kKinds[] = {model::SyncKind::kUnknown, model::SyncKind::kEventSync,
+                                           model::SyncKind::kStreamWaitEvent, model::SyncKind::kStreamSync,
+                                           model::SyncKind::kContextSync};
+  static const char* kNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
+  for (const auto& s : r_.syncs) {
+    if (BadTime(s.start, s.end, "sync")) continue;
     model::Sync e;
     e.start_ns = s.start, e.end_ns = s.end, e.correlation_id = s.correlation;
-    static const model::SyncKind kKinds[] = {model::SyncKind::kUnknown, model::SyncKind::kEventSync,
-                                             model::SyncKind::kStreamWaitEvent, model::SyncKind::kStreamSync,
-                                             model::SyncKind::kContextSync};
-    static const char* kNames[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"};
     e.kind = s.type <= 4 ? kKinds[s.type] : model::SyncKind::kUnknown;
-    e.name = b.Intern(kNames[s.type <= 4 ? s.type : 0]);
-    if (auto it = api.find(s.correlation); it != api.end()) e.thread = thread(it->second->tid);
-    auto cd = ctx_dev.find(s.context);
-    if (cd != ctx_dev.end()) e.device = dev(cd->second);
+    e.name = b_.Intern(kNames[s.type <= 4 ? s.type : 0]);
+    if (auto it = api_.find(s.correlation); it != api_.end()) e.thread = Thread(it->second->tid);
+    if (auto cd = ctx_dev_.find(s.context); cd != ctx_dev_.end()) e.device = Dev(cd->second);
     if (s.event_id != formats::kNoId) e.event_id = s.event_id;
     const formats::SpillCudaEvent* rec = nullptr;
     if (s.event_sync_id != formats::kNoId && s.event_sync_id != ~uint64_t{0}) {
-      auto it = event_by_sync.find(s.event_sync_id);
-      if (it != event_by_sync.end()) rec = it->second;
+      auto it = event_by_sync_.find(s.event_sync_id);
+      if (it != event_by_sync_.end()) rec = it->second;
     }
     if (rec) e.event_record_correlation_id = rec->correlation;
     // Stream sync / wait-event: the record's stream; event sync: the stream that recorded the
     // event (what the host effectively waits for); wait-event also names the recording stream.
     if (e.device != model::kNone) {
-      if (s.stream != formats::kNoId) e.stream = b.GetOrAddStream(e.device, s.stream);
+      if (s.stream != formats::kNoId) e.stream = b_.GetOrAddStream(e.device, s.stream);
       if (rec && rec->stream != formats::kNoId) {
-        const model::StreamId rs = b.GetOrAddStream(dev(rec->device), rec->stream);
+        const model::StreamId rs = b_.GetOrAddStream(Dev(rec->device), rec->stream);
         if (e.kind == model::SyncKind::kStreamWaitEvent)
           e.wait_on_stream = rs;
         else if (e.kind == model::SyncKind::kEventSync && e.stream == model::kNone)
           e.stream = rs;
       }
     }
-    d.syncs.push_back(e);
-    ++st.kept_by_category["sync"];
+    d_.syncs.push_back(e);
+    ++st_.kept_by_category["sync"];
   }
-  st.kept_by_category["cuda event record (joined into syncs)"] += static_cast<int64_t>(r.events.size());
-  if (!r.externals.empty()) st.kept_by_category["external correlation"] += static_cast<int64_t>(r.externals.size());
+  st_.kept_by_category["cuda event record (joined into syncs)"] += static_cast<int64_t>(r_.events.size());
+  if (!r_.externals.empty()) st_.kept_by_category["external correlation"] += static_cast<int64_t>(r_.externals.size());
+}
 
+void SpillConverter::Markers(SpillNvtxSide* nvtx) {
   // NVTX: start/end records pair by id; instantaneous markers become zero-length ranges.
   absl::flat_hash_map<uint32_t, const formats::SpillMarker*> open;
   auto marker_thread = [&](const formats::SpillMarker& m) {
-    return thread(m.object_kind == 2 ? m.tid : static_cast<uint32_t>(proc.pid));
+    return Thread(m.object_kind == 2 ? m.tid : static_cast<uint32_t>(pid_));
   };
-  for (const auto& m : r.markers) {
+  for (const auto& m : r_.markers) {
     if (m.flags & 2) {
       open[m.id] = &m;
     } else if (m.flags & 4) {
       auto it = open.find(m.id);
       if (it == open.end()) {
-        st.Skip("nvtx end without start", absl::StrCat("marker id ", m.id));
+        st_.Skip(model::Stat::kSpillNvtxEndWithoutStart, {}, absl::StrCat("marker id ", m.id));
         continue;
       }
       const formats::SpillMarker& s = *it->second;
       open.erase(it);
-      if (bad_time(s.timestamp, m.timestamp, "nvtx range")) continue;
-      if (nvtx) nvtx->marker_of_range[static_cast<int32_t>(d.ranges.size())] = s.id;
-      d.ranges.push_back({s.timestamp, m.timestamp, model::RangeKind::kNvtx, marker_thread(s), model::kNoCorrelation,
-                          str(s.name_sid), str(s.domain_sid ? s.domain_sid : m.domain_sid)});
-      st.kept_by_category["nvtx range (start and end records)"] += 2;
+      if (BadTime(s.timestamp, m.timestamp, "nvtx range")) continue;
+      if (nvtx) nvtx->marker_of_range[static_cast<int32_t>(d_.ranges.size())] = s.id;
+      d_.ranges.push_back({s.timestamp, m.timestamp, model::RangeKind::kNvtx, marker_thread(s), model::kNoCorrelation,
+                           Str(s.name_sid), Str(s.domain_sid ? s.domain_sid : m.domain_sid)});
+      st_.kept_by_category["nvtx range (start and end records)"] += 2;
     } else if (m.flags & 1) {
-      if (bad_time(m.timestamp, m.timestamp, "nvtx mark")) continue;
-      d.ranges.push_back({m.timestamp, m.timestamp, model::RangeKind::kNvtx, marker_thread(m), model::kNoCorrelation,
-                          str(m.name_sid), str(m.domain_sid)});
-      ++st.kept_by_category["nvtx mark records"];
+      if (BadTime(m.timestamp, m.timestamp, "nvtx mark")) continue;
+      d_.ranges.push_back({m.timestamp, m.timestamp, model::RangeKind::kNvtx, marker_thread(m), model::kNoCorrelation,
+                           Str(m.name_sid), Str(m.domain_sid)});
+      ++st_.kept_by_category["nvtx mark records"];
     }
   }
-  if (!open.empty()) st.skipped_by_reason["nvtx range without end (still open at flush)"] += open.size();
-  if (!r.marker_data.empty()) st.kept_by_category["nvtx marker data"] += static_cast<int64_t>(r.marker_data.size());
-  if (!r.nvtx_payloads.empty()) {
-    st.kept_by_category["nvtx extended payload (decoded for NCCL ranges)"] +=
-        static_cast<int64_t>(r.nvtx_payloads.size());
-    if (nvtx) nvtx->payloads = std::move(r.nvtx_payloads);
+  if (!open.empty()) st_.Add(model::Stat::kSpillNvtxOpen, static_cast<int64_t>(open.size()));
+  if (!r_.marker_data.empty()) st_.kept_by_category["nvtx marker data"] += static_cast<int64_t>(r_.marker_data.size());
+  if (!r_.nvtx_payloads.empty()) {
+    st_.kept_by_category["nvtx extended payload (decoded for NCCL ranges)"] +=
+        static_cast<int64_t>(r_.nvtx_payloads.size());
+    if (nvtx) nvtx->payloads = std::move(r_.nvtx_payloads);
   }
-  for (const auto& o : r.overheads) {
-    if (bad_time(o.start, o.end, "overhead")) continue;
-    d.ranges.push_back({o.start, o.end, model::RangeKind::kOverhead,
-                        thread(o.object_kind == 2 ? o.tid : static_cast<uint32_t>(proc.pid)), model::kNoCorrelation,
-                        b.Intern(OverheadName(o.overhead_kind)), 0});
-    ++st.kept_by_category["cupti overhead"];
+}
+
+void SpillConverter::Overheads() {
+  for (const auto& o : r_.overheads) {
+    if (BadTime(o.start, o.end, "overhead")) continue;
+    d_.ranges.push_back({o.start, o.end, model::RangeKind::kOverhead,
+                         Thread(o.object_kind == 2 ? o.tid : static_cast<uint32_t>(pid_)), model::kNoCorrelation,
+                         b_.Intern(OverheadName(o.overhead_kind)), 0});
+    ++st_.kept_by_category["cupti overhead"];
   }
+}
+
+void SpillConverter::Names() {
   // Names last: they apply to threads/streams created above (or create them, harmlessly).
-  for (const auto& n : r.names) {
+  for (const auto& n : r_.names) {
     if (n.object_kind == 2) {
-      d.threads[thread(n.b)].name = str(n.name_sid);
+      d_.threads[Thread(n.b)].name = Str(n.name_sid);
     } else if (n.object_kind == 5) {
-      auto cd = ctx_dev.find(n.a);
-      if (cd != ctx_dev.end()) d.streams[b.GetOrAddStream(dev(cd->second), n.b)].name = str(n.name_sid);
+      auto cd = ctx_dev_.find(n.a);
+      if (cd != ctx_dev_.end()) d_.streams[b_.GetOrAddStream(Dev(cd->second), n.b)].name = Str(n.name_sid);
     } else if (n.object_kind == 3) {
-      d.devices[dev(n.a)].name = str(n.name_sid);
+      d_.devices[Dev(n.a)].name = Str(n.name_sid);
     }
   }
-  AddWindows(r, p, b);
-  if (r.metadata_records) st.kept_by_category["metadata records"] += r.metadata_records;
-  int64_t kept = 0;
-  for (const auto& [k, v] : st.kept_by_category) kept += v;
-  st.events_kept = kept;
-  d.sources.push_back(std::move(st));
+}
+
+}  // namespace
+
+absl::Status SpillRecordsToModel(SpillRecords r, model::TraceBuilder& b, SpillNvtxSide* nvtx) {
+  SpillConverter(r, b).Run(nvtx);
+  b.data().sources.push_back(std::move(r.stats));
   return absl::OkStatus();
 }
 

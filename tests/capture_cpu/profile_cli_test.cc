@@ -31,7 +31,7 @@ std::string OneRankSpill(int rank) {
   k.start = 3000, k.end = 9000, k.stream = 7, k.correlation = 1, k.name_sid = 1;
   SpillEncoder::Append(&b, SpillType::kKernel, k);
   SpillEncoder::Append(&b, SpillType::kEnd, SpillEnd{10000, 0, 0});
-  return b;
+  return SpillEncoder::Frame(b);
 }
 
 struct ProfileRun {

@@ -49,8 +49,9 @@ std::string Describe(const model::Trace& t) {
   o << "  api calls total " << t.api_calls().size() << "\n";
   for (const auto& s : t.sources()) {
     o << "  source " << s.path << " read " << s.events_read << " kept " << s.events_kept << " skipped " << s.skipped()
-      << " dropped " << s.dropped_records << "\n";
-    for (const auto& [k, v] : s.skipped_by_reason) o << "    skipped " << k << ": " << v << "\n";
+      << " dropped " << s.Count(model::Stat::kCuptiDroppedRecords) << "\n";
+    for (const auto& [k, v] : s.details)
+      o << "    " << model::Describe(k.first).name << " " << k.second << ": " << v << "\n";
     for (const auto& e : s.examples) o << "    note " << e << "\n";
   }
   return o.str();
@@ -182,7 +183,7 @@ void ExpectKnownWork(const model::Trace& t) {
   EXPECT_EQ(outer, 1);
   EXPECT_EQ(inner, 1);
   ASSERT_FALSE(t.sources().empty());
-  for (const auto& s : t.sources()) EXPECT_EQ(s.dropped_records, 0);
+  for (const auto& s : t.sources()) EXPECT_EQ(s.Count(model::Stat::kCuptiDroppedRecords), 0);
 }
 
 void ExpectCopies(const model::Trace& t, int devices) {

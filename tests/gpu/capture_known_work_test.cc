@@ -46,10 +46,18 @@ int Profile(const std::string& dir, const std::string& mode) {
                     mode);
 }
 
+// True when a source says `part`: in an example, in the description of a statistic it hit, or
+// in a statistic's detail ("signal 6").
 bool NoteContains(const model::Trace& t, const std::string& part) {
-  for (const auto& s : t.sources())
+  for (const auto& s : t.sources()) {
     for (const auto& e : s.examples)
       if (e.find(part) != std::string::npos) return true;
+    for (size_t i = 0; i < model::kStatCount; ++i)
+      if (s.counts[i] != 0 && model::Describe(static_cast<model::Stat>(i)).description.find(part) != std::string::npos)
+        return true;
+    for (const auto& [k, v] : s.details)
+      if (k.second.find(part) != std::string::npos) return true;
+  }
   return false;
 }
 

@@ -87,9 +87,10 @@ void Child() {
     std::printf("source %s (%s): read %lld kept %lld skipped %lld\n", src.path.c_str(), src.format.c_str(),
                 static_cast<long long>(src.events_read), static_cast<long long>(src.events_kept),
                 static_cast<long long>(src.skipped()));
-    for (const auto& [k, v] : src.skipped_by_reason)
-      std::printf("  skipped %s: %lld\n", k.c_str(), static_cast<long long>(v));
-    for (const auto& [k, v] : src.notes) std::printf("  note %s: %lld\n", k.c_str(), static_cast<long long>(v));
+    for (size_t i = 0; i < model::kStatCount; ++i)
+      if (src.counts[i] != 0)
+        std::printf("  %s: %lld\n", std::string(model::Describe(static_cast<model::Stat>(i)).name).c_str(),
+                    static_cast<long long>(src.counts[i]));
   }
   std::map<std::string, std::map<int, std::vector<int64_t>>> seqs;  // communicator -> rank -> sequences
   int all_gathers = 0;

@@ -80,7 +80,7 @@ std::string CeSpill(const std::string& payload) {
   SpillEncoder::Append(&b, SpillType::kMemcpy,
                        SpillMemcpy{2600, 2700, 4096, 1, 0, 1, 20, 30, 0, 1, 10, 3, 3, 1, 1, {}});
   SpillEncoder::Append(&b, SpillType::kEnd, SpillEnd{3000, 0, 0});
-  return b;
+  return SpillEncoder::Frame(b);
 }
 
 TEST(NcclNvtxPayload, CopyEngineCollectiveGetsCommunicatorAndSize) {
@@ -94,9 +94,7 @@ TEST(NcclNvtxPayload, CopyEngineCollectiveGetsCommunicatorAndSize) {
   EXPECT_EQ(t->str(c.communicator), "nccl:0000000000abcdef");
   EXPECT_EQ(c.bytes, 6000);
   EXPECT_EQ(c.root_or_peer, model::kNone);
-  const auto& notes = t->sources()[0].notes;
-  ASSERT_TRUE(notes.count("collectives with NCCL's NVTX payload (communicator, size, root/peer, op)"));
-  EXPECT_EQ(notes.at("collectives with NCCL's NVTX payload (communicator, size, root/peer, op)"), 1);
+  EXPECT_EQ(t->sources()[0].Count(model::Stat::kNcclNvtxPayloads), 1);
   EXPECT_EQ(t->sources()[0].kept_by_category.at("nvtx extended payload (decoded for NCCL ranges)"), 1);
 }
 
@@ -109,7 +107,7 @@ TEST(NcclNvtxPayload, PayloadInAnotherLayoutIsCountedNotGuessed) {
   ASSERT_EQ(t->collectives().size(), 1u);
   EXPECT_EQ(t->str(t->collectives()[0].communicator), "");
   EXPECT_EQ(t->collectives()[0].bytes, 8192);
-  EXPECT_EQ(t->sources()[0].notes.at("NVTX payloads of NCCL ranges in an unknown layout (not used)"), 1);
+  EXPECT_EQ(t->sources()[0].Count(model::Stat::kNcclNvtxUnknownLayout), 1);
 }
 
 }  // namespace

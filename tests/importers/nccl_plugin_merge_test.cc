@@ -6,6 +6,7 @@
 #include "importers/nccl/nccl_attribution.h"
 #include "importers/nccl/nccl_plugin_records.h"
 #include "ovnccl_writer.h"
+#include "test_util.h"
 
 namespace overlapscope::import {
 using namespace ::overlapscope::formats;  // the record layouts the tests encode
@@ -52,7 +53,7 @@ TEST(NcclPluginMerge, PlacesPluginCollectivesByThreadAndTime) {
   const NcclAttribution nvtx = AttributeNcclRanges(b, p);
   ASSERT_EQ(nvtx.collectives, 3);
 
-  testing::OvncclWriter w;
+  ::overlapscope::testing::OvncclWriter w;
   w.Process(4242).Comm(1, 0xabc, 2, 1).Comm(2, 0xdef, 2, 1);
   // In range 1: its task event starts inside the call, on the same thread.
   w.Api(1, 0, 1, kTypeGroupApi, 1050, 11).Api(2, 1, 1, kTypeCollApi, 1100, 11, "AllGather", 1024, "ncclFloat16", 0);
@@ -137,9 +138,13 @@ TEST(NcclPluginMerge, PlacesPluginCollectivesByThreadAndTime) {
   for (const auto& src : tr->sources())
     if (src.format == "nccl-plugin") plugin = &src;
   ASSERT_NE(plugin, nullptr);
-  EXPECT_EQ(plugin->skipped_by_reason.at("plugin collective matched no NCCL range and no GPU work"), 1);
-  EXPECT_EQ(plugin->notes.at("plugin collectives outside the capture window"), 1);
-  EXPECT_EQ(plugin->notes.at("collectives created from plugin records (no NCCL range)"), 1);
+  EXPECT_EQ(plugin->Count(model::Stat::kNcclPluginUnmatched), 1);
+  EXPECT_EQ(import::testing::DetailOf(*plugin, model::Stat::kNcclPluginMerge,
+                                      "plugin collectives outside the capture window"),
+            1);
+  EXPECT_EQ(import::testing::DetailOf(*plugin, model::Stat::kNcclPluginMerge,
+                                      "collectives created from plugin records (no NCCL range)"),
+            1);
 }
 
 // NCCL 2.28.3 runs ncclAlltoAll as one send and one receive per peer: under the call's
@@ -161,7 +166,7 @@ TEST(NcclPluginMerge, AllToAllFromPointToPointTasks) {
   k.start_ns = 2000, k.end_ns = 2500, k.device = dev, k.stream = b.GetOrAddStream(dev, 7), k.correlation_id = 4;
   d.kernels.push_back(k);
   const NcclAttribution nvtx = AttributeNcclRanges(b, p);
-  testing::OvncclWriter w;
+  ::overlapscope::testing::OvncclWriter w;
   w.Process(5).Comm(1, 0x42, 2, 0);
   w.Api(1, 0, 1, kTypeGroupApi, 110, 21, "", 0, "", 5);
   uint64_t id = 2;
@@ -208,7 +213,7 @@ TEST(NcclPluginMerge, SendRecvGroupNamedFromThePlugin) {
   k.start_ns = 2000, k.end_ns = 2500, k.device = dev, k.stream = b.GetOrAddStream(dev, 7), k.correlation_id = 4;
   d.kernels.push_back(k);
   const NcclAttribution nvtx = AttributeNcclRanges(b, p);
-  testing::OvncclWriter w;
+  ::overlapscope::testing::OvncclWriter w;
   w.Process(5).Comm(1, 0x42, 2, 0);
   w.Api(1, 0, 1, kTypeGroupApi, 50, 21, "", 0, "", 0);  // ends inside ncclGroupEnd's range
   w.Api(2, 1, 1, formats::kTypeP2pApi, 60, 21, "Send", 8, "ncclInt8", 0);
@@ -232,7 +237,7 @@ TEST(NcclPluginMerge, SendRecvGroupNamedFromThePlugin) {
 TEST(NcclPluginMerge, EmptyCaptureCountsEverything) {
   model::TraceBuilder b;
   const model::ProcessId p = b.AddProcess(model::Process{1, 0, 1});
-  testing::OvncclWriter w;
+  ::overlapscope::testing::OvncclWriter w;
   w.Process(1).Comm(1, 5, 1, 0);
   w.Api(1, 0, 1, kTypeGroupApi, 10, 3).Api(2, 1, 1, kTypeCollApi, 11, 3, "AllReduce", 4, "ncclFloat32", 0);
   w.Coll(3, 2, 1, 12, 3, "AllReduce", 4, "ncclFloat32", 0, 1, "RING", "LL", 0);

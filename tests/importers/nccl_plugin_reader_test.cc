@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "importers/nccl/nccl_plugin_records.h"
 #include "ovnccl_writer.h"
+#include "test_util.h"
 
 namespace overlapscope::import {
 using namespace ::overlapscope::formats;  // the record layouts the tests encode
@@ -13,15 +14,16 @@ namespace {
 
 using formats::kTypeCollApi;
 using formats::kTypeGroupApi;
-using testing::OvncclWriter;
+using ::overlapscope::testing::OvncclWriter;
 
 // One all-gather of 1024 fp16 elements per rank on a 2-rank communicator, with two kernel
 // channels: 12 records. Records end at these byte offsets (header 16, record header 8):
 // process 8+24, comm 8+40+4 ("tp:0"), api 8+112 (x2), coll 8+136, 2x (chstart 8+48,
 // chstop 8+24), 3x stop 8+24.
-OvncclWriter ValidFile() {
-  OvncclWriter w;
-  w.Process(4242).Comm(1, 0xabc, 2, 1, "tp:0");
+// Version 2 (the default) puts process and communicator in a first block, the rest in a second.
+OvncclWriter ValidFile(uint32_t version = formats::kOvncclVersion) {
+  OvncclWriter w(version);
+  w.Process(4242).Comm(1, 0xabc, 2, 1, "tp:0").Flush();
   w.Api(1, 0, 1, kTypeGroupApi, 1050, 11).Api(2, 1, 1, kTypeCollApi, 1100, 11, "AllGather", 1024, "ncclFloat16", 0);
   w.Coll(3, 2, 1, 1400, 11, "AllGather", 1024, "ncclFloat16", 7, 2, "RING", "SIMPLE", 1);
   w.ChStart(4, 3, 900000, 0).ChStop(4, 905000).ChStart(5, 3, 900300, 1).ChStop(5, 905400);
@@ -60,8 +62,8 @@ TEST(NcclPluginReader, ValidFile) {
   EXPECT_EQ(f->stats.skipped(), 0);
 }
 
-TEST(NcclPluginReader, TruncatedAtEveryByte) {
-  const std::string full = ValidFile().bytes();
+TEST(NcclPluginReader, Version1TruncatedAtEveryByte) {
+  const std::string full = ValidFile(1).bytes();
   // Record end offsets, from the sizes listed at ValidFile().
   std::vector<size_t> ends;
   size_t off = 16;
@@ -79,10 +81,48 @@ TEST(NcclPluginReader, TruncatedAtEveryByte) {
     for (size_t e : ends) complete += e <= cut;
     const bool on_boundary = cut == 16 || std::find(ends.begin(), ends.end(), cut) != ends.end();
     EXPECT_EQ(f->stats.events_read, complete) << cut;
-    auto it = f->stats.skipped_by_reason.find("truncated tail");
-    const int64_t truncated = it == f->stats.skipped_by_reason.end() ? 0 : it->second;
-    EXPECT_EQ(truncated, on_boundary ? 0 : 1) << cut;
+    EXPECT_EQ(f->stats.Count(model::Stat::kOvncclTruncatedTail), on_boundary ? 0 : 1) << cut;
   }
+}
+
+// Version 2: blocks of 16 + 84 bytes (process, communicator) and 16 + 656 bytes (the rest). A
+// cut anywhere is a counted truncated tail that keeps the complete blocks; never an error.
+TEST(NcclPluginReader, Version2TruncatedAtEveryByte) {
+  const std::string full = ValidFile().bytes();
+  ASSERT_EQ(full.size(), 16u + 16 + 84 + 16 + 656);
+  for (size_t cut = 16; cut < full.size(); ++cut) {
+    auto f = ParseNcclPluginBytes(full.substr(0, cut), "cut");
+    ASSERT_TRUE(f.ok()) << "cut at " << cut << ": " << f.status();
+    const int64_t complete = cut >= 116 ? 2 : 0;
+    EXPECT_EQ(f->stats.events_read, complete) << cut;
+    EXPECT_EQ(f->stats.Count(model::Stat::kOvncclTruncatedTail), cut == 16 || cut == 116 ? 0 : 1) << cut;
+  }
+}
+
+// Version 2: a damaged length or payload in the middle of the file is an error naming the
+// block's offset, not a "truncated tail" that silently drops the rest.
+TEST(NcclPluginReader, Version2CorruptionIsAnError) {
+  const std::string full = ValidFile().bytes();
+  struct Case {
+    size_t at;
+    const char* message;
+  };
+  for (const Case& c : {Case{16 + 4, "x: offset 16: block header checksum mismatch (corrupt file)"},
+                        Case{16 + 16 + 40, "x: offset 16: block payload checksum mismatch (corrupt file)"},
+                        Case{116 + 5, "x: offset 116: block header checksum mismatch (corrupt file)"},
+                        Case{116, "x: offset 116: no block header where one must start (corrupt file)"}}) {
+    std::string bad = full;
+    bad[c.at] = static_cast<char>(bad[c.at] ^ 0x40);
+    auto f = ParseNcclPluginBytes(bad, "x");
+    ASSERT_FALSE(f.ok()) << c.at;
+    EXPECT_EQ(std::string(f.status().message()), c.message);
+  }
+  // Version 1 files cannot tell: the same damage to a record length reads as a cut tail.
+  std::string v1 = ValidFile(1).bytes();
+  v1[16 + 32 + 2] = '\x7f';  // the communicator record's payload_bytes
+  auto f = ParseNcclPluginBytes(v1, "v1");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->stats.Count(model::Stat::kOvncclTruncatedTail), 1);
 }
 
 TEST(NcclPluginReader, WrongMagicAndVersion) {
@@ -93,11 +133,11 @@ TEST(NcclPluginReader, WrongMagicAndVersion) {
   EXPECT_EQ(f.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(f.status().message()).find("a.ovnccl: offset 0: not an overlapscope NCCL plugin file"),
             std::string::npos);
-  OvncclWriter v2(2);
-  v2.Process(1);
-  f = ParseNcclPluginBytes(v2.bytes(), "b.ovnccl");
+  OvncclWriter v3(3);
+  v3.Process(1);
+  f = ParseNcclPluginBytes(v3.bytes(), "b.ovnccl");
   ASSERT_FALSE(f.ok());
-  EXPECT_NE(std::string(f.status().message()).find("b.ovnccl: offset 8: NCCL plugin file version 2"),
+  EXPECT_NE(std::string(f.status().message()).find("b.ovnccl: offset 8: NCCL plugin file version 3"),
             std::string::npos);
 }
 
@@ -111,10 +151,11 @@ TEST(NcclPluginReader, UnknownKindsAndOrphansAreCounted) {
   auto f = ParseNcclPluginBytes(w.bytes(), "x");
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->stats.events_read, 5);
-  EXPECT_EQ(f->stats.unknown_categories.at("nccl plugin record kind 99"), 1);
-  EXPECT_EQ(f->stats.skipped_by_reason.at("stop without start"), 1);
-  EXPECT_EQ(f->stats.skipped_by_reason.at("kernel channel stop without start"), 1);
-  EXPECT_EQ(f->stats.skipped_by_reason.at("kernel channel of an unknown collective"), 1);
+  EXPECT_EQ(import::testing::DetailOf(f->stats, model::Stat::kOvncclUnknownRecord, "kind 99"), 1);
+  EXPECT_EQ(import::testing::DetailOf(f->stats, model::Stat::kOvncclBadRecord, "stop without start"), 1);
+  EXPECT_EQ(import::testing::DetailOf(f->stats, model::Stat::kOvncclBadRecord, "kernel channel stop without start"), 1);
+  EXPECT_EQ(
+      import::testing::DetailOf(f->stats, model::Stat::kOvncclBadRecord, "kernel channel of an unknown collective"), 1);
   EXPECT_EQ(f->stats.events_kept, 1);  // the process record
 }
 

@@ -1,9 +1,12 @@
-// Builds .ovnccl files by hand for the reader and merge tests (format: ovnccl_format.h).
+// Builds .ovnccl files by hand for the reader and merge tests (format: ovnccl_format.h). Version 2
+// (the default) frames records into checksummed blocks: Flush() ends a block, bytes() ends the
+// last one; version 1 writes bare records.
 #pragma once
 
 #include <cstring>
 #include <string>
 
+#include "formats/block_framing.h"
 #include "formats/ovnccl_format.h"
 
 namespace overlapscope::testing {
@@ -11,11 +14,10 @@ namespace overlapscope::testing {
 class OvncclWriter {
  public:
   using K = formats::OvncclKind;
-  explicit OvncclWriter(uint32_t version = formats::kOvncclVersion) {
-    bytes_.assign(formats::kOvncclMagic, 8);
-    Put(&version, 4);
-    uint32_t zero = 0;
-    Put(&zero, 4);
+  explicit OvncclWriter(uint32_t version = formats::kOvncclVersion) : version_(version) {
+    head_.assign(formats::kOvncclMagic, 8);
+    head_.append(reinterpret_cast<const char*>(&version), 4);
+    head_.append(4, '\0');
   }
   template <typename T>
   OvncclWriter& Rec(K kind, const T& payload, const std::string& tail = "") {
@@ -56,12 +58,29 @@ class OvncclWriter {
     return Rec(K::kKernelChStop, formats::OvncclKernelChStop{id, 0, ptimer});
   }
   OvncclWriter& Stop(uint64_t id, int64_t t, int64_t tid = 0) { return Rec(K::kStop, formats::OvncclStop{id, t, tid}); }
-  const std::string& bytes() const { return bytes_; }
+  // Ends the current block (version 2).
+  OvncclWriter& Flush() {
+    if (version_ >= 2 && !bytes_.empty()) {
+      char h[formats::kBlockHeaderBytes];
+      formats::SealBlock(bytes_.data(), static_cast<uint32_t>(bytes_.size()), h);
+      body_.append(h, sizeof(h));
+    }
+    body_ += bytes_;
+    bytes_.clear();
+    return *this;
+  }
+  std::string bytes() const {
+    OvncclWriter copy = *this;
+    copy.Flush();
+    return copy.head_ + copy.body_;
+  }
   int records() const { return records_; }
 
  private:
   void Put(const void* p, size_t n) { bytes_.append(static_cast<const char*>(p), n); }
-  std::string bytes_;
+  uint32_t version_;
+  std::string head_, body_;
+  std::string bytes_;  // records of the block being written
   int records_ = 0;
 };
 

@@ -5,9 +5,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "formats/block_framing.h"
 #include "gtest/gtest.h"
 
 namespace overlapscope::import {
@@ -19,8 +21,9 @@ using model::MemoryKind;
 using model::SyncKind;
 
 // One small process: every expected number below follows from the records written here.
+// `bytes` is the version 2 file (one block per record), `v1` the same records as version 1.
 struct Fixture {
-  std::string bytes;
+  std::string bytes, v1;
   void S(uint32_t id, const char* s) { SpillEncoder::AppendString(&bytes, id, s); }
   template <typename T>
   void R(SpillType t, const T& v) {
@@ -28,6 +31,11 @@ struct Fixture {
   }
 
   Fixture() {
+    Records();
+    v1 = SpillEncoder::Frame(bytes, 1);
+    bytes = SpillEncoder::Frame(bytes);
+  }
+  void Records() {
     SpillEncoder::AppendFileHeader(&bytes);
     S(1, "host-a");
     S(2, "known_work");
@@ -171,41 +179,82 @@ TEST(SpillReader, JoinsRecordsIntoModel) {
   EXPECT_EQ(t->str(t->threads()[t->api_calls()[0].thread].name), "main thread");
   ASSERT_EQ(t->sources().size(), 1u);
   const auto& st = t->sources()[0];
-  EXPECT_EQ(st.dropped_records, 7);
-  // Every record is accounted for: kept, skipped or of an unknown type.
-  int64_t unknown = 0;
-  for (const auto& [k, v] : st.unknown_categories)
-    if (k.rfind("spill record type", 0) == 0) unknown += v;
-  EXPECT_EQ(st.events_read, st.events_kept + st.skipped() + unknown);
-  EXPECT_EQ(st.skipped_by_reason.at("kernel: unknown or reversed timestamps"), 1);
-  EXPECT_EQ(st.skipped_by_reason.at("nvtx range without end (still open at flush)"), 1);
-  EXPECT_EQ(st.unknown_categories.at("CUPTI records of kinds not encoded"), 2);
-  for (const auto& e : st.examples) EXPECT_EQ(e.find("no end record"), std::string::npos) << e;  // clean end
+  EXPECT_EQ(st.Count(model::Stat::kCuptiDroppedRecords), 7);
+  // Every record is accounted for: kept or skipped.
+  EXPECT_EQ(st.events_read, st.events_kept + st.skipped());
+  EXPECT_EQ(st.Count(model::Stat::kSpillBadTimestamps), 1);
+  EXPECT_EQ(st.details.at({model::Stat::kSpillBadTimestamps, "kernel"}), 1);
+  EXPECT_EQ(st.Count(model::Stat::kSpillNvtxOpen), 1);
+  EXPECT_EQ(st.Count(model::Stat::kCuptiUnknownKinds), 2);
+  EXPECT_EQ(st.Count(model::Stat::kCaptureNoEndRecord), 0);  // clean end
+  // The version 1 file of the same records reads the same.
+  auto t1 = Read(f.v1);
+  ASSERT_TRUE(t1.ok()) << t1.status();
+  EXPECT_EQ(t1->kernels().size(), t->kernels().size());
+  EXPECT_EQ(t1->sources()[0].events_read, st.events_read);
 }
 
 TEST(SpillReader, EveryTruncationReadsOrFailsCleanly) {
   Fixture f;
-  int ok = 0;
-  for (size_t n = 0; n < f.bytes.size(); ++n) {
-    auto t = Read(std::string_view(f.bytes).substr(0, n));
-    if (n < kSpillFileHeaderBytes) {
-      EXPECT_FALSE(t.ok()) << n;
-      continue;
+  for (const std::string* file : {&f.bytes, &f.v1}) {
+    int ok = 0;
+    for (size_t n = 0; n < file->size(); ++n) {
+      auto t = Read(std::string_view(*file).substr(0, n));
+      if (n < kSpillFileHeaderBytes) {
+        EXPECT_FALSE(t.ok()) << n;
+        continue;
+      }
+      ASSERT_TRUE(t.ok()) << "prefix " << n << ": " << t.status();
+      ++ok;
+      ASSERT_EQ(t->sources().size(), 1u);
+      EXPECT_EQ(t->sources()[0].Count(model::Stat::kCaptureNoEndRecord), 1) << n;  // always reported
     }
-    ASSERT_TRUE(t.ok()) << "prefix " << n << ": " << t.status();
-    ++ok;
-    ASSERT_EQ(t->sources().size(), 1u);
-    bool noted = false;  // "no end record" is always reported
-    for (const auto& e : t->sources()[0].examples) noted |= e.find("no end record") != std::string::npos;
-    EXPECT_TRUE(noted) << n;
+    EXPECT_EQ(ok, static_cast<int>(file->size() - kSpillFileHeaderBytes));
+    // Cut one byte short: the end record is the truncated tail, everything else is kept.
+    auto t = Read(std::string_view(*file).substr(0, file->size() - 1));
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t->kernels().size(), 1u);
+    EXPECT_EQ(t->memcpys().size(), 4u);
+    EXPECT_EQ(t->sources()[0].Count(model::Stat::kSpillTruncatedTail), 1);
+    EXPECT_FALSE(model::ImportWarnings(t->sources()).empty());
   }
-  EXPECT_EQ(ok, static_cast<int>(f.bytes.size() - kSpillFileHeaderBytes));
-  // Cut one byte short: the end record is the truncated tail, everything else is kept.
-  auto t = Read(std::string_view(f.bytes).substr(0, f.bytes.size() - 1));
-  ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->kernels().size(), 1u);
-  EXPECT_EQ(t->memcpys().size(), 4u);
-  EXPECT_EQ(t->sources()[0].skipped_by_reason.at("truncated tail"), 1);
+}
+
+// Version 2: a corrupt length or payload in the middle of the file is an error naming the
+// offset, never a "truncated tail" that drops the rest with exit 0 (what version 1 must do).
+TEST(SpillReader, CorruptionInTheMiddleIsAnErrorInVersion2) {
+  Fixture f;
+  // The fourth block (a string record) starts after the header and three framed records.
+  size_t block = kSpillFileHeaderBytes;
+  for (int i = 0; i < 3; ++i) {
+    uint32_t n;
+    std::memcpy(&n, f.bytes.data() + block + 4, 4);
+    block += kBlockHeaderBytes + n;
+  }
+  const std::string prefix = "mem.ovspill: offset " + std::to_string(block) + ": ";
+  std::string bad = f.bytes;
+  bad[block + 4] ^= 0x10;  // the block's length
+  auto t = Read(bad);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(std::string(t.status().message()), prefix + "block header checksum mismatch (corrupt file)");
+  bad = f.bytes;
+  bad[block + kBlockHeaderBytes + 4] ^= 0x10;  // the record's own length, inside the payload
+  t = Read(bad);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(std::string(t.status().message()), prefix + "block payload checksum mismatch (corrupt file)");
+  // The same damage to a version 1 file cannot be told from a cut: counted, the rest dropped.
+  size_t rec = kSpillFileHeaderBytes;
+  for (int i = 0; i < 3; ++i) {
+    uint32_t n;
+    std::memcpy(&n, f.v1.data() + rec + 4, 4);
+    rec += kSpillRecordHeaderBytes + n;
+  }
+  std::string v1 = f.v1;
+  v1[rec + 6] = '\x10';  // length 1 MiB + something: runs past the end
+  t = Read(v1);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->sources()[0].Count(model::Stat::kSpillTruncatedTail), 1);
+  EXPECT_EQ(t->kernels().size(), 0u);
 }
 
 TEST(SpillReader, RejectsForeignAndCorruptFiles) {
@@ -216,7 +265,7 @@ TEST(SpillReader, RejectsForeignAndCorruptFiles) {
   std::string bytes;
   SpillEncoder::AppendFileHeader(&bytes);
   bytes += std::string("\x03\0\0\0\xff\xff\xff\x7f", 8);  // kernel record claiming 2 GiB
-  t = Read(bytes);
+  t = Read(SpillEncoder::Frame(bytes, 1));
   ASSERT_FALSE(t.ok());
   EXPECT_NE(std::string(t.status().message()).find("offset 16"), std::string::npos) << t.status();
 }
@@ -229,9 +278,9 @@ TEST(SpillReader, SkipsUnknownRecordTypesAndCountsThem) {
   SpillEncoder::AppendRaw(&bytes, static_cast<SpillType>(200), &payload, 4, nullptr, 0);
   SpillEncoder::Append(&bytes, SpillType::kApi, SpillApi{10, 20, 7, 7, 1, 1, 0, 0, 1, {}});
   SpillEncoder::Append(&bytes, SpillType::kEnd, SpillEnd{30, 0, 0});
-  auto t = Read(bytes);
+  auto t = Read(SpillEncoder::Frame(bytes));
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(t->sources()[0].unknown_categories.at("spill record type 200"), 1);
+  EXPECT_EQ(t->sources()[0].details.at({model::Stat::kSpillUnknownRecord, "type 200"}), 1);
   ASSERT_EQ(t->api_calls().size(), 1u);
   EXPECT_EQ(t->api_calls()[0].kind, model::ApiKind::kDriver);
   EXPECT_EQ(t->str(t->api_calls()[0].name), "driver cbid 1");  // no name string: cbid shown
@@ -259,6 +308,7 @@ TEST(SpillReader, SeveralFilesAreSeveralProcesses) {
     SpillEncoder::Append(&bytes, SpillType::kEnd, SpillEnd{50, 0, 0});
     paths.push_back(dir + "/spill_reader_test." + std::to_string(::getpid()) + ".rank" + std::to_string(rank) +
                     ".ovspill");
+    bytes = SpillEncoder::Frame(bytes);
     FILE* f = std::fopen(paths.back().c_str(), "wb");
     ASSERT_NE(f, nullptr);
     ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());

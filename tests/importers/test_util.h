@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -107,14 +108,28 @@ inline std::string Dump(const model::Trace& t) {
   for (const auto& s : t.sources()) {
     o << "Src " << s.events_read << " " << s.events_kept << " " << s.skipped() << " " << s.base_time_ns << "\n";
     for (const auto& [k, v] : s.kept_by_category) o << " kept " << k << " " << v << "\n";
-    for (const auto& [k, v] : s.skipped_by_reason) o << " skip " << k << " " << v << "\n";
-    for (const auto& [k, v] : s.ignored_by_category) o << " ign " << k << " " << v << "\n";
-    for (const auto& [k, v] : s.unknown_categories) o << " ucat " << k << " " << v << "\n";
-    for (const auto& [k, v] : s.unknown_args) o << " uarg " << k << " " << v << "\n";
-    for (const auto& [k, v] : s.notes) o << " note " << k << " " << v << "\n";
+    for (size_t i = 0; i < model::kStatCount; ++i)
+      if (s.counts[i] != 0)
+        o << " stat " << model::Describe(static_cast<model::Stat>(i)).name << " " << s.counts[i] << "\n";
+    for (const auto& [k, v] : s.details)
+      o << " detail " << model::Describe(k.first).name << " " << k.second << " " << v << "\n";
     for (const auto& e : s.examples) o << " ex " << e << "\n";
   }
   return o.str();
+}
+
+// The details of every statistic that skips records, merged: reason (or category) -> count.
+inline std::map<std::string, int64_t> SkipDetails(const model::SourceStats& s) {
+  std::map<std::string, int64_t> out;
+  for (const auto& [k, v] : s.details)
+    if (model::Describe(k.first).effect == model::StatEffect::kSkipped) out[k.second] += v;
+  return out;
+}
+
+// The count of one detail of one statistic (0 when absent).
+inline int64_t DetailOf(const model::SourceStats& s, model::Stat stat, const std::string& detail) {
+  auto it = s.details.find({stat, detail});
+  return it == s.details.end() ? 0 : it->second;
 }
 
 }  // namespace overlapscope::import::testing

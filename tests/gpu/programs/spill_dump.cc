@@ -54,6 +54,6 @@ int main(int argc, char** argv) {
   for (const auto& s : t->sources())
     std::fprintf(stderr, "spill_dump: %s: records %lld kept %lld skipped %lld dropped %lld\n", s.path.c_str(),
                  (long long)s.events_read, (long long)s.events_kept, (long long)s.skipped(),
-                 (long long)s.dropped_records);
+                 (long long)s.Count(overlapscope::model::Stat::kCuptiDroppedRecords));
   return 0;
 }
