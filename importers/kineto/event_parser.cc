@@ -93,9 +93,33 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
     q = scan::SkipWs(q + 1);
     ArgKey k = ClassifyArgKey(key);
     const char* v = q;
-    bool typed_ok = true;
+    bool typed_ok = true, consumed = false;
+    if (scan::IsNonJsonToken(v)) ++ev->non_json;  // N/A, inf, nan, 0x... of old Kineto versions
     switch (k) {
       case ArgKey::kIgnored: break;
+      case ArgKey::kStream:
+        if (*v == '"') {
+          // "stream 7", or a HIP stream handle "0x55d0..." (ROCm 2021-22): a handle is not the
+          // stream number of the GPU row, which the tid gives (stream_is_handle).
+          std::string_view sv;
+          OS_SCAN(scan::ParseString(v, end, &q, &ev->scratch[9], &sv, &ev->repaired, err), v);
+          int64_t x;
+          typed_ok = ParseIdString(sv, &x);
+          if (typed_ok) {
+            ev->arg_int[static_cast<size_t>(k)] = x;
+            ev->stream_is_handle = sv.size() > 2 && sv[0] == '0' && (sv[1] == 'x' || sv[1] == 'X');
+            ev->has |= Bit(k);
+          } else {
+            ev->bad_has |= Bit(k);
+          }
+          consumed = true;  // the string is parsed: nothing to skip
+        } else {
+          NumKind kind;
+          OS_SCAN(scan::ParseInt(v, end, &q, &ev->arg_int[static_cast<size_t>(k)], &kind, err), v);
+          typed_ok = kind == NumKind::kOk;
+          if (typed_ok && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) ev->stream_is_handle = true;
+        }
+        break;
       case ArgKey::kUnknown: ev->unknown_args.emplace_back(key); break;
       case ArgKey::kGrid:
       case ArgKey::kBlock: {
@@ -117,7 +141,9 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
           typed_ok = kind == NumKind::kOk;
         }
     }
-    if (k == ArgKey::kIgnored || k == ArgKey::kUnknown || !typed_ok) {
+    if (consumed) {
+      // stream string, handled above
+    } else if (k == ArgKey::kIgnored || k == ArgKey::kUnknown || !typed_ok) {
       OS_SCAN(scan::SkipValue(v, end, &q, err), v);
       if (!typed_ok) ev->bad_has |= Bit(k);
     } else {
@@ -142,7 +168,8 @@ Scan ParseSlot(const char* v, const char* end, const char** after, Slot* slot, i
   if (*v == '"') {
     std::string_view s;
     OS_SCAN(scan::ParseString(v, end, after, &ev->scratch[9], &s, &ev->repaired, err), v);
-    *slot = Slot::kString;
+    // Old Kineto versions quote ids: "4242", "stream 7", "stream 7 user" (ParseIdString).
+    *slot = ParseIdString(s, x) ? Slot::kInt : Slot::kString;
     return Scan::kOk;
   }
   NumKind kind;

@@ -19,6 +19,7 @@
 #include "importers/kineto/json_scan.h"
 #include "importers/kineto/kineto_keys.h"
 #include "model/events.h"
+#include "model/import_stats.h"
 #include "model/string_table.h"
 
 namespace overlapscope::import {
@@ -37,8 +38,10 @@ struct RawEvent {
   int64_t arg_int[static_cast<size_t>(ArgKey::kCount)];
   std::string_view arg_str[static_cast<size_t>(ArgKey::kCount)];
   model::Dim3 grid, block;
-  const char* bad = nullptr;  // first problem that makes the event unusable (a skip reason)
-  int repaired = 0;           // strings with invalid UTF-8 replaced
+  const char* bad = nullptr;      // first problem that makes the event unusable (a skip reason)
+  int repaired = 0;               // strings with invalid UTF-8 replaced
+  int non_json = 0;               // arg values that are not JSON (N/A, inf, nan, 0x...) of old Kineto versions
+  bool stream_is_handle = false;  // args.stream was a HIP stream handle (0x...), not a stream number
   std::vector<std::string> unknown_args;
   std::string scratch[10];  // decoded strings that needed unescaping
 
@@ -52,6 +55,8 @@ struct RawEvent {
     has = bad_has = 0;
     bad = nullptr;
     repaired = 0;
+    non_json = 0;
+    stream_is_handle = false;
     unknown_args.clear();
   }
 };
@@ -66,7 +71,8 @@ struct MetaRecord {
 
 struct SkipRecord {
   int64_t offset;
-  std::string reason;
+  model::Stat stat;
+  const char* reason;  // a string literal: the detail and the example's text
 };
 
 struct ThreadOut {
@@ -95,12 +101,17 @@ struct ThreadOut {
   int64_t kept_meta = 0;
   int64_t first_cpu_pid = -1;
   bool has_cpu_pid = false;
-  // Recognized-but-not-stored events by kind (fixed slots: flows are ~40% of all events, so
-  // no string-keyed map on that path).
-  enum Ignored : uint8_t { kIgnoredFlow, kIgnoredMeta, kIgnoredTrace, kIgnoredInstant, kIgnoredCount };
-  int64_t ignored[kIgnoredCount] = {};
-  absl::flat_hash_map<std::string, int64_t> unknown_categories, unknown_args, notes;
+  // Import statistics without detail (fixed slots: flows are ~40% of all events, so no
+  // string-keyed map on that path), and those with a detail (a category, an arg key).
+  int64_t stats[model::kStatCount] = {};
+  absl::flat_hash_map<std::pair<model::Stat, std::string>, int64_t> stat_details;
+  int64_t with_correlation = 0;  // runtime calls and GPU activities that carried "correlation"
 
+  void Count(model::Stat s, int64_t n = 1) { stats[static_cast<size_t>(s)] += n; }
+  void Count(model::Stat s, std::string_view detail) {
+    ++stats[static_cast<size_t>(s)];
+    ++stat_details[{s, std::string(detail)}];
+  }
   int32_t LocalThread(int64_t tid);
   int32_t LocalStream(int32_t device, int64_t stream);
   void ClearChunk();

@@ -49,6 +49,8 @@ struct FileContext {
   // order), else once at the end; these record which happened and whether int64 overflowed.
   bool merged_without_base = false;
   bool base_overflow = false;
+  int64_t with_correlation = 0;  // runtime calls and GPU activities with a "correlation" arg
+  std::string host_name;         // the host the trace records (top-level "host_name"), else empty
   bool has_rank = false;
   int64_t rank = -1, world_size = -1;
   std::vector<std::pair<int64_t, std::string>> device_names;  // deviceProperties: id -> name

@@ -126,6 +126,19 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
     ctx_.has_base = true;
     return absl::OkStatus();
   }
+  if (key == "host_name") {
+    return RunStep(
+        [&](const char* p, const char** after, const char** err) {
+          if (*p != '"') return scan::SkipValue(p, End(), after, err);
+          std::string scratch;
+          std::string_view v;
+          int repaired = 0;
+          Scan s = scan::ParseString(p, End(), after, &scratch, &v, &repaired, err);
+          if (s == Scan::kOk) ctx_.host_name.assign(v.substr(0, 255));  // gethostname's limit
+          return s;
+        },
+        key);
+  }
   if (key == "distributedInfo") {
     return RunStep(
         [&](const char* p, const char** after, const char** err) {
@@ -206,7 +219,6 @@ absl::Status FileReader::Run() {
   model::TraceBuilder& b = *ctx_.builder;
   model::Process proc;
   proc.source = b.Intern(ctx_.path);
-  proc.host = b.Intern(HostFromTraceFileName(ctx_.path));
   ctx_.process = b.AddProcess(proc);
   const model::TraceData& d = b.data();
   ctx_.kernels0 = d.kernels.size(), ctx_.memcpys0 = d.memcpys.size(), ctx_.memsets0 = d.memsets.size();
@@ -220,9 +232,7 @@ absl::Status FileReader::Run() {
     // in, a file cut in its trailing keys (traceName, a late baseTimeNanoseconds) still imports,
     // and says so.
     if (!(saw_events && truncated_)) return top;
-    ctx_.stats.notes[ctx_.has_base ? "file ends before the top-level object closes (after traceEvents)"
-                                   : "file ends before the top-level object closes (after traceEvents); "
-                                     "no baseTimeNanoseconds seen"] += 1;
+    ctx_.stats.Add(ctx_.has_base ? model::Stat::kKinetoTruncatedAfterEvents : model::Stat::kKinetoTruncatedNoBase);
   }
   if (!ctx_.has_rank) {
     int32_t r = RankFromFileName(ctx_.path);

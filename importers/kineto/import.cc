@@ -81,16 +81,23 @@ std::string HostFromTraceFileName(std::string_view path) {
   constexpr std::string_view kSuffix = ".pt.trace.json";
   if (!base.ends_with(kSuffix)) return "";
   base.remove_suffix(kSuffix.size());
-  // Strips "<sep><digits>" off the end; false when the name does not end that way.
-  auto strip = [&base](char sep) {
+  // Strips "<sep><digits>" off the end when it has min..max digits; false otherwise.
+  auto strip = [&base](char sep, size_t min_digits, size_t max_digits) {
     size_t at = base.find_last_of(sep);
-    if (at == std::string_view::npos || at + 1 == base.size()) return false;
-    for (char c : base.substr(at + 1))
+    if (at == std::string_view::npos) return false;
+    std::string_view digits = base.substr(at + 1);
+    if (digits.size() < min_digits || digits.size() > max_digits) return false;
+    for (char c : digits)
       if (!std::isdigit(static_cast<unsigned char>(c))) return false;
     base = base.substr(0, at);
     return true;
   };
-  if (!strip('.') || !strip('_') || base.empty()) return "";
+  // PyTorch's name: "<hostname>_<pid>.<time>": time.time_ns() (19 digits) or, before, the time
+  // in ms (13 digits); a pid has at most 7 digits. Anything else ("rank-0.Apr_03_18_51_38.1102")
+  // names no host.
+  if (!strip('.', 13, 19) || !strip('_', 1, 7) || base.empty()) return "";
+  for (char c : base)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.')) return "";  // not a host name
   return std::string(base);
 }
 

@@ -72,9 +72,12 @@ absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::
 int32_t RankFromFileName(std::string_view path);
 
 // The host a PyTorch profiler file name states: tensorboard_trace_handler's default worker name
-// makes "<host>_<pid>.<time_ns>.pt.trace.json[.gz]", so the host is what is left of the base name
-// after ".pt.trace.json", ".<digits>" and "_<digits>". "" for any other name (a custom worker
-// name is not a host). Used for clock alignment across hosts (analyze/clock_align.h).
+// makes "<host>_<pid>.<time>.pt.trace.json[.gz]" (time in ns, 19 digits, or in ms, 13 digits), so
+// the host is what is left of the base name after ".pt.trace.json", ".<time>" and "_<pid>",
+// when that is a host name (letters, digits, '-', '.'). "" for any other name (a custom worker
+// name, HTA's "rank-0.Apr_03_18_51_38.1102.pt.trace.json"). Used only when the trace itself
+// records no host (top-level "host_name", written by Kineto since 2026); the host serves clock
+// alignment across hosts (analyze/clock_align.h).
 std::string HostFromTraceFileName(std::string_view path);
 
 // Imports one Kineto file into `builder` as one new process (one rank). The rank comes from the

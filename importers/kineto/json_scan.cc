@@ -156,25 +156,46 @@ NumKind ToInt(const Digits& g, int shift, bool require_integral, int64_t* out) {
   return NumKind::kOk;
 }
 
-// NaN / Infinity / -Infinity as written by Python's json module: consumed, reported non-finite.
+// Non-finite literals: NaN / Infinity / -Infinity as Python's json module writes them, and what
+// old Kineto versions wrote for a bandwidth of a zero-length copy: N/A (PyTorch 1.8.1), inf /
+// nan (fmt's spelling of a double, PyTorch 1.8.0). Consumed and reported non-finite.
 bool ReadNonFinite(const char* p, const char* end, const char** after, Scan* s, const char** err) {
-  static constexpr std::string_view kLits[] = {"NaN", "Infinity", "-Infinity"};
+  static constexpr std::string_view kLits[] = {"NaN", "Infinity", "-Infinity", "N/A", "nan", "-nan", "inf", "-inf"};
+  const bool letter =
+      *p == 'N' || *p == 'I' || *p == 'n' || *p == 'i' || (*p == '-' && (p[1] == 'I' || p[1] == 'n' || p[1] == 'i'));
+  if (!letter) return false;
   for (std::string_view lit : kLits) {
-    if (*p != lit[0] || (lit[0] == '-' && p[1] != 'I')) continue;
-    if (p + lit.size() > end) {
-      *s = Scan::kNeedMore;
-      return true;
+    const size_t avail = static_cast<size_t>(end - p);
+    if (avail < lit.size()) {
+      if (std::memcmp(p, lit.data(), avail) == 0) {
+        *s = Scan::kNeedMore;
+        return true;
+      }
+      continue;
     }
-    if (std::memcmp(p, lit.data(), lit.size()) != 0) {
-      *err = "invalid literal";
-      *s = Scan::kError;
-      return true;
-    }
+    if (std::memcmp(p, lit.data(), lit.size()) != 0) continue;
     *after = p + lit.size();
     *s = EndOfToken(*after, end, err, "invalid literal");
-    return true;
+    if (*s == Scan::kOk || *s == Scan::kNeedMore) return true;
   }
-  return false;
+  return false;  // not one of them (null, or malformed: the caller's checks report it)
+}
+
+// A "0x..." token (a pointer that roctracer-era Kineto wrote without quotes): its value when it
+// fits 60 bits. *n is the token's length.
+bool ReadHexToken(const char* p, const char* end, const char** after, uint64_t* v, bool* fits, Scan* s,
+                  const char** err) {
+  if (!(p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) return false;
+  const char* q = p + 2;
+  uint64_t x = 0;
+  int digits = 0;
+  for (int h; (h = HexDigit(*q)) >= 0; ++q, ++digits) x = digits < 15 ? x * 16 + static_cast<uint64_t>(h) : x;
+  *v = x;
+  *fits = digits > 0 && digits <= 15;
+  *after = q;
+  *s = digits == 0 ? (q >= end ? Scan::kNeedMore : (*err = "invalid number", Scan::kError))
+                   : EndOfToken(q, end, err, "invalid number");
+  return true;
 }
 
 Scan ParseScaled(const char* p, const char* end, const char** after, int shift, bool require_integral, int64_t* v,
@@ -182,6 +203,14 @@ Scan ParseScaled(const char* p, const char* end, const char** after, int shift, 
   Scan s;
   if (ReadNonFinite(p, end, after, &s, err)) {
     *kind = NumKind::kNonFinite;
+    return s;
+  }
+  uint64_t hex;
+  bool fits;
+  if (ReadHexToken(p, end, after, &hex, &fits, &s, err)) {
+    // An integer arg (a stream handle) may be hex; a time (shift != 0) may not.
+    *kind = shift != 0 ? NumKind::kNotNumber : fits ? NumKind::kOk : NumKind::kOutOfRange;
+    if (*kind == NumKind::kOk) *v = static_cast<int64_t>(hex);
     return s;
   }
   if (*p != '-' && (*p < '0' || *p > '9')) {
@@ -312,23 +341,23 @@ Scan SkipValue(const char* p, const char* end, const char** after, const char** 
       }
     }
   }
+  if (c == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    uint64_t hex;
+    bool fits;
+    Scan s;
+    ReadHexToken(p, end, after, &hex, &fits, &s, err);
+    return s;
+  }
+  if (c == 'N' || c == 'I' || c == 'n' || c == 'i' || (c == '-' && (p[1] == 'I' || p[1] == 'n' || p[1] == 'i'))) {
+    Scan s;
+    if (ReadNonFinite(p, end, after, &s, err)) return s;  // else null, or malformed (below)
+  }
   if (c == '-' || (c >= '0' && c <= '9')) {
     // A skipped number is not converted: take its characters, then check what follows.
     const char* q = p + 1;
     while ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' || *q == '-') ++q;
-    if (c == '-' && q == p + 1 && *q == 'I') {
-      int64_t v;
-      NumKind kind;
-      return ParseScaled(p, end, after, 0, false, &v, &kind, err);  // -Infinity
-    }
     *after = q;
     return EndOfToken(q, end, err, "invalid number");
-  }
-  if (c == 'N' || c == 'I') {
-    int64_t v;
-    NumKind kind;
-    Scan s = ParseScaled(p, end, after, 0, false, &v, &kind, err);
-    return s;  // kOutOfRange etc. do not matter for a skipped value
   }
   static constexpr std::string_view kLits[] = {"true", "false", "null"};
   for (std::string_view lit : kLits) {

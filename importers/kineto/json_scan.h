@@ -128,6 +128,16 @@ inline Scan SkipString(const char* p, const char* end, const char** after) {
 // string awareness only; the scalars inside them are not validated (they are not used).
 Scan SkipValue(const char* p, const char* end, const char** after, const char** err);
 
+// True when the value at v is one of the non-JSON tokens old Kineto versions wrote: N/A, NaN,
+// nan, inf, Infinity (signed or not), or an unquoted 0x... pointer. They are accepted where a
+// number may stand (non-finite, or an integer for 0x...), and counted by the importer.
+inline bool IsNonJsonToken(const char* v) {
+  const char c = v[0] == '-' ? v[1] : v[0];
+  if (v[0] == 'n' && v[1] == 'u') return false;  // null
+  if (c == 'N' || c == 'I' || c == 'n' || c == 'i') return true;
+  return v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+}
+
 // A JSON number token, as exact decimal digits: value = digits * 10^(exp10), sign separate.
 enum class NumKind : uint8_t { kOk, kNotNumber, kNonFinite, kOutOfRange };
 
@@ -168,7 +178,8 @@ inline Scan ParseInt(const char* p, const char* end, const char** after, int64_t
 
 // Parses a microsecond value (Kineto ts/dur, e.g. 4430921397268.557) into integer nanoseconds
 // exactly: decimal digits, no floating point. Digits beyond the ns position round half away from
-// zero. NaN/Infinity literals give kNonFinite; beyond int64 ns gives kOutOfRange.
+// zero. NaN/Infinity (and N/A, nan, inf) literals give kNonFinite; beyond int64 ns gives
+// kOutOfRange; a 0x... token is kNotNumber.
 inline Scan ParseMicrosAsNs(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
                             const char** err) {
   // Fast path: [0-9]{1,15}(.[0-9]{1,3})? then a delimiter: ns = int * 1000 + frac * 10^(3-len).

@@ -1,6 +1,7 @@
 #include "importers/kineto/kineto_keys.h"
 
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -101,9 +102,9 @@ constexpr std::string_view kArgNames[] = {"(unknown)",
 static_assert(std::size(kArgNames) == static_cast<size_t>(ArgKey::kCount));
 
 constexpr std::string_view kCategoryNames[] = {
-    "<none>",      "<unknown>", "kernel", "gpu_memcpy",      "gpu_memset",          "cuda_runtime",
-    "cuda_driver", "cuda_sync", "cpu_op", "user_annotation", "gpu_user_annotation", "python_function",
-    "ac2g",        "overhead",  "Trace"};
+    "<none>",      "<unknown>", "kernel",   "gpu_memcpy",      "gpu_memset",          "cuda_runtime",
+    "cuda_driver", "cuda_sync", "cpu_op",   "user_annotation", "gpu_user_annotation", "python_function",
+    "ac2g",        "fwdbwd",    "overhead", "Trace",           "(ignored)",           "(other accelerator)"};
 static_assert(std::size(kCategoryNames) == static_cast<size_t>(Category::kCount));
 
 const WordTable<Category> kCategories({{"kernel", Category::kKernel},
@@ -116,9 +117,43 @@ const WordTable<Category> kCategories({{"kernel", Category::kKernel},
                                        {"user_annotation", Category::kUserAnnotation},
                                        {"gpu_user_annotation", Category::kGpuUserAnnotation},
                                        {"python_function", Category::kPythonFunction},
-                                       {"ac2g", Category::kAc2g},
                                        {"overhead", Category::kOverhead},
-                                       {"Trace", Category::kTrace}},
+                                       {"Trace", Category::kTrace},
+                                       // PyTorch 1.8-1.10 (2021) spellings.
+                                       {"Kernel", Category::kKernel},
+                                       {"Memcpy", Category::kGpuMemcpy},
+                                       {"Memset", Category::kGpuMemset},
+                                       {"Runtime", Category::kCudaRuntime},
+                                       {"Operator", Category::kCpuOp},
+                                       {"User", Category::kGpuUserAnnotation},
+                                       {"gpu_user_Annotation", Category::kGpuUserAnnotation},
+                                       // Flow arrows of every version.
+                                       {"ac2g", Category::kLaunchFlow},
+                                       {"async_cpu_to_gpu", Category::kLaunchFlow},
+                                       {"async_gpu", Category::kLaunchFlow},
+                                       {"async", Category::kLaunchFlow},
+                                       {"fwdbwd", Category::kOtherFlow},
+                                       {"fwd_bwd", Category::kOtherFlow},
+                                       // Known, not used.
+                                       {"cuda_profiler_range", Category::kIgnoredKnown},
+                                       {"cuda_event", Category::kIgnoredKnown},
+                                       {"external_correlation", Category::kIgnoredKnown},
+                                       {"cpu_instant_event", Category::kIgnoredKnown},
+                                       // Other accelerators (ActivityType names).
+                                       {"glow_runtime", Category::kOtherAccelerator},
+                                       {"mtia_runtime", Category::kOtherAccelerator},
+                                       {"mtia_ccp_events", Category::kOtherAccelerator},
+                                       {"mtia_insight", Category::kOtherAccelerator},
+                                       {"mtia_counters", Category::kOtherAccelerator},
+                                       {"hpu_op", Category::kOtherAccelerator},
+                                       {"xpu_runtime", Category::kOtherAccelerator},
+                                       {"xpu_driver", Category::kOtherAccelerator},
+                                       {"xpu_sync", Category::kOtherAccelerator},
+                                       {"xpu_scope_profiler", Category::kOtherAccelerator},
+                                       {"privateuse1_runtime", Category::kOtherAccelerator},
+                                       {"privateuse1_driver", Category::kOtherAccelerator},
+                                       {"collective_comm", Category::kOtherAccelerator},
+                                       {"hardware_counters", Category::kOtherAccelerator}},
                                       Category::kUnknown);
 
 }  // namespace
@@ -132,12 +167,18 @@ ArgKey ClassifyArgKey(std::string_view k) {
   switch (k.size()) {
     case 3:
       if (std::memcmp(s, "Seq", 3) == 0) return ArgKey::kSeq;
+      if (std::memcmp(s, "cid", 3) == 0) return ArgKey::kIgnored;  // ROCm call id
+      if (std::memcmp(s, "ptr", 3) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "src", 3) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "dst", 3) == 0) return ArgKey::kIgnored;
       break;
     case 4:
       if (std::memcmp(s, "grid", 4) == 0) return ArgKey::kGrid;
       if (std::memcmp(s, "name", 4) == 0) return ArgKey::kName;
       if (std::memcmp(s, "cbid", 4) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "Rank", 4) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "kind", 4) == 0) return ArgKey::kIgnored;  // ROCm copy/dispatch kind
+      if (std::memcmp(s, "size", 4) == 0) return ArgKey::kIgnored;  // ROCm call's byte count
       break;
     case 5:
       if (std::memcmp(s, "bytes", 5) == 0) return ArgKey::kBytes;
@@ -146,6 +187,9 @@ ArgKey ClassifyArgKey(std::string_view k) {
       break;
     case 6:
       if (std::memcmp(s, "device", 6) == 0) return ArgKey::kDevice;
+      if (std::memcmp(s, "Device", 6) == 0) return ArgKey::kIgnored;  // PyTorch 1.8 Operator arg
+      if (std::memcmp(s, "kernel", 6) == 0) return ArgKey::kIgnored;  // ROCm launch: kernel name
+      if (std::memcmp(s, "Kernel", 6) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "stream", 6) == 0) return ArgKey::kStream;
       if (std::memcmp(s, "labels", 6) == 0) return ArgKey::kLabels;
       if (std::memcmp(s, "queued", 6) == 0) return ArgKey::kIgnored;
@@ -156,22 +200,41 @@ ArgKey ClassifyArgKey(std::string_view k) {
       break;
     case 8:
       if (std::memcmp(s, "Op count", 8) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "inDevice", 8) == 0) return ArgKey::kDevice;  // peer copies: where it ran
+      if (std::memcmp(s, "toDevice", 8) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "event_id", 8) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "grid dim", 8) == 0) return ArgKey::kIgnored;  // ROCm 2021-22
       break;
     case 9:
       if (std::memcmp(s, "Python id", 9) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "inContext", 9) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "toContext", 9) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "block dim", 9) == 0) return ArgKey::kIgnored;
       break;
     case 10:
       if (std::memcmp(s, "Group size", 10) == 0) return ArgKey::kGroupSize;
       if (std::memcmp(s, "Input type", 10) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "Input Dims", 10) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "sort_index", 10) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "fromDevice", 10) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Input dims", 10) == 0) return ArgKey::kIgnored;  // PyTorch 1.8 Operator args
+      if (std::memcmp(s, "Trace name", 10) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Call stack", 10) == 0) return ArgKey::kIgnored;
       break;
     case 11:
       if (std::memcmp(s, "correlation", 11) == 0) return ArgKey::kCorrelation;
       if (std::memcmp(s, "External id", 11) == 0) return ArgKey::kExternalId;
+      if (std::memcmp(s, "external id", 11) == 0) return ArgKey::kExternalId;  // 2021 GPU/runtime args
+      if (std::memcmp(s, "external ts", 11) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "fromContext", 11) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Input names", 11) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Output dims", 11) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Output type", 11) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "shared size", 11) == 0) return ArgKey::kIgnored;  // ROCm 2021-22
       break;
     case 12:
       if (std::memcmp(s, "warps per SM", 12) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Output names", 12) == 0) return ArgKey::kIgnored;
       break;
     case 13:
       if (std::memcmp(s, "shared memory", 13) == 0) return ArgKey::kSharedMemory;
@@ -183,12 +246,15 @@ ArgKey ClassifyArgKey(std::string_view k) {
       if (std::memcmp(s, "Python thread", 13) == 0) return ArgKey::kIgnored;
       break;
     case 14:
+      if (std::memcmp(s, "correlation id", 14) == 0) return ArgKey::kCorrelation;  // alias (not Kineto's)
       if (std::memcmp(s, "Out msg nelems", 14) == 0) return ArgKey::kOutNelems;
       if (std::memcmp(s, "wait_on_stream", 14) == 0) return ArgKey::kWaitOnStream;
       if (std::memcmp(s, "Out split size", 14) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "cuda_sync_kind", 14) == 0) return ArgKey::kIgnored;
       break;
     case 15:
+      if (std::memcmp(s, "Trace iteration", 15) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Extra arguments", 15) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "Collective name", 15) == 0) return ArgKey::kCollectiveName;
       if (std::memcmp(s, "Sequence number", 15) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "Concrete Inputs", 15) == 0) return ArgKey::kIgnored;
@@ -228,6 +294,14 @@ ArgKey ClassifyArgKey(std::string_view k) {
   return ArgKey::kUnknown;
 }
 std::string_view ArgKeyName(ArgKey k) { return kArgNames[static_cast<size_t>(k)]; }
+const char* BadArgReason(ArgKey k) {
+  static const auto* const kReasons = [] {
+    auto* r = new std::vector<std::string>();
+    for (std::string_view n : kArgNames) r->push_back("bad arg value: " + std::string(n));
+    return r;
+  }();
+  return (*kReasons)[static_cast<size_t>(k)].c_str();
+}
 Category ClassifyCategory(std::string_view c) { return kCategories.Find(c); }
 std::string_view CategoryName(Category c) { return kCategoryNames[static_cast<size_t>(c)]; }
 
@@ -305,11 +379,75 @@ int DtypeBytes(std::string_view d) {
   return 0;
 }
 
-int8_t CopyApiIsAsync(std::string_view n) {
-  bool copy = n.substr(0, 10) == "cudaMemcpy" || n.substr(0, 10) == "cudaMemset" || n.substr(0, 8) == "cuMemcpy" ||
-              n.substr(0, 8) == "cuMemset";
-  if (!copy) return -1;
-  return n.find("Async") != std::string_view::npos ? 1 : 0;
+bool LooksLikeDeviceCategory(std::string_view c) {
+  std::string lower(c);
+  for (char& ch : lower) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+  for (std::string_view w : {"kernel", "gpu", "cuda", "hip", "rocm", "memcpy", "memset", "runtime", "driver", "sync",
+                             "device", "stream", "nccl", "rccl"})
+    if (lower.find(w) != std::string::npos) return true;
+  return false;
 }
+
+bool IsGpuCategory(Category c) {
+  return c == Category::kKernel || c == Category::kGpuMemcpy || c == Category::kGpuMemset ||
+         c == Category::kGpuUserAnnotation || c == Category::kCudaSync;
+}
+bool IsRuntimeCategory(Category c) { return c == Category::kCudaRuntime || c == Category::kCudaDriver; }
+bool IsHostCategory(Category c) {
+  return c == Category::kCpuOp || c == Category::kUserAnnotation || c == Category::kPythonFunction ||
+         c == Category::kOverhead;
+}
+
+bool ParseIdString(std::string_view s, int64_t* v) {
+  if (s.substr(0, 7) == "stream ") {
+    s.remove_prefix(7);
+    for (std::string_view suffix : {" user", " annotations"})
+      if (s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix) s.remove_suffix(suffix.size());
+  }
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    if (s.size() > 2 + 15) return false;  // a handle beyond 60 bits is not an id we can keep
+    uint64_t x = 0;
+    for (char c : s.substr(2)) {
+      int d = c >= '0' && c <= '9'   ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                     : -1;
+      if (d < 0) return false;
+      x = x * 16 + static_cast<uint64_t>(d);
+    }
+    *v = static_cast<int64_t>(x);
+    return true;
+  }
+  const bool neg = !s.empty() && s[0] == '-';
+  if (neg) s.remove_prefix(1);
+  if (s.empty() || s.size() > 18) return false;
+  int64_t x = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    x = x * 10 + (c - '0');
+  }
+  *v = neg ? -x : x;
+  return true;
+}
+
+int RocmAsyncOpKind(std::string_view n, MemcpyKind* kind) {
+  if (n == "FillBuffer") return 2;
+  if (n.substr(0, 4) != "Copy") return 0;
+  n.remove_prefix(4);
+  if (n.size() > 2 && n.substr(n.size() - 2) == "2D") n.remove_suffix(2);
+  if (n == "HostToDevice")
+    *kind = MemcpyKind::kHtoD;
+  else if (n == "DeviceToHost")
+    *kind = MemcpyKind::kDtoH;
+  else if (n == "DeviceToDevice")
+    *kind = MemcpyKind::kDtoD;
+  else if (n == "HostToHost")
+    *kind = MemcpyKind::kHtoH;
+  else
+    return 0;
+  return 1;
+}
+
+int8_t CopyApiIsAsync(std::string_view n) { return model::CopyIsAsync(model::ClassifyApiCall(n)); }
 
 }  // namespace overlapscope::import

@@ -4,6 +4,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "importers/kineto/file_context.h"
+#include "importers/kineto/import.h"
+#include "model/bounds.h"
 
 namespace overlapscope::import {
 namespace {
@@ -42,16 +44,42 @@ struct Remapper {
   }
 };
 
-void AddAll(absl::btree_map<std::string, int64_t>& to, const absl::flat_hash_map<std::string, int64_t>& from) {
-  for (const auto& [k, v] : from) to[k] += v;
-}
-
 template <typename T>
 void AddBase(std::vector<T>& v, size_t from, int64_t base, bool* overflow) {
   for (size_t i = from; i < v.size(); ++i) {
     *overflow |= __builtin_add_overflow(v[i].start_ns, base, &v[i].start_ns);
     *overflow |= __builtin_add_overflow(v[i].end_ns, base, &v[i].end_ns);
+    *overflow |= !model::TimeInBounds(v[i].start_ns) || !model::TimeInBounds(v[i].end_ns);
   }
+}
+
+// roctracer-era ROCm traces (Kineto 2021-2023) write each HIP call's and each GPU operation's
+// correlation id as "External id" and no "correlation" at all. In a file where nothing carries
+// "correlation" and HIP calls are present, the External ids of calls and GPU activities are
+// their correlation ids (host ranges keep theirs: those are operator ids).
+void CorrelationFromExternalId(FileContext& ctx) {
+  model::TraceData& d = ctx.builder->data();
+  if (ctx.with_correlation > 0) return;
+  bool hip = false;
+  for (size_t i = ctx.api0; i < d.api_calls.size() && !hip; ++i)
+    hip = model::ApiVendorOf(d.strings.Get(d.api_calls[i].name)) == model::ApiVendor::kHip;
+  if (!hip) return;
+  int64_t moved = 0;
+  auto move = [&](auto& v, size_t from) {
+    for (size_t i = from; i < v.size(); ++i) {
+      if (v[i].correlation_id != kNoCorrelation || v[i].external_id == kNoCorrelation) continue;
+      v[i].correlation_id = v[i].external_id;
+      v[i].external_id = kNoCorrelation;
+      ++moved;
+    }
+  };
+  move(d.api_calls, ctx.api0);
+  move(d.kernels, ctx.kernels0);
+  move(d.memcpys, ctx.memcpys0);
+  move(d.memsets, ctx.memsets0);
+  for (size_t i = ctx.api0; i < d.api_calls.size(); ++i)
+    if (d.api_calls[i].correlation_id != kNoCorrelation) ctx.api_correlations.insert(d.api_calls[i].correlation_id);
+  if (moved > 0) ctx.stats.Add(model::Stat::kKinetoCorrelationFromExternalId, moved);
 }
 
 }  // namespace
@@ -65,8 +93,10 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   if (!ctx.has_base && out.events_read > 0) ctx.merged_without_base = true;
   bool overflow = false;
   auto rebase = [&](auto& e) {
+    if (base == 0) return;  // bounds were checked at parse time
     overflow |= __builtin_add_overflow(e.start_ns, base, &e.start_ns);
     overflow |= __builtin_add_overflow(e.end_ns, base, &e.end_ns);
+    overflow |= !model::TimeInBounds(e.start_ns) || !model::TimeInBounds(e.end_ns);
   };
 
   const size_t coll_base = d.collectives.size();
@@ -118,12 +148,13 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   }
   // Skips of this chunk, in file order with the duplicate-correlation ones interleaved.
   std::vector<SkipRecord> skips = std::move(out.skips);
+  out.skips.clear();
   int64_t duplicates = 0;
   d.api_calls.reserve(d.api_calls.size() + out.api_calls.size());
   for (size_t i = 0; i < out.api_calls.size(); ++i) {
     model::ApiCall a = out.api_calls[i];
     if (a.correlation_id != kNoCorrelation && !ctx.api_correlations.insert(a.correlation_id).second) {
-      skips.push_back({out.api_offsets[i], "duplicate correlation id"});
+      skips.push_back({out.api_offsets[i], model::Stat::kKinetoRuntimeEventSkipped, "duplicate correlation id"});
       ++duplicates;
       --out.kept[static_cast<size_t>(a.kind == model::ApiKind::kRuntime ? Category::kCudaRuntime
                                                                         : Category::kCudaDriver)];
@@ -135,19 +166,21 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   }
   if (duplicates > 0)
     std::stable_sort(skips.begin(), skips.end(), [](const auto& x, const auto& y) { return x.offset < y.offset; });
-  for (const SkipRecord& s : skips) st.Skip(s.reason, absl::StrCat("offset ", s.offset, ": ", s.reason));
+  for (const SkipRecord& s : skips) st.Skip(s.stat, s.reason, absl::StrCat("offset ", s.offset, ": ", s.reason));
 
   ctx.base_overflow |= overflow;
   st.events_read += out.events_read;
   for (size_t c = 0; c < static_cast<size_t>(Category::kCount); ++c)
     if (out.kept[c] > 0) st.kept_by_category[std::string(CategoryName(static_cast<Category>(c)))] += out.kept[c];
   if (out.kept_meta > 0) st.kept_by_category["M"] += out.kept_meta;
-  static constexpr const char* kIgnoredNames[] = {"ac2g", "M", "Trace", "i"};
-  for (int i = 0; i < ThreadOut::kIgnoredCount; ++i)
-    if (out.ignored[i] > 0) st.ignored_by_category[kIgnoredNames[i]] += out.ignored[i];
-  AddAll(st.unknown_categories, out.unknown_categories);
-  AddAll(st.unknown_args, out.unknown_args);
-  AddAll(st.notes, out.notes);
+  // Counts with a detail are in stat_details too: add them from there only.
+  for (const auto& [key, n] : out.stat_details) {
+    st.Add(key.first, n, key.second);
+    out.stats[static_cast<size_t>(key.first)] -= n;
+  }
+  for (size_t i = 0; i < model::kStatCount; ++i)
+    if (out.stats[i] != 0) st.Add(static_cast<model::Stat>(i), out.stats[i]);
+  ctx.with_correlation += out.with_correlation;
   for (MetaRecord& m : out.metas) ctx.metas.push_back(std::move(m));
   ctx.flow_ids.insert(ctx.flow_ids.end(), out.flow_ids.begin(), out.flow_ids.end());
   if (!ctx.has_cpu_pid && out.has_cpu_pid) {
@@ -176,8 +209,10 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
   }
   if (overflow)
     return absl::InvalidArgumentError(
-        absl::StrCat(ctx.path, ": offset ", ctx.base_offset, ": baseTimeNanoseconds + ts beyond int64 ns"));
+        absl::StrCat(ctx.path, ": offset ", ctx.base_offset,
+                     ": baseTimeNanoseconds + ts beyond the supported range (|t| <= 4e18 ns)"));
 
+  CorrelationFromExternalId(ctx);
   // Host thread of each sync and asynchrony of each copy/memset: the API call with the same
   // correlation id. Only the ids asked for are indexed, so this stays small on huge files.
   absl::flat_hash_map<int64_t, int32_t> wanted;
@@ -205,7 +240,7 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     else
       ++unattributed_syncs;
   }
-  if (unattributed_syncs > 0) st.notes["cuda_sync without API call of the same correlation"] += unattributed_syncs;
+  if (unattributed_syncs > 0) st.Add(model::Stat::kKinetoSyncWithoutCall, unattributed_syncs);
   for (size_t i = ctx.memcpys0; i < d.memcpys.size(); ++i)
     if (const model::ApiCall* a = api_of(d.memcpys[i].correlation_id))
       d.memcpys[i].is_async = CopyApiIsAsync(b.data().strings.Get(a->name));
@@ -224,7 +259,7 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i) fn(d.memsets[i].correlation_id);
   };
   for_gpu_ids([&](int64_t c) { orphans += c != kNoCorrelation && !api_ids.contains(c); });
-  if (orphans > 0) st.notes["GPU activity without API call in file (launched before the capture)"] += orphans;
+  if (orphans > 0) st.Add(model::Stat::kGpuWithoutLaunch, orphans);
   std::vector<int64_t> missed;
   for (int64_t id : ctx.flow_ids)
     if (!api_ids.contains(id)) missed.push_back(id);
@@ -235,7 +270,7 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     std::sort(other.begin(), other.end());
     int64_t mismatches = 0;
     for (int64_t id : missed) mismatches += !std::binary_search(other.begin(), other.end(), id);
-    if (mismatches > 0) st.notes["ac2g flow id without matching correlation id"] += mismatches;
+    if (mismatches > 0) st.Add(model::Stat::kKinetoFlowIdUnmatched, mismatches);
   }
   std::vector<int64_t>().swap(ctx.flow_ids);
   absl::flat_hash_set<int64_t>().swap(ctx.api_correlations);
@@ -243,6 +278,8 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
   // Metadata: the CPU process is the one labelled "CPU" (else the pid of the first host event);
   // GPU rows are pids labelled "GPU n" (else pids equal to a device ordinal).
   model::Process& proc = d.processes[ctx.process];
+  // The host the trace records, else the one PyTorch's default file name states.
+  proc.host = b.Intern(!ctx.host_name.empty() ? ctx.host_name : HostFromTraceFileName(ctx.path));
   absl::flat_hash_set<int64_t> gpu_pids;
   int64_t cpu_pid = ctx.cpu_pid;
   bool has_cpu_pid = ctx.has_cpu_pid;
@@ -296,6 +333,8 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
   st.base_time_ns = ctx.has_base ? ctx.base_ns : 0;
   st.events_kept = 0;
   for (const auto& [k, v] : st.kept_by_category) st.events_kept += v;
+  st.gpu_activities_kept = static_cast<int64_t>((d.kernels.size() - ctx.kernels0) + (d.memcpys.size() - ctx.memcpys0) +
+                                                (d.memsets.size() - ctx.memsets0));
   d.sources.push_back(std::move(st));
   return absl::OkStatus();
 }

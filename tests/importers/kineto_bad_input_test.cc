@@ -130,8 +130,14 @@ TEST(KinetoBadInput, BadEventsAreSkippedAndCountedByReason) {
                                                {"bad arg value: grid", 1}, {"tid not an integer", 1},
                                                {"missing device", 1},      {"unsupported ph", 1},
                                                {"missing ph", 1},          {"name not a string", 1}};
-  std::map<std::string, int64_t> got(s.skipped_by_reason.begin(), s.skipped_by_reason.end());
-  EXPECT_EQ(got, want);
+  EXPECT_EQ(SkipDetails(s), want);
+  // Counted under what the events are: 12 kernels, 1 host range, 2 of no readable kind (B and a
+  // missing ph: the cpu_op category is known, the event's kind is not). Skipped kernels are
+  // data loss: every output warns.
+  EXPECT_EQ(s.Count(model::Stat::kKinetoGpuEventSkipped), 12);
+  EXPECT_EQ(s.Count(model::Stat::kKinetoHostEventSkipped), 1);
+  EXPECT_EQ(s.Count(model::Stat::kKinetoEventUnreadable), 2);
+  EXPECT_FALSE(model::ImportWarnings(t->sources()).empty());
   // Examples name the byte offset of the skipped event's '{'.
   ASSERT_GE(s.examples.size(), 2u);
   size_t second = content.find(ev[1]);
@@ -147,7 +153,7 @@ TEST(KinetoBadInput, DuplicateCorrelationIdsUnsortedEventsAndBadUtf8) {
   absl::StatusOr<model::Trace> t;
   ASSERT_EQ(Try("dups.json", content, &t), "");
   const auto& s = t->sources()[0];
-  EXPECT_EQ(s.skipped_by_reason.at("duplicate correlation id"), 1);
+  EXPECT_EQ(DetailOf(s, model::Stat::kKinetoRuntimeEventSkipped, "duplicate correlation id"), 1);
   EXPECT_EQ(s.examples.at(0), "offset " + std::to_string(content.find(ev[1])) + ": duplicate correlation id");
   ASSERT_EQ(t->api_calls().size(), 1u);
   EXPECT_EQ(t->str(t->api_calls()[0].name), "cudaLaunchKernel");  // the first in the file wins
@@ -156,7 +162,7 @@ TEST(KinetoBadInput, DuplicateCorrelationIdsUnsortedEventsAndBadUtf8) {
   EXPECT_EQ(t->kernels()[0].start_ns, 20000);
   EXPECT_EQ(t->kernels()[1].start_ns, 40000);
   EXPECT_EQ(t->str(t->kernels()[0].name), "bad\xEF\xBF\xBDname");
-  EXPECT_EQ(s.notes.at("strings with invalid UTF-8 (replaced by U+FFFD)"), 1);
+  EXPECT_EQ(s.Count(model::Stat::kStringsRepaired), 1);
 }
 
 TEST(KinetoBadInput, UnknownCategoriesAndArgsAreCounted) {
@@ -171,13 +177,17 @@ TEST(KinetoBadInput, UnknownCategoriesAndArgsAreCounted) {
   absl::StatusOr<model::Trace> t;
   ASSERT_EQ(Try("unknown.json", Doc(ev), &t), "");
   const auto& s = t->sources()[0];
-  EXPECT_EQ(s.unknown_categories.at("fancy_new_cat"), 1);
-  EXPECT_EQ(s.unknown_categories.at("<none>"), 1);
-  EXPECT_EQ(s.unknown_args.at("my arg"), 1);
-  EXPECT_EQ(s.unknown_args.at("other"), 1);
-  EXPECT_EQ(s.ignored_by_category.at("ac2g"), 2);
+  // Neither unknown category looks like device activity (no device/stream/correlation args, no
+  // device-like name): info, not data loss.
+  EXPECT_EQ(DetailOf(s, model::Stat::kKinetoCategoryUnknown, "fancy_new_cat"), 1);
+  EXPECT_EQ(DetailOf(s, model::Stat::kKinetoCategoryUnknown, "<none>"), 1);
+  EXPECT_EQ(s.Count(model::Stat::kKinetoDeviceCategoryUnknown), 0);
+  EXPECT_EQ(DetailOf(s, model::Stat::kKinetoUnknownArg, "my arg"), 1);
+  EXPECT_EQ(DetailOf(s, model::Stat::kKinetoUnknownArg, "other"), 1);
+  EXPECT_EQ(s.Count(model::Stat::kKinetoLaunchFlow), 2);
   // Flow id 1 is the kernel's correlation id; 99 matches nothing.
-  EXPECT_EQ(s.notes.at("ac2g flow id without matching correlation id"), 1);
+  EXPECT_EQ(s.Count(model::Stat::kKinetoFlowIdUnmatched), 1);
+  EXPECT_TRUE(model::ImportWarnings(t->sources()).empty());
   EXPECT_EQ(s.events_read, 5);
   EXPECT_EQ(s.events_kept, 1);
 }
@@ -196,9 +206,9 @@ TEST(KinetoBadInput, BaseTimeBeforeOrAfterEventsGivesTheSameNanoseconds) {
   }
   // A base that pushes ts beyond int64 is a file-level error (every timestamp would be wrong).
   std::string content = Doc(ev, "  \"baseTimeNanoseconds\": 9223372036854775000,\n");
-  EXPECT_EQ(ErrorOf("base_overflow.json", content), P("base_overflow.json") + ": offset " +
-                                                        std::to_string(content.find("9223372036854775000")) +
-                                                        ": baseTimeNanoseconds + ts beyond int64 ns");
+  EXPECT_EQ(ErrorOf("base_overflow.json", content),
+            P("base_overflow.json") + ": offset " + std::to_string(content.find("9223372036854775000")) +
+                ": baseTimeNanoseconds + ts beyond the supported range (|t| <= 4e18 ns)");
 }
 
 TEST(KinetoBadInput, RankFromDistributedInfoOrFileName) {
@@ -223,13 +233,18 @@ TEST(KinetoBadInput, RankFromDistributedInfoOrFileName) {
 }
 
 TEST(KinetoBadInput, HostFromPyTorchFileName) {
-  // tensorboard_trace_handler's default: <host>_<pid>.<time_ns>.pt.trace.json[.gz].
+  // tensorboard_trace_handler's default: <host>_<pid>.<time>.pt.trace.json[.gz], the time in ns
+  // (time.time_ns(), 19 digits) or, in older PyTorch, in ms (13 digits).
   EXPECT_EQ(HostFromTraceFileName("/runs/n1.cluster_1234.1700000000000000000.pt.trace.json"), "n1.cluster");
-  EXPECT_EQ(HostFromTraceFileName("gpu-node_7_99.17.pt.trace.json.gz"), "gpu-node_7");
+  EXPECT_EQ(HostFromTraceFileName("gpu-node-7_99.1623143089861.pt.trace.json.gz"), "gpu-node-7");
   EXPECT_EQ(HostFromTraceFileName("rank0.json.gz"), "");
-  EXPECT_EQ(HostFromTraceFileName("worker_a.17.pt.trace.json"), "");  // no pid: a custom worker name
-  EXPECT_EQ(HostFromTraceFileName("_12.17.pt.trace.json"), "");       // nothing left for the host
-  EXPECT_EQ(HostFromTraceFileName("host_12.pt.trace.json"), "");      // no time stamp
+  EXPECT_EQ(HostFromTraceFileName("worker_a.1623143089861.pt.trace.json"), "");  // no pid: a custom worker name
+  EXPECT_EQ(HostFromTraceFileName("_12.1623143089861.pt.trace.json"), "");       // nothing left for the host
+  EXPECT_EQ(HostFromTraceFileName("host_12.pt.trace.json"), "");                 // no time stamp
+  EXPECT_EQ(HostFromTraceFileName("host_12.17.pt.trace.json"), "");              // 17 is no time stamp
+  // HTA's test data: "rank-0.Apr_03_18_51_38.1102" is a worker name with a date, no host.
+  EXPECT_EQ(HostFromTraceFileName("rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), "");
+  EXPECT_EQ(HostFromTraceFileName("my_host_12.1700000000000000000.pt.trace.json"), "");  // '_' is no host character
   std::vector<std::string> ev = {Kernel("1", "1", "1")};
   absl::StatusOr<model::Trace> t;
   ASSERT_EQ(Try("nodeA_42.1700000000000000000.pt.trace.json", Doc(ev), &t), "");
@@ -237,6 +252,13 @@ TEST(KinetoBadInput, HostFromPyTorchFileName) {
   // Its own file name: ctest runs the tests of this file in parallel in one temp directory.
   ASSERT_EQ(Try("no_host.json", Doc(ev), &t), "");
   EXPECT_EQ(t->strings().Get(t->processes()[0].host), "");
+  // What the trace records wins over the file name (Kineto's top-level "host_name"), before or
+  // after traceEvents.
+  ASSERT_EQ(Try("nodeB_43.1700000000000000000.pt.trace.json", Doc(ev, "  \"host_name\": \"gpu-17.example\",\n"), &t),
+            "");
+  EXPECT_EQ(t->strings().Get(t->processes()[0].host), "gpu-17.example");
+  ASSERT_EQ(Try("host_after.json", Doc(ev, "", ",\n  \"host_name\": \"late-host\""), &t), "");
+  EXPECT_EQ(t->strings().Get(t->processes()[0].host), "late-host");
 }
 
 TEST(KinetoBadInput, SplitGuessesInsideStringsAreCaught) {
@@ -291,7 +313,7 @@ TEST(KinetoBadInput, TruncationAtEveryNthByteNeverCrashes) {
         EXPECT_EQ(t->api_calls().size(), full->api_calls().size());
         EXPECT_EQ(t->sources()[0].events_read, full->sources()[0].events_read);
         if (n <= last_brace) {
-          EXPECT_EQ(t->sources()[0].notes.at("file ends before the top-level object closes (after traceEvents)"), 1);
+          EXPECT_EQ(t->sources()[0].Count(model::Stat::kKinetoTruncatedAfterEvents), 1);
         }
         ++partial;
       }
@@ -317,10 +339,7 @@ TEST(KinetoBadInput, CorruptedBytesEitherFailOrAreCounted) {
     }
     ++ok;
     const auto& s = t->sources()[0];
-    int64_t ignored = 0, unknown = 0;
-    for (const auto& [k, v] : s.ignored_by_category) ignored += v;
-    for (const auto& [k, v] : s.unknown_categories) unknown += v;
-    EXPECT_EQ(s.events_read, s.events_kept + s.skipped() + ignored + unknown) << "byte " << at;
+    EXPECT_EQ(s.events_read, s.events_kept + s.skipped() + s.ignored()) << "byte " << at;
   }
   EXPECT_GT(ok, 0);
   EXPECT_GT(failed, 0);

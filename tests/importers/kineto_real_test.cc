@@ -49,20 +49,17 @@ TEST(KinetoReal, CountsMatchIndependentParse) {
       EXPECT_EQ(s.events_read, n["<all>"]);
       EXPECT_EQ(s.kept_by_category.at("kernel"), n["kernel/X"]);
       EXPECT_EQ(s.kept_by_category.at("cuda_runtime"), n["cuda_runtime/X"]);
-      EXPECT_EQ(s.ignored_by_category.at("ac2g"), n["ac2g/s"] + n["ac2g/f"]);
+      EXPECT_EQ(s.Count(model::Stat::kKinetoLaunchFlow), n["ac2g/s"] + n["ac2g/f"]);
       EXPECT_EQ(s.skipped(), 0);
-      EXPECT_TRUE(s.unknown_categories.empty());
       // Every arg key torch 2.11 writes is known (kept or deliberately ignored).
-      EXPECT_TRUE(s.unknown_args.empty()) << s.unknown_args.begin()->first;
+      EXPECT_EQ(s.Count(model::Stat::kKinetoUnknownArg), 0);
+      EXPECT_TRUE(model::ImportWarnings(t->sources()).empty());
       EXPECT_EQ(s.format, "kineto-json.gz");
       EXPECT_EQ(s.base_time_ns, 1790857026000000000);
       // Every event is accounted for exactly once.
-      int64_t ignored = 0, unknown = 0;
-      for (const auto& [k, v] : s.ignored_by_category) ignored += v;
-      for (const auto& [k, v] : s.unknown_categories) unknown += v;
-      EXPECT_EQ(s.events_read, s.events_kept + s.skipped() + ignored + unknown);
+      EXPECT_EQ(s.events_read, s.events_kept + s.skipped() + s.ignored());
       // Flow ids all name correlation ids of the file.
-      EXPECT_EQ(s.notes.count("ac2g flow id without matching correlation id"), 0u);
+      EXPECT_EQ(s.Count(model::Stat::kKinetoFlowIdUnmatched), 0);
       // Rank from distributedInfo.
       ASSERT_EQ(t->processes().size(), 1u);
       EXPECT_EQ(t->processes()[0].rank, rank);

@@ -103,7 +103,7 @@ TEST(KinetoSynthetic, CopiesAndTheirApiCalls) {
   EXPECT_EQ(m[3].is_async, -1);  // no API call with correlation 53 in the file
   ASSERT_EQ(t->memsets().size(), 1u);
   EXPECT_EQ(t->memsets()[0].memory_kind, MemoryKind::kPinned);
-  EXPECT_EQ(t->sources()[0].notes.at("GPU activity without API call in file (launched before the capture)"), 2);
+  EXPECT_EQ(t->sources()[0].Count(model::Stat::kGpuWithoutLaunch), 2);
 }
 
 TEST(KinetoSynthetic, SyncFieldsAndHostThread) {
@@ -141,7 +141,7 @@ TEST(KinetoSynthetic, SyncFieldsAndHostThread) {
   EXPECT_EQ(c.kind, model::SyncKind::kContextSync);
   EXPECT_EQ(c.thread, model::kNone);
   EXPECT_EQ(t->devices()[c.device].ordinal, 0);
-  EXPECT_EQ(t->sources()[0].notes.at("cuda_sync without API call of the same correlation"), 1);
+  EXPECT_EQ(t->sources()[0].Count(model::Stat::kKinetoSyncWithoutCall), 1);
 }
 
 TEST(KinetoSynthetic, HostRangesAndMetadata) {
@@ -172,10 +172,10 @@ TEST(KinetoSynthetic, HostRangesAndMetadata) {
   EXPECT_EQ(t->str(t->threads()[0].name), "main");
   const auto& s = t->sources()[0];
   EXPECT_EQ(s.kept_by_category.at("M"), 3);
-  EXPECT_EQ(s.ignored_by_category.at("M"), 1);
+  EXPECT_EQ(s.Count(model::Stat::kKinetoDisplayMetadata), 1);
   EXPECT_EQ(s.kept_by_category.at("python_function"), 1);
   EXPECT_EQ(s.kept_by_category.at("overhead"), 1);
-  EXPECT_EQ(s.unknown_args.count("Python id"), 0u);  // a known Kineto arg, not "unknown"
+  EXPECT_EQ(DetailOf(s, model::Stat::kKinetoUnknownArg, "Python id"), 0);  // a known Kineto arg, not "unknown"
 }
 
 }  // namespace
