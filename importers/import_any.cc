@@ -1,6 +1,9 @@
 #include "importers/import_any.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -12,6 +15,7 @@
 #include "base/status_macros.h"
 #include "formats/ovnccl_format.h"
 #include "formats/spill_records.h"
+#include "importers/open_file.h"
 
 namespace overlapscope::import {
 namespace {
@@ -107,11 +111,16 @@ std::string_view ToString(InputFormat f) {
 }
 
 absl::StatusOr<InputFormat> DetectFormat(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, ": offset 0: cannot open: ", std::strerror(errno)));
+  ASSIGN_OR_RETURN(const int fd, OpenRegularFile(path));  // a FIFO would block: an error instead
   char head[8] = {};
-  const size_t got = std::fread(head, 1, sizeof(head), f);
-  std::fclose(f);
+  size_t got = 0;
+  while (got < sizeof(head)) {
+    const ssize_t n = ::read(fd, head + got, sizeof(head) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
   if (got >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
     return InputFormat::kKinetoJsonGz;
   if (got == 8 && std::memcmp(head, formats::kSpillMagic, 8) == 0) return InputFormat::kSpill;

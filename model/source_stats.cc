@@ -37,6 +37,13 @@ std::string_view ToString(Severity s) { return s == Severity::kDataLoss ? "data-
 
 void SourceStats::Add(Stat s, int64_t n, std::string_view detail) {
   counts[static_cast<size_t>(s)] += n;
+  // A detail names a category, key or reason: a few hundred bytes say it (a hostile file's
+  // megabyte-long category name must not be kept whole).
+  constexpr size_t kMaxDetail = 200;
+  if (detail.size() > kMaxDetail) {
+    details[{s, std::string(detail.substr(0, kMaxDetail)) + "..."}] += n;
+    return;
+  }
   if (!detail.empty()) details[{s, std::string(detail)}] += n;
 }
 

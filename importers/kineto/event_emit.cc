@@ -52,6 +52,17 @@ int64_t BoundedSize(int64_t v, ThreadOut& out) {
   return v;
 }
 
+// Names and string args longer than this are cut (at a UTF-8 boundary) and counted: a name of
+// 2 GiB in a 2 MB .json.gz must not become 2 GiB of interned strings.
+constexpr size_t kMaxStringBytes = size_t{1} << 20;
+std::string_view Bounded(std::string_view s, ThreadOut& out) {
+  if (s.size() <= kMaxStringBytes) return s;
+  size_t n = kMaxStringBytes;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // not inside a character
+  out.Count(model::Stat::kStringsTruncated);
+  return s.substr(0, n);
+}
+
 // The first wrongly typed arg among `mask`, as a skip reason; nullptr when none.
 const char* BadArg(const RawEvent& ev, uint32_t mask) {
   uint32_t bad = ev.bad_has & mask;
@@ -103,7 +114,12 @@ void EmitMeta(const RawEvent& ev, int64_t offset, ThreadOut& out) {
   }
   if (const char* bad = BadArg(ev, kMetaArgs)) return Skip(out, offset, model::Stat::kKinetoMetadataSkipped, bad);
   if (!ev.Has(arg)) return Skip(out, offset, model::Stat::kKinetoMetadataSkipped, "metadata without its arg");
-  MetaRecord m{type, ev.pid_slot == Slot::kInt, ev.tid_slot == Slot::kInt, ev.pid, ev.tid, std::string(ev.Str(arg))};
+  MetaRecord m{type,
+               ev.pid_slot == Slot::kInt,
+               ev.tid_slot == Slot::kInt,
+               ev.pid,
+               ev.tid,
+               std::string(Bounded(ev.Str(arg), out))};
   out.metas.push_back(std::move(m));
   ++out.kept_meta;
 }
@@ -121,9 +137,9 @@ void EmitKernel(const RawEvent& ev, int64_t start, int64_t end, int32_t device, 
   k.shared_memory_bytes = BoundedSize(IntOr(ev, ArgKey::kSharedMemory, -1), out);
   if (ev.Has(ArgKey::kCollectiveName)) {
     model::Collective c;
-    c.op = out.strings.Intern(ev.Str(ArgKey::kCollectiveName));
-    c.communicator = ev.Has(ArgKey::kPgName) ? out.strings.Intern(ev.Str(ArgKey::kPgName)) : 0;
-    c.dtype = ev.Has(ArgKey::kDtype) ? out.strings.Intern(ev.Str(ArgKey::kDtype)) : 0;
+    c.op = out.strings.Intern(Bounded(ev.Str(ArgKey::kCollectiveName), out));
+    c.communicator = ev.Has(ArgKey::kPgName) ? out.strings.Intern(Bounded(ev.Str(ArgKey::kPgName), out)) : 0;
+    c.dtype = ev.Has(ArgKey::kDtype) ? out.strings.Intern(Bounded(ev.Str(ArgKey::kDtype), out)) : 0;
     c.in_elements = BoundedSize(IntOr(ev, ArgKey::kInNelems, -1), out);
     c.out_elements = BoundedSize(IntOr(ev, ArgKey::kOutNelems, -1), out);
     int64_t group = IntOr(ev, ArgKey::kGroupSize, kNone);
@@ -156,7 +172,7 @@ bool EmitGpu(const RawEvent& ev, Category cat, int64_t offset, int64_t start, in
   const char* why;
   if (!GpuPlace(ev, true, &device, &native, &why)) return Skip(out, offset, skip, why), false;
   const int32_t stream = out.LocalStream(device, native);
-  const model::StringId name = out.strings.Intern(ev.name);
+  const model::StringId name = out.strings.Intern(Bounded(ev.name, out));
   const int64_t corr = IntOr(ev, ArgKey::kCorrelation, kNoCorrelation);
   const int64_t ext = IntOr(ev, ArgKey::kExternalId, kNoCorrelation);
   out.with_correlation += ev.Has(ArgKey::kCorrelation);
@@ -200,7 +216,7 @@ bool EmitSync(const RawEvent& ev, int64_t offset, int64_t start, int64_t end, Th
   y.start_ns = start, y.end_ns = end, y.device = device;
   y.correlation_id = IntOr(ev, ArgKey::kCorrelation, kNoCorrelation);
   y.kind = ParseSyncKind(ev.name);
-  y.name = out.strings.Intern(ev.name);
+  y.name = out.strings.Intern(Bounded(ev.name, out));
   y.stream = native >= 0 ? out.LocalStream(device, native) : kNone;  // -1: no stream (event/context sync)
   int64_t wait_on = IntOr(ev, ArgKey::kWaitOnStream, -1);
   y.wait_on_stream = wait_on >= 0 ? out.LocalStream(device, wait_on) : kNone;
@@ -231,7 +247,7 @@ bool EmitApi(const RawEvent& ev, Category cat, int64_t offset, int64_t start, in
   a.correlation_id = IntOr(ev, ArgKey::kCorrelation, kNoCorrelation);
   a.external_id = IntOr(ev, ArgKey::kExternalId, kNoCorrelation);
   out.with_correlation += ev.Has(ArgKey::kCorrelation);
-  a.name = out.strings.Intern(ev.name);
+  a.name = out.strings.Intern(Bounded(ev.name, out));
   a.kind = cat == Category::kCudaRuntime ? model::ApiKind::kRuntime : model::ApiKind::kDriver;
   out.api_calls.push_back(a);
   out.api_offsets.push_back(offset);
@@ -244,7 +260,7 @@ bool EmitRange(const RawEvent& ev, Category cat, int64_t offset, int64_t start, 
   model::Range r;
   if (!CpuThread(ev, offset, skip, out, &r.thread)) return false;
   r.start_ns = start, r.end_ns = end, r.external_id = IntOr(ev, ArgKey::kExternalId, kNoCorrelation);
-  r.name = out.strings.Intern(ev.name);
+  r.name = out.strings.Intern(Bounded(ev.name, out));
   r.kind = cat == Category::kCpuOp            ? model::RangeKind::kCpuOp
            : cat == Category::kUserAnnotation ? model::RangeKind::kUserAnnotation
            : cat == Category::kPythonFunction ? model::RangeKind::kPythonFunction

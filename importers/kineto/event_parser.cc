@@ -120,7 +120,7 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
           if (typed_ok && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) ev->stream_is_handle = true;
         }
         break;
-      case ArgKey::kUnknown: ev->unknown_args.emplace_back(key); break;
+      case ArgKey::kUnknown: ev->unknown_args.emplace_back(key.substr(0, 256)); break;
       case ArgKey::kGrid:
       case ArgKey::kBlock: {
         OS_SCAN(ParseDim3(v, end, &q, k == ArgKey::kGrid ? &ev->grid : &ev->block, &typed_ok, err), v);
@@ -257,7 +257,7 @@ Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev
         break;
       case EventKey::kIgnored: OS_SCAN(scan::SkipValue(v, end, &q, err), v); break;
       case EventKey::kOther:
-        ev->unknown_args.push_back("(event key) " + std::string(key));
+        ev->unknown_args.push_back("(event key) " + std::string(key.substr(0, 256)));
         OS_SCAN(scan::SkipValue(v, end, &q, err), v);
         break;
     }

@@ -14,7 +14,9 @@ namespace {
 // Room before each block for the unparsed tail of the previous window (usually part of one
 // event); a longer tail takes the slow path (copy both into one buffer).
 constexpr size_t kGap = size_t{256} << 10;
-constexpr size_t kMaxWindow = size_t{1} << 31;  // one JSON value may not exceed 2 GiB
+// One JSON value (an event, a top-level value) may not exceed 64 MiB: the window, and with it
+// the reader's memory, stays bounded whatever the file holds (a 2 GiB name in a 2 MB .json.gz).
+constexpr size_t kMaxWindow = size_t{64} << 20;
 
 }  // namespace
 
@@ -77,7 +79,7 @@ absl::Status FileReader::Refill(const char* keep) {
     start = block - carry;
     if (carry > 0) std::memcpy(start, keep, carry);
   } else {
-    if (carry + n > kMaxWindow) return ErrorAt(keep, "a single JSON value is larger than 2 GiB");
+    if (carry + n > kMaxWindow) return ErrorAt(keep, "a single JSON value (one event) is larger than 64 MiB");
     const size_t need = carry + n + scan::kPad;
     if (dst.size >= need) {
       std::memmove(dst.data.get() + carry, block, n);

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "importers/open_file.h"
 
 namespace overlapscope::import {
 namespace {
@@ -77,6 +78,11 @@ class PlainStream : public InputStream {
   size_t head_pos_ = 0;
 };
 
+// Inflation budget (see GzipStream::Read): past kInflateFloor bytes, at most kMaxInflation
+// bytes of JSON per compressed byte.
+constexpr int64_t kInflateFloor = int64_t{1} << 30;
+constexpr int64_t kMaxInflation = 1000;
+
 class GzipStream : public InputStream {
  public:
   GzipStream(std::string path, int fd, int64_t size, std::string head)
@@ -118,6 +124,12 @@ class GzipStream : public InputStream {
       size_t produced = want - zs_.avail_out;
       got += produced;
       out_pos_ += static_cast<int64_t>(produced);
+      // A budget on inflation: trace JSON compresses 5-50x; far more is a gzip bomb, whose
+      // reading would take hours (memory stays bounded by the window either way).
+      if (out_pos_ > kInflateFloor && out_pos_ / kMaxInflation > file_position())
+        return Err(path_, out_pos_,
+                   absl::StrCat("gzip data inflates more than ", kMaxInflation,
+                                " times its compressed size (a gzip bomb?); not read further"));
       if (rc == Z_STREAM_END) {
         // Concatenated gzip members are one stream (gzip -c a b > c); look for another.
         member_started_ = false;
@@ -147,12 +159,13 @@ class GzipStream : public InputStream {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Err(path, 0, absl::StrCat("cannot open: ", std::strerror(errno)));
+  auto opened = OpenRegularFile(path);  // FIFOs and devices are errors, never a hang
+  if (!opened.ok()) return opened.status();
+  const int fd = *opened;
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
     ::close(fd);
-    return Err(path, 0, "cannot open: not a regular file");
+    return Err(path, 0, "cannot open: cannot be examined");
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   std::string head(2, '\0');

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "formats/block_framing.h"
 #include "formats/ovnccl_format.h"
+#include "importers/open_file.h"
 #include "model/bounds.h"
 
 namespace overlapscope::import {
@@ -280,8 +281,9 @@ absl::StatusOr<NcclPluginFile> ParseNcclPluginBytes(std::string_view bytes, cons
 }
 
 absl::StatusOr<NcclPluginFile> ReadNcclPluginFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  auto opened = OpenRegularFile(path);  // a FIFO would block: an error instead
+  if (!opened.ok()) return opened.status();
+  const int fd = *opened;
   std::string buf;
   char chunk[1 << 16];
   for (;;) {

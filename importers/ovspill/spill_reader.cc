@@ -17,6 +17,7 @@
 #include "formats/block_framing.h"
 #include "importers/nccl/nccl_attribution.h"
 #include "importers/nccl/nccl_nvtx_payload.h"
+#include "importers/open_file.h"
 #include "importers/ovspill/spill_to_model.h"
 
 namespace overlapscope::import {
@@ -254,8 +255,7 @@ absl::Status ReadSpillBytes(std::string_view bytes, const std::string& path, mod
 }
 
 absl::Status ReadSpillFile(const std::string& path, model::TraceBuilder& builder, const SpillReadOptions& options) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  ASSIGN_OR_RETURN(const int fd, OpenRegularFile(path));  // a FIFO would block: an error instead
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     ::close(fd);
