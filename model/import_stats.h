@@ -74,6 +74,11 @@ enum class StatEffect : uint8_t { kSkipped, kIgnored, kNote };
   X(kKinetoCorrelationFromExternalId, "kineto_correlation_from_external_id", kInfo, kNote,                             \
     "HIP calls and GPU activities whose correlation was read from 'External id' (roctracer traces of "                 \
     "2021-2023 write it there and nothing in 'correlation')")                                                          \
+  X(kKinetoArrayTopLevel, "kineto_array_top_level", kInfo, kNote,                                                      \
+    "the file is a bare array of events (Kineto before PyTorch 1.8), read like a traceEvents array")                   \
+  X(kKinetoNoKinetoEvents, "kineto_no_kineto_events", kDataLoss, kNote,                                                \
+    "a bare array of events none of which has a Kineto category (the legacy autograd profiler's export?): nothing "    \
+    "could be read")                                                                                                   \
   X(kKinetoTruncatedAfterEvents, "kineto_truncated_after_events", kInfo, kNote,                                        \
     "file ends before the top-level object closes, after traceEvents (all events imported)")                           \
   X(kKinetoTruncatedNoBase, "kineto_truncated_no_base", kDataLoss, kNote,                                              \
@@ -127,7 +132,7 @@ enum class StatEffect : uint8_t { kSkipped, kIgnored, kNote };
     "plugin collectives that matched no NCCL range and no GPU work")                                                   \
   X(kNcclPluginMerge, "nccl_plugin_merge", kInfo, kNote, "how plugin collectives were merged; detail: which")          \
   /* bounds applied at import (model/bounds.h) */                                                                      \
-  X(kTimeOutOfBounds, "time_out_of_bounds", kDataLoss, kNote,                                                          \
+  X(kTimeOutOfBounds, "time_out_of_bounds", kInfo, kNote,                                                              \
     "records whose timestamp or duration lies outside the supported range (|t| <= 4e18 ns, duration <= 1e15 ns); "     \
     "each is also counted as skipped under its kind")                                                                  \
   X(kSizeOutOfBounds, "size_out_of_bounds", kDataLoss, kNote,                                                          \

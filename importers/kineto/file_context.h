@@ -49,6 +49,7 @@ struct FileContext {
   // order), else once at the end; these record which happened and whether int64 overflowed.
   bool merged_without_base = false;
   bool base_overflow = false;
+  bool array_top_level = false;  // the file is a bare array of events (no top-level object)
   int64_t with_correlation = 0;  // runtime calls and GPU activities with a "correlation" arg
   std::string host_name;         // the host the trace records (top-level "host_name"), else empty
   bool has_rank = false;

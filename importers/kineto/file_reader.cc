@@ -183,7 +183,7 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
                 if (k == "name" && *v == '"') {
                   std::string_view n;
                   Scan t = scan::ParseString(v, end, a, &scratch, &n, &repaired, err);
-                  name.assign(n);
+                  name.assign(n.substr(0, 256));  // a device name; a hostile one is cut
                   return t;
                 }
                 return scan::SkipValue(v, end, a, err);
@@ -246,7 +246,21 @@ absl::Status FileReader::ParseTopLevel(bool* saw_events) {
   if (len_ >= 3 && std::memcmp(pos_, "\xEF\xBB\xBF", 3) == 0) pos_ += 3;
   pos_ = scan::SkipWs(pos_);
   if (pos_ >= End()) return ErrorAt(pos_, base_ + static_cast<int64_t>(len_) == 0 ? "empty file" : "no JSON value");
-  if (*pos_ != '{') return ErrorAt(pos_, "top level is not a JSON object (expected '{')");
+  if (*pos_ == '[') {
+    // A bare array of events: Kineto before PyTorch 1.8 (2020 nightlies) and the legacy autograd
+    // profiler's export_chrome_trace. Only whitespace may follow it.
+    ++pos_;
+    RETURN_IF_ERROR(ParseEventArray());
+    *saw_events = true;
+    ctx_.array_top_level = true;
+    for (;;) {
+      pos_ = scan::SkipWs(pos_);
+      if (pos_ < End()) return ErrorAt(pos_, "data after the top-level array");
+      if (eof_) return absl::OkStatus();
+      RETURN_IF_ERROR(Refill(pos_));
+    }
+  }
+  if (*pos_ != '{') return ErrorAt(pos_, "top level is neither a JSON object nor an array of events");
   ++pos_;
   bool first = true;
   for (;;) {

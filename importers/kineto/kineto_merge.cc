@@ -327,6 +327,13 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
   }
   for (size_t i = ctx.collectives0; i < d.collectives.size(); ++i) d.collectives[i].rank = proc.rank;
 
+  if (ctx.array_top_level) {
+    // Pre-1.8 Kineto wrote its events like later versions, just without the object around them;
+    // the legacy autograd profiler's export has no Kineto categories at all: nothing to read.
+    int64_t kept = 0;
+    for (const auto& [k, v] : st.kept_by_category) kept += k == "M" ? 0 : v;
+    st.Add(kept > 0 ? model::Stat::kKinetoArrayTopLevel : model::Stat::kKinetoNoKinetoEvents);
+  }
   st.path = ctx.path;
   st.format = compressed ? "kineto-json.gz" : "kineto-json";
   st.bytes = total_bytes;

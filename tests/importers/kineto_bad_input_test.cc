@@ -39,9 +39,11 @@ std::string P(const std::string& name) { return ::testing::TempDir() + "/" + nam
 TEST(KinetoBadInput, UnreadableFilesAreErrorsWithOffsets) {
   EXPECT_EQ(ErrorOf("empty.json", ""), P("empty.json") + ": offset 0: empty file");
   EXPECT_EQ(ErrorOf("text.json", "hello"),
-            P("text.json") + ": offset 0: top level is not a JSON object (expected '{')");
+            P("text.json") + ": offset 0: top level is neither a JSON object nor an array of events");
+  // A bare array is read as the events (Kineto before 1.8): numbers are no events.
   EXPECT_EQ(ErrorOf("array.json", "  [1, 2]"),
-            P("array.json") + ": offset 2: top level is not a JSON object (expected '{')");
+            P("array.json") + ": offset 3: expected '{' (an event object) in traceEvents");
+  EXPECT_EQ(ErrorOf("array_tail.json", "[] x"), P("array_tail.json") + ": offset 3: data after the top-level array");
   // Truncated inside the event array: the offset is the end of the data.
   std::string full = Doc({Kernel("10", "1", "1"), Kernel("20", "1", "2")});
   std::string cut = full.substr(0, full.find("\"ts\": 20"));
