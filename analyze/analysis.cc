@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "analyze/context.h"
+#include "model/bounds.h"
 
 namespace overlapscope::analyze {
 namespace {
@@ -19,26 +20,30 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
       const DeviceOverlap& d = r.overlap[i];
       if (d.process != s.process) continue;
       s.devices.push_back(static_cast<int32_t>(i));
-      s.comm_ns += d.whole.comm_ns;
-      s.hidden_comm_ns += d.whole.hidden_comm_ns;
-      s.exposed_comm_ns += d.whole.exposed_comm_ns;
-      s.compute_ns += d.whole.compute_ns;
-      s.contention_ns += d.whole.contention_ns;
-      s.net_overlap_gain_ns += d.whole.net_overlap_gain_ns;
+      s.comm_ns = model::SatAdd(s.comm_ns, d.whole.comm_ns);
+      s.hidden_comm_ns = model::SatAdd(s.hidden_comm_ns, d.whole.hidden_comm_ns);
+      s.exposed_comm_ns = model::SatAdd(s.exposed_comm_ns, d.whole.exposed_comm_ns);
+      s.compute_ns = model::SatAdd(s.compute_ns, d.whole.compute_ns);
+      s.contention_ns = model::SatAdd(s.contention_ns, d.whole.contention_ns);
+      s.net_overlap_gain_ns = model::SatAdd(s.net_overlap_gain_ns, d.whole.net_overlap_gain_ns);
       const DeviceIdle& di = r.idle[i];
-      s.gpu_span_ns += di.span_ns;
-      s.gpu_idle_ns += di.idle_ns;
-      s.gpu_gap_ns += di.gap_ns;
-      for (int c = 0; c < kGapCauses; ++c) s.gap_cause_ns[c] += di.cause_ns[c];
+      // Sums over devices: each is bounded by its span (model/bounds.h), their sum is not.
+      s.gpu_span_ns = model::SatAdd(s.gpu_span_ns, di.span_ns);
+      s.gpu_idle_ns = model::SatAdd(s.gpu_idle_ns, di.idle_ns);
+      s.gpu_gap_ns = model::SatAdd(s.gpu_gap_ns, di.gap_ns);
+      for (int c = 0; c < kGapCauses; ++c) s.gap_cause_ns[c] = model::SatAdd(s.gap_cause_ns[c], di.cause_ns[c]);
     }
     if (s.comm_ns > 0) s.overlap_ratio = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.comm_ns);
     if (s.gpu_span_ns > 0) s.gpu_idle_share = static_cast<double>(s.gpu_idle_ns) / static_cast<double>(s.gpu_span_ns);
-    for (const HtaCompat& h : r.hta)
-      if (h.process == s.process) s.hta_compat_overlap_pct = h.overlap_pct;
+    for (const HtaCompat& h : r.hta) {
+      if (h.process != s.process) continue;
+      s.hta_compat_overlap_pct = h.overlap_pct;
+      s.hta_wholetrace_overlap_pct = h.wholetrace_overlap_pct;
+    }
     const ThreadBlocking* worst = nullptr;
     for (const ThreadBlocking& th : r.blocking.threads) {
       if (th.process != s.process) continue;
-      s.blocked_ns += th.blocked_ns;
+      s.blocked_ns = model::SatAdd(s.blocked_ns, th.blocked_ns);
       if (th.blocked_share && (worst == nullptr || th.blocked_ns > worst->blocked_ns ||
                                (th.blocked_ns == worst->blocked_ns && th.active_span_ns > worst->active_span_ns)))
         worst = &th;
@@ -53,7 +58,7 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
       const int32_t k = FindingKindIndex(f.kind);
       if (f.process != s.process || k < 0) continue;
       ++s.finding_count[k];
-      s.finding_cost_ns[k] += f.cost_ns;
+      s.finding_cost_ns[k] = model::SatAdd(s.finding_cost_ns[k], f.cost_ns);
     }
     r.ranks.push_back(std::move(s));
   }

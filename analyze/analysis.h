@@ -51,7 +51,10 @@ struct RankSummary {
   int64_t comm_ns = 0, hidden_comm_ns = 0, exposed_comm_ns = 0, compute_ns = 0;
   std::optional<double> overlap_ratio;  // hidden / comm over the rank's devices
   int64_t contention_ns = 0, net_overlap_gain_ns = 0;
+  // HTA's number for this rank (HtaCompat): its default (GPU work launched before the last
+  // ProfilerStep when the trace has >= 2 steps) and the same rules over the whole trace.
   std::optional<double> hta_compat_overlap_pct;
+  std::optional<double> hta_wholetrace_overlap_pct;
   int64_t blocked_ns = 0;  // over all threads of the rank
   // The most-blocked thread of the rank (largest blocked_ns): its blocked_ns / active span.
   // Absent when no thread of the rank has an active span.

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analyze/strings.h"
+#include "model/bounds.h"
 
 namespace overlapscope::analyze {
 
@@ -34,7 +35,7 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
       out[i] = e.cls;
       ++e.count;
       int64_t d = dur_of(i);
-      e.total_ns += d;
+      e.total_ns = model::SatAdd(e.total_ns, d);  // a sum over activities: saturates, never wraps
       e.max_ns = std::max(e.max_ns, d);
       ++summary->count[static_cast<int>(e.cls)];
       summary->total_ns[static_cast<int>(e.cls)] += d;

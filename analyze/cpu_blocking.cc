@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/strings.h"
+#include "model/bounds.h"
 
 namespace overlapscope::analyze {
 
@@ -259,7 +260,7 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
   std::vector<absl::flat_hash_map<model::StringId, CallSite>> sites(nt);
   for (const BlockedInterval& b : v) {
     if (b.final_sync) {
-      th[b.thread].final_sync_ns += b.duration_ns();
+      th[b.thread].final_sync_ns = model::SatAdd(th[b.thread].final_sync_ns, b.duration_ns());
       continue;
     }
     th[b.thread].blocked_ns += b.duration_ns();

@@ -7,6 +7,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "model/bounds.h"
 
 namespace overlapscope::analyze {
 
@@ -79,11 +80,13 @@ void Finish(const model::Trace& t, const std::vector<Participant>& parts, Collec
     inst.bus_time_ns = std::min(inst.bus_time_ns, p.end_ns - max_start);
   }
   const model::Collective& c = t.collectives()[inst.ranks.front().collective];
-  int64_t elements = std::max(c.in_elements, c.out_elements);
-  int64_t es = DtypeBytes(t.str(c.dtype));
-  if (elements > 0 && es > 0)
-    inst.size_bytes = elements * es;
-  else if (c.bytes > 0)
+  // Elements x element size, checked (model/bounds.h): a count beyond the bounds leaves the size
+  // to the recorded bytes, never a wrapped product (2^62 float elements are not 4000 bytes).
+  const int64_t elements = std::max(c.in_elements, c.out_elements);
+  const int64_t from_elements = model::BytesOf(elements, DtypeBytes(t.str(c.dtype)));
+  if (elements > 0 && from_elements > 0)
+    inst.size_bytes = from_elements;
+  else if (c.bytes > 0 && model::SizeInBounds(c.bytes))
     inst.size_bytes = c.bytes;
   int32_t n = c.nranks > 0 ? c.nranks : static_cast<int32_t>(inst.ranks.size());
   auto factor = BusBandwidthFactor(t.str(c.op), n);
@@ -243,16 +246,16 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     Finish(t, r.participants, inst);
     if (!inst.by_sequence) ++r.matched_by_order;
     r.max_skew_ns = std::max(r.max_skew_ns, inst.skew_ns);
-    r.total_skew_ns += inst.skew_ns;
+    r.total_skew_ns = model::SatAdd(r.total_skew_ns, inst.skew_ns);
     for (const auto& p : inst.ranks) {
       if (IsFallback(p.arrival_source)) ++r.arrival_fallbacks;
       RankStraggling& s = stragglers[p.participant];
       s.participant = p.participant;
       s.rank = p.rank;
-      s.own_wait_ns += p.wait_ns;
+      s.own_wait_ns = model::SatAdd(s.own_wait_ns, p.wait_ns);
       if (p.participant == inst.last) {
         ++s.times_last;
-        for (const auto& q : inst.ranks) s.others_wait_ns += q.wait_ns;
+        for (const auto& q : inst.ranks) s.others_wait_ns = model::SatAdd(s.others_wait_ns, q.wait_ns);
       }
     }
     r.instances.push_back(std::move(inst));

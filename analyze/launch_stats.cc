@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyze/context.h"
+#include "model/bounds.h"
 
 namespace overlapscope::analyze {
 
@@ -49,8 +50,8 @@ void ComputeLaunchStats(const Context& ctx, LaunchStats* out) {
         k.name = e.name;
         k.device = e.device;
         ++k.count;
-        k.gpu_total_ns += gpu;
-        k.cpu_total_ns += cpu;
+        k.gpu_total_ns = model::SatAdd(k.gpu_total_ns, gpu);
+        k.cpu_total_ns = model::SatAdd(k.cpu_total_ns, cpu);
         ++out->short_kernel_count;
       }
     }

@@ -4,6 +4,7 @@
 
 #include "analyze/context.h"
 #include "analyze/strings.h"
+#include "model/bounds.h"
 
 namespace overlapscope::analyze {
 namespace {
@@ -173,7 +174,7 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
         if (med < 0)
           ++s->contention_unknown_instances;
         else
-          s->contention_ns += ci.dur - med;
+          s->contention_ns = model::SatAdd(s->contention_ns, ci.dur - med);
       }
     }
     dv.whole.net_overlap_gain_ns = dv.whole.hidden_comm_ns - dv.whole.contention_ns;
@@ -184,85 +185,6 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
     for (int32_t it : used) slot[it] = -1;
     for (model::StringId n : names_used) slot_of_name[n] = -1;
     out->push_back(std::move(dv));
-  }
-}
-
-namespace {
-
-// HTA's name rules (hta/common/types.py), applied with Python's re.match (anchored at start).
-bool HtaIsComm(std::string_view n) {
-  return StartsWith(n, "nccl") || StartsWith(n, "hip") || StartsWith(n, "hccl") || Contains(n, "ncclKernel");
-}
-bool HtaIsCompute(std::string_view n) {
-  // Inverse match of: ^nccl, .*Memcpy, .*Memset, .*dma, ^.*Sync, ^Stream Wait Event,
-  // cuda.*LaunchKernel, ^runFunction, ^hip, ^job_exe, ^packet, ^pe_exe, ^cpum_exe_subgraph,
-  // ^hccl, ^collective_subgraph_execution.
-  for (std::string_view p : {"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
-                             "cpum_exe_subgraph", "hccl", "collective_subgraph_execution"})
-    if (StartsWith(n, p)) return false;
-  for (std::string_view p : {"Memcpy", "Memset", "dma", "Sync"})
-    if (Contains(n, p)) return false;
-  if (StartsWith(n, "cuda") && n.find("LaunchKernel", 4) != std::string_view::npos) return false;
-  return true;
-}
-
-int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-}  // namespace
-
-void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
-  const model::Trace& t = ctx.t;
-  const size_t np = t.processes().size();
-  // Per process: the union over its devices of HTA's comm and compute intervals.
-  std::vector<IntervalSet> comp(np), comm(np);
-  std::vector<int64_t> dropped(np, 0);
-  std::vector<uint8_t> has_gpu(np, 0);
-  // Kind per distinct name: 0 other, 1 comm, 2 compute (HTA classifies memcpy/memset by name too).
-  std::vector<int8_t> kind_of(t.strings().size(), -1);
-  // Per device, activities come in start order and ceil() is monotone, so each list is sorted.
-  std::vector<Interval> comp_list, comm_list;
-  for (size_t d = 0; d < t.devices().size(); ++d) {
-    const auto& spans = ctx.act_span[d];
-    if (spans.empty()) continue;
-    const auto& names = ctx.act_name[d];
-    model::ProcessId p = t.ProcessOfDevice(static_cast<model::DeviceId>(d));
-    has_gpu[p] = 1;
-    comp_list.clear();
-    comm_list.clear();
-    for (size_t i = 0; i < spans.size(); ++i) {
-      int8_t& k = kind_of[names[i]];
-      if (k < 0) {
-        std::string_view n = t.str(names[i]);
-        k = HtaIsComm(n) ? 1 : HtaIsCompute(n) ? 2 : 0;
-      }
-      if (k == 0) continue;
-      // HTA rounds ns-resolution traces to whole µs: start up, end down.
-      Interval iv{CeilDiv(spans[i].start_ns, 1000), FloorDiv(spans[i].end_ns, 1000)};
-      if (iv.end_ns <= iv.start_ns) {
-        ++dropped[p];
-        continue;
-      }
-      (k == 1 ? comm_list : comp_list).push_back(iv);
-    }
-    for (auto [list, set] : {std::pair{&comm_list, &comm[p]}, std::pair{&comp_list, &comp[p]}}) {
-      if (list->empty()) continue;
-      IntervalSet add = IntervalSet::FromSortedByStart(*list);
-      *set = set->empty() ? std::move(add) : set->Union(add);
-    }
-  }
-  for (size_t p = 0; p < np; ++p) {
-    if (!has_gpu[p]) continue;
-    HtaCompat h;
-    h.process = static_cast<model::ProcessId>(p);
-    const IntervalSet& m = comm[p];
-    const IntervalSet& c = comp[p];
-    h.comm_us = m.Length();
-    h.overlap_us = m.IntersectLength(c);
-    h.dropped_sub_us = dropped[p];
-    if (h.comm_us > 0)
-      h.overlap_pct = std::round(10000.0 * static_cast<double>(h.overlap_us) / static_cast<double>(h.comm_us)) / 100.0;
-    out->push_back(h);
   }
 }
 

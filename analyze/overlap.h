@@ -71,11 +71,22 @@ struct DeviceOverlap {
 
 // HTA-compatible overlap for one rank (process): HTA's name rules, µs rounding (start rounded
 // up, end down), all devices of the rank together, whole trace. Absent without comm kernels.
+// Holistic Trace Analysis' comp_comm_overlap_pctg for one rank (hta_compat.cc), as
+// TraceAnalysis(trace_dir).get_comm_comp_overlap() prints it: HTA's kernel-name rules, times
+// rounded to whole µs (start up, end down), all GPUs of the rank together, and — HTA's default —
+// when the trace names >= 2 distinct ProfilerStep#N, only GPU work whose launch call started
+// before the rank's last ProfilerStep (HTA's _filter_irrelevant_gpu_kernels). The whole-trace
+// figures apply the same rules without that filter.
 struct HtaCompat {
   model::ProcessId process = model::kNone;
-  std::optional<double> overlap_pct;  // rounded to 2 decimals, as HTA prints it
+  std::optional<double> overlap_pct;  // HTA's default; rounded to 2 decimals, as HTA prints it
   int64_t comm_us = 0, overlap_us = 0;
-  int64_t dropped_sub_us = 0;  // activities that vanish under µs rounding (HTA gives them length <= 0)
+  std::optional<double> wholetrace_overlap_pct;  // the whole trace, no step filter
+  int64_t wholetrace_comm_us = 0, wholetrace_overlap_us = 0;
+  bool step_filter = false;        // the default filter applied (>= 2 ProfilerStep names in the trace)
+  int64_t last_step_start_us = 0;  // its bound: launch calls starting (µs, rounded up) before it are kept
+  int64_t filtered_out = 0;        // GPU activities the filter left out
+  int64_t dropped_sub_us = 0;      // activities that vanish under µs rounding (HTA gives them length <= 0)
 };
 
 }  // namespace overlapscope::analyze

@@ -91,7 +91,7 @@ GlobalPartial MergePartials(const std::vector<GlobalPartial>& parts) {
                              [&](const ClassTotal& x) { return x.cls == c.cls; });
       if (it == m.class_totals.end()) it = m.class_totals.insert(m.class_totals.end(), ClassTotal{c.cls, 0, 0});
       it->count += c.count;
-      it->total_ns += c.total_ns;
+      it->total_ns = Sum(it->total_ns, c.total_ns);
     }
     if (m.iterations.marker.empty()) m.iterations.marker = p.iterations.marker;
     m.iterations.count += p.iterations.count;
@@ -106,7 +106,7 @@ GlobalPartial MergePartials(const std::vector<GlobalPartial>& parts) {
       }
       ActivityTotal& x = m.activities[it->second];
       x.count += a.count;
-      x.total_ns += a.total_ns;
+      x.total_ns = Sum(x.total_ns, a.total_ns);
       x.max_ns = std::max(x.max_ns, a.max_ns);
     }
   }
@@ -129,7 +129,7 @@ std::vector<KernelTotal> TopKernels(const std::vector<ActivityTotal>& activities
     m.k.kind = a.kind;
     m.k.name = a.name;
     m.k.count += a.count;
-    m.k.total_ns += a.total_ns;
+    m.k.total_ns = Sum(m.k.total_ns, a.total_ns);
     m.k.max_ns = std::max(m.k.max_ns, a.max_ns);
     if (m.best == nullptr || better(a, *m.best)) m.best = &a;
   }

@@ -129,6 +129,7 @@ report::RankSummary Summary(const analyze::RankSummary& s, const analyze::CrossR
   j.contention_ns = s.contention_ns;
   j.net_overlap_gain_ns = s.net_overlap_gain_ns;
   j.hta_compat_overlap_pct = s.hta_compat_overlap_pct;
+  j.hta_wholetrace_overlap_pct = s.hta_wholetrace_overlap_pct;
   j.blocked_ns = s.blocked_ns;
   j.blocked_share = s.blocked_share;
   j.gpu_span_ns = s.gpu_span_ns;
@@ -265,11 +266,26 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
     for (const DeviceReport& d : rk.devices) absl::StrAppend(&gpus, gpus.empty() ? "" : ", ", "GPU ", d.device);
     rk.label = absl::StrCat("pid ", rk.pid, gpus.empty() ? "" : " (" + gpus + ")");
   }
-  for (const analyze::HtaCompat& h : r.hta)
-    if (h.process == s.process)
-      rk.hta_compat = report::HtaCompat{h.overlap_pct, h.comm_us, h.overlap_us, h.dropped_sub_us,
-                                        "Holistic Trace Analysis' comp_comm_overlap_pctg: its kernel-name rules, whole "
-                                        "trace, all GPUs of the rank, start rounded up and end down to µs"};
+  for (const analyze::HtaCompat& h : r.hta) {
+    if (h.process != s.process) continue;
+    report::HtaCompat x;
+    x.overlap_pct = h.overlap_pct;
+    x.comm_us = h.comm_us;
+    x.overlap_us = h.overlap_us;
+    x.step_filter = h.step_filter;
+    if (h.step_filter) x.last_step_start_us = h.last_step_start_us;
+    x.filtered_out = h.filtered_out;
+    x.wholetrace_overlap_pct = h.wholetrace_overlap_pct;
+    x.wholetrace_comm_us = h.wholetrace_comm_us;
+    x.wholetrace_overlap_us = h.wholetrace_overlap_us;
+    x.dropped_sub_us = h.dropped_sub_us;
+    x.note =
+        "Holistic Trace Analysis' comp_comm_overlap_pctg as TraceAnalysis(dir).get_comm_comp_overlap() prints it: its "
+        "kernel-name rules, all GPUs of the rank, start rounded up and end down to µs, and (step_filter) only GPU "
+        "work launched before the rank's last ProfilerStep when the trace has >= 2 steps; wholetrace_*: the same "
+        "rules without that filter";
+    rk.hta_compat = std::move(x);
+  }
   Blocking(t, r, s.process, top_n, rk);
   FindingsAndSyncs(t, r, s, rk);
   Launches(t, r, s.process, top_n, rk);

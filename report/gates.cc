@@ -22,6 +22,7 @@ std::vector<Metric> SummaryMetrics(const RankSummary& s) {
                            integer("contention_ns", s.contention_ns),
                            integer("net_overlap_gain_ns", s.net_overlap_gain_ns),
                            ratio("hta_compat_overlap_pct", s.hta_compat_overlap_pct),
+                           ratio("hta_wholetrace_overlap_pct", s.hta_wholetrace_overlap_pct),
                            integer("blocked_ns", s.blocked_ns),
                            ratio("blocked_share", s.blocked_share),
                            integer("gpu_span_ns", s.gpu_span_ns),
@@ -77,7 +78,8 @@ GateResult EvaluateGates(const Report& r, const std::vector<Gate>& gates) {
       if (m == nullptr || (m->is_ratio && !m->ratio)) {
         out.passed = false;
         std::string why = m == nullptr ? "absent: not in the summary"
-                          : g.metric == "overlap_ratio" || g.metric == "hta_compat_overlap_pct"
+                          : g.metric == "overlap_ratio" || g.metric == "hta_compat_overlap_pct" ||
+                                  g.metric == "hta_wholetrace_overlap_pct"
                               ? "absent: no communication"
                               : "absent: no denominator (nothing to divide by)";
         out.lines.push_back(absl::StrFormat("FAIL %s: %s (%s)", rk.label, g.text, why));

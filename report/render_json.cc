@@ -167,6 +167,12 @@ ojson RankJson(const RankReport& rk) {
     jr["hta_compat"] = {{"overlap_pct", Opt(rk.hta_compat->overlap_pct)},
                         {"comm_us", rk.hta_compat->comm_us},
                         {"overlap_us", rk.hta_compat->overlap_us},
+                        {"step_filter", rk.hta_compat->step_filter},
+                        {"last_step_start_us", Opt(rk.hta_compat->last_step_start_us)},
+                        {"filtered_out", rk.hta_compat->filtered_out},
+                        {"wholetrace_overlap_pct", Opt(rk.hta_compat->wholetrace_overlap_pct)},
+                        {"wholetrace_comm_us", rk.hta_compat->wholetrace_comm_us},
+                        {"wholetrace_overlap_us", rk.hta_compat->wholetrace_overlap_us},
                         {"dropped_sub_us", rk.hta_compat->dropped_sub_us},
                         {"note", rk.hta_compat->note}};
   ojson threads = ojson::array();

@@ -39,7 +39,7 @@ std::string RenderMarkdown(const Report& r, const TextOptions& options) {
   absl::StrAppendFormat(&o, "%d rank(s), %d iteration(s), trace span %s.\n\n", r.ranks.size(), r.iterations.count,
                         Ms(Diff(r.time_span.end_ns, r.time_span.start_ns)));
   if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "Clocks: ", r.clock_alignment.summary, ".\n\n");
-  o += "| rank | overlap | exposed comm | HTA-compatible overlap | host blocked | GPU idle | findings |\n";
+  o += "| rank | overlap | exposed comm | HTA's overlap (default) | host blocked | GPU idle | findings |\n";
   o += "|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const RankReport& rk : r.ranks) {
     const RankSummary& s = rk.summary;

@@ -60,9 +60,15 @@ void RankSummaryLines(const Report& r, const RankReport& rk, std::string& o) {
   } else {
     absl::StrAppendFormat(&o, "  overlap       %s of communication hidden under compute (%s comm, %s exposed)\n",
                           Pct(s.overlap_ratio), Ms(s.comm_ns), Ms(s.exposed_comm_ns));
-    if (s.hta_compat_overlap_pct)
-      absl::StrAppendFormat(&o, "                HTA-compatible overlap (HTA's rules, µs rounding): %.2f%%\n",
-                            *s.hta_compat_overlap_pct);
+    if (s.hta_compat_overlap_pct || s.hta_wholetrace_overlap_pct) {
+      auto pct = [](const std::optional<double>& v) {
+        return v ? absl::StrFormat("%.2f%%", *v) : std::string("n/a");
+      };
+      absl::StrAppendFormat(&o,
+                            "                HTA's number (its rules, µs rounding): %s as HTA prints it by default "
+                            "(GPU work launched before the last ProfilerStep), %s over the whole trace\n",
+                            pct(s.hta_compat_overlap_pct), pct(s.hta_wholetrace_overlap_pct));
+    }
     int64_t unknown = 0, overlapped = 0;
     for (const DeviceReport& d : rk.devices) {
       unknown = Sum(unknown, d.overlap.contention_unknown_instances);

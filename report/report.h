@@ -110,7 +110,8 @@ struct RankSummary {
   int64_t compute_ns = 0;
   std::optional<double> compute_share_overlapped;
   int64_t contention_ns = 0, net_overlap_gain_ns = 0;
-  std::optional<double> hta_compat_overlap_pct;
+  std::optional<double> hta_compat_overlap_pct;      // HTA's default (step filter)
+  std::optional<double> hta_wholetrace_overlap_pct;  // the same rules over the whole trace
   int64_t blocked_ns = 0;
   std::optional<double> blocked_share;
   int64_t gpu_span_ns = 0, gpu_idle_ns = 0;
@@ -202,9 +203,16 @@ struct DeviceReport {
   std::vector<StreamLaunchDelay> launch_delay;
 };
 
+// What HTA's TraceAnalysis(dir).get_comm_comp_overlap() prints (analyze/overlap.h, HtaCompat).
 struct HtaCompat {
-  std::optional<double> overlap_pct;
-  int64_t comm_us = 0, overlap_us = 0, dropped_sub_us = 0;
+  std::optional<double> overlap_pct;  // HTA's default
+  int64_t comm_us = 0, overlap_us = 0;
+  bool step_filter = false;                   // the default's filter applied (>= 2 ProfilerSteps)
+  std::optional<int64_t> last_step_start_us;  // its bound (present with the filter)
+  int64_t filtered_out = 0;                   // GPU activities it left out
+  std::optional<double> wholetrace_overlap_pct;
+  int64_t wholetrace_comm_us = 0, wholetrace_overlap_us = 0;
+  int64_t dropped_sub_us = 0;
   std::string note;
 };
 
