@@ -160,3 +160,54 @@ TEST(Cli, AnalyzeWritesTheAnalyzedPerfettoTrace) {
 }
 
 }  // namespace
+
+namespace {
+
+// Records that look like GPU work but could not be read: every output says so first, --strict
+// turns it into exit 2 (no report, nothing exported), and a trace whose GPU activity was all lost
+// says it has no GPU numbers.
+TEST(Cli, DataLossWarnsFirstEverywhereAndStrictExits2) {
+  const std::string good =
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 5, "
+      "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1}}";
+  const std::string lost =  // a kernel whose duration is not a number
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": \"5\", "
+      "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 2}}";
+  const std::string path = ::testing::TempDir() + "/cli_dataloss.json";
+  std::ofstream(path) << "{\"traceEvents\": [" << good << ", " << lost << "]}";
+  Result text = RunCli("analyze " + path);
+  EXPECT_EQ(text.code, 0) << text.out;
+  EXPECT_EQ(text.out.rfind("warning: " + path + ": 1 x kineto_gpu_event_skipped", 0), 0u) << text.out;
+  Result md = RunCli("analyze --markdown " + path);
+  EXPECT_NE(md.out.find("> **Warning: part of the input could not be read"), std::string::npos) << md.out;
+  EXPECT_LT(md.out.find("> **Warning"), md.out.find("| rank |"));
+  Result js = RunCli("analyze --json " + path);
+  ASSERT_EQ(js.code, 0) << js.out;
+  auto j = nlohmann::json::parse(js.out);
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_EQ(j["warnings"][0]["stat"], "kineto_gpu_event_skipped");
+  EXPECT_EQ(j["warnings"][0]["count"], 1);
+  for (const char* cmd : {"analyze --strict ", "info --strict ", "export --strict -o /tmp/cli_dataloss_out.json "}) {
+    Result r = RunCli(cmd + path);
+    EXPECT_EQ(r.code, 2) << cmd << r.out;
+    EXPECT_NE(r.out.find("--strict: part of the input could not be read"), std::string::npos) << r.out;
+  }
+  Result info = RunCli("info " + path);
+  EXPECT_EQ(info.code, 0);
+  EXPECT_EQ(info.out.rfind("warning: ", 0), 0u) << info.out;
+  // All GPU activity lost: said first, never an ordinary-looking report.
+  std::ofstream(path) << "{\"traceEvents\": [" << lost << "]}";
+  Result none = RunCli("analyze " + path);
+  EXPECT_EQ(none.code, 0) << none.out;
+  EXPECT_EQ(none.out.rfind("warning: " + path + ": no GPU activity of this source could be read", 0), 0u) << none.out;
+  // Harmless records (flow arrows, display metadata) warn nowhere.
+  std::ofstream(path) << "{\"traceEvents\": [" << good
+                      << ", {\"ph\": \"s\", \"id\": 1, \"pid\": 1, \"tid\": 1, \"ts\": 1, \"cat\": \"fwdbwd\", "
+                         "\"name\": \"fwdbwd\"}]}";
+  Result clean = RunCli("analyze --strict " + path);
+  EXPECT_EQ(clean.code, 0) << clean.out;
+  EXPECT_EQ(clean.out.find("warning"), std::string::npos) << clean.out;
+  std::remove(path.c_str());
+}
+
+}  // namespace
