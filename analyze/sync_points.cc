@@ -3,6 +3,7 @@
 
 #include "analyze/context.h"
 #include "analyze/findings/finding_rule.h"
+#include "model/bounds.h"
 
 namespace overlapscope::analyze {
 
@@ -70,6 +71,7 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
     p.blocked_ns = a.end_ns - a.start_ns;
     points->push_back(p);
   }
+  std::vector<uint8_t> wait_call_has_record(t.api_calls().size(), 0);
   for (size_t i = 0; i < t.syncs().size(); ++i) {
     const model::Sync& s = t.syncs()[i];
     if (s.kind != model::SyncKind::kStreamWaitEvent) continue;
@@ -87,6 +89,23 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
       p.api_call = t.ApiCallIndexByCorrelation(p.process, s.correlation_id);
       if (p.api_call != model::kNone && p.thread == model::kNone) p.thread = t.api_calls()[p.api_call].thread;
     }
+    points->push_back(p);
+    if (p.api_call != model::kNone) wait_call_has_record[p.api_call] = 1;
+  }
+  // Stream waits known only from their call (cudaStreamWaitEvent before PyTorch 2.1 wrote
+  // cuda_sync rows; hipStreamWaitEvent always, roctracer writes no sync rows): the edge exists,
+  // the streams are not recorded (HIP's "stream" arg is a handle, not a stream id).
+  for (size_t i = 0; i < t.api_calls().size(); ++i) {
+    const model::ApiCall& a = t.api_calls()[i];
+    if (a.semantic != model::ApiSemantic::kStreamWait || wait_call_has_record[i]) continue;
+    SyncPoint p;
+    p.start_ns = a.start_ns;
+    p.end_ns = a.end_ns;
+    p.kind = SyncPointKind::kStreamWaitEvent;
+    p.process = t.ProcessOfThread(a.thread);
+    p.thread = a.thread;
+    p.api_call = static_cast<int32_t>(i);
+    p.name = a.name;
     points->push_back(p);
   }
 }
@@ -106,7 +125,7 @@ void Finish(std::vector<findings::Emitted> emitted, SyncResult* out) {
     const int32_t k = FindingKindIndex(e.finding.kind);
     if (k >= 0) {
       ++out->finding_count[k];
-      out->finding_cost_ns[k] += e.finding.cost_ns;
+      out->finding_cost_ns[k] = model::SatAdd(out->finding_cost_ns[k], e.finding.cost_ns);
     }
     out->findings.push_back(std::move(e.finding));
   }

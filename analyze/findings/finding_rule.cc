@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "model/api_names.h"
 
 namespace overlapscope::analyze {
 
@@ -66,3 +67,11 @@ Finding FindingOfBlocked(std::string_view kind, const BlockedInterval& b) {
 
 }  // namespace findings
 }  // namespace overlapscope::analyze
+
+namespace overlapscope::analyze::findings {
+
+bool IsHipCall(const model::Trace& t, model::StringId call) {
+  return model::ApiVendorOf(t.str(call)) == model::ApiVendor::kHip;
+}
+
+}  // namespace overlapscope::analyze::findings

@@ -68,4 +68,7 @@ const std::vector<const FindingRule*>& Rules();
 // the host was blocked). The rule adds the message and the advice.
 Finding FindingOfBlocked(std::string_view kind, const BlockedInterval& b);
 
+// The call belongs to the HIP runtime (model/api_names.h): advice then names HIP's calls.
+bool IsHipCall(const model::Trace& t, model::StringId call);
+
 }  // namespace overlapscope::analyze::findings

@@ -18,7 +18,8 @@ class PageableAsyncCopy : public FindingRule {
       fd.message =
           absl::StrFormat("%s at %s on %s (%s) copies pageable host memory: the host blocked %s", t.str(b.call),
                           in.At(b.start_ns), in.Thread(b.thread), in.Stream(b.stream), in.Us(fd.cost_ns));
-      fd.advice = "use pinned host memory (cudaMallocHost / tensor.pin_memory()) so the copy runs asynchronously";
+      fd.advice = absl::StrFormat("use pinned host memory (%s / tensor.pin_memory()) so the copy runs asynchronously",
+                                  IsHipCall(t, b.call) ? "hipHostMalloc" : "cudaMallocHost");
       out->push_back({std::move(fd), static_cast<int32_t>(i)});
     }
   }
