@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "importers/kineto/import.h"
+#include "model/source_stats.h"
 
 namespace {
 
@@ -106,15 +107,14 @@ int main(int argc, char** argv) {
                     static_cast<long long>(src.skipped()));
         for (const auto& [k, v] : src.kept_by_category)
           std::printf("  kept %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.ignored_by_category)
-          std::printf("  ignored %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.skipped_by_reason)
-          std::printf("  skipped %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.unknown_categories)
-          std::printf("  unknown cat %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.unknown_args)
-          std::printf("  unknown arg %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (const auto& [k, v] : src.notes) std::printf("  note %s %lld\n", k.c_str(), static_cast<long long>(v));
+        for (size_t i = 0; i < model::kStatCount; ++i) {
+          const auto st = static_cast<model::Stat>(i);
+          if (src.Count(st) == 0) continue;
+          std::printf("  %s %s %lld\n", std::string(model::ToString(model::Describe(st).severity)).c_str(),
+                      std::string(model::Describe(st).name).c_str(), static_cast<long long>(src.Count(st)));
+          for (const auto& [what, n] : src.Details(st))
+            std::printf("    %s %lld\n", what.c_str(), static_cast<long long>(n));
+        }
         for (const auto& e : src.examples) std::printf("  e.g. %s\n", e.c_str());
       }
       std::printf("kernels %zu memcpys %zu memsets %zu api %zu syncs %zu ranges %zu gpu_ranges %zu collectives %zu\n",

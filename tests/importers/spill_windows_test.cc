@@ -79,7 +79,7 @@ TEST(SpillWindows, ShortWindowRecordIsCounted) {
   auto t = std::move(builder).Finalize();
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->windows().empty());
-  EXPECT_EQ(t->sources()[0].skipped_by_reason.at("short capture window record"), 1);
+  EXPECT_EQ(t->sources()[0].details.at({model::Stat::kSpillShortRecord, "capture window"}), 1);
 }
 
 }  // namespace
