@@ -94,11 +94,11 @@ void ExpectEveryAnalysis(const std::string& name, const std::string& text) {
   // Findings.
   std::map<std::string, std::pair<int, int64_t>> findings;
   for (const Finding& f : r->sync.findings) {
-    auto& [n, cost] = findings[std::string(ToString(f.kind))];
+    auto& [n, cost] = findings[std::string(f.kind)];
     ++n;
     cost += f.cost_ns;
-    if (f.kind == FindingKind::kDeviceWideSyncInLoop) EXPECT_EQ(t->str(f.call), "hipDeviceSynchronize");
-    if (f.kind == FindingKind::kBlockingD2HBeforeIndependentWork) EXPECT_EQ(t->str(f.call), "hipMemcpyWithStream");
+    if (f.kind == "device-wide-sync-in-loop") EXPECT_EQ(t->str(f.call), "hipDeviceSynchronize");
+    if (f.kind == "blocking-d2h-before-independent-work") EXPECT_EQ(t->str(f.call), "hipMemcpyWithStream");
   }
   const std::map<std::string, std::pair<int, int64_t>> want_findings = {
       {"device-wide-sync-in-loop", {2, 10000}}, {"blocking-d2h-before-independent-work", {1, 18000}}};
