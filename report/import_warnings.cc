@@ -61,11 +61,8 @@ std::string StatsText(const json& stats) {
 json WarningsJson(const model::Trace& t) {
   json out = json::array();
   for (const ImportWarning& w : ImportWarningsOf(t))
-    out.push_back({{"source", w.source},
-                   {"stat", w.stat},
-                   {"severity", w.severity},
-                   {"count", w.count},
-                   {"message", w.message}});
+    out.push_back(
+        {{"source", w.source}, {"stat", w.stat}, {"severity", w.severity}, {"count", w.count}, {"message", w.message}});
   return out;
 }
 

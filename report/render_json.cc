@@ -360,11 +360,8 @@ std::string RenderJson(const Report& r) {
   j["schema_version"] = kSchemaVersion;
   ojson warnings = ojson::array();
   for (const ImportWarning& w : r.warnings)
-    warnings.push_back({{"source", w.source},
-                        {"stat", w.stat},
-                        {"severity", w.severity},
-                        {"count", w.count},
-                        {"message", w.message}});
+    warnings.push_back(
+        {{"source", w.source}, {"stat", w.stat}, {"severity", w.severity}, {"count", w.count}, {"message", w.message}});
   j["warnings"] = warnings;
   j["tool"] = r.tool;
   j["inputs"] = r.inputs;

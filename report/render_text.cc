@@ -61,9 +61,7 @@ void RankSummaryLines(const Report& r, const RankReport& rk, std::string& o) {
     absl::StrAppendFormat(&o, "  overlap       %s of communication hidden under compute (%s comm, %s exposed)\n",
                           Pct(s.overlap_ratio), Ms(s.comm_ns), Ms(s.exposed_comm_ns));
     if (s.hta_compat_overlap_pct || s.hta_wholetrace_overlap_pct) {
-      auto pct = [](const std::optional<double>& v) {
-        return v ? absl::StrFormat("%.2f%%", *v) : std::string("n/a");
-      };
+      auto pct = [](const std::optional<double>& v) { return v ? absl::StrFormat("%.2f%%", *v) : std::string("n/a"); };
       absl::StrAppendFormat(&o,
                             "                HTA's number (its rules, µs rounding): %s as HTA prints it by default "
                             "(GPU work launched before the last ProfilerStep), %s over the whole trace\n",

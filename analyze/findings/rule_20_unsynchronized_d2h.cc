@@ -41,9 +41,9 @@ class UnsynchronizedD2H : public FindingRule {
           "device synchronization on that thread%s: the host may read stale data",
           t.str(a.name), in.At(a.start_ns), in.Thread(a.thread), in.Stream(m.stream), m.bytes,
           it == model::kNone ? "" : " in its iteration");
-      fd.advice = absl::StrFormat(
-          "record an event after the copy and call event.synchronize() (%s) before reading the buffer",
-          IsHipCall(t, a.name) ? "hipEventSynchronize" : "cudaEventSynchronize");
+      fd.advice =
+          absl::StrFormat("record an event after the copy and call event.synchronize() (%s) before reading the buffer",
+                          IsHipCall(t, a.name) ? "hipEventSynchronize" : "cudaEventSynchronize");
       out->push_back({std::move(fd), model::kNone});
     }
   }

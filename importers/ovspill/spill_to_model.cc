@@ -120,7 +120,6 @@ void AddWindows(SpillRecords& r, model::ProcessId p, model::TraceBuilder& b) {
   }
 }
 
-
 // Joins one process's decoded records into model events: one method per record kind, sharing
 // the lookups built in the constructor (context -> device, correlation -> API call / external
 // id, event sync id -> recording event).
