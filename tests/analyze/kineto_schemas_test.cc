@@ -65,7 +65,7 @@ void ExpectScenario(const std::string& name, const std::string& text, size_t mem
 // PyTorch 1.8.0/1.8.1/1.9 (kineto 2020-12 .. 2021-06): "Operator", "Runtime", "Kernel",
 // "Memcpy"; every X tid a string ("4242", "stream 7"); flows cat "async"; lower-case "external
 // id"; 1.8.1 writes the bandwidth of a zero-length memset as a bare N/A (not JSON).
-constexpr char kPt18Events[] = R"(
+constexpr char kPt18Events[] = R"json(
   {"name": "process_name", "ph": "M", "ts": 990, "pid": 4242, "tid": 0, "args": {"name": "python"}},
   {"ph": "X", "cat": "Operator", "name": "ProfilerStep#1", "pid": 4242, "tid": "4242", "ts": 990, "dur": 70,
    "args": {"Input dims": [], "Input type": [], "Input names": [], "Output dims": [], "Output type": [],
@@ -74,13 +74,10 @@ constexpr char kPt18Events[] = R"(
   {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": "4242", "ts": 995, "dur": 3,
    "args": {"cbid": 211, "correlation": 11, "external id": 1, "external ts": 990}},
   {"ph": "s", "id": 11, "pid": 4242, "tid": 4242, "ts": 995, "cat": "async", "name": "launch"},
-  {"ph": "X", "cat": "Kernel", "name": "void gemm<float>(float*)",
-               "pid" : 0, "tid" : "stream 7", "ts" : 1000, "dur" : 10, "args" : {
-  "queued" : 0, "device" : 0, "context" : 1, "stream" : 7, "correlation" : 11, "external id" : 1,
-      "registers per thread" : 32, "shared memory" : 0, "warps per SM" : 4.0, "grid" : [ 1, 1, 1 ],
-                                                                                       "block" : [ 128, 1, 1 ]
-}
-},
+  {"ph": "X", "cat": "Kernel", "name": "void gemm<float>(float*)", "pid": 0, "tid": "stream 7", "ts": 1000, "dur": 10,
+   "args": {"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": 11, "external id": 1,
+            "registers per thread": 32, "shared memory": 0, "warps per SM": 4.0, "grid": [1, 1, 1],
+            "block": [128, 1, 1]}},
   {"ph": "f", "id": 11, "pid": 0, "tid": "stream 7", "ts": 1000, "cat": "async", "name": "launch", "bp": "e"},
   {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": "4242", "ts": 1001, "dur": 3,
    "args": {"cbid": 211, "correlation": 12, "external id": 1, "external ts": 990}},
@@ -100,7 +97,7 @@ constexpr char kPt18Events[] = R"(
   {"ph": "X", "cat": "Trace", "ts": 980, "dur": 90, "pid": "Traces", "tid": "PyTorch Profiler",
    "name": "PyTorch Profiler (0)", "args": {"Op count": 0}},
   {"name": "Iteration Start: PyTorch Profiler", "ph": "i", "s": "g", "pid": "Traces", "tid": "Trace PyTorch Profiler",
-   "ts": 990})";
+   "ts": 990})json";
 
 std::string Object(const std::string& events, const std::string& head = "") {
   return "{\n  \"schemaVersion\": 1,\n" + head + "  \"traceEvents\": [" + events + "\n  ]\n}\n";
@@ -115,43 +112,37 @@ TEST(KinetoSchemas, Before18ABareArrayOfEvents) {
 TEST(KinetoSchemas, PyTorch181NotJsonBandwidth) {
   // A zero-length memset inside the busy time: no change to span, busy or idle.
   std::string events = kPt18Events;
-  events += R"(,
+  events += R"json(,
   {"ph": "X", "cat": "Runtime", "name": "cudaMemsetAsync", "pid": 4242, "tid": "4242", "ts": 1018, "dur": 1,
    "args": {"cbid": 51, "correlation": 16, "external id": 1, "external ts": 990}},
-  {"ph": "X", "cat": "Memset", "name": "Memset (Device)",
-      "pid" : 0, "tid" : "stream 7", "ts" : 1020, "dur" : 0, "args" : {
-    "device" : 0, "context" : 1, "stream" : 7, "correlation" : 16, "external id" : 1, "bytes" : 64,
-        "memory bandwidth (GB/s)" : N / A
-  }
-})";
+  {"ph": "X", "cat": "Memset", "name": "Memset (Device)", "pid": 0, "tid": "stream 7", "ts": 1020, "dur": 0,
+   "args": {"device": 0, "context": 1, "stream": 7, "correlation": 16, "external id": 1, "bytes": 64,
+            "memory bandwidth (GB/s)": N/A}})json";
   SCOPED_TRACE("pt181");
-const Numbers n = Analyze("pt181.json", Object(events));
-EXPECT_EQ(n.kernels, 2u);
-EXPECT_EQ(n.memsets, 1u);
-EXPECT_EQ(n.api_calls, 6u);
-EXPECT_EQ(n.comm_ns, 20000);
-EXPECT_EQ(n.hidden_ns, 5000);
-EXPECT_EQ(n.idle_ns, 5000);
-EXPECT_EQ(n.blocked_ns, 10000);
-EXPECT_FALSE(n.warnings);
+  const Numbers n = Analyze("pt181.json", Object(events));
+  EXPECT_EQ(n.kernels, 2u);
+  EXPECT_EQ(n.memsets, 1u);
+  EXPECT_EQ(n.api_calls, 6u);
+  EXPECT_EQ(n.comm_ns, 20000);
+  EXPECT_EQ(n.hidden_ns, 5000);
+  EXPECT_EQ(n.idle_ns, 5000);
+  EXPECT_EQ(n.blocked_ns, 10000);
+  EXPECT_FALSE(n.warnings);
 }
 
 // PyTorch 1.10 (kineto 2021-09 .. 2021-11): "cpu_op" and "gpu_user_Annotation" from the
 // generic writer, "Runtime"/"Kernel"/"Memcpy" from CUPTI's; integer tids; flows "async_gpu",
 // forward-backward flows "forward_backward".
-constexpr char kPt110Events[] = R"(
+constexpr char kPt110Events[] = R"json(
   {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#1", "pid": 4242, "tid": 4242, "ts": 990, "dur": 70,
    "args": {"External id": 1, "Trace name": "PyTorch Profiler", "Trace iteration": 0}},
   {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242, "ts": 995, "dur": 3,
    "args": {"cbid": 211, "correlation": 11, "external id": 1, "external ts": 990}},
   {"ph": "s", "id": 11, "pid": 4242, "tid": 4242, "ts": 995, "cat": "async_gpu", "name": "cudaLaunchKernel"},
-  {"ph": "X", "cat": "Kernel", "name": "void gemm<float>(float*)",
-               "pid" : 0, "tid" : 7, "ts" : 1000, "dur" : 10, "args" : {
-  "queued" : 0, "device" : 0, "context" : 1, "stream" : 7, "correlation" : 11, "external id" : 1,
-      "registers per thread" : 32, "shared memory" : 0, "blocks per SM" : 0.1, "warps per SM" : 4.0,
-      "grid" : [ 1, 1, 1 ], "block" : [ 128, 1, 1 ], "est. achieved occupancy %" : 3
-}
-},
+  {"ph": "X", "cat": "Kernel", "name": "void gemm<float>(float*)", "pid": 0, "tid": 7, "ts": 1000, "dur": 10,
+   "args": {"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": 11, "external id": 1,
+            "registers per thread": 32, "shared memory": 0, "blocks per SM": 0.1, "warps per SM": 4.0,
+            "grid": [1, 1, 1], "block": [128, 1, 1], "est. achieved occupancy %": 3}},
   {"ph": "f", "id": 11, "pid": 0, "tid": 7, "ts": 1000, "cat": "async_gpu", "name": "cudaLaunchKernel", "bp": "e"},
   {"ph": "X", "cat": "gpu_user_Annotation", "name": "step", "pid": 0, "tid": 7, "ts": 999, "dur": 12,
    "args": {"External id": 1}},
@@ -170,11 +161,9 @@ constexpr char kPt110Events[] = R"(
   {"ph": "X", "cat": "Runtime", "name": "cudaDeviceSynchronize", "pid": 4242, "tid": 4242, "ts": 1050, "dur": 1,
    "args": {"cbid": 165, "correlation": 15, "external id": 0, "external ts": 0}},
   {"ph": "X", "cat": "Trace", "ts": 980, "dur": 90, "pid": "Spans", "tid": "PyTorch Profiler",
-   "name": "PyTorch Profiler (0)", "args": {"Op count": 0}})";
+   "name": "PyTorch Profiler (0)", "args": {"Op count": 0}})json";
 
-TEST(KinetoSchemas, PyTorch110) {
-  ExpectScenario("pt110.json", Object(kPt110Events));
-}
+TEST(KinetoSchemas, PyTorch110) { ExpectScenario("pt110.json", Object(kPt110Events)); }
 
 // PyTorch 2.4 and later: lower-case categories, "ac2g"/"fwdbwd" flows, ts relative to a
 // baseTimeNanoseconds written after the events, ns digits; displayTimeUnit is only a viewer
@@ -201,17 +190,15 @@ TEST(KinetoSchemas, PyTorch24RelativeNanosecondTimes) {
 // correlation id is written only as "External id"; kernels, copies and fills are all "kernel"
 // rows named by roctracer ("CopyDeviceToHost"); pointers unquoted (not JSON); GPU rows pid =
 // device, tid = HSA queue.
-constexpr char kRocm2021Events[] = R"(
+constexpr char kRocm2021Events[] = R"json(
   {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#1", "pid": 4242, "tid": 4242, "ts": 990, "dur": 70,
    "args": {"External id": 1}},
   {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 4242, "tid": 4242, "ts": 995, "dur": 3,
    "args": {"External id": 11, "kernel": "gemm", "grid dim": [1, 1, 1], "block dim": [128, 1, 1],
             "shared size": 0, "stream": 0x55d0a8e0}},
-  {"ph": "X", "cat": "kernel", "name": "void gemm<float>(float*)",
-               "pid" : 0, "tid" : 1, "ts" : 1000, "dur" : 10, "args" : {
-  "External id" : 11, "grid dim" : [ 1, 1, 1 ], "block dim" : [ 128, 1, 1 ], "shared size" : 0, "stream" : 0x55d0a8e0
-}
-},
+  {"ph": "X", "cat": "kernel", "name": "void gemm<float>(float*)", "pid": 0, "tid": 1, "ts": 1000, "dur": 10,
+   "args": {"External id": 11, "grid dim": [1, 1, 1], "block dim": [128, 1, 1], "shared size": 0,
+            "stream": 0x55d0a8e0}},
   {"ph": "X", "cat": "cuda_runtime", "name": "hipExtLaunchKernel", "pid": 4242, "tid": 4242, "ts": 1001, "dur": 3,
    "args": {"External id": 12, "stream": 0x55d0a9f0}},
   {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "pid": 0, "tid": 2,
@@ -223,16 +210,14 @@ constexpr char kRocm2021Events[] = R"(
   {"ph": "X", "cat": "cuda_runtime", "name": "hipStreamSynchronize", "pid": 4242, "tid": 4242, "ts": 1040, "dur": 2,
    "args": {"External id": 14, "stream": 0x55d0a8e0}},
   {"ph": "X", "cat": "cuda_runtime", "name": "hipDeviceSynchronize", "pid": 4242, "tid": 4242, "ts": 1050,
-   "dur": 1, "args": {"External id": 15}})";
+   "dur": 1, "args": {"External id": 15}})json";
 
-TEST(KinetoSchemas, RocmRoctracer2021) {
-  ExpectScenario("rocm2021.json", Object(kRocm2021Events));
-}
+TEST(KinetoSchemas, RocmRoctracer2021) { ExpectScenario("rocm2021.json", Object(kRocm2021Events)); }
 
 // ROCm today (kineto 2024-05 and later, ROCm 6): "correlation" args, copies as "gpu_memcpy"
 // named like CUDA's; hipMemcpyWithStream is a synchronous copy.
 TEST(KinetoSchemas, RocmToday) {
-  const std::string events = R"(
+  const std::string events = R"json(
   {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 4242, "tid": 4242, "ts": 990.000,
    "dur": 70.000, "args": {"External id": 1}},
   {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 4242, "tid": 4242, "ts": 995.000, "dur": 3.000,
@@ -253,18 +238,18 @@ TEST(KinetoSchemas, RocmToday) {
    "dur": 2.000, "args": {"cid": 70, "correlation": 14}},
   {"ph": "X", "cat": "cuda_runtime", "name": "hipDeviceSynchronize", "pid": 4242, "tid": 4242, "ts": 1050.000,
    "dur": 1.000, "args": {"cid": 71, "correlation": 15}},
-  {"ph": "f", "id": 1, "pid": 4242, "tid": 4242, "ts": 1000.000, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"})";
+  {"ph": "f", "id": 1, "pid": 4242, "tid": 4242, "ts": 1000.000, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"})json";
   ExpectScenario("rocm_today.json", Object(events, "  \"roctracer_version\": \"4.1\",\n"));
 }
 
 // A category nobody knows that looks like GPU work is data loss: every output must warn, and a
 // trace whose GPU activity was all of that kind must say it has no GPU numbers.
 TEST(KinetoSchemas, UnknownDeviceLikeCategoriesWarn) {
-  const std::string events = R"(
+  const std::string events = R"json(
   {"ph": "X", "cat": "gpu_kernel_v9", "name": "k", "pid": 0, "tid": 7, "ts": 1000, "dur": 10,
    "args": {"device": 0, "stream": 7, "correlation": 11}},
   {"ph": "X", "cat": "xpu_runtime", "name": "zeLaunch", "pid": 1, "tid": 1, "ts": 990, "dur": 2, "args": {}},
-  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 990, "dur": 5, "args": {}})";
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 990, "dur": 5, "args": {}})json";
   const std::string path = ::testing::TempDir() + "/kineto_schemas.unknown.json";
   std::ofstream(path) << Object(events);
   auto t = import::ImportTraces({path});
