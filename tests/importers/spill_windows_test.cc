@@ -1,4 +1,5 @@
-// Capture windows in spill files (SpillWindow, spill_records.h) read into model windows.
+// Capture windows in spill files (SpillWindow, spill_records.h) read into model windows; the
+// records are framed as a writer frames them (SpillEncoder::Frame, version 2).
 #include <string>
 
 #include "gtest/gtest.h"
@@ -35,7 +36,7 @@ TEST(SpillWindows, OpenAndCloseRecords) {
   SpillEncoder::Append(&b, SpillType::kWindow, SpillWindow{5000, 0, 2, kWindowNvtx, 3, kWindowEndStop});
   Launch(b, 2, 5500, 6000, 7000);
   model::TraceBuilder builder;
-  ASSERT_TRUE(ReadSpillBytes(b, "w.ovspill", builder).ok());
+  ASSERT_TRUE(ReadSpillBytes(SpillEncoder::Frame(b), "w.ovspill", builder).ok());
   auto t = std::move(builder).Finalize();
   ASSERT_TRUE(t.ok()) << t.status();
   ASSERT_EQ(t->windows().size(), 2u);
@@ -63,7 +64,7 @@ TEST(SpillWindows, NoWindowRecordsNoWindows) {
   std::string b = Base();
   Launch(b, 1, 1000, 2000, 3000);
   model::TraceBuilder builder;
-  ASSERT_TRUE(ReadSpillBytes(b, "old.ovspill", builder).ok());
+  ASSERT_TRUE(ReadSpillBytes(SpillEncoder::Frame(b), "old.ovspill", builder).ok());
   auto t = std::move(builder).Finalize();
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->windows().empty());
@@ -75,7 +76,7 @@ TEST(SpillWindows, ShortWindowRecordIsCounted) {
   const char half[12] = {};
   SpillEncoder::AppendRaw(&b, SpillType::kWindow, half, sizeof(half), nullptr, 0);
   model::TraceBuilder builder;
-  ASSERT_TRUE(ReadSpillBytes(b, "short.ovspill", builder).ok());
+  ASSERT_TRUE(ReadSpillBytes(SpillEncoder::Frame(b), "short.ovspill", builder).ok());
   auto t = std::move(builder).Finalize();
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->windows().empty());
