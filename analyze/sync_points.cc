@@ -71,7 +71,8 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
     p.blocked_ns = a.end_ns - a.start_ns;
     points->push_back(p);
   }
-  std::vector<uint8_t> wait_call_has_record(t.api_calls().size(), 0);
+  // Processes whose trace records stream waits (cuda_sync "Stream Wait Event", our captures).
+  std::vector<uint8_t> records_waits(t.processes().size(), 0);
   for (size_t i = 0; i < t.syncs().size(); ++i) {
     const model::Sync& s = t.syncs()[i];
     if (s.kind != model::SyncKind::kStreamWaitEvent) continue;
@@ -90,14 +91,16 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
       if (p.api_call != model::kNone && p.thread == model::kNone) p.thread = t.api_calls()[p.api_call].thread;
     }
     points->push_back(p);
-    if (p.api_call != model::kNone) wait_call_has_record[p.api_call] = 1;
+    if (p.process != model::kNone) records_waits[p.process] = 1;
   }
-  // Stream waits known only from their call (cudaStreamWaitEvent before PyTorch 2.1 wrote
-  // cuda_sync rows; hipStreamWaitEvent always, roctracer writes no sync rows): the edge exists,
-  // the streams are not recorded (HIP's "stream" arg is a handle, not a stream id).
+  // Stream waits known only from their call, in processes whose trace records no waits at all
+  // (hipStreamWaitEvent: roctracer writes no sync rows; cudaStreamWaitEvent in Kineto traces
+  // without cuda_sync rows, PyTorch < 2.1 or the sync activity off): the streams are not
+  // recorded (HIP's "stream" arg is a handle). Where waits are recorded, a call whose record is
+  // missing is left out: the trace itself shows no wait for it.
   for (size_t i = 0; i < t.api_calls().size(); ++i) {
     const model::ApiCall& a = t.api_calls()[i];
-    if (a.semantic != model::ApiSemantic::kStreamWait || wait_call_has_record[i]) continue;
+    if (a.semantic != model::ApiSemantic::kStreamWait || records_waits[t.ProcessOfThread(a.thread)]) continue;
     SyncPoint p;
     p.start_ns = a.start_ns;
     p.end_ns = a.end_ns;
