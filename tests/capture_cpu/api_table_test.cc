@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "analyze/context.h"
 #include "gtest/gtest.h"
+#include "model/api_names.h"
 
 namespace overlapscope::cupti {
 namespace {
@@ -136,14 +136,16 @@ TEST(ApiTable, EveryVariantOfAFamily) {
   EXPECT_GT(checked, 150);
 }
 
-// The calls the analyses classify by name (CPU blocking, implicit syncs) are all recorded.
+// The calls the analyses read as blocking or implicitly synchronizing (their model::ApiSemantic,
+// model/api_names.h) are all recorded.
 TEST(ApiTable, CoversTheAnalysesNamePredicates) {
+  using model::ApiSemantic;
   int matched = 0;
   for (const auto* names : {&N().runtime, &N().driver})
     for (const std::string& n : *names)
-      if (analyze::IsStreamSyncCall(n) || analyze::IsEventSyncCall(n) || analyze::IsDeviceSyncCall(n) ||
-          analyze::IsSyncMemcpyCall(n) || analyze::IsSyncMemsetCall(n) || analyze::IsMallocCall(n) ||
-          analyze::IsFreeCall(n)) {
+      if (const ApiSemantic k = model::ClassifyApiCall(n);
+          k == ApiSemantic::kStreamSync || k == ApiSemantic::kEventSync || k == ApiSemantic::kDeviceSync ||
+          k == ApiSemantic::kCopy || k == ApiSemantic::kMemset || k == ApiSemantic::kAlloc || k == ApiSemantic::kFree) {
         ++matched;
         EXPECT_TRUE(Selected(n)) << n << " is read by an analysis but not recorded";
       }
