@@ -107,11 +107,13 @@ int main(int argc, char** argv) {
                     static_cast<long long>(src.skipped()));
         for (const auto& [k, v] : src.kept_by_category)
           std::printf("  kept %s %lld\n", k.c_str(), static_cast<long long>(v));
-        for (size_t i = 0; i < model::kStatCount; ++i) {
-          const auto st = static_cast<model::Stat>(i);
+        for (size_t i = 0; i < overlapscope::model::kStatCount; ++i) {
+          const auto st = static_cast<overlapscope::model::Stat>(i);
           if (src.Count(st) == 0) continue;
-          std::printf("  %s %s %lld\n", std::string(model::ToString(model::Describe(st).severity)).c_str(),
-                      std::string(model::Describe(st).name).c_str(), static_cast<long long>(src.Count(st)));
+          std::printf("  %s %s %lld\n",
+                      std::string(overlapscope::model::ToString(overlapscope::model::Describe(st).severity)).c_str(),
+                      std::string(overlapscope::model::Describe(st).name).c_str(),
+                      static_cast<long long>(src.Count(st)));
           for (const auto& [what, n] : src.Details(st))
             std::printf("    %s %lld\n", what.c_str(), static_cast<long long>(n));
         }
