@@ -121,15 +121,16 @@ TEST(Engine, ProgressNamesEachFile) {
   EXPECT_EQ(seen.back().done_bytes, seen.back().total_bytes);  // the last call: file fully read
 }
 
-// Two ranks renamed as PyTorch's default worker files of two hosts ("<host>_<pid>.<ts>.pt.trace
-// .json.gz"): auto alignment estimates host b's offset from the 3 matched all-gathers and adds
-// it to every event of rank 1 while the trace is built; rank 0 (reference) is unchanged.
+// Two ranks renamed as PyTorch's default worker files of two hosts ("<host>_<pid>.<ms>.pt.trace
+// .json.gz", the time in ms as tensorboard_trace_handler wrote it before ns): auto alignment
+// estimates host b's offset from the 3 matched all-gathers and adds it to every event of rank 1
+// while the trace is built; rank 0 (reference) is unchanged.
 TEST(Engine, LoadAlignsTwoHostsOnce) {
   const fs::path dir = fs::path(testing::TempDir()) / "engine_two_hosts";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  fs::copy_file(kData + "/kineto/ag_overlap/rank0.json.gz", dir / "hosta_11.1790857026.pt.trace.json.gz");
-  fs::copy_file(kData + "/kineto/ag_overlap/rank1.json.gz", dir / "hostb_22.1790857026.pt.trace.json.gz");
+  fs::copy_file(kData + "/kineto/ag_overlap/rank0.json.gz", dir / "hosta_11.1790857026123.pt.trace.json.gz");
+  fs::copy_file(kData + "/kineto/ag_overlap/rank1.json.gz", dir / "hostb_22.1790857026123.pt.trace.json.gz");
   LoadOptions off;
   off.align_clocks = ClockAlign::kOff;
   auto raw = Load({dir.string()}, off);
