@@ -1,0 +1,130 @@
+"""GPU-machine check of the Python package (needs torch with CUDA and one GPU):
+
+  python3 tools/python_gpu_check.py hook OUT_DIR      a torch.profiler loop (small model, a
+                                                      schedule of 2 cycles) with
+                                                      overlapscope.torch.on_trace_ready
+  python3 tools/python_gpu_check.py profile OUT_DIR   overlapscope.profile() around CUDA work
+  python3 tools/python_gpu_check.py both OUT_DIR      profile() right after a torch.profiler run
+                                                      in the same process (one CUPTI client at a
+                                                      time: says what happens)
+
+With PYTHONPATH=<build>/python (or the package installed). In `hook`, a one-rank NCCL process
+group (when it can be created) runs an all-reduce on a side stream beside the matmuls, so the
+trace has communication to overlap.
+"""
+
+import os
+import sys
+
+import torch
+
+import overlapscope
+import overlapscope.torch
+
+
+def model_and_data():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4096, 4096), torch.nn.ReLU(), torch.nn.Linear(4096, 4096)).cuda()
+    return model, torch.randn(512, 4096, device="cuda"), torch.optim.SGD(model.parameters(), lr=1e-3)
+
+
+def nccl_group():
+    """A one-rank NCCL process group, or None (printed why)."""
+    try:
+        import torch.distributed as dist
+        os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+        dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29531", rank=0, world_size=1,
+                                device_id=torch.device("cuda:0"))
+        return dist
+    except Exception as e:  # the check goes on without communication
+        print("no NCCL process group (%s): compute only" % e)
+        return None
+
+
+def train(prof, steps, dist):
+    model, x, opt = model_and_data()
+    side = torch.cuda.Stream()
+    grad_buf = torch.zeros(16 << 20, device="cuda")
+    for _ in range(steps):
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        if dist is not None:
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                dist.all_reduce(grad_buf)  # overlaps the next step's matmuls
+        opt.step()
+        opt.zero_grad()
+        prof.step()
+    torch.cuda.synchronize()
+
+
+def hook(out):
+    dist = nccl_group()
+    handler = overlapscope.torch.on_trace_ready(out, require=["overlap_ratio>=0.5", "blocked_share<=0.5"],
+                                                trace=True, on_fail="log")
+    sched = torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=2)
+    acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=acts, schedule=sched, on_trace_ready=handler) as prof:
+        train(prof, 12, dist)
+    print("cycles analyzed: %d" % len(handler.history))
+    for e in handler.history:
+        print("  step %s: %s (%d bytes), %s (%d bytes), gates %s" %
+              (e["step"], os.path.basename(e["trace"]), os.path.getsize(e["trace"]), os.path.basename(e["pftrace"]),
+               os.path.getsize(e["pftrace"]), "passed" if e["passed"] else "FAILED"))
+    r = handler.report
+    s = r.ranks[0].summary
+    print("last cycle: comm_ns=%s exposed_comm_ns=%s overlap_ratio=%s compute_ns=%s gpu_idle_share=%.4f" %
+          (s.comm_ns, s.exposed_comm_ns, s.overlap_ratio, s.compute_ns, s.gpu_idle_share))
+    # The same file analyzed again from disk gives the same report.
+    assert overlapscope.analyze(handler.history[-1]["trace"]).to_dict() == r.to_dict()
+    # on_fail="raise": a gate that cannot hold stops the loop at the first cycle.
+    strict = overlapscope.torch.on_trace_ready(out + "/strict", require="gpu_idle_share<=0", print_summary=False)
+    try:
+        with torch.profiler.profile(activities=acts, schedule=torch.profiler.schedule(wait=0, warmup=1, active=1),
+                                    on_trace_ready=strict) as prof:
+            train(prof, 3, None)
+        print("strict gate: no exception (unexpected)")
+    except overlapscope.GateError as e:
+        print("strict gate raised GateError: %s" % e)
+    if dist is not None:
+        dist.destroy_process_group()
+
+
+def profile(out):
+    print("capture available: %s; library %s" % (overlapscope.capture_available(), overlapscope.library_version()))
+    a = torch.randn(4096, 4096, device="cuda")
+    b = torch.empty(4096, 4096, device="cuda")
+    torch.cuda.synchronize()
+    with overlapscope.profile(require=["blocked_share<=0.99"]) as p:
+        for _ in range(5):
+            torch.matmul(a, a, out=b)
+        host = b.cpu()  # a blocking device-to-host copy
+        pinned = torch.empty(4096, 4096, pin_memory=True)
+        pinned.copy_(b, non_blocking=True)
+        torch.cuda.synchronize()
+    r = p.report
+    print(r.summary_text())
+    s = r.ranks[0].summary
+    print("kernels: %s" % [(k.name[:40], k.count) for k in r.top_kernels])
+    print("summary: compute_ns=%s blocked_ns=%s findings=%s gpu_idle_share=%.4f" %
+          (s.compute_ns, s.blocked_ns, s.findings, s.gpu_idle_share))
+    print("info:\n" + r.info())
+    print("export: %s" % r.export(os.path.join(out, "capture.pftrace")))
+    assert host.shape == (4096, 4096)
+
+
+def both(out):
+    acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=acts) as prof:
+        torch.randn(1024, 1024, device="cuda").sum().item()
+    prof.export_chrome_trace(os.path.join(out, "before.json"))
+    try:
+        profile(out)
+    except overlapscope.CaptureError as e:
+        print("profile() after torch.profiler in the same process: CaptureError: %s" % e)
+
+
+if __name__ == "__main__":
+    mode, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    {"hook": hook, "profile": profile, "both": both}[mode](out)
