@@ -2,8 +2,9 @@
  * (python/overlapscope, loaded with ctypes) and for any other language with a C FFI.
  *
  * Plain C: no C++ type crosses it, no exception leaves it, every symbol starts with ovs_ and is
- * versioned (ELF version node OVSCOPE_1). The library carries its own Abseil and libstdc++
- * (linked statically, hidden), so it loads into any process, e.g. any CPython >= 3.8.
+ * versioned (ELF version node OVSCOPE_1); nothing else is exported, so it loads into any process,
+ * e.g. any CPython >= 3.8. It needs glibc >= 2.34, libstdc++ of GCC >= 11, zlib, Abseil's shared
+ * libraries (the Python package carries them next to it) and, in builds with CUDA, libcupti.
  *
  *   ovs_report* r = NULL;
  *   const char* paths[] = {"traces/"};

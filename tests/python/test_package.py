@@ -39,11 +39,16 @@ def test_pip_installs_the_built_package_offline(tmp_path):
     code = ("import overlapscope\n"
             "print(overlapscope.library_version()[2])\n"
             "r = overlapscope.analyze('tests/data/kineto/ag_overlap')\n"
-            "print(len(r.ranks), r.ranks[1].summary.exposed_comm_ns)\n")
+            "print(len(r.ranks), r.ranks[1].summary.exposed_comm_ns)\n"
+            "maps = open('/proc/self/maps').read().split()\n"
+            "print(sorted(set(p for p in maps if 'libabsl_' in p)))\n")
     run = subprocess.run([sys.executable, "-c", code], env=dict(env, PYTHONPATH=str(site)), cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
-    lib_path, counts = run.stdout.splitlines()
+    lib_path, counts, absl = run.stdout.splitlines()
     assert Path(lib_path).resolve() == (site / "overlapscope" / "libovscope.so").resolve()
+    # Abseil comes from the package (the machine need not have it), none from the system.
+    absl = eval(absl)
+    assert absl and all(Path(p).parent == (site / "overlapscope").resolve() for p in absl), absl
     want = overlapscope.analyze(ROOT / "tests/data/kineto/ag_overlap").ranks[1].summary.exposed_comm_ns
     assert counts == "2 %d" % want
