@@ -77,17 +77,28 @@ def hook(out):
           (s.comm_ns, s.exposed_comm_ns, s.overlap_ratio, s.compute_ns, s.gpu_idle_share))
     # The same file analyzed again from disk gives the same report.
     assert overlapscope.analyze(handler.history[-1]["trace"]).to_dict() == r.to_dict()
-    # on_fail="raise": a gate that cannot hold stops the loop at the first cycle.
-    strict = overlapscope.torch.on_trace_ready(out + "/strict", require="gpu_idle_share<=0", print_summary=False)
-    try:
-        with torch.profiler.profile(activities=acts, schedule=torch.profiler.schedule(wait=0, warmup=1, active=1),
-                                    on_trace_ready=strict) as prof:
-            train(prof, 3, None)
-        print("strict gate: no exception (unexpected)")
-    except overlapscope.GateError as e:
-        print("strict gate raised GateError: %s" % e)
+    strict_gates(out, acts)
     if dist is not None:
         dist.destroy_process_group()
+
+
+def strict_gates(out, acts):
+    """on_fail="raise" with a gate that cannot hold: GateError out of the profiler, from the step
+    after a scheduled cycle, and from the end of the `with` block without a schedule."""
+    for name, sched in (("scheduled", torch.profiler.schedule(wait=0, warmup=1, active=1)), ("unscheduled", None)):
+        strict = overlapscope.torch.on_trace_ready(os.path.join(out, name), require="gpu_idle_share<=0",
+                                                   print_summary=False)
+        steps_done = 0
+        try:
+            with torch.profiler.profile(activities=acts, schedule=sched, on_trace_ready=strict) as prof:
+                model, x, _ = model_and_data()
+                for _ in range(4):
+                    model(x).sum().item()
+                    prof.step()
+                    steps_done += 1
+            print("%s strict gate: no exception (unexpected)" % name)
+        except overlapscope.GateError as e:
+            print("%s strict gate: GateError after %d steps: %s" % (name, steps_done, e))
 
 
 def profile(out):
@@ -125,6 +136,9 @@ def both(out):
 
 
 if __name__ == "__main__":
+    import faulthandler
+    faulthandler.enable()  # a crash prints where it happened
+    sys.stdout.reconfigure(line_buffering=True)
     mode, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     {"hook": hook, "profile": profile, "both": both}[mode](out)

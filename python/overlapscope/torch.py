@@ -14,12 +14,21 @@ tensorboard_trace_handler does (same directory layout and file name,
 "<worker>.<time_ns>.pt.trace.json[.gz]", worker "<hostname>_<pid>" by default, so the files
 still open in TensorBoard and HTA), analyzes it in-process, prints the one-screen summary, writes
 "<same name>.pftrace" beside it with trace=True (or into the directory trace="DIR"), and checks the
-gates. A failed gate raises GateError from prof.step() with on_fail="raise" (default: a job that
-asked for a gate stops at the first cycle that breaks it), or logs a warning on the logger
-"overlapscope" and goes on with on_fail="log". Either way handler.history records each cycle.
+gates. handler.history records each cycle.
+
+A failed gate (or a trace that cannot be written or analyzed) with on_fail="raise" (default: a job
+that asked for a gate stops at the first cycle that breaks it) raises GateError (or the error)
+out of the profiler: from the cycle's stop() (the end of the `with` block) when that is where
+torch called on_trace_ready, else from the next step() before torch does anything in it (or
+from stop() after torch has finished it). It is not raised inside on_trace_ready called from
+step(): torch goes on with its state machine after the callback (it prepares the next cycle),
+and an exception there leaves the profiler half-switched (a process that raised there crashed
+with a segmentation fault when its profiler stopped). With on_fail="log" the failure is logged on the logger "overlapscope"
+(a warning for a gate, an error otherwise) and training goes on.
 
 torch is not imported by this module; only the profiler object torch hands over is used (its
-export_chrome_trace and step_num).
+export_chrome_trace and step_num; step and stop are wrapped on that object to raise deferred
+failures).
 """
 
 import logging
@@ -46,6 +55,16 @@ def _pftrace_path(trace_path, trace):
     return os.path.join(folder, base + ".pftrace")
 
 
+def _inside(prof, method):
+    """Whether this call runs inside prof.<method>() (the innermost of its step/stop frames)."""
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_name in ("step", "stop") and f.f_locals.get("self") is prof:
+            return f.f_code.co_name == method
+        f = f.f_back
+    return False
+
+
 class TraceHandler:
     """The callable on_trace_ready() returns. After each cycle: `report` (the last Report),
     `history` (one dict per cycle: step, trace, pftrace, passed, gate lines)."""
@@ -65,6 +84,7 @@ class TraceHandler:
         self.analysis = analysis
         self.report = None
         self.history = []
+        self._pending = None  # a failure to raise at the profiler's next step() or stop()
 
     def _export(self, prof):
         """Writes the Kineto trace as torch's tensorboard_trace_handler names it."""
@@ -81,13 +101,30 @@ class TraceHandler:
         out.flush()
 
     def __call__(self, prof):
+        deferred = self._arm(prof)
+        try:
+            failure = self._cycle(prof)
+        except Exception as e:  # the trace could not be written or analyzed
+            failure = e
+        if failure is None:
+            return
+        if self.on_fail == "log":
+            self._log(failure, prof)
+        elif deferred and not _inside(prof, "stop"):
+            self._pending = failure
+        else:  # in stop() torch calls on_trace_ready last; or called directly: nothing to protect
+            self._pending = None  # this failure is the newer news
+            raise failure
+
+    def _cycle(self, prof):
+        """Writes, analyzes, exports and gates one cycle; returns a GateError for a failed gate."""
         from . import analyze
         path = self._export(prof)
-        step = getattr(prof, "step_num", None)
         if self.report is not None:
             self.report.close()  # one cycle's trace model at a time
         report = self.report = analyze(path, **self.analysis)
-        entry = {"step": step, "trace": path, "pftrace": None, "passed": True, "gates": []}
+        entry = {"step": getattr(prof, "step_num", None), "trace": path, "pftrace": None, "passed": True, "gates": []}
+        self.history.append(entry)
         if self.trace:
             entry["pftrace"] = _pftrace_path(path, self.trace)
             os.makedirs(os.path.dirname(entry["pftrace"]) or ".", exist_ok=True)
@@ -95,14 +132,46 @@ class TraceHandler:
         result = report.gates(self.require) if self.require else None
         if result is not None:
             entry["passed"], entry["gates"] = result.passed, [c.line for c in result.checks]
-        self.history.append(entry)
         if self.print_summary:
             self._say(self._summary(entry, report))
-        if result is not None and not result.passed:
-            if self.on_fail == "raise":
-                raise errors.GateError(result)
-            log.warning("overlapscope: gate failed at step %s (%s):\n%s", step, path,
-                        "\n".join(c.line for c in result.failures))
+        return errors.GateError(result) if result is not None and not result.passed else None
+
+    def _log(self, failure, prof):
+        step = getattr(prof, "step_num", None)
+        if isinstance(failure, errors.GateError):
+            log.warning("overlapscope: gate failed at step %s (%s):\n%s", step, self.history[-1]["trace"],
+                        "\n".join(c.line for c in failure.failures))
+        else:
+            log.error("overlapscope: profiling cycle at step %s not analyzed: %s", step, failure)
+
+    def _arm(self, prof):
+        """Wraps prof.step and prof.stop (once) so that a pending failure is raised where torch's
+        profiler is in a consistent state; False when prof has no such methods to wrap."""
+        if getattr(prof, "_overlapscope_handler", None) is self:
+            return True
+        step, stop = getattr(prof, "step", None), getattr(prof, "stop", None)
+        if not callable(step) or not callable(stop):
+            return False
+
+        def step_after_pending(*args, **kwargs):
+            self._raise_pending()  # before torch's step: the next cycle was prepared
+            return step(*args, **kwargs)
+
+        def stop_then_pending(*args, **kwargs):
+            out = stop(*args, **kwargs)  # the last cycle's on_trace_ready may run in here
+            self._raise_pending()
+            return out
+
+        try:
+            prof.step, prof.stop, prof._overlapscope_handler = step_after_pending, stop_then_pending, self
+        except AttributeError:
+            return False
+        return True
+
+    def _raise_pending(self):
+        failure, self._pending = self._pending, None
+        if failure is not None:
+            raise failure
 
     @staticmethod
     def _summary(entry, report):
@@ -120,7 +189,8 @@ def on_trace_ready(out_dir, require=(), trace=False, on_fail="raise", worker_nam
     out_dir, worker_name, use_gzip: as torch.profiler.tensorboard_trace_handler.
     require: gates ("overlap_ratio>=0.6", ...) checked on every rank of each cycle's trace.
     trace: True (a .pftrace beside each trace) or a directory for them; False: none.
-    on_fail: "raise" (GateError) or "log" (a warning on logger "overlapscope").
+    on_fail: "raise" (GateError, from the profiler's next step() or its stop()) or "log" (logger
+      "overlapscope"); see the module doc.
     print_summary, file: print the one-screen summary to `file` (default sys.stdout).
     analysis: options of overlapscope.analyze() (comm_kernel=..., top=..., ...).
     """
