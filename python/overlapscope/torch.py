@@ -22,8 +22,8 @@ out of the profiler: from the cycle's stop() (the end of the `with` block) when 
 torch called on_trace_ready, else from the next step() before torch does anything in it (or
 from stop() after torch has finished it). It is not raised inside on_trace_ready called from
 step(): torch goes on with its state machine after the callback (it prepares the next cycle),
-and an exception there leaves the profiler half-switched (a process that raised there crashed
-with a segmentation fault when its profiler stopped). With on_fail="log" the failure is logged on the logger "overlapscope"
+and an exception there leaves the profiler half-switched (in a GPU check, a process that raised
+there died of a segmentation fault afterwards). With on_fail="log" the failure is logged on the logger "overlapscope"
 (a warning for a gate, an error otherwise) and training goes on.
 
 torch is not imported by this module; only the profiler object torch hands over is used (its
