@@ -11,6 +11,11 @@
 With PYTHONPATH=<build>/python (or the package installed). In `hook`, a one-rank NCCL process
 group (when it can be created) runs an all-reduce on a side stream beside the matmuls, so the
 trace has communication to overlap.
+
+Every expectation prints "ok: ..." or "FAIL: ..."; the last line is "python_gpu_check MODE: PASS"
+(exit 0) or "python_gpu_check MODE: FAIL (N of M expectations)" (exit 1). A crash of the process
+(the reason the torch hook defers its exceptions) shows as a missing last line and a signal exit
+code; faulthandler prints where it happened.
 """
 
 import os
@@ -20,6 +25,15 @@ import torch
 
 import overlapscope
 import overlapscope.torch
+
+RESULTS = []  # (passed, what)
+
+
+def expect(passed, what):
+    """Records and prints one expectation."""
+    RESULTS.append((bool(passed), what))
+    print("%s: %s" % ("ok" if passed else "FAIL", what))
+    return bool(passed)
 
 
 def model_and_data():
@@ -71,12 +85,20 @@ def hook(out):
         print("  step %s: %s (%d bytes), %s (%d bytes), gates %s" %
               (e["step"], os.path.basename(e["trace"]), os.path.getsize(e["trace"]), os.path.basename(e["pftrace"]),
                os.path.getsize(e["pftrace"]), "passed" if e["passed"] else "FAILED"))
+    expect(len(handler.history) == 2, "2 profiling cycles analyzed (schedule active=3, repeat=2)")
+    for e in handler.history:
+        expect(os.path.getsize(e["trace"]) > 0 and os.path.getsize(e["pftrace"]) > 0,
+               "step %s: Kineto trace and .pftrace written" % e["step"])
     r = handler.report
     s = r.ranks[0].summary
     print("last cycle: comm_ns=%s exposed_comm_ns=%s overlap_ratio=%s compute_ns=%s gpu_idle_share=%.4f" %
           (s.comm_ns, s.exposed_comm_ns, s.overlap_ratio, s.compute_ns, s.gpu_idle_share))
+    expect(len(r.ranks) == 1 and s.compute_ns > 0, "last cycle: one rank with compute time")
+    if dist is not None:
+        expect(s.comm_ns > 0 and s.overlap_ratio is not None, "last cycle: the all-reduce is communication")
     # The same file analyzed again from disk gives the same report.
-    assert overlapscope.analyze(handler.history[-1]["trace"]).to_dict() == r.to_dict()
+    expect(overlapscope.analyze(handler.history[-1]["trace"]).to_dict() == r.to_dict(),
+           "the last cycle's trace analyzed from disk gives the same report")
     strict_gates(out, acts)
     if dist is not None:
         dist.destroy_process_group()
@@ -85,7 +107,10 @@ def hook(out):
 def strict_gates(out, acts):
     """on_fail="raise" with a gate that cannot hold: GateError out of the profiler, from the step
     after a scheduled cycle, and from the end of the `with` block without a schedule."""
-    for name, sched in (("scheduled", torch.profiler.schedule(wait=0, warmup=1, active=1)), ("unscheduled", None)):
+    # Scheduled: the cycle ends in the 2nd step(), the failure comes out of the 3rd (2 steps done);
+    # unscheduled: torch calls on_trace_ready in stop(), at the end of the block (4 steps done).
+    for name, sched, steps_expected in (("scheduled", torch.profiler.schedule(wait=0, warmup=1, active=1), 2),
+                                        ("unscheduled", None, 4)):
         strict = overlapscope.torch.on_trace_ready(os.path.join(out, name), require="gpu_idle_share<=0",
                                                    print_summary=False)
         steps_done = 0
@@ -96,13 +121,24 @@ def strict_gates(out, acts):
                     model(x).sum().item()
                     prof.step()
                     steps_done += 1
-            print("%s strict gate: no exception (unexpected)" % name)
+            expect(False, "%s strict gate: GateError (none was raised)" % name)
         except overlapscope.GateError as e:
             print("%s strict gate: GateError after %d steps: %s" % (name, steps_done, e))
+            expect(steps_done == steps_expected,
+                   "%s strict gate: GateError after %d steps (%d)" % (name, steps_expected, steps_done))
+        # The profiler is usable after the failure: a new one in the same process records.
+        with torch.profiler.profile(activities=acts) as prof:
+            torch.randn(256, 256, device="cuda").sum().item()
+        again = os.path.join(out, name, "after.json")
+        prof.export_chrome_trace(again)
+        expect(overlapscope.analyze(again).ranks[0].summary.compute_ns > 0,
+               "%s strict gate: torch.profiler records kernels again afterwards" % name)
 
 
 def profile(out):
     print("capture available: %s; library %s" % (overlapscope.capture_available(), overlapscope.library_version()))
+    if not expect(overlapscope.capture_available(), "this build captures in-process"):
+        return
     a = torch.randn(4096, 4096, device="cuda")
     b = torch.empty(4096, 4096, device="cuda")
     torch.cuda.synchronize()
@@ -120,8 +156,13 @@ def profile(out):
     print("summary: compute_ns=%s blocked_ns=%s findings=%s gpu_idle_share=%.4f" %
           (s.compute_ns, s.blocked_ns, s.findings, s.gpu_idle_share))
     print("info:\n" + r.info())
-    print("export: %s" % r.export(os.path.join(out, "capture.pftrace")))
-    assert host.shape == (4096, 4096)
+    written = r.export(os.path.join(out, "capture.pftrace"))
+    print("export: %s" % written)
+    gemm = sum(k.count for k in r.top_kernels if k.kind == "kernel" and "gemm" in k.name.lower())
+    expect(gemm >= 5, "the 5 matmuls' kernels were captured (%d gemm kernels)" % gemm)
+    expect(s.compute_ns > 0 and s.blocked_ns > 0, "compute time and host blocking (b.cpu()) measured")
+    expect(written["format"] == "perfetto" and os.path.getsize(written["files"][0]) > 0, "Perfetto export written")
+    expect(host.shape == (4096, 4096), "the work's result is intact")
 
 
 def both(out):
@@ -129,10 +170,14 @@ def both(out):
     with torch.profiler.profile(activities=acts) as prof:
         torch.randn(1024, 1024, device="cuda").sum().item()
     prof.export_chrome_trace(os.path.join(out, "before.json"))
+    # Either outcome is acceptable (and printed): the capture works after torch.profiler, or it
+    # says why not; a crash is the failure.
     try:
         profile(out)
+        print("profile() after torch.profiler in the same process: captured")
     except overlapscope.CaptureError as e:
         print("profile() after torch.profiler in the same process: CaptureError: %s" % e)
+        expect(str(e), "the CaptureError says why")
 
 
 if __name__ == "__main__":
@@ -142,3 +187,8 @@ if __name__ == "__main__":
     mode, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     {"hook": hook, "profile": profile, "both": both}[mode](out)
+    failed = sum(1 for passed, _ in RESULTS if not passed)
+    if failed:
+        print("python_gpu_check %s: FAIL (%d of %d expectations)" % (mode, failed, len(RESULTS)))
+        sys.exit(1)
+    print("python_gpu_check %s: PASS (%d expectations)" % (mode, len(RESULTS)))
