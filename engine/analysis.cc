@@ -115,7 +115,7 @@ absl::StatusOr<GateOutcome> EvaluateGates(const Analysis& a, const std::vector<s
       gates.push_back(std::move(g));
     }
     report::GateResult r = report::EvaluateGates(a.report(), gates);
-    return GateOutcome{r.passed, std::move(r.lines)};
+    return GateOutcome{r.passed, std::move(r.lines), std::move(r.checks)};
   });
 }
 

@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/session.h"
+#include "report/gates.h"
 #include "report/report.h"
 
 namespace overlapscope::analyze {
@@ -102,6 +103,9 @@ struct GateOutcome {
   // One per (gate, rank): "PASS rank 0: overlap_ratio>=0.6 (value 0.71)", "FAIL ...", a metric
   // absent on a rank (no communication) fails and says so.
   std::vector<std::string> lines;
+  // lines[i] structured: rank (index into report().ranks), gate (index into exprs), the rank's
+  // value and verdict.
+  std::vector<report::GateCheck> checks;
 };
 absl::StatusOr<GateOutcome> EvaluateGates(const Analysis& analysis, const std::vector<std::string>& exprs);
 

@@ -69,12 +69,18 @@ absl::StatusOr<Gate> ParseGate(std::string_view expr) {
 
 GateResult EvaluateGates(const Report& r, const std::vector<Gate>& gates) {
   GateResult out;
-  for (const RankReport& rk : r.ranks) {
+  for (size_t rank = 0; rank < r.ranks.size(); ++rank) {
+    const RankReport& rk = r.ranks[rank];
     const std::vector<Metric> metrics = SummaryMetrics(rk.summary);
-    for (const Gate& g : gates) {
+    for (size_t gate = 0; gate < gates.size(); ++gate) {
+      const Gate& g = gates[gate];
       const Metric* m = nullptr;
       for (const Metric& x : metrics)
         if (x.name == g.metric) m = &x;
+      GateCheck& check = out.checks.emplace_back();
+      check.rank = rank;
+      check.gate = gate;
+      if (m != nullptr) check.value = *m;
       if (m == nullptr || (m->is_ratio && !m->ratio)) {
         out.passed = false;
         std::string why = m == nullptr ? "absent: not in the summary"
@@ -93,6 +99,7 @@ GateResult EvaluateGates(const Report& r, const std::vector<Gate>& gates) {
                       : g.op == "<"  ? x < g.threshold
                                      : x == g.threshold;
       if (!ok) out.passed = false;
+      check.passed = ok;
       out.lines.push_back(absl::StrFormat("%s %s: %s (value %.6g)", ok ? "PASS" : "FAIL", rk.label, g.text, x));
     }
   }

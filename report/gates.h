@@ -3,6 +3,7 @@
 // SummaryMetrics(), so the JSON keys and the gate names cannot drift apart.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,9 +33,21 @@ struct Gate {
 // InvalidArgument naming the expression when it does not parse.
 absl::StatusOr<Gate> ParseGate(std::string_view expr);
 
+// One gate on one rank, structured (for clients that raise naming rank, metric and value).
+struct GateCheck {
+  size_t rank = 0;  // index into Report::ranks
+  size_t gate = 0;  // index into the gates evaluated
+  // The rank's metric (a ratio may be absent: no denominator); none when no summary has it.
+  std::optional<Metric> value;
+  bool passed = false;
+};
+
 struct GateResult {
   bool passed = true;
-  std::vector<std::string> lines;  // one per (gate, rank): "PASS"/"FAIL" with value or why absent
+  // One per (rank, gate), rank by rank, each rank's gates in the order given (the CLI's order):
+  // "PASS"/"FAIL" with the value or why it is absent; checks[i] is lines[i] structured.
+  std::vector<std::string> lines;
+  std::vector<GateCheck> checks;
 };
 // Checks every gate against every rank's summary. A metric absent for a rank (e.g.
 // overlap_ratio with no communication) fails the gate and says why; a metric no summary has

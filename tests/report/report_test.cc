@@ -113,9 +113,23 @@ TEST(Gates, PassFailAbsentAndUnknown) {
   // overlap_ratio = 0.25: passes >= 0.2, fails >= 0.6.
   GateResult ok = EvaluateGates(rep, {*ParseGate("overlap_ratio>=0.2"), *ParseGate("exposed_comm_ns<=150")});
   EXPECT_TRUE(ok.passed);
+  // The checks are the lines structured: rank 0, gate by gate, with the summary's values.
+  ASSERT_EQ(ok.checks.size(), 2u);
+  ASSERT_EQ(ok.lines.size(), 2u);
+  EXPECT_EQ(ok.checks[1].rank, 0u);
+  EXPECT_EQ(ok.checks[1].gate, 1u);
+  ASSERT_TRUE(ok.checks[0].value && ok.checks[0].value->ratio);
+  EXPECT_EQ(ok.checks[0].value->name, "overlap_ratio");
+  EXPECT_DOUBLE_EQ(*ok.checks[0].value->ratio, 0.25);
+  ASSERT_TRUE(ok.checks[1].value.has_value());
+  EXPECT_FALSE(ok.checks[1].value->is_ratio);
+  EXPECT_EQ(ok.checks[1].value->integer, rep.ranks[0].summary.exposed_comm_ns);
+  EXPECT_TRUE(ok.checks[0].passed && ok.checks[1].passed);
   GateResult bad = EvaluateGates(rep, {*ParseGate("overlap_ratio>=0.6")});
   EXPECT_FALSE(bad.passed);
   ASSERT_EQ(bad.lines.size(), 1u);
+  ASSERT_EQ(bad.checks.size(), 1u);
+  EXPECT_FALSE(bad.checks[0].passed);
   EXPECT_NE(bad.lines[0].find("FAIL rank 0"), std::string::npos) << bad.lines[0];
   EXPECT_NE(bad.lines[0].find("0.25"), std::string::npos) << bad.lines[0];
   // Without communication the metric is absent: the gate fails and says why.
@@ -124,10 +138,17 @@ TEST(Gates, PassFailAbsentAndUnknown) {
   GateResult absent = EvaluateGates(BuildReport(t2, r2, ReportInfo{}), {*ParseGate("overlap_ratio>=0.6")});
   EXPECT_FALSE(absent.passed);
   EXPECT_NE(absent.lines[0].find("no communication"), std::string::npos) << absent.lines[0];
+  ASSERT_EQ(absent.checks.size(), 1u);
+  ASSERT_TRUE(absent.checks[0].value.has_value());  // the metric exists, its ratio is absent
+  EXPECT_FALSE(absent.checks[0].value->ratio.has_value());
+  EXPECT_FALSE(absent.checks[0].passed);
   // A name no summary has fails (callers check names first: engine::CheckGate).
   GateResult unknown = EvaluateGates(rep, {*ParseGate("overlap>=0.6")});
   EXPECT_FALSE(unknown.passed);
   EXPECT_NE(unknown.lines[0].find("not in the summary"), std::string::npos) << unknown.lines[0];
+  ASSERT_EQ(unknown.checks.size(), 1u);
+  EXPECT_FALSE(unknown.checks[0].value.has_value());
+  EXPECT_FALSE(unknown.checks[0].passed);
 }
 
 }  // namespace
