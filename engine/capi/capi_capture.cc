@@ -63,11 +63,10 @@ int ovs_capture_stop(ovs_capture* capture, const char* options_json, ovs_report*
     engine::LoadOptions unused;
     engine::AnalyzeOptions options;
     if (int rc = capi::ReadAnalyzeOptions(options_json, &unused, &options); rc != OVS_OK) return rc;
-    absl::StatusOr<overlapscope::model::Trace> trace = engine::StopCapture(*capture->session);
+    absl::StatusOr<engine::Session> session = engine::StopCaptureSession(*capture->session, capture->input);
     capture->session.reset();
-    if (!trace.ok()) return capi::Fail(OVS_ERROR, trace.status());
-    engine::Session session = engine::Session::FromTrace(std::move(trace).value(), {capture->input});
-    return capi::AnalyzeSession(session, options, out);
+    if (!session.ok()) return capi::Fail(OVS_ERROR, session.status());
+    return capi::AnalyzeSession(*session, options, out);
   });
 }
 

@@ -1,12 +1,13 @@
 // libovscope.so: gates (structured, for clients that raise on a failed one) and trace export.
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "engine/capi/capi_internal.h"
 #include "engine/capi/capi_options.h"
 #include "nlohmann/json.hpp"
+#include "report/gates.h"
 
 namespace overlapscope::capi {
 
@@ -30,41 +31,36 @@ int ReadGates(const char* gates_json, std::vector<std::string>* out) {
   return Ok();
 }
 
-// METRIC of "METRIC OP NUMBER" (CheckGate accepted it: the text up to the operator, no blanks).
-std::string MetricOf(const std::string& gate) {
-  std::string m;
-  for (char c : gate.substr(0, gate.find_first_of("<>=")))
-    if (c != ' ' && c != '\t') m += c;
-  return m;
+// A metric's value as the JSON report prints it: an integer, a ratio, or null (absent).
+json ValueOf(const std::optional<report::Metric>& m) {
+  if (!m) return nullptr;
+  if (!m->is_ratio) return m->integer;
+  return m->ratio ? json(*m->ratio) : json(nullptr);
 }
 
-// One check per rank and gate: the engine's verdicts and lines (rank by rank, each rank's gates
-// in order, as the CLI prints them), joined with the rank's label, number and value from the
-// report the gates read.
-int CheckGates(const ovs_report& r, const json& ranks, const std::vector<std::string>& gates, json* checks,
-               bool* passed) {
+// One check per rank and gate, as the engine judged them on the typed report (rank by rank, each
+// rank's gates in order, with the lines the CLI prints).
+int CheckGates(const ovs_report& r, const std::vector<std::string>& gates, json* checks, bool* passed) {
   absl::StatusOr<engine::GateOutcome> outcome = engine::EvaluateGates(r.analysis, gates);
   if (!outcome.ok()) return Fail(OVS_BAD_ARGUMENT, outcome.status());
   *passed = outcome->passed;
-  if (outcome->lines.size() != ranks.size() * gates.size())
-    return Fail(OVS_ERROR, absl::StrCat(outcome->lines.size(), " gate results for ", ranks.size(), " ranks and ",
-                                        gates.size(), " gates"));
-  for (size_t i = 0; i < outcome->lines.size(); ++i) {
-    const json& rank = ranks[i / gates.size()];
-    const std::string& gate = gates[i % gates.size()];
-    const std::string& line = outcome->lines[i];
-    const std::string label = rank.value("label", "");
-    if (!absl::StartsWith(line.substr(5), absl::StrCat(label, ": ", gate)))
-      return Fail(OVS_ERROR, absl::StrCat("gate line '", line, "' is not gate '", gate, "' of rank '", label, "'"));
-    const std::string metric = MetricOf(gate);
-    const json& summary = rank["summary"];
-    checks->push_back(json{{"gate", gate},
-                           {"metric", metric},
-                           {"label", label},
-                           {"rank", rank.value("rank", json())},
-                           {"value", summary.contains(metric) ? summary[metric] : json()},
-                           {"passed", absl::StartsWith(line, "PASS ")},
-                           {"line", line}});
+  const std::vector<report::RankReport>& ranks = r.analysis.report().ranks;
+  std::vector<std::string> metrics;  // of each gate (EvaluateGates parsed them: they parse)
+  for (const std::string& g : gates) {
+    absl::StatusOr<report::Gate> parsed = report::ParseGate(g);
+    if (!parsed.ok()) return Fail(OVS_BAD_ARGUMENT, parsed.status());
+    metrics.push_back(parsed->metric);
+  }
+  for (size_t i = 0; i < outcome->checks.size(); ++i) {
+    const report::GateCheck& c = outcome->checks[i];
+    const report::RankReport& rank = ranks.at(c.rank);
+    checks->push_back(json{{"gate", gates.at(c.gate)},
+                           {"metric", metrics.at(c.gate)},
+                           {"label", rank.label},
+                           {"rank", rank.rank ? json(*rank.rank) : json(nullptr)},
+                           {"value", ValueOf(c.value)},
+                           {"passed", c.passed},
+                           {"line", outcome->lines.at(i)}});
   }
   return Ok();
 }
@@ -109,13 +105,10 @@ int ovs_report_gates(const ovs_report* report, const char* gates_json, char** ou
     *out = nullptr;
     std::vector<std::string> gates;
     if (int rc = capi::ReadGates(gates_json, &gates); rc != OVS_OK) return rc;
-    absl::StatusOr<std::string> doc = engine::RenderReport(report->analysis, engine::ReportFormat::kJson);
-    if (!doc.ok()) return capi::Fail(OVS_ERROR, doc.status());
-    const json ranks = json::parse(*doc).at("ranks");
     json checks = json::array();
     bool passed = true;
     if (!gates.empty())
-      if (int rc = capi::CheckGates(*report, ranks, gates, &checks, &passed); rc != OVS_OK) return rc;
+      if (int rc = capi::CheckGates(*report, gates, &checks, &passed); rc != OVS_OK) return rc;
     return capi::Give(capi::Dump(json{{"passed", passed}, {"checks", std::move(checks)}}), out);
   });
 }
