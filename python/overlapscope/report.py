@@ -1,7 +1,8 @@
 """Report: one analysis of one or more traces (a handle on the C library's report).
 
     r = overlapscope.analyze("traces/")
-    r.ranks[0].summary.overlap_ratio     # attribute access to the JSON report
+    r.ranks[0].summary.overlap_ratio     # attribute access to the JSON report (the names of
+                                         # the engine's typed report::Report; .cls for "class")
     r.to_dict()                          # the `overlapscope analyze --json` document
     r.text(), r.markdown(), r.summary_text()
     r.require("overlap_ratio>=0.6")      # GateError naming rank, metric and value
