@@ -7,7 +7,6 @@ import io
 import logging
 import os
 import re
-import shutil
 import socket
 
 import pytest
