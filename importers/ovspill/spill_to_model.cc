@@ -87,11 +87,13 @@ std::string Demangle(std::string_view mangled) {
 void AddWindows(SpillRecords& r, model::ProcessId p, model::TraceBuilder& b) {
   if (r.windows.empty()) return;
   int64_t last = r.have_end ? r.end.time : 0;
+  // The records are packed structs: copy a field before std::max binds a reference to it (a
+  // reference to a misaligned int64_t is undefined behaviour; UBSan reports it).
   auto upto = [&](const auto& v) {
-    for (const auto& e : v) last = std::max<int64_t>(last, e.end);
+    for (const auto& e : v) last = std::max(last, static_cast<int64_t>(e.end));
   };
   upto(r.kernels), upto(r.memcpys), upto(r.memsets), upto(r.apis), upto(r.syncs), upto(r.overheads);
-  for (const auto& m : r.markers) last = std::max<int64_t>(last, m.timestamp);
+  for (const auto& m : r.markers) last = std::max(last, static_cast<int64_t>(m.timestamp));
   absl::btree_map<uint32_t, formats::SpillWindow> by_index;
   for (const formats::SpillWindow& w : r.windows) {
     auto [it, inserted] = by_index.try_emplace(w.index, w);
@@ -105,7 +107,7 @@ void AddWindows(SpillRecords& r, model::ProcessId p, model::TraceBuilder& b) {
     cw.process = p;
     cw.index = static_cast<int32_t>(index);
     cw.start_ns = w.start;
-    cw.end_ns = w.end != 0 ? w.end : std::max(last, w.start);
+    cw.end_ns = w.end != 0 ? w.end : std::max(last, static_cast<int64_t>(w.start));
     cw.trigger = w.trigger <= 4 ? kTriggers[w.trigger] : model::WindowTrigger::kProcess;
     if (w.name_sid) {
       auto it = r.strings.find(w.name_sid);
