@@ -4,8 +4,29 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyze/strings.h"
+#include "re2/re2.h"
 
 namespace overlapscope::analyze {
+namespace {
+
+// Compiles a user or default regex. RE2 (not std::regex): matching is linear in the name and
+// needs no recursion, so no name can overflow the stack or take quadratic time.
+absl::StatusOr<std::unique_ptr<re2::RE2>> CompileRegex(const std::string& pattern, const std::string& origin) {
+  re2::RE2::Options o;
+  o.set_log_errors(false);  // the error goes into the Status, not to stderr
+  auto re = std::make_unique<re2::RE2>(pattern, o);
+  if (!re->ok())
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": invalid regex '", pattern, "': ", re->error(),
+                                                   " (RE2 syntax, see docs/report-schema.md)"));
+  return re;
+}
+
+}  // namespace
+
+Classifier::Classifier(Classifier&&) = default;
+Classifier& Classifier::operator=(Classifier&&) = default;
+Classifier::~Classifier() = default;
+Classifier::Classifier(const model::Trace& t) : t_(&t) {}
 
 std::string_view ToString(ActivityClass c) {
   switch (c) {
@@ -68,13 +89,8 @@ ClassRules ClassRules::Defaults() {
 }
 
 absl::Status ClassRules::AddUserRule(ActivityClass cls, MatchKind match, std::string pattern, std::string origin) {
-  if (match == MatchKind::kRegex) {
-    try {
-      std::regex re(pattern, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return absl::InvalidArgumentError(absl::StrCat(origin, ": invalid regex '", pattern, "': ", e.what()));
-    }
-  }
+  if (match == MatchKind::kRegex && !pattern.empty())
+    if (auto re = CompileRegex(pattern, origin); !re.ok()) return re.status();
   if ((match == MatchKind::kRegex || match == MatchKind::kPrefix || match == MatchKind::kContains) && pattern.empty())
     return absl::InvalidArgumentError(absl::StrCat(origin, ": empty pattern"));
   rules_.insert(rules_.begin() + static_cast<std::ptrdiff_t>(user_rules_),
@@ -122,12 +138,9 @@ absl::StatusOr<Classifier> Classifier::Create(const ClassRules& rules, const mod
   c.regex_.resize(c.rules_.size());
   for (size_t i = 0; i < c.rules_.size(); ++i) {
     if (c.rules_[i].match != MatchKind::kRegex) continue;
-    try {
-      c.regex_[i] = std::make_unique<std::regex>(c.rules_[i].pattern, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(c.rules_[i].origin, ": invalid regex '", c.rules_[i].pattern, "': ", e.what()));
-    }
+    auto re = CompileRegex(c.rules_[i].pattern, c.rules_[i].origin);
+    if (!re.ok()) return re.status();
+    c.regex_[i] = std::move(re).value();
   }
   return c;
 }
@@ -142,11 +155,7 @@ int32_t Classifier::Match(model::GpuKind kind, model::StringId name, bool carrie
     const ClassRule& r = rules_[i];
     bool m = false;
     switch (r.match) {
-      case MatchKind::kRegex: {
-        // std::regex needs a contiguous range; string_view data is stable (arena).
-        m = std::regex_search(s.begin(), s.end(), *regex_[i]);
-        break;
-      }
+      case MatchKind::kRegex: m = re2::RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *regex_[i]); break;
       case MatchKind::kPrefix: m = StartsWith(s, r.pattern); break;
       case MatchKind::kContains: m = Contains(s, r.pattern); break;
       case MatchKind::kCarriesCollective: m = carries_collective; break;

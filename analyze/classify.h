@@ -5,16 +5,20 @@
 //
 // Rules match the activity's interned name (regex, prefix or substring) or a model fact (the
 // activity carries a collective: Kernel.collective / Memcpy.collective, which importers set from
-// Kineto's "Collective name" or NCCL attribution). Regexes (ECMAScript, std::regex_search) run
-// once per distinct (StringId, activity kind) and are cached, never per event.
+// Kineto's "Collective name" or NCCL attribution). Regexes are RE2 syntax (docs/report-schema.md),
+// searched anywhere in the name; RE2 matches in time linear in the name and in bounded memory
+// (no backtracking, no recursion), so a 10 MB kernel name or a pattern such as `(a*)*` cannot
+// blow the stack or take quadratic time. They run once per distinct (StringId, activity kind) and
+// are cached, never per event.
 //
-// Failure modes: an invalid regex or a malformed rules-file line is an InvalidArgument error that
-// names the origin ("--comm-kernel", "FILE:LINE") and the reason.
+// Failure modes: an invalid regex (also one using what RE2 does not support: backreferences,
+// lookaround), a regex whose compiled program exceeds RE2's memory budget, or a malformed
+// rules-file line is an InvalidArgument error that names the origin ("--comm-kernel",
+// "FILE:LINE") and the reason.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +28,10 @@
 #include "absl/status/statusor.h"
 #include "model/trace.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace overlapscope::analyze {
 
 enum class ActivityClass : uint8_t { kCompute, kComm, kMemory, kSync };
@@ -32,7 +40,7 @@ std::string_view ToString(ActivityClass c);
 absl::StatusOr<ActivityClass> ParseActivityClass(std::string_view s);
 
 enum class MatchKind : uint8_t {
-  kRegex,              // std::regex_search on the name
+  kRegex,              // RE2 partial match (search) on the name
   kPrefix,             // name starts with pattern
   kContains,           // name contains pattern
   kCarriesCollective,  // the kernel/memcpy has a collective id (pattern unused)
@@ -79,8 +87,9 @@ class Classifier {
  public:
   // Compiles the regexes of `rules`; InvalidArgument on a bad regex.
   static absl::StatusOr<Classifier> Create(const ClassRules& rules, const model::Trace& trace);
-  Classifier(Classifier&&) = default;
-  Classifier& operator=(Classifier&&) = default;
+  Classifier(Classifier&&);
+  Classifier& operator=(Classifier&&);
+  ~Classifier();
 
   ActivityClass Classify(model::GpuRef r);
   // Index into rules() of the rule that matched this activity.
@@ -88,11 +97,11 @@ class Classifier {
   const std::vector<ClassRule>& rules() const { return rules_; }
 
  private:
-  Classifier(const model::Trace& t) : t_(&t) {}
+  explicit Classifier(const model::Trace& t);
   int32_t Match(model::GpuKind kind, model::StringId name, bool carries_collective);
   const model::Trace* t_;
   std::vector<ClassRule> rules_;
-  std::vector<std::unique_ptr<std::regex>> regex_;  // parallel to rules_, null when not a regex
+  std::vector<std::unique_ptr<re2::RE2>> regex_;  // parallel to rules_, null when not a regex
   // Dense cache indexed by name id * 8 + kind * 2 + carries_collective; -2 = not computed yet.
   std::vector<int32_t> cache_;
 };

@@ -2,15 +2,13 @@
 // sync points and findings (METRICS.md §1-5), as text, JSON or Markdown, with --require gates.
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/option_values.h"
 #include "engine/engine.h"
 
 namespace overlapscope::cli {
@@ -51,26 +49,8 @@ const CommandSpec kSpec{
     "exit codes: 0 ok, 2 a trace or rules file cannot be read (with --strict: or part of a trace), 3 a\n"
     "--require gate failed, 64 bad command line"};
 
-// "5us", "5000ns", "0.5ms", "5" (µs) -> ns.
-bool ParseTime(const std::string& s, int64_t* ns) {
-  std::string num = s;
-  double scale = 1000;
-  auto ends = [&](const std::string& suf) {
-    return num.size() > suf.size() && num.compare(num.size() - suf.size(), suf.size(), suf) == 0;
-  };
-  if (ends("ns"))
-    scale = 1, num.resize(num.size() - 2);
-  else if (ends("us"))
-    scale = 1000, num.resize(num.size() - 2);
-  else if (ends("ms"))
-    scale = 1e6, num.resize(num.size() - 2);
-  else if (ends("s"))
-    scale = 1e9, num.resize(num.size() - 1);
-  double v;
-  if (!absl::SimpleAtod(num, &v) || v < 0) return false;
-  *ns = static_cast<int64_t>(v * scale + 0.5);
-  return true;
-}
+// A rules file is a few lines; anything larger is not one.
+constexpr int64_t kMaxRulesFileBytes = 1 << 20;
 
 int Usage(const std::string& msg) {
   std::fprintf(stderr, "overlapscope analyze: %s\n(see 'overlapscope analyze --help')\n", msg.c_str());
@@ -85,15 +65,13 @@ bool BadUsage(const std::string& msg) {
 // Reads every --classes FILE; a file that cannot be read or parsed is bad input (exit 2).
 bool ReadRulesFiles(const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc) {
   for (const std::string& path : args.All("classes")) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      std::fprintf(stderr, "overlapscope analyze: %s: cannot read rules file\n", path.c_str());
+    auto text = ReadOptionFile(path, kMaxRulesFileBytes);
+    if (!text.ok()) {
+      std::fprintf(stderr, "overlapscope analyze: --classes %s\n", std::string(text.status().message()).c_str());
       *rc = kExitBadInput;
       return false;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    engine::RulesText rules{ss.str(), path};
+    engine::RulesText rules{*std::move(text), path};
     if (auto s = engine::CheckRulesText(rules); !s.ok()) {
       std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(s.message()).c_str());
       *rc = kExitBadInput;
@@ -126,13 +104,16 @@ bool ParseOptions(const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc) 
   } const kTimes[] = {{"min-gap", &opt->min_gap_ns},
                       {"runtime-cutoff", &opt->runtime_cutoff_ns},
                       {"launch-delay-cutoff", &opt->launch_delay_cutoff_ns}};
-  for (const auto& f : kTimes)
-    if (args.Has(f.flag) && !ParseTime(args.Get(f.flag), f.dst))
-      return BadUsage(absl::StrCat("--", f.flag, " '", args.Get(f.flag), "' is not a time (e.g. 5us, 2000ns, 0.1ms)"));
+  for (const auto& f : kTimes) {
+    if (!args.Has(f.flag)) continue;
+    auto ns = ParseTimeOption(f.flag, args.Get(f.flag));
+    if (!ns.ok()) return BadUsage(std::string(ns.status().message()));
+    *f.dst = *ns;
+  }
   if (args.Has("top")) {
-    int n;
-    if (!absl::SimpleAtoi(args.Get("top"), &n) || n < 1) return BadUsage("--top needs a positive integer");
-    opt->top_n = static_cast<size_t>(n);
+    auto n = ParseIntOption("top", args.Get("top"), 1, 1'000'000);
+    if (!n.ok()) return BadUsage(std::string(n.status().message()));
+    opt->top_n = static_cast<size_t>(*n);
   }
   return true;
 }
@@ -159,14 +140,12 @@ int RunAnalyze(int argc, char** argv) {
   int rc = kExitOk;
   if (!ParseOptions(args, &opt, &rc)) return rc;
   engine::RenderOptions render;
-  if (args.Has("collectives")) {
-    int n;
-    if (args.Get("collectives") == "all")
-      render.collectives_shown = SIZE_MAX;
-    else if (absl::SimpleAtoi(args.Get("collectives"), &n) && n >= 0)
-      render.collectives_shown = static_cast<size_t>(n);
-    else
-      return Usage("--collectives needs a non-negative integer or 'all'");
+  if (args.Has("collectives") && args.Get("collectives") == "all") {
+    render.collectives_shown = SIZE_MAX;
+  } else if (args.Has("collectives")) {
+    auto n = ParseIntOption("collectives", args.Get("collectives"), 0, INT64_MAX);
+    if (!n.ok()) return Usage(absl::StrCat(n.status().message(), " (or 'all')"));
+    render.collectives_shown = static_cast<size_t>(*n);
   }
   const std::vector<std::string>& gates = args.All("require");
   for (const std::string& g : gates)

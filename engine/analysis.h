@@ -32,7 +32,7 @@ struct AnalysisResult;
 namespace overlapscope::engine {
 
 // A classification rule given by the user (ahead of the defaults, first match wins):
-// cls "comm", "compute" or "memory"; pattern an ECMAScript regex searched in the activity
+// cls "comm", "compute" or "memory"; pattern an RE2 regex searched in the activity
 // name; origin names it in errors and in --explain-classes ("--comm-kernel").
 struct ClassRuleSpec {
   std::string cls;

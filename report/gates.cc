@@ -64,6 +64,10 @@ absl::StatusOr<Gate> ParseGate(std::string_view expr) {
   g.threshold = std::strtod(num.c_str(), &end);
   if (num.empty() || end == nullptr || *end != '\0')
     return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': '", num, "' is not a number"));
+  // strtod also reads "nan", "inf" and overflows to inf ("1e999"). Every comparison with NaN is
+  // false and one with inf is decided in advance: such a gate checks nothing, so refuse it.
+  if (!std::isfinite(g.threshold))
+    return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': '", num, "' is not a finite number"));
   return g;
 }
 

@@ -4,7 +4,7 @@
 # the CUDA parts (capture, workloads, GPU tests) are skipped by CMake.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libabsl-dev nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev
-      libbenchmark-dev python3 python3-pytest python3-pandas libopenmpi-dev)
+      libbenchmark-dev python3 python3-pytest python3-pandas libopenmpi-dev libre2-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -89,6 +89,31 @@ TEST(Classify, BadRulesNameTheirOrigin) {
   EXPECT_NE(s.message().find("d.txt:1"), std::string::npos) << s;
 }
 
+// Regression (issue 11): std::regex recursed once per character on `^void .*nccl`, so a name of
+// "void " + ~40,000 characters overflowed the stack, and user rules with `.*` were quadratic.
+// RE2 matches in linear time without recursion: these names classify like short ones.
+TEST(Classify, HugeNamesAndPathologicalPatternsAreLinear) {
+  const std::string filler(1 << 20, 'x');  // 1 MiB
+  ClassRules r = ClassRules::Defaults();
+  ASSERT_TRUE(r.AddUserRule(ActivityClass::kMemory, MatchKind::kRegex, "(x*)*y", "--memory-kernel").ok());
+  ASSERT_TRUE(r.AddUserRule(ActivityClass::kMemory, MatchKind::kRegex, ".*.*.*copyz", "--memory-kernel").ok());
+  auto c = ClassesOf({"void " + filler, "void " + filler + "nccl", filler + "y", filler + "copyz", "void ncclX"}, r);
+  EXPECT_EQ(c, (std::vector<ActivityClass>{ActivityClass::kCompute, ActivityClass::kComm, ActivityClass::kMemory,
+                                           ActivityClass::kMemory, ActivityClass::kComm}));
+}
+
+// What RE2 does not support (backreferences, lookaround; ECMAScript had them) is an error that
+// names the origin and says the syntax is RE2's, never a silent non-match.
+TEST(Classify, Re2UnsupportedSyntaxIsAnError) {
+  ClassRules r = ClassRules::Defaults();
+  absl::Status s = r.AddUserRule(ActivityClass::kComm, MatchKind::kRegex, "(a)\\1", "--comm-kernel");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("--comm-kernel: invalid regex '(a)\\1'"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("RE2 syntax"), std::string::npos) << s;
+  s = r.AddRulesFromText("comm (?=nccl)x\n", "e.txt");
+  EXPECT_NE(s.message().find("e.txt:1: invalid regex"), std::string::npos) << s;
+}
+
 TEST(Classify, CollectiveCarriersAndCopies) {
   Synth s;
   model::CollectiveId c = s.Collective("allgather");

@@ -104,6 +104,13 @@ TEST(Gates, ParseForms) {
   EXPECT_FALSE(ParseGate("overlap_ratio>=abc").ok());
   EXPECT_FALSE(ParseGate(">=0.5").ok());
   EXPECT_FALSE(ParseGate("overlap_ratio").ok());
+  // Regression (issue 11): strtod read these, and a gate against NaN or inf checks nothing.
+  for (const char* e : {"overlap_ratio>=nan", "overlap_ratio>=NAN", "blocked_share<=inf", "blocked_share<-infinity",
+                        "findings<=1e999"}) {
+    auto bad = ParseGate(e);
+    ASSERT_FALSE(bad.ok()) << e;
+    EXPECT_NE(bad.status().message().find("is not a finite number"), std::string::npos) << bad.status();
+  }
 }
 
 TEST(Gates, PassFailAbsentAndUnknown) {
