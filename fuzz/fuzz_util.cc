@@ -1,0 +1,109 @@
+#include "fuzz/fuzz_util.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace overlapscope::fuzz {
+
+MemFile::MemFile(std::string_view bytes) {
+  fd_ = ::memfd_create("overlapscope-fuzz", MFD_CLOEXEC);
+  if (fd_ < 0) Fail("memfd_create failed", "");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) Fail("write to memfd failed", "");
+    done += static_cast<size_t>(n);
+  }
+  path_ = absl::StrCat("/proc/self/fd/", fd_);
+}
+
+MemFile::~MemFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<std::string_view> SplitFiles(std::string_view data) {
+  std::vector<std::string_view> parts;
+  while (parts.size() + 1 < kMaxFiles) {
+    const size_t at = data.find(kFileSeparator);
+    if (at == std::string_view::npos) break;
+    parts.push_back(data.substr(0, at));
+    data.remove_prefix(at + kFileSeparator.size());
+  }
+  parts.push_back(data);
+  return parts;
+}
+
+void Fail(const char* what, absl::string_view detail) {
+  std::fprintf(stderr, "FUZZ CHECK FAILED: %s\n%.*s\n", what,
+               static_cast<int>(detail.size() > 4000 ? 4000 : detail.size()), detail.data());
+  std::abort();
+}
+
+void CheckImportError(const absl::Status& s, const std::string& path) {
+  const absl::string_view m = s.message();
+  if (m.substr(0, path.size()) != path || m.substr(path.size(), 2) != ": ")
+    Fail("import error does not start with the file's path", m);
+}
+
+namespace {
+
+template <typename Events>
+void CheckSpans(const model::Trace& t, const Events& v, const char* what) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].end_ns < v[i].start_ns) Fail("event ends before it starts", absl::StrCat(what, "[", i, "]"));
+    if (v[i].start_ns < t.start_ns() || v[i].end_ns > t.end_ns())
+      Fail("event outside the trace's [start_ns, end_ns]", absl::StrCat(what, "[", i, "]"));
+    if (i > 0 && v[i].start_ns < v[i - 1].start_ns) Fail("events not sorted by start", absl::StrCat(what, "[", i, "]"));
+  }
+}
+
+template <typename Events>
+void CheckGpuIds(const model::Trace& t, const Events& v, const char* what) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].device < 0 || static_cast<size_t>(v[i].device) >= t.devices().size() || v[i].stream < 0 ||
+        static_cast<size_t>(v[i].stream) >= t.streams().size() || t.DeviceOfStream(v[i].stream) != v[i].device)
+      Fail("GPU event with a device/stream id out of range", absl::StrCat(what, "[", i, "]"));
+  }
+}
+
+}  // namespace
+
+void CheckTrace(const model::Trace& t) {
+  if (t.end_ns() < t.start_ns()) Fail("trace ends before it starts", "");
+  CheckSpans(t, t.kernels(), "kernels");
+  CheckSpans(t, t.memcpys(), "memcpys");
+  CheckSpans(t, t.memsets(), "memsets");
+  CheckSpans(t, t.api_calls(), "api_calls");
+  CheckSpans(t, t.syncs(), "syncs");
+  CheckSpans(t, t.ranges(), "ranges");
+  CheckSpans(t, t.gpu_ranges(), "gpu_ranges");
+  CheckGpuIds(t, t.kernels(), "kernels");
+  CheckGpuIds(t, t.memcpys(), "memcpys");
+  CheckGpuIds(t, t.memsets(), "memsets");
+  for (size_t i = 0; i < t.api_calls().size(); ++i)
+    if (t.api_calls()[i].thread < 0 || static_cast<size_t>(t.api_calls()[i].thread) >= t.threads().size())
+      Fail("API call with a thread id out of range", absl::StrCat("api_calls[", i, "]"));
+  for (const model::Collective& c : t.collectives())
+    if (c.end_ns < c.start_ns) Fail("collective ends before it starts", "");
+  // Import statistics add up (importers/kineto/import.h): nothing is dropped uncounted.
+  for (const model::SourceStats& s : t.sources()) {
+    if (s.format.rfind("kineto-json", 0) != 0) continue;
+    int64_t ignored = 0, unknown = 0;
+    for (const auto& [k, n] : s.ignored_by_category) ignored += n;
+    for (const auto& [k, n] : s.unknown_categories) unknown += n;
+    if (s.events_read != s.events_kept + s.skipped() + ignored + unknown)
+      Fail("kineto import statistics do not add up",
+           absl::StrFormat("%s: read %d != kept %d + skipped %d + ignored %d + unknown %d", s.path, s.events_read,
+                           s.events_kept, s.skipped(), ignored, unknown));
+  }
+}
+
+}  // namespace overlapscope::fuzz

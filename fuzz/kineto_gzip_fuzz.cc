@@ -1,0 +1,57 @@
+// libFuzzer target: gzip-compressed Kineto JSON (.json.gz). An input that starts with the gzip
+// magic is the file as it is (corrupt deflate data, bad trailers, trailing garbage, several
+// members, bombs). Any other input is JSON that this target compresses itself, cut into up to
+// three gzip members at points taken from the input, so that mutations of the JSON also travel
+// through the inflating reader and its member boundaries. Checks as in kineto_json_fuzz.cc.
+#include <zlib.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fuzz/fuzz_util.h"
+#include "importers/kineto/import.h"
+
+namespace {
+
+std::string GzipMember(std::string_view in) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    overlapscope::fuzz::Fail("deflateInit2", "");
+  std::string out(deflateBound(&z, in.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) overlapscope::fuzz::Fail("deflate", "");
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace overlapscope;
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  std::string file;
+  if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+    file.assign(in);
+  } else {
+    // Member boundaries from the input's length, so that one input always compresses the same.
+    const size_t a = size / 3, b = size - size / 5;
+    file = GzipMember(in.substr(0, a)) + GzipMember(in.substr(a, b - a)) + GzipMember(in.substr(b));
+  }
+  fuzz::MemFile f(file);
+  import::ImportOptions o;
+  o.threads = 1;
+  o.chunk_bytes = 4096;
+  auto t = import::ImportTraces({f.path()}, o);
+  if (!t.ok()) {
+    fuzz::CheckImportError(t.status(), f.path());
+    return 0;
+  }
+  fuzz::CheckTrace(*t);
+  return 0;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of a -DOVERLAPSCOPE_FUZZ=ON build (tools/sanitize.sh makes one).
+#
+#   tools/fuzz.sh smoke BUILD [SECONDS]        each target SECONDS (default 60) from its seeds,
+#                                              one after the other; CI runs this
+#   tools/fuzz.sh long BUILD TARGET CPU_SECONDS one target under nice -n 19, in runs of at most
+#                                              10 minutes on a persistent corpus
+#                                              (BUILD/fuzz/corpus/TARGET) until the fuzzer has
+#                                              used CPU_SECONDS of CPU time; prints the totals
+#                                              (the long runs of docs/RELIABILITY.md)
+#   tools/fuzz.sh targets                      the target names
+#
+# Every run: -timeout=25 (a unit slower than 25 s is a finding), -rss_limit_mb=2560 (so is more
+# memory), crash/timeout/OOM inputs go to BUILD/fuzz/artifacts/TARGET/. Exit 1 when any target
+# found something: copy the input into tests/data/fuzz_regressions/TARGET/ and fix the class.
+# The seeds (BUILD/fuzz/seeds) are made by the build (target fuzz_seeds, fuzz/make_seeds.cc);
+# OVERLAPSCOPE_FUZZ_EXTRA_SEEDS=DIR adds Kineto traces from DIR (e.g. ../shared/traces).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TARGETS=(kineto_json kineto_gzip ovspill ovnccl pipeline)
+mode=${1:-}
+[ "$mode" = targets ] && { printf '%s\n' "${TARGETS[@]}"; exit 0; }
+build=${2:?usage: tools/fuzz.sh smoke BUILD [SECONDS] | long BUILD TARGET SECONDS}
+build=$(cd "$build" && pwd)
+
+dict_for() {  # libFuzzer takes one -dict: the pipeline's is the Kineto one plus the file magics
+  case $1 in
+    kineto_json|kineto_gzip) echo "$PWD/fuzz/kineto.dict" ;;
+    ovspill) echo "$PWD/fuzz/ovspill.dict" ;;
+    ovnccl) echo "$PWD/fuzz/ovnccl.dict" ;;
+    pipeline)
+      cat fuzz/kineto.dict fuzz/ovspill.dict > "$build/fuzz/pipeline.dict"
+      printf '"\\x0a#OVERLAPSCOPE-NEXT-FILE#\\x0a"\n' >> "$build/fuzz/pipeline.dict"
+      echo "$build/fuzz/pipeline.dict" ;;
+  esac
+}
+
+seeds_for() {
+  local t=$1 extra=${OVERLAPSCOPE_FUZZ_EXTRA_SEEDS:-}
+  if [ -n "$extra" ]; then
+    "$build/fuzz/fuzz_make_seeds" "$build/fuzz/seeds-extra" tests/data "$extra" >/dev/null
+    echo "$build/fuzz/seeds-extra/$t"
+  else
+    echo "$build/fuzz/seeds/$t"
+  fi
+}
+
+# run TARGET SECONDS CORPUS_DIR [PREFIX...]: prints libFuzzer's final stats; returns its exit code.
+# The CPU seconds the fuzzer used are left in $build/fuzz/$t.cpu.
+run() {
+  local t=$1 secs=$2 corpus=$3
+  shift 3
+  local bin="$build/fuzz/fuzz_$t" art="$build/fuzz/artifacts/$t/" seeds
+  [ -x "$bin" ] || { echo "fuzz.sh: $bin missing: build with -DOVERLAPSCOPE_FUZZ=ON (tools/sanitize.sh)" >&2; return 2; }
+  seeds=$(seeds_for "$t")
+  mkdir -p "$corpus" "$art"
+  local log="$build/fuzz/$t.log"
+  local start=$SECONDS rc=0
+  "$@" /usr/bin/time -o "$build/fuzz/$t.cpu" -f '%U %S' "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
+    -dict="$(dict_for "$t")" -artifact_prefix="$art" "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
+  local last execs
+  last=$(grep -E '^#[0-9]+ +(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
+  execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
+  printf '%-12s rc=%d %5ds execs=%s corpus=%s files | %s\n' "$t" "$rc" $((SECONDS - start)) "$execs" \
+    "$(find "$corpus" -type f | wc -l)" "$last"
+  if [ "$rc" -ne 0 ]; then
+    grep -E 'ERROR|FUZZ CHECK FAILED|SUMMARY|Test unit written|runtime error' "$log" | head -20
+    echo "(full log: $log)"
+  fi
+  return "$rc"
+}
+
+case $mode in
+  smoke)
+    secs=${3:-60}
+    failed=0
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    for t in "${TARGETS[@]}"; do run "$t" "$secs" "$tmp/$t" || failed=1; done
+    if [ "$failed" -ne 0 ]; then echo "fuzz smoke: FAILED (inputs in $build/fuzz/artifacts)"; exit 1; fi
+    echo "fuzz smoke: ${#TARGETS[@]} targets x ${secs}s, no crash, no sanitizer report, no timeout"
+    ;;
+  long)
+    t=${3:?target}; want=${4:?cpu seconds}
+    cpu=0 execs=0 runs=0 start=$SECONDS
+    while [ "$cpu" -lt "$want" ]; do
+      run "$t" 600 "$build/fuzz/corpus/$t" nice -n 19 || { echo "long run of $t: FOUND SOMETHING after ${cpu}s CPU"; exit 1; }
+      cpu=$((cpu + $(awk '{printf "%d", $1 + $2}' "$build/fuzz/$t.cpu")))
+      execs=$((execs + $(grep -oE 'stat::number_of_executed_units: [0-9]+' "$build/fuzz/$t.log" | grep -oE '[0-9]+$')))
+      runs=$((runs + 1))
+    done
+    echo "long run of $t: $runs runs, ${cpu}s CPU, $((SECONDS - start))s wall, $execs executions," \
+      "0 crashes, 0 sanitizer reports, 0 timeouts; corpus $(find "$build/fuzz/corpus/$t" -type f | wc -l) files," \
+      "$(du -sk "$build/fuzz/corpus/$t" | cut -f1) KiB"
+    ;;
+  *) echo "usage: tools/fuzz.sh smoke BUILD [SECONDS] | long BUILD TARGET SECONDS | targets" >&2; exit 64 ;;
+esac
