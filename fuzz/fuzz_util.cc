@@ -49,6 +49,9 @@ void Fail(const char* what, absl::string_view detail) {
 
 void CheckImportError(const absl::Status& s, const std::string& path) {
   const absl::string_view m = s.message();
+  // An exception that escaped a reader (caught at the module boundary) is a bug, not an answer.
+  if (s.code() == absl::StatusCode::kInternal) Fail("import failed with an internal error", m);
+  if (s.code() == absl::StatusCode::kResourceExhausted) return;  // out of memory: said so
   if (m.substr(0, path.size()) != path || m.substr(path.size(), 2) != ": ")
     Fail("import error does not start with the file's path", m);
 }

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "engine/session.h"
 #include "model/trace.h"
 
 namespace overlapscope::fuzz {
@@ -43,18 +44,20 @@ std::vector<std::string_view> SplitFiles(std::string_view data);
 [[noreturn]] void Fail(const char* what, absl::string_view detail);
 
 // An import error must name the input (`path` as given) and say where: "PATH: offset N: ..."
-// or "PATH: <reason>" for errors that concern the whole file. Fails otherwise.
+// or "PATH: <reason>" for errors that concern the whole file; ResourceExhausted (out of memory,
+// said so) is accepted too. Fails otherwise, and on Internal (an exception escaped a reader).
 void CheckImportError(const absl::Status& s, const std::string& path);
 
 // Invariants every finalized trace keeps (model/trace.h): events inside [start_ns, end_ns] of
 // the trace, start <= end, ids in range. Fails on the first violation.
 void CheckTrace(const model::Trace& t);
 
-// Analyzes `t` (one thread, default rules, clock alignment auto and on), renders every report
-// (JSON, text, Markdown, explain-classes, every gate), encodes Perfetto with and without the
-// analysis and Chrome JSON of every process, and checks: the JSON report parses and holds no
-// NaN/inf, the Perfetto bytes decode as protobuf packets, and each Chrome document imports back
-// without error. Fails on any violation; an input the pipeline refuses is not one.
-void RunPipeline(const model::Trace& t);
+// Analyzes the session (one thread, default rules) and renders every report (JSON, text,
+// Markdown, explain-classes, every gate) through the engine's API, then encodes Perfetto with and
+// without the analysis and Chrome JSON of every process. Checks: the trace keeps the model's
+// invariants, the JSON report parses and holds no NaN/inf, the Perfetto bytes decode as protobuf
+// packets, each Chrome document imports back without error. Fails on any violation; an input
+// the pipeline refuses is not one.
+void RunPipeline(const engine::Session& session);
 
 }  // namespace overlapscope::fuzz

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_util.h"
-#include "importers/kineto/import.h"
+#include "importers/import_any.h"
 
 namespace {
 
@@ -44,10 +44,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     file = GzipMember(in.substr(0, a)) + GzipMember(in.substr(a, b - a)) + GzipMember(in.substr(b));
   }
   fuzz::MemFile f(file);
-  import::ImportOptions o;
-  o.threads = 1;
-  o.chunk_bytes = 4096;
-  auto t = import::ImportTraces({f.path()}, o);
+  import::ImportAnyOptions o;
+  o.kineto.threads = 1;
+  o.kineto.chunk_bytes = 4096;
+  auto t = import::ImportAny({f.path()}, o);
   if (!t.ok()) {
     fuzz::CheckImportError(t.status(), f.path());
     return 0;

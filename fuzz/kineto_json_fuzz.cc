@@ -1,21 +1,21 @@
-// libFuzzer target: Kineto / PyTorch-profiler JSON bytes through the Kineto importer
-// (importers/kineto/import.h), with a 4 KiB window so that every chunk boundary of the
-// streaming parser is exercised. Checks: an accepted file makes a trace that keeps the model's
-// invariants and counts every event; a refused one names the file in its error.
+// libFuzzer target: Kineto / PyTorch-profiler JSON bytes through the importers' entry
+// (importers/import_any.h, which hands them to the Kineto reader), with a 4 KiB window so that every chunk boundary of
+// the streaming parser is exercised. Checks: an accepted file makes a trace that keeps the model's invariants and
+// counts every event; a refused one names the file in its error.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "fuzz/fuzz_util.h"
-#include "importers/kineto/import.h"
+#include "importers/import_any.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace overlapscope;
   fuzz::MemFile f(std::string_view(reinterpret_cast<const char*>(data), size));
-  import::ImportOptions o;
-  o.threads = 1;
-  o.chunk_bytes = 4096;
-  auto t = import::ImportTraces({f.path()}, o);
+  import::ImportAnyOptions o;
+  o.kineto.threads = 1;
+  o.kineto.chunk_bytes = 4096;
+  auto t = import::ImportAny({f.path()}, o);
   if (!t.ok()) {
     fuzz::CheckImportError(t.status(), f.path());
     return 0;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "engine/session.h"
 #include "fuzz/fuzz_util.h"
 #include "importers/nccl/nccl_attribution.h"
 #include "importers/nccl/nccl_plugin_records.h"
@@ -71,7 +72,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   import::MergeNcclPlugin(std::move(f).value(), nvtx, b, p);
   auto t = std::move(b).Finalize();
   if (!t.ok()) fuzz::Fail("the NCCL plugin merge built a trace that does not finalize", t.status().message());
-  fuzz::CheckTrace(*t);
-  fuzz::RunPipeline(*t);
+  fuzz::RunPipeline(engine::Session::FromTrace(std::move(t).value(), {path}));
   return 0;
 }

@@ -1,24 +1,23 @@
-// RunPipeline (fuzz_util.h): everything after import, with its oracles.
+// RunPipeline (fuzz_util.h): everything after import, through the engine's API as the front
+// ends call it, with its oracles.
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analyze/analysis.h"
-#include "analyze/clock_align.h"
+#include "engine/engine.h"
 #include "exporters/chrome_writer.h"
 #include "exporters/perfetto_writer.h"
 #include "exporters/proto_reader.h"
 #include "fuzz/fuzz_util.h"
 #include "importers/kineto/import.h"
 #include "nlohmann/json.hpp"
-#include "report/report_render.h"
 
 namespace overlapscope::fuzz {
 namespace {
 
-// No NaN or infinity anywhere in the report (nlohmann writes them as null; the renderers must
-// never produce them: ratios are absent, not NaN).
+// No NaN or infinity anywhere in the report: ratios are absent, never NaN.
 void CheckFinite(const nlohmann::json& j) {
   if (j.is_number_float() && !std::isfinite(j.get<double>())) Fail("non-finite number in the JSON report", j.dump());
   if (j.is_structured())
@@ -39,26 +38,21 @@ void CheckPerfetto(const std::string& bytes) {
   if (!top.ok()) Fail("Perfetto trace does not decode", top.error());
 }
 
-void Reports(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::ClockAlignment& a) {
-  report::ReportInfo info;
-  info.inputs = {"fuzz"};
-  info.collectives_shown = 5;
-  info.clock_alignment = a;
-  const std::string json = report::RenderReportJson(t, r, info);
-  const nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) Fail("the JSON report does not parse", json.substr(0, 2000));
+void Reports(const engine::Analysis& a) {
+  engine::RenderOptions ro;
+  ro.collectives_shown = 5;
+  auto json = engine::RenderReport(a, engine::ReportFormat::kJson, ro);
+  if (!json.ok()) Fail("RenderReport(JSON) failed", json.status().message());
+  // The renderers write JSON themselves: it must parse, and hold no NaN/inf.
+  const nlohmann::json doc = nlohmann::json::parse(*json, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) Fail("the JSON report does not parse", json->substr(0, 2000));
   CheckFinite(doc);
-  report::RenderReportText(t, r, info);
-  report::RenderReportMarkdown(t, r, info);
-  report::RenderExplainClasses(t, r);
-  std::vector<report::Gate> gates;
-  for (const std::string& m : report::GateMetricNames()) {
-    auto g = report::ParseGate(m + ">=0");
-    if (!g.ok()) Fail("a listed gate metric does not parse", m);
-    gates.push_back(*g);
-  }
-  if (auto g = report::EvaluateGates(t, r, gates); !g.ok())
-    Fail("gates on listed metrics failed", g.status().message());
+  for (engine::ReportFormat f : {engine::ReportFormat::kText, engine::ReportFormat::kMarkdown})
+    if (auto r = engine::RenderReport(a, f, ro); !r.ok()) Fail("RenderReport failed", r.status().message());
+  if (auto r = engine::ExplainClasses(a); !r.ok()) Fail("ExplainClasses failed", r.status().message());
+  std::vector<std::string> gates;
+  for (const std::string& m : engine::GateMetricNames()) gates.push_back(m + ">=0");
+  if (auto g = engine::EvaluateGates(a, gates); !g.ok()) Fail("gates on listed metrics failed", g.status().message());
 }
 
 void Exports(const model::Trace& t, const analyze::AnalysisResult& r) {
@@ -82,28 +76,15 @@ void Exports(const model::Trace& t, const analyze::AnalysisResult& r) {
 
 }  // namespace
 
-void RunPipeline(const model::Trace& t) {
-  analyze::AnalyzeOptions opt;
+void RunPipeline(const engine::Session& session) {
+  CheckTrace(session.trace());
+  engine::AnalyzeOptions opt;
   opt.threads = 1;
   opt.top_n = 3;
-  for (analyze::ClockAlignMode mode : {analyze::ClockAlignMode::kAuto, analyze::ClockAlignMode::kOn}) {
-    const analyze::ClockAlignment a = analyze::EstimateClockAlignment(t, mode);
-    if (!a.applied()) {
-      if (mode == analyze::ClockAlignMode::kOn) break;  // auto ran the same unshifted trace
-      auto r = analyze::AnalyzeAll(t, opt);
-      if (!r.ok()) Fail("AnalyzeAll failed with default rules", r.status().message());
-      Reports(t, *r, a);
-      Exports(t, *r);
-      continue;
-    }
-    auto shifted = analyze::ApplyClockAlignment(t, a);
-    if (!shifted.ok()) Fail("ApplyClockAlignment failed on a finalized trace", shifted.status().message());
-    CheckTrace(*shifted);
-    auto r = analyze::AnalyzeAll(*shifted, opt);
-    if (!r.ok()) Fail("AnalyzeAll failed with default rules", r.status().message());
-    Reports(*shifted, *r, a);
-    Exports(*shifted, *r);
-  }
+  auto a = engine::Analyze(session, opt);
+  if (!a.ok()) Fail("Analyze failed with default rules", a.status().message());
+  Reports(*a);
+  Exports(session.trace(), a->result());
 }
 
 }  // namespace overlapscope::fuzz

@@ -1,75 +1,42 @@
-// libFuzzer target: the whole pipeline. The input holds up to four per-rank files separated by
-// fuzz::kFileSeparator; each is a Kineto JSON / .json.gz file, or a `.ovspill` capture when it
-// starts with the spill magic (a call reads one format, as the CLI does). They are imported into
-// one trace, which is then analyzed (with clock alignment), rendered (JSON, text, Markdown,
-// explain-classes, gates) and exported (Perfetto with and without the analysis, Chrome JSON
-// that must import back): fuzz_util.h lists the checks.
+// libFuzzer target: the whole pipeline as a front end runs it. The input holds up to four
+// per-rank files separated by fuzz::kFileSeparator, each anything the engine reads (Kineto JSON,
+// .json.gz, a .ovspill capture: recognized by its first bytes). engine::Load imports them into
+// one session with clock alignment on (every process its own clock domain when no host is
+// named); then analysis, every report, gates and exports with their oracles (fuzz_util.h).
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "formats/spill_records.h"
+#include "engine/engine.h"
 #include "fuzz/fuzz_util.h"
-#include "importers/kineto/import.h"
-#include "importers/ovspill/spill_reader.h"
-
-namespace {
-
-using namespace overlapscope;
-
-bool IsSpill(std::string_view part) {
-  return part.size() >= sizeof(formats::kSpillMagic) &&
-         std::memcmp(part.data(), formats::kSpillMagic, sizeof(formats::kSpillMagic)) == 0;
-}
-
-absl::StatusOr<model::Trace> ImportSpills(const std::vector<std::string_view>& parts) {
-  model::TraceBuilder b;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const std::string path = "rank" + std::to_string(i) + ".ovspill";
-    if (absl::Status s = import::ReadSpillBytes(parts[i], path, b); !s.ok()) {
-      fuzz::CheckImportError(s, path);
-      return s;
-    }
-  }
-  auto t = std::move(b).Finalize();
-  if (!t.ok()) fuzz::Fail("spill files made a trace that does not finalize", t.status().message());
-  return t;
-}
-
-absl::StatusOr<model::Trace> ImportKineto(const std::vector<std::string_view>& parts) {
-  std::vector<std::unique_ptr<fuzz::MemFile>> files;
-  std::vector<std::string> paths;
-  for (std::string_view p : parts) {
-    files.push_back(std::make_unique<fuzz::MemFile>(p));
-    paths.push_back(files.back()->path());
-  }
-  import::ImportOptions o;
-  o.threads = 1;
-  auto t = import::ImportTraces(paths, o);
-  if (!t.ok()) {
-    // The error names one of the files.
-    bool named = false;
-    for (const std::string& p : paths) named |= t.status().message().substr(0, p.size()) == p;
-    if (!named) fuzz::Fail("import error names none of the files", t.status().message());
-  }
-  return t;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::vector<std::string_view> parts =
-      fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data), size));
-  size_t spills = 0;
-  for (std::string_view p : parts) spills += IsSpill(p) ? 1 : 0;
-  if (spills != 0 && spills != parts.size()) return 0;  // mixed formats: refused before reading
-  auto t = spills ? ImportSpills(parts) : ImportKineto(parts);
-  if (!t.ok()) return 0;
-  fuzz::CheckTrace(*t);
-  fuzz::RunPipeline(*t);
+  using namespace overlapscope;
+  std::vector<std::unique_ptr<fuzz::MemFile>> files;
+  std::vector<std::string> paths;
+  for (std::string_view part : fuzz::SplitFiles(std::string_view(reinterpret_cast<const char*>(data), size))) {
+    files.push_back(std::make_unique<fuzz::MemFile>(part));
+    paths.push_back(files.back()->path());
+  }
+  engine::LoadOptions o;
+  o.threads = 1;
+  o.align_clocks = engine::ClockAlign::kOn;
+  auto session = engine::Load(paths, o);
+  if (!session.ok()) {
+    // A refusal names one of the files, or says that the inputs do not go together, or that
+    // memory ran out. Anything else (an escaped exception, a trace that does not finalize) is a bug.
+    const absl::Status& s = session.status();
+    bool named = false;
+    for (const std::string& p : paths) named |= s.message().substr(0, p.size() + 2) == p + ": ";
+    const bool together = s.message().find("cannot be analyzed together") != absl::string_view::npos;
+    if (s.code() == absl::StatusCode::kInternal ||
+        (!named && !together && s.code() != absl::StatusCode::kResourceExhausted))
+      fuzz::Fail("load error names none of the files", s.message());
+    return 0;
+  }
+  fuzz::RunPipeline(*session);
   return 0;
 }

@@ -148,7 +148,7 @@ std::vector<CatalogueCase> FileCases() {
             WriteFile(d + "/rank1.json", Doc(1));
             return std::vector<std::string>{"info", d + "/rank0.ovspill", d + "/rank1.json"};
           },
-          2, "$DIR/rank0.ovspill: "),
+          2, "Kineto traces and .ovspill captures cannot be analyzed together"),
       Case(
           "TraceIsADirectoryOfDirectories",
           [](const std::string& d) {
