@@ -2,7 +2,8 @@
 # Runs the libFuzzer targets of a -DOVERLAPSCOPE_FUZZ=ON build (tools/sanitize.sh makes one).
 #
 #   tools/fuzz.sh smoke BUILD [SECONDS]        each target SECONDS (default 60) from its seeds,
-#                                              one after the other; CI runs this
+#                                              OVERLAPSCOPE_FUZZ_JOBS (default 1) at a time;
+#                                              CI runs this
 #   tools/fuzz.sh long BUILD TARGET CPU_SECONDS one target under nice -n 19, in runs of at most
 #                                              10 minutes on a persistent corpus
 #                                              (BUILD/fuzz/corpus/TARGET) until the fuzzer has
@@ -72,11 +73,19 @@ run() {
 
 case $mode in
   smoke)
-    secs=${3:-60}
+    # OVERLAPSCOPE_FUZZ_JOBS targets at a time (default 1; CI, alone on its machine, runs 2).
+    secs=${3:-60} jobs=${OVERLAPSCOPE_FUZZ_JOBS:-1}
     failed=0
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
-    for t in "${TARGETS[@]}"; do run "$t" "$secs" "$tmp/$t" || failed=1; done
+    pids=()
+    for t in "${TARGETS[@]}"; do
+      run "$t" "$secs" "$tmp/$t" >"$tmp/$t.out" 2>&1 &
+      pids+=($!)
+      if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}" || failed=1; pids=("${pids[@]:1}"); fi
+    done
+    for p in "${pids[@]}"; do wait "$p" || failed=1; done
+    for t in "${TARGETS[@]}"; do cat "$tmp/$t.out"; done
     if [ "$failed" -ne 0 ]; then echo "fuzz smoke: FAILED (inputs in $build/fuzz/artifacts)"; exit 1; fi
     echo "fuzz smoke: ${#TARGETS[@]} targets x ${secs}s, no crash, no sanitizer report, no timeout"
     ;;
