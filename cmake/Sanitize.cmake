@@ -14,6 +14,8 @@ if(OVERLAPSCOPE_SANITIZE)
   # CUDA code (nvcc, CUPTI callbacks in a profiled process) is not built under sanitizers: the
   # capture and workloads are checked on the GPU machine instead.
   set(OVERLAPSCOPE_CUDA OFF)
-  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
+  # Line tables are all the sanitizers' stack traces need (full -g makes the build slower).
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+    $<IF:$<CXX_COMPILER_ID:Clang>,-gline-tables-only,-g1>)
   add_link_options(-fsanitize=address,undefined)
 endif()

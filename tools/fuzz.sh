@@ -4,11 +4,13 @@
 #   tools/fuzz.sh smoke BUILD [SECONDS]        each target SECONDS (default 60) from its seeds,
 #                                              OVERLAPSCOPE_FUZZ_JOBS (default 1) at a time;
 #                                              CI runs this
-#   tools/fuzz.sh long BUILD TARGET CPU_SECONDS one target under nice -n 19, in runs of at most
+#   tools/fuzz.sh long BUILD TARGET CPU_SECONDS [WALL_SECONDS]
+#                                              one target under nice -n 19, in runs of at most
 #                                              10 minutes on a persistent corpus
 #                                              (BUILD/fuzz/corpus/TARGET) until the fuzzer has
-#                                              used CPU_SECONDS of CPU time; prints the totals
-#                                              (the long runs of docs/RELIABILITY.md)
+#                                              used CPU_SECONDS of CPU time (or WALL_SECONDS
+#                                              passed: a shared machine); prints the totals and
+#                                              the final coverage (docs/RELIABILITY.md)
 #   tools/fuzz.sh targets                      the target names
 #
 # Every run: -timeout=25 (a unit slower than 25 s is a finding), -rss_limit_mb=2560 (so is more
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 TARGETS=(kineto_json kineto_gzip ovspill ovnccl pipeline)
 mode=${1:-}
 [ "$mode" = targets ] && { printf '%s\n' "${TARGETS[@]}"; exit 0; }
-build=${2:?usage: tools/fuzz.sh smoke BUILD [SECONDS] | long BUILD TARGET SECONDS}
+build=${2:?usage: tools/fuzz.sh smoke BUILD [SECONDS] | long BUILD TARGET CPU_SECONDS [WALL_SECONDS]}
 build=$(cd "$build" && pwd)
 
 dict_for() {  # libFuzzer takes one -dict: the pipeline's is the Kineto one plus the file magics
@@ -60,12 +62,12 @@ run() {
   "$@" /usr/bin/time -o "$build/fuzz/$t.cpu" -f '%U %S' "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
     -dict="$(dict_for "$t")" -artifact_prefix="$art" "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
   local last execs
-  last=$(grep -E '^#[0-9]+ +(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
-  execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
+  last=$(grep -aE '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
+  execs=$(grep -aoE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
   printf '%-12s rc=%d %5ds execs=%s corpus=%s files | %s\n' "$t" "$rc" $((SECONDS - start)) "$execs" \
     "$(find "$corpus" -type f | wc -l)" "$last"
   if [ "$rc" -ne 0 ]; then
-    grep -E 'ERROR|FUZZ CHECK FAILED|SUMMARY|Test unit written|runtime error' "$log" | head -20
+    grep -aE 'ERROR|FUZZ CHECK FAILED|SUMMARY|Test unit written|runtime error' "$log" | head -20
     echo "(full log: $log)"
   fi
   return "$rc"
@@ -90,17 +92,25 @@ case $mode in
     echo "fuzz smoke: ${#TARGETS[@]} targets x ${secs}s, no crash, no sanitizer report, no timeout"
     ;;
   long)
-    t=${3:?target}; want=${4:?cpu seconds}
+    t=${3:?target}; want=${4:?cpu seconds}; wall=${5:-0}
     cpu=0 execs=0 runs=0 start=$SECONDS
     while [ "$cpu" -lt "$want" ]; do
-      run "$t" 600 "$build/fuzz/corpus/$t" nice -n 19 || { echo "long run of $t: FOUND SOMETHING after ${cpu}s CPU"; exit 1; }
+      secs=600
+      if [ "$wall" -gt 0 ]; then
+        left=$((wall - (SECONDS - start)))
+        [ "$left" -ge 10 ] || break
+        [ "$left" -ge "$secs" ] || secs=$left
+      fi
+      run "$t" "$secs" "$build/fuzz/corpus/$t" nice -n 19 || { echo "long run of $t: FOUND SOMETHING after ${cpu}s CPU"; exit 1; }
       cpu=$((cpu + $(awk '{printf "%d", $1 + $2}' "$build/fuzz/$t.cpu")))
-      execs=$((execs + $(grep -oE 'stat::number_of_executed_units: [0-9]+' "$build/fuzz/$t.log" | grep -oE '[0-9]+$')))
+      execs=$((execs + $(grep -aoE 'stat::number_of_executed_units: [0-9]+' "$build/fuzz/$t.log" | grep -oE '[0-9]+$')))
       runs=$((runs + 1))
     done
+    # libFuzzer's last status line of the last run: cov = edges covered, ft = features.
+    cov=$(grep -aE '^#[0-9]+[[:space:]]' "$build/fuzz/$t.log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo '?')
     echo "long run of $t: $runs runs, ${cpu}s CPU, $((SECONDS - start))s wall, $execs executions," \
-      "0 crashes, 0 sanitizer reports, 0 timeouts; corpus $(find "$build/fuzz/corpus/$t" -type f | wc -l) files," \
-      "$(du -sk "$build/fuzz/corpus/$t" | cut -f1) KiB"
+      "0 crashes, 0 sanitizer reports, 0 timeouts; $cov; corpus $(find "$build/fuzz/corpus/$t" -type f | wc -l)" \
+      "files, $(du -sk "$build/fuzz/corpus/$t" | cut -f1) KiB"
     ;;
-  *) echo "usage: tools/fuzz.sh smoke BUILD [SECONDS] | long BUILD TARGET SECONDS | targets" >&2; exit 64 ;;
+  *) echo "usage: tools/fuzz.sh smoke BUILD [SECONDS] | long BUILD TARGET CPU_SECONDS [WALL_SECONDS] | targets" >&2; exit 64 ;;
 esac

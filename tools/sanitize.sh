@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 bash tools/install_deps.sh
 build=build-san
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DOVERLAPSCOPE_FUZZ=ON -DOVERLAPSCOPE_WERROR=ON \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1" -DOVERLAPSCOPE_FUZZ=ON -DOVERLAPSCOPE_WERROR=ON \
   -DOVERLAPSCOPE_BENCH=OFF -DOVERLAPSCOPE_CUDA=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)"
 # Any sanitizer report fails its test (-fno-sanitize-recover=all; abort_on_error for ASan).
