@@ -7,7 +7,8 @@
 //                EXTRA dir, e.g. ../shared/traces): the metadata, one profiler step's worth of
 //                events (or a slice of the middle), their GPU work and flows, at most 400 events
 //   kineto_gzip  the compressed test traces as they are, and the excerpts gzip-compressed
-//   ovspill      DATA_DIR/capture/*.ovspill
+//   ovspill      DATA_DIR/capture/*.ovspill, and a small capture with capture windows (one
+//                closed, one its process died in) that the test captures lack
 //   ovnccl       plugin files whose records fall into ovnccl_fuzz.cc's synthetic capture
 //   pipeline     excerpts alone and as rank pairs, captures alone and in pairs
 // Small seeds keep the fuzzers fast; the full files stay in the regression runs (CMakeLists).
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "formats/ovnccl_format.h"
+#include "formats/spill_records.h"
 #include "fuzz/fuzz_util.h"
 #include "nlohmann/json.hpp"
 #include "ovnccl_writer.h"
@@ -139,6 +141,32 @@ void NcclSeeds(const fs::path& out) {
   WriteFile(out / "header_only.ovnccl", overlapscope::testing::OvncclWriter().bytes());
 }
 
+// A capture with two windows: the first opened (end 0) and closed around a launch, the second
+// (named by an NVTX range) opened and never closed, as when the process dies inside it.
+std::string WindowsCapture() {
+  namespace f = overlapscope::formats;
+  std::string b;
+  f::SpillEncoder::AppendFileHeader(&b);
+  f::SpillEncoder::AppendString(&b, 1, "cudaLaunchKernel");
+  f::SpillEncoder::AppendString(&b, 2, "_Z1kv");
+  f::SpillEncoder::AppendString(&b, 3, "train_step");
+  f::SpillEncoder::Append(&b, f::SpillType::kProcess, f::SpillProcess{77, 0, 1, 0, 0, 0, 0});
+  auto launch = [&b](uint32_t corr, int64_t api, int64_t start, int64_t end) {
+    f::SpillEncoder::Append(&b, f::SpillType::kApi, f::SpillApi{api, api + 100, 77, 7, corr, 211, 0, 1, 0, {}});
+    f::SpillKernel k{};
+    k.start = start, k.end = end, k.stream = 7, k.correlation = corr, k.name_sid = 2;
+    f::SpillEncoder::Append(&b, f::SpillType::kKernel, k);
+  };
+  f::SpillEncoder::Append(&b, f::SpillType::kWindow,
+                          f::SpillWindow{500, 0, 1, f::kWindowCudaProfilerApi, 0, f::kWindowEndStop});
+  launch(1, 1000, 2000, 3000);
+  f::SpillEncoder::Append(&b, f::SpillType::kWindow,
+                          f::SpillWindow{500, 3500, 1, f::kWindowCudaProfilerApi, 0, f::kWindowEndRange});
+  f::SpillEncoder::Append(&b, f::SpillType::kWindow, f::SpillWindow{5000, 0, 2, f::kWindowNvtx, 3, f::kWindowEndStop});
+  launch(2, 5500, 6000, 7000);
+  return b;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +206,8 @@ int main(int argc, char** argv) {
       WriteFile(out / "pipeline" / e.path().filename(), spills.back());
     }
   if (spills.size() >= 2) WriteFile(out / "pipeline" / "spill_pair.ovspill", spills[0] + sep + spills[1]);
+  WriteFile(out / "ovspill" / "windows.ovspill", WindowsCapture());
+  WriteFile(out / "pipeline" / "windows.ovspill", WindowsCapture());
   NcclSeeds(out / "ovnccl");
   std::printf("seeds in %s: %zu traces, %zu excerpts, %zu captures\n", out.c_str(), traces.size(), excerpts.size(),
               spills.size());
