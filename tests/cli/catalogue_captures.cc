@@ -84,7 +84,7 @@ std::vector<CatalogueCase> CaptureCases() {
   version[8] = 7;
   v.push_back(SpillCase("SpillUnknownVersion", version, 2, "$DIR/rank0.ovspill: offset 8: spill format version 7"));
   // Cut inside the last record: what a killed process leaves; kept, counted.
-  v.push_back(SpillCase("SpillTruncatedTail", s.substr(0, s.size() - 3), 0, "truncated tail"));
+  v.push_back(SpillCase("SpillTruncatedTail", s.substr(0, s.size() - 3), 0, "spill_truncated_tail"));
   // A length far past the end in the middle of the file is corruption, not a cut-off tail.
   std::string huge = s;
   SetLength(huge, rec[rec.size() / 2], 0xfffffff0u);
@@ -94,18 +94,19 @@ std::vector<CatalogueCase> CaptureCases() {
   std::string shifted = s;
   const size_t mid = rec[rec.size() / 3];
   SetLength(shifted, mid, static_cast<uint32_t>(s.size() - mid));
-  v.push_back(SpillCase("SpillLengthPastEndMidFile", shifted, 2, "$DIR/rank0.ovspill: offset ",
-                        "h11a: checksummed spill format (corrupt length mid-file)"));
+  v.push_back(
+      SpillCase("SpillLengthPastEndMidFile", shifted, 2, "$DIR/rank0.ovspill: offset ",
+                "version-1 captures (no checksums): a corrupt length mid-file is a warning today, must be an error"));
   std::string zero = s;
   SetLength(zero, rec[rec.size() / 2], 0);  // the framing goes off the rails at the next record
   v.push_back(SpillCase("SpillZeroLengthMidFile", zero, 2, "(corrupt file)"));
   std::string flipped = s;
   flipped[rec[rec.size() / 2] + formats::kSpillRecordHeaderBytes + 3] ^= 0x40;  // a payload byte
   v.push_back(SpillCase("SpillFlippedPayloadByte", flipped, 2, "$DIR/rank0.ovspill: offset ",
-                        "h11a: checksummed spill format (corrupt payload)"));
+                        "version-1 captures (no checksums): a corrupt payload is a warning today, must be an error"));
   std::string type = s;
   type[rec[rec.size() / 2]] = static_cast<char>(200);  // an unknown record type: counted, skipped
-  v.push_back(SpillCase("SpillUnknownRecordType", type, 0, "spill record type 200"));
+  v.push_back(SpillCase("SpillUnknownRecordType", type, 0, "spill_unknown_record"));
   {
     CatalogueCase c;
     c.name = "SpillSameRankTwice";
@@ -116,7 +117,7 @@ std::vector<CatalogueCase> CaptureCases() {
     };
     c.exit_code = 2;
     c.message = "already comes from";
-    c.pending = "h11a/h12a: one rank from two spill files is an error, as for Kineto files";
+    c.pending = "one rank from two spill files is an error, as for Kineto files";
     v.push_back(c);
   }
   // Plugin files: an unreadable one does not fail the capture, it is reported.
@@ -124,13 +125,13 @@ std::vector<CatalogueCase> CaptureCases() {
   w.Process(PidOf(s)).Comm(1, 0xabc, 2, 1);
   w.Api(1, 0, 1, formats::kTypeCollApi, 1000, 11, "AllGather", 8, "ncclFloat32", 0).Stop(1, 2000);
   const std::string good = w.bytes();
-  v.push_back(PluginCase("PluginBadMagic", "OVNCCL99" + good.substr(8), 0, "unreadable NCCL plugin file"));
-  v.push_back(PluginCase("PluginEmpty", "", 0, "unreadable NCCL plugin file"));
-  v.push_back(PluginCase("PluginTruncatedTail", good.substr(0, good.size() - 5), 0, "truncated tail"));
+  v.push_back(PluginCase("PluginBadMagic", "OVNCCL99" + good.substr(8), 0, "nccl_plugin_unreadable"));
+  v.push_back(PluginCase("PluginEmpty", "", 0, "nccl_plugin_unreadable"));
+  v.push_back(PluginCase("PluginTruncatedTail", good.substr(0, good.size() - 5), 0, "ovnccl_truncated_tail"));
   std::string plen = good;
   plen[16 + 2] = static_cast<char>(0xff), plen[16 + 3] = static_cast<char>(0xff);  // first record's length
   v.push_back(PluginCase("PluginCorruptLength", plen, 0, "NCCL plugin",
-                         "h11a: checksummed plugin format (corrupt length reported as such)"));
+                         "version-1 plugin files (no checksums): a corrupt length reads as a truncated tail today"));
   return v;
 }
 
