@@ -164,7 +164,7 @@ std::string WindowsCapture() {
                           f::SpillWindow{500, 3500, 1, f::kWindowCudaProfilerApi, 0, f::kWindowEndRange});
   f::SpillEncoder::Append(&b, f::SpillType::kWindow, f::SpillWindow{5000, 0, 2, f::kWindowNvtx, 3, f::kWindowEndStop});
   launch(2, 5500, 6000, 7000);
-  return b;
+  return f::SpillEncoder::Frame(b);  // version 2, as writers frame records now
 }
 
 }  // namespace

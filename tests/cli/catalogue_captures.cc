@@ -104,6 +104,13 @@ std::vector<CatalogueCase> CaptureCases() {
   flipped[rec[rec.size() / 2] + formats::kSpillRecordHeaderBytes + 3] ^= 0x40;  // a payload byte
   v.push_back(SpillCase("SpillFlippedPayloadByte", flipped, 2, "$DIR/rank0.ovspill: offset ",
                         "version-1 captures (no checksums): a corrupt payload is a warning today, must be an error"));
+  // The same capture as a version-2 writer frames it (checksummed blocks, one per record): any
+  // damaged byte in the middle is an error with its offset; a cut is a counted truncated tail.
+  const std::string v2 = formats::SpillEncoder::Frame(s);
+  std::string v2flip = v2;
+  v2flip[v2.size() / 2] ^= 0x40;
+  v.push_back(SpillCase("SpillV2FlippedByteMidFile", v2flip, 2, "$DIR/rank0.ovspill: offset "));
+  v.push_back(SpillCase("SpillV2TruncatedTail", v2.substr(0, v2.size() - 3), 0, "spill_truncated_tail"));
   std::string type = s;
   type[rec[rec.size() / 2]] = static_cast<char>(200);  // an unknown record type: counted, skipped
   v.push_back(SpillCase("SpillUnknownRecordType", type, 0, "spill_unknown_record"));
@@ -129,9 +136,11 @@ std::vector<CatalogueCase> CaptureCases() {
   v.push_back(PluginCase("PluginEmpty", "", 0, "nccl_plugin_unreadable"));
   v.push_back(PluginCase("PluginTruncatedTail", good.substr(0, good.size() - 5), 0, "ovnccl_truncated_tail"));
   std::string plen = good;
-  plen[16 + 2] = static_cast<char>(0xff), plen[16 + 3] = static_cast<char>(0xff);  // first record's length
-  v.push_back(PluginCase("PluginCorruptLength", plen, 0, "NCCL plugin",
-                         "version-1 plugin files (no checksums): a corrupt length reads as a truncated tail today"));
+  // Damage in the first block's header (the writer frames version 2): corruption, reported with
+  // its offset; the capture itself still reads (exit 0, its NCCL details missing).
+  plen[16 + 2] = static_cast<char>(0xff), plen[16 + 3] = static_cast<char>(0xff);
+  v.push_back(PluginCase("PluginCorruptLength", plen, 0,
+                         "nccl.560.ovnccl: offset 16: no block header where one must start (corrupt file)"));
   return v;
 }
 
