@@ -16,6 +16,61 @@ std::string_view ToString(GapCause c) {
   return "?";
 }
 
+namespace {
+
+// Per thread, the blocked intervals and the other traced API calls (calls minus blocked time) as
+// interval sets, built on first use: only threads that launch host-blocked gap ends need them.
+class HostSplitter {
+ public:
+  HostSplitter(const model::Trace& t, const BlockingResult& blocking)
+      : t_(t),
+        blocking_(blocking),
+        blocked_(t.threads().size()),
+        other_(t.threads().size()),
+        built_(t.threads().size(), false) {}
+
+  // METRICS.md §4 / gpu_idle.h HostSplit: where `thread` was during the gap [s, e) whose ending
+  // activity was launched by a call starting at launch_start_ns.
+  HostSplit Split(model::ThreadId thread, int64_t s, int64_t e, int64_t launch_start_ns) {
+    Build(thread);
+    const IntervalSet& b = blocked_[thread];
+    const int64_t l = std::clamp(launch_start_ns, s, e);
+    HostSplit h;
+    h.blocked_ns = b.CoveredIn(s, e);
+    h.launch_ns = (e - l) - b.CoveredIn(l, e);
+    h.other_calls_ns = other_[thread].CoveredIn(s, l);
+    h.outside_ns = (e - s) - h.blocked_ns - h.launch_ns - h.other_calls_ns;
+    return h;
+  }
+
+ private:
+  void Build(model::ThreadId th) {
+    if (built_[th]) return;
+    built_[th] = true;
+    std::vector<Interval> b, calls;
+    for (const BlockedInterval& x : blocking_.intervals)
+      if (x.thread == th) b.push_back({x.start_ns, x.end_ns});
+    for (const model::ApiCall& c : t_.api_calls())
+      if (c.thread == th) calls.push_back({c.start_ns, c.end_ns});
+    blocked_[th] = IntervalSet::FromUnsorted(std::move(b));
+    other_[th] = IntervalSet::FromUnsorted(std::move(calls)).Subtract(blocked_[th]);
+  }
+
+  const model::Trace& t_;
+  const BlockingResult& blocking_;
+  std::vector<IntervalSet> blocked_, other_;
+  std::vector<bool> built_;
+};
+
+void Add(HostSplit& sum, const HostSplit& h) {
+  sum.blocked_ns += h.blocked_ns;
+  sum.launch_ns += h.launch_ns;
+  sum.other_calls_ns += h.other_calls_ns;
+  sum.outside_ns += h.outside_ns;
+}
+
+}  // namespace
+
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
                  std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows) {
   *windows = ctx.windows;
@@ -32,6 +87,7 @@ void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector
     if (it != list.end() && blocking.intervals[*it].start_ns < e) return *it;
     return model::kNone;
   };
+  HostSplitter splitter(t, blocking);
 
   for (size_t d = 0; d < t.devices().size(); ++d) {
     auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
@@ -83,6 +139,10 @@ void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector
         if (call.start_ns >= g.start_ns) {
           gap.blocked_interval = blocked_during(call.thread, g.start_ns, g.end_ns);
           gap.cause = gap.blocked_interval != model::kNone ? GapCause::kHostBlocked : GapCause::kLaunchBound;
+          if (gap.cause == GapCause::kHostBlocked) {
+            gap.host = splitter.Split(call.thread, g.start_ns, g.end_ns, call.start_ns);
+            Add(di.host_blocked_split, gap.host);
+          }
         } else {
           gap.cause = GapCause::kDependency;
         }

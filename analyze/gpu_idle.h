@@ -18,6 +18,17 @@ enum class GapCause : uint8_t {
 std::string_view ToString(GapCause c);
 inline constexpr int kGapCauses = 4;
 
+// Where the launching host thread was during a host-blocked gap [start, end) (METRICS.md §4): the
+// four parts add up to the gap, each ns counted once, in this order of precedence:
+//   blocked_ns      inside a blocking call (METRICS.md §3) of that thread;
+//   launch_ns       from the start of the launch call of the activity that ends the gap to the
+//                   gap's end (launch latency: the call itself and the device picking the work up);
+//   other_calls_ns  before that, inside other traced runtime/driver calls of the thread;
+//   outside_ns      the rest: the thread was in no traced call (CPU work, Python, or not traced).
+struct HostSplit {
+  int64_t blocked_ns = 0, launch_ns = 0, other_calls_ns = 0, outside_ns = 0;
+};
+
 struct IdleGap {
   model::DeviceId device = model::kNone;
   int64_t start_ns = 0, end_ns = 0;
@@ -27,6 +38,7 @@ struct IdleGap {
   model::ThreadId thread = model::kNone;
   int32_t blocked_interval = model::kNone;  // index into BlockingResult::intervals (host-blocked)
   int32_t iteration = model::kNone;         // iteration of the ending activity
+  HostSplit host;                           // host-blocked gaps only; zero otherwise
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
@@ -40,6 +52,7 @@ struct DeviceIdle {
   int64_t gaps = 0;
   int64_t cause_ns[kGapCauses] = {0, 0, 0, 0};
   int64_t cause_count[kGapCauses] = {0, 0, 0, 0};
+  HostSplit host_blocked_split;  // sum of IdleGap::host over the device's host-blocked gaps
 };
 
 }  // namespace overlapscope::analyze

@@ -69,14 +69,20 @@ void DeviceIdleOf(const model::Trace& t, const analyze::AnalysisResult& r, const
   for (int c = 0; c < analyze::kGapCauses; ++c)
     d.idle.causes.push_back(
         {Key(analyze::ToString(static_cast<analyze::GapCause>(c))), di.cause_ns[c], di.cause_count[c]});
+  auto split = [](const analyze::HostSplit& h) {
+    return report::HostSplit{h.blocked_ns, h.launch_ns, h.other_calls_ns, h.outside_ns};
+  };
+  if (di.cause_count[static_cast<int>(analyze::GapCause::kHostBlocked)] > 0)
+    d.idle.host_blocked_split = split(di.host_blocked_split);
   auto gaps = Top(
       r.gaps, [&](const analyze::IdleGap& g) { return g.device == device; },
       [](const analyze::IdleGap& g) { return g.duration_ns(); }, top_n);
   for (const analyze::IdleGap* g : gaps) {
     report::IdleGap x{
         g->start_ns,  g->end_ns,         std::string(analyze::ToString(g->cause)), Activity(t, g->ended_by),
-        std::nullopt, Tid(t, g->thread), IterationNumber(r, g->iteration)};
+        std::nullopt, Tid(t, g->thread), IterationNumber(r, g->iteration), std::nullopt};
     if (InRange(t.api_calls(), g->launch_call)) x.launch_call = Str(t, t.api_calls()[g->launch_call].name);
+    if (g->cause == analyze::GapCause::kHostBlocked) x.host = split(g->host);
     d.top_gaps.push_back(std::move(x));
   }
 }

@@ -54,11 +54,29 @@ void RanksAndSkewText(const CrossRank& x, std::string* o) {
                           Dur(ci.bus_time_ns), Gbps(ci.algbw_gbps), Gbps(ci.busbw_gbps), ci.op);
 }
 
+// Several ranks but nothing matched across them: why there are no cross-rank figures.
+std::string NoneMatched(const Report& r) {
+  const CrossRank& x = r.collectives_across_ranks;
+  if (x.unmatched > 0)
+    return absl::StrFormat(
+        "%d ranks, no collective matched across them: %d collectives were seen on one rank only "
+        "(ranks not in one communicator, or a rank's trace cut short), so no skew, wait or bandwidth across ranks",
+        r.ranks.size(), x.unmatched);
+  return absl::StrFormat(
+      "%d ranks, but no collective records (communicator, op, sequence from Kineto's collective args or "
+      "the NCCL profiler plugin) in their traces, so no skew, wait or bandwidth across ranks; "
+      "communication kernels alone are counted per rank above",
+      r.ranks.size());
+}
+
 }  // namespace
 
 void AppendCollectivesText(const Report& r, const TextOptions& options, std::string* o) {
   const CrossRank& x = r.collectives_across_ranks;
-  if (x.matched_instances == 0) return;
+  if (x.matched_instances == 0) {
+    if (r.ranks.size() > 1) absl::StrAppend(o, "\n== collectives across ranks ==\n  ", NoneMatched(r), "\n");
+    return;
+  }
   const int64_t t0 = r.time_span.start_ns;
   absl::StrAppendFormat(o,
                         "\n== collectives across ranks ==\n  %d instances matched by %s (%d seen on one rank "
@@ -90,7 +108,10 @@ void AppendCollectivesText(const Report& r, const TextOptions& options, std::str
 
 void AppendCollectivesMarkdown(const Report& r, const TextOptions& options, std::string* o) {
   const CrossRank& x = r.collectives_across_ranks;
-  if (x.matched_instances == 0) return;
+  if (x.matched_instances == 0) {
+    if (r.ranks.size() > 1) absl::StrAppend(o, "\nCollectives across ranks: ", NoneMatched(r), ".\n");
+    return;
+  }
   std::string worst;
   int64_t worst_last = 0;
   for (const Straggling& rs : x.ranks)

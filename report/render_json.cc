@@ -42,6 +42,15 @@ ojson Activity(const std::optional<GpuActivity>& a) {
                {"stream", Opt(a->stream)}};
 }
 
+// Where the host was during host-blocked gaps (report.h HostSplit); null when absent.
+ojson Split(const std::optional<HostSplit>& h) {
+  if (!h) return nullptr;
+  return ojson{{"blocked_ns", h->blocked_ns},
+               {"launch_ns", h->launch_ns},
+               {"other_calls_ns", h->other_calls_ns},
+               {"outside_ns", h->outside_ns}};
+}
+
 ojson PercentilesJson(const Percentiles& p) {
   return ojson{{"count", p.count},   {"min_ns", p.min_ns}, {"p50_ns", p.p50_ns},  {"p90_ns", p.p90_ns},
                {"p99_ns", p.p99_ns}, {"max_ns", p.max_ns}, {"mean_ns", p.mean_ns}};
@@ -95,6 +104,7 @@ ojson DeviceJson(const DeviceReport& d) {
   ojson causes = ojson::object();
   for (const CauseFigures& c : d.idle.causes) causes[c.name] = {{"ns", c.ns}, {"count", c.count}};
   idle["causes"] = causes;
+  idle["host_blocked_split"] = Split(d.idle.host_blocked_split);
   j["idle"] = idle;
   ojson tg = ojson::array();
   for (const IdleGap& g : d.top_gaps)
@@ -105,7 +115,8 @@ ojson DeviceJson(const DeviceReport& d) {
                   {"ended_by", Activity(g.ended_by)},
                   {"launch_call", Opt(g.launch_call)},
                   {"thread", Opt(g.thread)},
-                  {"iteration", Opt(g.iteration)}});
+                  {"iteration", Opt(g.iteration)},
+                  {"host", Split(g.host)}});
   j["top_gaps"] = tg;
   ojson ld = ojson::array();
   for (const StreamLaunchDelay& s : d.launch_delay)

@@ -32,6 +32,33 @@ void FindingsOfRank(const RankReport& rk, std::string& o) {
   }
 }
 
+// GPU idle that ended with a host-blocked launch, and where the host thread actually was in it.
+void HostBlockedMarkdown(const Report& r, std::string& o) {
+  std::string lines;
+  for (const RankReport& rk : r.ranks) {
+    HostSplit h;
+    int64_t gap_ns = 0;
+    for (const DeviceReport& d : rk.devices) {
+      if (!d.idle.host_blocked_split) continue;
+      for (const CauseFigures& c : d.idle.causes)
+        if (c.name == "host_blocked") gap_ns = Sum(gap_ns, c.ns);
+      const HostSplit& x = *d.idle.host_blocked_split;
+      h.blocked_ns = Sum(h.blocked_ns, x.blocked_ns);
+      h.launch_ns = Sum(h.launch_ns, x.launch_ns);
+      h.other_calls_ns = Sum(h.other_calls_ns, x.other_calls_ns);
+      h.outside_ns = Sum(h.outside_ns, x.outside_ns);
+    }
+    if (gap_ns == 0) continue;
+    absl::StrAppendFormat(&lines,
+                          "- %s: %s of GPU idle ended by a launch from a thread that blocked in it; the thread was "
+                          "in blocking calls %s, launching the ending work %s, in other runtime calls %s, in no "
+                          "traced call %s.\n",
+                          rk.label, Dur(gap_ns), Dur(h.blocked_ns), Dur(h.launch_ns), Dur(h.other_calls_ns),
+                          Dur(h.outside_ns));
+  }
+  if (!lines.empty()) o += "\nHost-blocked GPU idle:\n\n" + lines;
+}
+
 }  // namespace
 
 std::string RenderMarkdown(const Report& r, const TextOptions& options) {
@@ -49,6 +76,7 @@ std::string RenderMarkdown(const Report& r, const TextOptions& options) {
                           s.comm_ns == 0 ? "no communication" : Pct(s.overlap_ratio), Dur(s.exposed_comm_ns), hta,
                           Dur(s.blocked_ns), Pct(s.blocked_share), Pct(s.gpu_idle_share), SummaryValue(s, "findings"));
   }
+  HostBlockedMarkdown(r, o);
   AppendCollectivesMarkdown(r, options, &o);
   for (const RankReport& rk : r.ranks) FindingsOfRank(rk, o);
   o += "\n<sub>overlap = hidden / total communication time per METRICS.md; HTA-compatible = Holistic Trace "

@@ -52,6 +52,30 @@ void WindowsText(const std::vector<Window>& ws, std::string& o) {
   }
 }
 
+// Where the host thread was during the gaps called host-blocked (analyze/gpu_idle.h HostSplit).
+std::string SplitText(const HostSplit& h) {
+  return absl::StrFormat(
+      "in blocking calls %s, launching the work that ended the gap %s, in other runtime calls %s, "
+      "in no traced call %s",
+      Dur(h.blocked_ns), Dur(h.launch_ns), Dur(h.other_calls_ns), Dur(h.outside_ns));
+}
+
+void HostBlockedSplitText(const RankReport& rk, std::string& o) {
+  HostSplit sum;
+  bool any = false;
+  for (const DeviceReport& d : rk.devices) {
+    if (!d.idle.host_blocked_split) continue;
+    any = true;
+    const HostSplit& h = *d.idle.host_blocked_split;
+    sum.blocked_ns = Sum(sum.blocked_ns, h.blocked_ns);
+    sum.launch_ns = Sum(sum.launch_ns, h.launch_ns);
+    sum.other_calls_ns = Sum(sum.other_calls_ns, h.other_calls_ns);
+    sum.outside_ns = Sum(sum.outside_ns, h.outside_ns);
+  }
+  if (!any) return;
+  absl::StrAppendFormat(&o, "                in host-blocked gaps the launching thread was %s\n", SplitText(sum));
+}
+
 void RankSummaryLines(const Report& r, const RankReport& rk, std::string& o) {
   const RankSummary& s = rk.summary;
   absl::StrAppend(&o, "\n== ", RankTitle(rk), " ==\n");
@@ -72,8 +96,14 @@ void RankSummaryLines(const Report& r, const RankReport& rk, std::string& o) {
       unknown = Sum(unknown, d.overlap.contention_unknown_instances);
       overlapped = Sum(overlapped, d.overlap.overlapped_compute_instances);
     }
-    absl::StrAppendFormat(&o, "  contention    %s compute slowdown while overlapped; net overlap gain %s%s\n",
-                          Dur(s.contention_ns), Dur(s.net_overlap_gain_ns),
+    // contention_ns is signed (METRICS.md §2): below zero the overlapped kernels ran faster than
+    // their median alone, which is no slowdown; said so rather than printing a negative slowdown.
+    const std::string contention =
+        s.contention_ns >= 0
+            ? absl::StrFormat("%s compute slowdown while overlapped", Dur(s.contention_ns))
+            : absl::StrFormat("no compute slowdown: overlapped compute ran %s faster than alone (contention %s)",
+                              Dur(Diff(0, s.contention_ns)), Dur(s.contention_ns));
+    absl::StrAppendFormat(&o, "  contention    %s; net overlap gain %s%s\n", contention, Dur(s.net_overlap_gain_ns),
                           unknown == 0 ? ""
                                        : absl::StrFormat(" (%d of %d overlapped kernels never ran alone: not "
                                                          "estimated)",
@@ -97,6 +127,7 @@ void RankSummaryLines(const Report& r, const RankReport& rk, std::string& o) {
                         Pct(s.gpu_idle_share), Ms(s.gpu_span_ns), Us(r.options.min_gap_ns), Dur(s.gpu_gap_ns),
                         Dur(SummaryValue(s, "gap_host_blocked_ns")), Dur(SummaryValue(s, "gap_launch_bound_ns")),
                         Dur(SummaryValue(s, "gap_dependency_ns")), Dur(SummaryValue(s, "gap_unknown_ns")));
+  HostBlockedSplitText(rk, o);
   WindowsText(rk.windows, o);
   std::string f;
   for (const KindFigures& k : rk.findings.by_kind) {
@@ -169,9 +200,11 @@ void GapAndLaunchTables(const Report& r, const RankReport& rk, std::string& o) {
     if (d.top_gaps.empty()) continue;
     absl::StrAppendFormat(&o, "\n  top idle gaps, GPU %d (%d gaps >= %s)\n    %12s %-13s %9s  %s\n", d.device,
                           d.idle.gaps, Us(r.options.min_gap_ns), "duration", "cause", "iteration", "ended by");
-    for (const IdleGap& g : d.top_gaps)
+    for (const IdleGap& g : d.top_gaps) {
       absl::StrAppendFormat(&o, "    %12s %-13s %9s  %s\n", Dur(Diff(g.end_ns, g.start_ns)), g.cause,
                             Id(g.iteration, "-"), g.ended_by ? Short(g.ended_by->name) : "-");
+      if (g.host) absl::StrAppendFormat(&o, "    %12s host %s\n", "", SplitText(*g.host));
+    }
   }
   for (const DeviceReport& d : rk.devices) {
     if (d.launch_delay.empty()) continue;

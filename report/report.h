@@ -33,7 +33,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
-inline constexpr char kSchemaVersion[] = "1.5";  // minor: additive changes only
+inline constexpr char kSchemaVersion[] = "1.6";  // minor: additive changes only
 
 // A data-loss warning of the import (model::ImportWarnings): part of an input was read but not
 // understood. Every rendering shows the warnings first.
@@ -158,11 +158,18 @@ struct CauseFigures {
   std::string name;  // "host_blocked", "launch_bound", "dependency", "unknown"
   int64_t ns = 0, count = 0;
 };
+// Where the launching host thread was during host-blocked gaps (analyze/gpu_idle.h HostSplit):
+// in blocking calls, launch latency, other runtime calls, outside any traced call; ns, summing to
+// the gap time.
+struct HostSplit {
+  int64_t blocked_ns = 0, launch_ns = 0, other_calls_ns = 0, outside_ns = 0;
+};
 struct DeviceIdle {
   int64_t span_ns = 0, busy_ns = 0, idle_ns = 0;
   std::optional<double> idle_share;
   int64_t min_gap_ns = 0, gaps = 0, gap_ns = 0;
   std::vector<CauseFigures> causes;
+  std::optional<HostSplit> host_blocked_split;  // over the host-blocked gaps; absent when none
 };
 
 // A GPU activity referred to by another record (what ended a gap, what released the host).
@@ -178,6 +185,7 @@ struct IdleGap {
   std::optional<GpuActivity> ended_by;
   std::optional<std::string> launch_call;
   std::optional<int64_t> thread, iteration;
+  std::optional<HostSplit> host;  // host-blocked gaps only
 };
 
 struct Percentiles {

@@ -48,7 +48,7 @@ Report Broken() {
   for (int i = 0; i < 30; ++i) d.iterations.push_back(it);  // more than 2 x top_n
   d.slowdowns.push_back({"", kMin, kMax, kMin, kMax, kNaN});
   d.idle.idle_share = kNaN;
-  d.top_gaps.push_back({kMax, kMin, "", std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  d.top_gaps.push_back({kMax, kMin, "", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
   d.launch_delay.push_back({std::nullopt, {}, kMin, kMax});
   rk.devices.push_back(d);
   rk.threads.push_back({});        // thread absent, no calls
