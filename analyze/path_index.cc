@@ -1,0 +1,189 @@
+// PathIndex: the lookups a critical-path walk needs, built once per trace in O(n) (plus sorts of
+// the few stream waits and NCCL ranges).
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "analyze/path_walker.h"
+#include "analyze/strings.h"
+
+namespace overlapscope::analyze {
+
+using model::GpuRef;
+using model::kNoCorrelation;
+using model::kNone;
+
+PathIndex::PathIndex(const model::Trace& t, const PathInputs& in) : t_(t), in_(in) {
+  pos_[0].assign(t.kernels().size(), kNone);
+  pos_[1].assign(t.memcpys().size(), kNone);
+  pos_[2].assign(t.memsets().size(), kNone);
+  for (size_t s = 0; s < t.streams().size(); ++s) {
+    const auto acts = t.StreamActivities(static_cast<model::StreamId>(s));
+    for (size_t i = 0; i < acts.size(); ++i)
+      pos_[static_cast<int>(acts[i].kind)][acts[i].index] = static_cast<int32_t>(i);
+  }
+  IndexWaits();
+  IndexHost();
+  IndexCollectives();
+}
+
+bool PathIndex::RecorderBefore(model::StreamId rs, int64_t rec_corr, GpuRef* out, int64_t* end) const {
+  if (rs == kNone || static_cast<size_t>(rs) >= recorded_.size()) return false;
+  const Recorded& r = recorded_[rs];
+  const size_t n = std::lower_bound(r.corr.begin(), r.corr.end(), rec_corr) - r.corr.begin();
+  if (n == 0) return false;
+  *out = r.last[n - 1];
+  *end = r.last_end[n - 1];
+  return true;
+}
+
+void PathIndex::IndexWaits() {
+  const model::Trace& t = t_;
+  const size_t ns = t.streams().size();
+  auto stream_ok = [&](model::StreamId s) { return s != kNone && static_cast<size_t>(s) < ns; };
+  // Recording streams: every wait's, and every event sync's (own captures name it; Kineto's
+  // Event Sync names only the record's correlation, whose stream a wait on the same record gives).
+  absl::flat_hash_map<int64_t, model::StreamId> stream_of_record;
+  std::vector<uint8_t> recorder(ns, 0);
+  for (const model::Sync& y : t.syncs()) {
+    if (y.kind != model::SyncKind::kStreamWaitEvent || !stream_ok(y.wait_on_stream)) continue;
+    recorder[y.wait_on_stream] = 1;
+    if (y.event_record_correlation_id != kNoCorrelation)
+      stream_of_record.emplace(y.event_record_correlation_id, y.wait_on_stream);
+  }
+  auto event_stream = [&](const model::Sync& y) -> model::StreamId {
+    if (y.kind != model::SyncKind::kEventSync || y.event_record_correlation_id == kNoCorrelation) return kNone;
+    if (stream_ok(y.stream)) return y.stream;
+    auto it = stream_of_record.find(y.event_record_correlation_id);
+    return it == stream_of_record.end() ? kNone : it->second;
+  };
+  for (const model::Sync& y : t.syncs())
+    if (model::StreamId s = event_stream(y); s != kNone) recorder[s] = 1;
+  recorded_.resize(ns);
+  std::vector<std::pair<int64_t, GpuRef>> ce;
+  for (size_t s = 0; s < ns; ++s) {
+    if (!recorder[s]) continue;
+    ce.clear();
+    for (GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s)))
+      if (int64_t c = t.CorrelationOf(r); c != kNoCorrelation) ce.push_back({c, r});
+    // A stream runs its work in enqueue order, so this is sorted already but for odd sources.
+    if (!std::is_sorted(ce.begin(), ce.end(), [](const auto& a, const auto& b) { return a.first < b.first; }))
+      std::stable_sort(ce.begin(), ce.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    Recorded& rec = recorded_[s];
+    int64_t best = INT64_MIN;
+    GpuRef best_ref;
+    for (const auto& [c, r] : ce) {
+      if (t.EndNs(r) > best) best = t.EndNs(r), best_ref = r;
+      rec.corr.push_back(c);
+      rec.last.push_back(best_ref);
+      rec.last_end.push_back(best);
+    }
+  }
+  waits_by_corr_.resize(ns);
+  waits_by_time_.resize(ns);
+  for (const model::Sync& y : t.syncs()) {
+    if (y.kind != model::SyncKind::kStreamWaitEvent || !stream_ok(y.stream)) continue;
+    Wait w;
+    if (y.event_record_correlation_id == kNoCorrelation || !stream_ok(y.wait_on_stream))
+      w.unresolved = true;
+    else
+      RecorderBefore(y.wait_on_stream, y.event_record_correlation_id, &w.rec, &w.rec_end);
+    if (y.correlation_id != kNoCorrelation) {
+      w.key = y.correlation_id;
+      waits_by_corr_[y.stream].push_back(w);
+    } else {
+      w.key = y.start_ns;
+      waits_by_time_[y.stream].push_back(w);
+    }
+  }
+  auto by_key = [](const Wait& a, const Wait& b) { return a.key < b.key; };
+  for (auto& v : waits_by_corr_) std::sort(v.begin(), v.end(), by_key);
+  for (auto& v : waits_by_time_) std::sort(v.begin(), v.end(), by_key);
+  // Host event syncs released by the recorded work (better than the device-wide guess of §3).
+  const auto& iv = in_.blocking->intervals;
+  event_release_.resize(iv.size());
+  has_event_release_.assign(iv.size(), 0);
+  for (size_t i = 0; i < iv.size(); ++i) {
+    if (iv[i].sync == kNone) continue;
+    const model::Sync& y = t.syncs()[iv[i].sync];
+    const model::StreamId rs = event_stream(y);
+    int64_t end = 0;
+    if (rs != kNone && RecorderBefore(rs, y.event_record_correlation_id, &event_release_[i], &end) &&
+        end <= iv[i].end_ns)
+      has_event_release_[i] = 1;
+  }
+}
+
+void PathIndex::IndexHost() {
+  const model::Trace& t = t_;
+  const size_t nt = t.threads().size();
+  blocked_.assign(nt, {});
+  const auto& iv = in_.blocking->intervals;
+  for (size_t i = 0; i < iv.size(); ++i)
+    if (iv[i].thread != kNone) blocked_[iv[i].thread].push_back(static_cast<int32_t>(i));
+  // Intervals are sorted by start; per thread they are disjoint (nested calls were merged).
+  calls_.assign(nt, {});
+  const auto& calls = t.api_calls();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const model::ApiCall& a = calls[i];
+    if (a.thread == kNone) continue;
+    std::vector<int32_t>& v = calls_[a.thread];
+    if (!v.empty() && a.end_ns <= calls[v.back()].end_ns) continue;  // nested in the previous call
+    v.push_back(static_cast<int32_t>(i));
+  }
+  ranges_.assign(nt, {});
+  const std::string& marker = in_.iterations->marker;
+  std::vector<int8_t> is_marker(t.strings().size(), -1);
+  const auto& ranges = t.ranges();
+  std::vector<std::vector<Interval>> cover(nt);
+  std::vector<int32_t> stack;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const model::Range& r = ranges[i];
+    if (r.thread == kNone || r.end_ns <= r.start_ns) continue;
+    int8_t& m = is_marker[r.name];
+    if (m < 0) m = !marker.empty() && StartsWith(t.str(r.name), marker) ? 1 : 0;
+    if (m) continue;  // the iteration range covers the whole step: it names nothing
+    ranges_[r.thread].idx.push_back(static_cast<int32_t>(i));
+    cover[r.thread].push_back({r.start_ns, r.end_ns});
+  }
+  for (size_t th = 0; th < nt; ++th) {
+    ThreadRanges& tr = ranges_[th];
+    tr.parent.assign(tr.idx.size(), kNone);
+    stack.clear();
+    for (size_t k = 0; k < tr.idx.size(); ++k) {
+      const model::Range& r = ranges[tr.idx[k]];
+      while (!stack.empty() && ranges[tr.idx[stack.back()]].end_ns <= r.start_ns) stack.pop_back();
+      tr.parent[k] = stack.empty() ? kNone : stack.back();
+      stack.push_back(static_cast<int32_t>(k));
+    }
+    tr.cover = IntervalSet::FromSortedByStart(cover[th]);
+  }
+  // NCCL's own ranges (own captures): a collective is called when its range starts.
+  if (const model::StringId nccl = t.FindString("NCCL"); nccl != kNone) {
+    for (const model::Range& r : ranges) {
+      if (r.kind != model::RangeKind::kNvtx || r.domain != nccl || r.thread == kNone) continue;
+      if (nccl_.empty()) nccl_.resize(nt);
+      nccl_[r.thread].push_back({r.start_ns, r.end_ns});
+    }
+    for (auto& v : nccl_) std::sort(v.begin(), v.end());
+  }
+}
+
+void PathIndex::IndexCollectives() {
+  peer_.assign(t_.collectives().size(), {});
+  for (const CollectiveInstance& inst : in_.cross_rank->instances) {
+    if (inst.last == kNone) continue;  // nobody waited
+    model::CollectiveId last = kNone;
+    int64_t arrival = INT64_MIN;
+    for (const CollectiveParticipant& p : inst.ranks)
+      if (p.participant == inst.last) last = p.collective, arrival = p.arrival_ns;
+    if (last == kNone) continue;
+    for (const CollectiveParticipant& p : inst.ranks) {
+      if (p.collective == kNone || static_cast<size_t>(p.collective) >= peer_.size()) continue;
+      peer_[p.collective] = {arrival, last};
+    }
+  }
+}
+
+}  // namespace overlapscope::analyze

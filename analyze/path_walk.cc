@@ -1,0 +1,181 @@
+// PathWalker::Walk: the state machine of one backward walk (critical_path.h).
+#include <algorithm>
+#include <climits>
+
+#include "analyze/path_walker.h"
+
+namespace overlapscope::analyze {
+
+using model::GpuRef;
+using model::kNone;
+
+namespace {
+
+PathCategory GpuCategory(ActivityClass c) {
+  switch (c) {
+    case ActivityClass::kCompute: return PathCategory::kCompute;
+    case ActivityClass::kComm: return PathCategory::kComm;
+    case ActivityClass::kMemory: return PathCategory::kMemory;
+    case ActivityClass::kSync: break;  // a GPU-side wait is waiting, not work
+  }
+  return PathCategory::kGpuGap;
+}
+
+struct Cursor {
+  WalkStart::Mode mode = WalkStart::kHost;
+  GpuRef gpu;
+  model::ThreadId thread = kNone;
+  int64_t t = 0;
+  bool Same(const Cursor& o) const {
+    if (mode != o.mode) return false;
+    if (mode == WalkStart::kHost) return thread == o.thread;
+    return gpu.kind == o.gpu.kind && gpu.index == o.gpu.index;
+  }
+};
+
+}  // namespace
+
+WalkOutcome PathWalker::Walk(const WalkStart& s, absl::Span<const int64_t> floor, bool follow_peers,
+                             std::vector<PathSegment>* out, PathCounts* counts) const {
+  Cursor cur{s.mode, s.gpu, s.thread, s.t};
+  // Guard: states visited at the current cursor time (a walk must move back in time, or at
+  // least not return to a state at the same time; only zero-length nodes can tempt it).
+  std::vector<Cursor> at_t;
+  int64_t last_t = INT64_MAX;
+  auto seg = [&](int64_t a, int64_t b, PathCategory cat, model::ProcessId p) {
+    PathSegment x;
+    x.start_ns = a, x.end_ns = b, x.category = cat, x.process = p;
+    return x;
+  };
+  auto push = [&](const PathSegment& x) {
+    if (x.end_ns > x.start_ns) out->push_back(x);
+  };
+  for (;;) {
+    if (cur.t < last_t) {
+      last_t = cur.t;
+      at_t.clear();
+    }
+    for (const Cursor& v : at_t)
+      if (v.Same(cur)) {
+        ++counts->guard_stops;
+        return {PathStop::kGuard, cur.t};
+      }
+    at_t.push_back(cur);
+
+    if (cur.mode == WalkStart::kHost) {
+      const model::ThreadId th = cur.thread;
+      const model::ProcessId p = t_.ProcessOfThread(th);
+      const int64_t f = floor[p];
+      if (cur.t <= f) return {PathStop::kReachedStart, f};
+      const auto& bl = ix_.blocked_[th];
+      const auto& iv = ix_.in_.blocking->intervals;
+      // The blocking interval containing the cursor (start < t <= end), else the last before it.
+      auto it = std::lower_bound(bl.begin(), bl.end(), cur.t, [&](int32_t i, int64_t v) { return iv[i].start_ns < v; });
+      const BlockedInterval* b = nullptr;
+      int32_t bi = kNone;
+      int64_t prev_end = INT64_MIN;
+      if (it != bl.begin()) {
+        bi = *(it - 1);
+        if (iv[bi].end_ns >= cur.t)
+          b = &iv[bi];
+        else
+          prev_end = iv[bi].end_ns;
+      }
+      if (b == nullptr) {
+        const int64_t lo = std::max(prev_end, f);
+        EmitHost(th, p, lo, cur.t, out);
+        cur.t = lo;
+        if (lo <= f) return {PathStop::kReachedStart, f};
+        continue;
+      }
+      GpuRef rel;
+      bool has_rel = false;
+      if (ix_.has_event_release_[bi]) {
+        rel = ix_.event_release_[bi];
+        has_rel = true;
+      } else if (b->released_by) {
+        rel = *b->released_by;
+        has_rel = true;
+      }
+      PathSegment x = seg(0, cur.t, PathCategory::kHostBlocked, p);
+      x.thread = th, x.api_call = b->api_call, x.name = b->call;
+      const int64_t rel_end = has_rel ? t_.EndNs(rel) : INT64_MIN;
+      if (has_rel && rel_end > b->start_ns && rel_end <= cur.t) {
+        x.start_ns = std::max(rel_end, f);
+        push(x);
+        if (rel_end <= f) return {PathStop::kReachedStart, f};
+        cur = {WalkStart::kGpuEnd, rel, kNone, rel_end};
+        continue;
+      }
+      if (!has_rel) ++counts->syncs_without_release;
+      x.start_ns = std::max(b->start_ns, f);
+      push(x);
+      cur.t = x.start_ns;
+      if (cur.t <= f) return {PathStop::kReachedStart, f};
+      continue;
+    }
+
+    const GpuRef a = cur.gpu;
+    const model::StreamId st = t_.StreamOf(a);
+    const model::ProcessId p = ix_.ProcessOf(a);
+    const int64_t f = floor[p];
+    const int64_t start = t_.StartNs(a);
+    int64_t c = std::min(cur.t, start);
+    if (cur.mode == WalkStart::kGpuEnd) {
+      // A collective's first carrier: its work begins when the last participant arrives.
+      int64_t split = start;
+      const model::CollectiveId coll = CollectiveOf(a);
+      const PathIndex::PeerDep* dep = nullptr;
+      if (coll != kNone && ix_.peer_[coll].last != kNone && ix_.peer_[coll].last != coll) {
+        const auto carriers = t_.CollectiveActivities(coll);
+        if (!carriers.empty() && carriers.front().kind == a.kind && carriers.front().index == a.index) {
+          dep = &ix_.peer_[coll];
+          split = std::clamp(dep->last_arrival, start, std::max(start, cur.t));
+        }
+      }
+      PathSegment x = seg(std::max(split, f), cur.t, GpuCategory(ix_.in_.gpu.Cls(a)), p);
+      x.stream = st, x.gpu = a;
+      x.name = a.kind == model::GpuKind::kKernel   ? t_.kernels()[a.index].name
+               : a.kind == model::GpuKind::kMemcpy ? t_.memcpys()[a.index].name
+                                                   : t_.memsets()[a.index].name;
+      push(x);
+      if (split <= f) return {PathStop::kReachedStart, f};
+      if (split > start) {
+        if (follow_peers) {
+          const auto q = t_.CollectiveActivities(dep->last);
+          if (!q.empty()) {
+            cur = {WalkStart::kGpuArrival, q.front(), kNone, split};
+            continue;
+          }
+        }
+        PathSegment w = seg(std::max(start, f), split, PathCategory::kWaitPeers, p);
+        w.stream = st, w.gpu = a, w.name = x.name;
+        push(w);
+        if (start <= f) return {PathStop::kReachedStart, f};
+      }
+      c = start;
+    }
+    // What made `a` runnable by c.
+    const Pred pr = BindingPred(a, c, counts);
+    if (pr.kind == Pred::kNone) {
+      ++counts->no_predecessor_stops;
+      return {PathStop::kNoPredecessor, c};
+    }
+    PathSegment g = seg(std::max(pr.ready, f), c, PathCategory::kGpuGap, p);
+    g.stream = st, g.gpu = a;
+    if (pr.kind == Pred::kLaunch) {
+      g.category = PathCategory::kGpuWaitHost;
+      g.api_call = pr.api;
+      g.thread = t_.api_calls()[pr.api].thread;
+      g.name = t_.api_calls()[pr.api].name;
+    }
+    push(g);
+    if (pr.ready <= f) return {PathStop::kReachedStart, f};
+    if (pr.kind == Pred::kLaunch)
+      cur = {WalkStart::kHost, {}, t_.api_calls()[pr.api].thread, pr.ready};
+    else
+      cur = {WalkStart::kGpuEnd, pr.gpu, kNone, pr.ready};
+  }
+}
+
+}  // namespace overlapscope::analyze

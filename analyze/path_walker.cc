@@ -1,0 +1,159 @@
+// PathWalker: one backward walk along binding dependencies (critical_path.h).
+#include "analyze/path_walker.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace overlapscope::analyze {
+
+using model::GpuRef;
+using model::kNoCorrelation;
+using model::kNone;
+
+namespace {
+
+void Emit(std::vector<PathSegment>* out, const PathSegment& s) {
+  if (s.end_ns > s.start_ns) out->push_back(s);
+}
+
+}  // namespace
+
+model::CollectiveId PathWalker::CollectiveOf(GpuRef r) const {
+  if (r.kind == model::GpuKind::kKernel) return t_.kernels()[r.index].collective;
+  if (r.kind == model::GpuKind::kMemcpy) return t_.memcpys()[r.index].collective;
+  return kNone;
+}
+
+int64_t PathWalker::LaunchReady(int32_t api, GpuRef a) const {
+  const model::ApiCall& call = t_.api_calls()[api];
+  // A collective is called when NCCL's range around the call starts (collective_arrival.h (a)).
+  if (CollectiveOf(a) == kNone || call.thread == kNone || static_cast<size_t>(call.thread) >= ix_.nccl_.size())
+    return call.start_ns;
+  const auto& v = ix_.nccl_[call.thread];
+  auto it = std::upper_bound(v.begin(), v.end(), std::pair<int64_t, int64_t>{call.start_ns, INT64_MAX});
+  for (int k = 0; it != v.begin() && k < 64; ++k) {
+    --it;
+    if (it->second >= call.end_ns) return it->first;
+  }
+  return call.start_ns;
+}
+
+PathWalker::Pred PathWalker::BindingPred(GpuRef a, int64_t c, PathCounts* counts) const {
+  Pred best;
+  // Candidates in increasing preference on ties: launch, event waits, stream predecessor.
+  auto offer = [&](Pred p) {
+    if (p.ready > c) {
+      ++counts->backward_edges;
+      return;
+    }
+    if (best.kind == Pred::kNone || p.ready >= best.ready) best = p;
+  };
+  int32_t api = ix_.in_.gpu.LaunchOf(a);
+  if (api != kNone && t_.api_calls()[api].thread == kNone) api = kNone;  // no lane to continue on
+  if (api != kNone)
+    offer({Pred::kLaunch, LaunchReady(api, a), {}, api});
+  else
+    ++counts->gpu_without_launch;
+  const model::StreamId s = t_.StreamOf(a);
+  const auto acts = t_.StreamActivities(s);
+  const int32_t pos = ix_.pos_[static_cast<int>(a.kind)][a.index];
+  GpuRef prev;
+  bool has_prev = pos > 0;
+  if (has_prev) prev = acts[pos - 1];
+  // Event waits enqueued between the predecessor's launch and this activity's launch.
+  const int64_t corr = t_.CorrelationOf(a);
+  if (corr != kNoCorrelation) {
+    const int64_t lo_corr = has_prev ? t_.CorrelationOf(prev) : kNoCorrelation;
+    const auto& wc = ix_.waits_by_corr_[s];
+    auto lo = lo_corr == kNoCorrelation
+                  ? wc.begin()
+                  : std::upper_bound(wc.begin(), wc.end(), lo_corr,
+                                     [](int64_t v, const PathIndex::Wait& w) { return v < w.key; });
+    auto take = [&](const PathIndex::Wait& w) {
+      if (w.unresolved) {
+        ++counts->unresolved_waits;
+        return;
+      }
+      if (w.rec_end == INT64_MIN) return;  // the event was complete when waited on
+      if (t_.StartNs(w.rec) >= c && w.rec_end > c) {
+        ++counts->backward_edges;
+        return;
+      }
+      offer({Pred::kWait, std::min(w.rec_end, c), w.rec, kNone});
+    };
+    for (auto it = lo; it != wc.end() && it->key < corr; ++it) take(*it);
+    const auto& wt = ix_.waits_by_time_[s];
+    if (!wt.empty() && api != kNone) {
+      const int32_t prev_api = has_prev ? ix_.in_.gpu.LaunchOf(prev) : kNone;
+      const int64_t t_lo = prev_api != kNone ? t_.api_calls()[prev_api].start_ns : INT64_MIN;
+      const int64_t t_hi = t_.api_calls()[api].start_ns;
+      auto it =
+          std::lower_bound(wt.begin(), wt.end(), t_lo, [](const PathIndex::Wait& w, int64_t v) { return w.key < v; });
+      for (; it != wt.end() && it->key < t_hi; ++it) take(*it);
+    }
+  }
+  if (has_prev) {
+    if (t_.StartNs(prev) >= c && t_.EndNs(prev) > c)
+      ++counts->backward_edges;
+    else
+      offer({Pred::kStream, std::min(t_.EndNs(prev), c), prev, kNone});
+  }
+  return best;
+}
+
+void PathWalker::EmitGap(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi,
+                         std::vector<PathSegment>* out) const {
+  // Covered parts are named by the innermost range around their middle; the rest is untraced.
+  const PathIndex::ThreadRanges& tr = ix_.ranges_[th];
+  const auto& cov = tr.cover.intervals();
+  auto it = std::upper_bound(cov.begin(), cov.end(), hi, [](int64_t v, const Interval& iv) { return v < iv.start_ns; });
+  int64_t cursor = hi;
+  auto piece = [&](int64_t a, int64_t b, PathCategory cat, model::StringId name) {
+    PathSegment s;
+    s.start_ns = a, s.end_ns = b, s.category = cat, s.process = p, s.thread = th, s.name = name;
+    Emit(out, s);
+  };
+  while (cursor > lo && it != cov.begin()) {
+    --it;
+    if (it->end_ns <= lo) break;
+    if (it->end_ns < cursor) piece(std::max(it->end_ns, lo), cursor, PathCategory::kHostUntraced, 0);
+    const int64_t a = std::max(it->start_ns, lo), b = std::min(it->end_ns, cursor);
+    if (b > a) {
+      // Innermost range containing the middle: the last starting at or before it, then up.
+      const int64_t mid = a + (b - a) / 2;
+      const auto& idx = tr.idx;
+      const auto& ranges = t_.ranges();
+      auto r =
+          std::upper_bound(idx.begin(), idx.end(), mid, [&](int64_t v, int32_t i) { return v < ranges[i].start_ns; });
+      int32_t k = static_cast<int32_t>(r - idx.begin()) - 1;
+      while (k != kNone && ranges[idx[k]].end_ns <= mid) k = tr.parent[k];
+      piece(a, b, PathCategory::kHostLaunch, k == kNone ? 0 : ranges[idx[k]].name);
+    }
+    cursor = a;
+  }
+  if (cursor > lo) piece(lo, cursor, PathCategory::kHostUntraced, 0);
+}
+
+void PathWalker::EmitHost(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi,
+                          std::vector<PathSegment>* out) const {
+  const auto& calls = ix_.calls_[th];
+  const auto& all = t_.api_calls();
+  auto it =
+      std::upper_bound(calls.begin(), calls.end(), hi, [&](int64_t v, int32_t i) { return v <= all[i].start_ns; });
+  int64_t cursor = hi;
+  while (cursor > lo && it != calls.begin()) {
+    --it;
+    const model::ApiCall& c = all[*it];
+    if (c.end_ns <= lo) break;
+    if (c.end_ns < cursor) EmitGap(th, p, std::max(c.end_ns, lo), cursor, out);
+    const int64_t a = std::max(c.start_ns, lo), b = std::min(c.end_ns, cursor);
+    PathSegment s;
+    s.start_ns = a, s.end_ns = b, s.category = PathCategory::kHostLaunch, s.process = p, s.thread = th;
+    s.api_call = *it, s.name = c.name;
+    Emit(out, s);
+    cursor = std::min(cursor, a);
+  }
+  if (cursor > lo) EmitGap(th, p, lo, cursor, out);
+}
+
+}  // namespace overlapscope::analyze

@@ -1,0 +1,127 @@
+// Internal to analyze/: the backward walk that the critical path (critical_path.h) and the
+// straggler causes (straggler_causes.h) share, and the indexes it needs, built once per trace.
+//
+// A walk starts at a node (the end of a GPU activity, or a host thread at a time) and moves back
+// in time along binding dependencies (critical_path.h says which), emitting the path's segments
+// in descending time, until the cursor reaches the floor of the process it is on (the start of
+// its iteration, or of a straggler window). Each step is O(log n); a walk costs O(its segments).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "analyze/critical_path.h"
+#include "analyze/interval_set.h"
+#include "analyze/path_inputs.h"
+#include "model/trace.h"
+
+namespace overlapscope::analyze {
+
+class PathIndex {
+ public:
+  PathIndex(const model::Trace& t, const PathInputs& in);
+  PathIndex(const PathIndex&) = delete;
+  PathIndex& operator=(const PathIndex&) = delete;
+
+  const model::Trace& trace() const { return t_; }
+  const PathInputs& inputs() const { return in_; }
+  model::ProcessId ProcessOf(model::GpuRef r) const { return t_.ProcessOfDevice(t_.DeviceOfStream(t_.StreamOf(r))); }
+
+ private:
+  friend class PathWalker;
+  // A stream wait resolved to the activity it waited for (recorder), keyed by the wait's
+  // correlation id (or its host start when it has none).
+  struct Wait {
+    int64_t key = 0;
+    model::GpuRef rec;
+    int64_t rec_end = INT64_MIN;  // INT64_MIN: nothing was enqueued before the record: no wait
+    bool unresolved = false;
+  };
+  // Activities of a recording stream by correlation, with the one that ends last so far.
+  struct Recorded {
+    std::vector<int64_t> corr;
+    std::vector<model::GpuRef> last;  // argmax end over corr[0..i]
+    std::vector<int64_t> last_end;
+  };
+  // Host ranges of one thread (iteration markers excluded), sorted by start, with the enclosing
+  // range of each (kNone at top level) and their union.
+  struct ThreadRanges {
+    std::vector<int32_t> idx;     // into Trace::ranges()
+    std::vector<int32_t> parent;  // position in idx, kNone at top level
+    IntervalSet cover;
+  };
+  struct PeerDep {
+    int64_t last_arrival = INT64_MIN;
+    model::CollectiveId last = model::kNone;  // the last participant's collective
+  };
+
+  void IndexWaits();
+  void IndexHost();
+  void IndexCollectives();
+  // The activity the recording stream `rs` had enqueued last (ending last) before the record
+  // with correlation `rec_corr`; false when nothing was.
+  bool RecorderBefore(model::StreamId rs, int64_t rec_corr, model::GpuRef* out, int64_t* end) const;
+
+  const model::Trace& t_;
+  const PathInputs& in_;
+  std::vector<int32_t> pos_[3];                   // per kind, per activity: its position in StreamActivities
+  std::vector<Recorded> recorded_;                // by recording stream (filled for those only)
+  std::vector<std::vector<Wait>> waits_by_corr_;  // by waiting stream, sorted by key
+  std::vector<std::vector<Wait>> waits_by_time_;  // waits without correlation id, by host start
+  std::vector<std::vector<int32_t>> blocked_;     // per thread: BlockingResult::intervals indexes by start
+  std::vector<std::vector<int32_t>> calls_;       // per thread: outermost API calls by start
+  std::vector<ThreadRanges> ranges_;              // per thread
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> nccl_;  // per thread: NCCL-domain ranges
+  std::vector<PeerDep> peer_;                                   // per collective (first carriers only matter)
+  // Event syncs: the release (recorder) per BlockingResult interval, when the event's record is
+  // known; kNone kind marker via has_event_release_.
+  std::vector<model::GpuRef> event_release_;
+  std::vector<uint8_t> has_event_release_;
+};
+
+// Where a walk begins.
+struct WalkStart {
+  enum Mode : uint8_t {
+    kGpuEnd,      // inside GPU activity `gpu`, at `t` (normally its end)
+    kGpuArrival,  // just before GPU activity `gpu`: what made it runnable by `t`
+    kHost,        // host thread `thread` at `t`
+  } mode = kHost;
+  model::GpuRef gpu;
+  model::ThreadId thread = model::kNone;
+  int64_t t = 0;
+};
+
+struct WalkOutcome {
+  PathStop stop = PathStop::kReachedStart;
+  int64_t start_ns = 0;  // where the path begins (the cursor when the walk stopped)
+};
+
+class PathWalker {
+ public:
+  explicit PathWalker(const PathIndex& ix) : ix_(ix), t_(ix.t_) {}
+  // floor: per process, the time below which the walk stops. follow_peers: cross ranks at
+  // collectives (else a collective's wait for its last peer is a kWaitPeers segment).
+  WalkOutcome Walk(const WalkStart& s, absl::Span<const int64_t> floor, bool follow_peers,
+                   std::vector<PathSegment>* out, PathCounts* counts) const;
+
+ private:
+  struct Pred {
+    enum Kind : uint8_t { kNone, kStream, kWait, kLaunch } kind = kNone;
+    int64_t ready = INT64_MIN;
+    model::GpuRef gpu;
+    int32_t api = model::kNone;
+  };
+  Pred BindingPred(model::GpuRef a, int64_t c, PathCounts* counts) const;
+  int64_t LaunchReady(int32_t api, model::GpuRef a) const;
+  // Host time [lo, hi) on thread th, split into API calls, recorded ops and untraced time.
+  void EmitHost(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi, std::vector<PathSegment>* out) const;
+  void EmitGap(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi, std::vector<PathSegment>* out) const;
+  model::CollectiveId CollectiveOf(model::GpuRef r) const;
+
+  const PathIndex& ix_;
+  const model::Trace& t_;
+};
+
+}  // namespace overlapscope::analyze
