@@ -126,9 +126,15 @@ void WholeTraceBounds(const model::Trace& t, std::vector<int64_t>* first, std::v
 }  // namespace
 
 CriticalPathResult AnalyzeCriticalPath(const model::Trace& t, const PathInputs& in, const CriticalPathOptions& opt) {
+  PathIndex ix(t, in);
+  return CriticalPathOn(ix, opt);
+}
+
+CriticalPathResult CriticalPathOn(const PathIndex& ix, const CriticalPathOptions& opt) {
+  const model::Trace& t = ix.trace();
+  const PathInputs& in = ix.inputs();
   CriticalPathResult res;
   const size_t np = t.processes().size();
-  PathIndex ix(t, in);
   PathWalker walker(ix);
   const IterationAssignment& ia = *in.iterations;
   const auto& its = ia.iterations;

@@ -15,6 +15,7 @@
 #include "analyze/critical_path.h"
 #include "analyze/interval_set.h"
 #include "analyze/path_inputs.h"
+#include "analyze/straggler_causes.h"
 #include "model/trace.h"
 
 namespace overlapscope::analyze {
@@ -123,5 +124,9 @@ class PathWalker {
   const PathIndex& ix_;
   const model::Trace& t_;
 };
+
+// The analyses on an index built by the caller (AnalyzePaths shares one between them).
+CriticalPathResult CriticalPathOn(const PathIndex& ix, const CriticalPathOptions& opt);
+StragglerResult StragglerCausesOn(const PathIndex& ix, const StragglerOptions& opt);
 
 }  // namespace overlapscope::analyze

@@ -66,7 +66,9 @@ TEST(CriticalPath, HostBoundStep) {
   EXPECT_EQ(ip.total.Total(), ip.length_ns()) << Describe(t, ip.segments);
   // k1 and k2 ran while the host was busy: not on the path.
   for (const PathSegment& x : ip.segments) {
-    if (x.category == C::kCompute) EXPECT_EQ(t.str(x.name), "k3");
+    if (x.category == C::kCompute) {
+      EXPECT_EQ(t.str(x.name), "k3");
+    }
   }
   ASSERT_FALSE(ip.top.empty());
   EXPECT_EQ(ip.top[0].category, C::kHostUntraced);

@@ -1,0 +1,122 @@
+// Straggler causes (analyze/straggler_causes.h) on synthetic multi-rank traces with an injected
+// delay of known size, the way `overlapscope run ... --delay-rank R --delay-us US` injects one (a
+// spin kernel on the collective's stream right before the collective, on rank R only). Every
+// expected number is worked out by hand in the comments. Times in ns.
+#include "analyze/straggler_causes.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "multi_synth.h"
+#include "path_fixture.h"
+
+namespace overlapscope::analyze {
+namespace {
+
+using testing::MultiSynth;
+using testing::Prepared;
+
+// One step of `ranks` ranks starting at `t0`: an all-reduce A [t0+100, t0+200) on stream 7, a
+// gemm [t0+205, t0+505), then (rank `late` only) `spin` [t0+505, t0+505+spin), then all-reduce B
+// ending at t0+1500 on every rank. All launches are enqueued early (t0+50..t0+80), so B arrives
+// when the work before it on the stream ends: t0+505 on time, t0+505+spin on the late rank.
+void Step(MultiSynth& s, int ranks, int64_t t0, int step, int late, int64_t spin, int64_t slow_gemm = 0) {
+  for (int r = 0; r < ranks; ++r) {
+    s.Range(r, "ProfilerStep#" + std::to_string(step), t0, t0 + 1600);
+    const model::CollectiveId a = s.Collective("allreduce", 2 * step, ranks);
+    s.Launch(r, "ncclDevKernel_AllReduce_Sum_f32", 7, t0 + 50, t0 + 100, t0 + 200, a);
+    const int64_t gemm_end = t0 + 505 + (r == late ? slow_gemm : 0);
+    s.Launch(r, "gemm", 7, t0 + 55, t0 + 205, gemm_end);
+    int64_t ready = gemm_end;
+    if (r == late && spin > 0) {
+      s.Launch(r, "SpinKernelImpl", 7, t0 + 60, gemm_end, gemm_end + spin);
+      ready = gemm_end + spin;
+    }
+    const model::CollectiveId b = s.Collective("allreduce", 2 * step + 1, ranks);
+    s.Launch(r, "ncclDevKernel_AllReduce_Sum_f32", 7, t0 + 70, ready + 5, t0 + 1500, b);
+  }
+}
+
+TEST(StragglerCauses, InjectedSpinIsTheCauseAndItsShareMatchesTheDelay) {
+  MultiSynth s(4);
+  Step(s, 4, 0, 1, 2, 400);     // rank 2 spins 400 ns before B in step 1
+  Step(s, 4, 2000, 2, 2, 300);  // and 300 ns in step 2
+  model::Trace t = s.Finish();
+  Prepared p(t);
+  StragglerResult r = AnalyzeStragglerCauses(t, p.in(), StragglerOptions{});
+  // A arrives at its launch call (t0+50) on every rank: no skew, no cause. B: arrivals
+  // t0+505 on ranks 0, 1, 3 and t0+905 / t0+805 on rank 2.
+  ASSERT_EQ(r.causes.size(), 2u);
+  const StragglerCause& c = r.causes[0];
+  EXPECT_EQ(c.late_rank, 2);
+  EXPECT_EQ(c.late_arrival_ns, 905);
+  // Median of {505, 505, 505, 905} = 505: lateness 400 = the injected spin.
+  EXPECT_EQ(c.lateness_ns, 400);
+  EXPECT_EQ(c.median_rank, 1);  // lower middle of the arrivals sorted by (arrival, participant)
+  EXPECT_EQ(c.behind_ns, 400);
+  // Both windows start when A ended (200). Late path: spin [505,905) 400, gemm [205,505) 300,
+  // the gap [200,205) 5 after A; median path: gemm 300 + gap 5. Difference 400, all the spin.
+  EXPECT_EQ(c.late_window_start_ns, 200);
+  EXPECT_EQ(c.median_window_start_ns, 200);
+  EXPECT_EQ(c.started_later_ns, 0);
+  EXPECT_EQ(c.unexplained_ns, 0);
+  EXPECT_EQ(c.late_path.Total(), 705);
+  EXPECT_EQ(c.median_path.Total(), 305);
+  ASSERT_FALSE(c.names.empty());
+  EXPECT_EQ(t.str(c.names[0].name), "SpinKernelImpl");
+  EXPECT_EQ(c.names[0].delta_ns(), 400);
+  EXPECT_EQ(c.names[0].median_count, 0);  // the median rank never ran it
+  for (size_t i = 1; i < c.names.size(); ++i) EXPECT_EQ(c.names[i].delta_ns(), 0) << t.str(c.names[i].name);
+  EXPECT_EQ(r.causes[1].lateness_ns, 300);
+
+  // Rank 2 arrives last in 2 of the 4 all-reduces it took part in; Σ behind 700, of which the
+  // spin's Σ delta is 700: a share of 100 %.
+  ASSERT_FALSE(r.summaries.empty());
+  const StragglerSummary& sum = r.summaries[0];
+  EXPECT_EQ(sum.rank, 2);
+  EXPECT_EQ(t.str(sum.op), "allreduce");
+  EXPECT_EQ(sum.instances, 4);
+  EXPECT_EQ(sum.times_last, 2);
+  EXPECT_EQ(sum.lateness_ns, 700);
+  EXPECT_EQ(sum.behind_ns, 700);
+  ASSERT_FALSE(sum.names.empty());
+  EXPECT_EQ(t.str(sum.names[0].name), "SpinKernelImpl");
+  EXPECT_EQ(sum.names[0].delta_ns(), sum.behind_ns);
+  EXPECT_EQ(sum.names[0].median_ns, 0);
+}
+
+TEST(StragglerCauses, SlowerKernelNamedWithItsSlowdown) {
+  MultiSynth s(3);
+  Step(s, 3, 0, 1, 1, 0, 60);  // rank 1's gemm runs 360 instead of 300 (20 % slower)
+  model::Trace t = s.Finish();
+  Prepared p(t);
+  StragglerResult r = AnalyzeStragglerCauses(t, p.in(), StragglerOptions{});
+  ASSERT_EQ(r.causes.size(), 1u);
+  const StragglerCause& c = r.causes[0];
+  // Arrivals {505, 565, 505}: median 505, lateness 60 (odd count: behind = lateness).
+  EXPECT_EQ(c.late_rank, 1);
+  EXPECT_EQ(c.lateness_ns, 60);
+  EXPECT_EQ(c.behind_ns, 60);
+  ASSERT_FALSE(c.names.empty());
+  EXPECT_EQ(t.str(c.names[0].name), "gemm");
+  EXPECT_EQ(c.names[0].late_ns, 360);
+  EXPECT_EQ(c.names[0].median_ns, 300);
+  EXPECT_EQ(c.names[0].delta_ns(), 60);
+  // Σ late / Σ median − 1 = 0.2: "gemm running 20 % slower than the median rank".
+  EXPECT_DOUBLE_EQ(static_cast<double>(c.names[0].late_ns) / static_cast<double>(c.names[0].median_ns) - 1, 0.2);
+}
+
+TEST(StragglerCauses, NoSkewNoCause) {
+  MultiSynth s(2);
+  Step(s, 2, 0, 1, -1, 0);
+  model::Trace t = s.Finish();
+  Prepared p(t);
+  StragglerResult r = AnalyzeStragglerCauses(t, p.in(), StragglerOptions{});
+  EXPECT_TRUE(r.causes.empty());
+  ASSERT_EQ(r.summaries.size(), 2u);  // both ranks took part in 2 all-reduces, last in none
+  EXPECT_EQ(r.summaries[0].instances, 2);
+  EXPECT_EQ(r.summaries[0].times_last, 0);
+}
+
+}  // namespace
+}  // namespace overlapscope::analyze
