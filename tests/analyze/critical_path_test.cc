@@ -34,9 +34,10 @@ void ExpectComposition(const PathComposition& got, std::vector<std::pair<C, int6
 
 std::string Describe(const model::Trace& t, const std::vector<PathSegment>& segs) {
   std::string s;
-  for (const PathSegment& x : segs)
-    s += std::string(ToString(x.category)) + "[" + std::to_string(x.start_ns) + "," + std::to_string(x.end_ns) + ")" +
-         (x.name ? " " + std::string(t.str(x.name)) : "") + "\n";
+  for (const PathSegment& x : segs) {
+    s.append(ToString(x.category)).append("[").append(std::to_string(x.start_ns)).append(",");
+    s.append(std::to_string(x.end_ns)).append(") ").append(t.str(x.name)).append("\n");
+  }
   return s;
 }
 
