@@ -55,6 +55,7 @@ void PathIndex::IndexWaits() {
   auto event_stream = [&](const model::Sync& y) -> model::StreamId {
     if (y.kind != model::SyncKind::kEventSync || y.event_record_correlation_id == kNoCorrelation) return kNone;
     if (stream_ok(y.stream)) return y.stream;
+    if (stream_ok(y.wait_on_stream)) return y.wait_on_stream;  // Kineto names it on Event Sync too
     auto it = stream_of_record.find(y.event_record_correlation_id);
     return it == stream_of_record.end() ? kNone : it->second;
   };
