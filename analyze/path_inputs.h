@@ -1,5 +1,5 @@
 // What the critical-path and straggler analyses (critical_path.h, straggler_causes.h) read from
-// the passes before them: the class and launch call of every GPU activity, the iterations, the
+// the passes before them: the class of every GPU activity, the iterations, the
 // host blocking intervals and the collectives matched across ranks. Views only: the vectors they
 // point into belong to the caller and must outlive the analysis.
 #pragma once
@@ -15,11 +15,10 @@
 
 namespace overlapscope::analyze {
 
-// Per GPU activity, indexed like Trace::kernels()/memcpys()/memsets(): its class (METRICS §1) and
-// its launch call (index into Trace::api_calls(), kNone when the call is not in the trace).
+// Per GPU activity, indexed like Trace::kernels()/memcpys()/memsets(): its class (METRICS §1).
+// (Launch calls come from the model: Trace::LaunchOf.)
 struct GpuFacts {
   absl::Span<const ActivityClass> kernel_cls, memcpy_cls, memset_cls;
-  absl::Span<const int32_t> kernel_launch, memcpy_launch, memset_launch;
 
   ActivityClass Cls(model::GpuRef r) const {
     switch (r.kind) {
@@ -28,14 +27,6 @@ struct GpuFacts {
       case model::GpuKind::kMemset: return memset_cls[r.index];
     }
     return ActivityClass::kCompute;
-  }
-  int32_t LaunchOf(model::GpuRef r) const {
-    switch (r.kind) {
-      case model::GpuKind::kKernel: return kernel_launch[r.index];
-      case model::GpuKind::kMemcpy: return memcpy_launch[r.index];
-      case model::GpuKind::kMemset: return memset_launch[r.index];
-    }
-    return model::kNone;
   }
 };
 

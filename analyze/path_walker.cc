@@ -48,7 +48,7 @@ PathWalker::Pred PathWalker::BindingPred(GpuRef a, int64_t c, PathCounts* counts
     }
     if (best.kind == Pred::kNone || p.ready >= best.ready) best = p;
   };
-  int32_t api = ix_.in_.gpu.LaunchOf(a);
+  int32_t api = t_.LaunchOf(a);
   if (api != kNone && t_.api_calls()[api].thread == kNone) api = kNone;  // no lane to continue on
   if (api != kNone)
     offer({Pred::kLaunch, LaunchReady(api, a), {}, api});
@@ -84,7 +84,7 @@ PathWalker::Pred PathWalker::BindingPred(GpuRef a, int64_t c, PathCounts* counts
     for (auto it = lo; it != wc.end() && it->key < corr; ++it) take(*it);
     const auto& wt = ix_.waits_by_time_[s];
     if (!wt.empty() && api != kNone) {
-      const int32_t prev_api = has_prev ? ix_.in_.gpu.LaunchOf(prev) : kNone;
+      const int32_t prev_api = has_prev ? t_.LaunchOf(prev) : kNone;
       const int64_t t_lo = prev_api != kNone ? t_.api_calls()[prev_api].start_ns : INT64_MIN;
       const int64_t t_hi = t_.api_calls()[api].start_ns;
       auto it =

@@ -102,7 +102,7 @@ absl::Status GroupMasks(const model::Trace& t, const GpuFacts& gpu, const std::v
       auto m = names.Of(name_of(i));
       if (!m.ok()) return m.status();
       if (gpu.Cls(r) == ActivityClass::kSync) continue;  // never busy: in no set
-      const int32_t launch = gpu.LaunchOf(r);
+      const int32_t launch = t.LaunchOf(r);
       v[i] = *m | (launch != kNone ? call[launch] : 0u);
       for (size_t g = 0; g < groups.size(); ++g) (*members)[g] += (v[i] >> g) & 1u;
     }

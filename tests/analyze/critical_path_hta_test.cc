@@ -56,7 +56,7 @@ IterationAssignment Window(const model::Trace& t, const PathInputs& in, const st
   auto assign = [&](model::GpuKind k, size_t n, std::vector<int32_t>& out) {
     out.assign(n, model::kNone);
     for (size_t i = 0; i < n; ++i) {
-      const int32_t l = in.gpu.LaunchOf({k, static_cast<int32_t>(i)});
+      const int32_t l = t.LaunchOf({k, static_cast<int32_t>(i)});
       if (l != model::kNone && t.api_calls()[l].start_ns >= r.start_ns && t.api_calls()[l].start_ns < r.end_ns)
         out[i] = 0;
     }

@@ -18,12 +18,13 @@ class Prepared {
  public:
   explicit Prepared(const model::Trace& t, const std::string& marker = "ProfilerStep#") {
     opt_.iteration_marker = marker;
-    ctx_ = std::make_unique<Context>(Context{t, opt_, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}});
+    ctx_ = std::make_unique<Context>(t, opt_);
     EXPECT_TRUE(PrepareContext(*ctx_, &summary_).ok());
     ComputeBlocking(*ctx_, &blocking_);
     cross_ = AnalyzeCrossRank(t);
-    in_.gpu = {ctx_->kernel_cls,    ctx_->memcpy_cls,    ctx_->memset_cls,
-               ctx_->kernel_launch, ctx_->memcpy_launch, ctx_->memset_launch};
+    in_.gpu.kernel_cls = ctx_->kernel_cls;
+    in_.gpu.memcpy_cls = ctx_->memcpy_cls;
+    in_.gpu.memset_cls = ctx_->memset_cls;
     in_.iterations = &ctx_->iters;
     in_.blocking = &blocking_;
     in_.cross_rank = &cross_;
