@@ -6,6 +6,7 @@
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyze/name_sums.h"
 #include "analyze/path_walker.h"
 
 namespace overlapscope::analyze {
@@ -59,10 +60,8 @@ void Offer(EndNode& e, int64_t t, const WalkStart& s) {
   if (t > e.t) e = {t, s};
 }
 
-using TopMap = absl::flat_hash_map<std::pair<model::StringId, int>, PathActivity>;
-
 void Tally(const std::vector<PathSegment>& segs, PathComposition* total, std::vector<PathComposition>* by_proc,
-           std::vector<uint8_t>* touched, TopMap* top) {
+           std::vector<uint8_t>* touched, NameSums* top) {
   for (const PathSegment& s : segs) {
     const int64_t len = s.end_ns - s.start_ns;
     const int c = static_cast<int>(s.category);
@@ -71,20 +70,15 @@ void Tally(const std::vector<PathSegment>& segs, PathComposition* total, std::ve
       (*by_proc)[s.process].ns[c] += len;
       (*touched)[s.process] = 1;
     }
-    if (top != nullptr) {
-      PathActivity& a = (*top)[{s.name, c}];
-      a.name = s.name;
-      a.category = s.category;
-      a.ns += len;
-      ++a.segments;
-    }
+    if (top != nullptr) top->Add(s.name, s.category, len);
   }
 }
 
-std::vector<PathActivity> TopOf(const TopMap& m, size_t n) {
+std::vector<PathActivity> TopOf(const NameSums& m, size_t n) {
   std::vector<PathActivity> v;
-  v.reserve(m.size());
-  for (const auto& [k, a] : m) v.push_back(a);
+  for (const NameSums::Entry& e : m.entries())
+    for (int c = 0; c < kPathCategories; ++c)
+      if (e.segments[c] > 0) v.push_back({e.name, static_cast<PathCategory>(c), e.ns[c], e.segments[c]});
   auto by_time = [](const PathActivity& a, const PathActivity& b) {
     if (a.ns != b.ns) return a.ns > b.ns;
     if (a.category != b.category) return a.category < b.category;
@@ -148,18 +142,17 @@ CriticalPathResult CriticalPathOn(const PathIndex& ix, const CriticalPathOptions
     s.mode = WalkStart::kHost, s.thread = it.thread, s.t = it.end_ns;
     if (it.thread != kNone) Offer(it_end[it.index], it.end_ns, s);
   }
-  auto scan = [&](model::GpuKind kind, size_t n, const std::vector<int32_t>& of) {
-    for (size_t i = 0; i < n; ++i) {
-      if (of[i] == kNone) continue;
-      const GpuRef r{kind, static_cast<int32_t>(i)};
+  auto scan = [&](model::GpuKind kind, const auto& acts, const std::vector<int32_t>& of) {
+    for (size_t i = 0; i < acts.size(); ++i) {
+      if (of[i] == kNone || acts[i].end_ns <= it_end[of[i]].t) continue;
       WalkStart s;
-      s.mode = WalkStart::kGpuEnd, s.gpu = r, s.t = t.EndNs(r);
-      Offer(it_end[of[i]], s.t, s);
+      s.mode = WalkStart::kGpuEnd, s.gpu = {kind, static_cast<int32_t>(i)}, s.t = acts[i].end_ns;
+      it_end[of[i]] = {s.t, s};
     }
   };
-  scan(model::GpuKind::kKernel, t.kernels().size(), ia.kernel_iteration);
-  scan(model::GpuKind::kMemcpy, t.memcpys().size(), ia.memcpy_iteration);
-  scan(model::GpuKind::kMemset, t.memsets().size(), ia.memset_iteration);
+  scan(model::GpuKind::kKernel, t.kernels(), ia.kernel_iteration);
+  scan(model::GpuKind::kMemcpy, t.memcpys(), ia.memcpy_iteration);
+  scan(model::GpuKind::kMemset, t.memsets(), ia.memset_iteration);
 
   std::vector<int64_t> whole_first;
   std::vector<EndNode> whole_last;
@@ -171,7 +164,7 @@ CriticalPathResult CriticalPathOn(const PathIndex& ix, const CriticalPathOptions
   res.own_total.resize(np);
   for (size_t p = 0; p < np; ++p)
     res.own_total[p].process = static_cast<model::ProcessId>(p), res.own_total[p].rank = t.processes()[p].rank;
-  TopMap top_all;
+  NameSums top_all(t.strings().size()), top_it(t.strings().size());
   std::vector<PathSegment> segs;
   std::vector<int64_t> floor(np, INT64_MIN);
   std::vector<EndNode> ends(np);
@@ -196,7 +189,7 @@ CriticalPathResult CriticalPathOn(const PathIndex& ix, const CriticalPathOptions
     }
     // Each process's own path, then the job's from the last node of all.
     int32_t last_p = kNone;
-    TopMap top_it;
+    top_it.Clear();
     for (size_t p = 0; p < np; ++p) {
       if (ends[p].t == INT64_MIN) continue;
       if (last_p == kNone || ends[p].t > ends[last_p].t) last_p = static_cast<int32_t>(p);
@@ -230,10 +223,9 @@ CriticalPathResult CriticalPathOn(const PathIndex& ix, const CriticalPathOptions
       rp.composition = by_proc[p];
       ip.on_rank.push_back(rp);
     }
-    for (const auto& [k, a] : top_it) {
-      PathActivity& x = top_all[k];
-      x.name = a.name, x.category = a.category, x.ns += a.ns, x.segments += a.segments;
-    }
+    for (const NameSums::Entry& e : top_it.entries())
+      for (int c = 0; c < kPathCategories; ++c)
+        if (e.segments[c] > 0) top_all.Add(e.name, static_cast<PathCategory>(c), e.ns[c], e.segments[c]);
     ip.top = TopOf(top_it, opt.top_n);
     res.total.Add(ip.total);
     if (opt.keep_segments) ip.segments.assign(segs.rbegin(), segs.rend());

@@ -15,27 +15,50 @@ using model::kNoCorrelation;
 using model::kNone;
 
 PathIndex::PathIndex(const model::Trace& t, const PathInputs& in) : t_(t), in_(in) {
-  pos_[0].assign(t.kernels().size(), kNone);
-  pos_[1].assign(t.memcpys().size(), kNone);
-  pos_[2].assign(t.memsets().size(), kNone);
-  for (size_t s = 0; s < t.streams().size(); ++s) {
-    const auto acts = t.StreamActivities(static_cast<model::StreamId>(s));
-    for (size_t i = 0; i < acts.size(); ++i)
-      pos_[static_cast<int>(acts[i].kind)][acts[i].index] = static_cast<int32_t>(i);
+  flat_[0].assign(t.kernels().size(), kNone);
+  flat_[1].assign(t.memcpys().size(), kNone);
+  flat_[2].assign(t.memsets().size(), kNone);
+  const size_t ns = t.streams().size();
+  const size_t n = t.kernels().size() + t.memcpys().size() + t.memsets().size();
+  off_.resize(ns + 1);
+  start_.resize(n), end_.resize(n), stream_.resize(n), launch_.resize(n), name_.resize(n), cls_.resize(n);
+  coll_.resize(n), ref_.resize(n);
+  stream_proc_.resize(ns);
+  int32_t g = 0;
+  for (size_t s = 0; s < ns; ++s) {
+    stream_proc_[s] = t.ProcessOfDevice(t.DeviceOfStream(static_cast<model::StreamId>(s)));
+    off_[s] = g;
+    for (GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s))) {
+      flat_[static_cast<int>(r.kind)][r.index] = g;
+      start_[g] = t.StartNs(r), end_[g] = t.EndNs(r);
+      stream_[g] = static_cast<model::StreamId>(s);
+      ref_[g] = r;
+      launch_[g] = t.LaunchOf(r);
+      cls_[g] = in.gpu.Cls(r);
+      switch (r.kind) {
+        case model::GpuKind::kKernel:
+          name_[g] = t.kernels()[r.index].name, coll_[g] = t.kernels()[r.index].collective;
+          break;
+        case model::GpuKind::kMemcpy:
+          name_[g] = t.memcpys()[r.index].name, coll_[g] = t.memcpys()[r.index].collective;
+          break;
+        case model::GpuKind::kMemset: name_[g] = t.memsets()[r.index].name, coll_[g] = kNone; break;
+      }
+      if (cls_[g] != ActivityClass::kComm) coll_[g] = kNone;
+      ++g;
+    }
   }
+  off_[ns] = g;
   IndexWaits();
   IndexHost();
   IndexCollectives();
 }
 
-bool PathIndex::RecorderBefore(model::StreamId rs, int64_t rec_corr, GpuRef* out, int64_t* end) const {
-  if (rs == kNone || static_cast<size_t>(rs) >= recorded_.size()) return false;
+int32_t PathIndex::RecorderBefore(model::StreamId rs, int64_t rec_corr) const {
+  if (rs == kNone || static_cast<size_t>(rs) >= recorded_.size()) return kNone;
   const Recorded& r = recorded_[rs];
   const size_t n = std::lower_bound(r.corr.begin(), r.corr.end(), rec_corr) - r.corr.begin();
-  if (n == 0) return false;
-  *out = r.last[n - 1];
-  *end = r.last_end[n - 1];
-  return true;
+  return n == 0 ? kNone : r.last[n - 1];
 }
 
 void PathIndex::IndexWaits() {
@@ -62,23 +85,21 @@ void PathIndex::IndexWaits() {
   for (const model::Sync& y : t.syncs())
     if (model::StreamId s = event_stream(y); s != kNone) recorder[s] = 1;
   recorded_.resize(ns);
-  std::vector<std::pair<int64_t, GpuRef>> ce;
+  std::vector<std::pair<int64_t, int32_t>> ce;  // (correlation, flat index)
   for (size_t s = 0; s < ns; ++s) {
     if (!recorder[s]) continue;
     ce.clear();
     for (GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s)))
-      if (int64_t c = t.CorrelationOf(r); c != kNoCorrelation) ce.push_back({c, r});
+      if (int64_t c = t.CorrelationOf(r); c != kNoCorrelation) ce.push_back({c, Flat(r)});
     // A stream runs its work in enqueue order, so this is sorted already but for odd sources.
     if (!std::is_sorted(ce.begin(), ce.end(), [](const auto& a, const auto& b) { return a.first < b.first; }))
       std::stable_sort(ce.begin(), ce.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     Recorded& rec = recorded_[s];
-    int64_t best = INT64_MIN;
-    GpuRef best_ref;
-    for (const auto& [c, r] : ce) {
-      if (t.EndNs(r) > best) best = t.EndNs(r), best_ref = r;
+    int32_t best = kNone;
+    for (const auto& [c, fg] : ce) {
+      if (best == kNone || end_[fg] > end_[best]) best = fg;
       rec.corr.push_back(c);
-      rec.last.push_back(best_ref);
-      rec.last_end.push_back(best);
+      rec.last.push_back(best);
     }
   }
   waits_by_corr_.resize(ns);
@@ -89,7 +110,7 @@ void PathIndex::IndexWaits() {
     if (y.event_record_correlation_id == kNoCorrelation || !stream_ok(y.wait_on_stream))
       w.unresolved = true;
     else
-      RecorderBefore(y.wait_on_stream, y.event_record_correlation_id, &w.rec, &w.rec_end);
+      w.rec = RecorderBefore(y.wait_on_stream, y.event_record_correlation_id);
     if (y.correlation_id != kNoCorrelation) {
       w.key = y.correlation_id;
       waits_by_corr_[y.stream].push_back(w);
@@ -103,16 +124,13 @@ void PathIndex::IndexWaits() {
   for (auto& v : waits_by_time_) std::sort(v.begin(), v.end(), by_key);
   // Host event syncs released by the recorded work (better than the device-wide guess of §3).
   const auto& iv = in_.blocking->intervals;
-  event_release_.resize(iv.size());
-  has_event_release_.assign(iv.size(), 0);
+  event_release_.assign(iv.size(), kNone);
   for (size_t i = 0; i < iv.size(); ++i) {
     if (iv[i].sync == kNone) continue;
     const model::Sync& y = t.syncs()[iv[i].sync];
     const model::StreamId rs = event_stream(y);
-    int64_t end = 0;
-    if (rs != kNone && RecorderBefore(rs, y.event_record_correlation_id, &event_release_[i], &end) &&
-        end <= iv[i].end_ns)
-      has_event_release_[i] = 1;
+    const int32_t rec = rs == kNone ? kNone : RecorderBefore(rs, y.event_record_correlation_id);
+    if (rec != kNone && end_[rec] <= iv[i].end_ns) event_release_[i] = rec;
   }
 }
 
@@ -183,6 +201,7 @@ void PathIndex::IndexCollectives() {
     for (const CollectiveParticipant& p : inst.ranks) {
       if (p.collective == kNone || static_cast<size_t>(p.collective) >= peer_.size()) continue;
       peer_[p.collective] = {arrival, last};
+      any_peer_ |= p.collective != last;
     }
   }
 }

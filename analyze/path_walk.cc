@@ -23,13 +23,11 @@ PathCategory GpuCategory(ActivityClass c) {
 
 struct Cursor {
   WalkStart::Mode mode = WalkStart::kHost;
-  GpuRef gpu;
+  int32_t g = kNone;  // GPU modes: flat index of the activity
   model::ThreadId thread = kNone;
   int64_t t = 0;
   bool Same(const Cursor& o) const {
-    if (mode != o.mode) return false;
-    if (mode == WalkStart::kHost) return thread == o.thread;
-    return gpu.kind == o.gpu.kind && gpu.index == o.gpu.index;
+    return mode == o.mode && (mode == WalkStart::kHost ? thread == o.thread : g == o.g);
   }
 };
 
@@ -37,7 +35,7 @@ struct Cursor {
 
 WalkOutcome PathWalker::Walk(const WalkStart& s, absl::Span<const int64_t> floor, bool follow_peers,
                              std::vector<PathSegment>* out, PathCounts* counts) const {
-  Cursor cur{s.mode, s.gpu, s.thread, s.t};
+  Cursor cur{s.mode, s.mode == WalkStart::kHost ? kNone : ix_.Flat(s.gpu), s.thread, s.t};
   // Guard: states visited at the current cursor time (a walk must move back in time, or at
   // least not return to a state at the same time; only zero-length nodes can tempt it).
   std::vector<Cursor> at_t;
@@ -88,18 +86,12 @@ WalkOutcome PathWalker::Walk(const WalkStart& s, absl::Span<const int64_t> floor
         if (lo <= f) return {PathStop::kReachedStart, f};
         continue;
       }
-      GpuRef rel;
-      bool has_rel = false;
-      if (ix_.has_event_release_[bi]) {
-        rel = ix_.event_release_[bi];
-        has_rel = true;
-      } else if (b->released_by) {
-        rel = *b->released_by;
-        has_rel = true;
-      }
+      int32_t rel = ix_.event_release_[bi];
+      if (rel == kNone && b->released_by) rel = ix_.Flat(*b->released_by);
+      const bool has_rel = rel != kNone;
       PathSegment x = seg(0, cur.t, PathCategory::kHostBlocked, p);
       x.thread = th, x.api_call = b->api_call, x.name = b->call;
-      const int64_t rel_end = has_rel ? t_.EndNs(rel) : INT64_MIN;
+      const int64_t rel_end = has_rel ? ix_.end_[rel] : INT64_MIN;
       if (has_rel && rel_end > b->start_ns && rel_end <= cur.t) {
         x.start_ns = std::max(rel_end, f);
         push(x);
@@ -115,64 +107,61 @@ WalkOutcome PathWalker::Walk(const WalkStart& s, absl::Span<const int64_t> floor
       continue;
     }
 
-    const GpuRef a = cur.gpu;
-    const model::StreamId st = t_.StreamOf(a);
-    const model::ProcessId p = ix_.ProcessOf(a);
+    const int32_t g = cur.g;
+    const model::StreamId st = ix_.stream_[g];
+    const model::ProcessId p = ix_.stream_proc_[st];
     const int64_t f = floor[p];
-    const int64_t start = t_.StartNs(a);
+    const int64_t start = ix_.start_[g];
     int64_t c = std::min(cur.t, start);
     if (cur.mode == WalkStart::kGpuEnd) {
       // A collective's first carrier: its work begins when the last participant arrives.
       int64_t split = start;
-      const model::CollectiveId coll = CollectiveOf(a);
+      const model::CollectiveId coll = ix_.any_peer_ ? CollectiveOf(g) : kNone;
       const PathIndex::PeerDep* dep = nullptr;
       if (coll != kNone && ix_.peer_[coll].last != kNone && ix_.peer_[coll].last != coll) {
         const auto carriers = t_.CollectiveActivities(coll);
-        if (!carriers.empty() && carriers.front().kind == a.kind && carriers.front().index == a.index) {
+        if (!carriers.empty() && ix_.Flat(carriers.front()) == g) {
           dep = &ix_.peer_[coll];
           split = std::clamp(dep->last_arrival, start, std::max(start, cur.t));
         }
       }
-      PathSegment x = seg(std::max(split, f), cur.t, GpuCategory(ix_.in_.gpu.Cls(a)), p);
-      x.stream = st, x.gpu = a;
-      x.name = a.kind == model::GpuKind::kKernel   ? t_.kernels()[a.index].name
-               : a.kind == model::GpuKind::kMemcpy ? t_.memcpys()[a.index].name
-                                                   : t_.memsets()[a.index].name;
+      PathSegment x = seg(std::max(split, f), cur.t, GpuCategory(ix_.cls_[g]), p);
+      x.stream = st, x.gpu = ix_.Ref(g), x.name = ix_.name_[g];
       push(x);
       if (split <= f) return {PathStop::kReachedStart, f};
       if (split > start) {
         if (follow_peers) {
           const auto q = t_.CollectiveActivities(dep->last);
           if (!q.empty()) {
-            cur = {WalkStart::kGpuArrival, q.front(), kNone, split};
+            cur = {WalkStart::kGpuArrival, ix_.Flat(q.front()), kNone, split};
             continue;
           }
         }
         PathSegment w = seg(std::max(start, f), split, PathCategory::kWaitPeers, p);
-        w.stream = st, w.gpu = a, w.name = x.name;
+        w.stream = st, w.gpu = x.gpu, w.name = x.name;
         push(w);
         if (start <= f) return {PathStop::kReachedStart, f};
       }
       c = start;
     }
     // What made `a` runnable by c.
-    const Pred pr = BindingPred(a, c, counts);
+    const Pred pr = BindingPred(g, c, counts);
     if (pr.kind == Pred::kNone) {
       ++counts->no_predecessor_stops;
       return {PathStop::kNoPredecessor, c};
     }
-    PathSegment g = seg(std::max(pr.ready, f), c, PathCategory::kGpuGap, p);
-    g.stream = st, g.gpu = a;
+    PathSegment gap = seg(std::max(pr.ready, f), c, PathCategory::kGpuGap, p);
+    gap.stream = st, gap.gpu = ix_.Ref(g);
     if (pr.kind == Pred::kLaunch) {
-      g.category = PathCategory::kGpuWaitHost;
-      g.api_call = pr.api;
-      g.thread = t_.api_calls()[pr.api].thread;
-      g.name = t_.api_calls()[pr.api].name;
+      gap.category = PathCategory::kGpuWaitHost;
+      gap.api_call = pr.api;
+      gap.thread = t_.api_calls()[pr.api].thread;
+      gap.name = t_.api_calls()[pr.api].name;
     }
-    push(g);
+    push(gap);
     if (pr.ready <= f) return {PathStop::kReachedStart, f};
     if (pr.kind == Pred::kLaunch)
-      cur = {WalkStart::kHost, {}, t_.api_calls()[pr.api].thread, pr.ready};
+      cur = {WalkStart::kHost, kNone, t_.api_calls()[pr.api].thread, pr.ready};
     else
       cur = {WalkStart::kGpuEnd, pr.gpu, kNone, pr.ready};
   }

@@ -18,16 +18,13 @@ void Emit(std::vector<PathSegment>* out, const PathSegment& s) {
 
 }  // namespace
 
-model::CollectiveId PathWalker::CollectiveOf(GpuRef r) const {
-  if (r.kind == model::GpuKind::kKernel) return t_.kernels()[r.index].collective;
-  if (r.kind == model::GpuKind::kMemcpy) return t_.memcpys()[r.index].collective;
-  return kNone;
-}
+model::CollectiveId PathWalker::CollectiveOf(int32_t g) const { return ix_.coll_[g]; }
 
-int64_t PathWalker::LaunchReady(int32_t api, GpuRef a) const {
+int64_t PathWalker::LaunchReady(int32_t api, int32_t g) const {
   const model::ApiCall& call = t_.api_calls()[api];
   // A collective is called when NCCL's range around the call starts (collective_arrival.h (a)).
-  if (CollectiveOf(a) == kNone || call.thread == kNone || static_cast<size_t>(call.thread) >= ix_.nccl_.size())
+  if (ix_.nccl_.empty() || call.thread == kNone || static_cast<size_t>(call.thread) >= ix_.nccl_.size() ||
+      CollectiveOf(g) == kNone)
     return call.start_ns;
   const auto& v = ix_.nccl_[call.thread];
   auto it = std::upper_bound(v.begin(), v.end(), std::pair<int64_t, int64_t>{call.start_ns, INT64_MAX});
@@ -38,7 +35,7 @@ int64_t PathWalker::LaunchReady(int32_t api, GpuRef a) const {
   return call.start_ns;
 }
 
-PathWalker::Pred PathWalker::BindingPred(GpuRef a, int64_t c, PathCounts* counts) const {
+PathWalker::Pred PathWalker::BindingPred(int32_t g, int64_t c, PathCounts* counts) const {
   Pred best;
   // Candidates in increasing preference on ties: launch, event waits, stream predecessor.
   auto offer = [&](Pred p) {
@@ -48,23 +45,20 @@ PathWalker::Pred PathWalker::BindingPred(GpuRef a, int64_t c, PathCounts* counts
     }
     if (best.kind == Pred::kNone || p.ready >= best.ready) best = p;
   };
-  int32_t api = t_.LaunchOf(a);
+  int32_t api = ix_.launch_[g];
   if (api != kNone && t_.api_calls()[api].thread == kNone) api = kNone;  // no lane to continue on
   if (api != kNone)
-    offer({Pred::kLaunch, LaunchReady(api, a), {}, api});
+    offer({Pred::kLaunch, LaunchReady(api, g), kNone, api});
   else
     ++counts->gpu_without_launch;
-  const model::StreamId s = t_.StreamOf(a);
-  const auto acts = t_.StreamActivities(s);
-  const int32_t pos = ix_.pos_[static_cast<int>(a.kind)][a.index];
-  GpuRef prev;
-  bool has_prev = pos > 0;
-  if (has_prev) prev = acts[pos - 1];
+  const model::StreamId s = ix_.stream_[g];
+  const int32_t prev = g > ix_.off_[s] ? g - 1 : kNone;
   // Event waits enqueued between the predecessor's launch and this activity's launch.
-  const int64_t corr = t_.CorrelationOf(a);
+  const auto& wc = ix_.waits_by_corr_[s];
+  const auto& wt = ix_.waits_by_time_[s];
+  const int64_t corr = wc.empty() && wt.empty() ? kNoCorrelation : t_.CorrelationOf(ix_.Ref(g));
   if (corr != kNoCorrelation) {
-    const int64_t lo_corr = has_prev ? t_.CorrelationOf(prev) : kNoCorrelation;
-    const auto& wc = ix_.waits_by_corr_[s];
+    const int64_t lo_corr = prev != kNone ? t_.CorrelationOf(ix_.Ref(prev)) : kNoCorrelation;
     auto lo = lo_corr == kNoCorrelation
                   ? wc.begin()
                   : std::upper_bound(wc.begin(), wc.end(), lo_corr,
@@ -74,17 +68,16 @@ PathWalker::Pred PathWalker::BindingPred(GpuRef a, int64_t c, PathCounts* counts
         ++counts->unresolved_waits;
         return;
       }
-      if (w.rec_end == INT64_MIN) return;  // the event was complete when waited on
-      if (t_.StartNs(w.rec) >= c && w.rec_end > c) {
+      if (w.rec == kNone) return;  // the event was complete when waited on
+      if (ix_.start_[w.rec] >= c && ix_.end_[w.rec] > c) {
         ++counts->backward_edges;
         return;
       }
-      offer({Pred::kWait, std::min(w.rec_end, c), w.rec, kNone});
+      offer({Pred::kWait, std::min(ix_.end_[w.rec], c), w.rec, kNone});
     };
     for (auto it = lo; it != wc.end() && it->key < corr; ++it) take(*it);
-    const auto& wt = ix_.waits_by_time_[s];
     if (!wt.empty() && api != kNone) {
-      const int32_t prev_api = has_prev ? t_.LaunchOf(prev) : kNone;
+      const int32_t prev_api = prev != kNone ? ix_.launch_[prev] : kNone;
       const int64_t t_lo = prev_api != kNone ? t_.api_calls()[prev_api].start_ns : INT64_MIN;
       const int64_t t_hi = t_.api_calls()[api].start_ns;
       auto it =
@@ -92,11 +85,11 @@ PathWalker::Pred PathWalker::BindingPred(GpuRef a, int64_t c, PathCounts* counts
       for (; it != wt.end() && it->key < t_hi; ++it) take(*it);
     }
   }
-  if (has_prev) {
-    if (t_.StartNs(prev) >= c && t_.EndNs(prev) > c)
+  if (prev != kNone) {
+    if (ix_.start_[prev] >= c && ix_.end_[prev] > c)
       ++counts->backward_edges;
     else
-      offer({Pred::kStream, std::min(t_.EndNs(prev), c), prev, kNone});
+      offer({Pred::kStream, std::min(ix_.end_[prev], c), prev, kNone});
   }
   return best;
 }

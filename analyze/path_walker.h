@@ -28,23 +28,26 @@ class PathIndex {
 
   const model::Trace& trace() const { return t_; }
   const PathInputs& inputs() const { return in_; }
-  model::ProcessId ProcessOf(model::GpuRef r) const { return t_.ProcessOfDevice(t_.DeviceOfStream(t_.StreamOf(r))); }
 
  private:
   friend class PathWalker;
+  // GPU activities are addressed by a flat index: the streams' activities (Trace::
+  // StreamActivities) one stream after the other, so a stream predecessor is the index before
+  // and the walk reads contiguous arrays instead of the per-kind event records.
+  int32_t Flat(model::GpuRef r) const { return flat_[static_cast<int>(r.kind)][r.index]; }
+  model::GpuRef Ref(int32_t g) const { return ref_[g]; }
+
   // A stream wait resolved to the activity it waited for (recorder), keyed by the wait's
   // correlation id (or its host start when it has none).
   struct Wait {
     int64_t key = 0;
-    model::GpuRef rec;
-    int64_t rec_end = INT64_MIN;  // INT64_MIN: nothing was enqueued before the record: no wait
+    int32_t rec = model::kNone;  // flat index; kNone: nothing was enqueued before the record
     bool unresolved = false;
   };
   // Activities of a recording stream by correlation, with the one that ends last so far.
   struct Recorded {
     std::vector<int64_t> corr;
-    std::vector<model::GpuRef> last;  // argmax end over corr[0..i]
-    std::vector<int64_t> last_end;
+    std::vector<int32_t> last;  // flat index of the argmax end over corr[0..i]
   };
   // Host ranges of one thread (iteration markers excluded), sorted by start, with the enclosing
   // range of each (kNone at top level) and their union.
@@ -63,11 +66,21 @@ class PathIndex {
   void IndexCollectives();
   // The activity the recording stream `rs` had enqueued last (ending last) before the record
   // with correlation `rec_corr`; false when nothing was.
-  bool RecorderBefore(model::StreamId rs, int64_t rec_corr, model::GpuRef* out, int64_t* end) const;
+  int32_t RecorderBefore(model::StreamId rs, int64_t rec_corr) const;  // flat index or kNone
 
   const model::Trace& t_;
   const PathInputs& in_;
-  std::vector<int32_t> pos_[3];                   // per kind, per activity: its position in StreamActivities
+  std::vector<int32_t> flat_[3];                  // per kind, per activity: its flat index
+  std::vector<int32_t> off_;                      // per stream: its first flat index (size streams + 1)
+  std::vector<int64_t> start_, end_;              // per flat index
+  std::vector<model::StreamId> stream_;           // per flat index
+  std::vector<model::GpuRef> ref_;                // per flat index
+  std::vector<int32_t> launch_;                   // per flat index: Trace::LaunchOf
+  std::vector<model::StringId> name_;             // per flat index
+  std::vector<ActivityClass> cls_;                // per flat index
+  std::vector<model::CollectiveId> coll_;         // per flat index: the collective a comm activity carries
+  std::vector<model::ProcessId> stream_proc_;     // per stream: its process
+  bool any_peer_ = false;                         // some collective waited for a peer
   std::vector<Recorded> recorded_;                // by recording stream (filled for those only)
   std::vector<std::vector<Wait>> waits_by_corr_;  // by waiting stream, sorted by key
   std::vector<std::vector<Wait>> waits_by_time_;  // waits without correlation id, by host start
@@ -76,10 +89,9 @@ class PathIndex {
   std::vector<ThreadRanges> ranges_;              // per thread
   std::vector<std::vector<std::pair<int64_t, int64_t>>> nccl_;  // per thread: NCCL-domain ranges
   std::vector<PeerDep> peer_;                                   // per collective (first carriers only matter)
-  // Event syncs: the release (recorder) per BlockingResult interval, when the event's record is
-  // known; kNone kind marker via has_event_release_.
-  std::vector<model::GpuRef> event_release_;
-  std::vector<uint8_t> has_event_release_;
+  // Event syncs: the release (recorder, flat index) per BlockingResult interval when the event's
+  // record is known, else kNone.
+  std::vector<int32_t> event_release_;
 };
 
 // Where a walk begins.
@@ -111,15 +123,16 @@ class PathWalker {
   struct Pred {
     enum Kind : uint8_t { kNone, kStream, kWait, kLaunch } kind = kNone;
     int64_t ready = INT64_MIN;
-    model::GpuRef gpu;
+    int32_t gpu = model::kNone;  // flat index
     int32_t api = model::kNone;
   };
-  Pred BindingPred(model::GpuRef a, int64_t c, PathCounts* counts) const;
-  int64_t LaunchReady(int32_t api, model::GpuRef a) const;
+  Pred BindingPred(int32_t g, int64_t c, PathCounts* counts) const;
+  int64_t LaunchReady(int32_t api, int32_t g) const;
   // Host time [lo, hi) on thread th, split into API calls, recorded ops and untraced time.
   void EmitHost(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi, std::vector<PathSegment>* out) const;
   void EmitGap(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi, std::vector<PathSegment>* out) const;
-  model::CollectiveId CollectiveOf(model::GpuRef r) const;
+  // The collective activity g carries when it is a comm activity (kNone otherwise, and memsets).
+  model::CollectiveId CollectiveOf(int32_t g) const;
 
   const PathIndex& ix_;
   const model::Trace& t_;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyze/name_sums.h"
 #include "analyze/path_walker.h"
 
 namespace overlapscope::analyze {
@@ -16,16 +17,17 @@ using model::kNone;
 
 namespace {
 
-// One side of the comparison: a rank's own path from its window start to its arrival.
+// One side of the comparison: a rank's own path from its window start to its arrival; its GPU
+// names go to the caller's NameSums.
 struct Side {
   int64_t window_start = 0;
   PathComposition path;
-  absl::flat_hash_map<model::StringId, NameDelta> names;  // late_* fields used
 };
 
 class Comparer {
  public:
-  explicit Comparer(const PathIndex& ix) : ix_(ix), t_(ix.trace()), walker_(ix) {
+  explicit Comparer(const PathIndex& ix)
+      : ix_(ix), t_(ix.trace()), walker_(ix), late_(ix.trace().strings().size()), median_(ix.trace().strings().size()) {
     by_device_.resize(t_.devices().size());
     pos_.assign(t_.collectives().size(), kNone);
     for (size_t c = 0; c < t_.collectives().size(); ++c) {
@@ -56,7 +58,7 @@ class Comparer {
     return it != kNone ? ia.iterations[it].start_ns : t_.start_ns();
   }
 
-  Side Walk(CollectiveId c, int64_t arrival, int64_t window_start, PathCounts* counts) {
+  Side Walk(CollectiveId c, int64_t arrival, int64_t window_start, NameSums* names, PathCounts* counts) {
     Side s;
     s.window_start = std::min(window_start, arrival);
     const auto carriers = t_.CollectiveActivities(c);
@@ -71,14 +73,37 @@ class Comparer {
     for (const PathSegment& x : segs_) {
       const int64_t len = x.end_ns - x.start_ns;
       s.path.ns[static_cast<int>(x.category)] += len;
-      if (!IsGpuCategory(x.category)) continue;
-      NameDelta& n = s.names[x.name];
-      n.name = x.name, n.category = x.category;
-      n.late_ns += len;
-      ++n.late_count;
+      if (IsGpuCategory(x.category)) names->Add(x.name, x.category, len);
     }
     return s;
   }
+  // The names on both paths, late minus median (sums cleared for the next instance).
+  std::vector<NameDelta> Merge() {
+    std::vector<NameDelta> v;
+    auto add = [&](const NameSums::Entry& e, bool late) {
+      for (int c = 0; c <= static_cast<int>(PathCategory::kMemory); ++c) {
+        if (e.segments[c] == 0) continue;
+        NameDelta d;
+        d.name = e.name, d.category = static_cast<PathCategory>(c);
+        (late ? d.late_ns : d.median_ns) = e.ns[c];
+        (late ? d.late_count : d.median_count) = e.segments[c];
+        if (late) {
+          if (const NameSums::Entry* m = median_.Find(e.name); m != nullptr)
+            d.median_ns = m->ns[c], d.median_count = m->segments[c];
+        } else if (const NameSums::Entry* l = late_.Find(e.name); l != nullptr && l->segments[c] > 0) {
+          continue;  // listed with the late side
+        }
+        v.push_back(d);
+      }
+    };
+    for (const NameSums::Entry& e : late_.entries()) add(e, true);
+    for (const NameSums::Entry& e : median_.entries()) add(e, false);
+    late_.Clear();
+    median_.Clear();
+    return v;
+  }
+  NameSums* late() { return &late_; }
+  NameSums* median() { return &median_; }
 
  private:
   const PathIndex& ix_;
@@ -88,21 +113,8 @@ class Comparer {
   std::vector<int32_t> pos_;
   std::vector<int64_t> floor_;
   std::vector<PathSegment> segs_;
+  NameSums late_, median_;
 };
-
-std::vector<NameDelta> Merge(const Side& late, const Side& median) {
-  absl::flat_hash_map<model::StringId, NameDelta> m = late.names;
-  for (const auto& [name, x] : median.names) {
-    NameDelta& n = m[name];
-    n.name = name, n.category = x.category;
-    n.median_ns += x.late_ns;
-    n.median_count += x.late_count;
-  }
-  std::vector<NameDelta> v;
-  v.reserve(m.size());
-  for (auto& [k, x] : m) v.push_back(x);
-  return v;
-}
 
 void SortAndCut(std::vector<NameDelta>& v, size_t n) {
   std::sort(v.begin(), v.end(), [](const NameDelta& a, const NameDelta& b) {
@@ -147,16 +159,16 @@ StragglerResult StragglerCausesOn(const PathIndex& ix, const StragglerOptions& o
     c.lateness_ns = q->arrival_ns - (lo + (hi - lo) / 2);
     c.behind_ns = q->arrival_ns - m.arrival_ns;
     bool from_it_q = false, from_it_m = false;
-    const Side late =
-        cmp.Walk(q->collective, q->arrival_ns, cmp.WindowStart(q->collective, q->arrival_ns, &from_it_q), &res.counts);
-    const Side med =
-        cmp.Walk(m.collective, m.arrival_ns, cmp.WindowStart(m.collective, m.arrival_ns, &from_it_m), &res.counts);
+    const Side late = cmp.Walk(q->collective, q->arrival_ns, cmp.WindowStart(q->collective, q->arrival_ns, &from_it_q),
+                               cmp.late(), &res.counts);
+    const Side med = cmp.Walk(m.collective, m.arrival_ns, cmp.WindowStart(m.collective, m.arrival_ns, &from_it_m),
+                              cmp.median(), &res.counts);
     res.windows_from_iteration_start += (from_it_q ? 1 : 0) + (from_it_m ? 1 : 0);
     c.late_window_start_ns = late.window_start, c.median_window_start_ns = med.window_start;
     c.started_later_ns = late.window_start - med.window_start;
     c.late_path = late.path, c.median_path = med.path;
     c.unexplained_ns = c.behind_ns - c.started_later_ns - (late.path.Total() - med.path.Total());
-    c.names = Merge(late, med);
+    c.names = cmp.Merge();
     auto& [sum, names] = agg[{q->participant, inst.op}];
     ++sum.times_last;
     sum.lateness_ns += c.lateness_ns, sum.behind_ns += c.behind_ns;

@@ -18,28 +18,35 @@ class NameMasks {
  public:
   NameMasks(const model::Trace& t, std::vector<std::regex> re)
       : t_(t), re_(std::move(re)), cache_(t.strings().size(), -1) {}
-  // Groups whose regex matches the name; computed once per distinct name.
-  absl::StatusOr<uint32_t> Of(model::StringId name) {
-    int64_t& c = cache_[name];
-    if (c >= 0) return static_cast<uint32_t>(c);
+  // Groups whose regex matches the name; computed once per distinct name. On a regex failure
+  // returns 0 and keeps the error for status().
+  uint32_t Of(model::StringId name) {
+    const int64_t c = cache_[name];
+    return c >= 0 ? static_cast<uint32_t>(c) : Compute(name);
+  }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  uint32_t Compute(model::StringId name) {
     uint32_t m = 0;
     const std::string_view s = t_.str(name);
     for (size_t g = 0; g < re_.size(); ++g) {
       try {
         if (std::regex_search(s.begin(), s.end(), re_[g])) m |= uint32_t{1} << g;
       } catch (const std::regex_error& e) {  // e.g. the engine's complexity limit on a long name
-        return absl::InvalidArgumentError(
-            absl::StrCat("--group: regex failed on a name of ", s.size(), " characters: ", e.what()));
+        if (status_.ok())
+          status_ = absl::InvalidArgumentError(
+              absl::StrCat("--group: regex failed on a name of ", s.size(), " characters: ", e.what()));
       }
     }
-    c = m;
+    cache_[name] = m;
     return m;
   }
 
- private:
   const model::Trace& t_;
   std::vector<std::regex> re_;
   std::vector<int64_t> cache_;
+  absl::Status status_;
 };
 
 // Per API call: the groups of the host ranges enclosing its start on its thread (innermost and
@@ -64,14 +71,12 @@ absl::Status CallMasks(const model::Trace& t, NameMasks& names, std::vector<uint
     for (size_t& k = next[a.thread]; k < rs.size() && t.ranges()[rs[k]].start_ns <= a.start_ns; ++k) {
       const model::Range& r = t.ranges()[rs[k]];
       while (!st.empty() && st.back().end <= r.start_ns) st.pop_back();
-      auto m = names.Of(r.name);
-      if (!m.ok()) return m.status();
-      st.push_back({r.end_ns, *m | (st.empty() ? 0u : st.back().mask)});
+      st.push_back({r.end_ns, names.Of(r.name) | (st.empty() ? 0u : st.back().mask)});
     }
     while (!st.empty() && st.back().end <= a.start_ns) st.pop_back();
     if (!st.empty()) (*out)[i] = st.back().mask;
   }
-  return absl::OkStatus();
+  return names.status();
 }
 
 }  // namespace
@@ -99,14 +104,12 @@ absl::Status GroupMasks(const model::Trace& t, const GpuFacts& gpu, const std::v
     v.assign(n, 0);
     for (size_t i = 0; i < n; ++i) {
       const model::GpuRef r{kind, static_cast<int32_t>(i)};
-      auto m = names.Of(name_of(i));
-      if (!m.ok()) return m.status();
       if (gpu.Cls(r) == ActivityClass::kSync) continue;  // never busy: in no set
       const int32_t launch = t.LaunchOf(r);
-      v[i] = *m | (launch != kNone ? call[launch] : 0u);
+      v[i] = names.Of(name_of(i)) | (launch != kNone ? call[launch] : 0u);
       for (size_t g = 0; g < groups.size(); ++g) (*members)[g] += (v[i] >> g) & 1u;
     }
-    return absl::OkStatus();
+    return names.status();
   };
   if (absl::Status s = fill(model::GpuKind::kKernel, t.kernels().size(), [&](size_t i) { return t.kernels()[i].name; });
       !s.ok())
