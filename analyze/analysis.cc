@@ -64,11 +64,51 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
   }
 }
 
+// Critical path and straggler causes (METRICS §8, one shared index) beside stream concurrency
+// (§9): they read the classes, iterations, blocking and cross-rank results.
+absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, const AnalyzeOptions& options,
+                                 AnalysisResult& r) {
+  PathInputs in;
+  in.gpu.kernel_cls = ctx.kernel_cls, in.gpu.memcpy_cls = ctx.memcpy_cls, in.gpu.memset_cls = ctx.memset_cls;
+  in.iterations = &r.iterations, in.blocking = &r.blocking, in.cross_rank = &r.cross_rank;
+  CriticalPathOptions cp;
+  cp.top_n = options.top_n;
+  cp.keep_segments = options.keep_path_segments;
+  StragglerOptions st;
+  st.top_n = options.top_n;
+  ConcurrencyOptions co;
+  co.groups = options.groups;
+  auto paths = [&] {
+    PathAnalyses p = AnalyzePaths(trace, in, cp, st);
+    r.critical_path = std::move(p.critical_path);
+    r.stragglers = std::move(p.stragglers);
+  };
+  absl::StatusOr<ConcurrencyResult> conc;
+  std::thread worker;
+  bool parallel = options.threads > 1;
+  if (parallel) {
+    try {
+      worker = std::thread(paths);
+    } catch (const std::system_error&) {
+      parallel = false;
+    }
+  }
+  conc = AnalyzeStreamConcurrency(trace, in.gpu, r.iterations, co);
+  if (parallel)
+    worker.join();
+  else
+    paths();
+  if (!conc.ok()) return conc.status();
+  r.concurrency = std::move(conc).value();
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const AnalyzeOptions& options) {
   AnalysisResult r;
   r.min_gap_ns = options.min_gap_ns;
+  if (auto s = CheckGroups(options.groups); !s.ok()) return s;
   Context ctx(trace, options);
   if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
   // Overlap/HTA and blocking/idle/launch statistics only read the context: run them side by
@@ -101,6 +141,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
   r.iterations = std::move(ctx.iters);
   r.cross_rank = AnalyzeCrossRank(trace);
+  if (auto s = PathsAndConcurrency(trace, ctx, options, r); !s.ok()) return s;
   Summaries(trace, r);
   return r;
 }

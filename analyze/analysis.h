@@ -17,12 +17,15 @@
 #include "absl/status/statusor.h"
 #include "analyze/classify.h"
 #include "analyze/cpu_blocking.h"
+#include "analyze/critical_path.h"
 #include "analyze/cross_rank.h"
 #include "analyze/gpu_idle.h"
 #include "analyze/interval_set.h"
 #include "analyze/iterations.h"
 #include "analyze/launch_stats.h"
 #include "analyze/overlap.h"
+#include "analyze/straggler_causes.h"
+#include "analyze/stream_concurrency.h"
 #include "analyze/sync_points.h"
 #include "analyze/windows.h"
 #include "model/trace.h"
@@ -36,6 +39,10 @@ struct AnalyzeOptions {
   int64_t runtime_cutoff_ns = 50000;               // HTA's runtime_cutoff (50 µs)
   int64_t launch_delay_cutoff_ns = 100000;         // HTA's launch_delay_cutoff (100 µs)
   size_t top_n = 10;                               // lengths of "top" lists (analyses' own)
+  std::vector<GroupSpec> groups;                   // §9 --group NAME=REGEX (stream_concurrency.h)
+  // Keep every iteration's critical-path segments (the Perfetto track draws them; memory grows
+  // with the path, so only when asked).
+  bool keep_path_segments = false;
   // Independent analyses run on this many threads (1: all on the caller's thread). Results do
   // not depend on it.
   int threads = 2;
@@ -81,6 +88,9 @@ struct AnalysisResult {
   // Capture windows of own captures (analyze/windows.h), sorted by (process, start); empty for
   // traces recorded throughout. The figures above count only time inside them.
   std::vector<WindowFigures> windows;
+  CriticalPathResult critical_path;  // METRICS §8 (analyze/critical_path.h)
+  StragglerResult stragglers;        // METRICS §8 (analyze/straggler_causes.h)
+  ConcurrencyResult concurrency;     // METRICS §9 (analyze/stream_concurrency.h)
   int64_t min_gap_ns = 0;
 };
 

@@ -22,6 +22,14 @@ absl::StatusOr<GroupSpec> ParseGroupSpec(std::string_view text) {
   return GroupSpec{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
 }
 
+absl::Status CheckGroups(const std::vector<GroupSpec>& groups) {
+  for (size_t i = 0; i < groups.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (groups[i].name == groups[j].name)
+        return absl::InvalidArgumentError(absl::StrCat("--group ", groups[i].name, ": the name is given twice"));
+  return CompileGroups(groups).status();
+}
+
 namespace {
 
 // Start, end and stream of an activity in one dispatch.
@@ -153,10 +161,7 @@ absl::StatusOr<ConcurrencyResult> AnalyzeStreamConcurrency(const model::Trace& t
                                                            const ConcurrencyOptions& opt) {
   ConcurrencyResult res;
   res.groups = opt.groups;
-  for (size_t i = 0; i < opt.groups.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (opt.groups[i].name == opt.groups[j].name)
-        return absl::InvalidArgumentError(absl::StrCat("--group ", opt.groups[i].name, ": the name is given twice"));
+  if (absl::Status s = CheckGroups(opt.groups); !s.ok()) return s;
   std::vector<uint32_t> masks[3];
   if (absl::Status s = GroupMasks(t, gpu, opt.groups, masks, &res.group_activities); !s.ok()) return s;
   const size_t ng = opt.groups.size();

@@ -37,6 +37,9 @@ struct GroupSpec {
 };
 // Parses "NAME=REGEX" (the first '=' splits); InvalidArgument naming the text otherwise.
 absl::StatusOr<GroupSpec> ParseGroupSpec(std::string_view text);
+// InvalidArgument, naming the group, for an invalid regex, a name given twice or more than 32
+// groups: what AnalyzeStreamConcurrency would refuse, checked before any work.
+absl::Status CheckGroups(const std::vector<GroupSpec>& groups);
 
 // Two sets of one window. For stream pairs a/b are StreamIds (a's native id < b's); for groups,
 // indexes into ConcurrencyResult::groups (a < b).

@@ -81,11 +81,9 @@ absl::Status CallMasks(const model::Trace& t, NameMasks& names, std::vector<uint
 
 }  // namespace
 
-absl::Status GroupMasks(const model::Trace& t, const GpuFacts& gpu, const std::vector<GroupSpec>& groups,
-                        std::vector<uint32_t> out[3], std::vector<int64_t>* members) {
+absl::StatusOr<std::vector<std::regex>> CompileGroups(const std::vector<GroupSpec>& groups) {
   if (groups.size() > kMaxGroups)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--group: at most ", kMaxGroups, " groups (got ", groups.size(), ")"));
+    return absl::InvalidArgumentError(absl::StrCat("--group: at most ", kMaxGroups, " groups (got ", groups.size(), ")"));
   std::vector<std::regex> re;
   for (const GroupSpec& g : groups) {
     try {
@@ -94,9 +92,16 @@ absl::Status GroupMasks(const model::Trace& t, const GpuFacts& gpu, const std::v
       return absl::InvalidArgumentError(absl::StrCat("--group ", g.name, "=", g.regex, ": invalid regex: ", e.what()));
     }
   }
+  return re;
+}
+
+absl::Status GroupMasks(const model::Trace& t, const GpuFacts& gpu, const std::vector<GroupSpec>& groups,
+                        std::vector<uint32_t> out[3], std::vector<int64_t>* members) {
+  auto re = CompileGroups(groups);
+  if (!re.ok()) return re.status();
   members->assign(groups.size(), 0);
   if (groups.empty()) return absl::OkStatus();
-  NameMasks names(t, std::move(re));
+  NameMasks names(t, std::move(re).value());
   std::vector<uint32_t> call;
   if (absl::Status s = CallMasks(t, names, &call); !s.ok()) return s;
   auto fill = [&](model::GpuKind kind, size_t n, auto name_of) -> absl::Status {

@@ -1,5 +1,6 @@
 // overlapscope analyze TRACE... : overlap, exposed communication, CPU blocking, GPU idle gaps,
-// sync points and findings (METRICS.md §1-5), as text, JSON or Markdown, with --require gates.
+// sync points and findings, collectives across ranks, the critical path, straggler causes and
+// stream concurrency (METRICS.md §1-9), as text, JSON or Markdown, with --require gates.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -19,8 +20,9 @@ const CommandSpec kSpec{
     "overlapscope analyze TRACE... [options]",
     "Computes, per rank and GPU, how much communication hides under computation (whole trace, per\n"
     "iteration, per collective), where host threads block on the GPU, GPU idle gaps and their causes,\n"
-    "sync points and findings with what to change. TRACE is a Kineto/PyTorch-profiler .json or\n"
-    ".json.gz file or a directory of per-rank files.",
+    "sync points and findings with what to change, each iteration's critical path across ranks, why\n"
+    "stragglers are late, and how long streams (and --group sets) ran concurrently. TRACE is a\n"
+    "Kineto/PyTorch-profiler .json or .json.gz file or a directory of per-rank files.",
     {{"json", "", "machine-readable report (schema overlapscope.report/1, docs/report-schema.md)"},
      {"markdown", "", "Markdown summary for pull-request comments"},
      {"strict", "", "exit 2 (no report) when part of the input could not be read (data-loss warnings)"},
@@ -34,6 +36,10 @@ const CommandSpec kSpec{
      {"runtime-cutoff", "TIME", "launch calls longer than this are outliers (HTA's runtime_cutoff, default 50us)"},
      {"launch-delay-cutoff", "TIME", "launch delays above this are outliers (default 100us)"},
      {"top", "N", "rows per table (default 10)"},
+     {"group", "NAME=REGEX",
+      "stream concurrency of a user group: GPU activities whose name, or the name of an NVTX/annotation/op "
+      "range around their launch call, matches REGEX (repeatable; pairs of groups are reported)",
+      true},
      {"collectives", "N|all",
       "text/Markdown: list the first N matched collective instances (default 20; --json lists all)"},
      {"align-clocks", "off|auto|on",
@@ -115,6 +121,13 @@ bool ParseOptions(const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc) 
     if (!n.ok()) return BadUsage(std::string(n.status().message()));
     opt->top_n = static_cast<size_t>(*n);
   }
+  for (const std::string& g : args.All("group")) {
+    if (auto s = engine::CheckGroup(g); !s.ok()) return BadUsage(std::string(s.message()));
+    const std::string name = g.substr(0, g.find('='));
+    for (const std::string& h : opt->groups)
+      if (h.substr(0, h.find('=')) == name) return BadUsage("--group " + name + ": the name is given twice");
+    opt->groups.push_back(g);
+  }
   return true;
 }
 
@@ -139,6 +152,7 @@ int RunAnalyze(int argc, char** argv) {
   engine::AnalyzeOptions opt;
   int rc = kExitOk;
   if (!ParseOptions(args, &opt, &rc)) return rc;
+  opt.keep_critical_path = args.Has("trace");  // the Perfetto file draws the path
   engine::RenderOptions render;
   if (args.Has("collectives") && args.Get("collectives") == "all") {
     render.collectives_shown = SIZE_MAX;

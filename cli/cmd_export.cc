@@ -80,7 +80,9 @@ int RunExport(int argc, char** argv) {
   if (*format == engine::TraceFormat::kPerfetto) {
     std::optional<engine::Analysis> analysis;
     if (args.Has("analyze")) {
-      auto a = engine::Analyze(*session);
+      engine::AnalyzeOptions ao;
+      ao.keep_critical_path = true;  // drawn as the "critical path" track
+      auto a = engine::Analyze(*session, ao);
       if (!a.ok()) return Fail("analysis failed: ", a.status());
       analysis = std::move(a).value();
     }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyze/analysis.h"
 #include "base/status_macros.h"
 #include "engine/session_state.h"
 #include "report/build.h"
@@ -30,6 +31,12 @@ absl::StatusOr<analyze::AnalyzeOptions> ToAnalyze(const AnalyzeOptions& o) {
   a.launch_delay_cutoff_ns = o.launch_delay_cutoff_ns;
   a.top_n = o.top_n;
   a.threads = o.threads;
+  for (const std::string& g : o.groups) {
+    ASSIGN_OR_RETURN(analyze::GroupSpec spec, analyze::ParseGroupSpec(g));
+    a.groups.push_back(std::move(spec));
+  }
+  RETURN_IF_ERROR(analyze::CheckGroups(a.groups));
+  a.keep_path_segments = o.keep_critical_path;
   return a;
 }
 
@@ -59,6 +66,11 @@ auto NoThrow(const char* what, F f) -> decltype(f()) {
 absl::Status CheckClassRule(const ClassRuleSpec& rule) {
   analyze::ClassRules rules;
   return AddRule(rules, rule);
+}
+
+absl::Status CheckGroup(std::string_view spec) {
+  ASSIGN_OR_RETURN(analyze::GroupSpec g, analyze::ParseGroupSpec(spec));
+  return analyze::CheckGroups({g});
 }
 
 absl::Status CheckRulesText(const RulesText& r) {

@@ -55,11 +55,20 @@ struct AnalyzeOptions {
   int64_t launch_delay_cutoff_ns = 100000;         // launch delays above this are outliers
   size_t top_n = 10;                               // rows of every "top" list (JSON included)
   int threads = 2;                                 // analyses run side by side on this many threads
+  // Stream concurrency groups (METRICS §9), each "NAME=REGEX": activities whose name, or the
+  // name of a host range around their launch call, matches REGEX (ECMAScript, searched).
+  std::vector<std::string> groups;
+  // Keep the critical path's segments for the Perfetto export's "critical path" track
+  // (ExportPerfetto draws it when they were kept); costs memory along the path.
+  bool keep_critical_path = false;
 };
 
 // InvalidArgument naming the rule (or "FILE:LINE") when it would not be accepted by Analyze.
 absl::Status CheckClassRule(const ClassRuleSpec& rule);
 absl::Status CheckRulesText(const RulesText& rules);
+// InvalidArgument "--group 'SPEC': ..." when a group would not be accepted by Analyze (no '=',
+// empty name or regex, invalid regex); names given twice are checked by Analyze.
+absl::Status CheckGroup(std::string_view spec);
 
 class Analysis {
  public:

@@ -58,10 +58,11 @@ void AddSlice(Layout* L, int32_t track, int64_t s, int64_t e, ExtraEvent ev) {
 }  // namespace
 
 DrawnAnalysis DrawnAnalysis::Of(const analyze::AnalysisResult& r) {
-  return DrawnAnalysis{r.overlap, r.gaps, &r.cross_rank, r.blocking.intervals, r.sync.findings};
+  return DrawnAnalysis{r.overlap, r.gaps, &r.cross_rank, r.blocking.intervals, r.sync.findings, &r.critical_path};
 }
 
 void AddAnalysisTracks(const model::Trace& t, const DrawnAnalysis& a, Layout* L) {
+  if (a.critical_path != nullptr) AddCriticalPathTracks(t, *a.critical_path, L);  // perfetto_critical_path.cc
   const size_t nd = t.devices().size();
   std::vector<int32_t> exposed(nd, kNone), iters(nd, kNone), counter(nd, kNone), idle(nd, kNone);
 

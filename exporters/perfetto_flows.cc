@@ -67,15 +67,16 @@ Flows BuildFlows(const model::Trace& t, const Layout& L) {
       default: return 0;
     }
   };
-  auto link = [&](Endpoint a, Endpoint b) {
+  auto link_at = [&](Endpoint a, int64_t a_start, Endpoint b, int64_t b_start) {
     const int32_t ta = L.track_of[static_cast<int>(a.src)][a.index];
     const int32_t tb = L.track_of[static_cast<int>(b.src)][b.index];
     if (ta == kNone || tb == kNone) return;
-    const bool a_first = std::make_pair(start_of(a), ta) <= std::make_pair(start_of(b), tb);
+    const bool a_first = std::make_pair(a_start, ta) <= std::make_pair(b_start, tb);
     const uint64_t id = next_id++;
     pending.push_back({a, {id, !a_first}});
     pending.push_back({b, {id, a_first}});
   };
+  auto link = [&](Endpoint a, Endpoint b) { link_at(a, start_of(a), b, start_of(b)); };
   // The launch call of each activity is the model's join (Trace::LaunchOf).
   auto gpu_links = [&](Src src, const std::vector<int32_t>& launches) {
     for (size_t i = 0; i < launches.size(); ++i)
@@ -97,6 +98,9 @@ Flows BuildFlows(const model::Trace& t, const Layout& L) {
       if (auto source = WaitSource(t, p, y))
         link({SrcOf(source->kind), source->index}, {Src::kSync, static_cast<int32_t>(i)});
   }
+  // Arrows between the layout's own slices (the critical path's chain).
+  for (const Layout::ExtraLink& x : L.extra_links)
+    link_at({Src::kExtra, x.from}, x.from_start_ns, {Src::kExtra, x.to}, x.to_start_ns);
   // Counting sort of the endpoints into the per-Src CSR tables.
   Flows flows;
   for (const Pending& p : pending) {

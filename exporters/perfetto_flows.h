@@ -3,7 +3,8 @@
 // Links: every kernel/memcpy/memset and sync record to the API call with its correlation id
 // (same process), and every cudaStreamWaitEvent record to the GPU activity it waits for (the
 // activity of the event record's correlation, else the last activity enqueued on the
-// recording stream before the record). A flow starts on the end trace_processor reads first:
+// recording stream before the record); and the layout's extra_links (the critical path's arrow
+// chain). A flow starts on the end trace_processor reads first:
 // events are written in (timestamp, track ordinal) order, so the smaller (start, track) begins.
 #pragma once
 

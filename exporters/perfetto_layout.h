@@ -78,6 +78,13 @@ struct Layout {
   int64_t lane_tracks = 0;  // child tracks created for partially overlapping slices
   // Track ordinals of the model's entities (kNone where absent), for analysis tracks.
   std::vector<int32_t> process_track, thread_track, device_group, stream_track;
+  // Flow arrows between two extra slices (indexes into extras), with their start times (which
+  // end the flow starts from; see perfetto_flows.h).
+  struct ExtraLink {
+    int32_t from = 0, to = 0;
+    int64_t from_start_ns = 0, to_start_ns = 0;
+  };
+  std::vector<ExtraLink> extra_links;
 
   int32_t AddTrack(TrackSpec t);
   int32_t AddExtra(ExtraEvent e) {
@@ -109,6 +116,7 @@ struct IdleGap;
 struct CrossRankResult;
 struct BlockedInterval;
 struct Finding;
+struct CriticalPathResult;
 }  // namespace overlapscope::analyze
 namespace overlapscope::exporters {
 
@@ -119,9 +127,17 @@ struct DrawnAnalysis {
   const analyze::CrossRankResult* cross_rank = nullptr;  // waiting for peers (may be null)
   absl::Span<const analyze::BlockedInterval> blocked;    // blocked on GPU
   absl::Span<const analyze::Finding> findings;           // findings
+  // Critical path (may be null): drawn when the analysis kept its segments.
+  const analyze::CriticalPathResult* critical_path = nullptr;
   static DrawnAnalysis Of(const analyze::AnalysisResult& r);
 };
 void AddAnalysisTracks(const model::Trace& trace, const DrawnAnalysis& analysis, Layout* layout);
+// Adds the "critical path" tracks (perfetto_critical_path.cc): a top-level track with every
+// iteration's path, a "critical path" child of each thread and stream track it crosses, and an
+// arrow wherever the path moves from one thread or stream to another. Needs the analysis to have
+// kept its path segments (analyze::AnalyzeOptions::keep_path_segments); draws nothing otherwise.
+// Called by AddAnalysisTracks.
+void AddCriticalPathTracks(const model::Trace& trace, const analyze::CriticalPathResult& path, Layout* layout);
 
 // Appends one TrackDescriptor packet per track (parents first) to `out`, each stamped with
 // `ts` and `sequence_id`; returns the number of packets (perfetto_descriptors.cc).

@@ -6,7 +6,9 @@
 // One rank at a time:   for each rank: BuildRankReport(...) and BuildGlobalPartial(...) from
 //                       that rank's trace and results; BuildCrossRank from the cross-rank
 //                       result; then Assemble(header, MergePartials(partials), ranks, cross):
-//                       the same JSON as BuildReport on all ranks at once.
+//                       the same JSON as BuildReport on all ranks at once; the job-wide
+//                       sections of METRICS §8-9 (BuildCriticalPath, BuildStragglerCauses,
+//                       BuildStreamConcurrency) are set on the assembled report.
 //
 // Out-of-range ids in the results (an analysis of another trace, a corrupted result) are
 // rendered as absent, never read out of bounds.
@@ -54,6 +56,15 @@ Report Header(const model::Trace& t, const analyze::AnalysisResult& r, const Rep
 RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
                            const analyze::CrossRankResult& cross, int64_t top_n);
 CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x, int64_t top_n);
+// METRICS §8, §9 (build_paths.cc): job-wide sections, like collectives_across_ranks.
+CriticalPath BuildCriticalPath(const model::Trace& t, const analyze::CriticalPathResult& cp);
+StragglerCauses BuildStragglerCauses(const model::Trace& t, const analyze::StragglerResult& st,
+                                     const analyze::CrossRankResult& cross);
+StreamConcurrency BuildStreamConcurrency(const model::Trace& t, const analyze::ConcurrencyResult& c);
+// A rank's summary figures of them (critical_path_ns, critical_path_<category>_share,
+// straggler_lateness_ns): its rows of the job-wide results, like its cross-rank figures.
+void AddPathSummary(const analyze::CriticalPathResult& cp, const analyze::StragglerResult& st,
+                    const analyze::CrossRankResult& cross, model::ProcessId process, RankSummary* summary);
 GlobalPartial BuildGlobalPartial(const model::Trace& t, const analyze::AnalysisResult& r);
 GlobalPartial MergePartials(const std::vector<GlobalPartial>& parts);
 // top_n names per class by total time (ties: name, then kind); each (kind, name) takes the class

@@ -170,8 +170,12 @@ Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, cons
   std::vector<RankReport> ranks;
   ranks.reserve(r.ranks.size());
   for (const analyze::RankSummary& s : r.ranks) ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n));
-  return Assemble(Header(t, r, info), BuildGlobalPartial(t, r), std::move(ranks),
-                  BuildCrossRank(t, r.cross_rank, info.top_n));
+  Report rep = Assemble(Header(t, r, info), BuildGlobalPartial(t, r), std::move(ranks),
+                        BuildCrossRank(t, r.cross_rank, info.top_n));
+  rep.critical_path = BuildCriticalPath(t, r.critical_path);
+  rep.straggler_causes = BuildStragglerCauses(t, r.stragglers, r.cross_rank);
+  rep.stream_concurrency = BuildStreamConcurrency(t, r.concurrency);
+  return rep;
 }
 
 ClassExplanations BuildClassExplanations(const model::Trace& t, const analyze::ClassificationSummary& c) {

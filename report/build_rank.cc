@@ -248,7 +248,10 @@ std::vector<Window> Windows(const model::Trace& t, const analyze::AnalysisResult
 }  // namespace
 
 std::vector<std::string> GateMetricNames() {
-  return MetricNames(Summary(analyze::RankSummary{}, analyze::CrossRankResult{}));
+  RankSummary s = Summary(analyze::RankSummary{}, analyze::CrossRankResult{});
+  AddPathSummary(analyze::CriticalPathResult{}, analyze::StragglerResult{}, analyze::CrossRankResult{}, model::kNone,
+                 &s);
+  return MetricNames(s);
 }
 
 RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
@@ -261,6 +264,7 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
     rk.source = Str(t, t.processes()[s.process].source);
   }
   rk.summary = Summary(s, cross);
+  AddPathSummary(r.critical_path, r.stragglers, cross, s.process, &rk.summary);  // build_paths.cc
   rk.windows = Windows(t, r, s.process);
   for (int32_t i : s.devices)
     if (InRange(r.overlap, i)) rk.devices.push_back(Device(t, r, static_cast<size_t>(i), top_n));

@@ -36,6 +36,10 @@ std::vector<Metric> SummaryMetrics(const RankSummary& s) {
   for (const NamedValue& f : s.findings) m.push_back(integer("finding_" + f.name, f.value));
   m.push_back(integer("collective_wait_ns", s.collective_wait_ns));
   m.push_back(integer("collective_times_last", s.collective_times_last));
+  m.push_back(integer("critical_path_ns", s.critical_path_ns));
+  for (const PathShare& p : s.critical_path_shares)
+    m.push_back(ratio("critical_path_" + p.category + "_share", p.share));
+  m.push_back(integer("straggler_lateness_ns", s.straggler_lateness_ns));
   return m;
 }
 

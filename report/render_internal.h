@@ -12,6 +12,10 @@ namespace overlapscope::report {
 void AppendCollectivesText(const Report& r, const TextOptions& options, std::string* out);
 void AppendCollectivesMarkdown(const Report& r, const TextOptions& options, std::string* out);
 
+// Critical path, straggler causes and stream concurrency (METRICS §8, §9; render_paths_text.cc).
+void AppendPathsText(const Report& r, std::string* out);
+void AppendPathsMarkdown(const Report& r, std::string* out);
+
 // A rank summary figure by its JSON key ("gap_host_blocked_ns", "finding_..."): 0 when absent.
 int64_t SummaryValue(const RankSummary& s, const std::string& key);
 

@@ -5,6 +5,7 @@
 #include "nlohmann/json.hpp"
 #include "report/gates.h"
 #include "report/render.h"
+#include "report/render_json_paths.h"
 
 namespace overlapscope::report {
 namespace {
@@ -410,6 +411,7 @@ std::string RenderJson(const Report& r) {
   for (const RankReport& rk : r.ranks) ranks.push_back(RankJson(rk));
   j["ranks"] = ranks;
   j["collectives_across_ranks"] = CrossRankJson(r.collectives_across_ranks);
+  AppendPathsJson(r, &j);  // METRICS §8-9 (render_json_paths.cc)
   return j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }
 

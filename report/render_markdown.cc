@@ -78,6 +78,7 @@ std::string RenderMarkdown(const Report& r, const TextOptions& options) {
   }
   HostBlockedMarkdown(r, o);
   AppendCollectivesMarkdown(r, options, &o);
+  AppendPathsMarkdown(r, &o);
   for (const RankReport& rk : r.ranks) FindingsOfRank(rk, o);
   o += "\n<sub>overlap = hidden / total communication time per METRICS.md; HTA-compatible = Holistic Trace "
        "Analysis' rules for comparison.</sub>\n";

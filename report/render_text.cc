@@ -266,6 +266,7 @@ std::string RenderText(const Report& r, const TextOptions& options) {
     FindingsList(r, rk, o);
   }
   AppendCollectivesText(r, options, &o);
+  AppendPathsText(r, &o);  // critical path, stragglers, concurrency (render_paths_text.cc)
   absl::StrAppend(&o, "\n== top GPU activities by class (all ranks) ==\n");
   absl::StrAppendFormat(&o, "  %-8s %8s %12s %12s  %s\n", "class", "count", "total", "max", "name");
   for (const KernelTotal& k : r.top_kernels)

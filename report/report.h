@@ -30,6 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include "report/report_paths.h"
+
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
@@ -103,6 +105,11 @@ struct NamedValue {
   int64_t value = 0;
 };
 
+struct PathShare {
+  std::string category;
+  std::optional<double> share;
+};
+
 // ranks[i].summary: the gate metrics (report/gates.h lists them from SummaryMetrics()).
 struct RankSummary {
   int64_t comm_ns = 0, hidden_comm_ns = 0, exposed_comm_ns = 0;
@@ -120,6 +127,12 @@ struct RankSummary {
   std::vector<NamedValue> gap_ns;    // by cause, "host_blocked", ...: keys gap_<name>_ns
   std::vector<NamedValue> findings;  // by kind, "pageable_async_copy", ...: keys finding_<name>
   int64_t collective_wait_ns = 0, collective_times_last = 0;
+  // METRICS §8: the rank's own critical paths summed over iterations, the share of each path
+  // category in them (every category, in order: keys critical_path_<category>_share), and its
+  // lateness as the last rank of collectives (report/report_paths.h).
+  int64_t critical_path_ns = 0;
+  std::vector<PathShare> critical_path_shares;
+  int64_t straggler_lateness_ns = 0;
 };
 
 struct OverlapFigures {
@@ -392,6 +405,9 @@ struct Report {
   std::vector<KernelTotal> top_kernels;
   std::vector<RankReport> ranks;
   CrossRank collectives_across_ranks;
+  CriticalPath critical_path;            // METRICS §8 (report/report_paths.h)
+  StragglerCauses straggler_causes;      // METRICS §8
+  StreamConcurrency stream_concurrency;  // METRICS §9
 };
 
 }  // namespace overlapscope::report
