@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "analyze/context.h"
+#include "analyze/path_analyses.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
@@ -71,35 +72,16 @@ absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, 
   PathInputs in;
   in.gpu.kernel_cls = ctx.kernel_cls, in.gpu.memcpy_cls = ctx.memcpy_cls, in.gpu.memset_cls = ctx.memset_cls;
   in.iterations = &r.iterations, in.blocking = &r.blocking, in.cross_rank = &r.cross_rank;
-  CriticalPathOptions cp;
-  cp.top_n = options.top_n;
-  cp.keep_segments = options.keep_path_segments;
-  StragglerOptions st;
-  st.top_n = options.top_n;
-  ConcurrencyOptions co;
-  co.groups = options.groups;
-  auto paths = [&] {
-    PathAnalyses p = AnalyzePaths(trace, in, cp, st);
-    r.critical_path = std::move(p.critical_path);
-    r.stragglers = std::move(p.stragglers);
-  };
-  absl::StatusOr<ConcurrencyResult> conc;
-  std::thread worker;
-  bool parallel = options.threads > 1;
-  if (parallel) {
-    try {
-      worker = std::thread(paths);
-    } catch (const std::system_error&) {
-      parallel = false;
-    }
-  }
-  conc = AnalyzeStreamConcurrency(trace, in.gpu, r.iterations, co);
-  if (parallel)
-    worker.join();
-  else
-    paths();
-  if (!conc.ok()) return conc.status();
-  r.concurrency = std::move(conc).value();
+  PathAndConcurrencyOptions o;
+  o.critical_path.top_n = options.top_n;
+  o.critical_path.keep_segments = options.keep_path_segments;
+  o.stragglers.top_n = options.top_n;
+  o.concurrency.groups = options.groups;
+  o.threads = options.threads;
+  PathAnalyses p;
+  if (auto s = AnalyzePathsAndConcurrency(trace, in, o, &p, &r.concurrency); !s.ok()) return s;
+  r.critical_path = std::move(p.critical_path);
+  r.stragglers = std::move(p.stragglers);
   return absl::OkStatus();
 }
 

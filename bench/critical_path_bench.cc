@@ -20,11 +20,11 @@
 #include <fstream>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "analyze/context.h"
 #include "analyze/cross_rank.h"
+#include "analyze/path_analyses.h"
 #include "analyze/path_walker.h"
 #include "analyze/straggler_causes.h"
 #include "analyze/stream_concurrency.h"
@@ -171,27 +171,26 @@ int main(int argc, char** argv) {
   analyze::PathInputs in;
   in.gpu.kernel_cls = ctx.kernel_cls, in.gpu.memcpy_cls = ctx.memcpy_cls, in.gpu.memset_cls = ctx.memset_cls;
   in.iterations = &ctx.iters, in.blocking = &blocking, in.cross_rank = &cross;
-  analyze::ConcurrencyOptions co;
-  co.groups = {{"opt", "optimizer"}, {"nccl", "nccl"}};
-  // As AnalyzeAll runs them: the path analyses on a second thread, concurrency on this one.
+  analyze::PathAndConcurrencyOptions po;
+  po.concurrency.groups = {{"opt", "optimizer"}, {"nccl", "nccl"}};
+  po.threads = 2;
+  // As AnalyzeAll runs them (analyze/path_analyses.h).
   std::vector<double> walls;
   for (int i = 0; i < repeats; ++i) {
     auto a = Clock::now();
     double ca = CpuSeconds();
     analyze::PathAnalyses p;
-    std::thread worker(
-        [&] { p = analyze::AnalyzePaths(t, in, analyze::CriticalPathOptions{}, analyze::StragglerOptions{}); });
-    auto conc = analyze::AnalyzeStreamConcurrency(t, in.gpu, ctx.iters, co);
-    worker.join();
+    analyze::ConcurrencyResult conc;
+    const absl::Status s = analyze::AnalyzePathsAndConcurrency(t, in, po, &p, &conc);
     auto b = Clock::now();
     double cb = CpuSeconds();
-    if (!conc.ok()) return 1;
+    if (!s.ok()) return 1;
     walls.push_back(Seconds(a, b));
     std::printf(
-        "run %d: critical path + straggler causes || concurrency: %.2f s wall, %.2f s CPU; %zu iterations, job "
-        "paths %.3f s, %zu straggler causes, %zu devices\n",
+        "run %d: critical path + straggler causes + concurrency (2 threads): %.2f s wall, %.2f s CPU; %zu "
+        "iterations, job paths %.3f s, %zu straggler causes, %zu devices\n",
         i, Seconds(a, b), cb - ca, p.critical_path.iterations.size(),
-        static_cast<double>(p.critical_path.total.Total()) / 1e9, p.stragglers.causes.size(), conc->devices.size());
+        static_cast<double>(p.critical_path.total.Total()) / 1e9, p.stragglers.causes.size(), conc.devices.size());
   }
   std::sort(walls.begin(), walls.end());
   std::printf("wall: min %.2f s, median %.2f s (target <= 2 s for 10 M events)\n", walls.front(),
@@ -205,7 +204,7 @@ int main(int argc, char** argv) {
     double p2 = CpuSeconds();
     auto st = analyze::StragglerCausesOn(ix, analyze::StragglerOptions{});
     double p3 = CpuSeconds();
-    auto conc = analyze::AnalyzeStreamConcurrency(t, in.gpu, ctx.iters, co);
+    auto conc = analyze::AnalyzeStreamConcurrency(t, in.gpu, ctx.iters, po.concurrency);
     double p4 = CpuSeconds();
     std::printf("phases, one thread (CPU s): index %.3f, critical path %.3f, straggler causes %.3f, concurrency %.3f\n",
                 p1 - p0, p2 - p1, p3 - p2, p4 - p3);

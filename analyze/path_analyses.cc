@@ -1,0 +1,52 @@
+#include "analyze/path_analyses.h"
+
+#include <optional>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "analyze/path_walker.h"
+
+namespace overlapscope::analyze {
+namespace {
+
+// Runs `a` on a new thread and `b` on this one; both on this one when no thread can be had.
+template <typename A, typename B>
+void Beside(bool parallel, A&& a, B&& b) {
+  std::thread worker;
+  if (parallel) {
+    try {
+      worker = std::thread(a);
+    } catch (const std::system_error&) {
+      parallel = false;
+    }
+  }
+  b();
+  if (parallel)
+    worker.join();
+  else
+    a();
+}
+
+}  // namespace
+
+absl::Status AnalyzePathsAndConcurrency(const model::Trace& trace, const PathInputs& in,
+                                        const PathAndConcurrencyOptions& opt, PathAnalyses* paths,
+                                        ConcurrencyResult* concurrency) {
+  const bool parallel = opt.threads > 1;
+  // The index and the concurrency sweep take about as long as the two walks together: pairing
+  // them so keeps both threads busy (bench/critical_path_bench prints the phases).
+  std::optional<PathIndex> ix;
+  absl::StatusOr<ConcurrencyResult> conc;
+  Beside(
+      parallel, [&] { ix.emplace(trace, in); },
+      [&] { conc = AnalyzeStreamConcurrency(trace, in.gpu, *in.iterations, opt.concurrency); });
+  if (!conc.ok()) return conc.status();
+  *concurrency = std::move(conc).value();
+  Beside(
+      parallel, [&] { paths->critical_path = CriticalPathOn(*ix, opt.critical_path); },
+      [&] { paths->stragglers = StragglerCausesOn(*ix, opt.stragglers); });
+  return absl::OkStatus();
+}
+
+}  // namespace overlapscope::analyze
