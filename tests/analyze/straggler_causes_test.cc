@@ -16,25 +16,9 @@ namespace {
 using testing::MultiSynth;
 using testing::Prepared;
 
-// One step of `ranks` ranks starting at `t0`: an all-reduce A [t0+100, t0+200) on stream 7, a
-// gemm [t0+205, t0+505), then (rank `late` only) `spin` [t0+505, t0+505+spin), then all-reduce B
-// ending at t0+1500 on every rank. All launches are enqueued early (t0+50..t0+80), so B arrives
-// when the work before it on the stream ends: t0+505 on time, t0+505+spin on the late rank.
+// DelayedStep (multi_synth.h): all-reduce A, gemm, the late rank's spin, all-reduce B.
 void Step(MultiSynth& s, int ranks, int64_t t0, int step, int late, int64_t spin, int64_t slow_gemm = 0) {
-  for (int r = 0; r < ranks; ++r) {
-    s.Range(r, "ProfilerStep#" + std::to_string(step), t0, t0 + 1600);
-    const model::CollectiveId a = s.Collective("allreduce", 2 * step, ranks);
-    s.Launch(r, "ncclDevKernel_AllReduce_Sum_f32", 7, t0 + 50, t0 + 100, t0 + 200, a);
-    const int64_t gemm_end = t0 + 505 + (r == late ? slow_gemm : 0);
-    s.Launch(r, "gemm", 7, t0 + 55, t0 + 205, gemm_end);
-    int64_t ready = gemm_end;
-    if (r == late && spin > 0) {
-      s.Launch(r, "SpinKernelImpl", 7, t0 + 60, gemm_end, gemm_end + spin);
-      ready = gemm_end + spin;
-    }
-    const model::CollectiveId b = s.Collective("allreduce", 2 * step + 1, ranks);
-    s.Launch(r, "ncclDevKernel_AllReduce_Sum_f32", 7, t0 + 70, ready + 5, t0 + 1500, b);
-  }
+  testing::DelayedStep(s, ranks, t0, step, late, spin, slow_gemm);
 }
 
 TEST(StragglerCauses, InjectedSpinIsTheCauseAndItsShareMatchesTheDelay) {
