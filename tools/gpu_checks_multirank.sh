@@ -5,7 +5,9 @@
 #     `mpirun -np N overlapscope run` (processes), and under `overlapscope profile` (threads and
 #     mpirun), each with its report (every collective: bytes, sequence, algorithm per rank);
 #   - a straggler (--delay-rank 1 --delay-us 500): the capture analysis's skew against the
-#     ranks' own CUDA-event skew (tools/skew_check.py; must agree within 5 %), threads and MPI;
+#     ranks' own CUDA-event skew (tools/skew_check.py; must agree within 5 %), threads and MPI,
+#     and the report's straggler causes (METRICS §8) naming the delayed rank's spin as the cause,
+#     its time per instance within 10 % of the delay (tools/straggler_cause_check.py);
 #   - the NCCL-plugin and skew GPU tests.
 # Writes $OUT/multirank/<check>/ (reports, timings) and one line per check into the summary;
 # tools/multirank_summary.py condenses every report.json it finds.
@@ -52,9 +54,13 @@ section_multirank() {
   check mr_skew_threads 240 "$os" run matmul-allgather --mode sequential --delay-rank 1 --delay-us 500 $skew \
     -o "$d/skew_threads"
   check mr_skew_threads_cmp 30 python3 tools/skew_check.py "$d/skew_threads" matmul-allgather sequential
+  check mr_cause_threads 30 python3 tools/straggler_cause_check.py \
+    "$d/skew_threads/matmul-allgather-sequential/report.json" --delay-rank 1 --delay-us 500
   check mr_skew_mpi 240 $mpirun "$os" run all-to-all --mode sync --delay-rank 1 --delay-us 500 $skew \
     -o "$d/skew_mpi"
   check mr_skew_mpi_cmp 30 python3 tools/skew_check.py "$d/skew_mpi" all-to-all sync
+  check mr_cause_mpi 30 python3 tools/straggler_cause_check.py "$d/skew_mpi/all-to-all-sync/report.json" \
+    --delay-rank 1 --delay-us 500
   # The same straggler while the collective overlaps a GEMM, with NCCL kernels and on the copy
   # engines: arrival (collective_arrival.h), not the first activity's start, is what the ranks'
   # events see there.
@@ -62,10 +68,16 @@ section_multirank() {
     $skew -o "$d/skew_overlap"
   check mr_skew_overlap_cmp 30 python3 tools/skew_check.py "$d/skew_overlap" matmul-allgather overlap
   check mr_skew_overlap_ce_cmp 30 python3 tools/skew_check.py "$d/skew_overlap" matmul-allgather overlap-ce
+  for m in overlap overlap-ce; do
+    check "mr_cause_${m//-/_}" 30 python3 tools/straggler_cause_check.py \
+      "$d/skew_overlap/matmul-allgather-$m/report.json" --delay-rank 1 --delay-us 500
+  done
   check mr_skew_mpi_ce 240 $mpirun "$os" run all-to-all --mode async-ce --delay-rank 0 --delay-us 300 $skew \
     -o "$d/skew_mpi_ce"
   check mr_skew_mpi_ce_cmp 30 python3 tools/skew_check.py "$d/skew_mpi_ce" all-to-all async-ce
-  grep -h -E "^(PASS|FAIL)" "$OUT"/mr_skew_*_cmp.log | tee -a "$SUMMARY"
+  check mr_cause_mpi_ce 30 python3 tools/straggler_cause_check.py "$d/skew_mpi_ce/all-to-all-async-ce/report.json" \
+    --delay-rank 0 --delay-us 300
+  grep -h -E "^(PASS|FAIL)" "$OUT"/mr_skew_*_cmp.log "$OUT"/mr_cause_*.log | tee -a "$SUMMARY"
 
   check mr_gtests 300 env OVERLAPSCOPE_BIN_DIR="$WBIN" "$WBIN/gpu_tests" --gtest_filter='*Nccl*:*Skew*:*Plugin*'
   grep -E '^\[ *(OK|FAILED|SKIPPED) *\]' "$OUT/mr_gtests.log" | tee -a "$SUMMARY"
