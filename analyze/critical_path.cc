@@ -158,6 +158,14 @@ CriticalPathResult CriticalPathOn(const PathIndex& ix, const CriticalPathOptions
   std::vector<EndNode> whole_last;
   if (its.empty()) {
     WholeTraceBounds(t, &whole_first, &whole_last);
+    // Own captures: from the process's first capture window on, its start-up left out.
+    std::vector<int64_t> first_window(np, INT64_MAX);
+    for (const WindowFigures& w : in.windows)
+      if (w.process >= 0 && static_cast<size_t>(w.process) < np)
+        first_window[w.process] = std::min(first_window[w.process], w.start_ns);
+    for (size_t p = 0; p < np; ++p)
+      if (whole_first[p] != INT64_MAX && first_window[p] != INT64_MAX)
+        whole_first[p] = std::max(whole_first[p], first_window[p]);
     groups[-1] = {};
   }
 

@@ -10,6 +10,17 @@
 
 namespace overlapscope::analyze {
 
+int64_t WindowStartAt(absl::Span<const WindowFigures> windows, model::ProcessId p, int64_t t, int64_t fallback) {
+  int64_t best = fallback;
+  bool found = false;
+  for (const WindowFigures& w : windows) {
+    if (w.process != p || w.start_ns > t) continue;
+    if (!found || w.start_ns > best) best = w.start_ns;
+    found = true;
+  }
+  return best;
+}
+
 using model::GpuRef;
 using model::kNoCorrelation;
 using model::kNone;

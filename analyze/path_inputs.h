@@ -11,6 +11,7 @@
 #include "analyze/cpu_blocking.h"
 #include "analyze/cross_rank.h"
 #include "analyze/iterations.h"
+#include "analyze/windows.h"
 #include "model/trace.h"
 
 namespace overlapscope::analyze {
@@ -35,6 +36,15 @@ struct PathInputs {
   const IterationAssignment* iterations = nullptr;  // required; may hold no iteration (whole trace)
   const BlockingResult* blocking = nullptr;         // required; host syncs and what released them
   const CrossRankResult* cross_rank = nullptr;      // required; may hold no instance (one rank)
+  // Capture windows of own captures (analyze/windows.h), sorted by (process, start); empty for
+  // traces recorded throughout. A walk never goes back before its process's window: a
+  // whole-trace path starts at the first window's start (start-up excluded), a straggler window
+  // without a previous collective or iteration at the start of the capture window around it.
+  absl::Span<const WindowFigures> windows;
 };
+
+// The start of `p`'s capture window that contains `t` (the latest starting at or before t), or
+// `fallback` when p has none there.
+int64_t WindowStartAt(absl::Span<const WindowFigures> windows, model::ProcessId p, int64_t t, int64_t fallback);
 
 }  // namespace overlapscope::analyze

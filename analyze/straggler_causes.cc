@@ -40,7 +40,8 @@ class Comparer {
   }
 
   // The end of the latest previous collective on c's GPU that ended by `arrival`; else the start
-  // of the iteration around the arrival, else the trace's start.
+  // of the iteration around the arrival, else the start of the capture window around it, else
+  // the trace's start.
   int64_t WindowStart(CollectiveId c, int64_t arrival, bool* from_iteration) const {
     const model::Collective& col = t_.collectives()[c];
     int64_t best = INT64_MIN;
@@ -55,7 +56,8 @@ class Comparer {
     if (best != INT64_MIN) return best;
     const IterationAssignment& ia = *ix_.inputs().iterations;
     const int32_t it = IterationAt(ia, col.process, arrival);
-    return it != kNone ? ia.iterations[it].start_ns : t_.start_ns();
+    if (it != kNone) return ia.iterations[it].start_ns;
+    return WindowStartAt(ix_.inputs().windows, col.process, arrival, t_.start_ns());
   }
 
   Side Walk(CollectiveId c, int64_t arrival, int64_t window_start, NameSums* names, PathCounts* counts) {

@@ -76,6 +76,41 @@ TEST(CriticalPath, HostBoundStep) {
   EXPECT_EQ(ip.top[0].ns, 685);
 }
 
+// An own capture without iterations: start-up (cudaSetDevice [0, 1000)) before the capture
+// window, which starts at the first launch, 1100 (analyze/windows.h). Then k1 launched [1100,
+// 1110) runs [1115, 1215), and a sync [1120, 1220) waits for it. Backwards from the host's end,
+// 1220: blocked [1215, 1220) (5), k1 (100), launch latency [1100, 1115) (15): the window's start.
+// Without the window the walk would go on into the start-up: untraced [1000, 1100) and
+// cudaSetDevice (1000).
+TEST(CriticalPath, WholeTraceStartsAtTheCaptureWindow) {
+  MultiSynth s(1);
+  s.Api(0, "cudaSetDevice", 0, 1000);
+  s.Launch(0, "k1", 7, 1100, 1115, 1215);
+  s.Api(0, "cudaDeviceSynchronize", 1120, 1220);
+  model::Trace t = s.Finish();
+  Prepared p(t);
+  PathInputs in = p.in();
+  std::vector<WindowFigures> w(1);
+  w[0].process = 0, w[0].start_ns = 1100, w[0].end_ns = 1220;
+  in.windows = w;
+  CriticalPathResult r = AnalyzeCriticalPath(t, in, CriticalPathOptions{});
+  ASSERT_EQ(r.iterations.size(), 1u);
+  const IterationPath& ip = r.iterations[0];
+  EXPECT_EQ(ip.number, -1);
+  EXPECT_EQ(ip.start_ns, 1100);
+  EXPECT_EQ(ip.end_ns, 1220);
+  ExpectComposition(ip.total, {{C::kHostBlocked, 5}, {C::kCompute, 100}, {C::kGpuWaitHost, 15}});
+  // The same trace read as recorded throughout: the start-up is on the path.
+  CriticalPathResult all = AnalyzeCriticalPath(t, p.in(), CriticalPathOptions{});
+  ASSERT_EQ(all.iterations.size(), 1u);
+  EXPECT_EQ(all.iterations[0].start_ns, 0);
+  ExpectComposition(all.iterations[0].total, {{C::kHostBlocked, 5},
+                                              {C::kCompute, 100},
+                                              {C::kGpuWaitHost, 15},
+                                              {C::kHostUntraced, 100},
+                                              {C::kHostLaunch, 1000}});
+}
+
 TEST(CriticalPath, ComputeBoundStep) {
   MultiSynth s(1);
   s.Range(0, "ProfilerStep#1", 0, 645);

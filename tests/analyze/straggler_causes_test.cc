@@ -5,6 +5,7 @@
 #include "analyze/straggler_causes.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "multi_synth.h"
@@ -88,6 +89,53 @@ TEST(StragglerCauses, SlowerKernelNamedWithItsSlowdown) {
   EXPECT_EQ(c.names[0].delta_ns(), 60);
   // Σ late / Σ median − 1 = 0.2: "gemm running 20 % slower than the median rank".
   EXPECT_DOUBLE_EQ(static_cast<double>(c.names[0].late_ns) / static_cast<double>(c.names[0].median_ns) - 1, 0.2);
+}
+
+// Own captures, no iterations, no previous collective: the windows start at the capture window
+// (1100 on both ranks, the first launch), not in the start-up before it (cudaSetDevice [0, 300)
+// on rank 0, [0, 1000) on rank 1). Each rank: gemm launched [1100, 1110), runs [1115, 1415);
+// rank 1 then spins [1415, 1815); the all-reduce, launched next, arrives when the stream is free:
+// 1415 and 1815. Behind 400 (lateness 200: the mean of two arrivals is the median). Late path
+// from 1100: spin 400 + gemm 300 + launch latency [1100, 1115) 15 = 715; median path 315.
+TEST(StragglerCauses, WindowWithoutPreviousCollectiveStartsAtTheCaptureWindow) {
+  MultiSynth s(2);
+  for (int r = 0; r < 2; ++r) {
+    s.Api(r, "cudaSetDevice", 0, r == 1 ? 1000 : 300);
+    s.Launch(r, "gemm", 7, 1100, 1115, 1415);
+    int64_t ready = 1415, ls = 1110;
+    if (r == 1) {
+      s.Launch(r, "SpinKernelImpl", 7, 1110, 1415, 1815);
+      ready = 1815, ls = 1120;
+    }
+    s.Launch(r, "ncclDevKernel_AllReduce_Sum_f32", 7, ls, ready + 5, 3000, s.Collective("allreduce", 1, 2));
+  }
+  model::Trace t = s.Finish();
+  Prepared p(t, "no-such-marker");
+  PathInputs in = p.in();
+  std::vector<WindowFigures> w(2);
+  w[0].process = 0, w[1].process = 1;
+  w[0].start_ns = w[1].start_ns = 1100;
+  w[0].end_ns = w[1].end_ns = 3000;
+  in.windows = w;
+  StragglerResult r = AnalyzeStragglerCauses(t, in, StragglerOptions{});
+  ASSERT_EQ(r.causes.size(), 1u);
+  const StragglerCause& c = r.causes[0];
+  EXPECT_EQ(c.late_rank, 1);
+  EXPECT_EQ(c.lateness_ns, 200);
+  EXPECT_EQ(c.behind_ns, 400);
+  EXPECT_EQ(c.late_window_start_ns, 1100);
+  EXPECT_EQ(c.median_window_start_ns, 1100);
+  EXPECT_EQ(c.late_path.Total(), 715);
+  EXPECT_EQ(c.median_path.Total(), 315);
+  EXPECT_EQ(c.unexplained_ns, 0);
+  ASSERT_FALSE(c.names.empty());
+  EXPECT_EQ(t.str(c.names[0].name), "SpinKernelImpl");
+  EXPECT_EQ(c.names[0].delta_ns(), 400);
+  // Read as recorded throughout, both windows reach back to the trace's start (0).
+  StragglerResult all = AnalyzeStragglerCauses(t, p.in(), StragglerOptions{});
+  ASSERT_EQ(all.causes.size(), 1u);
+  EXPECT_EQ(all.causes[0].late_window_start_ns, 0);
+  EXPECT_EQ(all.causes[0].late_path.Total(), 1815);
 }
 
 TEST(StragglerCauses, NoSkewNoCause) {
