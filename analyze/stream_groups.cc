@@ -83,7 +83,8 @@ absl::Status CallMasks(const model::Trace& t, NameMasks& names, std::vector<uint
 
 absl::StatusOr<std::vector<std::regex>> CompileGroups(const std::vector<GroupSpec>& groups) {
   if (groups.size() > kMaxGroups)
-    return absl::InvalidArgumentError(absl::StrCat("--group: at most ", kMaxGroups, " groups (got ", groups.size(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--group: at most ", kMaxGroups, " groups (got ", groups.size(), ")"));
   std::vector<std::regex> re;
   for (const GroupSpec& g : groups) {
     try {
