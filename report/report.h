@@ -11,7 +11,8 @@
 //
 // Assembled from per-rank parts (for analyses of one rank at a time, in bounded memory): every
 // RankReport is built from one rank's results alone plus that rank's cross-rank figures
-// (collective_wait_ns, collective_times_last: its rows of the cross-rank result). The global
+// (collective_wait_ns, collective_times_last: its rows of the cross-rank result; critical_path_*
+// and straggler_lateness_ns: its rows of the job's path results). The global
 // sections are merged from per-rank partials (GlobalPartial, below) and the cross-rank result:
 //  - time_span: min start / max end over the partials;
 //  - classes.totals, iterations: sums (the rule table and the marker are the options');
@@ -21,7 +22,10 @@
 //    identical by construction);
 //  - collectives_across_ranks: from the cross-rank result (matching needs every rank's
 //    collectives, not their events);
-//  - ranks: the RankReports in process order.
+//  - ranks: the RankReports in process order;
+//  - critical_path, straggler_causes, stream_concurrency (report/report_paths.h): built from the
+//    job's path and concurrency results (the paths cross ranks at collectives, so they need every
+//    rank's events at once), set on the assembled report.
 #pragma once
 
 #include <cstdint>
