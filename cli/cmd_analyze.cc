@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/args.h"
+#include "cli/analyze_options.h"
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/option_values.h"
@@ -55,80 +56,9 @@ const CommandSpec kSpec{
     "exit codes: 0 ok, 2 a trace or rules file cannot be read (with --strict: or part of a trace), 3 a\n"
     "--require gate failed, 64 bad command line"};
 
-// A rules file is a few lines; anything larger is not one.
-constexpr int64_t kMaxRulesFileBytes = 1 << 20;
-
 int Usage(const std::string& msg) {
   std::fprintf(stderr, "overlapscope analyze: %s\n(see 'overlapscope analyze --help')\n", msg.c_str());
   return kExitUsage;
-}
-// Usage() for the helpers that return whether to go on.
-bool BadUsage(const std::string& msg) {
-  Usage(msg);
-  return false;
-}
-
-// Reads every --classes FILE; a file that cannot be read or parsed is bad input (exit 2).
-bool ReadRulesFiles(const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc) {
-  for (const std::string& path : args.All("classes")) {
-    auto text = ReadOptionFile(path, kMaxRulesFileBytes);
-    if (!text.ok()) {
-      std::fprintf(stderr, "overlapscope analyze: --classes %s\n", std::string(text.status().message()).c_str());
-      *rc = kExitBadInput;
-      return false;
-    }
-    engine::RulesText rules{*std::move(text), path};
-    if (auto s = engine::CheckRulesText(rules); !s.ok()) {
-      std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(s.message()).c_str());
-      *rc = kExitBadInput;
-      return false;
-    }
-    opt->rules_files.push_back(std::move(rules));
-  }
-  return true;
-}
-
-// The analysis options of the command line; on an error prints it, sets *rc, returns false.
-bool ParseOptions(const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc) {
-  *rc = kExitUsage;
-  for (const char* flag : {"comm-kernel", "compute-kernel", "memory-kernel"})
-    for (const std::string& re : args.All(flag)) {
-      engine::ClassRuleSpec rule{std::string(flag).substr(0, std::string(flag).find('-')), re,
-                                 absl::StrCat("--", flag)};
-      if (auto s = engine::CheckClassRule(rule); !s.ok()) return BadUsage(std::string(s.message()));
-      opt->class_rules.push_back(std::move(rule));
-    }
-  if (!ReadRulesFiles(args, opt, rc)) return false;
-  *rc = kExitUsage;
-  if (args.Has("iteration-marker")) {
-    opt->iteration_marker = args.Get("iteration-marker");
-    if (opt->iteration_marker.empty()) return BadUsage("--iteration-marker needs a non-empty NAME");
-  }
-  struct {
-    const char* flag;
-    int64_t* dst;
-  } const kTimes[] = {{"min-gap", &opt->min_gap_ns},
-                      {"runtime-cutoff", &opt->runtime_cutoff_ns},
-                      {"launch-delay-cutoff", &opt->launch_delay_cutoff_ns}};
-  for (const auto& f : kTimes) {
-    if (!args.Has(f.flag)) continue;
-    auto ns = ParseTimeOption(f.flag, args.Get(f.flag));
-    if (!ns.ok()) return BadUsage(std::string(ns.status().message()));
-    *f.dst = *ns;
-  }
-  if (args.Has("top")) {
-    auto n = ParseIntOption("top", args.Get("top"), 1, 1'000'000);
-    if (!n.ok()) return BadUsage(std::string(n.status().message()));
-    opt->top_n = static_cast<size_t>(*n);
-  }
-  for (const std::string& g : args.All("group")) {
-    if (auto s = engine::CheckGroup(g); !s.ok()) return BadUsage(std::string(s.message()));
-    const std::string name = g.substr(0, g.find('='));
-    for (const std::string& h : opt->groups)
-      if (h.substr(0, h.find('=')) == name) return BadUsage("--group " + name + ": the name is given twice");
-    opt->groups.push_back(g);
-  }
-  return true;
 }
 
 // Writes `text` to stdout; false (after saying so) when stdout cannot take it.
@@ -151,7 +81,7 @@ int RunAnalyze(int argc, char** argv) {
   if (args.Has("json") && args.Has("markdown")) return Usage("--json and --markdown exclude each other");
   engine::AnalyzeOptions opt;
   int rc = kExitOk;
-  if (!ParseOptions(args, &opt, &rc)) return rc;
+  if (!ParseAnalyzeOptions("analyze", args, &opt, &rc)) return rc;
   opt.keep_critical_path = args.Has("trace");  // the Perfetto file draws the path
   engine::RenderOptions render;
   if (args.Has("collectives") && args.Get("collectives") == "all") {

@@ -6,6 +6,7 @@ namespace overlapscope::cli {
 
 int RunInfo(int argc, char** argv);
 int RunAnalyze(int argc, char** argv);
+int RunDiff(int argc, char** argv);
 int RunExport(int argc, char** argv);
 int RunProfile(int argc, char** argv);
 int RunWorkload(int argc, char** argv);

@@ -40,12 +40,20 @@ struct ActivityTotal {  // one (kind, name, rule) of the classification
   int64_t rule = -1;
   int64_t count = 0, total_ns = 0, max_ns = 0;
 };
+// Durations and per-iteration totals of one (kind, name): top_kernels' median_ns and
+// per_iteration (merged by concatenation / sum).
+struct NameSamples {
+  std::string kind, name;
+  std::vector<int64_t> durations_ns;
+  std::vector<IterationNs> per_iteration;  // ascending iteration
+};
 struct GlobalPartial {
   bool has_events = false;
   TimeSpan time_span;
   std::vector<ClassTotal> class_totals;  // compute, comm, memory, sync
   Iterations iterations;                 // counts (marker included)
   std::vector<ActivityTotal> activities;
+  std::vector<NameSamples> samples;
 };
 
 // The whole report of one trace.
@@ -70,6 +78,8 @@ GlobalPartial MergePartials(const std::vector<GlobalPartial>& parts);
 // top_n names per class by total time (ties: name, then kind); each (kind, name) takes the class
 // of its entry with the most time (then the most activities, then the lowest rule).
 std::vector<KernelTotal> TopKernels(const std::vector<ActivityTotal>& activities, int64_t top_n);
+// Sets median_ns and per_iteration of each of `top` from the samples of its (kind, name).
+void AddSamples(const std::vector<NameSamples>& samples, std::vector<KernelTotal>* top);
 Report Assemble(Report header, const GlobalPartial& merged, std::vector<RankReport> ranks, CrossRank cross);
 
 // --explain-classes.

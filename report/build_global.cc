@@ -42,6 +42,39 @@ int ClassOrder(const std::string& cls) {
   return 4;
 }
 
+// Samples of one kind of activity, keyed by interned name while walking (no string per event).
+template <typename V>
+void CollectSamples(const model::Trace& t, const analyze::AnalysisResult& r, const V& acts,
+                    const std::vector<int32_t>& iteration_of, const char* kind, std::vector<NameSamples>* out) {
+  struct Acc {
+    std::vector<int64_t> durations;
+    std::map<int64_t, int64_t> per_iteration;
+  };
+  std::map<model::StringId, Acc> by;
+  for (size_t i = 0; i < acts.size(); ++i) {
+    Acc& a = by[acts[i].name];
+    const int64_t d = acts[i].end_ns - acts[i].start_ns;
+    a.durations.push_back(d);
+    if (i < iteration_of.size())
+      if (std::optional<int64_t> n = IterationNumber(r, iteration_of[i])) a.per_iteration[*n] += d;
+  }
+  for (auto& [name, a] : by) {
+    NameSamples s{kind, Str(t, name), std::move(a.durations), {}};
+    for (const auto& [n, ns] : a.per_iteration) s.per_iteration.push_back({n, ns});
+    out->push_back(std::move(s));
+  }
+}
+
+int64_t Median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  if (v.size() % 2 == 1) return v[mid];
+  const int64_t hi = v[mid];
+  const int64_t lo = *std::max_element(v.begin(), v.begin() + mid);
+  return lo + (hi - lo) / 2;
+}
+
 }  // namespace
 
 Report Header(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info) {
@@ -73,6 +106,9 @@ GlobalPartial BuildGlobalPartial(const model::Trace& t, const analyze::AnalysisR
   for (const analyze::ClassExplanation& e : r.classes.names)
     p.activities.push_back({std::string(model::ToString(e.kind)), Str(t, e.name), std::string(analyze::ToString(e.cls)),
                             e.rule, e.count, e.total_ns, e.max_ns});
+  CollectSamples(t, r, t.kernels(), r.iterations.kernel_iteration, "kernel", &p.samples);
+  CollectSamples(t, r, t.memcpys(), r.iterations.memcpy_iteration, "memcpy", &p.samples);
+  CollectSamples(t, r, t.memsets(), r.iterations.memset_iteration, "memset", &p.samples);
   return p;
 }
 
@@ -109,8 +145,33 @@ GlobalPartial MergePartials(const std::vector<GlobalPartial>& parts) {
       x.total_ns = Sum(x.total_ns, a.total_ns);
       x.max_ns = std::max(x.max_ns, a.max_ns);
     }
+    for (const NameSamples& ns : p.samples) {
+      auto it = std::find_if(m.samples.begin(), m.samples.end(),
+                             [&](const NameSamples& x) { return x.kind == ns.kind && x.name == ns.name; });
+      if (it == m.samples.end()) {
+        m.samples.push_back(ns);
+        continue;
+      }
+      it->durations_ns.insert(it->durations_ns.end(), ns.durations_ns.begin(), ns.durations_ns.end());
+      std::map<int64_t, int64_t> sum;
+      for (const IterationNs& v : it->per_iteration) sum[v.iteration] += v.ns;
+      for (const IterationNs& v : ns.per_iteration) sum[v.iteration] += v.ns;
+      it->per_iteration.clear();
+      for (const auto& [n, v] : sum) it->per_iteration.push_back({n, v});
+    }
   }
   return m;
+}
+
+void AddSamples(const std::vector<NameSamples>& samples, std::vector<KernelTotal>* top) {
+  std::map<std::pair<std::string, std::string>, const NameSamples*> by;
+  for (const NameSamples& s : samples) by[{s.kind, s.name}] = &s;
+  for (KernelTotal& k : *top) {
+    auto it = by.find({k.kind, k.name});
+    if (it == by.end()) continue;
+    k.median_ns = Median(it->second->durations_ns);
+    k.per_iteration = it->second->per_iteration;
+  }
 }
 
 std::vector<KernelTotal> TopKernels(const std::vector<ActivityTotal>& activities, int64_t top_n) {
@@ -161,6 +222,7 @@ Report Assemble(Report header, const GlobalPartial& merged, std::vector<RankRepo
   r.classes.totals = merged.class_totals;
   r.iterations = merged.iterations;
   r.top_kernels = TopKernels(merged.activities, r.options.top_n);
+  AddSamples(merged.samples, &r.top_kernels);
   r.ranks = std::move(ranks);
   r.collectives_across_ranks = std::move(cross);
   return r;

@@ -399,13 +399,18 @@ std::string RenderJson(const Report& r) {
                      {"assigned_by_own_start", r.iterations.assigned_by_own_start},
                      {"outside_iterations", r.iterations.outside_iterations}};
   ojson top = ojson::array();
-  for (const KernelTotal& k : r.top_kernels)
+  for (const KernelTotal& k : r.top_kernels) {
+    ojson per = ojson::array();
+    for (const IterationNs& v : k.per_iteration) per.push_back({{"iteration", v.iteration}, {"ns", v.ns}});
     top.push_back({{"class", k.cls},
                    {"kind", k.kind},
                    {"name", k.name},
                    {"count", k.count},
                    {"total_ns", k.total_ns},
-                   {"max_ns", k.max_ns}});
+                   {"max_ns", k.max_ns},
+                   {"median_ns", k.median_ns},
+                   {"per_iteration", per}});
+  }
   j["top_kernels"] = top;
   ojson ranks = ojson::array();
   for (const RankReport& rk : r.ranks) ranks.push_back(RankJson(rk));

@@ -98,9 +98,16 @@ struct Iterations {
   int64_t count = 0, assigned_by_launch_call = 0, assigned_by_own_start = 0, outside_iterations = 0;
 };
 
+// Time of one activity name in one iteration (summed over the ranks that have that iteration).
+struct IterationNs {
+  int64_t iteration = 0;  // ProfilerStep number (or ordinal)
+  int64_t ns = 0;
+};
 struct KernelTotal {
   std::string cls, kind, name;  // class "compute"...; kind "kernel", "memcpy", "memset"
   int64_t count = 0, total_ns = 0, max_ns = 0;
+  int64_t median_ns = 0;                  // median duration of one activity (1.6)
+  std::vector<IterationNs> per_iteration; // by iteration number, ascending (1.6; run comparison)
 };
 
 // One named figure of a rank summary or a per-kind table ("host_blocked", 1234).

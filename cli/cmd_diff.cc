@@ -1,0 +1,140 @@
+// overlapscope diff BASE TEST : did a change help? Two runs compared per rank on per-iteration
+// values with a verdict (METRICS.md §10), as text, JSON (overlapscope.diff/1) or Markdown, with
+// --fail-on gates on the deltas (exit 3).
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/analyze_options.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "engine/engine.h"
+#include "report/diff.h"
+#include "report/read_json.h"
+
+namespace overlapscope::cli {
+namespace {
+
+const CommandSpec kSpec{
+    "diff",
+    "overlapscope diff BASE TEST [options]",
+    "Compares two runs: per rank the step time, overlap, exposed communication, idle time by cause,\n"
+    "host blocking and findings; per-iteration distributions judged by a rank-sum test; kernels by\n"
+    "name and class; collectives by (op, communicator, size). The verdict comes first: the changes\n"
+    "that moved the step time most, each significant or within noise. BASE and TEST are what\n"
+    "`analyze` reads (a trace file or a directory of per-rank files) or a saved `analyze --json`\n"
+    "report. Deltas are TEST - BASE.",
+    {{"json", "", "machine-readable comparison (schema overlapscope.diff/1, docs/diff-schema.md)"},
+     {"markdown", "", "Markdown for a pull-request comment"},
+     {"fail-on", "EXPR",
+      "exit 3 when a rank's delta is beyond EXPR: METRIC>DELTA or METRIC<DELTA, DELTA absolute or "
+      "relative to BASE with %, e.g. 'step_time_ns>+5%', 'overlap_ratio<-0.05'",
+      true},
+     {"comm-kernel", "REGEX", "classify GPU activities whose name matches REGEX as communication", true},
+     {"compute-kernel", "REGEX", "classify matching names as compute", true},
+     {"memory-kernel", "REGEX", "classify matching names as memory", true},
+     {"classes", "FILE", "classification rules file, one 'CLASS REGEX' per line (see docs)", true},
+     {"iteration-marker", "NAME", "iterations are ranges whose name starts with NAME (default ProfilerStep#)"},
+     {"min-gap", "TIME", "shortest GPU idle gap counted (default 5us)"},
+     {"runtime-cutoff", "TIME", "launch calls longer than this are outliers (default 50us)"},
+     {"launch-delay-cutoff", "TIME", "launch delays above this are outliers (default 100us)"},
+     {"top", "N", "kernel names kept per class and side (default 100 for traces; a saved report keeps its own)"},
+     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"}},
+    "Gate metrics are step_time_ns (median per-iteration step time) and the keys of each rank's\n"
+    "\"summary\" in the JSON report. A comparison is strict: an unchanged metric never fails.\n"
+    "Significance: two-sided rank-sum test over iterations, p < 0.01 and medians > 1% apart; with\n"
+    "fewer than 5 iterations a side it is not judged, and the output says so.\n"
+    "exit codes: 0 ok, 2 an input cannot be read, 3 a --fail-on gate failed, 64 bad command line"};
+
+int Usage(const std::string& msg) {
+  std::fprintf(stderr, "overlapscope diff: %s\n(see 'overlapscope diff --help')\n", msg.c_str());
+  return kExitUsage;
+}
+
+// A saved JSON report, when `path` is a regular file that starts like one.
+bool IsSavedReport(const std::string& path, std::string* text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  char head[4096];
+  in.read(head, sizeof head);
+  if (!report::LooksLikeReportJson(std::string_view(head, static_cast<size_t>(in.gcount())))) return false;
+  in.clear();
+  in.seekg(0);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *text = ss.str();
+  return true;
+}
+
+// One side: a saved report read back, or the trace(s) at `path` loaded and analyzed.
+std::optional<report::Report> Side(const std::string& path, const engine::AnalyzeOptions& opt,
+                                   const std::string& align, std::string* schema_version, int* rc) {
+  std::string text;
+  if (IsSavedReport(path, &text)) {
+    auto r = report::ReadReportJson(text, path, schema_version);
+    if (!r.ok()) {
+      std::fprintf(stderr, "overlapscope diff: %s\n", std::string(r.status().message()).c_str());
+      *rc = kExitBadInput;
+      return std::nullopt;
+    }
+    return std::move(r).value();
+  }
+  auto session = LoadOrReport("diff", {path}, align, rc);
+  if (!session) return std::nullopt;
+  auto analysis = engine::Analyze(*session, opt);
+  if (!analysis.ok()) {
+    std::fprintf(stderr, "overlapscope diff: %s: %s\n", path.c_str(), std::string(analysis.status().message()).c_str());
+    *rc = kExitError;
+    return std::nullopt;
+  }
+  *schema_version = report::kSchemaVersion;
+  return analysis->report();
+}
+
+}  // namespace
+
+int RunDiff(int argc, char** argv) {
+  ParsedArgs args;
+  if (int rc = ParseOrExit(kSpec, argc, argv, args); rc >= 0) return rc;
+  if (args.positionals.size() != 2) return Usage("expected two inputs, BASE and TEST");
+  if (args.Has("json") && args.Has("markdown")) return Usage("--json and --markdown exclude each other");
+  engine::AnalyzeOptions opt;
+  opt.top_n = 100;
+  int rc = kExitOk;
+  if (!ParseAnalyzeOptions("diff", args, &opt, &rc)) return rc;
+  std::vector<report::DiffGate> gates;
+  for (const std::string& g : args.All("fail-on")) {
+    auto parsed = report::ParseDiffGate(g);
+    if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
+    gates.push_back(*parsed);
+  }
+  report::DiffInfo info;
+  auto base = Side(args.positionals[0], opt, args.Get("align-clocks"), &info.base_schema_version, &rc);
+  if (!base) return rc;
+  auto test = Side(args.positionals[1], opt, args.Get("align-clocks"), &info.test_schema_version, &rc);
+  if (!test) return rc;
+  const report::ReportDiff d = report::DiffReports(*base, *test, info);
+  const std::vector<std::string> names = report::DiffMetricNames(d);
+  for (const report::DiffGate& g : gates)
+    if (!d.ranks.empty() && std::find(names.begin(), names.end(), g.metric) == names.end())
+      return Usage(absl::StrCat("--fail-on '", g.text, "': no metric ", g.metric, " (metrics: ",
+                                absl::StrJoin(names, ", "), ")"));
+  const std::string out = args.Has("json")       ? report::RenderDiffJson(d, gates)
+                          : args.Has("markdown") ? report::RenderDiffMarkdown(d)
+                                                 : report::RenderDiffText(d);
+  if (std::fputs(out.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "overlapscope diff: cannot write to stdout\n");
+    return kExitError;
+  }
+  if (gates.empty()) return kExitOk;
+  const report::DiffGateResult g = report::EvaluateDiffGates(d, gates);
+  for (const std::string& line : g.lines) std::fprintf(stderr, "fail-on: %s\n", line.c_str());
+  return g.passed ? kExitOk : kExitGateFailed;
+}
+
+}  // namespace overlapscope::cli
