@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "cli/args.h"
 #include "cli/analyze_options.h"
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/option_values.h"

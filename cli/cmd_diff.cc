@@ -72,8 +72,8 @@ bool IsSavedReport(const std::string& path, std::string* text) {
 }
 
 // One side: a saved report read back, or the trace(s) at `path` loaded and analyzed.
-std::optional<report::Report> Side(const std::string& path, const engine::AnalyzeOptions& opt,
-                                   const std::string& align, std::string* schema_version, int* rc) {
+std::optional<report::Report> Side(const std::string& path, const engine::AnalyzeOptions& opt, const std::string& align,
+                                   std::string* schema_version, int* rc) {
   std::string text;
   if (IsSavedReport(path, &text)) {
     auto r = report::ReadReportJson(text, path, schema_version);
@@ -122,8 +122,8 @@ int RunDiff(int argc, char** argv) {
   const std::vector<std::string> names = report::DiffMetricNames(d);
   for (const report::DiffGate& g : gates)
     if (!d.ranks.empty() && std::find(names.begin(), names.end(), g.metric) == names.end())
-      return Usage(absl::StrCat("--fail-on '", g.text, "': no metric ", g.metric, " (metrics: ",
-                                absl::StrJoin(names, ", "), ")"));
+      return Usage(absl::StrCat("--fail-on '", g.text, "': no metric ", g.metric,
+                                " (metrics: ", absl::StrJoin(names, ", "), ")"));
   const std::string out = args.Has("json")       ? report::RenderDiffJson(d, gates)
                           : args.Has("markdown") ? report::RenderDiffMarkdown(d)
                                                  : report::RenderDiffText(d);

@@ -100,18 +100,23 @@ std::vector<SeriesDelta> IterationSeries(const RankReport& b, const RankReport& 
     std::vector<double> v;
     for (const auto& [it, f] : m) {
       const std::string k = metric;
-      if (k == "comm_ns") v.push_back(static_cast<double>(f.comm_ns));
-      else if (k == "hidden_comm_ns") v.push_back(static_cast<double>(f.hidden_comm_ns));
-      else if (k == "exposed_comm_ns") v.push_back(static_cast<double>(f.exposed_comm_ns));
-      else if (k == "compute_ns") v.push_back(static_cast<double>(f.compute_ns));
-      else if (k == "contention_ns") v.push_back(static_cast<double>(f.contention_ns));
-      else if (f.comm_ns > 0) v.push_back(static_cast<double>(f.hidden_comm_ns) / static_cast<double>(f.comm_ns));
+      if (k == "comm_ns")
+        v.push_back(static_cast<double>(f.comm_ns));
+      else if (k == "hidden_comm_ns")
+        v.push_back(static_cast<double>(f.hidden_comm_ns));
+      else if (k == "exposed_comm_ns")
+        v.push_back(static_cast<double>(f.exposed_comm_ns));
+      else if (k == "compute_ns")
+        v.push_back(static_cast<double>(f.compute_ns));
+      else if (k == "contention_ns")
+        v.push_back(static_cast<double>(f.contention_ns));
+      else if (f.comm_ns > 0)
+        v.push_back(static_cast<double>(f.hidden_comm_ns) / static_cast<double>(f.comm_ns));
     }
     return v;
   };
   std::vector<SeriesDelta> out{Series("step_time_ns", StepTimes(b), StepTimes(t))};
-  for (const char* m :
-       {"comm_ns", "hidden_comm_ns", "exposed_comm_ns", "overlap_ratio", "compute_ns", "contention_ns"})
+  for (const char* m : {"comm_ns", "hidden_comm_ns", "exposed_comm_ns", "overlap_ratio", "compute_ns", "contention_ns"})
     out.push_back(Series(m, column(bi, m), column(ti, m)));
   return out;
 }

@@ -70,14 +70,14 @@ struct ClassDiff {
 
 struct CollectiveDiff {
   std::string op, communicator;
-  int64_t size_bytes = -1;  // -1: unknown
+  int64_t size_bytes = -1;                            // -1: unknown
   Delta instances, bus_time_ns, skew_ns, busbw_gbps;  // medians over the instances
 };
 
 // One entry of the verdict: a change that moved the step time, in ns per iteration and rank.
 struct Change {
-  std::string what;   // "kernel ampere_gemm…", "exposed communication", "GPU idle (launch_bound)"
-  std::string where;  // rank label, or "all ranks"
+  std::string what;                 // "kernel ampere_gemm…", "exposed communication", "GPU idle (launch_bound)"
+  std::string where;                // rank label, or "all ranks"
   double base_ns = 0, test_ns = 0;  // per iteration (per rank)
   Judgement judged;                 // kNotJudged when the report has no per-iteration values
   bool per_iteration_values = false;

@@ -98,17 +98,16 @@ DiffGateResult EvaluateDiffGates(const ReportDiff& d, const std::vector<DiffGate
   DiffGateResult res;
   for (const DiffGate& g : gates)
     for (const RankDiff& r : d.ranks) {
-      auto it = std::find_if(r.summary.begin(), r.summary.end(),
-                             [&](const MetricDelta& m) { return m.metric == g.metric; });
+      auto it =
+          std::find_if(r.summary.begin(), r.summary.end(), [&](const MetricDelta& m) { return m.metric == g.metric; });
       if (it == r.summary.end()) {
         res.passed = false;
         res.lines.push_back(absl::StrCat("FAIL ", r.label, ": ", g.text, ": no metric ", g.metric));
         continue;
       }
       const Delta& v = it->value;
-      const std::string values =
-          absl::StrCat(g.metric, " ", Value(g.metric, v.base), " -> ", Value(g.metric, v.test), " (", 
-                       DeltaText(g.metric, v), ")");
+      const std::string values = absl::StrCat(g.metric, " ", Value(g.metric, v.base), " -> ", Value(g.metric, v.test),
+                                              " (", DeltaText(g.metric, v), ")");
       if (!v.base && !v.test) {
         res.lines.push_back(absl::StrCat("PASS ", r.label, ": ", g.text, ": ", g.metric, " absent on both sides"));
         continue;
@@ -124,8 +123,8 @@ DiffGateResult EvaluateDiffGates(const ReportDiff& d, const std::vector<DiffGate
         fail = g.op == '>' ? x > g.threshold : x < g.threshold;
       }
       if (fail) res.passed = false;
-      res.lines.push_back(absl::StrCat(fail ? "FAIL " : "PASS ", r.label, ": ", values, fail ? " violates " : " within ",
-                                       g.text, why));
+      res.lines.push_back(
+          absl::StrCat(fail ? "FAIL " : "PASS ", r.label, ": ", values, fail ? " violates " : " within ", g.text, why));
     }
   return res;
 }

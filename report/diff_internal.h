@@ -21,8 +21,8 @@ Verdict BuildVerdict(const Report& base, const Report& test,
                      const std::vector<std::pair<const RankReport*, const RankReport*>>& pairs, const ReportDiff& d);
 
 // Formatting shared by the diff renderers.
-std::string SignedDur(double ns);                      // "+59.8 µs", "-1.234 ms", "0 ns"
-std::string SignedPct(const std::optional<double>& r);  // "+13.4%", "n/a"
+std::string SignedDur(double ns);                                              // "+59.8 µs", "-1.234 ms", "0 ns"
+std::string SignedPct(const std::optional<double>& r);                         // "+13.4%", "n/a"
 std::string Value(const std::string& metric, const std::optional<double>& v);  // by the metric's unit
 std::string DeltaText(const std::string& metric, const Delta& v);              // "+59.8 µs (+13.4%)"
 

@@ -63,10 +63,10 @@ std::string RenderDiffJson(const ReportDiff& d, const std::vector<DiffGate>& gat
   ojson j;
   j["schema"] = kDiffSchema;
   j["schema_version"] = kDiffSchemaVersion;
-  j["base"] = {{"inputs", d.base_inputs}, {"report_schema_version", d.base_schema_version},
-               {"iterations", d.base_iterations}};
-  j["test"] = {{"inputs", d.test_inputs}, {"report_schema_version", d.test_schema_version},
-               {"iterations", d.test_iterations}};
+  j["base"] = {
+      {"inputs", d.base_inputs}, {"report_schema_version", d.base_schema_version}, {"iterations", d.base_iterations}};
+  j["test"] = {
+      {"inputs", d.test_inputs}, {"report_schema_version", d.test_schema_version}, {"iterations", d.test_iterations}};
   j["significance"] = {{"test", "two-sided rank-sum (Mann-Whitney U) over per-iteration values"},
                        {"max_p", kMaxP},
                        {"min_relative_change", kMinRelativeChange},

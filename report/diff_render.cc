@@ -15,6 +15,20 @@ using namespace diff_internal;  // NOLINT
 
 constexpr size_t kChangesShown = 10;
 
+// A Markdown table cell: '|' would end the cell, a newline the row.
+std::string Cell(std::string s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n')
+      o += ' ';
+    else
+      o += c;
+  }
+  return o;
+}
+
 std::string JudgedText(const Judgement& j, size_t nb, size_t nt, bool has_values) {
   if (!has_values) return "not judged (no per-iteration values)";
   if (j.verdict == Significance::kNotJudged)
@@ -25,18 +39,18 @@ std::string JudgedText(const Judgement& j, size_t nb, size_t nt, bool has_values
 std::string StepLine(const std::string& label, const SeriesDelta& s, const Delta& overlap) {
   const Delta step{s.base.empty() ? std::nullopt : std::optional<double>(s.judged.base_median),
                    s.test.empty() ? std::nullopt : std::optional<double>(s.judged.test_median)};
-  std::string line = absl::StrCat(label, ": step time ", Value("step_time_ns", step.base), " -> ",
-                                  Value("step_time_ns", step.test), " (", SignedDur(step.delta().value_or(0)), ", ",
-                                  SignedPct(step.relative()), "), ",
-                                  JudgedText(s.judged, s.base.size(), s.test.size(), true));
-  absl::StrAppend(&line, "; overlap ", Value("overlap_ratio", overlap.base), " -> ", Value("overlap_ratio", overlap.test),
-                  " (", DeltaText("overlap_ratio", overlap), ")");
+  std::string line =
+      absl::StrCat(label, ": step time ", Value("step_time_ns", step.base), " -> ", Value("step_time_ns", step.test),
+                   " (", SignedDur(step.delta().value_or(0)), ", ", SignedPct(step.relative()), "), ",
+                   JudgedText(s.judged, s.base.size(), s.test.size(), true));
+  absl::StrAppend(&line, "; overlap ", Value("overlap_ratio", overlap.base), " -> ",
+                  Value("overlap_ratio", overlap.test), " (", DeltaText("overlap_ratio", overlap), ")");
   return line;
 }
 
 std::string ChangeLine(const Change& c, size_t nb, size_t nt) {
-  return absl::StrCat(SignedDur(c.delta_ns()), "  ", c.what, " (", c.where, "): ", Dur(std::llround(c.base_ns)),
-                      " -> ", Dur(std::llround(c.test_ns)), " per iteration, ",
+  return absl::StrCat(SignedDur(c.delta_ns()), "  ", c.what, " (", c.where, "): ", Dur(std::llround(c.base_ns)), " -> ",
+                      Dur(std::llround(c.test_ns)), " per iteration, ",
                       c.per_iteration_values ? JudgedText(c.judged, nb, nt, true) : JudgedText(c.judged, 0, 0, false));
 }
 
@@ -86,8 +100,8 @@ std::string RenderDiffText(const ReportDiff& d) {
   for (const KernelDiff& k : d.kernels)
     absl::StrAppendFormat(&o, "  %-8s %-8s %8s %8s %12s %12s %12s %12s  %s\n", k.status, k.cls,
                           Value("count", k.count.base), Value("count", k.count.test), Value("_ns", k.total_ns.base),
-                          Value("_ns", k.total_ns.test), Value("_ns", k.median_ns.base),
-                          Value("_ns", k.median_ns.test), Short(k.name));
+                          Value("_ns", k.total_ns.test), Value("_ns", k.median_ns.base), Value("_ns", k.median_ns.test),
+                          Short(k.name));
   o += "\nClasses\n";
   for (const ClassDiff& c : d.classes)
     absl::StrAppendFormat(&o, "  %-8s count %s -> %s, time %s -> %s (%s)\n", c.cls, Value("n", c.count.base),
@@ -96,13 +110,12 @@ std::string RenderDiffText(const ReportDiff& d) {
   if (!d.collectives.empty()) {
     o += "\nCollectives by (op, communicator, size): medians over matched instances\n";
     for (const CollectiveDiff& c : d.collectives)
-      absl::StrAppendFormat(&o, "  %s comm %s %s: instances %s -> %s, bus time %s -> %s, skew %s -> %s, busbw %s -> %s\n",
-                            c.op, c.communicator.empty() ? "-" : c.communicator,
-                            c.size_bytes < 0 ? "size ?" : Bytes(c.size_bytes), Value("n", c.instances.base),
-                            Value("n", c.instances.test), Value("_ns", c.bus_time_ns.base),
-                            Value("_ns", c.bus_time_ns.test), Value("_ns", c.skew_ns.base),
-                            Value("_ns", c.skew_ns.test), Value("GB/s", c.busbw_gbps.base),
-                            Value("GB/s", c.busbw_gbps.test));
+      absl::StrAppendFormat(
+          &o, "  %s comm %s %s: instances %s -> %s, bus time %s -> %s, skew %s -> %s, busbw %s -> %s\n", c.op,
+          c.communicator.empty() ? "-" : c.communicator, c.size_bytes < 0 ? "size ?" : Bytes(c.size_bytes),
+          Value("n", c.instances.base), Value("n", c.instances.test), Value("_ns", c.bus_time_ns.base),
+          Value("_ns", c.bus_time_ns.test), Value("_ns", c.skew_ns.base), Value("_ns", c.skew_ns.test),
+          Value("GB/s", c.busbw_gbps.base), Value("GB/s", c.busbw_gbps.test));
   }
   return o;
 }
@@ -119,15 +132,16 @@ std::string RenderDiffMarkdown(const ReportDiff& d) {
          "|---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < d.verdict.changes.size() && i < kChangesShown; ++i) {
       const Change& c = d.verdict.changes[i];
-      absl::StrAppend(&o, "| ", i + 1, " | `", Short(c.what, 70), "` | ", c.where, " | ", Dur(std::llround(c.base_ns)),
-                      " | ", Dur(std::llround(c.test_ns)), " | ", SignedDur(c.delta_ns()), " | ",
-                      JudgedText(c.judged, nb, nt, c.per_iteration_values), " |\n");
+      absl::StrAppend(&o, "| ", i + 1, " | `", Cell(Short(c.what, 70)), "` | ", c.where, " | ",
+                      Dur(std::llround(c.base_ns)), " | ", Dur(std::llround(c.test_ns)), " | ", SignedDur(c.delta_ns()),
+                      " | ", JudgedText(c.judged, nb, nt, c.per_iteration_values), " |\n");
     }
   } else {
     o += "\nNo change moved the step time.\n";
   }
   for (const RankDiff& r : d.ranks) {
-    absl::StrAppend(&o, "\n<details><summary>", r.label, ": summary</summary>\n\n| metric | base | test | delta |\n|---|---:|---:|---:|\n");
+    absl::StrAppend(&o, "\n<details><summary>", r.label,
+                    ": summary</summary>\n\n| metric | base | test | delta |\n|---|---:|---:|---:|\n");
     for (const MetricDelta& m : r.summary)
       absl::StrAppend(&o, "| ", m.metric, " | ", Value(m.metric, m.value.base), " | ", Value(m.metric, m.value.test),
                       " | ", DeltaText(m.metric, m.value), " |\n");
@@ -136,8 +150,9 @@ std::string RenderDiffMarkdown(const ReportDiff& d) {
   o += "\n| kernel | class | status | total base | total test | delta |\n|---|---|---|---:|---:|---:|\n";
   for (size_t i = 0; i < d.kernels.size() && i < kChangesShown; ++i) {
     const KernelDiff& k = d.kernels[i];
-    absl::StrAppend(&o, "| `", Short(k.name, 70), "` | ", k.cls, " | ", k.status, " | ", Value("_ns", k.total_ns.base),
-                    " | ", Value("_ns", k.total_ns.test), " | ", DeltaText("total_ns", k.total_ns), " |\n");
+    absl::StrAppend(&o, "| `", Cell(Short(k.name, 70)), "` | ", k.cls, " | ", k.status, " | ",
+                    Value("_ns", k.total_ns.base), " | ", Value("_ns", k.total_ns.test), " | ",
+                    DeltaText("total_ns", k.total_ns), " |\n");
   }
   return o;
 }

@@ -56,9 +56,7 @@ void RankChanges(const RankReport& b, const RankReport& t, const RankDiff& rd, s
     return 0.0;
   };
   for (const std::string& cause : causes)
-    TotalChange("GPU idle (" + cause + ")", b, t, value(b.summary.gap_ns, cause), value(t.summary.gap_ns, cause),
-                out);
-  TotalChange("host blocked on the GPU", b, t, D(b.summary.blocked_ns), D(t.summary.blocked_ns), out);
+    TotalChange("GPU idle (" + cause + ")", b, t, value(b.summary.gap_ns, cause), value(t.summary.gap_ns, cause), out);
 }
 
 }  // namespace
@@ -77,12 +75,11 @@ Verdict BuildVerdict(const Report& base, const Report& test,
     RankChanges(*pairs[i].first, *pairs[i].second, rd, &v.changes);
   }
   KernelChanges(base, test, d, &v.changes);
-  v.changes.erase(std::remove_if(v.changes.begin(), v.changes.end(),
-                                 [](const Change& c) { return std::fabs(c.delta_ns()) < 0.5; }),
-                  v.changes.end());
-  std::stable_sort(v.changes.begin(), v.changes.end(), [](const Change& a, const Change& b) {
-    return std::fabs(a.delta_ns()) > std::fabs(b.delta_ns());
-  });
+  v.changes.erase(
+      std::remove_if(v.changes.begin(), v.changes.end(), [](const Change& c) { return std::fabs(c.delta_ns()) < 0.5; }),
+      v.changes.end());
+  std::stable_sort(v.changes.begin(), v.changes.end(),
+                   [](const Change& a, const Change& b) { return std::fabs(a.delta_ns()) > std::fabs(b.delta_ns()); });
   return v;
 }
 

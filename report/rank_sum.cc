@@ -97,8 +97,7 @@ Judgement Judge(const std::vector<double>& base, const std::vector<double>& test
   Judgement j;
   j.base_median = MedianOf(base);
   j.test_median = MedianOf(test);
-  if (base.size() < static_cast<size_t>(kMinIterations) || test.size() < static_cast<size_t>(kMinIterations))
-    return j;
+  if (base.size() < static_cast<size_t>(kMinIterations) || test.size() < static_cast<size_t>(kMinIterations)) return j;
   const RankSumResult t = RankSumTest(base, test);
   j.p = t.p;
   j.exact = t.exact;

@@ -59,8 +59,14 @@ ClockAlignment Clock(const Node& n) {
   a.residual_spread_ns = n.At("residual_spread_ns").Int();
   a.summary = n.At("summary").Str();
   n.At("hosts").Each([&](const Node& h) {
-    HostClock c{h.At("host").Str(), {}, h.At("reference").Bool(), h.At("aligned").Bool(), h.At("offset_ns").Int(),
-                h.At("instances").Int(), h.At("residual_spread_ns").Int(), h.At("reason").OptStr()};
+    HostClock c{h.At("host").Str(),
+                {},
+                h.At("reference").Bool(),
+                h.At("aligned").Bool(),
+                h.At("offset_ns").Int(),
+                h.At("instances").Int(),
+                h.At("residual_spread_ns").Int(),
+                h.At("reason").OptStr()};
     h.At("pids").Each([&](const Node& p) { c.pids.push_back(p.Int()); });
     a.hosts.push_back(std::move(c));
   });
@@ -80,8 +86,9 @@ void ReadGlobal(const Node& d, Report* r) {
   if (o.Has("align_clocks")) r->options.align_clocks = o.At("align_clocks").Str();
   if (d.Has("clock_note")) r->clock_note = d.At("clock_note").Str();
   r->clock_alignment = Clock(d.At("clock_alignment"));
-  d.At("classes").At("rules").Each(
-      [&](const Node& n) { r->classes.rules.push_back({n.At("rule").Str(), n.At("origin").Str()}); });
+  d.At("classes").At("rules").Each([&](const Node& n) {
+    r->classes.rules.push_back({n.At("rule").Str(), n.At("origin").Str()});
+  });
   d.At("classes").At("totals").Members([&](const std::string& k, const Node& n) {
     r->classes.totals.push_back({k, n.At("count").Int(), n.At("total_ns").Int()});
   });
@@ -89,11 +96,18 @@ void ReadGlobal(const Node& d, Report* r) {
   r->iterations = {it.At("marker").Str(), it.At("count").Int(), it.At("assigned_by_launch_call").Int(),
                    it.At("assigned_by_own_start").Int(), it.At("outside_iterations").Int()};
   d.At("top_kernels").Each([&](const Node& n) {
-    KernelTotal k{n.At("class").Str(), n.At("kind").Str(), n.At("name").Str(), n.At("count").Int(),
-                  n.At("total_ns").Int(), n.At("max_ns").Int(), 0, {}};
+    KernelTotal k{n.At("class").Str(),
+                  n.At("kind").Str(),
+                  n.At("name").Str(),
+                  n.At("count").Int(),
+                  n.At("total_ns").Int(),
+                  n.At("max_ns").Int(),
+                  0,
+                  {}};
     if (n.Has("median_ns")) k.median_ns = n.At("median_ns").Int();
-    n.At("per_iteration").Each(
-        [&](const Node& v) { k.per_iteration.push_back({v.At("iteration").Int(), v.At("ns").Int()}); });
+    n.At("per_iteration").Each([&](const Node& v) {
+      k.per_iteration.push_back({v.At("iteration").Int(), v.At("ns").Int()});
+    });
     r->top_kernels.push_back(std::move(k));
   });
 }
@@ -130,13 +144,12 @@ CrossRank ReadCrossRank(const Node& n) {
 
 }  // namespace read_internal
 
-absl::StatusOr<Report> ReadReportJson(std::string_view text, const std::string& source,
-                                      std::string* schema_version) {
+absl::StatusOr<Report> ReadReportJson(std::string_view text, const std::string& source, std::string* schema_version) {
   using read_internal::Node;
-  nlohmann::json doc;
+  nlohmann::ordered_json doc;
   try {
-    doc = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
+    doc = nlohmann::ordered_json::parse(text.begin(), text.end());
+  } catch (const nlohmann::ordered_json::parse_error& e) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": offset ", e.byte, ": not JSON (", e.what(), ")"));
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", e.what()));
@@ -144,8 +157,8 @@ absl::StatusOr<Report> ReadReportJson(std::string_view text, const std::string& 
   try {
     const Node d{doc, ""};
     if (!doc.is_object() || d.At("schema").j != kSchema)
-      return absl::InvalidArgumentError(absl::StrCat(source, ": not an overlapscope report (\"schema\" is not \"",
-                                                     kSchema, "\")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": not an overlapscope report (\"schema\" is not \"", kSchema, "\")"));
     if (schema_version) *schema_version = d.Has("schema_version") ? d.At("schema_version").Str() : "1.0";
     Report r;
     read_internal::ReadGlobal(d, &r);

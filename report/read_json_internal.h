@@ -15,7 +15,7 @@
 
 namespace overlapscope::report::read_internal {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 struct ReadError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -55,9 +55,7 @@ struct Node {
   }
   std::optional<int64_t> OptInt() const { return j.is_null() ? std::nullopt : std::optional<int64_t>(Int()); }
   std::optional<double> OptDouble() const { return j.is_null() ? std::nullopt : std::optional<double>(Double()); }
-  std::optional<std::string> OptStr() const {
-    return j.is_null() ? std::nullopt : std::optional<std::string>(Str());
-  }
+  std::optional<std::string> OptStr() const { return j.is_null() ? std::nullopt : std::optional<std::string>(Str()); }
   // Elements of an array (absent: none).
   template <typename F>
   void Each(F f) const {

@@ -27,7 +27,7 @@ std::optional<GpuActivity> Activity(const Node& n) {
 }
 
 Percentiles ReadPercentiles(const Node& n) {
-  return Percentiles{n.At("count").Int(),  n.At("min_ns").Int(), n.At("p50_ns").Int(),   n.At("p90_ns").Int(),
+  return Percentiles{n.At("count").Int(),  n.At("min_ns").Int(), n.At("p50_ns").Int(),    n.At("p90_ns").Int(),
                      n.At("p99_ns").Int(), n.At("max_ns").Int(), n.At("mean_ns").Double()};
 }
 
@@ -68,9 +68,8 @@ DeviceReport Device(const Node& n) {
   });
   ReadIdle(n.At("idle"), &d.idle);
   n.At("top_gaps").Each([&](const Node& x) {
-    d.top_gaps.push_back({x.At("start_ns").Int(), x.At("end_ns").Int(), x.At("cause").Str(),
-                          Activity(x.At("ended_by")), x.At("launch_call").OptStr(), x.At("thread").OptInt(),
-                          x.At("iteration").OptInt()});
+    d.top_gaps.push_back({x.At("start_ns").Int(), x.At("end_ns").Int(), x.At("cause").Str(), Activity(x.At("ended_by")),
+                          x.At("launch_call").OptStr(), x.At("thread").OptInt(), x.At("iteration").OptInt()});
   });
   n.At("launch_delay").Each([&](const Node& x) {
     d.launch_delay.push_back({x.At("stream").OptInt(), ReadPercentiles(x.At("launch_delay")),
@@ -84,27 +83,46 @@ RankSummary Summary(const Node& n) {
   RankSummary s;
   n.Members([&](const std::string& k, const Node& v) {
     auto is = [&](const char* key) { return k == key; };
-    if (is("comm_ns")) s.comm_ns = v.Int();
-    else if (is("hidden_comm_ns")) s.hidden_comm_ns = v.Int();
-    else if (is("exposed_comm_ns")) s.exposed_comm_ns = v.Int();
-    else if (is("overlap_ratio")) s.overlap_ratio = v.OptDouble();
-    else if (is("compute_ns")) s.compute_ns = v.Int();
-    else if (is("compute_share_overlapped")) s.compute_share_overlapped = v.OptDouble();
-    else if (is("contention_ns")) s.contention_ns = v.Int();
-    else if (is("net_overlap_gain_ns")) s.net_overlap_gain_ns = v.Int();
-    else if (is("hta_compat_overlap_pct")) s.hta_compat_overlap_pct = v.OptDouble();
-    else if (is("blocked_ns")) s.blocked_ns = v.Int();
-    else if (is("blocked_share")) s.blocked_share = v.OptDouble();
-    else if (is("gpu_span_ns")) s.gpu_span_ns = v.Int();
-    else if (is("gpu_idle_ns")) s.gpu_idle_ns = v.Int();
-    else if (is("gpu_idle_share")) s.gpu_idle_share = v.OptDouble();
-    else if (is("gpu_gap_ns")) s.gpu_gap_ns = v.Int();
-    else if (is("collective_wait_ns")) s.collective_wait_ns = v.Int();
-    else if (is("collective_times_last")) s.collective_times_last = v.Int();
-    else if (is("findings")) v.Int();  // the sum of the finding_ keys: recomputed
+    if (is("comm_ns"))
+      s.comm_ns = v.Int();
+    else if (is("hidden_comm_ns"))
+      s.hidden_comm_ns = v.Int();
+    else if (is("exposed_comm_ns"))
+      s.exposed_comm_ns = v.Int();
+    else if (is("overlap_ratio"))
+      s.overlap_ratio = v.OptDouble();
+    else if (is("compute_ns"))
+      s.compute_ns = v.Int();
+    else if (is("compute_share_overlapped"))
+      s.compute_share_overlapped = v.OptDouble();
+    else if (is("contention_ns"))
+      s.contention_ns = v.Int();
+    else if (is("net_overlap_gain_ns"))
+      s.net_overlap_gain_ns = v.Int();
+    else if (is("hta_compat_overlap_pct"))
+      s.hta_compat_overlap_pct = v.OptDouble();
+    else if (is("blocked_ns"))
+      s.blocked_ns = v.Int();
+    else if (is("blocked_share"))
+      s.blocked_share = v.OptDouble();
+    else if (is("gpu_span_ns"))
+      s.gpu_span_ns = v.Int();
+    else if (is("gpu_idle_ns"))
+      s.gpu_idle_ns = v.Int();
+    else if (is("gpu_idle_share"))
+      s.gpu_idle_share = v.OptDouble();
+    else if (is("gpu_gap_ns"))
+      s.gpu_gap_ns = v.Int();
+    else if (is("collective_wait_ns"))
+      s.collective_wait_ns = v.Int();
+    else if (is("collective_times_last"))
+      s.collective_times_last = v.Int();
+    else if (is("findings"))
+      v.Int();  // the sum of the finding_ keys: recomputed
     else if (k.size() > 7 && k.rfind("gap_", 0) == 0 && k.compare(k.size() - 3, 3, "_ns") == 0)
       s.gap_ns.push_back({k.substr(4, k.size() - 7), v.Int()});
-    else if (k.rfind("finding_", 0) == 0) s.findings.push_back({k.substr(8), v.Int()});
+    else if (k.rfind("finding_", 0) == 0)
+      s.findings.push_back({k.substr(8), v.Int()});
     // unknown keys: a later minor's metric; ignored.
   });
   return s;
@@ -118,9 +136,12 @@ std::vector<KindFigures> Kinds(const Node& n, const char* ns_key) {
 
 void ReadThreads(const Node& n, RankReport* rk) {
   n.Each([&](const Node& x) {
-    ThreadBlocking th{x.At("thread").OptInt(),      x.At("name").Str(),
-                      x.At("blocked_ns").Int(),     x.At("final_sync_ns").Int(),
-                      x.At("active_span_ns").Int(), x.At("blocked_share").OptDouble(),
+    ThreadBlocking th{x.At("thread").OptInt(),
+                      x.At("name").Str(),
+                      x.At("blocked_ns").Int(),
+                      x.At("final_sync_ns").Int(),
+                      x.At("active_span_ns").Int(),
+                      x.At("blocked_share").OptDouble(),
                       {}};
     x.At("top_calls").Each([&](const Node& c) {
       th.top_calls.push_back({c.At("call").Str(), c.At("count").Int(), c.At("total_ns").Int(), c.At("max_ns").Int()});
@@ -138,12 +159,11 @@ RankReport Rank(const Node& n) {
   rk.source = n.At("source").Str();
   rk.summary = Summary(n.At("summary"));
   n.At("windows").Each([&](const Node& w) {
-    rk.windows.push_back({w.At("index").Int(), w.At("trigger").Str(), w.At("name").Str(),
-                          w.At("capture_start_ns").Int(), w.At("capture_end_ns").Int(), w.At("start_ns").Int(),
-                          w.At("end_ns").Int(), w.At("startup_excluded_ns").Int(), w.At("kernels").Int(),
-                          w.At("memcpys").Int(), w.At("memsets").Int(), w.At("gpu_span_ns").Int(),
-                          w.At("gpu_busy_ns").Int(), w.At("gpu_idle_ns").Int(), w.At("gpu_gap_ns").Int(),
-                          w.At("gaps").Int()});
+    rk.windows.push_back(
+        {w.At("index").Int(), w.At("trigger").Str(), w.At("name").Str(), w.At("capture_start_ns").Int(),
+         w.At("capture_end_ns").Int(), w.At("start_ns").Int(), w.At("end_ns").Int(), w.At("startup_excluded_ns").Int(),
+         w.At("kernels").Int(), w.At("memcpys").Int(), w.At("memsets").Int(), w.At("gpu_span_ns").Int(),
+         w.At("gpu_busy_ns").Int(), w.At("gpu_idle_ns").Int(), w.At("gpu_gap_ns").Int(), w.At("gaps").Int()});
   });
   n.At("devices").Each([&](const Node& d) { rk.devices.push_back(Device(d)); });
   if (n.Has("hta_compat")) {

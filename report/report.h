@@ -106,8 +106,8 @@ struct IterationNs {
 struct KernelTotal {
   std::string cls, kind, name;  // class "compute"...; kind "kernel", "memcpy", "memset"
   int64_t count = 0, total_ns = 0, max_ns = 0;
-  int64_t median_ns = 0;                  // median duration of one activity (1.6)
-  std::vector<IterationNs> per_iteration; // by iteration number, ascending (1.6; run comparison)
+  int64_t median_ns = 0;                   // median duration of one activity (1.6)
+  std::vector<IterationNs> per_iteration;  // by iteration number, ascending (1.6; run comparison)
 };
 
 // One named figure of a rank summary or a per-kind table ("host_blocked", 1234).

@@ -36,7 +36,7 @@ Result RunCli(const std::string& args) {
 const std::string kData = OVERLAPSCOPE_TEST_DATA;
 
 TEST(Cli, HelpOnEverySubcommand) {
-  for (const char* cmd : {"info", "analyze", "export", "profile", "run"}) {
+  for (const char* cmd : {"info", "analyze", "diff", "export", "profile", "run"}) {
     Result r = RunCli(std::string(cmd) + " --help");
     EXPECT_EQ(r.code, 0) << cmd << ": " << r.out;
     EXPECT_NE(r.out.find("usage: overlapscope " + std::string(cmd)), std::string::npos) << r.out;
