@@ -12,6 +12,8 @@
 #include "cli/load.h"
 #include "cli/option_values.h"
 #include "engine/engine.h"
+#include "engine/timeline.h"
+#include "report/html.h"
 
 namespace overlapscope::cli {
 namespace {
@@ -27,6 +29,7 @@ const CommandSpec kSpec{
     {{"json", "", "machine-readable report (schema overlapscope.report/1, docs/report-schema.md)"},
      {"markdown", "", "Markdown summary for pull-request comments"},
      {"strict", "", "exit 2 (no report) when part of the input could not be read (data-loss warnings)"},
+     {"html", "OUT.html", "also write a self-contained HTML page (charts, timeline of one iteration per rank)"},
      {"comm-kernel", "REGEX", "classify GPU activities whose name matches REGEX as communication", true},
      {"compute-kernel", "REGEX", "classify matching names as compute", true},
      {"memory-kernel", "REGEX", "classify matching names as memory", true},
@@ -65,6 +68,14 @@ int Usage(const std::string& msg) {
 bool Print(const std::string& text) {
   if (std::fputs(text.c_str(), stdout) >= 0 && std::fflush(stdout) == 0) return true;
   std::fprintf(stderr, "overlapscope analyze: cannot write the report to stdout\n");
+  return false;
+}
+
+// Writes `text` to `path`; false (after saying so) when it cannot.
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (out && out.write(text.data(), static_cast<std::streamsize>(text.size())) && out.flush()) return true;
+  std::fprintf(stderr, "overlapscope analyze: %s: cannot write\n", path.c_str());
   return false;
 }
 
@@ -108,6 +119,10 @@ int RunAnalyze(int argc, char** argv) {
       args.Has("explain-classes") ? engine::ExplainClasses(*analysis) : engine::RenderReport(*analysis, format, render);
   if (!out.ok()) return Fail(out.status());
   if (!Print(*out)) return kExitError;
+  if (args.Has("html") && !args.Has("explain-classes")) {
+    const std::string page = report::RenderHtml(analysis->report(), engine::IterationTimelines(*analysis));
+    if (!WriteFile(args.Get("html"), page)) return kExitError;
+  }
   if (args.Has("trace")) {
     const std::string path = args.Get("trace");
     engine::ExportOptions draw;

@@ -14,7 +14,9 @@
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "engine/engine.h"
+#include "engine/timeline.h"
 #include "report/diff.h"
+#include "report/html.h"
 #include "report/read_json.h"
 
 namespace overlapscope::cli {
@@ -31,6 +33,7 @@ const CommandSpec kSpec{
     "report. Deltas are TEST - BASE.",
     {{"json", "", "machine-readable comparison (schema overlapscope.diff/1, docs/diff-schema.md)"},
      {"markdown", "", "Markdown for a pull-request comment"},
+     {"html", "OUT.html", "also write a self-contained HTML page: verdict, deltas, both sides with their charts"},
      {"fail-on", "EXPR",
       "exit 3 when a rank's delta is beyond EXPR: METRIC>DELTA or METRIC<DELTA, DELTA absolute or "
       "relative to BASE with %, e.g. 'step_time_ns>+5%', 'overlap_ratio<-0.05'",
@@ -73,7 +76,7 @@ bool IsSavedReport(const std::string& path, std::string* text) {
 
 // One side: a saved report read back, or the trace(s) at `path` loaded and analyzed.
 std::optional<report::Report> Side(const std::string& path, const engine::AnalyzeOptions& opt, const std::string& align,
-                                   std::string* schema_version, int* rc) {
+                                   std::string* schema_version, std::vector<report::RankTimeline>* timelines, int* rc) {
   std::string text;
   if (IsSavedReport(path, &text)) {
     auto r = report::ReadReportJson(text, path, schema_version);
@@ -93,6 +96,7 @@ std::optional<report::Report> Side(const std::string& path, const engine::Analyz
     return std::nullopt;
   }
   *schema_version = report::kSchemaVersion;
+  *timelines = engine::IterationTimelines(*analysis);
   return analysis->report();
 }
 
@@ -114,9 +118,10 @@ int RunDiff(int argc, char** argv) {
     gates.push_back(*parsed);
   }
   report::DiffInfo info;
-  auto base = Side(args.positionals[0], opt, args.Get("align-clocks"), &info.base_schema_version, &rc);
+  std::vector<report::RankTimeline> base_tl, test_tl;
+  auto base = Side(args.positionals[0], opt, args.Get("align-clocks"), &info.base_schema_version, &base_tl, &rc);
   if (!base) return rc;
-  auto test = Side(args.positionals[1], opt, args.Get("align-clocks"), &info.test_schema_version, &rc);
+  auto test = Side(args.positionals[1], opt, args.Get("align-clocks"), &info.test_schema_version, &test_tl, &rc);
   if (!test) return rc;
   const report::ReportDiff d = report::DiffReports(*base, *test, info);
   const std::vector<std::string> names = report::DiffMetricNames(d);
@@ -130,6 +135,14 @@ int RunDiff(int argc, char** argv) {
   if (std::fputs(out.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
     std::fprintf(stderr, "overlapscope diff: cannot write to stdout\n");
     return kExitError;
+  }
+  if (args.Has("html")) {
+    const std::string page = report::RenderDiffHtml(*base, *test, d, base_tl, test_tl);
+    std::ofstream f(args.Get("html"), std::ios::binary);
+    if (!f || !f.write(page.data(), static_cast<std::streamsize>(page.size())) || !f.flush()) {
+      std::fprintf(stderr, "overlapscope diff: %s: cannot write\n", args.Get("html").c_str());
+      return kExitError;
+    }
   }
   if (gates.empty()) return kExitOk;
   const report::DiffGateResult g = report::EvaluateDiffGates(d, gates);

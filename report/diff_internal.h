@@ -25,5 +25,9 @@ std::string SignedDur(double ns);                                              /
 std::string SignedPct(const std::optional<double>& r);                         // "+13.4%", "n/a"
 std::string Value(const std::string& metric, const std::optional<double>& v);  // by the metric's unit
 std::string DeltaText(const std::string& metric, const Delta& v);              // "+59.8 µs (+13.4%)"
+// "significant (p=0.0022)", "not judged (3 vs 3 iterations; 5 a side needed)".
+std::string JudgedText(const Judgement& j, size_t nb, size_t nt, bool has_values);
+// "rank 0: step time 445.0 µs -> 504.8 µs (+59.8 µs, +13.4%), not judged (...); overlap ...".
+std::string StepLine(const std::string& label, const SeriesDelta& s, const Delta& overlap);
 
 }  // namespace overlapscope::report::diff_internal

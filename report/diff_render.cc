@@ -9,25 +9,7 @@
 #include "report/render.h"
 
 namespace overlapscope::report {
-namespace {
-
-using namespace diff_internal;  // NOLINT
-
-constexpr size_t kChangesShown = 10;
-
-// A Markdown table cell: '|' would end the cell, a newline the row.
-std::string Cell(std::string s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '|')
-      o += "\\|";
-    else if (c == '\n')
-      o += ' ';
-    else
-      o += c;
-  }
-  return o;
-}
+namespace diff_internal {
 
 std::string JudgedText(const Judgement& j, size_t nb, size_t nt, bool has_values) {
   if (!has_values) return "not judged (no per-iteration values)";
@@ -46,6 +28,28 @@ std::string StepLine(const std::string& label, const SeriesDelta& s, const Delta
   absl::StrAppend(&line, "; overlap ", Value("overlap_ratio", overlap.base), " -> ",
                   Value("overlap_ratio", overlap.test), " (", DeltaText("overlap_ratio", overlap), ")");
   return line;
+}
+
+}  // namespace diff_internal
+
+namespace {
+
+using namespace diff_internal;  // NOLINT
+
+constexpr size_t kChangesShown = 10;
+
+// A Markdown table cell: '|' would end the cell, a newline the row.
+std::string Cell(std::string s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n')
+      o += ' ';
+    else
+      o += c;
+  }
+  return o;
 }
 
 std::string ChangeLine(const Change& c, size_t nb, size_t nt) {

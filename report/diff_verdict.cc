@@ -16,7 +16,7 @@ void KernelChanges(const Report& base, const Report& test, const ReportDiff& d, 
   const double bn = std::max<double>(1, D(static_cast<int64_t>(base.ranks.size())));
   const double tn = std::max<double>(1, D(static_cast<int64_t>(test.ranks.size())));
   for (const KernelDiff& k : d.kernels) {
-    Change c{"kernel " + k.name, "all ranks", 0, 0, k.per_iteration.judged, false};
+    Change c{k.kind + " " + k.name, "all ranks", 0, 0, k.per_iteration.judged, false};
     const bool series = !k.per_iteration.base.empty() || !k.per_iteration.test.empty();
     if (series) {
       c.per_iteration_values = true;

@@ -1,0 +1,26 @@
+// Internal to the HTML pages (report/html.h): escaping and the inline SVG charts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/html.h"
+
+namespace overlapscope::report::html {
+
+std::string Esc(const std::string& s);  // &, <, >, " escaped
+std::string ClassColor(const std::string& cls);
+
+// Hidden vs exposed communication per iteration of one GPU (stacked bars, µs).
+std::string OverlapBars(const DeviceReport& d);
+// GPU idle of one rank by cause (one stacked horizontal bar with a legend).
+std::string IdleBar(const RankReport& rk);
+// Top kernels of one class: horizontal bars by total time.
+std::string KernelBars(const std::vector<KernelTotal>& kernels, const std::string& cls);
+// Collective wait per rank (rows) and matched instance (columns), darker = longer wait.
+std::string WaitHeatmap(const CrossRank& x);
+// One iteration of one rank: streams as rows, classes as colours.
+std::string TimelineSvg(const RankTimeline& t);
+std::string Legend();
+
+}  // namespace overlapscope::report::html

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Renders the HTML pages of `analyze --html` and `diff --html` in headless Chromium and fails when
+# the browser logs a console message (a script or resource error) or a page tries the network.
+# With a directory as $2, also writes a screenshot of each page there (html-analyze.png,
+# html-diff.png). Exits 77 (ctest: skipped) when no chromium is installed.
+#
+#   tools/html_check.sh BIN [SCREENSHOT_DIR]      BIN: build/cli/overlapscope
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+shots="${2:-}"
+browser="$(command -v chromium || command -v chromium-browser || true)"
+if [[ -z "$browser" ]]; then
+  echo "SKIPPED: chromium is not installed (apt-get install chromium)"
+  exit 77
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+"$bin" analyze tests/data/kineto/ag_overlap --html "$tmp/analyze.html" >/dev/null
+"$bin" diff tests/data/kineto/ag_sequential tests/data/kineto/ag_overlap --html "$tmp/diff.html" >/dev/null
+status=0
+for page in analyze diff; do
+  if grep -Eq '<script|https?://|<link|@import|url\(' "$tmp/$page.html"; then
+    echo "html_check: $page.html refers to something outside the page"
+    status=1
+  fi
+  shot=()
+  [[ -n "$shots" ]] && shot=(--window-size=1200,2600 "--screenshot=$shots/html-$page.png")
+  rm -rf "$tmp/profile"
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$tmp/profile" --enable-logging=stderr --v=0 "${shot[@]}" \
+    --dump-dom "file://$tmp/$page.html" >"$tmp/$page.dom" 2>"$tmp/$page.log" || true
+  if grep -E 'CONSOLE|Uncaught|Failed to load resource|net::ERR' "$tmp/$page.log"; then
+    echo "html_check: $page.html: the browser logged the lines above"
+    status=1
+  fi
+  # The page was rendered: the DOM the browser built has the charts.
+  if ! grep -q '<svg class="chart' "$tmp/$page.dom"; then
+    echo "html_check: $page.html: no chart in the rendered DOM"
+    status=1
+  fi
+done
+[[ $status -eq 0 ]] && echo "html_check: both pages render in $("$browser" --version 2>/dev/null | head -1) with no console message"
+exit $status
