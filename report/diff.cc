@@ -148,6 +148,8 @@ std::optional<size_t> MatchRank(const Report& base, const RankReport& t, size_t 
 
 ReportDiff DiffReports(const Report& base, const Report& test, const DiffInfo& info) {
   ReportDiff d;
+  for (const ImportWarning& w : base.warnings) d.warnings.push_back("BASE: " + w.message);
+  for (const ImportWarning& w : test.warnings) d.warnings.push_back("TEST: " + w.message);
   d.base_inputs = base.inputs;
   d.test_inputs = test.inputs;
   d.base_schema_version = info.base_schema_version;

@@ -92,6 +92,8 @@ struct Verdict {
 
 struct ReportDiff {
   std::vector<std::string> base_inputs, test_inputs;
+  // Data-loss warnings of either side's import ("BASE: <message>"), printed first.
+  std::vector<std::string> warnings;
   std::string base_schema_version, test_schema_version;
   int64_t base_iterations = 0, test_iterations = 0;
   Verdict verdict;

@@ -63,6 +63,7 @@ std::string RenderDiffJson(const ReportDiff& d, const std::vector<DiffGate>& gat
   ojson j;
   j["schema"] = kDiffSchema;
   j["schema_version"] = kDiffSchemaVersion;
+  j["warnings"] = d.warnings;
   j["base"] = {
       {"inputs", d.base_inputs}, {"report_schema_version", d.base_schema_version}, {"iterations", d.base_iterations}};
   j["test"] = {

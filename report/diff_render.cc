@@ -68,7 +68,9 @@ std::pair<size_t, size_t> SideIterations(const ReportDiff& d) {
 }  // namespace
 
 std::string RenderDiffText(const ReportDiff& d) {
-  std::string o = "overlapscope diff (deltas are TEST - BASE)\n";
+  std::string o;
+  for (const std::string& w : d.warnings) absl::StrAppend(&o, "WARNING ", w, "\n");
+  absl::StrAppend(&o, "overlapscope diff (deltas are TEST - BASE)\n");
   absl::StrAppend(&o, "  base: ", absl::StrJoin(d.base_inputs, " "), "\n  test: ", absl::StrJoin(d.test_inputs, " "),
                   "\n\nVerdict\n");
   for (size_t i = 0; i < d.verdict.step_time.size(); ++i)
@@ -126,6 +128,7 @@ std::string RenderDiffText(const ReportDiff& d) {
 
 std::string RenderDiffMarkdown(const ReportDiff& d) {
   std::string o = "### overlapscope diff\n\n";
+  for (const std::string& w : d.warnings) absl::StrAppend(&o, "> **Warning:** ", w, "\n\n");
   absl::StrAppend(&o, "BASE `", absl::StrJoin(d.base_inputs, " "), "` → TEST `", absl::StrJoin(d.test_inputs, " "),
                   "` (deltas are TEST − BASE)\n\n**Verdict**\n\n");
   for (size_t i = 0; i < d.verdict.step_time.size(); ++i)

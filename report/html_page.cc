@@ -23,7 +23,7 @@ constexpr char kCss[] =
     "fill:#333}.note{color:#777;font-style:italic}.legend span{margin-right:14px;font-size:12px}.legend i{"
     "display:inline-block;width:10px;height:10px;margin-right:4px}.up{color:#b3261e}.down{color:#1b7f3b}"
     ".sides{display:grid;grid-template-columns:1fr 1fr;gap:16px}.verdict li{margin:3px 0}code{font-size:12px}"
-    ".advice{color:#555}td{white-space:nowrap}td:first-child,td:last-child{white-space:normal}";
+    ".advice{color:#555}.warning{color:#b3261e}td{white-space:nowrap}td:first-child,td:last-child{white-space:normal}";
 
 std::string Page(const std::string& title, const std::string& body) {
   return absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", Esc(title),
@@ -151,6 +151,7 @@ std::string VerdictHtml(const ReportDiff& d) {
 
 std::string RenderHtml(const Report& r, const std::vector<RankTimeline>& timelines) {
   std::string body = absl::StrCat("<h1>overlapscope report</h1>", Header(r));
+  for (const ImportWarning& w : r.warnings) body += "<p class=\"warning\"><b>Warning:</b> " + Esc(w.message) + "</p>";
   for (const RankReport& rk : r.ranks) body += RankSection(rk, timelines);
   body += CrossRankSection(r);
   body += KernelsSection(r);
@@ -162,6 +163,7 @@ std::string RenderDiffHtml(const Report& base, const Report& test, const ReportD
                            const std::vector<RankTimeline>& test_timelines) {
   std::string body = "<h1>overlapscope diff</h1><p>BASE " + Esc(absl::StrJoin(d.base_inputs, " ")) + " &rarr; TEST " +
                      Esc(absl::StrJoin(d.test_inputs, " ")) + " (deltas are TEST &minus; BASE)</p>" + Legend();
+  for (const std::string& w : d.warnings) body += "<p class=\"warning\"><b>Warning:</b> " + Esc(w) + "</p>";
   body += VerdictHtml(d);
   // Per rank the key metrics; the whole summary folds out (no script: <details>).
   static const char* const kKey[] = {"step_time_ns",   "overlap_ratio", "exposed_comm_ns",

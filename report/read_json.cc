@@ -74,6 +74,10 @@ ClockAlignment Clock(const Node& n) {
 }
 
 void ReadGlobal(const Node& d, Report* r) {
+  d.At("warnings").Each([&](const Node& w) {  // 1.5
+    r->warnings.push_back(
+        {w.At("source").Str(), w.At("stat").Str(), w.At("severity").Str(), w.At("count").Int(), w.At("message").Str()});
+  });
   r->tool = d.At("tool").Str();
   d.At("inputs").Each([&](const Node& n) { r->inputs.push_back(n.Str()); });
   r->time_span = {d.At("time_span").At("start_ns").Int(), d.At("time_span").At("end_ns").Int()};

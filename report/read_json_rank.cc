@@ -101,6 +101,8 @@ RankSummary Summary(const Node& n) {
       s.net_overlap_gain_ns = v.Int();
     else if (is("hta_compat_overlap_pct"))
       s.hta_compat_overlap_pct = v.OptDouble();
+    else if (is("hta_wholetrace_overlap_pct"))
+      s.hta_wholetrace_overlap_pct = v.OptDouble();
     else if (is("blocked_ns"))
       s.blocked_ns = v.Int();
     else if (is("blocked_share"))
@@ -168,8 +170,21 @@ RankReport Rank(const Node& n) {
   n.At("devices").Each([&](const Node& d) { rk.devices.push_back(Device(d)); });
   if (n.Has("hta_compat")) {
     const Node h = n.At("hta_compat");
-    rk.hta_compat = HtaCompat{h.At("overlap_pct").OptDouble(), h.At("comm_us").Int(), h.At("overlap_us").Int(),
-                              h.At("dropped_sub_us").Int(), h.At("note").Str()};
+    HtaCompat c;
+    c.overlap_pct = h.At("overlap_pct").OptDouble();
+    c.comm_us = h.At("comm_us").Int();
+    c.overlap_us = h.At("overlap_us").Int();
+    if (h.Has("step_filter")) {  // 1.5
+      c.step_filter = h.At("step_filter").Bool();
+      c.last_step_start_us = h.At("last_step_start_us").OptInt();
+      c.filtered_out = h.At("filtered_out").Int();
+      c.wholetrace_overlap_pct = h.At("wholetrace_overlap_pct").OptDouble();
+      c.wholetrace_comm_us = h.At("wholetrace_comm_us").Int();
+      c.wholetrace_overlap_us = h.At("wholetrace_overlap_us").Int();
+    }
+    c.dropped_sub_us = h.At("dropped_sub_us").Int();
+    c.note = h.At("note").Str();
+    rk.hta_compat = std::move(c);
   }
   ReadThreads(n.At("threads"), &rk);
   const Node bi = n.At("blocked_intervals");

@@ -31,8 +31,11 @@ TEST(ReadJson, RoundTripsEveryGoldenReport) {
     ASSERT_TRUE(r.ok()) << name << ": " << r.status();
     EXPECT_EQ(version, kSchemaVersion) << name;
     const std::string again = RenderJson(*r);
-    EXPECT_TRUE(again == text) << name << ": differs from the golden (" << again.size() << " vs " << text.size()
-                               << " bytes)";
+    size_t at = 0;
+    while (at < again.size() && at < text.size() && again[at] == text[at]) ++at;
+    EXPECT_TRUE(again == text) << name << ": differs from the golden at byte " << at << ": golden \""
+                               << text.substr(at > 80 ? at - 80 : 0, 160) << "\" read back \""
+                               << again.substr(at > 80 ? at - 80 : 0, 160) << "\"";
     ++n;
   }
   EXPECT_GE(n, 12);  // tests/data/golden/inputs.txt lists 12 inputs
