@@ -93,13 +93,18 @@ std::string IdleBar(const RankReport& rk) {
   static const std::map<std::string, std::string> kColor = {
       {"host_blocked", "#e15759"}, {"launch_bound", "#edc948"}, {"dependency", "#b07aa1"}, {"unknown", "#bab0ac"}};
   std::string o = absl::StrFormat("<svg class=\"chart idle\" viewBox=\"0 0 %d 46\" role=\"img\">", kWidth);
-  double x = 0;
+  double x = 0, key_x = 0;  // key: a swatch and "cause time" per cause with time, in bar order
   for (const auto& [name, ns] : causes) {
     const double w = kWidth * static_cast<double>(ns) / static_cast<double>(total);
     auto it = kColor.find(name);
-    o += Rect(x, 0, w, 22, it == kColor.end() ? "#bab0ac" : it->second, absl::StrCat(name, ": ", Dur(ns)), "cause");
-    if (w > 170) o += Text(x + 4, 38, absl::StrCat(name, " ", Dur(ns)));
+    const std::string color = it == kColor.end() ? "#bab0ac" : it->second;
+    o += Rect(x, 0, w, 22, color, absl::StrCat(name, ": ", Dur(ns)), "cause");
     x += w;
+    if (ns <= 0) continue;
+    const std::string label = absl::StrCat(name, " ", Dur(ns));
+    o += absl::StrFormat("<rect x=\"%.1f\" y=\"30\" width=\"9\" height=\"9\" fill=\"%s\"/>", key_x, color);
+    o += Text(key_x + 13, 38, label);
+    key_x += 13 + 6.5 * static_cast<double>(label.size()) + 14;
   }
   return o + "</svg>";
 }
