@@ -3,6 +3,7 @@
 // stream concurrency (METRICS.md §1-9), as text, JSON or Markdown, with --require gates.
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
