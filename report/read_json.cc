@@ -168,6 +168,7 @@ absl::StatusOr<Report> ReadReportJson(std::string_view text, const std::string& 
     read_internal::ReadGlobal(d, &r);
     r.ranks = read_internal::ReadRanks(d.At("ranks"));
     r.collectives_across_ranks = read_internal::ReadCrossRank(d.At("collectives_across_ranks"));
+    read_internal::ReadPaths(d, &r);
     return r;
   } catch (const read_internal::ReadError& e) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", e.what()));

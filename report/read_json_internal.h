@@ -74,5 +74,7 @@ struct Node {
 
 std::vector<RankReport> ReadRanks(const Node& ranks);
 CrossRank ReadCrossRank(const Node& n);
+// critical_path, straggler_causes, stream_concurrency (read_json_paths.cc); absent: empty.
+void ReadPaths(const Node& doc, Report* r);
 
 }  // namespace overlapscope::report::read_internal

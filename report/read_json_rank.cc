@@ -31,6 +31,13 @@ Percentiles ReadPercentiles(const Node& n) {
                      n.At("p99_ns").Int(), n.At("max_ns").Int(), n.At("mean_ns").Double()};
 }
 
+// report.h HostSplit; null: absent.
+std::optional<HostSplit> ReadSplit(const Node& n) {
+  if (n.j.is_null()) return std::nullopt;
+  return HostSplit{n.At("blocked_ns").Int(), n.At("launch_ns").Int(), n.At("other_calls_ns").Int(),
+                   n.At("outside_ns").Int()};
+}
+
 void ReadIdle(const Node& n, DeviceIdle* idle) {
   idle->span_ns = n.At("span_ns").Int();
   idle->busy_ns = n.At("busy_ns").Int();
@@ -42,6 +49,7 @@ void ReadIdle(const Node& n, DeviceIdle* idle) {
   n.At("causes").Members([&](const std::string& k, const Node& c) {
     idle->causes.push_back({k, c.At("ns").Int(), c.At("count").Int()});
   });
+  idle->host_blocked_split = ReadSplit(n.At("host_blocked_split"));
 }
 
 DeviceReport Device(const Node& n) {
@@ -69,7 +77,8 @@ DeviceReport Device(const Node& n) {
   ReadIdle(n.At("idle"), &d.idle);
   n.At("top_gaps").Each([&](const Node& x) {
     d.top_gaps.push_back({x.At("start_ns").Int(), x.At("end_ns").Int(), x.At("cause").Str(), Activity(x.At("ended_by")),
-                          x.At("launch_call").OptStr(), x.At("thread").OptInt(), x.At("iteration").OptInt()});
+                          x.At("launch_call").OptStr(), x.At("thread").OptInt(), x.At("iteration").OptInt(),
+                          ReadSplit(x.At("host"))});
   });
   n.At("launch_delay").Each([&](const Node& x) {
     d.launch_delay.push_back({x.At("stream").OptInt(), ReadPercentiles(x.At("launch_delay")),
@@ -119,6 +128,12 @@ RankSummary Summary(const Node& n) {
       s.collective_wait_ns = v.Int();
     else if (is("collective_times_last"))
       s.collective_times_last = v.Int();
+    else if (is("critical_path_ns"))
+      s.critical_path_ns = v.Int();
+    else if (is("straggler_lateness_ns"))
+      s.straggler_lateness_ns = v.Int();
+    else if (k.size() > 20 && k.rfind("critical_path_", 0) == 0 && k.compare(k.size() - 6, 6, "_share") == 0)
+      s.critical_path_shares.push_back({k.substr(14, k.size() - 20), v.OptDouble()});
     else if (is("findings"))
       v.Int();  // the sum of the finding_ keys: recomputed
     else if (k.size() > 7 && k.rfind("gap_", 0) == 0 && k.compare(k.size() - 3, 3, "_ns") == 0)
