@@ -154,6 +154,17 @@ int ReadAnalyzeOptions(const char* json_text, engine::LoadOptions* load, engine:
   if (r.String("iteration_marker", &a->iteration_marker) && a->iteration_marker.empty())
     r.Bad("iteration_marker", "needs a non-empty name");
   ReadNumbers(r, a);
+  std::vector<std::string> groups;
+  r.Strings("groups", &groups);
+  for (const std::string& g : groups) {
+    if (absl::Status s = engine::CheckGroup(g); !s.ok())
+      r.Bad("groups", std::string(s.message()));
+    else
+      a->groups.push_back(g);
+  }
+  // A library report may be exported with its analysis drawn (ovs_export): keep what the
+  // Perfetto "critical path" track needs, as `analyze --trace` does.
+  a->keep_critical_path = true;
   if (int rc = r.Finish(); rc != OVS_OK) return rc;
   return ReadRulesFiles(rules_files, a);
 }

@@ -44,7 +44,7 @@ def _paths(paths_or_dir):
 
 def analyze(paths_or_dir, *, align_clocks=None, comm_kernel=None, compute_kernel=None, memory_kernel=None,
             classes=None, iteration_marker=None, min_gap_ns=None, runtime_cutoff_ns=None,
-            launch_delay_cutoff_ns=None, top=None, threads=None):
+            launch_delay_cutoff_ns=None, top=None, threads=None, groups=None):
     """Loads traces (a path, a directory, or a list of them: Kineto .json/.json.gz one file per
     rank, .ovspill captures) and analyzes them: the Report of `overlapscope analyze`.
 
@@ -56,12 +56,14 @@ def analyze(paths_or_dir, *, align_clocks=None, comm_kernel=None, compute_kernel
       min_gap_ns, runtime_cutoff_ns, launch_delay_cutoff_ns   ints (ns)
       top                     rows of every "top" list (default 10)
       threads                 analysis threads (default 2)
+      groups                  stream-concurrency groups: {"NAME": "REGEX"} or ["NAME=REGEX", ...]
+                              (the CLI's --group)
     Raises TraceError (unreadable input: .path, .offset, .reason), OptionError (bad option),
     LibraryError (no libovscope.so).
     """
     import ctypes
     opts = analysis_options(align_clocks, comm_kernel, compute_kernel, memory_kernel, classes, iteration_marker,
-                            min_gap_ns, runtime_cutoff_ns, launch_delay_cutoff_ns, top, threads)
+                            min_gap_ns, runtime_cutoff_ns, launch_delay_cutoff_ns, top, threads, groups)
     arr, n = _lib.path_array(_paths(paths_or_dir))
     out = ctypes.c_void_p()
     _lib.check(_lib.lib().ovs_analyze(arr, n, _lib.options(opts), ctypes.byref(out)))

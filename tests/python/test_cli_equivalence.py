@@ -77,6 +77,19 @@ def test_options_are_the_cli_flags(cli, in_root, tmp_path):
     assert r.options.top_n == 2 and r.options.min_gap_ns == 1000
 
 
+def test_groups_are_the_cli_group_flag(cli, in_root):
+    trace = "tests/data/kineto/ag_overlap"
+    want = cli("analyze", trace, "--json", "--group", "gemm=nvjet", "--group", "comm=AllGather")
+    assert want.returncode == 0, want.stderr
+    for groups in ({"gemm": "nvjet", "comm": "AllGather"}, ["gemm=nvjet", "comm=AllGather"]):
+        r = overlapscope.analyze(trace, groups=groups)
+        assert r.json().encode() == want.stdout
+    names = [g["name"] for g in r.to_dict()["stream_concurrency"]["groups"]]
+    assert names == ["gemm", "comm"]
+    with pytest.raises(overlapscope.OptionError):
+        overlapscope.analyze(trace, groups=["no-equals-sign"])
+
+
 def test_collectives_option_of_text_is_the_cli_flag(cli, in_root):
     trace = "samples/pytorch_ag_overlap"
     r = overlapscope.analyze(trace)
