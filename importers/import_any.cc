@@ -22,16 +22,35 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// *.ovspill files of `dir`, sorted by name (rank0, rank1, ... then pid files).
-std::vector<std::string> SpillFilesIn(const std::string& dir) {
+// *.ovspill files of `dir`, sorted by name (rank0, rank1, ... then pid files); an entry of that
+// name that cannot be read is an error (CheckDirectoryEntry).
+absl::StatusOr<std::vector<std::string>> SpillFilesIn(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.size() > 8 && absl::EndsWith(name, ".ovspill")) out.push_back(dir + "/" + name);
+    if (name.size() <= 8 || !absl::EndsWith(name, ".ovspill")) continue;
+    RETURN_IF_ERROR(CheckDirectoryEntry(e));
+    if (e.is_regular_file(ec)) out.push_back(dir + "/" + name);
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// The same process captured in two files (a copied .ovspill) would count its work twice in every
+// cross-rank figure. Two processes of one rank (a child that inherited RANK) stay allowed.
+absl::Status CheckOneFilePerProcess(const model::TraceBuilder& builder) {
+  const model::TraceData& d = builder.data();
+  const auto& procs = d.processes;
+  for (size_t i = 0; i < procs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (procs[i].rank == procs[j].rank && procs[i].pid == procs[j].pid && procs[i].host == procs[j].host)
+        return absl::InvalidArgumentError(
+            absl::StrCat(std::string(d.strings.Get(procs[i].source)), ": offset 0: rank ",
+                         procs[i].rank == model::kNone ? std::string("(none)") : absl::StrCat(procs[i].rank),
+                         " already comes from ", std::string(d.strings.Get(procs[j].source)),
+                         " (the same process, pid ", procs[i].pid, ", in two capture files)"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ExpandedInputs> ExpandOrThrow(absl::Span<const std::string> paths) {
@@ -39,7 +58,9 @@ absl::StatusOr<ExpandedInputs> ExpandOrThrow(absl::Span<const std::string> paths
   for (const std::string& p : paths) {
     std::error_code ec;
     std::vector<std::string> files;
-    if (fs::is_directory(p, ec)) files = SpillFilesIn(p);
+    if (fs::is_directory(p, ec)) {
+      ASSIGN_OR_RETURN(files, SpillFilesIn(p));
+    }
     if (files.empty()) {
       ASSIGN_OR_RETURN(files, ExpandTracePaths({p}));
     }
@@ -90,6 +111,7 @@ absl::StatusOr<ExpandedInputs> ImportIntoOrThrow(absl::Span<const std::string> p
                                               " processes for one file"));
   }
   if (in.formats.front() == InputFormat::kSpill) {
+    RETURN_IF_ERROR(CheckOneFilePerProcess(builder));
     builder.data().clock_note = kSpillClockNote;
   } else {
     RETURN_IF_ERROR(CheckOneFilePerRank(builder));

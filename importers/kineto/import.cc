@@ -101,6 +101,16 @@ std::string HostFromTraceFileName(std::string_view path) {
   return std::string(base);
 }
 
+absl::Status CheckDirectoryEntry(const fs::directory_entry& entry) {
+  std::error_code ec;
+  const fs::file_status st = entry.status(ec);  // follows symlinks
+  const std::string path = entry.path().string();
+  if (ec) return absl::InvalidArgumentError(absl::StrCat(path, ": offset 0: cannot open: ", ec.message()));
+  if (fs::is_regular_file(st) || fs::is_directory(st)) return absl::OkStatus();
+  const char* what = fs::is_fifo(st) ? " (a FIFO)" : fs::is_socket(st) ? " (a socket)" : " (a device or special file)";
+  return absl::InvalidArgumentError(absl::StrCat(path, ": offset 0: cannot open: not a regular file", what));
+}
+
 absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::string> paths) {
   std::vector<std::string> out;
   for (const std::string& p : paths) {
@@ -114,9 +124,12 @@ absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::
     }
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(p, ec)) {
-      if (!entry.is_regular_file(ec)) continue;
       std::string name = entry.path().filename().string();
-      if (HasTraceExtension(name)) names.push_back(name);
+      if (!HasTraceExtension(name)) continue;
+      // A trace-named entry that cannot be read (a FIFO, a symlink loop, a dangling link) is an
+      // error: skipping it would analyze the job without one of its ranks.
+      if (absl::Status s = CheckDirectoryEntry(entry); !s.ok()) return s;
+      if (entry.is_regular_file(ec)) names.push_back(name);
     }
     if (ec) return absl::InvalidArgumentError(absl::StrCat(p, ": offset 0: cannot list directory: ", ec.message()));
     std::sort(names.begin(), names.end());

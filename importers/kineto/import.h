@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,11 @@ struct ImportOptions {
 // sorted by name; when both X.json and X.json.gz exist only X.json.gz is taken. Files are
 // passed through unchanged. Fails on a path that does not exist or a directory with no trace.
 absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::string> paths);
+
+// OK for a regular file or a directory; InvalidArgument "PATH: offset 0: cannot open: ..." for a
+// directory entry that cannot be read as a trace (a FIFO, socket or device; a symlink loop or a
+// dangling link). Directory expansion calls it on every entry with a trace's name.
+absl::Status CheckDirectoryEntry(const std::filesystem::directory_entry& entry);
 
 // The rank a file name states: "rank3", "rank_3", "rank-3" anywhere in the base name, else a
 // trailing "-3" before the extension (.json, .json.gz, .pt.trace.json). -1 when none.

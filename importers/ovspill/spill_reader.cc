@@ -116,6 +116,35 @@ void DecodeRecord(formats::SpillType type, const char* p, uint32_t n, size_t off
   }
 }
 
+// Version 1 has no checksums, so a record running past the end is either the cut end of a file
+// (a crash) or a damaged length in the middle. A cut leaves the start of one record, whose
+// payload holds no record headers; damage leaves the file's other records behind it. Returns the
+// first offset after `off` from which kChain records with known types and bounded lengths follow
+// each other inside the file, or 0 when there is none (then it is a cut). The scan runs once, where
+// reading stops, and costs at most kChain steps per byte left.
+size_t ValidRecordsFollow(std::string_view bytes, size_t off, size_t to) {
+  constexpr int kChain = 16;
+  auto header_ok = [&](size_t q, uint32_t* n) {
+    if (to - q < formats::kSpillRecordHeaderBytes) return false;
+    const uint8_t type = static_cast<uint8_t>(bytes[q]);
+    std::memcpy(n, bytes.data() + q + 4, sizeof(*n));
+    return type >= static_cast<uint8_t>(formats::SpillType::kProcess) &&
+           type <= static_cast<uint8_t>(formats::SpillType::kWindow) && *n <= formats::kSpillMaxPayload &&
+           to - q - formats::kSpillRecordHeaderBytes >= *n;
+  };
+  for (size_t start = off + 1; start + formats::kSpillRecordHeaderBytes <= to; ++start) {
+    size_t q = start;
+    int chained = 0;
+    uint32_t n = 0;
+    while (chained < kChain && q < to && header_ok(q, &n)) {
+      ++chained;
+      q += formats::kSpillRecordHeaderBytes + n;
+    }
+    if (chained >= kChain) return start;
+  }
+  return 0;
+}
+
 // Decodes the records of bytes[from, to). `framed` (version 2): the span is one verified block,
 // so a record crossing its end is damage (an error); unframed (version 1): it is the cut end of
 // the file (counted, reading stops).
@@ -133,6 +162,11 @@ absl::Status DecodeRecords(std::string_view bytes, size_t from, size_t to, bool 
       if (framed)
         return absl::InvalidArgumentError(
             absl::StrCat(path, ": offset ", off, ": record crosses the end of its block (corrupt file)"));
+      if (const size_t next = ValidRecordsFollow(bytes, off, to); next != 0)
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": offset ", off,
+                         ": record length runs past the end of the file, but valid records follow at offset ", next,
+                         " (a version-1 capture damaged in the middle: corrupt file)"));
       r.stats.Skip(model::Stat::kSpillTruncatedTail, {},
                    absl::StrCat("offset ", off, ": record cut off by end of file"));
       return absl::OkStatus();
