@@ -5,8 +5,8 @@
                                                       overlapscope.torch.on_trace_ready
   python3 tools/python_gpu_check.py profile OUT_DIR   overlapscope.profile() around CUDA work
   python3 tools/python_gpu_check.py both OUT_DIR      profile() right after a torch.profiler run
-                                                      in the same process (one CUPTI client at a
-                                                      time: says what happens)
+                                                      in the same process (Kineto still holds
+                                                      CUPTI's callback subscriber): same checks
 
 With PYTHONPATH=<build>/python (or the package installed). In `hook`, a one-rank NCCL process
 group (when it can be created) runs an all-reduce on a side stream beside the matmuls, so the
@@ -94,8 +94,13 @@ def hook(out):
     print("last cycle: comm_ns=%s exposed_comm_ns=%s overlap_ratio=%s compute_ns=%s gpu_idle_share=%.4f" %
           (s.comm_ns, s.exposed_comm_ns, s.overlap_ratio, s.compute_ns, s.gpu_idle_share))
     expect(len(r.ranks) == 1 and s.compute_ns > 0, "last cycle: one rank with compute time")
-    if dist is not None:
+    if dist is not None and dist.get_world_size() > 1:
         expect(s.comm_ns > 0 and s.overlap_ratio is not None, "last cycle: the all-reduce is communication")
+    elif dist is not None:
+        # NCCL runs an in-place all-reduce of one rank as a no-op (no kernel, no copy): the trace
+        # has no communication, and the report must say so rather than print an overlap.
+        expect(s.comm_ns == 0 and s.overlap_ratio is None,
+               "last cycle: a one-rank all-reduce launches nothing; no communication, overlap_ratio null")
     # The same file analyzed again from disk gives the same report.
     expect(overlapscope.analyze(handler.history[-1]["trace"]).to_dict() == r.to_dict(),
            "the last cycle's trace analyzed from disk gives the same report")
@@ -170,14 +175,11 @@ def both(out):
     with torch.profiler.profile(activities=acts) as prof:
         torch.randn(1024, 1024, device="cuda").sum().item()
     prof.export_chrome_trace(os.path.join(out, "before.json"))
-    # Either outcome is acceptable (and printed): the capture works after torch.profiler, or it
-    # says why not; a crash is the failure.
-    try:
-        profile(out)
-        print("profile() after torch.profiler in the same process: captured")
-    except overlapscope.CaptureError as e:
-        print("profile() after torch.profiler in the same process: CaptureError: %s" % e)
-        expect(str(e), "the CaptureError says why")
+    # torch.profiler (Kineto) keeps CUPTI's one callback subscriber after its session (unless
+    # TEARDOWN_CUPTI=1): the capture then records API calls from activity records. The whole
+    # profile() check must pass: kernels, host blocking, export.
+    profile(out)
+    print("profile() after torch.profiler in the same process: captured")
 
 
 if __name__ == "__main__":

@@ -274,6 +274,20 @@ void AtForkChild() {
   g.handlers_installed = false;
 }
 
+// CUPTI has one callback subscriber per process. Another CUPTI client may hold it (torch.profiler's
+// Kineto keeps its subscriber after its session unless TEARDOWN_CUPTI=1; Nsight tools): then
+// g.subscriber stays null and the capture records API calls through activity records instead
+// (StartCollector). Called at every start, since the other client may have let go meanwhile.
+void TrySubscribe(Globals& g) {
+  if (g.subscriber) return;
+  if (cuptiSubscribe(&g.subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) {
+    g.subscriber = nullptr;
+    return;
+  }
+  cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+}
+
 std::string RegisterOnce() {
   Globals& g = G();
   if (g.registered) return "";
@@ -287,13 +301,7 @@ std::string RegisterOnce() {
     cuptiGetResultString(r, &msg);
     return std::string("cuptiActivityRegisterCallbacks: ") + (msg ? msg : "error");
   }
-  if (cuptiSubscribe(&g.subscriber, OnCallback, nullptr) == CUPTI_SUCCESS) {
-    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-  } else {
-    g.subscriber = nullptr;
-    g.warnings += "cuptiSubscribe failed (another CUPTI subscriber?): no flush at cudaDeviceReset; ";
-  }
+  TrySubscribe(g);
   pthread_atfork(nullptr, nullptr, AtForkChild);
   ResolveApiCbids(g);
   g.registered = true;
@@ -366,6 +374,16 @@ std::string StartCollector(const CollectorConfig& config) {
     ::unlink(config.spill_path.c_str());
     g.w.fd = -1;
     return err;
+  }
+  TrySubscribe(g);
+  if (!g.subscriber && g.config.api_mechanism == ApiMechanism::kCallback) {
+    // Without the callback API the API calls come from CUPTI's activity records (same calls, a
+    // little more overhead); without this, such a capture had GPU work but no host calls.
+    g.config.api_mechanism = ApiMechanism::kActivity;
+    const char* line =
+        "another CUPTI client holds the callback API (torch.profiler keeps it unless TEARDOWN_CUPTI=1; Nsight "
+        "tools): API calls recorded from activity records, no flush at cudaDeviceReset; ";
+    if (g.warnings.find(line) == std::string::npos) g.warnings += line;
   }
   if (config.flush_period_ms > 0) cuptiActivityFlushPeriod(static_cast<uint32_t>(config.flush_period_ms));
   g.win.opened = g.win.closed = 0;

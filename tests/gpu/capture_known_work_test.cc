@@ -2,6 +2,8 @@
 // library (`overlapscope profile`), including targets that crash, exit from a thread or fork.
 // Label `gpu`; every test skips with a visible message when no CUDA device is usable.
 #include <cuda_runtime.h>
+#include <cupti.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +38,37 @@ TEST(CaptureInProcess, KnownWorkExactly) {
     ExpectKnownWork(*trace);
     EXPECT_FALSE((*session)->Stop().ok());
   }
+}
+
+// Another CUPTI client holds the callback subscriber (as torch.profiler's Kineto does after its
+// session): the capture records API calls from activity records, and the trace is complete. Needs
+// a process whose CUPTI nobody subscribed to yet, so the test below runs this one in a child.
+void NoopCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+TEST(CaptureInProcess, DISABLED_BesideAnotherCuptiClientChild) {
+  SKIP_WITHOUT_GPU();
+  CUpti_SubscriberHandle other = nullptr;
+  ASSERT_EQ(cuptiSubscribe(&other, NoopCallback, nullptr), CUPTI_SUCCESS);
+  auto session = cupti::CaptureSession::Start();
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_EQ(RunKnownWork("normal"), 0);
+  auto trace = engine::StopCapture(**session);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  ExpectKnownWork(*trace);  // kernels, copies, memsets, syncs and the API calls that launched them
+  EXPECT_FALSE(trace->api_calls().empty());
+  cuptiUnsubscribe(other);
+}
+
+TEST(CaptureInProcess, BesideAnotherCuptiClient) {
+  SKIP_WITHOUT_GPU();
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  ASSERT_GT(n, 0);
+  const std::string self(buf, static_cast<size_t>(n));
+  EXPECT_EQ(RunCommand("'" + self +
+                       "' --gtest_also_run_disabled_tests "
+                       "--gtest_filter=CaptureInProcess.DISABLED_BesideAnotherCuptiClientChild"),
+            0);
 }
 
 // Runs `overlapscope profile -o DIR -- known_work MODE` without rank variables, so the spill
