@@ -13,6 +13,9 @@
 #                                              the final coverage (docs/RELIABILITY.md)
 #   tools/fuzz.sh targets                      the target names
 #
+# OVERLAPSCOPE_FUZZ_FORK=N (long runs): libFuzzer's fork mode with N worker processes, for a
+# machine with cores to spare; CPU time counts every worker.
+#
 # Every run: -timeout=25 (a unit slower than 25 s is a finding), -rss_limit_mb=2560 (so is more
 # memory), crash/timeout/OOM inputs go to BUILD/fuzz/artifacts/TARGET/. Exit 1 when any target
 # found something: copy the input into tests/data/fuzz_regressions/TARGET/ and fix the class.
@@ -58,12 +61,23 @@ run() {
   seeds=$(seeds_for "$t")
   mkdir -p "$corpus" "$art"
   local log="$build/fuzz/$t.log"
-  local start=$SECONDS rc=0
-  "$@" /usr/bin/time -o "$build/fuzz/$t.cpu" -f '%U %S' "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
-    -dict="$(dict_for "$t")" -artifact_prefix="$art" "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
+  local start=$SECONDS rc=0 fork=()
+  [ "${OVERLAPSCOPE_FUZZ_FORK:-0}" -gt 0 ] && fork=(-fork="$OVERLAPSCOPE_FUZZ_FORK")
+  # CPU time of the fuzzer and its workers: the shell's `times` of a subshell (children's line).
+  (
+    "$@" "$bin" "${fork[@]}" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
+      -dict="$(dict_for "$t")" -artifact_prefix="$art" "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
+    times | tail -1 | awk '{ for (i = 1; i <= 2; ++i) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } printf "%d 0\n", c }' \
+      >"$build/fuzz/$t.cpu"
+    exit "$rc"
+  ) || rc=$?
   local last execs
-  last=$(grep -aE '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
-  execs=$(grep -aoE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
+  last=$(grep -aE '^#[0-9]+[[:space:]:]+(DONE|pulse|NEW|REDUCE|INITED|cov)' "$log" | tail -1 || true)
+  execs=$(grep -aoE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
+  # Fork mode prints no final stats: its status lines start with the executions so far ("#N: cov").
+  [ -n "$execs" ] || execs=$(grep -aoE '^#[0-9]+:' "$log" | tail -1 | tr -dc 0-9 || true)
+  [ -n "$execs" ] || execs=0
+  echo "$execs" >"$build/fuzz/$t.execs"
   printf '%-12s rc=%d %5ds execs=%s corpus=%s files | %s\n' "$t" "$rc" $((SECONDS - start)) "$execs" \
     "$(find "$corpus" -type f | wc -l)" "$last"
   if [ "$rc" -ne 0 ]; then
@@ -103,11 +117,11 @@ case $mode in
       fi
       run "$t" "$secs" "$build/fuzz/corpus/$t" nice -n 19 || { echo "long run of $t: FOUND SOMETHING after ${cpu}s CPU"; exit 1; }
       cpu=$((cpu + $(awk '{printf "%d", $1 + $2}' "$build/fuzz/$t.cpu")))
-      execs=$((execs + $(grep -aoE 'stat::number_of_executed_units: [0-9]+' "$build/fuzz/$t.log" | grep -oE '[0-9]+$')))
+      execs=$((execs + $(cat "$build/fuzz/$t.execs")))
       runs=$((runs + 1))
     done
     # libFuzzer's last status line of the last run: cov = edges covered, ft = features.
-    cov=$(grep -aE '^#[0-9]+[[:space:]]' "$build/fuzz/$t.log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo '?')
+    cov=$(grep -aE '^#[0-9]+[[:space:]:]' "$build/fuzz/$t.log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo '?')
     echo "long run of $t: $runs runs, ${cpu}s CPU, $((SECONDS - start))s wall, $execs executions," \
       "0 crashes, 0 sanitizer reports, 0 timeouts; $cov; corpus $(find "$build/fuzz/corpus/$t" -type f | wc -l)" \
       "files, $(du -sk "$build/fuzz/corpus/$t" | cut -f1) KiB"
