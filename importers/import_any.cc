@@ -39,17 +39,16 @@ absl::StatusOr<std::vector<std::string>> SpillFilesIn(const std::string& dir) {
 
 // The same process captured in two files (a copied .ovspill) would count its work twice in every
 // cross-rank figure. Two processes of one rank (a child that inherited RANK) stay allowed.
-absl::Status CheckOneFilePerProcess(const model::TraceBuilder& builder) {
-  const model::TraceData& d = builder.data();
-  const auto& procs = d.processes;
-  for (size_t i = 0; i < procs.size(); ++i)
+// Processes are in file order (one per file: ImportIntoOrThrow checks it).
+absl::Status CheckOneFilePerProcess(const model::TraceBuilder& builder, const std::vector<std::string>& files) {
+  const auto& procs = builder.data().processes;
+  for (size_t i = 0; i < procs.size() && i < files.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (procs[i].rank == procs[j].rank && procs[i].pid == procs[j].pid && procs[i].host == procs[j].host)
-        return absl::InvalidArgumentError(
-            absl::StrCat(std::string(d.strings.Get(procs[i].source)), ": offset 0: rank ",
-                         procs[i].rank == model::kNone ? std::string("(none)") : absl::StrCat(procs[i].rank),
-                         " already comes from ", std::string(d.strings.Get(procs[j].source)),
-                         " (the same process, pid ", procs[i].pid, ", in two capture files)"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            files[i], ": offset 0: rank ",
+            procs[i].rank == model::kNone ? std::string("(none)") : absl::StrCat(procs[i].rank), " already comes from ",
+            files[j], " (the same process, pid ", procs[i].pid, ", in two capture files)"));
   return absl::OkStatus();
 }
 
@@ -111,7 +110,7 @@ absl::StatusOr<ExpandedInputs> ImportIntoOrThrow(absl::Span<const std::string> p
                                               " processes for one file"));
   }
   if (in.formats.front() == InputFormat::kSpill) {
-    RETURN_IF_ERROR(CheckOneFilePerProcess(builder));
+    RETURN_IF_ERROR(CheckOneFilePerProcess(builder, in.files));
     builder.data().clock_note = kSpillClockNote;
   } else {
     RETURN_IF_ERROR(CheckOneFilePerRank(builder));

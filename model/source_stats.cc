@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "model/bounds.h"
 
 namespace overlapscope::model {
 namespace {
@@ -36,15 +37,21 @@ const StatDef& Describe(Stat s) { return kDefs[static_cast<size_t>(s)]; }
 std::string_view ToString(Severity s) { return s == Severity::kDataLoss ? "data-loss" : "info"; }
 
 void SourceStats::Add(Stat s, int64_t n, std::string_view detail) {
-  counts[static_cast<size_t>(s)] += n;
+  // Counts can come from a file (a capture's own counters): never negative, never wrapping.
+  n = std::max<int64_t>(n, 0);
+  counts[static_cast<size_t>(s)] = SatAdd(counts[static_cast<size_t>(s)], n);
   // A detail names a category, key or reason: a few hundred bytes say it (a hostile file's
   // megabyte-long category name must not be kept whole).
   constexpr size_t kMaxDetail = 200;
   if (detail.size() > kMaxDetail) {
-    details[{s, std::string(detail.substr(0, kMaxDetail)) + "..."}] += n;
+    int64_t& d = details[{s, std::string(detail.substr(0, kMaxDetail)) + "..."}];
+    d = SatAdd(d, n);
     return;
   }
-  if (!detail.empty()) details[{s, std::string(detail)}] += n;
+  if (!detail.empty()) {
+    int64_t& d = details[{s, std::string(detail)}];
+    d = SatAdd(d, n);
+  }
 }
 
 void SourceStats::Skip(Stat s, std::string_view detail, std::string example) {

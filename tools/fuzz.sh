@@ -67,7 +67,10 @@ run() {
   (
     "$@" "$bin" "${fork[@]}" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
       -dict="$(dict_for "$t")" -artifact_prefix="$art" "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
-    times | tail -1 | awk '{ for (i = 1; i <= 2; ++i) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } printf "%d 0\n", c }' \
+    # (`times` itself, not in a pipeline: a pipeline's stage is a subshell with no children.)
+    times >"$build/fuzz/$t.times"
+    tail -1 "$build/fuzz/$t.times" |
+      awk '{ for (i = 1; i <= 2; ++i) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } printf "%d 0\n", c }' \
       >"$build/fuzz/$t.cpu"
     exit "$rc"
   ) || rc=$?

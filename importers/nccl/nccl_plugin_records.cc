@@ -129,9 +129,11 @@ void PluginParser::Record(uint16_t kind, const char* p, uint32_t n, size_t off) 
     case OvncclKind::kStats:
       if (static_cast<OvncclKind>(kind) == OvncclKind::kStats && n >= sizeof(OvncclStats)) {
         const auto s = Decode<OvncclStats>(p, n);
-        f_.plugin_dropped = static_cast<int64_t>(s.records_dropped);
-        f_.plugin_internal_errors = static_cast<int64_t>(s.internal_errors);
-        f_.plugin_write_errors = static_cast<int64_t>(s.write_errors);
+        // Unsigned counters of the file: above INT64_MAX only in a damaged one; clamp, never wrap.
+        auto count = [](uint64_t v) { return static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX)); };
+        f_.plugin_dropped = count(s.records_dropped);
+        f_.plugin_internal_errors = count(s.internal_errors);
+        f_.plugin_write_errors = count(s.write_errors);
       }
       ++st_.kept_by_category["metadata records"];
       break;
