@@ -376,13 +376,16 @@ std::string StartCollector(const CollectorConfig& config) {
     return err;
   }
   TrySubscribe(g);
-  if (!g.subscriber && g.config.api_mechanism == ApiMechanism::kCallback) {
-    // Without the callback API the API calls come from CUPTI's activity records (same calls, a
-    // little more overhead); without this, such a capture had GPU work but no host calls.
-    g.config.api_mechanism = ApiMechanism::kActivity;
+  if (!g.subscriber && g.config.api == ApiRecording::kSelected) {
+    // Without the callback API, the API calls come from CUPTI's activity records of the whole
+    // RUNTIME/DRIVER kinds (as --api all). Per-call activity enables are not enough: after
+    // torch.profiler's session (Kineto keeps CUPTI, disabling those kinds), they deliver nothing,
+    // while whole kinds do (measured on the GPU machine). Without this the capture had GPU work
+    // but no host calls.
+    g.config.api = ApiRecording::kAll;
     const char* line =
         "another CUPTI client holds the callback API (torch.profiler keeps it unless TEARDOWN_CUPTI=1; Nsight "
-        "tools): API calls recorded from activity records, no flush at cudaDeviceReset; ";
+        "tools): every API call recorded from activity records (as --api all), no flush at cudaDeviceReset; ";
     if (g.warnings.find(line) == std::string::npos) g.warnings += line;
   }
   if (config.flush_period_ms > 0) cuptiActivityFlushPeriod(static_cast<uint32_t>(config.flush_period_ms));
