@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
@@ -40,6 +43,13 @@ struct Channel {
   uint64_t parent = 0;
   int64_t start = -1, stop = -1;
 };
+
+// What a kept record became. The parser counts by id (an array) and names the counts once, in
+// Finish, as SourceStats::kept_by_category: `overlapscope info` prints these names.
+enum class Kept : uint8_t { kMetadata, kCommunicator, kApiStart, kCollStart, kStop, kChannelRecord, kCount };
+constexpr std::string_view kKeptNames[] = {"metadata records", "communicator", "api start",
+                                           "collective start", "stop",         "kernel channel records"};
+static_assert(std::size(kKeptNames) == static_cast<size_t>(Kept::kCount));
 
 // Decodes the records of one plugin file into an NcclPluginFile, then pairs stops with starts.
 class PluginParser {
@@ -100,6 +110,7 @@ class PluginParser {
              absl::StrCat("offset ", off, ": ", what, " payload ", n, " < ", need));
     return true;
   }
+  void Keep(Kept k) { ++kept_[static_cast<size_t>(k)]; }
   void Bad(const char* reason, std::string example) {
     st_.Skip(model::Stat::kOvncclBadRecord, reason, std::move(example));
   }
@@ -115,6 +126,7 @@ class PluginParser {
   absl::flat_hash_map<uint64_t, Channel> channels_;
   std::vector<std::pair<OvncclStop, size_t>> stops_;  // with their offsets
   std::vector<std::pair<OvncclKernelChStop, size_t>> ch_stops_;
+  std::array<int64_t, static_cast<size_t>(Kept::kCount)> kept_{};
 };
 
 void PluginParser::Record(uint16_t kind, const char* p, uint32_t n, size_t off) {
@@ -122,7 +134,7 @@ void PluginParser::Record(uint16_t kind, const char* p, uint32_t n, size_t off) 
     case OvncclKind::kProcess:
       if (Short("process", n, sizeof(OvncclProcess), off)) break;
       f_.pid = Decode<OvncclProcess>(p, n).pid;
-      ++st_.kept_by_category["metadata records"];
+      Keep(Kept::kMetadata);
       break;
     case OvncclKind::kComm: Comm(p, n, off); break;
     case OvncclKind::kCommEnd:
@@ -135,7 +147,7 @@ void PluginParser::Record(uint16_t kind, const char* p, uint32_t n, size_t off) 
         f_.plugin_internal_errors = count(s.internal_errors);
         f_.plugin_write_errors = count(s.write_errors);
       }
-      ++st_.kept_by_category["metadata records"];
+      Keep(Kept::kMetadata);
       break;
     case OvncclKind::kApiStart: ApiStart(p, n, off); break;
     case OvncclKind::kCollStart: CollStart(p, n, off); break;
@@ -168,7 +180,7 @@ void PluginParser::Comm(const char* p, uint32_t n, size_t off) {
     return Bad("communicator name longer than its record", absl::StrCat("offset ", off));
   f_.comms.push_back(
       {c.context, c.comm_id, c.nnodes, c.nranks, c.rank, std::string(p + sizeof(OvncclComm), c.name_bytes), c.host_ns});
-  ++st_.kept_by_category["communicator"];
+  Keep(Kept::kCommunicator);
 }
 
 void PluginParser::ApiStart(const char* p, uint32_t n, size_t off) {
@@ -181,7 +193,7 @@ void PluginParser::ApiStart(const char* p, uint32_t n, size_t off) {
   if (!api_of_.try_emplace(r.id, f_.apis.size()).second)
     return Bad("duplicate event id", absl::StrCat("offset ", off, ": event ", r.id));
   f_.apis.push_back(std::move(a));
-  ++st_.kept_by_category["api start"];
+  Keep(Kept::kApiStart);
 }
 
 void PluginParser::CollStart(const char* p, uint32_t n, size_t off) {
@@ -195,7 +207,7 @@ void PluginParser::CollStart(const char* p, uint32_t n, size_t off) {
   if (!coll_of_.try_emplace(r.id, f_.colls.size()).second)
     return Bad("duplicate event id", absl::StrCat("offset ", off, ": event ", r.id));
   f_.colls.push_back(std::move(c));
-  ++st_.kept_by_category["collective start"];
+  Keep(Kept::kCollStart);
 }
 
 void PluginParser::Finish() {
@@ -203,10 +215,10 @@ void PluginParser::Finish() {
   for (const auto& [s, at] : stops_) {
     if (auto it = api_of_.find(s.id); it != api_of_.end()) {
       f_.apis[it->second].end_ns = s.host_ns;
-      ++st_.kept_by_category["stop"];
+      Keep(Kept::kStop);
     } else if (auto jt = coll_of_.find(s.id); jt != coll_of_.end()) {
       f_.colls[jt->second].end_ns = s.host_ns;
-      ++st_.kept_by_category["stop"];
+      Keep(Kept::kStop);
     } else {
       Bad("stop without start", absl::StrCat("offset ", at, ": event ", s.id));
     }
@@ -228,11 +240,11 @@ void PluginParser::Finish() {
     NcclPluginColl& c = f_.colls[it->second];
     ++c.channels_started;
     if (c.channel_first_start < 0 || ch.start < c.channel_first_start) c.channel_first_start = ch.start;
-    st_.kept_by_category["kernel channel records"] += 1;
+    Keep(Kept::kChannelRecord);
     if (ch.stop >= 0) {
       ++c.channels_stopped;
       c.channel_last_stop = std::max(c.channel_last_stop, ch.stop);
-      st_.kept_by_category["kernel channel records"] += 1;
+      Keep(Kept::kChannelRecord);
     } else {
       st_.Add(model::Stat::kOvncclOpenEvent, 1, "kernel channel without GPU end time");
     }
@@ -247,9 +259,11 @@ void PluginParser::Finish() {
     st_.Add(model::Stat::kOvncclPluginErrors, f_.plugin_internal_errors, "internal errors (recording stopped)");
   if (f_.plugin_write_errors)
     st_.Add(model::Stat::kOvncclPluginErrors, f_.plugin_write_errors, "write errors (recording stopped)");
-  int64_t kept = 0;
-  for (const auto& [k, v] : st_.kept_by_category) kept += v;
-  st_.events_kept = kept;
+  for (size_t k = 0; k < kept_.size(); ++k) {
+    if (kept_[k] == 0) continue;  // only kinds that occurred are listed
+    st_.kept_by_category[std::string(kKeptNames[k])] += kept_[k];
+    st_.events_kept += kept_[k];
+  }
 }
 
 }  // namespace

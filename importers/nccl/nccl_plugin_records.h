@@ -69,9 +69,11 @@ struct NcclPluginFile {
 };
 
 // Parses a whole file. Errors (InvalidArgument "<path>: offset N: reason"): bad magic, unknown
-// version, an impossible record length. A tail cut off mid-record is counted in
-// stats.skipped_by_reason["truncated tail"]; unknown record kinds in unknown_categories; events
-// without a stop record or whose start is missing are counted as skipped.
+// version, a damaged block or a record crossing its block's end. What is read is counted in
+// stats (model/import_stats.h): a tail cut off mid-record (kOvncclTruncatedTail), short records,
+// unknown record kinds, records contradicting the file (kOvncclBadRecord, e.g. a stop whose start
+// is missing), events without a stop record (kOvncclOpenEvent, kept); kept records by kind in
+// stats.kept_by_category.
 absl::StatusOr<NcclPluginFile> ParseNcclPluginBytes(std::string_view bytes, const std::string& path);
 absl::StatusOr<NcclPluginFile> ReadNcclPluginFile(const std::string& path);
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "gtest/gtest.h"
 #include "importers/nccl/nccl_plugin_records.h"
 #include "ovnccl_writer.h"
@@ -60,6 +61,12 @@ TEST(NcclPluginReader, ValidFile) {
   EXPECT_EQ(f->stats.events_read, 12);
   EXPECT_EQ(f->stats.events_kept, 12);
   EXPECT_EQ(f->stats.skipped(), 0);
+  // What `overlapscope info` lists per kind: the process record, the communicator, two API
+  // starts, one collective start, three stops, two channels of a start and a stop each.
+  const absl::btree_map<std::string, int64_t> kept = {
+      {"api start", 2}, {"collective start", 1},       {"communicator", 1},
+      {"stop", 3},      {"kernel channel records", 4}, {"metadata records", 1}};
+  EXPECT_EQ(f->stats.kept_by_category, kept);
 }
 
 TEST(NcclPluginReader, Version1TruncatedAtEveryByte) {
