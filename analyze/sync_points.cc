@@ -39,23 +39,29 @@ SyncPointKind PointKind(const model::Trace& t, const BlockedInterval& b) {
   return SyncPointKind::kStreamSync;
 }
 
+}  // namespace
+
+SyncPoint findings::SyncPointOfBlocked(const model::Trace& t, const BlockedInterval& b) {
+  SyncPoint p;
+  p.start_ns = b.start_ns;
+  p.end_ns = b.end_ns;
+  p.kind = PointKind(t, b);
+  p.process = b.process;
+  p.thread = b.thread;
+  p.stream = b.stream;
+  p.api_call = b.api_call;
+  p.sync = b.sync;
+  p.name = b.call;
+  p.blocked_ns = b.duration_ns();
+  return p;
+}
+
+namespace {
+
 // Explicit host waits (the blocked intervals, in their order: point i is interval i), then
 // implicit ones (allocation calls that sync the device), then stream -> stream waits.
 void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vector<SyncPoint>* points) {
-  for (const BlockedInterval& b : blocking.intervals) {
-    SyncPoint p;
-    p.start_ns = b.start_ns;
-    p.end_ns = b.end_ns;
-    p.kind = PointKind(t, b);
-    p.process = b.process;
-    p.thread = b.thread;
-    p.stream = b.stream;
-    p.api_call = b.api_call;
-    p.sync = b.sync;
-    p.name = b.call;
-    p.blocked_ns = b.duration_ns();
-    points->push_back(p);
-  }
+  for (const BlockedInterval& b : blocking.intervals) points->push_back(findings::SyncPointOfBlocked(t, b));
   // Implicit syncs: allocation and release calls that are not stream-ordered.
   for (size_t i = 0; i < t.api_calls().size(); ++i) {
     const model::ApiCall& a = t.api_calls()[i];
@@ -142,13 +148,12 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                        SyncResult* out) {
   const model::Trace& t = ctx.t;
   AddPoints(t, blocking, &out->points);
-  findings::FindingInputs in{t, ctx.iters, blocking, overlap, ctx.launches_by_thread, ctx.stream_compute_ns, {}, {}};
+  const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
+  findings::FindingInputs in{t,      ctx.iters, blocking, overlap, ctx.launches_by_thread, ctx.stream_compute_ns,
+                             points, {}};
   in.blocked_by_thread.resize(t.threads().size());
-  in.point_kind.reserve(blocking.intervals.size());
-  for (size_t i = 0; i < blocking.intervals.size(); ++i) {
+  for (size_t i = 0; i < blocking.intervals.size(); ++i)
     in.blocked_by_thread[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));
-    in.point_kind.push_back(PointKind(t, blocking.intervals[i]));
-  }
   std::vector<findings::Emitted> emitted;
   for (const findings::FindingRule* rule : findings::Rules()) rule->Find(in, &emitted);
   Finish(std::move(emitted), out);

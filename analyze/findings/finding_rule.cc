@@ -50,18 +50,19 @@ std::string FindingInputs::Stream(model::StreamId s) const {
   return absl::StrFormat("stream %d", t.streams()[s].native_id);
 }
 
-Finding FindingOfBlocked(std::string_view kind, const BlockedInterval& b) {
+Finding FindingOfBlocked(std::string_view kind, const FindingInputs& in, int32_t interval) {
+  const SyncPoint& p = in.points[interval];
   Finding fd;
   fd.kind = kind;
-  fd.time_ns = b.start_ns;
-  fd.end_ns = b.end_ns;
-  fd.process = b.process;
-  fd.thread = b.thread;
-  fd.stream = b.stream;
-  fd.call = b.call;
-  fd.api_call = b.api_call;
-  fd.iteration = b.iteration;
-  fd.cost_ns = b.duration_ns();
+  fd.time_ns = p.start_ns;
+  fd.end_ns = p.end_ns;
+  fd.process = p.process;
+  fd.thread = p.thread;
+  fd.stream = p.stream;
+  fd.call = p.name;
+  fd.api_call = p.api_call;
+  fd.iteration = in.blocking.intervals[interval].iteration;
+  fd.cost_ns = p.blocked_ns;
   return fd;
 }
 

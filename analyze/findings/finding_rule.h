@@ -34,9 +34,11 @@ struct FindingInputs {
   const std::vector<std::vector<int32_t>>& launches_by_thread;
   // Per stream: summed compute-class GPU time.
   const std::vector<int64_t>& stream_compute_ns;
-  // Per thread: indexes of its blocked intervals, by start; the sync point kind of each interval.
+  // The sync points found so far: point i is blocked interval i (SyncPointOfBlocked), for every
+  // i < blocking.intervals.size(); its kind says what the interval waited for.
+  const std::vector<SyncPoint>& points;
+  // Per thread: indexes of its blocked intervals, by start.
   std::vector<std::vector<int32_t>> blocked_by_thread;
-  std::vector<SyncPointKind> point_kind;
 
   // End of an iteration's CPU range (INT64_MAX for kNone: outside iterations).
   int64_t IterationEnd(int32_t iteration) const;
@@ -64,9 +66,15 @@ class FindingRule {
 // Every registered rule, in report order (generated: see the header comment).
 const std::vector<const FindingRule*>& Rules();
 
-// A finding about one blocked host interval: when, where, which call, and its cost (the time
-// the host was blocked). The rule adds the message and the advice.
-Finding FindingOfBlocked(std::string_view kind, const BlockedInterval& b);
+// The sync point of a blocked host interval: its span, kind, where it waited, the call, and the
+// host time it blocked. The one place that maps BlockedInterval's fields (sync_points.cc);
+// findings about a blocked interval start from its point (FindingOfBlocked).
+SyncPoint SyncPointOfBlocked(const model::Trace& t, const BlockedInterval& b);
+
+// A finding about blocked host interval `interval` (an index into in.blocking.intervals), made
+// from its sync point: when, where, which call, its iteration and its cost (the time the host
+// was blocked). The rule adds the message and the advice.
+Finding FindingOfBlocked(std::string_view kind, const FindingInputs& in, int32_t interval);
 
 // The call belongs to the HIP runtime (model/api_names.h): advice then names HIP's calls.
 bool IsHipCall(const model::Trace& t, model::StringId call);

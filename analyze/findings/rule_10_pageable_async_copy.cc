@@ -14,7 +14,7 @@ class PageableAsyncCopy : public FindingRule {
     for (size_t i = 0; i < in.blocking.intervals.size(); ++i) {
       const BlockedInterval& b = in.blocking.intervals[i];
       if (b.reason != BlockReason::kPageableCopy) continue;
-      Finding fd = FindingOfBlocked(kind(), b);
+      Finding fd = FindingOfBlocked(kind(), in, static_cast<int32_t>(i));
       fd.message =
           absl::StrFormat("%s at %s on %s (%s) copies pageable host memory: the host blocked %s", t.str(b.call),
                           in.At(b.start_ns), in.Thread(b.thread), in.Stream(b.stream), in.Us(fd.cost_ns));

@@ -56,7 +56,7 @@ class UnsynchronizedD2H : public FindingRule {
                                 [&](int32_t x, int64_t v) { return in.blocking.intervals[x].start_ns < v; });
     for (; pos != list.end() && in.blocking.intervals[*pos].start_ns < deadline; ++pos) {
       const BlockedInterval& b = in.blocking.intervals[*pos];
-      const SyncPointKind k = in.point_kind[*pos];
+      const SyncPointKind k = in.points[*pos].kind;
       if (k == SyncPointKind::kEventSync) return true;
       if (k == SyncPointKind::kStreamSync && (b.stream == model::kNone || b.stream == m.stream)) return true;
       if (k == SyncPointKind::kDeviceSync && !b.final_sync) return true;

@@ -17,7 +17,7 @@ class BlockingD2HBeforeIndependentWork : public FindingRule {
     const model::Trace& t = in.t;
     for (size_t i = 0; i < in.blocking.intervals.size(); ++i) {
       const BlockedInterval& b = in.blocking.intervals[i];
-      const int64_t bytes = WaitedD2HBytes(in, b, in.point_kind[i]);
+      const int64_t bytes = WaitedD2HBytes(in, b, in.points[i].kind);
       if (bytes == kNoD2H) continue;
       // GPU work the thread launched after the wait, in the same iteration.
       const auto& launches = in.launches_by_thread[b.thread];
@@ -31,7 +31,7 @@ class BlockingD2HBeforeIndependentWork : public FindingRule {
           after_gpu_ns += t.EndNs(r) - t.StartNs(r);
       }
       if (after == 0) continue;
-      Finding fd = FindingOfBlocked(kind(), b);
+      Finding fd = FindingOfBlocked(kind(), in, static_cast<int32_t>(i));
       fd.message = absl::StrFormat(
           "%s at %s on %s blocked %s waiting for a device-to-host copy (%d bytes); afterwards the thread launched "
           "%d more GPU operations (%s of GPU time)%s",

@@ -18,7 +18,7 @@ class DeviceWideSyncInLoop : public FindingRule {
     std::vector<int32_t> candidates;
     for (size_t i = 0; i < in.blocking.intervals.size(); ++i) {
       const BlockedInterval& b = in.blocking.intervals[i];
-      if (in.point_kind[i] != SyncPointKind::kDeviceSync || b.final_sync || b.iteration == model::kNone) continue;
+      if (in.points[i].kind != SyncPointKind::kDeviceSync || b.final_sync || b.iteration == model::kNone) continue;
       has_sync[b.iteration] = 1;
       candidates.push_back(static_cast<int32_t>(i));
     }
@@ -27,7 +27,7 @@ class DeviceWideSyncInLoop : public FindingRule {
     for (int32_t i : candidates) {
       const BlockedInterval& b = in.blocking.intervals[i];
       if (iter_count[b.process] < 2 || with_sync[b.process] != iter_count[b.process]) continue;
-      Finding fd = FindingOfBlocked(kind(), b);
+      Finding fd = FindingOfBlocked(kind(), in, i);
       fd.stream = model::kNone;  // a device-wide sync waits on no single stream
       fd.message = absl::StrFormat(
           "%s at %s on %s (iteration %d) waits for every stream of the device, in each of "

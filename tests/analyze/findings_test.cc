@@ -141,8 +141,9 @@ TEST(FindingRules, OneRuleAloneOnItsInputs) {
   ASSERT_EQ(r.blocking.intervals.size(), 1u);
   std::vector<std::vector<int32_t>> launches(t.threads().size());
   std::vector<int64_t> compute(t.streams().size(), 0);
-  findings::FindingInputs in{t, r.iterations, r.blocking, r.overlap, launches, compute, {}, {}};
-  in.point_kind.assign(1, SyncPointKind::kPageableCopy);
+  const std::vector<SyncPoint> points = {findings::SyncPointOfBlocked(t, r.blocking.intervals[0])};
+  EXPECT_EQ(points[0].kind, SyncPointKind::kPageableCopy);
+  findings::FindingInputs in{t, r.iterations, r.blocking, r.overlap, launches, compute, points, {}};
   in.blocked_by_thread.assign(t.threads().size(), {});
   const findings::FindingRule* rule = findings::Rules()[FindingKindIndex("pageable-async-copy")];
   std::vector<findings::Emitted> out;
