@@ -80,6 +80,8 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary);
 void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out);
 void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out);
 void ComputeBlocking(const Context& ctx, BlockingResult* out);
+// The per-thread figures of out->intervals (out->threads); the last step of ComputeBlocking.
+void ComputeThreadBlocking(const Context& ctx, BlockingResult* out);
 // Also adds each window's GPU figures to *windows (a copy of ctx.windows).
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
                  std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows);

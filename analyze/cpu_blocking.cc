@@ -1,11 +1,10 @@
 // CPU blocking (METRICS.md §3): decided from the API call, never from a sync record alone.
 #include <algorithm>
-#include <utility>
+#include <optional>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/strings.h"
-#include "model/bounds.h"
 
 namespace overlapscope::analyze {
 
@@ -74,40 +73,9 @@ std::optional<model::GpuRef> LastOnDeviceBefore(absl::Span<const model::GpuRef> 
   return best;
 }
 
-// Active spans of the threads of processes with capture windows: per window, first to last
-// call or range inside it, summed (the time between windows was not recorded). -1 for threads
-// of processes without windows.
-std::vector<int64_t> WindowedSpans(const Context& ctx, const std::vector<uint8_t>& final_call) {
-  const model::Trace& t = ctx.t;
-  std::vector<int64_t> span(t.threads().size(), -1);
-  if (ctx.windows.empty()) return span;
-  absl::flat_hash_map<std::pair<int32_t, int32_t>, std::pair<int64_t, int64_t>> lohi;  // (thread, window)
-  auto add = [&](model::ThreadId th, int64_t s, int64_t e) {
-    const model::ProcessId p = t.ProcessOfThread(th);
-    if (!ctx.Windowed(p)) return;
-    for (int32_t w = ctx.process_windows[p].first; w < ctx.process_windows[p].second; ++w) {
-      const WindowFigures& f = ctx.windows[w];
-      const int64_t cs = std::max(s, f.start_ns), ce = std::min(e, f.end_ns);
-      if (ce < cs || (ce == cs && (s != e || s >= f.end_ns))) continue;
-      auto [it, fresh] = lohi.try_emplace({th, w}, cs, ce);
-      if (!fresh) it->second = {std::min(it->second.first, cs), std::max(it->second.second, ce)};
-    }
-  };
-  for (size_t i = 0; i < t.api_calls().size(); ++i)
-    if (!final_call[i]) add(t.api_calls()[i].thread, t.api_calls()[i].start_ns, t.api_calls()[i].end_ns);
-  for (const auto& r : t.ranges()) add(r.thread, r.start_ns, r.end_ns);
-  for (size_t th = 0; th < span.size(); ++th)
-    if (ctx.Windowed(t.ProcessOfThread(static_cast<model::ThreadId>(th)))) span[th] = 0;
-  for (const auto& [key, v] : lohi) span[key.first] += v.second - v.first;
-  return span;
-}
-
-}  // namespace
-
-void ComputeBlocking(const Context& ctx, BlockingResult* out) {
-  const model::Trace& t = ctx.t;
-  const auto& calls = t.api_calls();
-  // Devices of each process (for calls that name no device: one device means that one).
+// Devices of each process, for calls that name no device: a process with one device waited on
+// that one; with several (or none), the device stays unknown.
+std::vector<model::DeviceId> OnlyDevices(const model::Trace& t) {
   std::vector<model::DeviceId> only_device(t.processes().size(), model::kNone);
   std::vector<int> device_count(t.processes().size(), 0);
   for (size_t d = 0; d < t.devices().size(); ++d) {
@@ -117,11 +85,21 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
     else
       only_device[p] = model::kNone;
   }
+  return only_device;
+}
 
-  // Sync records -> their API calls.
-  std::vector<int32_t> sync_of_call(calls.size(), model::kNone);
-  auto cat = [&](const model::ApiCall& a) { return Categorize(a.semantic); };
+// Sync records only add to the call they belong to (its awaited device and stream), so each is
+// joined to its API call here: sync_of_call[call] = record. A record without its call (the
+// call fell outside the trace) is counted, and becomes a blocked interval of its own only where
+// it is known to wait.
+struct SyncJoin {
+  std::vector<int32_t> sync_of_call;
   std::vector<BlockedInterval> record_only;
+};
+SyncJoin JoinSyncRecords(const model::Trace& t, const std::vector<model::DeviceId>& only_device, BlockingResult* out) {
+  const auto& calls = t.api_calls();
+  SyncJoin j;
+  j.sync_of_call.assign(calls.size(), model::kNone);
   for (size_t i = 0; i < t.syncs().size(); ++i) {
     const model::Sync& s = t.syncs()[i];
     if (s.kind == model::SyncKind::kStreamWaitEvent) continue;
@@ -132,8 +110,9 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
                        ? model::kNone
                        : t.ApiCallIndexByCorrelation(p, s.correlation_id);
     if (call != model::kNone) {
-      if (cat(calls[call]) == kOther || cat(calls[call]) == kMemcpyAsync) ++out->nonblocking_sync_records;
-      sync_of_call[call] = static_cast<int32_t>(i);
+      const CallCat c = Categorize(calls[call].semantic);
+      if (c == kOther || c == kMemcpyAsync) ++out->nonblocking_sync_records;
+      j.sync_of_call[call] = static_cast<int32_t>(i);
       continue;
     }
     ++out->sync_records_without_call;
@@ -151,14 +130,63 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
       b.reason = BlockReason::kSyncRecordOnly;
       b.device = s.device != model::kNone ? s.device : only_device[b.process];
       b.stream = s.stream;
-      record_only.push_back(b);
+      j.record_only.push_back(b);
     }
   }
+  return j;
+}
 
-  std::vector<BlockedInterval>& v = out->intervals;
+// A copy or memset call blocks when it is synchronous (except device-to-device and
+// host-to-host copies, which do not wait for the host) or, for cudaMemcpyAsync, when its host
+// side is pageable memory; what it launched says which device and stream it waited on. False:
+// the call did not block.
+bool CopyBlocked(const model::Trace& t, CallCat c, absl::Span<const model::GpuRef> gpu, BlockedInterval& b) {
+  bool blocking = c != kMemcpyAsync;
+  for (model::GpuRef r : gpu) {
+    b.device = t.DeviceOfStream(t.StreamOf(r));
+    b.stream = t.StreamOf(r);
+    b.released_by = r;
+    if (r.kind != model::GpuKind::kMemcpy) continue;
+    const model::Memcpy& m = t.memcpys()[r.index];
+    if (c == kMemcpyAsync && IsPageable(t, m)) blocking = true;
+    // A synchronous device-to-device or host-to-host copy does not wait for the host.
+    if (c == kMemcpySync && (m.kind == model::MemcpyKind::kDtoD || m.kind == model::MemcpyKind::kHtoH))
+      blocking = false;
+  }
+  if (!blocking) return false;
+  b.reason = c == kMemcpyAsync  ? BlockReason::kPageableCopy
+             : c == kMemcpySync ? BlockReason::kSyncMemcpy
+                                : BlockReason::kSyncMemset;
+  return true;
+}
+
+// A stream/event/device sync always blocks. Its sync record (if any) names what it waited on;
+// the activity that released it is the last to end before it returned on that stream (stream
+// syncs) or anywhere on the device (event and device syncs, or an unknown stream).
+void SyncBlocked(const Context& ctx, CallCat c, BlockedInterval& b) {
+  const model::Trace& t = ctx.t;
+  b.reason = c == kStream ? BlockReason::kStreamSync : c == kEvent ? BlockReason::kEventSync : BlockReason::kDeviceSync;
+  if (b.sync != model::kNone) {
+    const model::Sync& s = t.syncs()[b.sync];
+    if (s.device != model::kNone) b.device = s.device;
+    if (s.stream != model::kNone) b.stream = s.stream;
+  }
+  if (b.stream != model::kNone && c == kStream) {
+    b.released_by = LastOnStreamBefore(t, t.StreamActivities(b.stream), b.end_ns);
+  } else if (b.device != model::kNone) {
+    b.released_by = LastOnDeviceBefore(t.DeviceActivities(b.device), ctx.act_span[b.device], b.end_ns);
+  }
+}
+
+// Blocking is decided from the API call (METRICS.md §3): one interval per call that blocked,
+// in call order.
+void BlockingCalls(const Context& ctx, const std::vector<model::DeviceId>& only_device,
+                   const std::vector<int32_t>& sync_of_call, std::vector<BlockedInterval>& v) {
+  const model::Trace& t = ctx.t;
+  const auto& calls = t.api_calls();
   for (size_t i = 0; i < calls.size(); ++i) {
     const model::ApiCall& a = calls[i];
-    CallCat c = cat(a);
+    CallCat c = Categorize(a.semantic);
     if (c == kOther) continue;
     model::ProcessId p = t.ProcessOfThread(a.thread);
     BlockedInterval b;
@@ -173,42 +201,18 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
     auto gpu = a.correlation_id == model::kNoCorrelation ? absl::Span<const model::GpuRef>{}
                                                          : t.GpuByCorrelation(p, a.correlation_id);
     if (c == kMemcpyAsync || c == kMemcpySync || c == kMemsetSync) {
-      bool blocking = c != kMemcpyAsync;
-      for (model::GpuRef r : gpu) {
-        b.device = t.DeviceOfStream(t.StreamOf(r));
-        b.stream = t.StreamOf(r);
-        b.released_by = r;
-        if (r.kind != model::GpuKind::kMemcpy) continue;
-        const model::Memcpy& m = t.memcpys()[r.index];
-        if (c == kMemcpyAsync && IsPageable(t, m)) blocking = true;
-        // A synchronous device-to-device or host-to-host copy does not wait for the host.
-        if (c == kMemcpySync && (m.kind == model::MemcpyKind::kDtoD || m.kind == model::MemcpyKind::kHtoH))
-          blocking = false;
-      }
-      if (!blocking) continue;
-      b.reason = c == kMemcpyAsync  ? BlockReason::kPageableCopy
-                 : c == kMemcpySync ? BlockReason::kSyncMemcpy
-                                    : BlockReason::kSyncMemset;
+      if (!CopyBlocked(t, c, gpu, b)) continue;
     } else {
-      b.reason = c == kStream  ? BlockReason::kStreamSync
-                 : c == kEvent ? BlockReason::kEventSync
-                               : BlockReason::kDeviceSync;
-      if (b.sync != model::kNone) {
-        const model::Sync& s = t.syncs()[b.sync];
-        if (s.device != model::kNone) b.device = s.device;
-        if (s.stream != model::kNone) b.stream = s.stream;
-      }
-      if (b.stream != model::kNone && c == kStream) {
-        b.released_by = LastOnStreamBefore(t, t.StreamActivities(b.stream), b.end_ns);
-      } else if (b.device != model::kNone) {
-        b.released_by = LastOnDeviceBefore(t.DeviceActivities(b.device), ctx.act_span[b.device], b.end_ns);
-      }
+      SyncBlocked(ctx, c, b);
     }
     v.push_back(b);
   }
-  v.insert(v.end(), record_only.begin(), record_only.end());
-  // Nested calls on one thread (a runtime call and the driver call inside it) count once:
-  // drop intervals contained in an earlier-starting interval of the same thread.
+}
+
+// Nested calls on one thread (a runtime call and the driver call inside it) count once: drops
+// intervals contained in an earlier-starting interval of the same thread. The result is sorted
+// by start (then thread).
+std::vector<BlockedInterval> DropNested(std::vector<BlockedInterval>& v) {
   std::stable_sort(v.begin(), v.end(), [](const BlockedInterval& x, const BlockedInterval& y) {
     if (x.thread != y.thread) return x.thread < y.thread;
     if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
@@ -223,7 +227,14 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
   std::stable_sort(kept.begin(), kept.end(), [](const BlockedInterval& x, const BlockedInterval& y) {
     return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.thread < y.thread;
   });
-  for (BlockedInterval& b : kept) {
+  return kept;
+}
+
+// What the reports say about each interval besides the call: how busy its device was meanwhile,
+// its iteration, and whether it is the program's final device-wide sync (listed, not counted).
+void Annotate(const Context& ctx, std::vector<BlockedInterval>& v) {
+  const model::Trace& t = ctx.t;
+  for (BlockedInterval& b : v) {
     if (b.device != model::kNone) {
       b.device_busy_ns = ctx.dev[b.device].busy.CoveredIn(b.start_ns, b.end_ns);
       b.device_idle_ns = b.duration_ns() - b.device_busy_ns;
@@ -233,57 +244,23 @@ void ComputeBlocking(const Context& ctx, BlockingResult* out) {
                    (b.reason == BlockReason::kDeviceSync || (b.reason == BlockReason::kSyncRecordOnly &&
                                                              t.syncs()[b.sync].kind == model::SyncKind::kContextSync));
   }
-  v = std::move(kept);
+}
+
+}  // namespace
+
+void ComputeBlocking(const Context& ctx, BlockingResult* out) {
+  const std::vector<model::DeviceId> only_device = OnlyDevices(ctx.t);
+  SyncJoin join = JoinSyncRecords(ctx.t, only_device, out);
+  std::vector<BlockedInterval>& v = out->intervals;
+  BlockingCalls(ctx, only_device, join.sync_of_call, v);
+  v.insert(v.end(), join.record_only.begin(), join.record_only.end());
+  v = DropNested(v);
+  Annotate(ctx, v);
   // Capture windows (windows.h): blocking outside them was not recorded or is start-up.
   v.erase(std::remove_if(v.begin(), v.end(),
                          [&](const BlockedInterval& b) { return !ctx.InWindows(b.process, b.start_ns, b.end_ns); }),
           v.end());
-
-  // Per thread: active span, blocked time (intervals are disjoint per thread now), call sites.
-  const size_t nt = t.threads().size();
-  std::vector<int64_t> lo(nt, INT64_MAX), hi(nt, INT64_MIN);
-  std::vector<uint8_t> final_call(calls.size(), 0);
-  for (const BlockedInterval& b : v)
-    if (b.final_sync && b.api_call != model::kNone) final_call[b.api_call] = 1;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const auto& a = calls[i];
-    if (final_call[i]) continue;
-    lo[a.thread] = std::min(lo[a.thread], a.start_ns);
-    hi[a.thread] = std::max(hi[a.thread], a.end_ns);
-  }
-  for (const auto& r : t.ranges()) {
-    lo[r.thread] = std::min(lo[r.thread], r.start_ns);
-    hi[r.thread] = std::max(hi[r.thread], r.end_ns);
-  }
-  const std::vector<int64_t> windowed_span = WindowedSpans(ctx, final_call);
-  std::vector<ThreadBlocking> th(nt);
-  std::vector<absl::flat_hash_map<model::StringId, CallSite>> sites(nt);
-  for (const BlockedInterval& b : v) {
-    if (b.final_sync) {
-      th[b.thread].final_sync_ns = model::SatAdd(th[b.thread].final_sync_ns, b.duration_ns());
-      continue;
-    }
-    th[b.thread].blocked_ns += b.duration_ns();
-    CallSite& cs = sites[b.thread][b.call];
-    cs.call = b.call;
-    ++cs.count;
-    cs.total_ns += b.duration_ns();
-    cs.max_ns = std::max(cs.max_ns, b.duration_ns());
-  }
-  for (size_t i = 0; i < nt; ++i) {
-    if (lo[i] == INT64_MAX && th[i].blocked_ns == 0 && th[i].final_sync_ns == 0) continue;
-    ThreadBlocking& x = th[i];
-    x.thread = static_cast<model::ThreadId>(i);
-    x.process = t.threads()[i].process;
-    x.active_span_ns = windowed_span[i] >= 0 ? windowed_span[i] : lo[i] == INT64_MAX ? 0 : hi[i] - lo[i];
-    if (x.active_span_ns > 0)
-      x.blocked_share = std::min(1.0, static_cast<double>(x.blocked_ns) / static_cast<double>(x.active_span_ns));
-    for (auto& [name, cs] : sites[i]) x.top_calls.push_back(cs);
-    std::sort(x.top_calls.begin(), x.top_calls.end(),
-              [](const CallSite& a, const CallSite& b) { return a.total_ns > b.total_ns; });
-    if (x.top_calls.size() > ctx.opt.top_n) x.top_calls.resize(ctx.opt.top_n);
-    out->threads.push_back(std::move(x));
-  }
+  ComputeThreadBlocking(ctx, out);
 }
 
 }  // namespace overlapscope::analyze
