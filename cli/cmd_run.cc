@@ -141,6 +141,181 @@ nlohmann::json ToJson(const workloads::WorkloadResult& r) {
   return j;
 }
 
+// The command line's numbers and lists, checked: defaults as --help states them.
+struct RunOptions {
+  int64_t gpus = 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192, k = 8192, layers = 4, max_ctas = 0,
+          prod = 2000, irr = 500, host = 1000, carve = 0, burn = 500, delay_rank = -1, delay_us = 0, reps = 5,
+          ar_blocks = 64;
+  double ag_mb = 64, timeout = 300;
+  workloads::DType dtype{};
+  std::vector<double> sweep;
+  std::vector<int64_t> sizes;
+};
+
+// Parses and checks the options of workload `wl`; the error message, or "" when they are good.
+// Every check happens before a GPU is touched, so a bad command line costs nothing.
+std::string ParseRunOptions(const ParsedArgs& args, const std::string& wl, RunOptions& o) {
+  std::string err;
+  o.gpus = wl == "d2h" ? 1 : 0;
+  o.k = wl == "all-to-all" ? 2048 : 8192;
+  ParseInt(args, "gpus", o.gpus, err) && ParseInt(args, "iters", o.iters, err) &&
+      ParseInt(args, "warmup", o.warmup, err) && ParseInt(args, "capture-iters", o.cap, err) &&
+      ParseInt(args, "m", o.m, err) && ParseInt(args, "n", o.n, err) && ParseInt(args, "k", o.k, err) &&
+      ParseInt(args, "layers", o.layers, err) && ParseInt(args, "nccl-max-ctas", o.max_ctas, err) &&
+      ParseInt(args, "producer-us", o.prod, err) && ParseInt(args, "irrelevant-us", o.irr, err) &&
+      ParseInt(args, "host-work-us", o.host, err) && ParseInt(args, "sm-carveout", o.carve, err) &&
+      ParseInt(args, "burn-in-ms", o.burn, err) && ParseInt(args, "delay-rank", o.delay_rank, err) &&
+      ParseInt(args, "delay-us", o.delay_us, err) && ParseInt(args, "reps", o.reps, err) &&
+      ParseInt(args, "ar-blocks", o.ar_blocks, err) && ParseDouble(args, "ag-mb", o.ag_mb, err) &&
+      ParseDouble(args, "timeout-s", o.timeout, err);
+  if (err.empty() && (o.iters < 1 || o.warmup < 0 || o.cap < 0 || o.gpus < 0))
+    err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
+  auto dtype = workloads::ParseDType(args.Get("dtype", wl == "all-reduce" ? "bf16" : "fp16"));
+  if (err.empty() && !dtype.ok()) err = std::string(dtype.status().message());
+  if (dtype.ok()) o.dtype = *dtype;
+  for (auto part : absl::StrSplit(args.Get("ag-sweep"), ',', absl::SkipEmpty())) {
+    double v = 0;
+    if (!absl::SimpleAtod(part, &v) || v <= 0) err = absl::StrCat("--ag-sweep: bad size '", part, "'");
+    o.sweep.push_back(v);
+  }
+  if (err.empty() && wl == "d2h" && (args.Has("delay-rank") || args.Has("delay-us")))
+    err = "--delay-rank/--delay-us: d2h runs no collectives (matmul-allgather, all-to-all)";
+  if (err.empty() && wl == "all-reduce" && (args.Has("delay-rank") || args.Has("delay-us")))
+    err = "--delay-rank/--delay-us: all-reduce has no straggler injection (matmul-allgather, all-to-all)";
+  if (err.empty() && wl == "all-reduce" && args.Has("sizes")) {
+    auto s = workloads::ParseAllReduceSizes(args.Get("sizes"));
+    if (s.ok()) {
+      o.sizes = *s;
+    } else {
+      err = std::string(s.status().message());
+    }
+  }
+  if (err.empty() && args.Has("delay-rank") != args.Has("delay-us"))
+    err = "--delay-rank R and --delay-us US go together (rank R is late by US microseconds)";
+  return err;
+}
+
+// MPI (one rank per process): checks that this build and workload can run under it and calls
+// MPI_Init. Returns an exit code on failure, -1 to go on.
+int StartMpi(const std::string& wl, const workloads::mpi::LaunchEnv& launch) {
+  const std::string why =
+      launch.launched ? absl::StrCat("started by an MPI launcher (", launch.evidence, ")") : std::string("--mpi given");
+  if (!workloads::mpi::CompiledIn()) {
+    std::fprintf(stderr,
+                 "overlapscope run: %s, but this overlapscope-run was built without MPI (libopenmpi-dev was not "
+                 "found at build time): rebuild with it, or run without mpirun (one process drives all local "
+                 "GPUs, one thread per GPU)\n",
+                 why.c_str());
+    return kExitError;
+  }
+  if (wl == "d2h") {
+    std::fprintf(stderr, "overlapscope run: %s, but d2h is a one-GPU workload: run it without mpirun\n", why.c_str());
+    return kExitUsage;
+  }
+  if (absl::Status st = workloads::mpi::Init(); !st.ok()) {
+    std::fprintf(stderr, "overlapscope run: %s: %s\n", why.c_str(), std::string(st.message()).c_str());
+    return kExitError;
+  }
+  return -1;
+}
+
+workloads::RunParams RunParamsOf(const RunOptions& o, bool use_mpi) {
+  workloads::RunParams rp;
+  rp.gpus = static_cast<int>(o.gpus);
+  rp.iters = static_cast<int>(o.iters);
+  rp.warmup = static_cast<int>(o.warmup);
+  rp.nccl_max_ctas = static_cast<int>(o.max_ctas);
+  rp.timeout_s = o.timeout;
+  rp.burn_in_ms = static_cast<int>(o.burn);
+  rp.delay_rank = static_cast<int>(o.delay_rank);
+  rp.delay_us = o.delay_us;
+  rp.mpi = use_mpi;
+  return rp;
+}
+
+// --impl: the all-reduce implementations asked for ('all', or none given: every one).
+std::vector<std::string> AllReduceImplsOf(const ParsedArgs& args) {
+  if (!args.Has("impl")) return workloads::AllReduceImpls();
+  std::vector<std::string> impls;
+  for (const auto& v : args.All("impl"))
+    for (auto part : absl::StrSplit(v, ',', absl::SkipEmpty())) {
+      if (part == "all") {
+        impls = workloads::AllReduceImpls();
+        break;
+      }
+      impls.emplace_back(part);
+    }
+  return impls;
+}
+
+// Runs workload `wl` (known: RunWorkload checked the name) with its own options.
+absl::StatusOr<workloads::WorkloadResult> Dispatch(const std::string& wl, const ParsedArgs& args, const RunOptions& ro,
+                                                   const workloads::RunParams& rp,
+                                                   const workloads::CaptureHooks& hooks) {
+  const workloads::GemmShape shape{ro.m, ro.n, ro.k, ro.dtype};
+  if (wl == "matmul-allgather") {
+    workloads::MatmulAllGatherOptions o;
+    o.run = rp;
+    o.gemm = shape;
+    o.ag_mb = ro.ag_mb;
+    o.sweep_mb = ro.sweep;
+    o.sm_carveout = static_cast<int>(ro.carve);
+    o.modes = Modes(args, workloads::MatmulAllGatherModes(), {"sequential", "overlap"});
+    return workloads::RunMatmulAllGather(o, hooks);
+  }
+  if (wl == "all-to-all") {
+    workloads::AllToAllOptions o;
+    o.run = rp;
+    o.gemm = shape;
+    o.layers = static_cast<int>(ro.layers);
+    o.impl = args.Get("a2a-impl", "auto");
+    o.modes = Modes(args, workloads::AllToAllModes(), workloads::AllToAllModes());
+    return workloads::RunAllToAll(o, hooks);
+  }
+  if (wl == "all-reduce") {
+    workloads::AllReduceOptions o;
+    o.run = rp;
+    o.dtype = ro.dtype;
+    o.sizes = ro.sizes;
+    o.impls = AllReduceImplsOf(args);
+    o.reps = static_cast<int>(ro.reps);
+    o.max_blocks = static_cast<int>(ro.ar_blocks);
+    return workloads::RunAllReduce(o, hooks);
+  }
+  workloads::D2HOptions o;
+  o.run = rp;
+  o.producer_us = ro.prod;
+  o.irrelevant_us = ro.irr;
+  o.host_work_us = ro.host;
+  o.modes = Modes(args, workloads::D2HModes(), workloads::D2HModes());
+  return workloads::RunD2H(o, hooks);
+}
+
+// Rank 0's output: the timing table (or its JSON) on stdout, and with -o the timings and the
+// captures' summaries as files. Returns the exit code.
+int PrintAndWrite(const ParsedArgs& args, const std::string& wl, const workloads::WorkloadResult& r,
+                  const std::string& capture_text, int exit_code) {
+  std::string text = absl::StrCat(r.workload, " on ", r.device, "\n", r.config, "\nranks: ", r.ranks, "\n");
+  for (const auto& note : r.notes) absl::StrAppend(&text, note, "\n");
+  absl::StrAppend(&text, r.table);
+  for (const auto& e : r.errors) absl::StrAppend(&text, "ERROR: ", e, "\n");
+  if (args.Has("json")) {
+    std::printf("%s\n", ToJson(r).dump(2).c_str());
+  } else {
+    std::fputs(text.c_str(), stdout);
+  }
+  const std::string out_dir = args.Get("output");
+  if (!out_dir.empty()) {
+    absl::Status st = WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.txt"), text + capture_text);
+    if (st.ok()) st = WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.json"), ToJson(r).dump(2) + "\n");
+    if (!st.ok()) {
+      std::fprintf(stderr, "overlapscope run: %s\n", std::string(st.message()).c_str());
+      return kExitError;
+    }
+  }
+  return exit_code;
+}
+
 }  // namespace
 
 int RunWorkload(int argc, char** argv) {
@@ -158,46 +333,8 @@ int RunWorkload(int argc, char** argv) {
     return kExitUsage;
   }
   const std::string wl = args.positionals[0];
-  std::string err;
-  int64_t gpus = wl == "d2h" ? 1 : 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192,
-          k = wl == "all-to-all" ? 2048 : 8192, layers = 4, max_ctas = 0, prod = 2000, irr = 500, host = 1000,
-          carve = 0, burn = 500, delay_rank = -1, delay_us = 0, reps = 5, ar_blocks = 64;
-  double ag_mb = 64, timeout = 300;
-  ParseInt(args, "gpus", gpus, err) && ParseInt(args, "iters", iters, err) && ParseInt(args, "warmup", warmup, err) &&
-      ParseInt(args, "capture-iters", cap, err) && ParseInt(args, "m", m, err) && ParseInt(args, "n", n, err) &&
-      ParseInt(args, "k", k, err) && ParseInt(args, "layers", layers, err) &&
-      ParseInt(args, "nccl-max-ctas", max_ctas, err) && ParseInt(args, "producer-us", prod, err) &&
-      ParseInt(args, "irrelevant-us", irr, err) && ParseInt(args, "host-work-us", host, err) &&
-      ParseInt(args, "sm-carveout", carve, err) && ParseInt(args, "burn-in-ms", burn, err) &&
-      ParseInt(args, "delay-rank", delay_rank, err) && ParseInt(args, "delay-us", delay_us, err) &&
-      ParseInt(args, "reps", reps, err) && ParseInt(args, "ar-blocks", ar_blocks, err) &&
-      ParseDouble(args, "ag-mb", ag_mb, err) && ParseDouble(args, "timeout-s", timeout, err);
-  if (err.empty() && (iters < 1 || warmup < 0 || cap < 0 || gpus < 0))
-    err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
-  auto dtype = workloads::ParseDType(args.Get("dtype", wl == "all-reduce" ? "bf16" : "fp16"));
-  if (err.empty() && !dtype.ok()) err = std::string(dtype.status().message());
-  std::vector<double> sweep;
-  for (auto part : absl::StrSplit(args.Get("ag-sweep"), ',', absl::SkipEmpty())) {
-    double v = 0;
-    if (!absl::SimpleAtod(part, &v) || v <= 0) err = absl::StrCat("--ag-sweep: bad size '", part, "'");
-    sweep.push_back(v);
-  }
-  if (err.empty() && wl == "d2h" && (args.Has("delay-rank") || args.Has("delay-us")))
-    err = "--delay-rank/--delay-us: d2h runs no collectives (matmul-allgather, all-to-all)";
-  if (err.empty() && wl == "all-reduce" && (args.Has("delay-rank") || args.Has("delay-us")))
-    err = "--delay-rank/--delay-us: all-reduce has no straggler injection (matmul-allgather, all-to-all)";
-  std::vector<int64_t> sizes;
-  if (err.empty() && wl == "all-reduce" && args.Has("sizes")) {
-    auto s = workloads::ParseAllReduceSizes(args.Get("sizes"));
-    if (s.ok()) {
-      sizes = *s;
-    } else {
-      err = std::string(s.status().message());
-    }
-  }
-  if (err.empty() && args.Has("delay-rank") != args.Has("delay-us"))
-    err = "--delay-rank R and --delay-us US go together (rank R is late by US microseconds)";
-  if (!err.empty()) {
+  RunOptions ro;
+  if (std::string err = ParseRunOptions(args, wl, ro); !err.empty()) {
     std::fprintf(stderr, "overlapscope run: %s\n", err.c_str());
     return kExitUsage;
   }
@@ -208,46 +345,18 @@ int RunWorkload(int argc, char** argv) {
   struct Finalize {
     ~Finalize() { workloads::mpi::Finalize(); }
   } finalize;
-  if (use_mpi) {
-    const std::string why = launch.launched ? absl::StrCat("started by an MPI launcher (", launch.evidence, ")")
-                                            : std::string("--mpi given");
-    if (!workloads::mpi::CompiledIn()) {
-      std::fprintf(stderr,
-                   "overlapscope run: %s, but this overlapscope-run was built without MPI (libopenmpi-dev was not "
-                   "found at build time): rebuild with it, or run without mpirun (one process drives all local "
-                   "GPUs, one thread per GPU)\n",
-                   why.c_str());
-      return kExitError;
-    }
-    if (wl == "d2h") {
-      std::fprintf(stderr, "overlapscope run: %s, but d2h is a one-GPU workload: run it without mpirun\n", why.c_str());
-      return kExitUsage;
-    }
-    if (absl::Status st = workloads::mpi::Init(); !st.ok()) {
-      std::fprintf(stderr, "overlapscope run: %s: %s\n", why.c_str(), std::string(st.message()).c_str());
-      return kExitError;
-    }
-  }
+  if (use_mpi)
+    if (int rc = StartMpi(wl, launch); rc >= 0) return rc;
   const bool rank0 = !use_mpi || workloads::mpi::Rank() == 0;
-  workloads::RunParams rp;
-  rp.gpus = static_cast<int>(gpus);
-  rp.iters = static_cast<int>(iters);
-  rp.warmup = static_cast<int>(warmup);
-  rp.nccl_max_ctas = static_cast<int>(max_ctas);
-  rp.timeout_s = timeout;
-  rp.burn_in_ms = static_cast<int>(burn);
-  rp.delay_rank = static_cast<int>(delay_rank);
-  rp.delay_us = delay_us;
-  rp.mpi = use_mpi;
   const std::string out_dir = args.Get("output");
-  const bool capture = !args.Has("no-capture") && cap > 0;
+  const bool capture = !args.Has("no-capture") && ro.cap > 0;
   FILE* summaries = args.Has("json") ? stderr : stdout;
   // Exactly one of the two captures exists: the in-process one, or the MPI one (rank 0 analyzes).
   std::unique_ptr<RunCapture> rc;
   std::unique_ptr<MpiRunCapture> mrc;
   workloads::CaptureHooks hooks;
   if (use_mpi) {
-    mrc = std::make_unique<MpiRunCapture>(wl, out_dir, capture ? static_cast<int>(cap) : 0, summaries,
+    mrc = std::make_unique<MpiRunCapture>(wl, out_dir, capture ? static_cast<int>(ro.cap) : 0, summaries,
                                           args.Has("report"));
     if (capture) {
       if (absl::Status st = mrc->Init(); !st.ok()) {
@@ -257,89 +366,26 @@ int RunWorkload(int argc, char** argv) {
       hooks = mrc->Hooks();
     }
   } else {
-    rc = std::make_unique<RunCapture>(wl, out_dir, capture ? static_cast<int>(cap) : 0, summaries, args.Has("report"));
+    rc = std::make_unique<RunCapture>(wl, out_dir, capture ? static_cast<int>(ro.cap) : 0, summaries,
+                                      args.Has("report"));
     if (capture) hooks = rc->Hooks();
   }
-  workloads::GemmShape shape{m, n, k, *dtype};
-
-  absl::StatusOr<workloads::WorkloadResult> res;
-  if (wl == "matmul-allgather") {
-    workloads::MatmulAllGatherOptions o;
-    o.run = rp;
-    o.gemm = shape;
-    o.ag_mb = ag_mb;
-    o.sweep_mb = sweep;
-    o.sm_carveout = static_cast<int>(carve);
-    o.modes = Modes(args, workloads::MatmulAllGatherModes(), {"sequential", "overlap"});
-    res = workloads::RunMatmulAllGather(o, hooks);
-  } else if (wl == "all-to-all") {
-    workloads::AllToAllOptions o;
-    o.run = rp;
-    o.gemm = shape;
-    o.layers = static_cast<int>(layers);
-    o.impl = args.Get("a2a-impl", "auto");
-    o.modes = Modes(args, workloads::AllToAllModes(), workloads::AllToAllModes());
-    res = workloads::RunAllToAll(o, hooks);
-  } else if (wl == "all-reduce") {
-    workloads::AllReduceOptions o;
-    o.run = rp;
-    o.dtype = *dtype;
-    o.sizes = sizes;
-    o.impls.clear();
-    for (const auto& v : args.All("impl"))
-      for (auto part : absl::StrSplit(v, ',', absl::SkipEmpty())) {
-        if (part == "all") {
-          o.impls = workloads::AllReduceImpls();
-          break;
-        }
-        o.impls.emplace_back(part);
-      }
-    if (!args.Has("impl")) o.impls = workloads::AllReduceImpls();
-    o.reps = static_cast<int>(reps);
-    o.max_blocks = static_cast<int>(ar_blocks);
-    res = workloads::RunAllReduce(o, hooks);
-  } else if (wl == "d2h") {
-    workloads::D2HOptions o;
-    o.run = rp;
-    o.producer_us = prod;
-    o.irrelevant_us = irr;
-    o.host_work_us = host;
-    o.modes = Modes(args, workloads::D2HModes(), workloads::D2HModes());
-    res = workloads::RunD2H(o, hooks);
-  } else {
+  if (wl != "matmul-allgather" && wl != "all-to-all" && wl != "all-reduce" && wl != "d2h") {
     std::fprintf(stderr, "overlapscope run: unknown workload '%s' (matmul-allgather, all-to-all, all-reduce, d2h)\n",
                  wl.c_str());
     return kExitUsage;
   }
+  absl::StatusOr<workloads::WorkloadResult> res = Dispatch(wl, args, ro, RunParamsOf(ro, use_mpi), hooks);
   if (!res.ok()) {
     // Under MPI the ranks agreed on this error: rank 0 says it.
     if (rank0)
       std::fprintf(stderr, "overlapscope run %s: %s\n", wl.c_str(), std::string(res.status().message()).c_str());
     return res.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage : kExitError;
   }
-  const auto& r = *res;
   // Every rank has the same figures and errors (gathered), so every rank exits alike.
-  const int exit_code = r.ok() ? kExitOk : kExitError;
+  const int exit_code = res->ok() ? kExitOk : kExitError;
   if (!rank0) return exit_code;
-  std::string text = absl::StrCat(r.workload, " on ", r.device, "\n", r.config, "\nranks: ", r.ranks, "\n");
-  for (const auto& note : r.notes) absl::StrAppend(&text, note, "\n");
-  absl::StrAppend(&text, r.table);
-  for (const auto& e : r.errors) absl::StrAppend(&text, "ERROR: ", e, "\n");
-  if (args.Has("json")) {
-    std::printf("%s\n", ToJson(r).dump(2).c_str());
-  } else {
-    std::fputs(text.c_str(), stdout);
-  }
-  if (!out_dir.empty()) {
-    absl::Status st =
-        WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.txt"), text + (rc ? rc->text() : mrc->text()));
-    if (st.ok()) st = WriteTextFile(absl::StrCat(out_dir, "/", wl, "-timings.json"), ToJson(r).dump(2) + "\n");
-    if (!st.ok()) {
-      std::fprintf(stderr, "overlapscope run: %s\n", std::string(st.message()).c_str());
-      return kExitError;
-    }
-  }
-  return exit_code;
+  return PrintAndWrite(args, wl, *res, rc ? rc->text() : mrc->text(), exit_code);
 }
 
 #endif  // OVERLAPSCOPE_HAVE_WORKLOADS
