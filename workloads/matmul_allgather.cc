@@ -57,9 +57,13 @@ class MatmulAllGather {
     res_.errors.push_back(absl::StrCat(phase, ": ", st.message()));
     return false;
   }
-  PhaseBody TimedBody(const std::string& key, bool use_ce,
-                      std::function<absl::Status(RankContext&, RankState&, IterEvents&)> enqueue, bool gemm_runs,
-                      bool ag_runs);
+  using EnqueueFn = std::function<absl::Status(RankContext&, RankState&, IterEvents&)>;
+  PhaseBody TimedBody(const std::string& key, bool use_ce, EnqueueFn enqueue, bool gemm_runs, bool ag_runs);
+  absl::Status Setup();
+  bool SetupCopyEngine(bool& alive);
+  EnqueueFn Enqueuer(const std::string& kind) const;
+  PhaseBody MixedPhase(bool ce);
+  PhaseBody GemmLoop();
   absl::Status Sweep(bool ce);  // all-gather alone at o_.sweep_mb sizes
   void Render();
 
@@ -73,9 +77,8 @@ class MatmulAllGather {
   WorkloadResult res_;
 };
 
-PhaseBody MatmulAllGather::TimedBody(const std::string& key, bool use_ce,
-                                     std::function<absl::Status(RankContext&, RankState&, IterEvents&)> enqueue,
-                                     bool gemm_runs, bool ag_runs) {
+PhaseBody MatmulAllGather::TimedBody(const std::string& key, bool use_ce, EnqueueFn enqueue, bool gemm_runs,
+                                     bool ag_runs) {
   auto buffers = [this, use_ce](RankContext& ctx) -> const AllGatherBuffers& {
     return use_ce ? st_[ctx.local].ce : st_[ctx.local].ag;
   };
@@ -134,7 +137,10 @@ absl::Status MatmulAllGather::Sweep(bool ce) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
+// Checks the options, starts the rank group (one rank per GPU or per MPI process), describes
+// the run, and gives every rank its GEMM, checker, all-gather buffers and events; then burns in
+// (steady clocks before anything is measured).
+absl::Status MatmulAllGather::Setup() {
   for (const auto& m : o_.modes)
     if (std::find(MatmulAllGatherModes().begin(), MatmulAllGatherModes().end(), m) == MatmulAllGatherModes().end())
       return absl::InvalidArgumentError(absl::StrCat("unknown mode '", m, "' for matmul-allgather (",
@@ -162,7 +168,6 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   if (o_.sm_carveout > 0)
     res_.notes.push_back(
         absl::StrCat("overlap modes: GEMM limited to SMs - ", o_.sm_carveout, " (cublasSetSmCountTarget)"));
-
   auto setup = [&](RankContext& ctx) -> absl::Status {
     RankState& s = st_[ctx.local];
     ASSIGN_OR_RETURN(s.gemm, Gemm::Create(ctx, o_.gemm, 1000 + ctx.rank, 2000));
@@ -174,67 +179,68 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
   };
   RETURN_IF_ERROR(g_->RunOnAll(setup));
   gathered_bytes_ = st_[0].ag.gathered_bytes();
-  RETURN_IF_ERROR(g_->RunOnAll([&](RankContext& ctx) { return BurnIn(ctx, *st_[ctx.local].gemm, o_.run.burn_in_ms); }));
+  return g_->RunOnAll([&](RankContext& ctx) { return BurnIn(ctx, *st_[ctx.local].gemm, o_.run.burn_in_ms); });
+}
 
-  // Every all-gather is a TimedCollective (event pair "ag", after the straggler's spin if any).
+// Copy-engine set-up (overlap-ce) comes before the measurements, so its kinds join the
+// interleaved phase; when the library rejects it, that is an error of the overlap-ce mode and
+// the other kinds go on without it. A failed window registration ends the group (`alive`).
+// True: the copy-engine kinds run.
+bool MatmulAllGather::SetupCopyEngine(bool& alive) {
+  auto ce_setup = [&](RankContext& ctx) -> absl::Status {
+    ASSIGN_OR_RETURN(st_[ctx.local].ce, AllGatherBuffers::Create(ctx, ctx.nccl_ce, o_.ag_mb, true));
+    return absl::OkStatus();
+  };
+  absl::Status st = g_->CreateCeComms();
+  if (!st.ok()) res_.errors.push_back(absl::StrCat("overlap-ce: zero-CTA communicator: ", st.message()));
+  if (st.ok()) {
+    st = g_->RunOnAll(ce_setup);
+    if (!st.ok()) alive = Failed("overlap-ce: symmetric window registration", st);
+  }
+  return st.ok();
+}
+
+// One iteration of a measured kind on one rank: gemm_alone, ag_alone, ag_alone_ce, sequential,
+// overlap, overlap_ce. Every all-gather is a TimedCollective (event pair "ag", after the
+// straggler's spin if any).
+MatmulAllGather::EnqueueFn MatmulAllGather::Enqueuer(const std::string& kind) const {
   const RunParams rp = o_.run;
-  auto gemm_only = [](RankContext& ctx, RankState& s, IterEvents&) { return s.gemm->Enqueue(ctx); };
-  auto ag_only = [rp](RankContext& ctx, RankState& s, IterEvents& ev) {
-    return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ag.Enqueue(ctx.compute); });
-  };
-  auto ce_only = [rp](RankContext& ctx, RankState& s, IterEvents& ev) {
-    return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ce.Enqueue(ctx.compute); });
-  };
-  auto sequential = [rp](RankContext& ctx, RankState& s, IterEvents& ev) -> absl::Status {
-    RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
-    return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ag.Enqueue(ctx.compute); });
-  };
   const int carve = o_.sm_carveout;
-  auto overlap = [carve, rp](RankContext& ctx, RankState& s, IterEvents& ev) {
-    return EnqueueOverlap(ctx, s, s.ag, ev, rp, carve);
-  };
-  auto overlap_ce = [carve, rp](RankContext& ctx, RankState& s, IterEvents& ev) {
+  if (kind == "gemm_alone") return [](RankContext& ctx, RankState& s, IterEvents&) { return s.gemm->Enqueue(ctx); };
+  if (kind == "ag_alone")
+    return [rp](RankContext& ctx, RankState& s, IterEvents& ev) {
+      return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ag.Enqueue(ctx.compute); });
+    };
+  if (kind == "ag_alone_ce")
+    return [rp](RankContext& ctx, RankState& s, IterEvents& ev) {
+      return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ce.Enqueue(ctx.compute); });
+    };
+  if (kind == "sequential")
+    return [rp](RankContext& ctx, RankState& s, IterEvents& ev) -> absl::Status {
+      RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
+      return TimedCollective(ctx, rp, ev, "ag", ctx.compute, [&] { return s.ag.Enqueue(ctx.compute); });
+    };
+  if (kind == "overlap")
+    return [carve, rp](RankContext& ctx, RankState& s, IterEvents& ev) {
+      return EnqueueOverlap(ctx, s, s.ag, ev, rp, carve);
+    };
+  return [carve, rp](RankContext& ctx, RankState& s, IterEvents& ev) {  // overlap_ce
     return EnqueueOverlap(ctx, s, s.ce, ev, rp, carve);
   };
+}
 
-  bool alive = true;
-  auto phase = [&](const std::string& name, const absl::Status& st) {
-    if (!st.ok()) alive = Failed(name, st);
-    return alive;
-  };
+// All figures of METRICS.md §7 from one interleaved phase (timing.h says why): the kinds alone
+// and the modes asked for, validated at the end.
+PhaseBody MatmulAllGather::MixedPhase(bool ce) {
   auto wants = [&](const std::string& m) { return std::find(o_.modes.begin(), o_.modes.end(), m) != o_.modes.end(); };
-  // Copy-engine set-up first, so its kinds join the interleaved measurement; when the library
-  // rejects it, that is an error of the overlap-ce mode and the other kinds go on without it.
-  bool ce = false;
-  if (wants("overlap-ce")) {
-    auto ce_setup = [&](RankContext& ctx) -> absl::Status {
-      ASSIGN_OR_RETURN(st_[ctx.local].ce, AllGatherBuffers::Create(ctx, ctx.nccl_ce, o_.ag_mb, true));
-      return absl::OkStatus();
-    };
-    absl::Status st = g_->CreateCeComms();
-    if (!st.ok()) res_.errors.push_back(absl::StrCat("overlap-ce: zero-CTA communicator: ", st.message()));
-    if (st.ok()) {
-      st = g_->RunOnAll(ce_setup);
-      if (!st.ok()) alive = Failed("overlap-ce: symmetric window registration", st);
-    }
-    ce = st.ok();
-  }
-  // All figures of METRICS.md §7 from one interleaved phase (timing.h says why).
-  struct Kind {
-    std::string name;
-    std::function<absl::Status(RankContext&, RankState&, IterEvents&)> enqueue;
-  };
-  std::vector<Kind> kinds = {{"gemm_alone", gemm_only}, {"ag_alone", ag_only}};
-  if (wants("sequential")) kinds.push_back({"sequential", sequential});
-  if (wants("overlap")) kinds.push_back({"overlap", overlap});
-  if (ce) {
-    kinds.push_back({"ag_alone_ce", ce_only});
-    kinds.push_back({"overlap_ce", overlap_ce});
-  }
-  std::vector<std::string> names;
-  for (const auto& k : kinds) names.push_back(k.name);
+  std::vector<std::string> names = {"gemm_alone", "ag_alone"};
+  if (wants("sequential")) names.push_back("sequential");
+  if (wants("overlap")) names.push_back("overlap");
+  if (ce) names.insert(names.end(), {"ag_alone_ce", "overlap_ce"});
+  std::vector<EnqueueFn> kinds;
+  for (const auto& k : names) kinds.push_back(Enqueuer(k));
   PhaseBody mixed;
-  mixed.prepare = [&](RankContext& ctx) -> absl::Status {
+  mixed.prepare = [this, ce](RankContext& ctx) -> absl::Status {
     RankState& s = st_[ctx.local];
     RETURN_IF_ERROR(s.gemm->ClearOutput(ctx));
     RETURN_IF_ERROR(s.ag.Reset(ctx.compute));
@@ -242,26 +248,30 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
     OS_CUDA(cudaStreamSynchronize(ctx.compute));
     return absl::OkStatus();
   };
-  mixed.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+  mixed.run = [this, kinds, names](RankContext& ctx, int warmup, int iters,
+                                   std::map<std::string, double>& fig) -> absl::Status {
     RankState& s = st_[ctx.local];
-    auto fn = [&](int k, IterEvents& ev) { return kinds[k].enqueue(ctx, s, ev); };
+    auto fn = [&](int k, IterEvents& ev) { return kinds[k](ctx, s, ev); };
     ASSIGN_OR_RETURN(Samples smp, TimeInterleaved(ctx, ctx.compute, warmup, iters, names, fn));
     for (const auto& [name, v] : smp.ms) fig[name] = Median(v);
     for (const auto& k : names) KeepCollectiveTimes(ctx, smp, k + "_", {"ag"}, k);
     return absl::OkStatus();
   };
-  mixed.validate = [&](RankContext& ctx) -> absl::Status {
+  mixed.validate = [this, ce](RankContext& ctx) -> absl::Status {
     RankState& s = st_[ctx.local];
     RETURN_IF_ERROR(s.gemm->Validate(ctx, "GEMM output (interleaved phase)"));
     RETURN_IF_ERROR(s.ag.Validate(ctx, *s.check, ctx.compute, "all-gather output (interleaved phase)"));
     if (ce) RETURN_IF_ERROR(s.ce.Validate(ctx, *s.check, ctx.compute, "copy-engine all-gather output"));
     return absl::OkStatus();
   };
-  phase("interleaved GEMM / all-gather / modes", RunPhase(*g_, o_.run, mixed, f_));
-  if (alive) phase("collective skew (interleaved phase)", g_->SkewFigures("", f_));
-  // The plain cuBLAS loop: `iters` GEMMs back to back between two events, no host sync between.
+  return mixed;
+}
+
+// The plain cuBLAS loop: `iters` GEMMs back to back between two events, no host sync between
+// (the GEMM's speed without per-iteration events, for comparison with gemm_alone).
+PhaseBody MatmulAllGather::GemmLoop() {
   PhaseBody loop;
-  loop.run = [&](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
+  loop.run = [this](RankContext& ctx, int warmup, int iters, std::map<std::string, double>& fig) -> absl::Status {
     RankState& s = st_[ctx.local];
     for (int i = 0; i < warmup; ++i) RETURN_IF_ERROR(s.gemm->Enqueue(ctx));
     OS_CUDA(cudaStreamSynchronize(ctx.compute));
@@ -274,19 +284,34 @@ absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
     fig["gemm_loop_ms"] = ms["loop"] / iters;
     return absl::OkStatus();
   };
-  loop.validate = [&](RankContext& ctx) { return st_[ctx.local].gemm->Validate(ctx, "plain GEMM loop output"); };
-  if (alive) phase("plain cuBLAS loop", RunPhase(*g_, o_.run, loop, f_));
+  loop.validate = [this](RankContext& ctx) { return st_[ctx.local].gemm->Validate(ctx, "plain GEMM loop output"); };
+  return loop;
+}
+
+absl::StatusOr<WorkloadResult> MatmulAllGather::Run() {
+  RETURN_IF_ERROR(Setup());
+  bool alive = true;
+  auto phase = [&](const std::string& name, const absl::Status& st) {
+    if (!st.ok()) alive = Failed(name, st);
+    return alive;
+  };
+  auto wants = [&](const std::string& m) { return std::find(o_.modes.begin(), o_.modes.end(), m) != o_.modes.end(); };
+  const bool ce = wants("overlap-ce") && SetupCopyEngine(alive);
+  phase("interleaved GEMM / all-gather / modes", RunPhase(*g_, o_.run, MixedPhase(ce), f_));
+  if (alive) phase("collective skew (interleaved phase)", g_->SkewFigures("", f_));
+  if (alive) phase("plain cuBLAS loop", RunPhase(*g_, o_.run, GemmLoop(), f_));
   if (alive && !o_.sweep_mb.empty()) phase("all-gather sweep", Sweep(false));
   if (alive && ce && !o_.sweep_mb.empty()) phase("all-gather sweep (copy engine)", Sweep(true));
   // One capture per mode (the figures above are not taken from these runs).
   if (alive && wants("sequential"))
-    phase("sequential",
-          CaptureMode(*g_, "sequential", o_.run, hooks_, TimedBody("sequential", false, sequential, true, true)));
+    phase("sequential", CaptureMode(*g_, "sequential", o_.run, hooks_,
+                                    TimedBody("sequential", false, Enqueuer("sequential"), true, true)));
   if (alive && wants("overlap"))
-    phase("overlap", CaptureMode(*g_, "overlap", o_.run, hooks_, TimedBody("overlap", false, overlap, true, true)));
+    phase("overlap",
+          CaptureMode(*g_, "overlap", o_.run, hooks_, TimedBody("overlap", false, Enqueuer("overlap"), true, true)));
   if (alive && ce)
-    phase("overlap-ce",
-          CaptureMode(*g_, "overlap-ce", o_.run, hooks_, TimedBody("overlap_ce", true, overlap_ce, true, true)));
+    phase("overlap-ce", CaptureMode(*g_, "overlap-ce", o_.run, hooks_,
+                                    TimedBody("overlap_ce", true, Enqueuer("overlap_ce"), true, true)));
   if (alive) phase("collective skew (captured runs)", g_->SkewFigures("captured_", f_));
   if (alive && ce)
     phase("overlap-ce: window deregistration",
