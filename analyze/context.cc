@@ -9,17 +9,20 @@
 
 namespace overlapscope::analyze {
 
-absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
+namespace {
+
+// The class of every GPU activity (classify.h), and the summary that explains it: per (kind,
+// name, carries a collective) the rule that decided and the count and time it covers, largest
+// time first.
+void ClassifyActivities(Context& ctx, Classifier& classifier, ClassificationSummary* summary) {
   const model::Trace& t = ctx.t;
-  auto classifier = Classifier::Create(ctx.opt.rules, t);
-  if (!classifier.ok()) return classifier.status();
   ctx.kernel_cls.resize(t.kernels().size());
   ctx.memcpy_cls.resize(t.memcpys().size());
   ctx.memset_cls.resize(t.memsets().size());
   // Explanations per (kind, name, rule): the rule is a function of (kind, name, carries
   // collective), so key by those through a dense index (name id * 8 + kind * 2 + carries).
   std::vector<int32_t> expl_index(t.strings().size() * 8, -1);
-  summary->rules = classifier->rules();
+  summary->rules = classifier.rules();
   auto classify = [&](model::GpuKind kind, size_t n, std::vector<ActivityClass>& out, auto name_of, auto dur_of,
                       auto carries) {
     for (size_t i = 0; i < n; ++i) {
@@ -27,9 +30,9 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
       size_t key = static_cast<size_t>(name_of(i)) * 8 + static_cast<size_t>(kind) * 2 + (carries(i) ? 1 : 0);
       int32_t& slot = expl_index[key];
       if (slot < 0) {
-        int32_t rule = classifier->RuleOf(r);
+        int32_t rule = classifier.RuleOf(r);
         slot = static_cast<int32_t>(summary->names.size());
-        summary->names.push_back(ClassExplanation{name_of(i), kind, classifier->Classify(r), rule, 0, 0, 0});
+        summary->names.push_back(ClassExplanation{name_of(i), kind, classifier.Classify(r), rule, 0, 0, 0});
       }
       ClassExplanation& e = summary->names[slot];
       out[i] = e.cls;
@@ -55,8 +58,14 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   std::sort(summary->names.begin(), summary->names.end(), [](const ClassExplanation& a, const ClassExplanation& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.count > b.count;
   });
+}
 
-  // Per-device sets; DeviceActivities is sorted by start, so each set builds in one pass.
+// Per device: the compute, comm and busy sets, and each activity's span and name in
+// DeviceActivities order (the hot loops of the analyses read these instead of dispatching per
+// kind); per stream: its compute-class time. DeviceActivities is sorted by start, so each set
+// builds in one pass.
+void BuildDeviceSets(Context& ctx) {
+  const model::Trace& t = ctx.t;
   ctx.dev.resize(t.devices().size());
   ctx.act_span.resize(t.devices().size());
   ctx.act_name.resize(t.devices().size());
@@ -112,11 +121,12 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
     ctx.dev[d].comm = IntervalSet::FromSortedByStart(comm);
     ctx.dev[d].busy = IntervalSet::FromSortedByStart(busy);
   }
+}
 
-  PrepareWindows(ctx);
-  ctx.iters = AssignIterations(t, ctx.opt.iteration_marker);
-
-  // Launch calls per thread (an API call that enqueued at least one activity).
+// Launch calls per thread (an API call that enqueued at least one activity), by start, and the
+// start of each process's last launch (final syncs come after it).
+void IndexLaunches(Context& ctx) {
+  const model::Trace& t = ctx.t;
   std::vector<uint8_t> is_launch(t.api_calls().size(), 0);
   for (const auto* v : {&ctx.kernel_launch, &ctx.memcpy_launch, &ctx.memset_launch})
     for (int32_t a : *v)
@@ -130,6 +140,18 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
     int64_t& last = ctx.last_launch_start[t.ProcessOfThread(a.thread)];
     last = std::max(last, a.start_ns);
   }
+}
+
+}  // namespace
+
+absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
+  auto classifier = Classifier::Create(ctx.opt.rules, ctx.t);
+  if (!classifier.ok()) return classifier.status();
+  ClassifyActivities(ctx, *classifier, summary);
+  BuildDeviceSets(ctx);
+  PrepareWindows(ctx);
+  ctx.iters = AssignIterations(ctx.t, ctx.opt.iteration_marker);
+  IndexLaunches(ctx);
   return absl::OkStatus();
 }
 
