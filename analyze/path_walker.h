@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -126,6 +127,24 @@ class PathWalker {
     int32_t gpu = model::kNone;  // flat index
     int32_t api = model::kNone;
   };
+  // Where the walk is: a host thread at t, or GPU activity g (flat index) in a WalkStart mode.
+  struct Cursor {
+    WalkStart::Mode mode = WalkStart::kHost;
+    int32_t g = model::kNone;  // GPU modes: flat index of the activity
+    model::ThreadId thread = model::kNone;
+    int64_t t = 0;
+    bool Same(const Cursor& o) const {
+      return mode == o.mode && (mode == WalkStart::kHost ? thread == o.thread : g == o.g);
+    }
+  };
+  // One step of the walk from `cur` (moved back in time, segments appended to out): the
+  // outcome when the walk stops there, nullopt to go on from the moved cursor.
+  std::optional<WalkOutcome> HostStep(Cursor& cur, absl::Span<const int64_t> floor, std::vector<PathSegment>* out,
+                                      PathCounts* counts) const;
+  std::optional<WalkOutcome> GpuStep(Cursor& cur, absl::Span<const int64_t> floor, bool follow_peers,
+                                     std::vector<PathSegment>* out, PathCounts* counts) const;
+  std::optional<WalkOutcome> GpuWork(Cursor& cur, int64_t f, bool follow_peers, std::vector<PathSegment>* out,
+                                     bool* crossed) const;
   Pred BindingPred(int32_t g, int64_t c, PathCounts* counts) const;
   int64_t LaunchReady(int32_t api, int32_t g) const;
   // Host time [lo, hi) on thread th, split into API calls, recorded ops and untraced time.
