@@ -62,6 +62,72 @@ Scan IntOrSkip(const char* v, const char* end, const char** after, int64_t* out,
   return Scan::kOk;
 }
 
+// distributedInfo: {"rank": R, "world_size": N, ...}; other members and a value that is not an
+// object are skipped. A negative rank is no rank.
+Scan DistributedInfo(const char* p, const char* end, const char** after, const char** err, FileContext& ctx) {
+  if (*p != '{') return scan::SkipValue(p, end, after, err);
+  ctx.has_rank = false;
+  return ForEachMember(p, end, after, err, [&](std::string_view k, const char* v, const char** a) {
+    bool ok = false;
+    if (k == "rank") {
+      Scan s = IntOrSkip(v, end, a, &ctx.rank, &ok, err);
+      ctx.has_rank = ok && ctx.rank >= 0;
+      return s;
+    }
+    if (k == "world_size") return IntOrSkip(v, end, a, &ctx.world_size, &ok, err);
+    return scan::SkipValue(v, end, a, err);
+  });
+}
+
+// deviceProperties: [{"id": N, "name": "...", ...}, ...] -> (id, name) in *out (cleared first:
+// a step is retried after a refill). Entries that are not objects, or have no integer id, are
+// skipped; a name is cut at 256 bytes.
+Scan DeviceNames(const char* p, const char* end, const char** after, const char** err,
+                 std::vector<std::pair<int64_t, std::string>>* out) {
+  out->clear();
+  if (*p != '[') return scan::SkipValue(p, end, after, err);
+  const char* q = scan::SkipWs(p + 1);
+  if (*q == ']') {
+    *after = q + 1;
+    return Scan::kOk;
+  }
+  for (;;) {
+    if (*q != '{') {
+      Scan s = scan::SkipValue(q, end, &q, err);
+      if (s != Scan::kOk) return s;
+    } else {
+      int64_t id = -1;
+      bool has_id = false;
+      std::string name, scratch;
+      int repaired = 0;
+      Scan s = ForEachMember(q, end, &q, err, [&](std::string_view k, const char* v, const char** a) {
+        if (k == "id") return IntOrSkip(v, end, a, &id, &has_id, err);
+        if (k == "name" && *v == '"') {
+          std::string_view n;
+          Scan t = scan::ParseString(v, end, a, &scratch, &n, &repaired, err);
+          name.assign(n.substr(0, 256));  // a device name; a hostile one is cut
+          return t;
+        }
+        return scan::SkipValue(v, end, a, err);
+      });
+      if (s != Scan::kOk) return s;
+      if (has_id) out->emplace_back(id, name);
+    }
+    q = scan::SkipWs(q);
+    if (*q == ',') {
+      q = scan::SkipWs(q + 1);
+      continue;
+    }
+    if (*q == ']') {
+      *after = q + 1;
+      return Scan::kOk;
+    }
+    if (q >= end) return Scan::kNeedMore;
+    *err = "expected ',' or ']'";
+    return Scan::kError;
+  }
+}
+
 }  // namespace
 
 FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options)
@@ -140,72 +206,14 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
         key);
   }
   if (key == "distributedInfo") {
-    return RunStep(
-        [&](const char* p, const char** after, const char** err) {
-          end = End();
-          if (*p != '{') return scan::SkipValue(p, end, after, err);
-          ctx_.has_rank = false;
-          return ForEachMember(p, end, after, err, [&](std::string_view k, const char* v, const char** a) {
-            bool ok = false;
-            if (k == "rank") {
-              Scan s = IntOrSkip(v, end, a, &ctx_.rank, &ok, err);
-              ctx_.has_rank = ok && ctx_.rank >= 0;
-              return s;
-            }
-            if (k == "world_size") return IntOrSkip(v, end, a, &ctx_.world_size, &ok, err);
-            return scan::SkipValue(v, end, a, err);
-          });
-        },
-        key);
+    return RunStep([&](const char* p, const char** after,
+                       const char** err) { return DistributedInfo(p, End(), after, err, ctx_); },
+                   key);
   }
   if (key == "deviceProperties") {
-    return RunStep(
-        [&](const char* p, const char** after, const char** err) {
-          end = End();
-          ctx_.device_names.clear();
-          if (*p != '[') return scan::SkipValue(p, end, after, err);
-          const char* q = scan::SkipWs(p + 1);
-          if (*q == ']') {
-            *after = q + 1;
-            return Scan::kOk;
-          }
-          for (;;) {
-            if (*q != '{') {
-              Scan s = scan::SkipValue(q, end, &q, err);
-              if (s != Scan::kOk) return s;
-            } else {
-              int64_t id = -1;
-              bool has_id = false;
-              std::string name, scratch;
-              int repaired = 0;
-              Scan s = ForEachMember(q, end, &q, err, [&](std::string_view k, const char* v, const char** a) {
-                if (k == "id") return IntOrSkip(v, end, a, &id, &has_id, err);
-                if (k == "name" && *v == '"') {
-                  std::string_view n;
-                  Scan t = scan::ParseString(v, end, a, &scratch, &n, &repaired, err);
-                  name.assign(n.substr(0, 256));  // a device name; a hostile one is cut
-                  return t;
-                }
-                return scan::SkipValue(v, end, a, err);
-              });
-              if (s != Scan::kOk) return s;
-              if (has_id) ctx_.device_names.emplace_back(id, name);
-            }
-            q = scan::SkipWs(q);
-            if (*q == ',') {
-              q = scan::SkipWs(q + 1);
-              continue;
-            }
-            if (*q == ']') {
-              *after = q + 1;
-              return Scan::kOk;
-            }
-            if (q >= end) return Scan::kNeedMore;
-            *err = "expected ',' or ']'";
-            return Scan::kError;
-          }
-        },
-        key);
+    return RunStep([&](const char* p, const char** after,
+                       const char** err) { return DeviceNames(p, End(), after, err, &ctx_.device_names); },
+                   key);
   }
   return RunStep(
       [&](const char* p, const char** after, const char** err) { return scan::SkipValue(p, End(), after, err); }, key);
