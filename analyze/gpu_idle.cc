@@ -69,55 +69,100 @@ void Add(HostSplit& sum, const HostSplit& h) {
   sum.outside_ns += h.outside_ns;
 }
 
+// Blocked intervals per thread, in start order (disjoint per thread): the one a thread was in
+// during a gap, if any.
+class BlockedLookup {
+ public:
+  explicit BlockedLookup(const model::Trace& t, const BlockingResult& blocking)
+      : blocking_(blocking), by_thread_(t.threads().size()) {
+    for (size_t i = 0; i < blocking.intervals.size(); ++i)
+      by_thread_[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));
+  }
+  // Index into blocking.intervals, or kNone.
+  int32_t During(model::ThreadId th, int64_t s, int64_t e) const {
+    const auto& list = by_thread_[th];
+    // First interval ending after s; it blocks the gap when it starts before e.
+    auto it = std::upper_bound(list.begin(), list.end(), s,
+                               [&](int64_t x, int32_t i) { return x < blocking_.intervals[i].end_ns; });
+    if (it != list.end() && blocking_.intervals[*it].start_ns < e) return *it;
+    return model::kNone;
+  }
+
+ private:
+  const BlockingResult& blocking_;
+  std::vector<std::vector<int32_t>> by_thread_;
+};
+
+// Device d's busy time and span, whole or per capture window (only time inside windows counts;
+// each window gets its own GPU figures too). Returns the gaps between busy intervals with the
+// window each lies in (-1: no windows), in time order.
+std::vector<std::pair<Interval, int32_t>> DeviceGaps(const Context& ctx, size_t d, DeviceIdle& di,
+                                                     std::vector<WindowFigures>* windows) {
+  const IntervalSet& busy = ctx.dev[d].busy;
+  std::vector<std::pair<Interval, int32_t>> all_gaps;
+  auto add = [&](const IntervalSet& b, int32_t w) {
+    if (b.empty()) return;
+    const int64_t span = b.intervals().back().end_ns - b.intervals().front().start_ns;
+    di.span_ns += span;
+    di.busy_ns += b.Length();
+    if (w >= 0) {
+      WindowFigures& f = (*windows)[w];
+      f.gpu_span_ns += span, f.gpu_busy_ns += b.Length(), f.gpu_idle_ns += span - b.Length();
+    }
+    for (const Interval& g : b.Gaps()) all_gaps.push_back({g, w});
+  };
+  if (ctx.Windowed(di.process)) {
+    const auto [first, last] = ctx.process_windows[di.process];
+    for (int32_t w = first; w < last; ++w) add(busy.Clip(ctx.windows[w].start_ns, ctx.windows[w].end_ns), w);
+  } else {
+    add(busy, -1);
+  }
+  di.idle_ns = di.span_ns - di.busy_ns;
+  return all_gaps;
+}
+
+// The cause of a gap (METRICS.md §4), from the call that launched the activity ending it: none
+// in the trace (unknown); launched before the gap began (dependency: the GPU waited for other
+// work); launched during it while its thread was blocked (host-blocked, with where the thread's
+// time went) or not (launch-bound).
+void ExplainGap(const Context& ctx, const BlockedLookup& blocked, HostSplitter& splitter, IdleGap& gap,
+                DeviceIdle& di) {
+  gap.iteration = ctx.iters.Of(gap.ended_by);
+  gap.launch_call = ctx.LaunchOf(gap.ended_by);
+  if (gap.launch_call == model::kNone) {
+    gap.cause = GapCause::kUnknown;
+    return;
+  }
+  const model::ApiCall& call = ctx.t.api_calls()[gap.launch_call];
+  gap.thread = call.thread;
+  if (call.start_ns < gap.start_ns) {
+    gap.cause = GapCause::kDependency;
+    return;
+  }
+  gap.blocked_interval = blocked.During(call.thread, gap.start_ns, gap.end_ns);
+  gap.cause = gap.blocked_interval != model::kNone ? GapCause::kHostBlocked : GapCause::kLaunchBound;
+  if (gap.cause == GapCause::kHostBlocked) {
+    gap.host = splitter.Split(call.thread, gap.start_ns, gap.end_ns, call.start_ns);
+    Add(di.host_blocked_split, gap.host);
+  }
+}
+
 }  // namespace
 
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
                  std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows) {
   *windows = ctx.windows;
   const model::Trace& t = ctx.t;
-  // Blocked intervals per thread, in start order (disjoint per thread).
-  std::vector<std::vector<int32_t>> blocked_by_thread(t.threads().size());
-  for (size_t i = 0; i < blocking.intervals.size(); ++i)
-    blocked_by_thread[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));
-  auto blocked_during = [&](model::ThreadId th, int64_t s, int64_t e) -> int32_t {
-    const auto& list = blocked_by_thread[th];
-    // First interval ending after s; it blocks the gap when it starts before e.
-    auto it = std::upper_bound(list.begin(), list.end(), s,
-                               [&](int64_t x, int32_t i) { return x < blocking.intervals[i].end_ns; });
-    if (it != list.end() && blocking.intervals[*it].start_ns < e) return *it;
-    return model::kNone;
-  };
+  const BlockedLookup blocked(t, blocking);
   HostSplitter splitter(t, blocking);
-
   for (size_t d = 0; d < t.devices().size(); ++d) {
     auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
     if (acts.empty()) continue;
-    const IntervalSet& busy = ctx.dev[d].busy;
     DeviceIdle di;
     di.device = static_cast<model::DeviceId>(d);
     di.process = t.ProcessOfDevice(di.device);
-    // Gaps with the window they lie in (-1: no windows); figures only inside windows.
-    std::vector<std::pair<Interval, int32_t>> all_gaps;
-    auto add = [&](const IntervalSet& b, int32_t w) {
-      if (b.empty()) return;
-      const int64_t span = b.intervals().back().end_ns - b.intervals().front().start_ns;
-      di.span_ns += span;
-      di.busy_ns += b.Length();
-      if (w >= 0) {
-        WindowFigures& f = (*windows)[w];
-        f.gpu_span_ns += span, f.gpu_busy_ns += b.Length(), f.gpu_idle_ns += span - b.Length();
-      }
-      for (const Interval& g : b.Gaps()) all_gaps.push_back({g, w});
-    };
-    if (ctx.Windowed(di.process)) {
-      const auto [first, last] = ctx.process_windows[di.process];
-      for (int32_t w = first; w < last; ++w) add(busy.Clip(ctx.windows[w].start_ns, ctx.windows[w].end_ns), w);
-    } else {
-      add(busy, -1);
-    }
-    di.idle_ns = di.span_ns - di.busy_ns;
     size_t pos = 0;  // cursor into acts (sorted by start); gaps come in time order
-    for (const auto& [g, w] : all_gaps) {
+    for (const auto& [g, w] : DeviceGaps(ctx, d, di, windows)) {
       if (g.length() < ctx.opt.min_gap_ns) continue;
       IdleGap gap;
       gap.device = di.device;
@@ -129,24 +174,7 @@ void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector
                                    spans[pos].end_ns <= spans[pos].start_ns))
         ++pos;
       if (pos < acts.size()) gap.ended_by = acts[pos];
-      gap.iteration = ctx.iters.Of(gap.ended_by);
-      gap.launch_call = ctx.LaunchOf(gap.ended_by);
-      if (gap.launch_call == model::kNone) {
-        gap.cause = GapCause::kUnknown;
-      } else {
-        const model::ApiCall& call = t.api_calls()[gap.launch_call];
-        gap.thread = call.thread;
-        if (call.start_ns >= g.start_ns) {
-          gap.blocked_interval = blocked_during(call.thread, g.start_ns, g.end_ns);
-          gap.cause = gap.blocked_interval != model::kNone ? GapCause::kHostBlocked : GapCause::kLaunchBound;
-          if (gap.cause == GapCause::kHostBlocked) {
-            gap.host = splitter.Split(call.thread, g.start_ns, g.end_ns, call.start_ns);
-            Add(di.host_blocked_split, gap.host);
-          }
-        } else {
-          gap.cause = GapCause::kDependency;
-        }
-      }
+      ExplainGap(ctx, blocked, splitter, gap, di);
       ++di.gaps;
       di.gap_ns += g.length();
       if (w >= 0) ++(*windows)[w].gaps, (*windows)[w].gpu_gap_ns += g.length();
