@@ -154,6 +154,122 @@ class Sweep {
   absl::flat_hash_map<std::pair<int64_t, int64_t>, int64_t> sparse_;
 };
 
+// The concurrency of one device, in steps: its streams (local indexes) and the iterations its
+// activities belong to (Index), one sweep over its activities that also gathers each group's
+// intervals (SweepActivities), then the pairs of streams and of groups for the whole trace and
+// per iteration (StreamPairs, GroupPairs). `local` and `slot_of` are shared by all devices
+// (sized for the trace) and left as they came (kNone).
+class DeviceRun {
+ public:
+  DeviceRun(const model::Trace& t, const GpuFacts& gpu, const IterationAssignment& ia,
+            const std::vector<uint32_t>* masks, size_t ng, std::vector<int32_t>& local, std::vector<int32_t>& slot_of)
+      : t_(t), gpu_(gpu), ia_(ia), masks_(masks), ng_(ng), local_(local), slot_of_(slot_of) {}
+
+  DeviceConcurrency Run(model::DeviceId d, absl::Span<const GpuRef> acts) {
+    Index(acts);
+    const int64_t ns = static_cast<int64_t>(streams_.size());
+    Sweep sweep(static_cast<int64_t>(slots_.size()) + 1, ns);
+    SweepActivities(acts, sweep);
+    DeviceConcurrency dc;
+    dc.device = d;
+    dc.process = t_.devices()[d].process;
+    StreamPairs(sweep, -1, &dc.whole.streams);
+    if (ng_ > 0) GroupPairs(gw_.data(), &dc.whole.groups);
+    for (size_t k = 0; k < slots_.size(); ++k) {
+      WindowConcurrency w;
+      w.iteration = slots_[k];
+      w.number = ia_.iterations[slots_[k]].number;
+      StreamPairs(sweep, static_cast<int64_t>(k), &w.streams);
+      if (ng_ > 0) GroupPairs(gi_.data() + k * ng_, &w.groups);
+      dc.iterations.push_back(std::move(w));
+    }
+    for (model::StreamId s : streams_) local_[s] = kNone;
+    for (int32_t it : slots_) slot_of_[it] = kNone;
+    return dc;
+  }
+
+ private:
+  // Local stream index (first-seen order) and iteration slot (iteration order) of the device.
+  void Index(absl::Span<const GpuRef> acts) {
+    for (GpuRef r : acts) {
+      const model::StreamId s = SpanOf(t_, r).stream;
+      if (local_[s] == kNone) local_[s] = static_cast<int32_t>(streams_.size()), streams_.push_back(s);
+      const int32_t it = ia_.Of(r);
+      if (it != kNone && slot_of_[it] == kNone)
+        slot_of_[it] = static_cast<int32_t>(slots_.size()), slots_.push_back(it);
+    }
+    std::sort(slots_.begin(), slots_.end());  // iteration order; re-slot
+    for (size_t k = 0; k < slots_.size(); ++k) slot_of_[slots_[k]] = static_cast<int32_t>(k);
+  }
+
+  // Every non-sync activity into the sweep (its iteration's window, or the last window outside
+  // iterations) and into the interval lists of the groups it belongs to (whole trace and its
+  // iteration).
+  void SweepActivities(absl::Span<const GpuRef> acts, Sweep& sweep) {
+    const int64_t outside = static_cast<int64_t>(slots_.size());  // the window of unassigned activities
+    gw_.assign(ng_, {});
+    gi_.assign(ng_ * slots_.size(), {});
+    for (GpuRef r : acts) {
+      if (gpu_.Cls(r) == ActivityClass::kSync) continue;
+      const Span3 sp = SpanOf(t_, r);
+      const int64_t s = sp.start, e = sp.end;
+      if (e <= s) continue;
+      const int64_t ls = local_[sp.stream];
+      const int32_t it = ia_.Of(r);
+      sweep.Add(it != kNone ? slot_of_[it] : outside, ls, s, e);
+      if (ng_ == 0) continue;
+      const uint32_t m = masks_[static_cast<int>(r.kind)][r.index];
+      for (size_t g = 0; g < ng_; ++g) {
+        if (!((m >> g) & 1u)) continue;
+        gw_[g].push_back({s, e});
+        if (it != kNone) gi_[static_cast<size_t>(slot_of_[it]) * ng_ + g].push_back({s, e});
+      }
+    }
+    sweep.Finish();
+  }
+
+  // Stream pairs of one window (window < 0: the whole trace), by native id.
+  void StreamPairs(const Sweep& sweep, int64_t window, std::vector<PairConcurrency>* out) const {
+    const int64_t ns = static_cast<int64_t>(streams_.size());
+    for (int64_t a = 0; a < ns; ++a)
+      for (int64_t b = 0; b < ns; ++b) {
+        const int64_t na = t_.streams()[streams_[a]].native_id, nb = t_.streams()[streams_[b]].native_id;
+        if (a == b || na > nb || (na == nb && a > b)) continue;
+        const int64_t la = window < 0 ? sweep.WholeSingle(a) : sweep.Single(window, a);
+        const int64_t lb = window < 0 ? sweep.WholeSingle(b) : sweep.Single(window, b);
+        if (la == 0 || lb == 0) continue;
+        const int64_t lo = std::min(a, b), hi = std::max(a, b);
+        const int64_t both = window < 0 ? sweep.WholePair(lo, hi) : sweep.Pair(window, lo, hi);
+        if (window >= 0 && both == 0) continue;  // per iteration: only pairs that overlapped
+        out->push_back({streams_[a], streams_[b], both, la, lb, Share(both, la, lb)});
+      }
+  }
+
+  // Group pairs from each group's interval list (ng_ lists from `lists`).
+  void GroupPairs(const std::vector<Interval>* lists, std::vector<PairConcurrency>* out) const {
+    std::vector<IntervalSet> sets(ng_);
+    for (size_t g = 0; g < ng_; ++g) sets[g] = IntervalSet::FromSortedByStart(lists[g]);
+    for (size_t a = 0; a < ng_; ++a)
+      for (size_t b = a + 1; b < ng_; ++b) {
+        const int64_t la = sets[a].Length(), lb = sets[b].Length();
+        if (la == 0 && lb == 0) continue;
+        const int64_t both = sets[a].IntersectLength(sets[b]);
+        out->push_back({static_cast<int32_t>(a), static_cast<int32_t>(b), both, la, lb, Share(both, la, lb)});
+      }
+  }
+
+  const model::Trace& t_;
+  const GpuFacts& gpu_;
+  const IterationAssignment& ia_;
+  const std::vector<uint32_t>* masks_;  // per GPU kind, per activity: group bits
+  const size_t ng_;
+  std::vector<int32_t>& local_;
+  std::vector<int32_t>& slot_of_;
+  std::vector<model::StreamId> streams_;  // by local index
+  std::vector<int32_t> slots_;            // iteration by slot
+  std::vector<std::vector<Interval>> gw_, gi_;
+};
+
 }  // namespace
 
 absl::StatusOr<ConcurrencyResult> AnalyzeStreamConcurrency(const model::Trace& t, const GpuFacts& gpu,
@@ -164,86 +280,14 @@ absl::StatusOr<ConcurrencyResult> AnalyzeStreamConcurrency(const model::Trace& t
   if (absl::Status s = CheckGroups(opt.groups); !s.ok()) return s;
   std::vector<uint32_t> masks[3];
   if (absl::Status s = GroupMasks(t, gpu, opt.groups, masks, &res.group_activities); !s.ok()) return s;
-  const size_t ng = opt.groups.size();
   // Local stream index per device; iteration slots per device.
   std::vector<int32_t> local(t.streams().size(), kNone);
   std::vector<int32_t> slot_of(ia.iterations.size(), kNone);
   for (size_t d = 0; d < t.devices().size(); ++d) {
     const auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
     if (acts.empty()) continue;
-    std::vector<model::StreamId> streams;  // by local index
-    std::vector<int32_t> slots;            // iteration by slot
-    for (GpuRef r : acts) {
-      const model::StreamId s = SpanOf(t, r).stream;
-      if (local[s] == kNone) local[s] = static_cast<int32_t>(streams.size()), streams.push_back(s);
-      const int32_t it = ia.Of(r);
-      if (it != kNone && slot_of[it] == kNone) slot_of[it] = static_cast<int32_t>(slots.size()), slots.push_back(it);
-    }
-    std::sort(slots.begin(), slots.end());  // iteration order; re-slot
-    for (size_t k = 0; k < slots.size(); ++k) slot_of[slots[k]] = static_cast<int32_t>(k);
-    const int64_t ns = static_cast<int64_t>(streams.size());
-    const int64_t outside = static_cast<int64_t>(slots.size());  // the window of unassigned activities
-    Sweep sweep(outside + 1, ns);
-    std::vector<std::vector<Interval>> gw(ng), gi(ng * slots.size());
-    for (GpuRef r : acts) {
-      if (gpu.Cls(r) == ActivityClass::kSync) continue;
-      const Span3 sp = SpanOf(t, r);
-      const int64_t s = sp.start, e = sp.end;
-      if (e <= s) continue;
-      const int64_t ls = local[sp.stream];
-      const int32_t it = ia.Of(r);
-      sweep.Add(it != kNone ? slot_of[it] : outside, ls, s, e);
-      if (ng == 0) continue;
-      const uint32_t m = masks[static_cast<int>(r.kind)][r.index];
-      for (size_t g = 0; g < ng; ++g) {
-        if (!((m >> g) & 1u)) continue;
-        gw[g].push_back({s, e});
-        if (it != kNone) gi[static_cast<size_t>(slot_of[it]) * ng + g].push_back({s, e});
-      }
-    }
-    sweep.Finish();
-    DeviceConcurrency dc;
-    dc.device = static_cast<model::DeviceId>(d);
-    dc.process = t.devices()[d].process;
-    // Stream pairs of one window (window < 0: the whole trace), by native id.
-    auto stream_pairs = [&](int64_t window, std::vector<PairConcurrency>* out) {
-      for (int64_t a = 0; a < ns; ++a)
-        for (int64_t b = 0; b < ns; ++b) {
-          const int64_t na = t.streams()[streams[a]].native_id, nb = t.streams()[streams[b]].native_id;
-          if (a == b || na > nb || (na == nb && a > b)) continue;
-          const int64_t la = window < 0 ? sweep.WholeSingle(a) : sweep.Single(window, a);
-          const int64_t lb = window < 0 ? sweep.WholeSingle(b) : sweep.Single(window, b);
-          if (la == 0 || lb == 0) continue;
-          const int64_t lo = std::min(a, b), hi = std::max(a, b);
-          const int64_t both = window < 0 ? sweep.WholePair(lo, hi) : sweep.Pair(window, lo, hi);
-          if (window >= 0 && both == 0) continue;  // per iteration: only pairs that overlapped
-          out->push_back({streams[a], streams[b], both, la, lb, Share(both, la, lb)});
-        }
-    };
-    auto group_pairs = [&](const std::vector<Interval>* lists, std::vector<PairConcurrency>* out) {
-      std::vector<IntervalSet> sets(ng);
-      for (size_t g = 0; g < ng; ++g) sets[g] = IntervalSet::FromSortedByStart(lists[g]);
-      for (size_t a = 0; a < ng; ++a)
-        for (size_t b = a + 1; b < ng; ++b) {
-          const int64_t la = sets[a].Length(), lb = sets[b].Length();
-          if (la == 0 && lb == 0) continue;
-          const int64_t both = sets[a].IntersectLength(sets[b]);
-          out->push_back({static_cast<int32_t>(a), static_cast<int32_t>(b), both, la, lb, Share(both, la, lb)});
-        }
-    };
-    stream_pairs(-1, &dc.whole.streams);
-    if (ng > 0) group_pairs(gw.data(), &dc.whole.groups);
-    for (size_t k = 0; k < slots.size(); ++k) {
-      WindowConcurrency w;
-      w.iteration = slots[k];
-      w.number = ia.iterations[slots[k]].number;
-      stream_pairs(static_cast<int64_t>(k), &w.streams);
-      if (ng > 0) group_pairs(gi.data() + k * ng, &w.groups);
-      dc.iterations.push_back(std::move(w));
-    }
-    for (model::StreamId s : streams) local[s] = kNone;
-    for (int32_t it : slots) slot_of[it] = kNone;
-    res.devices.push_back(std::move(dc));
+    DeviceRun run(t, gpu, ia, masks, opt.groups.size(), local, slot_of);
+    res.devices.push_back(run.Run(static_cast<model::DeviceId>(d), acts));
   }
   return res;
 }
