@@ -20,68 +20,83 @@ int32_t IterationAt(const IterationAssignment& a, model::ProcessId process, int6
   return pos->index;
 }
 
-IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker) {
-  IterationAssignment a;
-  a.marker = marker;
-  if (!marker.empty()) {
-    // Names are interned: test each distinct name once.
-    std::vector<int8_t> is_marker(t.strings().size(), -1);
-    std::vector<Iteration> found;
-    for (const model::Range& r : t.ranges()) {
-      if (r.kind == model::RangeKind::kPythonFunction || r.kind == model::RangeKind::kOverhead) continue;
-      int8_t& m = is_marker[r.name];
-      if (m < 0) m = StartsWith(t.str(r.name), marker) ? 1 : 0;
-      if (!m) continue;
-      Iteration it;
-      it.name = r.name;
-      it.process = t.ProcessOfThread(r.thread);
-      it.thread = r.thread;
-      it.start_ns = r.start_ns;
-      it.end_ns = r.end_ns;
-      int64_t n;
-      if (absl::SimpleAtoi(S(t.str(r.name).substr(marker.size())), &n)) it.number = n;
-      found.push_back(it);
-    }
-    std::stable_sort(found.begin(), found.end(), [](const Iteration& x, const Iteration& y) {
-      if (x.process != y.process) return x.process < y.process;
-      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-      return x.end_ns > y.end_ns;  // outer range first
-    });
-    int64_t ordinal = 0;
-    for (const Iteration& it : found) {
-      // Nested duplicates (the same step seen at two levels) collapse into the outer range;
-      // a range starting inside the previous one is dropped as well (steps do not overlap).
-      if (!a.iterations.empty() && a.iterations.back().process == it.process &&
-          it.start_ns < a.iterations.back().end_ns)
-        continue;
-      if (a.iterations.empty() || a.iterations.back().process != it.process) ordinal = 0;
-      Iteration x = it;
-      x.index = static_cast<int32_t>(a.iterations.size());
-      if (x.number < 0) x.number = ordinal;
-      ++ordinal;
-      a.iterations.push_back(x);
-    }
+namespace {
+
+// The marker ranges (name starts with `marker`; Python functions and overheads never are), per
+// process by start, nested duplicates and overlapping ones dropped; numbered by the name's
+// suffix, else by their order in the process.
+std::vector<Iteration> FindIterations(const model::Trace& t, const std::string& marker) {
+  std::vector<Iteration> out;
+  // Names are interned: test each distinct name once.
+  std::vector<int8_t> is_marker(t.strings().size(), -1);
+  std::vector<Iteration> found;
+  for (const model::Range& r : t.ranges()) {
+    if (r.kind == model::RangeKind::kPythonFunction || r.kind == model::RangeKind::kOverhead) continue;
+    int8_t& m = is_marker[r.name];
+    if (m < 0) m = StartsWith(t.str(r.name), marker) ? 1 : 0;
+    if (!m) continue;
+    Iteration it;
+    it.name = r.name;
+    it.process = t.ProcessOfThread(r.thread);
+    it.thread = r.thread;
+    it.start_ns = r.start_ns;
+    it.end_ns = r.end_ns;
+    int64_t n;
+    if (absl::SimpleAtoi(S(t.str(r.name).substr(marker.size())), &n)) it.number = n;
+    found.push_back(it);
   }
-  // Iteration of every API call: one sweep over the calls (sorted by start) with a cursor per
-  // process into its iterations (sorted by start, disjoint).
+  std::stable_sort(found.begin(), found.end(), [](const Iteration& x, const Iteration& y) {
+    if (x.process != y.process) return x.process < y.process;
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    return x.end_ns > y.end_ns;  // outer range first
+  });
+  int64_t ordinal = 0;
+  for (const Iteration& it : found) {
+    // Nested duplicates (the same step seen at two levels) collapse into the outer range;
+    // a range starting inside the previous one is dropped as well (steps do not overlap).
+    if (!out.empty() && out.back().process == it.process && it.start_ns < out.back().end_ns) continue;
+    if (out.empty() || out.back().process != it.process) ordinal = 0;
+    Iteration x = it;
+    x.index = static_cast<int32_t>(out.size());
+    if (x.number < 0) x.number = ordinal;
+    ++ordinal;
+    out.push_back(x);
+  }
+  return out;
+}
+
+// Iteration of every API call (empty without iterations): one sweep over the calls (sorted by
+// start) with a cursor per process into its iterations (sorted by start, disjoint).
+std::vector<int32_t> CallIterations(const model::Trace& t, const std::vector<Iteration>& its) {
   const size_t np = t.processes().size();
   std::vector<size_t> cursor(np);
   for (size_t p = 0; p < np; ++p)
     cursor[p] =
-        static_cast<size_t>(std::lower_bound(a.iterations.begin(), a.iterations.end(), static_cast<model::ProcessId>(p),
+        static_cast<size_t>(std::lower_bound(its.begin(), its.end(), static_cast<model::ProcessId>(p),
                                              [](const Iteration& x, model::ProcessId q) { return x.process < q; }) -
-                            a.iterations.begin());
-  std::vector<int32_t> call_iteration(a.iterations.empty() ? 0 : t.api_calls().size(), model::kNone);
-  if (!a.iterations.empty()) {
-    for (size_t i = 0; i < t.api_calls().size(); ++i) {
-      const model::ApiCall& c = t.api_calls()[i];
-      model::ProcessId p = t.ProcessOfThread(c.thread);
-      size_t& k = cursor[p];
-      while (k < a.iterations.size() && a.iterations[k].process == p && a.iterations[k].end_ns <= c.start_ns) ++k;
-      if (k < a.iterations.size() && a.iterations[k].process == p && a.iterations[k].start_ns <= c.start_ns)
-        call_iteration[i] = static_cast<int32_t>(k);
-    }
+                            its.begin());
+  std::vector<int32_t> call_iteration(its.empty() ? 0 : t.api_calls().size(), model::kNone);
+  if (its.empty()) return call_iteration;
+  for (size_t i = 0; i < t.api_calls().size(); ++i) {
+    const model::ApiCall& c = t.api_calls()[i];
+    model::ProcessId p = t.ProcessOfThread(c.thread);
+    size_t& k = cursor[p];
+    while (k < its.size() && its[k].process == p && its[k].end_ns <= c.start_ns) ++k;
+    if (k < its.size() && its[k].process == p && its[k].start_ns <= c.start_ns)
+      call_iteration[i] = static_cast<int32_t>(k);
   }
+  return call_iteration;
+}
+
+}  // namespace
+
+IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker) {
+  IterationAssignment a;
+  a.marker = marker;
+  if (!marker.empty()) a.iterations = FindIterations(t, marker);
+  const std::vector<int32_t> call_iteration = CallIterations(t, a.iterations);
+  // An activity is in the iteration of its launch call (the model's join, Trace::LaunchOf), else
+  // in the one its start lies in.
   auto assign = [&](const auto& v, const std::vector<int32_t>& launch, std::vector<int32_t>& out) {
     out.assign(v.size(), model::kNone);
     for (size_t i = 0; i < v.size(); ++i) {
@@ -95,7 +110,6 @@ IterationAssignment AssignIterations(const model::Trace& t, const std::string& m
       if (out[i] == model::kNone) ++a.outside;
     }
   };
-  // The launch call of each activity is the model's join (Trace::LaunchOf).
   assign(t.kernels(), t.kernel_launches(), a.kernel_iteration);
   assign(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
   assign(t.memsets(), t.memset_launches(), a.memset_iteration);
