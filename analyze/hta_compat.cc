@@ -69,88 +69,117 @@ std::vector<int64_t> StepBounds(const model::Trace& t, bool* applies) {
   return bound;
 }
 
-}  // namespace
+// Per process: the union over its devices of HTA's comm and compute intervals, for the whole
+// trace and as HTA's default filter keeps them (AddDevice, per device), then HTA's figures
+// (Figures).
+class HtaSets {
+ public:
+  HtaSets(const Context& ctx, const std::vector<int64_t>& bound)
+      : ctx_(ctx),
+        t_(ctx.t),
+        bound_(bound),
+        whole_(t_.processes().size()),
+        kept_(t_.processes().size()),
+        dropped_(t_.processes().size(), 0),
+        filtered_out_(t_.processes().size(), 0),
+        has_gpu_(t_.processes().size(), 0),
+        kind_of_(t_.strings().size(), -1) {}
 
-void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
-  const model::Trace& t = ctx.t;
-  const size_t np = t.processes().size();
-  bool filter = false;
-  const std::vector<int64_t> bound = StepBounds(t, &filter);
-  // Per process: the union over its devices of HTA's comm and compute intervals, whole trace
-  // and default (filtered).
+  void AddDevice(size_t d);
+  void Figures(bool filter, std::vector<HtaCompat>* out) const;
+
+ private:
   struct Sets {
     IntervalSet comp, comm;
   };
-  std::vector<Sets> whole(np), kept(np);
-  std::vector<int64_t> dropped(np, 0), filtered_out(np, 0);
-  std::vector<uint8_t> has_gpu(np, 0);
+
+  const Context& ctx_;
+  const model::Trace& t_;
+  const std::vector<int64_t>& bound_;
+  std::vector<Sets> whole_, kept_;
+  std::vector<int64_t> dropped_, filtered_out_;
+  std::vector<uint8_t> has_gpu_;
   // Kind per distinct name: 0 other, 1 comm, 2 compute (HTA classifies memcpy/memset by name too).
-  std::vector<int8_t> kind_of(t.strings().size(), -1);
+  std::vector<int8_t> kind_of_;
   // Per device, activities come in start order and ceil() is monotone, so each list is sorted.
-  std::vector<Interval> lists[2][2];  // [kept?][comm?]
-  for (size_t d = 0; d < t.devices().size(); ++d) {
-    const auto& spans = ctx.act_span[d];
-    if (spans.empty()) continue;
-    const auto& names = ctx.act_name[d];
-    const auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
-    const model::ProcessId p = t.ProcessOfDevice(static_cast<model::DeviceId>(d));
-    has_gpu[p] = 1;
-    for (auto& l : lists) l[0].clear(), l[1].clear();
-    for (size_t i = 0; i < spans.size(); ++i) {
-      int8_t& k = kind_of[names[i]];
-      if (k < 0) {
-        std::string_view n = t.str(names[i]);
-        k = HtaIsComm(n) ? 1 : HtaIsCompute(n) ? 2 : 0;
-      }
-      if (k == 0) continue;
-      // HTA rounds ns-resolution traces to whole µs: start up, end down.
-      Interval iv{CeilDiv(spans[i].start_ns, 1000), FloorDiv(spans[i].end_ns, 1000)};
-      if (iv.end_ns <= iv.start_ns) {
-        ++dropped[p];
-        continue;
-      }
-      const int comm = k == 1 ? 1 : 0;
-      lists[0][comm].push_back(iv);
-      bool keep = bound[p] == INT64_MAX;
-      if (!keep) {
-        const int32_t call = t.LaunchOf(acts[i]);
-        keep = call != model::kNone && CeilDiv(t.api_calls()[call].start_ns, 1000) < bound[p];
-      }
-      if (keep)
-        lists[1][comm].push_back(iv);
-      else
-        ++filtered_out[p];
+  std::vector<Interval> lists_[2][2];  // [kept?][comm?]
+};
+
+void HtaSets::AddDevice(size_t d) {
+  const auto& spans = ctx_.act_span[d];
+  if (spans.empty()) return;
+  const auto& names = ctx_.act_name[d];
+  const auto acts = t_.DeviceActivities(static_cast<model::DeviceId>(d));
+  const model::ProcessId p = t_.ProcessOfDevice(static_cast<model::DeviceId>(d));
+  has_gpu_[p] = 1;
+  for (auto& l : lists_) l[0].clear(), l[1].clear();
+  for (size_t i = 0; i < spans.size(); ++i) {
+    int8_t& k = kind_of_[names[i]];
+    if (k < 0) {
+      std::string_view n = t_.str(names[i]);
+      k = HtaIsComm(n) ? 1 : HtaIsCompute(n) ? 2 : 0;
     }
-    for (int f = 0; f < 2; ++f) {
-      Sets& sets = f == 0 ? whole[p] : kept[p];
-      for (int comm = 0; comm < 2; ++comm) {
-        if (lists[f][comm].empty()) continue;
-        IntervalSet& set = comm ? sets.comm : sets.comp;
-        IntervalSet add = IntervalSet::FromSortedByStart(lists[f][comm]);
-        set = set.empty() ? std::move(add) : set.Union(add);
-      }
+    if (k == 0) continue;
+    // HTA rounds ns-resolution traces to whole µs: start up, end down.
+    Interval iv{CeilDiv(spans[i].start_ns, 1000), FloorDiv(spans[i].end_ns, 1000)};
+    if (iv.end_ns <= iv.start_ns) {
+      ++dropped_[p];
+      continue;
+    }
+    const int comm = k == 1 ? 1 : 0;
+    lists_[0][comm].push_back(iv);
+    bool keep = bound_[p] == INT64_MAX;
+    if (!keep) {
+      const int32_t call = t_.LaunchOf(acts[i]);
+      keep = call != model::kNone && CeilDiv(t_.api_calls()[call].start_ns, 1000) < bound_[p];
+    }
+    if (keep)
+      lists_[1][comm].push_back(iv);
+    else
+      ++filtered_out_[p];
+  }
+  for (int f = 0; f < 2; ++f) {
+    Sets& sets = f == 0 ? whole_[p] : kept_[p];
+    for (int comm = 0; comm < 2; ++comm) {
+      if (lists_[f][comm].empty()) continue;
+      IntervalSet& set = comm ? sets.comm : sets.comp;
+      IntervalSet add = IntervalSet::FromSortedByStart(lists_[f][comm]);
+      set = set.empty() ? std::move(add) : set.Union(add);
     }
   }
+}
+
+void HtaSets::Figures(bool filter, std::vector<HtaCompat>* out) const {
   auto pct = [](int64_t part, int64_t all) -> std::optional<double> {
     if (all <= 0) return std::nullopt;
     return std::round(10000.0 * static_cast<double>(part) / static_cast<double>(all)) / 100.0;
   };
-  for (size_t p = 0; p < np; ++p) {
-    if (!has_gpu[p]) continue;
+  for (size_t p = 0; p < has_gpu_.size(); ++p) {
+    if (!has_gpu_[p]) continue;
     HtaCompat h;
     h.process = static_cast<model::ProcessId>(p);
-    h.comm_us = kept[p].comm.Length();
-    h.overlap_us = kept[p].comm.IntersectLength(kept[p].comp);
+    h.comm_us = kept_[p].comm.Length();
+    h.overlap_us = kept_[p].comm.IntersectLength(kept_[p].comp);
     h.overlap_pct = pct(h.overlap_us, h.comm_us);
-    h.wholetrace_comm_us = whole[p].comm.Length();
-    h.wholetrace_overlap_us = whole[p].comm.IntersectLength(whole[p].comp);
+    h.wholetrace_comm_us = whole_[p].comm.Length();
+    h.wholetrace_overlap_us = whole_[p].comm.IntersectLength(whole_[p].comp);
     h.wholetrace_overlap_pct = pct(h.wholetrace_overlap_us, h.wholetrace_comm_us);
     h.step_filter = filter;
-    h.last_step_start_us = filter ? bound[p] : 0;
-    h.filtered_out = filtered_out[p];
-    h.dropped_sub_us = dropped[p];
+    h.last_step_start_us = filter ? bound_[p] : 0;
+    h.filtered_out = filtered_out_[p];
+    h.dropped_sub_us = dropped_[p];
     out->push_back(h);
   }
+}
+
+}  // namespace
+
+void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
+  bool filter = false;
+  const std::vector<int64_t> bound = StepBounds(ctx.t, &filter);
+  HtaSets sets(ctx, bound);
+  for (size_t d = 0; d < ctx.t.devices().size(); ++d) sets.AddDevice(d);
+  sets.Figures(filter, out);
 }
 
 }  // namespace overlapscope::analyze
