@@ -63,7 +63,10 @@ Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, cons
 Report Header(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info);
 RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
                            const analyze::CrossRankResult& cross, int64_t top_n);
-CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x, int64_t top_n);
+// `overlap`: the overlap results of the devices the collectives ran on (every device of `t`):
+// each instance's ranks[].exposed_ns is its collective's own time minus the hidden part there.
+CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x,
+                         const std::vector<analyze::DeviceOverlap>& overlap, int64_t top_n);
 // METRICS §8, §9 (build_paths.cc): job-wide sections, like collectives_across_ranks.
 CriticalPath BuildCriticalPath(const model::Trace& t, const analyze::CriticalPathResult& cp);
 StragglerCauses BuildStragglerCauses(const model::Trace& t, const analyze::StragglerResult& st,

@@ -54,8 +54,18 @@ void PluginFields(const model::Trace& t, const analyze::CollectiveInstance& ci, 
   if (channels != model::kNone) j.channels = channels;
 }
 
+// Exposed time (own − hidden) of each collective record, by CollectiveId; -1 when the overlap
+// analysis has none (a collective without GPU activity).
+std::vector<int64_t> ExposedByCollective(const model::Trace& t, const std::vector<analyze::DeviceOverlap>& overlap) {
+  std::vector<int64_t> v(t.collectives().size(), -1);
+  for (const analyze::DeviceOverlap& o : overlap)
+    for (const analyze::CollectiveOverlap& c : o.collectives)
+      if (InRange(v, c.collective)) v[c.collective] = std::max<int64_t>(v[c.collective], 0) + c.own_ns - c.hidden_ns;
+  return v;
+}
+
 report::Instance InstanceOf(const model::Trace& t, const analyze::CrossRankResult& x,
-                            const analyze::CollectiveInstance& ci, int64_t index) {
+                            const analyze::CollectiveInstance& ci, const std::vector<int64_t>& exposed, int64_t index) {
   report::Instance j;
   j.index = index;
   j.op = Str(t, ci.op);
@@ -99,6 +109,7 @@ report::Instance InstanceOf(const model::Trace& t, const analyze::CrossRankResul
       if (c.channels != model::kNone) r.channels = c.channels;
       r.channel_span_ns = IntOrNone(c.channel_span_ns);
     }
+    if (InRange(exposed, p.collective) && exposed[p.collective] >= 0) r.exposed_ns = exposed[p.collective];
     j.ranks.push_back(std::move(r));
   }
   return j;
@@ -106,7 +117,8 @@ report::Instance InstanceOf(const model::Trace& t, const analyze::CrossRankResul
 
 }  // namespace
 
-CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x, int64_t top_n) {
+CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x,
+                         const std::vector<analyze::DeviceOverlap>& overlap, int64_t top_n) {
   CrossRank xr;
   xr.matched_instances = static_cast<int64_t>(x.instances.size());
   xr.matched_by = x.matched_by_sequence                                            ? "sequence"
@@ -141,8 +153,9 @@ CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& 
                            ci.last_rank, LastLabel(x, ci.last), ci.bus_time_ns, ci.size_bytes, ci.algbw_gbps,
                            ci.busbw_gbps});
   }
+  const std::vector<int64_t> exposed = ExposedByCollective(t, overlap);
   for (size_t k = 0; k < x.instances.size(); ++k)
-    xr.instances.push_back(InstanceOf(t, x, x.instances[k], static_cast<int64_t>(k + 1)));
+    xr.instances.push_back(InstanceOf(t, x, x.instances[k], exposed, static_cast<int64_t>(k + 1)));
   return xr;
 }
 

@@ -233,7 +233,7 @@ Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, cons
   ranks.reserve(r.ranks.size());
   for (const analyze::RankSummary& s : r.ranks) ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n));
   Report rep = Assemble(Header(t, r, info), BuildGlobalPartial(t, r), std::move(ranks),
-                        BuildCrossRank(t, r.cross_rank, info.top_n));
+                        BuildCrossRank(t, r.cross_rank, r.overlap, info.top_n));
   rep.critical_path = BuildCriticalPath(t, r.critical_path);
   rep.straggler_causes = BuildStragglerCauses(t, r.stragglers, r.cross_rank);
   rep.stream_concurrency = BuildStreamConcurrency(t, r.concurrency);

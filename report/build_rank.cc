@@ -1,6 +1,7 @@
 // One rank's section of the report: its summary, devices, blocking, findings, sync points and
 // launch statistics, from that rank's rows of the analysis results.
 #include <algorithm>
+#include <array>
 
 #include "absl/strings/str_cat.h"
 #include "report/build.h"
@@ -87,8 +88,20 @@ void DeviceIdleOf(const model::Trace& t, const analyze::AnalysisResult& r, const
   }
 }
 
+// Per iteration (index into r.iterations.iterations) the device's gap time by cause: a gap
+// belongs to the iteration of the activity that ends it (analyze::IdleGap::iteration).
+std::vector<std::array<int64_t, analyze::kGapCauses>> GapsByIteration(const analyze::AnalysisResult& r,
+                                                                      model::DeviceId device) {
+  std::vector<std::array<int64_t, analyze::kGapCauses>> v(r.iterations.iterations.size(),
+                                                          std::array<int64_t, analyze::kGapCauses>{});
+  for (const analyze::IdleGap& g : r.gaps)
+    if (g.device == device && InRange(v, g.iteration)) v[g.iteration][static_cast<int>(g.cause)] += g.duration_ns();
+  return v;
+}
+
 DeviceReport Device(const model::Trace& t, const analyze::AnalysisResult& r, size_t i, int64_t top_n) {
   const analyze::DeviceOverlap& o = r.overlap[i];
+  const auto gaps = GapsByIteration(r, o.device);
   DeviceReport d;
   if (InRange(t.devices(), o.device)) {
     d.device = t.devices()[o.device].ordinal;
@@ -96,11 +109,14 @@ DeviceReport Device(const model::Trace& t, const analyze::AnalysisResult& r, siz
   }
   d.overlap = Figures(o.whole);
   for (const analyze::IterationOverlap& io : o.iterations) {
-    report::IterationOverlap x{io.number, io.gpu_start_ns, io.gpu_end_ns, 0, 0, Figures(io.stats)};
+    report::IterationOverlap x{io.number, io.gpu_start_ns, io.gpu_end_ns, 0, 0, Figures(io.stats), {}};
     if (InRange(r.iterations.iterations, io.iteration)) {
       x.cpu_start_ns = r.iterations.iterations[io.iteration].start_ns;
       x.cpu_end_ns = r.iterations.iterations[io.iteration].end_ns;
     }
+    for (int c = 0; c < analyze::kGapCauses; ++c)
+      x.gap_ns.push_back({Key(analyze::ToString(static_cast<analyze::GapCause>(c))),
+                          InRange(gaps, io.iteration) ? gaps[io.iteration][c] : 0});
     d.iterations.push_back(x);
   }
   for (const analyze::CollectiveOverlap& c : o.collectives) d.collectives.exposed_ns += c.own_ns - c.hidden_ns;

@@ -42,7 +42,7 @@ Instance ReadInstance(const Node& n) {
     ci.ranks.push_back({Ref(p), p.At("comm_rank").OptInt(), p.At("start_ns").Int(), p.At("arrival_ns").Int(),
                         p.Has("arrival_source") ? p.At("arrival_source").Str() : std::string(), p.At("end_ns").Int(),
                         p.At("wait_ns").Int(), p.At("stream").OptInt(), p.At("channels").OptInt(),
-                        p.At("channel_span_ns").OptInt()});
+                        p.At("channel_span_ns").OptInt(), p.At("exposed_ns").OptInt()});
   });
   return ci;
 }

@@ -58,8 +58,15 @@ DeviceReport Device(const Node& n) {
   d.name = n.At("name").Str();
   d.overlap = Figures(n.At("overlap"));
   n.At("iterations").Each([&](const Node& x) {
-    d.iterations.push_back({x.At("iteration").Int(), x.At("gpu_start_ns").Int(), x.At("gpu_end_ns").Int(),
-                            x.At("cpu_start_ns").Int(), x.At("cpu_end_ns").Int(), Figures(x)});
+    IterationOverlap it{x.At("iteration").Int(),
+                        x.At("gpu_start_ns").Int(),
+                        x.At("gpu_end_ns").Int(),
+                        x.At("cpu_start_ns").Int(),
+                        x.At("cpu_end_ns").Int(),
+                        Figures(x),
+                        {}};
+    x.At("gap_ns").Members([&](const std::string& k, const Node& v) { it.gap_ns.push_back({k, v.Int()}); });  // 1.7
+    d.iterations.push_back(std::move(it));
   });
   const Node c = n.At("collectives");
   d.collectives.count = c.At("count").Int();

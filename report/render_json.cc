@@ -71,6 +71,9 @@ ojson DeviceJson(const DeviceReport& d) {
     x["cpu_start_ns"] = io.cpu_start_ns;
     x["cpu_end_ns"] = io.cpu_end_ns;
     x.update(Figures(io.stats));
+    ojson gaps = ojson::object();
+    for (const NamedValue& g : io.gap_ns) gaps[g.name] = g.value;
+    x["gap_ns"] = gaps;
     its.push_back(x);
   }
   j["iterations"] = its;
@@ -283,6 +286,7 @@ ojson InstanceJson(const Instance& ci) {
     jp["stream"] = Opt(p.stream);
     jp["channels"] = Opt(p.channels);
     jp["channel_span_ns"] = Opt(p.channel_span_ns);
+    jp["exposed_ns"] = Opt(p.exposed_ns);
     ranks.push_back(jp);
   }
   j["ranks"] = ranks;

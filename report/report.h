@@ -39,7 +39,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
-inline constexpr char kSchemaVersion[] = "1.6";  // minor: additive changes only
+inline constexpr char kSchemaVersion[] = "1.7";  // minor: additive changes only
 
 // A data-loss warning of the import (model::ImportWarnings): part of an input was read but not
 // understood. Every rendering shows the warnings first.
@@ -159,6 +159,10 @@ struct IterationOverlap {
   int64_t iteration = 0;  // ProfilerStep number (or ordinal)
   int64_t gpu_start_ns = 0, gpu_end_ns = 0, cpu_start_ns = 0, cpu_end_ns = 0;
   OverlapFigures stats;
+  // Idle time in gaps by cause (1.7): the device's gaps (>= min_gap_ns) whose ending activity
+  // belongs to this iteration, every cause in order ("host_blocked", "launch_bound",
+  // "dependency", "unknown"); empty when read from a report before 1.7.
+  std::vector<NamedValue> gap_ns;
 };
 
 struct CollectiveExposure {
@@ -373,6 +377,10 @@ struct InstanceRank {
   std::string arrival_source;
   int64_t end_ns = 0, wait_ns = 0;
   std::optional<int64_t> stream, channels, channel_span_ns;
+  // 1.7: the rank's time in this collective not hidden by compute (METRICS §2: the union of its
+  // activities minus the part overlapped by compute on the device); absent when the overlap
+  // analysis has no record of it (no GPU activity) or the report is older.
+  std::optional<int64_t> exposed_ns;
 };
 struct Instance {
   int64_t index = 0;  // 1-based, in order of first start

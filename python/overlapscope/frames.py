@@ -30,13 +30,15 @@ def kernels(doc):
 
 
 def iterations(doc):
-    """One row per rank, GPU and iteration (the per-iteration overlap of each device)."""
+    """One row per rank, GPU and iteration (the per-iteration overlap of each device, and its
+    idle time by cause as columns gap_<cause>_ns, report schema 1.7)."""
     rows = []
     for r in doc["ranks"]:
         for dev in r.get("devices", []):
             for it in dev.get("iterations", []):
                 row = {"label": r["label"], "rank": r.get("rank"), "device": dev.get("device")}
-                row.update(it)
+                row.update({k: v for k, v in it.items() if k != "gap_ns"})
+                row.update({"gap_" + cause + "_ns": ns for cause, ns in (it.get("gap_ns") or {}).items()})
                 rows.append(row)
     return _pandas().DataFrame(rows)
 

@@ -40,6 +40,10 @@ def test_iterations_df_rows_per_rank_device_iteration(report):
             for d in r["devices"] for it in d["iterations"]]
     assert list(zip(df["rank"], df["device"], df["iteration"], df["exposed_comm_ns"])) == want
     assert len(want) > 0
+    # Idle by cause per iteration (schema 1.7) flattened into one column per cause.
+    gaps = [it["gap_ns"]["launch_bound"] for r in doc["ranks"] for d in r["devices"] for it in d["iterations"]]
+    assert list(df["gap_launch_bound_ns"]) == gaps
+    assert "gap_ns" not in df.columns
 
 
 def test_collectives_df_rows_per_instance_and_rank(report):
