@@ -79,45 +79,100 @@ std::vector<MetricDelta> SummaryDeltas(const RankReport& b, const RankReport& t)
   return out;
 }
 
-// Per-iteration overlap figures of a rank, summed over its GPUs.
-std::map<int64_t, OverlapFigures> ByIteration(const RankReport& rk) {
-  std::map<int64_t, OverlapFigures> m;
+// Per-iteration figures of a rank, summed over its GPUs: overlap, and idle time by cause (absent
+// from reports before 1.7: `has_gaps` false).
+struct IterationFigures {
+  OverlapFigures f;
+  std::vector<NamedValue> gap_ns;  // in the report's cause order
+};
+
+void AddTo(std::vector<NamedValue>* v, const NamedValue& x) {
+  for (NamedValue& y : *v)
+    if (y.name == x.name) {
+      y.value += x.value;
+      return;
+    }
+  v->push_back(x);
+}
+std::map<int64_t, IterationFigures> ByIteration(const RankReport& rk, bool* has_gaps) {
+  std::map<int64_t, IterationFigures> m;
+  *has_gaps = false;
   for (const DeviceReport& d : rk.devices)
     for (const IterationOverlap& it : d.iterations) {
-      OverlapFigures& f = m[it.iteration];
-      f.comm_ns += it.stats.comm_ns;
-      f.hidden_comm_ns += it.stats.hidden_comm_ns;
-      f.exposed_comm_ns += it.stats.exposed_comm_ns;
-      f.compute_ns += it.stats.compute_ns;
-      f.contention_ns += it.stats.contention_ns;
+      IterationFigures& x = m[it.iteration];
+      x.f.comm_ns += it.stats.comm_ns;
+      x.f.hidden_comm_ns += it.stats.hidden_comm_ns;
+      x.f.exposed_comm_ns += it.stats.exposed_comm_ns;
+      x.f.compute_ns += it.stats.compute_ns;
+      x.f.contention_ns += it.stats.contention_ns;
+      for (const NamedValue& g : it.gap_ns) AddTo(&x.gap_ns, g);
+      *has_gaps = *has_gaps || !it.gap_ns.empty();
     }
   return m;
 }
 
-std::vector<SeriesDelta> IterationSeries(const RankReport& b, const RankReport& t) {
-  const auto bi = ByIteration(b), ti = ByIteration(t);
-  auto column = [](const std::map<int64_t, OverlapFigures>& m, const char* metric) {
-    std::vector<double> v;
-    for (const auto& [it, f] : m) {
-      const std::string k = metric;
-      if (k == "comm_ns")
-        v.push_back(static_cast<double>(f.comm_ns));
-      else if (k == "hidden_comm_ns")
-        v.push_back(static_cast<double>(f.hidden_comm_ns));
-      else if (k == "exposed_comm_ns")
-        v.push_back(static_cast<double>(f.exposed_comm_ns));
-      else if (k == "compute_ns")
-        v.push_back(static_cast<double>(f.compute_ns));
-      else if (k == "contention_ns")
-        v.push_back(static_cast<double>(f.contention_ns));
-      else if (f.comm_ns > 0)
-        v.push_back(static_cast<double>(f.hidden_comm_ns) / static_cast<double>(f.comm_ns));
-    }
-    return v;
-  };
+std::vector<double> Column(const std::map<int64_t, IterationFigures>& m, const std::string& k) {
+  std::vector<double> v;
+  for (const auto& [it, x] : m) {
+    const OverlapFigures& f = x.f;
+    if (k == "comm_ns")
+      v.push_back(static_cast<double>(f.comm_ns));
+    else if (k == "hidden_comm_ns")
+      v.push_back(static_cast<double>(f.hidden_comm_ns));
+    else if (k == "exposed_comm_ns")
+      v.push_back(static_cast<double>(f.exposed_comm_ns));
+    else if (k == "compute_ns")
+      v.push_back(static_cast<double>(f.compute_ns));
+    else if (k == "contention_ns")
+      v.push_back(static_cast<double>(f.contention_ns));
+    else if (k == "overlap_ratio" && f.comm_ns > 0)
+      v.push_back(static_cast<double>(f.hidden_comm_ns) / static_cast<double>(f.comm_ns));
+  }
+  return v;
+}
+
+// Gap time of `cause` per iteration (0 where the iteration had none of it).
+std::vector<double> GapColumn(const std::map<int64_t, IterationFigures>& m, const std::string& cause) {
+  std::vector<double> v;
+  for (const auto& [it, x] : m) {
+    double ns = 0;
+    for (const NamedValue& g : x.gap_ns)
+      if (g.name == cause) ns = static_cast<double>(g.value);
+    v.push_back(ns);
+  }
+  return v;
+}
+
+// The rank's own critical path length per iteration (METRICS §8), in iteration order.
+std::vector<double> CriticalPathColumn(const Report& r, const RankReport& rk) {
+  std::vector<double> v;
+  for (const IterationCriticalPath& it : r.critical_path.per_iteration) {
+    if (!it.iteration) continue;  // a whole-trace path (no iterations)
+    for (const RankPath& own : it.own)
+      if (rk.rank ? own.rank == rk.rank : own.label == rk.label) {
+        v.push_back(static_cast<double>(own.composition.length_ns));
+        break;
+      }
+  }
+  return v;
+}
+
+std::vector<SeriesDelta> IterationSeries(const Report& br, const RankReport& b, const Report& tr, const RankReport& t) {
+  bool b_gaps = false, t_gaps = false;
+  const auto bi = ByIteration(b, &b_gaps), ti = ByIteration(t, &t_gaps);
   std::vector<SeriesDelta> out{Series("step_time_ns", StepTimes(b), StepTimes(t))};
   for (const char* m : {"comm_ns", "hidden_comm_ns", "exposed_comm_ns", "overlap_ratio", "compute_ns", "contention_ns"})
-    out.push_back(Series(m, column(bi, m), column(ti, m)));
+    out.push_back(Series(m, Column(bi, m), Column(ti, m)));
+  if (b_gaps && t_gaps) {
+    std::vector<std::string> causes;
+    for (const auto* side : {&bi, &ti})
+      for (const auto& [it, x] : *side)
+        for (const NamedValue& g : x.gap_ns)
+          if (std::find(causes.begin(), causes.end(), g.name) == causes.end()) causes.push_back(g.name);
+    for (const std::string& c : causes) out.push_back(Series("gap_" + c + "_ns", GapColumn(bi, c), GapColumn(ti, c)));
+  }
+  std::vector<double> bc = CriticalPathColumn(br, b), tc = CriticalPathColumn(tr, t);
+  if (!bc.empty() || !tc.empty()) out.push_back(Series("critical_path_ns", std::move(bc), std::move(tc)));
   return out;
 }
 
@@ -167,7 +222,7 @@ ReportDiff DiffReports(const Report& base, const Report& test, const DiffInfo& i
       continue;
     }
     const RankReport& br = base.ranks[*b];
-    d.ranks.push_back({t.label, t.rank, by, SummaryDeltas(br, t), IterationSeries(br, t)});
+    d.ranks.push_back({t.label, t.rank, by, SummaryDeltas(br, t), IterationSeries(base, br, test, t)});
     pairs.push_back({&br, &t});
   }
   for (size_t i = 0; i < base.ranks.size(); ++i)

@@ -25,7 +25,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kDiffSchema[] = "overlapscope.diff/1";
-inline constexpr char kDiffSchemaVersion[] = "1.0";
+inline constexpr char kDiffSchemaVersion[] = "1.1";
 
 // One value on both sides. Absent: the side lacks it (ratio without denominator, rank or kernel
 // missing on that side).
@@ -53,7 +53,10 @@ struct RankDiff {
   std::optional<int64_t> rank;
   std::string matched_by;  // "rank", "gpu", "order"
   std::vector<MetricDelta> summary;
-  std::vector<SeriesDelta> per_iteration;  // step_time_ns, comm, hidden, exposed, overlap, compute, contention
+  // step_time_ns, comm_ns, hidden_comm_ns, exposed_comm_ns, overlap_ratio, compute_ns,
+  // contention_ns; gap_<cause>_ns (both reports 1.7 or later); critical_path_ns (the rank's own
+  // path per iteration, when either report has one).
+  std::vector<SeriesDelta> per_iteration;
 };
 
 struct KernelDiff {
@@ -70,8 +73,10 @@ struct ClassDiff {
 
 struct CollectiveDiff {
   std::string op, communicator;
-  int64_t size_bytes = -1;                            // -1: unknown
-  Delta instances, bus_time_ns, skew_ns, busbw_gbps;  // medians over the instances
+  int64_t size_bytes = -1;  // -1: unknown
+  // Medians over the instances; exposed_ns: of each instance's exposed time averaged over its
+  // ranks (instances[].ranks[].exposed_ns, reports 1.7 on; absent before).
+  Delta instances, bus_time_ns, exposed_ns, skew_ns, busbw_gbps;
 };
 
 // One entry of the verdict: a change that moved the step time, in ns per iteration and rank.
@@ -79,7 +84,7 @@ struct Change {
   std::string what;                 // "kernel ampere_gemm…", "exposed communication", "GPU idle (launch_bound)"
   std::string where;                // rank label, or "all ranks"
   double base_ns = 0, test_ns = 0;  // per iteration (per rank)
-  Judgement judged;                 // kNotJudged when the report has no per-iteration values
+  Judgement judged;                 // kNotJudged without per-iteration values (idle by cause before 1.7)
   bool per_iteration_values = false;
   double delta_ns() const { return test_ns - base_ns; }
 };

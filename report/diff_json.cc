@@ -111,6 +111,7 @@ std::string RenderDiffJson(const ReportDiff& d, const std::vector<DiffGate>& gat
                      {"size_bytes", c.size_bytes < 0 ? ojson(nullptr) : ojson(c.size_bytes)},
                      {"instances", DeltaJson(c.instances)},
                      {"bus_time_ns", DeltaJson(c.bus_time_ns)},
+                     {"exposed_ns", DeltaJson(c.exposed_ns)},
                      {"skew_ns", DeltaJson(c.skew_ns)},
                      {"busbw_gbps", DeltaJson(c.busbw_gbps)}});
   j["collectives"] = colls;

@@ -75,7 +75,7 @@ std::vector<ClassDiff> DiffClasses(const Report& base, const Report& test) {
 
 std::vector<CollectiveDiff> DiffCollectives(const Report& base, const Report& test) {
   struct Acc {
-    std::vector<double> bus, skew, busbw;
+    std::vector<double> bus, exposed, skew, busbw;
   };
   using Key = std::tuple<std::string, std::string, int64_t>;
   std::map<Key, std::pair<Acc, Acc>> by;
@@ -83,6 +83,11 @@ std::vector<CollectiveDiff> DiffCollectives(const Report& base, const Report& te
     a->bus.push_back(D(ci.bus_time_ns));
     a->skew.push_back(D(ci.skew_ns));
     if (ci.busbw_gbps) a->busbw.push_back(*ci.busbw_gbps);
+    double sum = 0;
+    int64_t n = 0;
+    for (const InstanceRank& r : ci.ranks)
+      if (r.exposed_ns) sum += D(*r.exposed_ns), ++n;
+    if (n > 0) a->exposed.push_back(sum / D(n));
   };
   for (const Instance& ci : base.collectives_across_ranks.instances)
     add(ci, &by[{ci.op, ci.communicator, ci.size_bytes.value_or(-1)}].first);
@@ -95,9 +100,10 @@ std::vector<CollectiveDiff> DiffCollectives(const Report& base, const Report& te
   std::vector<CollectiveDiff> out;
   for (const auto& [key, p] : by) {
     const auto& [b, t] = p;
-    CollectiveDiff c{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}, {}, {}};
+    CollectiveDiff c{std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}, {}, {}, {}};
     c.instances = {D(static_cast<int64_t>(b.bus.size())), D(static_cast<int64_t>(t.bus.size()))};
     c.bus_time_ns = {median(b.bus), median(t.bus)};
+    c.exposed_ns = {median(b.exposed), median(t.exposed)};
     c.skew_ns = {median(b.skew), median(t.skew)};
     c.busbw_gbps = {median(b.busbw), median(t.busbw)};
     out.push_back(std::move(c));

@@ -117,11 +117,13 @@ std::string RenderDiffText(const ReportDiff& d) {
     o += "\nCollectives by (op, communicator, size): medians over matched instances\n";
     for (const CollectiveDiff& c : d.collectives)
       absl::StrAppendFormat(
-          &o, "  %s comm %s %s: instances %s -> %s, bus time %s -> %s, skew %s -> %s, busbw %s -> %s\n", c.op,
-          c.communicator.empty() ? "-" : c.communicator, c.size_bytes < 0 ? "size ?" : Bytes(c.size_bytes),
+          &o,
+          "  %s comm %s %s: instances %s -> %s, bus time %s -> %s, exposed %s -> %s, skew %s -> %s, busbw %s -> %s\n",
+          c.op, c.communicator.empty() ? "-" : c.communicator, c.size_bytes < 0 ? "size ?" : Bytes(c.size_bytes),
           Value("n", c.instances.base), Value("n", c.instances.test), Value("_ns", c.bus_time_ns.base),
-          Value("_ns", c.bus_time_ns.test), Value("_ns", c.skew_ns.base), Value("_ns", c.skew_ns.test),
-          Value("GB/s", c.busbw_gbps.base), Value("GB/s", c.busbw_gbps.test));
+          Value("_ns", c.bus_time_ns.test), Value("_ns", c.exposed_ns.base), Value("_ns", c.exposed_ns.test),
+          Value("_ns", c.skew_ns.base), Value("_ns", c.skew_ns.test), Value("GB/s", c.busbw_gbps.base),
+          Value("GB/s", c.busbw_gbps.test));
   }
   return o;
 }
@@ -154,12 +156,34 @@ std::string RenderDiffMarkdown(const ReportDiff& d) {
                       " | ", DeltaText(m.metric, m.value), " |\n");
     o += "\n</details>\n";
   }
-  o += "\n| kernel | class | status | total base | total test | delta |\n|---|---|---|---:|---:|---:|\n";
+  o += "\n| kernel | class | status | count base → test | median base → test | total base | total test | delta "
+       "|\n|---|---|---|---:|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < d.kernels.size() && i < kChangesShown; ++i) {
     const KernelDiff& k = d.kernels[i];
     absl::StrAppend(&o, "| `", Cell(Short(k.name, 70)), "` | ", k.cls, " | ", k.status, " | ",
+                    Value("count", k.count.base), " → ", Value("count", k.count.test), " | ",
+                    Value("_ns", k.median_ns.base), " → ", Value("_ns", k.median_ns.test), " | ",
                     Value("_ns", k.total_ns.base), " | ", Value("_ns", k.total_ns.test), " | ",
                     DeltaText("total_ns", k.total_ns), " |\n");
+  }
+  o += "\n| class | count base → test | time base | time test | delta |\n|---|---:|---:|---:|---:|\n";
+  for (const ClassDiff& c : d.classes)
+    absl::StrAppend(&o, "| ", c.cls, " | ", Value("n", c.count.base), " → ", Value("n", c.count.test), " | ",
+                    Value("_ns", c.total_ns.base), " | ", Value("_ns", c.total_ns.test), " | ",
+                    DeltaText("total_ns", c.total_ns), " |\n");
+  if (!d.collectives.empty()) {
+    o += "\n<details><summary>collectives by (op, communicator, size): medians over instances</summary>\n\n"
+         "| op | communicator | size | instances | bus time | exposed | skew | busbw GB/s |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|\n";
+    auto pair = [](const std::string& unit, const Delta& v) {
+      return absl::StrCat(Value(unit, v.base), " → ", Value(unit, v.test));
+    };
+    for (const CollectiveDiff& c : d.collectives)
+      absl::StrAppend(&o, "| ", Cell(c.op), " | ", Cell(c.communicator.empty() ? "-" : c.communicator), " | ",
+                      c.size_bytes < 0 ? "?" : Bytes(c.size_bytes), " | ", pair("n", c.instances), " | ",
+                      pair("_ns", c.bus_time_ns), " | ", pair("_ns", c.exposed_ns), " | ", pair("_ns", c.skew_ns),
+                      " | ", pair("GB/s", c.busbw_gbps), " |\n");
+    o += "\n</details>\n";
   }
   return o;
 }

@@ -31,7 +31,7 @@ void KernelChanges(const Report& base, const Report& test, const ReportDiff& d, 
   }
 }
 
-// A summary total of one rank per iteration (no per-iteration values in the report).
+// A summary total of one rank per iteration (a report before 1.7 has no per-iteration values).
 void TotalChange(const std::string& what, const RankReport& b, const RankReport& t, double b_total, double t_total,
                  std::vector<Change>* out) {
   const double bi = std::max<double>(1, D(static_cast<int64_t>(StepTimes(b).size())));
@@ -55,8 +55,15 @@ void RankChanges(const RankReport& b, const RankReport& t, const RankDiff& rd, s
       if (x.name == name) return D(x.value);
     return 0.0;
   };
-  for (const std::string& cause : causes)
-    TotalChange("GPU idle (" + cause + ")", b, t, value(b.summary.gap_ns, cause), value(t.summary.gap_ns, cause), out);
+  for (const std::string& cause : causes) {
+    const std::string what = "GPU idle (" + cause + ")";
+    auto series = std::find_if(rd.per_iteration.begin(), rd.per_iteration.end(),
+                               [&](const SeriesDelta& s) { return s.metric == "gap_" + cause + "_ns"; });
+    if (series != rd.per_iteration.end())  // per-iteration values on both sides (reports 1.7 on)
+      out->push_back({what, t.label, series->judged.base_median, series->judged.test_median, series->judged, true});
+    else
+      TotalChange(what, b, t, value(b.summary.gap_ns, cause), value(t.summary.gap_ns, cause), out);
+  }
 }
 
 }  // namespace

@@ -138,5 +138,166 @@ TEST(Diff, RanksMatchedByRankThenOnlyOneSide) {
   EXPECT_EQ(d.only_in_test, std::vector<std::string>{"rank 1"});
 }
 
+// Idle by cause per iteration (schema 1.7): host-blocked gaps of 100 ns in each of 6 base
+// iterations, 300 ns in each of 6 test iterations (all ties within a side: the normal
+// approximation with tie correction gives p = 0.0013 < 0.01, and 300 is > 1 % from 100). The
+// verdict names "GPU idle (host_blocked)" first (+200 ns per iteration; k1 moves +100 ns).
+TEST(Diff, IdleByCauseIsJudgedPerIteration) {
+  const std::vector<int64_t> starts = {0, 10000, 20000, 30000, 40000, 50000};
+  Report base = MakeReport(starts, {1000, 1000, 1000, 1000, 1000, 1000}, {500, 500, 500, 500, 500, 500}, 0.5);
+  Report test = MakeReport(starts, {1000, 1000, 1000, 1000, 1000, 1000}, {600, 600, 600, 600, 600, 600}, 0.5);
+  auto set_gaps = [](Report* r, int64_t host_blocked) {
+    for (IterationOverlap& it : r->ranks[0].devices[0].iterations)
+      it.gap_ns = {{"host_blocked", host_blocked}, {"launch_bound", 0}, {"dependency", 0}, {"unknown", 0}};
+    r->ranks[0].summary.gap_ns = {{"host_blocked", 6 * host_blocked}};
+  };
+  set_gaps(&base, 100);
+  set_gaps(&test, 300);
+  const ReportDiff d = DiffReports(base, test);
+  ASSERT_GE(d.verdict.changes.size(), 2u);
+  const Change& first = d.verdict.changes[0];
+  EXPECT_EQ(first.what, "GPU idle (host_blocked)");
+  EXPECT_EQ(first.where, "rank 0");
+  EXPECT_TRUE(first.per_iteration_values);
+  EXPECT_DOUBLE_EQ(first.base_ns, 100);
+  EXPECT_DOUBLE_EQ(first.test_ns, 300);
+  EXPECT_EQ(first.judged.verdict, Significance::kSignificant);
+  EXPECT_NEAR(first.judged.p, 0.0013, 0.0001);
+  EXPECT_EQ(d.verdict.changes[1].what, "kernel k1");
+  // The rank's series: gap_host_blocked_ns among them, in the report's cause order.
+  std::vector<std::string> metrics;
+  for (const SeriesDelta& s : d.ranks[0].per_iteration) metrics.push_back(s.metric);
+  EXPECT_EQ(metrics, (std::vector<std::string>{"step_time_ns", "comm_ns", "hidden_comm_ns", "exposed_comm_ns",
+                                               "overlap_ratio", "compute_ns", "contention_ns", "gap_host_blocked_ns",
+                                               "gap_launch_bound_ns", "gap_dependency_ns", "gap_unknown_ns"}));
+  EXPECT_NE(RenderDiffText(d).find("GPU idle (host_blocked) (rank 0): 100 ns -> 300 ns per iteration, significant"),
+            std::string::npos)
+      << RenderDiffText(d);
+  // A report before 1.7 (no per-iteration gaps) on one side: the total over the iterations,
+  // 600 / 6 = 100 ns, and not judged.
+  Report old = base;
+  for (IterationOverlap& it : old.ranks[0].devices[0].iterations) it.gap_ns.clear();
+  const ReportDiff o = DiffReports(old, test);
+  const Change* idle = nullptr;
+  for (const Change& c : o.verdict.changes)
+    if (c.what == "GPU idle (host_blocked)") idle = &c;
+  ASSERT_NE(idle, nullptr);
+  EXPECT_FALSE(idle->per_iteration_values);
+  EXPECT_DOUBLE_EQ(idle->base_ns, 100);
+  EXPECT_DOUBLE_EQ(idle->test_ns, 300);
+  EXPECT_EQ(idle->judged.verdict, Significance::kNotJudged);
+}
+
+// Collectives by (op, communicator, size): medians over instances; exposed: per instance the
+// mean over its ranks. Base allreduce/pg0/1 KiB: instances with exposed {100, 300} and {400, 600}
+// (means 200, 500: median 350), bus time 1000 and 3000 (median 2000); test: {50, 50}, {100, 100},
+// {60, 80} (means 50, 100, 70: median 70), bus 900, 1000, 1100 (median 1000). Deltas −280, −1000.
+TEST(Diff, CollectivesCompareExposedTime) {
+  auto instance = [](int64_t bus, int64_t e0, int64_t e1) {
+    Instance ci;
+    ci.op = "allreduce";
+    ci.communicator = "pg0";
+    ci.size_bytes = 1024;
+    ci.bus_time_ns = bus;
+    ci.skew_ns = 10;
+    for (int64_t e : {e0, e1}) {
+      InstanceRank r;
+      r.exposed_ns = e;
+      ci.ranks.push_back(r);
+    }
+    return ci;
+  };
+  Report base = MakeReport({0}, {10}, {1}, 0.5), test = base;
+  base.collectives_across_ranks.instances = {instance(1000, 100, 300), instance(3000, 400, 600)};
+  test.collectives_across_ranks.instances = {instance(900, 50, 50), instance(1000, 100, 100), instance(1100, 60, 80)};
+  const ReportDiff d = DiffReports(base, test);
+  ASSERT_EQ(d.collectives.size(), 1u);
+  const CollectiveDiff& c = d.collectives[0];
+  EXPECT_EQ(c.size_bytes, 1024);
+  EXPECT_DOUBLE_EQ(*c.instances.delta(), 1);
+  EXPECT_DOUBLE_EQ(*c.exposed_ns.base, 350);
+  EXPECT_DOUBLE_EQ(*c.exposed_ns.test, 70);
+  EXPECT_DOUBLE_EQ(*c.exposed_ns.delta(), -280);
+  EXPECT_DOUBLE_EQ(*c.bus_time_ns.delta(), -1000);
+  EXPECT_DOUBLE_EQ(*c.skew_ns.delta(), 0);
+  const nlohmann::json j = nlohmann::json::parse(RenderDiffJson(d));
+  EXPECT_EQ(j["collectives"][0]["exposed_ns"]["delta"], -280);
+  EXPECT_NE(RenderDiffText(d).find("exposed 350 ns -> 70 ns"), std::string::npos) << RenderDiffText(d);
+  EXPECT_NE(RenderDiffMarkdown(d).find("| allreduce | pg0 | 1.0 kB | 2 → 3 | 2.0 µs → 1.0 µs | 350 ns → 70 ns |"),
+            std::string::npos)
+      << RenderDiffMarkdown(d);
+  // A report before 1.7 has no per-rank exposed times: absent, not 0.
+  for (Instance& ci : base.collectives_across_ranks.instances)
+    for (InstanceRank& r : ci.ranks) r.exposed_ns.reset();
+  EXPECT_FALSE(DiffReports(base, test).collectives[0].exposed_ns.base.has_value());
+}
+
+// The rank's own critical path per iteration (METRICS §8): base 1000, 1010, ..., 1050 (median
+// 1025), test 2000 ... 2050 (median 2025): significant (no ties: exact p = 2/924).
+TEST(Diff, CriticalPathPerIteration) {
+  const std::vector<int64_t> starts = {0, 10000, 20000, 30000, 40000, 50000};
+  Report base = MakeReport(starts, {1000, 1000, 1000, 1000, 1000, 1000}, {500, 500, 500, 500, 500, 500}, 0.5);
+  Report test = base;
+  auto set_paths = [](Report* r, int64_t from) {
+    for (int64_t i = 0; i < 6; ++i) {
+      IterationCriticalPath it;
+      it.iteration = i + 1;
+      RankPath own;
+      own.rank = 0;
+      own.label = "rank 0";
+      own.composition.length_ns = from + 10 * i;
+      it.own.push_back(own);
+      RankPath other = own;  // another rank's path is not this rank's
+      other.rank = 1;
+      other.label = "rank 1";
+      other.composition.length_ns = 99999;
+      it.own.push_back(other);
+      r->critical_path.per_iteration.push_back(it);
+    }
+  };
+  set_paths(&base, 1000);
+  set_paths(&test, 2000);
+  const ReportDiff d = DiffReports(base, test);
+  const SeriesDelta* cp = nullptr;
+  for (const SeriesDelta& s : d.ranks[0].per_iteration)
+    if (s.metric == "critical_path_ns") cp = &s;
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->base, (std::vector<double>{1000, 1010, 1020, 1030, 1040, 1050}));
+  EXPECT_DOUBLE_EQ(cp->judged.base_median, 1025);
+  EXPECT_DOUBLE_EQ(cp->judged.test_median, 2025);
+  EXPECT_NEAR(cp->judged.p, 2.0 / 924, 1e-12);
+  EXPECT_EQ(cp->judged.verdict, Significance::kSignificant);
+}
+
+// Without rank ids the ranks are matched by their first GPU, whatever the order and the pids.
+TEST(Diff, RanksWithoutRankIdsMatchByGpu) {
+  auto two = [](int64_t first_gpu, int64_t first_pid) {
+    Report r = MakeReport({0}, {10}, {1}, 0.5);
+    RankReport a = r.ranks[0], b = r.ranks[0];
+    a.rank.reset();
+    b.rank.reset();
+    a.devices[0].device = first_gpu;
+    b.devices[0].device = 1 - first_gpu;
+    a.pid = first_pid;
+    b.pid = first_pid + 1;
+    a.label = "pid " + std::to_string(a.pid) + " (GPU " + std::to_string(first_gpu) + ")";
+    b.label = "pid " + std::to_string(b.pid) + " (GPU " + std::to_string(1 - first_gpu) + ")";
+    a.summary.exposed_comm_ns = 100 * (first_gpu + 1);  // GPU 0: 100, GPU 1: 200
+    b.summary.exposed_comm_ns = 100 * (2 - first_gpu);
+    r.ranks = {a, b};
+    return r;
+  };
+  const ReportDiff d = DiffReports(two(0, 10), two(1, 20));  // test lists GPU 1 first
+  ASSERT_EQ(d.ranks.size(), 2u);
+  for (const RankDiff& r : d.ranks) {
+    EXPECT_EQ(r.matched_by, "gpu") << r.label;
+    for (const MetricDelta& m : r.summary)
+      if (m.metric == "exposed_comm_ns") EXPECT_DOUBLE_EQ(*m.value.delta(), 0) << r.label;
+  }
+  EXPECT_EQ(d.ranks[0].label, "pid 20 (GPU 1)");
+  EXPECT_TRUE(d.only_in_base.empty());
+  EXPECT_TRUE(d.only_in_test.empty());
+}
+
 }  // namespace
 }  // namespace overlapscope::report
