@@ -2,10 +2,13 @@
 // values with a verdict (METRICS.md §10), as text, JSON (overlapscope.diff/1) or Markdown, with
 // --fail-on gates on the deltas (exit 3).
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -38,6 +41,9 @@ const CommandSpec kSpec{
       "exit 3 when a rank's delta is beyond EXPR: METRIC>DELTA or METRIC<DELTA, DELTA absolute or "
       "relative to BASE with %, e.g. 'step_time_ns>+5%', 'overlap_ratio<-0.05'",
       true},
+     {"sequential", "",
+      "analyze BASE, then TEST (one trace in memory at a time); by default both run at once when their "
+      "estimated peaks fit in half the available memory"},
      {"comm-kernel", "REGEX", "classify GPU activities whose name matches REGEX as communication", true},
      {"compute-kernel", "REGEX", "classify matching names as compute", true},
      {"memory-kernel", "REGEX", "classify matching names as memory", true},
@@ -74,30 +80,89 @@ bool IsSavedReport(const std::string& path, std::string* text) {
   return true;
 }
 
-// One side: a saved report read back, or the trace(s) at `path` loaded and analyzed.
-std::optional<report::Report> Side(const std::string& path, const engine::AnalyzeOptions& opt, const std::string& align,
-                                   std::string* schema_version, std::vector<report::RankTimeline>* timelines, int* rc) {
+// One side of the comparison: a saved report read back, or the trace(s) at `path` loaded and
+// analyzed. On failure the message is printed and rc set (exit code).
+struct SideResult {
+  std::optional<report::Report> report;
+  std::string schema_version;
+  std::vector<report::RankTimeline> timelines;  // with --html only
+  int rc = kExitOk;
+};
+
+SideResult Side(const std::string& path, const engine::AnalyzeOptions& opt, const std::string& align, bool timelines,
+                bool progress) {
+  SideResult out;
   std::string text;
   if (IsSavedReport(path, &text)) {
-    auto r = report::ReadReportJson(text, path, schema_version);
+    auto r = report::ReadReportJson(text, path, &out.schema_version);
     if (!r.ok()) {
       std::fprintf(stderr, "overlapscope diff: %s\n", std::string(r.status().message()).c_str());
-      *rc = kExitBadInput;
-      return std::nullopt;
+      out.rc = kExitBadInput;
+      return out;
     }
-    return std::move(r).value();
+    out.report = std::move(r).value();
+    return out;
   }
-  auto session = LoadOrReport("diff", {path}, align, rc);
-  if (!session) return std::nullopt;
+  auto session = LoadOrReport("diff", {path}, align, &out.rc, progress);
+  if (!session) return out;
   auto analysis = engine::Analyze(*session, opt);
   if (!analysis.ok()) {
     std::fprintf(stderr, "overlapscope diff: %s: %s\n", path.c_str(), std::string(analysis.status().message()).c_str());
-    *rc = kExitError;
-    return std::nullopt;
+    out.rc = kExitError;
+    return out;
   }
-  *schema_version = report::kSchemaVersion;
-  *timelines = engine::IterationTimelines(*analysis);
-  return analysis->report();
+  out.schema_version = report::kSchemaVersion;
+  if (timelines) out.timelines = engine::IterationTimelines(*analysis);
+  out.report = analysis->report();
+  return out;
+}
+
+// Bytes of a file, or of the files of a directory (one level, as `analyze` reads it); 0 when
+// it cannot be read (the load will say why).
+uint64_t InputBytes(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    const uintmax_t n = std::filesystem::file_size(path, ec);
+    return ec ? 0 : static_cast<uint64_t>(n);
+  }
+  uint64_t sum = 0;
+  for (const auto& e : std::filesystem::directory_iterator(path, ec))
+    if (e.is_regular_file(ec)) sum += static_cast<uint64_t>(e.file_size(ec));
+  return sum;
+}
+
+// Peak memory of loading and analyzing `path`, estimated from its size: at most half the bytes
+// of a JSON trace (the target docs/PERFORMANCE.md checks, 0.35 measured on 500 MB), and a
+// compressed input taken as 20 times its size uncompressed (a conservative ratio for Kineto
+// JSON). Captures and saved reports are taken as JSON.
+uint64_t PeakEstimate(const std::string& path) {
+  const uint64_t bytes = InputBytes(path);
+  const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  bool dir_gz = false;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    for (const auto& e : std::filesystem::directory_iterator(path, ec))
+      dir_gz = dir_gz || e.path().extension() == ".gz";
+  return (gz || dir_gz ? 20 : 1) * bytes / 2;
+}
+
+// MemAvailable of /proc/meminfo in bytes; 0 when unknown (then the sides run one after the other).
+uint64_t MemAvailable() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+// The two sides run at once (two threads, each loading and analyzing its input as `analyze`
+// does) when both estimated peaks fit in half the available memory; otherwise one after the
+// other, each side's trace freed before the next is read. Results are the same either way.
+bool SidesAtOnce(const std::string& base, const std::string& test) {
+  const uint64_t avail = MemAvailable();
+  return avail > 0 && PeakEstimate(base) + PeakEstimate(test) <= avail / 2;
 }
 
 }  // namespace
@@ -117,13 +182,22 @@ int RunDiff(int argc, char** argv) {
     if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
     gates.push_back(*parsed);
   }
-  report::DiffInfo info;
-  std::vector<report::RankTimeline> base_tl, test_tl;
-  auto base = Side(args.positionals[0], opt, args.Get("align-clocks"), &info.base_schema_version, &base_tl, &rc);
-  if (!base) return rc;
-  auto test = Side(args.positionals[1], opt, args.Get("align-clocks"), &info.test_schema_version, &test_tl, &rc);
-  if (!test) return rc;
-  const report::ReportDiff d = report::DiffReports(*base, *test, info);
+  const std::string align = args.Get("align-clocks");
+  const bool html = args.Has("html");
+  SideResult base, test;
+  if (!args.Has("sequential") && SidesAtOnce(args.positionals[0], args.positionals[1])) {
+    std::thread other([&] { base = Side(args.positionals[0], opt, align, html, false); });
+    test = Side(args.positionals[1], opt, align, html, false);
+    other.join();
+  } else {
+    base = Side(args.positionals[0], opt, align, html, true);
+    if (base.rc != kExitOk) return base.rc;
+    test = Side(args.positionals[1], opt, align, html, true);
+  }
+  if (base.rc != kExitOk) return base.rc;
+  if (test.rc != kExitOk) return test.rc;
+  report::DiffInfo info{base.schema_version, test.schema_version};
+  const report::ReportDiff d = report::DiffReports(*base.report, *test.report, info);
   const std::vector<std::string> names = report::DiffMetricNames(d);
   for (const report::DiffGate& g : gates)
     if (!d.ranks.empty() && std::find(names.begin(), names.end(), g.metric) == names.end())
@@ -137,7 +211,7 @@ int RunDiff(int argc, char** argv) {
     return kExitError;
   }
   if (args.Has("html")) {
-    const std::string page = report::RenderDiffHtml(*base, *test, d, base_tl, test_tl);
+    const std::string page = report::RenderDiffHtml(*base.report, *test.report, d, base.timelines, test.timelines);
     std::ofstream f(args.Get("html"), std::ios::binary);
     if (!f || !f.write(page.data(), static_cast<std::streamsize>(page.size())) || !f.flush()) {
       std::fprintf(stderr, "overlapscope diff: %s: cannot write\n", args.Get("html").c_str());

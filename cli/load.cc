@@ -22,7 +22,7 @@ std::optional<engine::ClockAlign> ParseAlignOrReport(const std::string& command,
 }
 
 std::optional<engine::Session> LoadOrReport(const std::string& command, const std::vector<std::string>& paths,
-                                            const std::string& align, int* exit_code) {
+                                            const std::string& align, int* exit_code, bool progress) {
   if (paths.empty()) {
     std::fprintf(stderr, "overlapscope %s: no trace given (see --help)\n", command.c_str());
     *exit_code = kExitUsage;
@@ -32,7 +32,7 @@ std::optional<engine::Session> LoadOrReport(const std::string& command, const st
   if (!mode) return std::nullopt;
   engine::LoadOptions options;
   options.align_clocks = *mode;
-  if (StderrIsTerminal()) {
+  if (progress && StderrIsTerminal()) {
     options.progress = [](const engine::LoadProgress& p) {
       if (p.total_bytes <= 0) return;
       std::fprintf(stderr, "\rreading %3d%% (%lld / %lld MB)", static_cast<int>(100 * p.done_bytes / p.total_bytes),

@@ -14,8 +14,9 @@ namespace overlapscope::cli {
 // `align` says ("off", "auto", "on"; empty = auto). On failure prints
 // "overlapscope <cmd>: <path>: offset N: reason" (or the usage error of a bad `align`) to stderr,
 // sets *exit_code (kExitBadInput, kExitUsage) and returns nullopt.
+// `progress`: show the reading progress on a terminal (off when two loads run at once).
 std::optional<engine::Session> LoadOrReport(const std::string& command, const std::vector<std::string>& paths,
-                                            const std::string& align, int* exit_code);
+                                            const std::string& align, int* exit_code, bool progress = true);
 
 // --strict for analyze/info/export: when the session has data-loss warnings (part of the input
 // was not understood; engine::Session::import_warnings), prints them to stderr, sets *exit_code

@@ -135,6 +135,67 @@ TEST(DiffCli, AllToAllSyncVsAsyncAgreesWithMeasuredSteps) {
   EXPECT_NEAR(VerdictRank(d, "rank 0")["overlap_ratio"]["test"].get<double>(), 0.211, 1e-3);
 }
 
+TEST(DiffCli, IdleByCauseAndCollectivesOnTheAllGatherPair) {
+  const nlohmann::json d = DiffJson(kKineto + "ag_sequential", kKineto + "ag_overlap");
+  // Idle by cause per iteration (report 1.7). The golden report of ag_sequential has one
+  // launch-bound gap (51520 ns) and one dependency gap (8096 ns) on rank 0, both ended in its
+  // first iteration; ag_overlap none on rank 0. Per-iteration medians are 0 on both sides, so the
+  // verdict has no idle change for rank 0 (a first-iteration gap does not move the median step).
+  for (const auto& r : d["ranks"]) {
+    bool path = false;
+    for (const auto& s : r["per_iteration"]) {
+      path = path || s["metric"] == "critical_path_ns";
+      if (r["label"] == "rank 0" && s["metric"] == "gap_launch_bound_ns") {
+        EXPECT_EQ(s["base"], nlohmann::json::parse("[51520, 0, 0]"));
+        EXPECT_EQ(s["test"], nlohmann::json::parse("[0, 0, 0]"));
+        EXPECT_EQ(s["base_median"], 0);
+      }
+      if (r["label"] == "rank 0" && s["metric"] == "gap_dependency_ns")
+        EXPECT_EQ(s["base"], nlohmann::json::parse("[8096, 0, 0]"));
+    }
+    EXPECT_TRUE(path) << r["label"];
+  }
+  for (const auto& c : d["verdict"]["changes"])
+    EXPECT_NE(c["what"].get<std::string>().rfind("GPU idle (", 0), 0u) << c.dump();
+  // The all-gathers of one size and communicator: exposed time on both sides, and less of it
+  // once overlapped.
+  ASSERT_EQ(d["collectives"].size(), 1u) << d["collectives"].dump();
+  const auto& c = d["collectives"][0]["exposed_ns"];
+  ASSERT_FALSE(c["base"].is_null());
+  ASSERT_FALSE(c["test"].is_null());
+  EXPECT_LT(c["delta"].get<double>(), 0);
+}
+
+TEST(DiffCli, ExposedTimePerCollectiveAddsUpToTheDevice) {
+  // Every all-gather of ag_overlap is matched across the ranks, so each rank's exposed times
+  // over the instances sum to its device's collectives.exposed_ns (computed from the overlap
+  // analysis' own list, not from the matching).
+  Result r = Overlapscope("analyze " + kKineto + "ag_overlap --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["collectives_across_ranks"]["unmatched"], 0);
+  for (size_t rank = 0; rank < 2; ++rank) {
+    int64_t sum = 0;
+    for (const auto& ci : j["collectives_across_ranks"]["instances"])
+      for (const auto& p : ci["ranks"])
+        if (p["rank"] == rank) sum += p["exposed_ns"].get<int64_t>();
+    EXPECT_EQ(sum, j["ranks"][rank]["devices"][0]["collectives"]["exposed_ns"].get<int64_t>()) << rank;
+  }
+}
+
+TEST(DiffCli, SidesAtOnceAndOneAfterTheOtherAgree) {
+  const std::string a = kKineto + "a2a_sync", b = kKineto + "a2a_async";
+  Result at_once = Overlapscope("diff " + a + " " + b + " --json");
+  Result sequential = Overlapscope("diff " + a + " " + b + " --json --sequential");
+  EXPECT_EQ(at_once.code, 0) << at_once.err;
+  EXPECT_EQ(sequential.code, 0) << sequential.err;
+  EXPECT_EQ(at_once.out, sequential.out);
+  // A bad side fails the same way in both modes (the other side's work is discarded).
+  const std::string bad = std::string(OVERLAPSCOPE_TEST_DATA) + "/golden/inputs.txt";
+  EXPECT_EQ(Overlapscope("diff " + a + " " + bad).code, 2);
+  EXPECT_EQ(Overlapscope("diff " + bad + " " + a + " --sequential").code, 2);
+}
+
 TEST(DiffCli, TraceAgainstItselfChangesNothing) {
   const std::string t = kKineto + "ag_overlap";
   Result r = Overlapscope("diff " + t + " " + t +
@@ -145,6 +206,13 @@ TEST(DiffCli, TraceAgainstItselfChangesNothing) {
   EXPECT_NE(r.out.find("no change moved the step time"), std::string::npos) << r.out;
   const nlohmann::json d = DiffJson(t, t);
   EXPECT_TRUE(d["verdict"]["changes"].empty());
+  // Any --fail-on: every metric, both directions, absolute and relative, at 0.
+  std::string gates;
+  for (const auto& [metric, v] : d["ranks"][0]["summary"].items())
+    for (const char* g : {">0", "<0", ">+0%", "<-0%"}) gates += " --fail-on '" + metric + g + "'";
+  Result all = Overlapscope("diff " + t + " " + t + gates);
+  EXPECT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(all.err.find("FAIL"), std::string::npos) << all.err;
   for (const auto& rank : d["ranks"])
     for (const auto& [metric, v] : rank["summary"].items())
       if (!v["delta"].is_null()) {
