@@ -147,6 +147,44 @@ std::string VerdictHtml(const ReportDiff& d) {
   return o + "</table>";
 }
 
+std::string Arrow(const std::string& unit, const Delta& v) {
+  return Esc(diff_internal::Value(unit, v.base)) + " &rarr; " + Esc(diff_internal::Value(unit, v.test));
+}
+
+// Kernels by name (the 20 that moved most) and by class, with their deltas.
+std::string KernelDeltas(const ReportDiff& d) {
+  std::string o = "<h2>Kernels</h2><table class=\"kdiff\">" +
+                  Row({"kernel", "class", "status", "count", "median", "total base", "total test", "delta"}, "th");
+  for (size_t i = 0; i < d.kernels.size() && i < 20; ++i) {
+    const KernelDiff& k = d.kernels[i];
+    o += Row({"<code>" + Esc(Short(k.name, 80)) + "</code>", k.cls, k.status, Arrow("count", k.count),
+              Arrow("_ns", k.median_ns), Esc(diff_internal::Value("_ns", k.total_ns.base)),
+              Esc(diff_internal::Value("_ns", k.total_ns.test)), Signed("total_ns", k.total_ns)});
+  }
+  o += "</table><h3>By class</h3><table class=\"classdiff\">" +
+       Row({"class", "count", "time base", "time test", "delta"}, "th");
+  for (const ClassDiff& c : d.classes)
+    o += Row({Esc(c.cls), Arrow("count", c.count), Esc(diff_internal::Value("_ns", c.total_ns.base)),
+              Esc(diff_internal::Value("_ns", c.total_ns.test)), Signed("total_ns", c.total_ns)});
+  return o + "</table>";
+}
+
+// Collectives by (op, communicator, size): medians over the matched instances (several ranks).
+std::string CollectiveDeltas(const ReportDiff& d) {
+  if (d.collectives.empty()) return "";
+  std::string o =
+      "<h2>Collectives by (op, communicator, size)</h2><p class=\"note\">medians over the matched "
+      "instances; exposed: not hidden by compute, averaged over the ranks</p><table class=\"colldiff\">" +
+      Row({"collective", "instances", "bus time", "delta", "exposed", "delta", "skew", "busbw GB/s"}, "th");
+  for (const CollectiveDiff& c : d.collectives)
+    o += Row({Esc(absl::StrCat(c.op, " ", c.communicator.empty() ? "-" : c.communicator, " ",
+                               c.size_bytes < 0 ? "size ?" : Bytes(c.size_bytes))),
+              Arrow("n", c.instances), Arrow("_ns", c.bus_time_ns), Signed("_ns", c.bus_time_ns),
+              Arrow("_ns", c.exposed_ns), Signed("_ns", c.exposed_ns), Arrow("_ns", c.skew_ns),
+              Arrow("GB/s", c.busbw_gbps)});
+  return o + "</table>";
+}
+
 }  // namespace
 
 std::string RenderHtml(const Report& r, const std::vector<RankTimeline>& timelines) {
@@ -181,18 +219,12 @@ std::string RenderDiffHtml(const Report& base, const Report& test, const ReportD
     }
     body += "<h2>" + Esc(rd.label) + ": deltas</h2>" + key + "</table>" + all + "</table></details>";
   }
-  body += "<h2>Kernels</h2><table class=\"kdiff\">" + Row({"kernel", "class", "status", "base", "test", "delta"}, "th");
-  for (size_t i = 0; i < d.kernels.size() && i < 20; ++i) {
-    const KernelDiff& k = d.kernels[i];
-    body += Row({"<code>" + Esc(Short(k.name, 80)) + "</code>", k.cls, k.status,
-                 Esc(diff_internal::Value("_ns", k.total_ns.base)), Esc(diff_internal::Value("_ns", k.total_ns.test)),
-                 Signed("total_ns", k.total_ns)});
-  }
-  body += "</table><h2>Both sides</h2><div class=\"sides\"><div><h2>BASE</h2>";
+  body += KernelDeltas(d) + CollectiveDeltas(d);
+  body += "<h2>Both sides</h2><div class=\"sides\"><div><h2>BASE</h2>";
   for (const RankReport& rk : base.ranks) body += RankSection(rk, base_timelines);
-  body += CrossRankSection(base) + "</div><div><h2>TEST</h2>";
+  body += CrossRankSection(base) + KernelsSection(base) + "</div><div><h2>TEST</h2>";
   for (const RankReport& rk : test.ranks) body += RankSection(rk, test_timelines);
-  body += CrossRankSection(test);
+  body += CrossRankSection(test) + KernelsSection(test);
   body += "</div></div>";
   return Page("overlapscope diff", body);
 }

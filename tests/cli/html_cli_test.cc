@@ -65,6 +65,18 @@ TEST(HtmlCli, DiffPageShowsVerdictDeltasAndBothSides) {
   // Both sides: 2 ranks each, each with its overlap chart and timeline.
   EXPECT_EQ(Count(page, "<svg class=\"chart overlap\""), 4u);
   EXPECT_EQ(Count(page, "<svg class=\"chart timeline\""), 4u);
+  // Deltas of kernels by name and class, and of the all-gathers by (op, communicator, size).
+  EXPECT_NE(page.find("<table class=\"kdiff\">"), std::string::npos);
+  EXPECT_EQ(Count(page, "<table class=\"classdiff\">"), 1u);
+  EXPECT_EQ(Count(page, "<table class=\"colldiff\">"), 1u);
+  // Both sides: the heat map and straggler table, and top kernels by class of each side.
+  EXPECT_EQ(Count(page, "<table class=\"stragglers\">"), 2u);
+  EXPECT_EQ(Count(page, "<section class=\"kernels\">"), 2u);
+  // BASE (sequential all-gather) has findings: their table says what to change.
+  EXPECT_NE(page.find("<table class=\"findings\"><tr><th>finding</th><th>count</th><th>cost</th><th>what to "
+                      "change</th></tr>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<span class=\"advice\">"), std::string::npos);
 }
 
 }  // namespace
