@@ -23,7 +23,8 @@ constexpr char kCss[] =
     "fill:#333}.note{color:#777;font-style:italic}.legend span{margin-right:14px;font-size:12px}.legend i{"
     "display:inline-block;width:10px;height:10px;margin-right:4px}.up{color:#b3261e}.down{color:#1b7f3b}"
     ".sides{display:grid;grid-template-columns:1fr 1fr;gap:16px}.verdict li{margin:3px 0}code{font-size:12px}"
-    ".advice{color:#555}.warning{color:#b3261e}td{white-space:nowrap}td:first-child,td:last-child{white-space:normal}";
+    ".advice{color:#555}.warning{color:#b3261e}td{white-space:nowrap}td:first-child,td:last-child{white-space:normal}"
+    ".findings td:last-child{text-align:left}";
 
 std::string Page(const std::string& title, const std::string& body) {
   return absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", Esc(title),

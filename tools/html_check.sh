@@ -26,7 +26,9 @@ for page in analyze diff; do
     status=1
   fi
   shot=()
-  [[ -n "$shots" ]] && shot=(--window-size=1200,2600 "--screenshot=$shots/html-$page.png")
+  height=2600
+  [[ $page == diff ]] && height=4200  # the verdict and deltas, then both sides down to their findings
+  [[ -n "$shots" ]] && shot=("--window-size=1200,$height" "--screenshot=$shots/html-$page.png")
   rm -rf "$tmp/profile"
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
