@@ -157,6 +157,12 @@ TEST(DiffCli, IdleByCauseAndCollectivesOnTheAllGatherPair) {
   }
   for (const auto& c : d["verdict"]["changes"])
     EXPECT_NE(c["what"].get<std::string>().rfind("GPU idle (", 0), 0u) << c.dump();
+  // Findings by kind (golden reports): the sequential all-gather runs on the compute stream, 3
+  // findings a rank; overlapped, none.
+  for (const auto& r : d["ranks"]) {
+    EXPECT_EQ(r["summary"]["finding_collective_on_compute_stream"]["base"], 3) << r["label"];
+    EXPECT_EQ(r["summary"]["finding_collective_on_compute_stream"]["test"], 0) << r["label"];
+  }
   // The all-gathers of one size and communicator: exposed time on both sides, and less of it
   // once overlapped.
   ASSERT_EQ(d["collectives"].size(), 1u) << d["collectives"].dump();

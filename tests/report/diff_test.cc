@@ -299,5 +299,30 @@ TEST(Diff, RanksWithoutRankIdsMatchByGpu) {
   EXPECT_TRUE(d.only_in_test.empty());
 }
 
+// Kernels by name: k2 only in BASE is "gone", k3 only in TEST is "new" (its base values absent,
+// not 0); classes sum both sides' class totals as given.
+TEST(Diff, KernelsNewAndGoneAndClasses) {
+  Report base = MakeReport({0}, {10}, {100}, 0.5), test = base;
+  test.top_kernels[1].name = "k3";
+  test.top_kernels[1].total_ns = 700;
+  base.classes.totals = {{"compute", 2, 500}, {"comm", 1, 50}};
+  test.classes.totals = {{"compute", 2, 800}, {"comm", 0, 0}};
+  const ReportDiff d = DiffReports(base, test);
+  ASSERT_EQ(d.kernels.size(), 3u);
+  // |total delta|: k3 +700, k2 -400, k1 0.
+  EXPECT_EQ(d.kernels[0].name, "k3");
+  EXPECT_EQ(d.kernels[0].status, "new");
+  EXPECT_FALSE(d.kernels[0].total_ns.base.has_value());
+  EXPECT_EQ(d.kernels[1].name, "k2");
+  EXPECT_EQ(d.kernels[1].status, "gone");
+  EXPECT_FALSE(d.kernels[1].count.test.has_value());
+  EXPECT_EQ(d.kernels[2].status, "same");
+  ASSERT_EQ(d.classes.size(), 2u);
+  EXPECT_EQ(d.classes[0].cls, "compute");
+  EXPECT_DOUBLE_EQ(*d.classes[0].total_ns.delta(), 300);
+  EXPECT_DOUBLE_EQ(*d.classes[1].count.delta(), -1);
+  EXPECT_DOUBLE_EQ(*d.classes[1].total_ns.relative(), -1);
+}
+
 }  // namespace
 }  // namespace overlapscope::report
