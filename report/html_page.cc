@@ -46,7 +46,12 @@ std::string SummaryTable(const RankReport& rk) {
   o += Row({"exposed communication", Dur(s.exposed_comm_ns)});
   o += Row({"hidden communication", Dur(s.hidden_comm_ns)});
   o += Row({"compute", Dur(s.compute_ns)});
-  o += Row({"contention (compute slowed by overlap)", Dur(s.contention_ns)});
+  // Signed (METRICS.md §2): below zero the overlapped compute ran faster than alone, which is no
+  // slowdown; said so, as the text report does, rather than a negative slowdown.
+  o += Row({"contention (compute slowed by overlap)",
+            s.contention_ns >= 0
+                ? Dur(s.contention_ns)
+                : absl::StrCat("none (overlapped compute ran ", Dur(Diff(0, s.contention_ns)), " faster)")});
   o += Row({"host blocked on the GPU", absl::StrCat(Dur(s.blocked_ns), " (", Pct(s.blocked_share), ")")});
   o += Row({"GPU idle", absl::StrCat(Dur(s.gpu_idle_ns), " (", Pct(s.gpu_idle_share), ")")});
   o += Row({"collective wait", Dur(s.collective_wait_ns)});

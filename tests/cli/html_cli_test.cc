@@ -53,6 +53,9 @@ TEST(HtmlCli, AnalyzePageHasEveryChart) {
   EXPECT_GE(Count(page, "class=\"slice\""), 4u);
   EXPECT_NE(page.find("fill=\"#f28e2b\"><title>ncclDevKernel_AllGather"), std::string::npos);
   EXPECT_EQ(Count(page, "<svg class=\"chart kernels\""), 3u);
+  // Rank 1's contention is -1.7 µs (golden report): no slowdown, said so, not a negative time.
+  EXPECT_NE(page.find("none (overlapped compute ran 1.7 µs faster)"), std::string::npos);
+  EXPECT_EQ(page.find("<td>-1.7 µs</td>"), std::string::npos);
 }
 
 TEST(HtmlCli, DiffPageShowsVerdictDeltasAndBothSides) {
