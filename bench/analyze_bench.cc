@@ -22,6 +22,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/context.h"
+#include "bench_util.h"
 #include "model/trace_builder.h"
 #include "report/build.h"
 #include "report/render.h"
@@ -29,25 +30,10 @@
 namespace {
 
 using namespace overlapscope;
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-
-// CPU time of this process: on a shared, oversubscribed machine it tracks what the
-// (single-threaded) analysis costs better than wall time does.
-double CpuSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-long RssMb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6) / 1024;
-  return -1;
-}
+using bench::Clock;
+using bench::CpuSeconds;
+using bench::RssMb;
+using bench::Seconds;
 
 model::Trace MakeTrace(int64_t target_events) {
   model::TraceBuilder b;

@@ -28,26 +28,16 @@
 #include "analyze/path_walker.h"
 #include "analyze/straggler_causes.h"
 #include "analyze/stream_concurrency.h"
+#include "bench_util.h"
 #include "model/trace_builder.h"
 
 namespace {
 
 using namespace overlapscope;
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-double CpuSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-long RssMb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6) / 1024;
-  return -1;
-}
+using bench::Clock;
+using bench::CpuSeconds;
+using bench::RssMb;
+using bench::Seconds;
 
 struct Gen {
   model::TraceBuilder b;

@@ -12,20 +12,15 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-template <typename T>
-ojson Opt(const std::optional<T>& v) {
-  return v ? ojson(*v) : ojson(nullptr);
-}
-
 ojson Figures(const OverlapFigures& s) {
   ojson j;
   j["comm_ns"] = s.comm_ns;
   j["hidden_comm_ns"] = s.hidden_comm_ns;
   j["exposed_comm_ns"] = s.exposed_comm_ns;
-  j["overlap_ratio"] = Opt(s.overlap_ratio);
+  j["overlap_ratio"] = JsonOpt(s.overlap_ratio);
   j["no_communication"] = s.comm_ns == 0;
   j["compute_ns"] = s.compute_ns;
-  j["compute_share_overlapped"] = Opt(s.compute_share_overlapped);
+  j["compute_share_overlapped"] = JsonOpt(s.compute_share_overlapped);
   j["contention_ns"] = s.contention_ns;
   j["net_overlap_gain_ns"] = s.net_overlap_gain_ns;
   j["overlapped_compute_instances"] = s.overlapped_compute_instances;
@@ -40,7 +35,7 @@ ojson Activity(const std::optional<GpuActivity>& a) {
                {"name", a->name},
                {"start_ns", a->start_ns},
                {"end_ns", a->end_ns},
-               {"stream", Opt(a->stream)}};
+               {"stream", JsonOpt(a->stream)}};
 }
 
 // Where the host was during host-blocked gaps (report.h HostSplit); null when absent.
@@ -80,13 +75,13 @@ ojson DeviceJson(const DeviceReport& d) {
   ojson top = ojson::array();
   for (const CollectiveExposure& c : d.collectives.top_exposed)
     top.push_back({{"name", c.name},
-                   {"stream", Opt(c.stream)},
+                   {"stream", JsonOpt(c.stream)},
                    {"start_ns", c.start_ns},
                    {"end_ns", c.end_ns},
                    {"own_ns", c.own_ns},
                    {"hidden_ns", c.hidden_ns},
                    {"exposed_ns", Diff(c.own_ns, c.hidden_ns)},
-                   {"overlap_ratio", Opt(c.overlap_ratio)}});
+                   {"overlap_ratio", JsonOpt(c.overlap_ratio)}});
   j["collectives"] = {{"count", d.collectives.count}, {"exposed_ns", d.collectives.exposed_ns}, {"top_exposed", top}};
   ojson sl = ojson::array();
   for (const Slowdown& s : d.slowdowns)
@@ -101,7 +96,7 @@ ojson DeviceJson(const DeviceReport& d) {
   idle["span_ns"] = d.idle.span_ns;
   idle["busy_ns"] = d.idle.busy_ns;
   idle["idle_ns"] = d.idle.idle_ns;
-  idle["idle_share"] = Opt(d.idle.idle_share);
+  idle["idle_share"] = JsonOpt(d.idle.idle_share);
   idle["min_gap_ns"] = d.idle.min_gap_ns;
   idle["gaps"] = d.idle.gaps;
   idle["gap_ns"] = d.idle.gap_ns;
@@ -117,14 +112,14 @@ ojson DeviceJson(const DeviceReport& d) {
                   {"duration_ns", Diff(g.end_ns, g.start_ns)},
                   {"cause", g.cause},
                   {"ended_by", Activity(g.ended_by)},
-                  {"launch_call", Opt(g.launch_call)},
-                  {"thread", Opt(g.thread)},
-                  {"iteration", Opt(g.iteration)},
+                  {"launch_call", JsonOpt(g.launch_call)},
+                  {"thread", JsonOpt(g.thread)},
+                  {"iteration", JsonOpt(g.iteration)},
                   {"host", Split(g.host)}});
   j["top_gaps"] = tg;
   ojson ld = ojson::array();
   for (const StreamLaunchDelay& s : d.launch_delay)
-    ld.push_back({{"stream", Opt(s.stream)},
+    ld.push_back({{"stream", JsonOpt(s.stream)},
                   {"launch_delay", PercentilesJson(s.launch_delay)},
                   {"launch_delay_outliers", s.launch_delay_outliers},
                   {"without_launch_call", s.without_launch_call}});
@@ -134,7 +129,7 @@ ojson DeviceJson(const DeviceReport& d) {
 
 ojson SummaryJson(const RankSummary& s) {
   ojson j = ojson::object();
-  for (const Metric& m : SummaryMetrics(s)) j[m.name] = m.is_ratio ? Opt(m.ratio) : ojson(m.integer);
+  for (const Metric& m : SummaryMetrics(s)) j[m.name] = m.is_ratio ? JsonOpt(m.ratio) : ojson(m.integer);
   return j;
 }
 
@@ -169,7 +164,7 @@ ojson WindowsJson(const std::vector<Window>& ws) {
 ojson RankJson(const RankReport& rk) {
   ojson jr;
   jr["label"] = rk.label;
-  jr["rank"] = Opt(rk.rank);
+  jr["rank"] = JsonOpt(rk.rank);
   jr["pid"] = rk.pid;
   jr["host"] = rk.host;
   jr["source"] = rk.source;
@@ -179,13 +174,13 @@ ojson RankJson(const RankReport& rk) {
   for (const DeviceReport& d : rk.devices) devs.push_back(DeviceJson(d));
   jr["devices"] = devs;
   if (rk.hta_compat)
-    jr["hta_compat"] = {{"overlap_pct", Opt(rk.hta_compat->overlap_pct)},
+    jr["hta_compat"] = {{"overlap_pct", JsonOpt(rk.hta_compat->overlap_pct)},
                         {"comm_us", rk.hta_compat->comm_us},
                         {"overlap_us", rk.hta_compat->overlap_us},
                         {"step_filter", rk.hta_compat->step_filter},
-                        {"last_step_start_us", Opt(rk.hta_compat->last_step_start_us)},
+                        {"last_step_start_us", JsonOpt(rk.hta_compat->last_step_start_us)},
                         {"filtered_out", rk.hta_compat->filtered_out},
-                        {"wholetrace_overlap_pct", Opt(rk.hta_compat->wholetrace_overlap_pct)},
+                        {"wholetrace_overlap_pct", JsonOpt(rk.hta_compat->wholetrace_overlap_pct)},
                         {"wholetrace_comm_us", rk.hta_compat->wholetrace_comm_us},
                         {"wholetrace_overlap_us", rk.hta_compat->wholetrace_overlap_us},
                         {"dropped_sub_us", rk.hta_compat->dropped_sub_us},
@@ -195,12 +190,12 @@ ojson RankJson(const RankReport& rk) {
     ojson calls = ojson::array();
     for (const CallTotal& c : th.top_calls)
       calls.push_back({{"call", c.call}, {"count", c.count}, {"total_ns", c.total_ns}, {"max_ns", c.max_ns}});
-    threads.push_back({{"thread", Opt(th.thread)},
+    threads.push_back({{"thread", JsonOpt(th.thread)},
                        {"name", th.name},
                        {"blocked_ns", th.blocked_ns},
                        {"final_sync_ns", th.final_sync_ns},
                        {"active_span_ns", th.active_span_ns},
-                       {"blocked_share", Opt(th.blocked_share)},
+                       {"blocked_share", JsonOpt(th.blocked_share)},
                        {"top_calls", calls}});
   }
   jr["threads"] = threads;
@@ -208,14 +203,14 @@ ojson RankJson(const RankReport& rk) {
   for (const BlockedInterval& b : rk.blocked_intervals.top)
     tb.push_back({{"call", b.call},
                   {"reason", b.reason},
-                  {"thread", Opt(b.thread)},
+                  {"thread", JsonOpt(b.thread)},
                   {"start_ns", b.start_ns},
                   {"duration_ns", b.duration_ns},
-                  {"stream", Opt(b.stream)},
+                  {"stream", JsonOpt(b.stream)},
                   {"released_by", Activity(b.released_by)},
                   {"device_busy_ns", b.device_busy_ns},
                   {"device_idle_ns", b.device_idle_ns},
-                  {"iteration", Opt(b.iteration)},
+                  {"iteration", JsonOpt(b.iteration)},
                   {"final_sync", b.final_sync}});
   jr["blocked_intervals"] = {{"count", rk.blocked_intervals.count}, {"top", tb}};
   ojson items = ojson::array();
@@ -223,10 +218,10 @@ ojson RankJson(const RankReport& rk) {
     items.push_back({{"kind", f.kind},
                      {"time_ns", f.time_ns},
                      {"end_ns", f.end_ns},
-                     {"thread", Opt(f.thread)},
-                     {"stream", Opt(f.stream)},
+                     {"thread", JsonOpt(f.thread)},
+                     {"stream", JsonOpt(f.stream)},
                      {"call", f.call},
-                     {"iteration", Opt(f.iteration)},
+                     {"iteration", JsonOpt(f.iteration)},
                      {"cost_ns", f.cost_ns},
                      {"message", f.message},
                      {"advice", f.advice}});
@@ -245,7 +240,7 @@ ojson RankJson(const RankReport& rk) {
 }
 
 ojson RefJson(const ParticipantRef& p) {
-  return {{"label", p.label}, {"rank", Opt(p.rank)}, {"gpu", Opt(p.gpu)}, {"pid", Opt(p.pid)}};
+  return {{"label", p.label}, {"rank", JsonOpt(p.rank)}, {"gpu", JsonOpt(p.gpu)}, {"pid", JsonOpt(p.pid)}};
 }
 
 ojson InstanceJson(const Instance& ci) {
@@ -253,40 +248,40 @@ ojson InstanceJson(const Instance& ci) {
   j["index"] = ci.index;
   j["op"] = ci.op;
   j["communicator"] = ci.communicator;
-  j["sequence"] = Opt(ci.sequence);
-  j["order"] = Opt(ci.order);
-  j["dtype"] = Opt(ci.dtype);
-  j["in_elements"] = Opt(ci.in_elements);
-  j["out_elements"] = Opt(ci.out_elements);
-  j["bytes"] = Opt(ci.bytes);
-  j["size_bytes"] = Opt(ci.size_bytes);
-  j["nranks"] = Opt(ci.nranks);
-  j["algorithm"] = Opt(ci.algorithm);
-  j["protocol"] = Opt(ci.protocol);
-  j["channels"] = Opt(ci.channels);
-  j["root_or_peer"] = Opt(ci.root_or_peer);
-  j["reduce_op"] = Opt(ci.reduce_op);
+  j["sequence"] = JsonOpt(ci.sequence);
+  j["order"] = JsonOpt(ci.order);
+  j["dtype"] = JsonOpt(ci.dtype);
+  j["in_elements"] = JsonOpt(ci.in_elements);
+  j["out_elements"] = JsonOpt(ci.out_elements);
+  j["bytes"] = JsonOpt(ci.bytes);
+  j["size_bytes"] = JsonOpt(ci.size_bytes);
+  j["nranks"] = JsonOpt(ci.nranks);
+  j["algorithm"] = JsonOpt(ci.algorithm);
+  j["protocol"] = JsonOpt(ci.protocol);
+  j["channels"] = JsonOpt(ci.channels);
+  j["root_or_peer"] = JsonOpt(ci.root_or_peer);
+  j["reduce_op"] = JsonOpt(ci.reduce_op);
   j["first_start_ns"] = ci.first_start_ns;
   j["skew_ns"] = ci.skew_ns;
-  j["last"] = Opt(ci.last);
+  j["last"] = JsonOpt(ci.last);
   j["last_rank"] = ci.last_rank;
   j["bus_time_ns"] = ci.bus_time_ns;
-  j["algbw_gbps"] = Opt(ci.algbw_gbps);
-  j["busbw_gbps"] = Opt(ci.busbw_gbps);
+  j["algbw_gbps"] = JsonOpt(ci.algbw_gbps);
+  j["busbw_gbps"] = JsonOpt(ci.busbw_gbps);
   ojson ranks = ojson::array();
   for (const InstanceRank& p : ci.ranks) {
     ojson jp = RefJson(p.ref);
-    jp["comm_rank"] = Opt(p.comm_rank);
+    jp["comm_rank"] = JsonOpt(p.comm_rank);
     jp["start_ns"] = p.start_ns;
     jp["arrival_ns"] = p.arrival_ns;
     jp["arrival_source"] = p.arrival_source;
     jp["end_ns"] = p.end_ns;
     jp["duration_ns"] = Diff(p.end_ns, p.start_ns);
     jp["wait_ns"] = p.wait_ns;
-    jp["stream"] = Opt(p.stream);
-    jp["channels"] = Opt(p.channels);
-    jp["channel_span_ns"] = Opt(p.channel_span_ns);
-    jp["exposed_ns"] = Opt(p.exposed_ns);
+    jp["stream"] = JsonOpt(p.stream);
+    jp["channels"] = JsonOpt(p.channels);
+    jp["channel_span_ns"] = JsonOpt(p.channel_span_ns);
+    jp["exposed_ns"] = JsonOpt(p.exposed_ns);
     ranks.push_back(jp);
   }
   j["ranks"] = ranks;
@@ -310,7 +305,7 @@ ojson CrossRankJson(const CrossRank& x) {
   ojson parts = ojson::array();
   for (const Participant& p : x.participants) {
     ojson j = RefJson(p.ref);
-    j["host"] = Opt(p.host);
+    j["host"] = JsonOpt(p.host);
     parts.push_back(j);
   }
   xr["participants"] = parts;
@@ -331,11 +326,11 @@ ojson CrossRankJson(const CrossRank& x) {
                    {"first_start_ns", ci.first_start_ns},
                    {"skew_ns", ci.skew_ns},
                    {"last_rank", ci.last_rank},
-                   {"last", Opt(ci.last)},
+                   {"last", JsonOpt(ci.last)},
                    {"bus_time_ns", ci.bus_time_ns},
                    {"size_bytes", ci.size_bytes},
-                   {"algbw_gbps", Opt(ci.algbw_gbps)},
-                   {"busbw_gbps", Opt(ci.busbw_gbps)}});
+                   {"algbw_gbps", JsonOpt(ci.algbw_gbps)},
+                   {"busbw_gbps", JsonOpt(ci.busbw_gbps)}});
   xr["top_skew"] = top;
   ojson all = ojson::array();
   for (const Instance& ci : x.instances) all.push_back(InstanceJson(ci));
@@ -349,7 +344,7 @@ ojson ClockJson(const ClockAlignment& a) {
   j["status"] = a.status;
   j["applied"] = a.applied;
   j["method"] = "median of collective end-time differences to the reference host";
-  j["reference_host"] = Opt(a.reference_host);
+  j["reference_host"] = JsonOpt(a.reference_host);
   j["min_instances"] = a.min_instances;
   j["matched_instances_used"] = a.matched_instances_used;
   j["residual_spread_ns"] = a.residual_spread_ns;
@@ -363,7 +358,7 @@ ojson ClockJson(const ClockAlignment& a) {
                      {"offset_ns", h.offset_ns},
                      {"instances", h.instances},
                      {"residual_spread_ns", h.residual_spread_ns},
-                     {"reason", Opt(h.reason)}});
+                     {"reason", JsonOpt(h.reason)}});
   j["hosts"] = hosts;
   return j;
 }

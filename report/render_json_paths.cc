@@ -7,11 +7,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-template <typename T>
-ojson Opt(const std::optional<T>& v) {
-  return v ? ojson(*v) : ojson(nullptr);
-}
-
 // {"length_ns": ..., "compute_ns": ..., ...}: the categories add up to the length.
 ojson CompositionJson(const PathComposition& c) {
   ojson j;
@@ -23,13 +18,13 @@ ojson CompositionJson(const PathComposition& c) {
 ojson TopJson(const std::vector<PathActivity>& top) {
   ojson a = ojson::array();
   for (const PathActivity& x : top)
-    a.push_back({{"name", Opt(x.name)}, {"category", x.category}, {"ns", x.ns}, {"segments", x.segments}});
+    a.push_back({{"name", JsonOpt(x.name)}, {"category", x.category}, {"ns", x.ns}, {"segments", x.segments}});
   return a;
 }
 
 ojson RankPathJson(const RankPath& rp) {
   ojson j;
-  j["rank"] = Opt(rp.rank);
+  j["rank"] = JsonOpt(rp.rank);
   j["label"] = rp.label;
   if (rp.has_span) {
     j["start_ns"] = rp.start_ns;
@@ -56,8 +51,8 @@ ojson NamesJson(const std::vector<NameLateness>& names) {
                  {"delta_ns", n.delta_ns},
                  {"late_count", n.late_count},
                  {"median_count", n.median_count},
-                 {"share_of_behind", Opt(n.share_of_behind)},
-                 {"slower", Opt(n.slower)}});
+                 {"share_of_behind", JsonOpt(n.share_of_behind)},
+                 {"slower", JsonOpt(n.slower)}});
   return a;
 }
 
@@ -74,7 +69,7 @@ ojson CriticalPathJson(const CriticalPath& cp) {
   ojson its = ojson::array();
   for (const IterationCriticalPath& ip : cp.per_iteration) {
     ojson x;
-    x["iteration"] = Opt(ip.iteration);
+    x["iteration"] = JsonOpt(ip.iteration);
     x["start_ns"] = ip.start_ns;
     x["end_ns"] = ip.end_ns;
     x["stop"] = ip.stop;
@@ -96,11 +91,11 @@ ojson StragglerCausesJson(const StragglerCauses& st) {
     ojson delta;
     for (const PathCategoryTime& k : s.category_delta) delta[k.category + "_ns"] = k.ns;
     sums.push_back({{"label", s.label},
-                    {"rank", Opt(s.rank)},
+                    {"rank", JsonOpt(s.rank)},
                     {"op", s.op},
                     {"instances", s.instances},
                     {"times_last", s.times_last},
-                    {"times_last_share", Opt(s.times_last_share)},
+                    {"times_last_share", JsonOpt(s.times_last_share)},
                     {"lateness_ns", s.lateness_ns},
                     {"behind_median_ns", s.behind_median_ns},
                     {"started_later_ns", s.started_later_ns},
@@ -113,7 +108,7 @@ ojson StragglerCausesJson(const StragglerCauses& st) {
   for (const StragglerInstance& c : st.instances)
     inst.push_back({{"op", c.op},
                     {"communicator", c.communicator},
-                    {"sequence", Opt(c.sequence)},
+                    {"sequence", JsonOpt(c.sequence)},
                     {"ordinal", c.ordinal},
                     {"late", c.late},
                     {"median", c.median},
@@ -137,13 +132,13 @@ ojson FiguresJson(ojson x, const Concurrency& c) {
   x["concurrent_ns"] = c.concurrent_ns;
   x["a_ns"] = c.a_ns;
   x["b_ns"] = c.b_ns;
-  x["share"] = Opt(c.share);
+  x["share"] = JsonOpt(c.share);
   return x;
 }
 
 ojson StreamsJson(const WindowConcurrency& w) {
   ojson a = ojson::array();
-  for (const StreamPair& p : w.streams) a.push_back(FiguresJson({{"a", Opt(p.a)}, {"b", Opt(p.b)}}, p.c));
+  for (const StreamPair& p : w.streams) a.push_back(FiguresJson({{"a", JsonOpt(p.a)}, {"b", JsonOpt(p.b)}}, p.c));
   return a;
 }
 ojson GroupsJson(const WindowConcurrency& w) {
@@ -161,7 +156,7 @@ ojson StreamConcurrencyJson(const StreamConcurrency& c) {
   ojson devs = ojson::array();
   for (const DeviceConcurrency& d : c.devices) {
     ojson x;
-    x["rank"] = Opt(d.rank);
+    x["rank"] = JsonOpt(d.rank);
     x["label"] = d.label;
     x["device"] = d.device;
     x["whole"] = {{"streams", StreamsJson(d.whole)}, {"groups", GroupsJson(d.whole)}};
