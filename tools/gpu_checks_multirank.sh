@@ -7,7 +7,8 @@
 #   - a straggler (--delay-rank 1 --delay-us 500): the capture analysis's skew against the
 #     ranks' own CUDA-event skew (tools/skew_check.py; must agree within 5 %), threads and MPI,
 #     and the report's straggler causes (METRICS §8) naming the delayed rank's spin as the cause,
-#     its time per instance within 10 % of the delay (tools/straggler_cause_check.py);
+#     its time per instance within 10 % of the delay, the rank's lead within 10 % + 50 us of the
+#     ranks' CUDA-event skew (tools/straggler_cause_check.py);
 #   - the NCCL-plugin and skew GPU tests.
 # Writes $OUT/multirank/<check>/ (reports, timings) and one line per check into the summary;
 # tools/multirank_summary.py condenses every report.json it finds.
@@ -55,12 +56,13 @@ section_multirank() {
     -o "$d/skew_threads"
   check mr_skew_threads_cmp 30 python3 tools/skew_check.py "$d/skew_threads" matmul-allgather sequential
   check mr_cause_threads 30 python3 tools/straggler_cause_check.py \
-    "$d/skew_threads/matmul-allgather-sequential/report.json" --delay-rank 1 --delay-us 500
+    "$d/skew_threads/matmul-allgather-sequential/report.json" --delay-rank 1 --delay-us 500 \
+    --timings "$d/skew_threads/matmul-allgather-timings.json" --mode sequential
   check mr_skew_mpi 240 $mpirun "$os" run all-to-all --mode sync --delay-rank 1 --delay-us 500 $skew \
     -o "$d/skew_mpi"
   check mr_skew_mpi_cmp 30 python3 tools/skew_check.py "$d/skew_mpi" all-to-all sync
   check mr_cause_mpi 30 python3 tools/straggler_cause_check.py "$d/skew_mpi/all-to-all-sync/report.json" \
-    --delay-rank 1 --delay-us 500
+    --delay-rank 1 --delay-us 500 --timings "$d/skew_mpi/all-to-all-timings.json" --mode sync
   # The same straggler while the collective overlaps a GEMM, with NCCL kernels and on the copy
   # engines: arrival (collective_arrival.h), not the first activity's start, is what the ranks'
   # events see there.
@@ -70,13 +72,14 @@ section_multirank() {
   check mr_skew_overlap_ce_cmp 30 python3 tools/skew_check.py "$d/skew_overlap" matmul-allgather overlap-ce
   for m in overlap overlap-ce; do
     check "mr_cause_${m//-/_}" 30 python3 tools/straggler_cause_check.py \
-      "$d/skew_overlap/matmul-allgather-$m/report.json" --delay-rank 1 --delay-us 500
+      "$d/skew_overlap/matmul-allgather-$m/report.json" --delay-rank 1 --delay-us 500 \
+      --timings "$d/skew_overlap/matmul-allgather-timings.json" --mode "$m"
   done
   check mr_skew_mpi_ce 240 $mpirun "$os" run all-to-all --mode async-ce --delay-rank 0 --delay-us 300 $skew \
     -o "$d/skew_mpi_ce"
   check mr_skew_mpi_ce_cmp 30 python3 tools/skew_check.py "$d/skew_mpi_ce" all-to-all async-ce
   check mr_cause_mpi_ce 30 python3 tools/straggler_cause_check.py "$d/skew_mpi_ce/all-to-all-async-ce/report.json" \
-    --delay-rank 0 --delay-us 300
+    --delay-rank 0 --delay-us 300 --timings "$d/skew_mpi_ce/all-to-all-timings.json" --mode async-ce
   grep -h -E "^(PASS|FAIL)" "$OUT"/mr_skew_*_cmp.log "$OUT"/mr_cause_*.log | tee -a "$SUMMARY"
 
   check mr_gtests 300 env OVERLAPSCOPE_BIN_DIR="$WBIN" "$WBIN/gpu_tests" --gtest_filter='*Nccl*:*Skew*:*Plugin*'
