@@ -79,6 +79,7 @@ absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, 
   o.stragglers.top_n = options.top_n;
   o.concurrency.groups = options.groups;
   o.threads = options.threads;
+  o.paths = options.critical_path;
   PathAnalyses p;
   if (auto s = AnalyzePathsAndConcurrency(trace, in, o, &p, &r.concurrency); !s.ok()) return s;
   r.critical_path = std::move(p.critical_path);

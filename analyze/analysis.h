@@ -43,6 +43,14 @@ struct AnalyzeOptions {
   // Keep every iteration's critical-path segments (the Perfetto track draws them; memory grows
   // with the path, so only when asked).
   bool keep_path_segments = false;
+  // The critical path and straggler causes (METRICS §8). false leaves them out (empty results):
+  // the per-rank reduction (engine/reduce.h) cannot compute them, since the job's path crosses
+  // ranks at collectives and needs every rank's events at once.
+  bool critical_path = true;
+  // Findings' messages name times after the trace's start ("+1.234 ms"); with this they carry a
+  // marker with the absolute time instead (findings/finding_rule.h), for the per-rank reduction,
+  // which knows the job's start only when every rank is done.
+  bool mark_message_times = false;
   // Independent analyses run on this many threads (1: all on the caller's thread). Results do
   // not depend on it.
   int threads = 2;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -188,7 +189,15 @@ void IdentifyParticipants(const model::Trace& t, CrossRankResult& r, std::vector
 
 }  // namespace
 
-CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
+std::vector<CollectiveArrival> CollectiveArrivals(const model::Trace& t) {
+  const ArrivalEstimator est(t);
+  std::vector<CollectiveArrival> out;
+  out.reserve(t.collectives().size());
+  for (size_t i = 0; i < t.collectives().size(); ++i) out.push_back(est.Of(static_cast<model::CollectiveId>(i)));
+  return out;
+}
+
+CrossRankResult AnalyzeCrossRank(const model::Trace& t, const std::vector<CollectiveArrival>* given) {
   CrossRankResult r;
   const auto& colls = t.collectives();
   std::vector<int32_t> part_of;
@@ -206,7 +215,11 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
   using Key = std::tuple<model::StringId, model::StringId, int64_t>;  // comm, op, seq or ordinal
   std::map<Key, CollectiveInstance> by_key;
   std::map<std::tuple<int32_t, model::StringId, model::StringId>, int64_t> next_ordinal;
-  const ArrivalEstimator arrivals(t);
+  std::optional<ArrivalEstimator> estimator;
+  if (given == nullptr || given->size() != colls.size()) {
+    given = nullptr;
+    estimator.emplace(t);
+  }
   for (size_t i = 0; i < colls.size(); ++i) {
     const model::Collective& c = colls[i];
     const int32_t part = part_of[i];
@@ -232,7 +245,7 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t) {
     inst.sequence = c.sequence;
     inst.ordinal = ordinal;
     inst.by_sequence = by_seq;
-    const CollectiveArrival a = arrivals.Of(static_cast<model::CollectiveId>(i));
+    const CollectiveArrival a = given != nullptr ? (*given)[i] : estimator->Of(static_cast<model::CollectiveId>(i));
     inst.ranks.push_back({static_cast<model::CollectiveId>(i), r.participants[part].rank, c.start_ns, c.end_ns, 0, part,
                           std::min(a.arrival_ns, c.start_ns), a.source});
   }

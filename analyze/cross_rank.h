@@ -116,6 +116,13 @@ struct CrossRankResult {
   int64_t arrival_fallbacks = 0;
 };
 
-CrossRankResult AnalyzeCrossRank(const model::Trace& trace);
+// `arrivals`, when given, holds each collective's arrival (parallel to trace.collectives()),
+// estimated earlier on a trace that had the rank's events (CollectiveArrivals): the per-rank
+// reduction matches a collectives-only trace gathered from every rank (engine/reduce.h).
+// Without it the arrivals are estimated from `trace`'s events.
+CrossRankResult AnalyzeCrossRank(const model::Trace& trace, const std::vector<CollectiveArrival>* arrivals = nullptr);
+
+// Every collective's arrival (ArrivalEstimator), parallel to trace.collectives().
+std::vector<CollectiveArrival> CollectiveArrivals(const model::Trace& trace);
 
 }  // namespace overlapscope::analyze

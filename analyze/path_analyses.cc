@@ -33,6 +33,12 @@ void Beside(bool parallel, A&& a, B&& b) {
 absl::Status AnalyzePathsAndConcurrency(const model::Trace& trace, const PathInputs& in,
                                         const PathAndConcurrencyOptions& opt, PathAnalyses* paths,
                                         ConcurrencyResult* concurrency) {
+  if (!opt.paths) {
+    absl::StatusOr<ConcurrencyResult> conc = AnalyzeStreamConcurrency(trace, in.gpu, *in.iterations, opt.concurrency);
+    if (!conc.ok()) return conc.status();
+    *concurrency = std::move(conc).value();
+    return absl::OkStatus();
+  }
   const bool parallel = opt.threads > 1;
   // The index and the concurrency sweep take about as long as the two walks together: pairing
   // them so keeps both threads busy (bench/critical_path_bench prints the phases).

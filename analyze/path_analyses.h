@@ -25,6 +25,8 @@ struct PathAndConcurrencyOptions {
   StragglerOptions stragglers;
   ConcurrencyOptions concurrency;
   int threads = 2;
+  // false: only stream concurrency; `paths` is left empty (AnalyzeOptions::critical_path).
+  bool paths = true;
 };
 
 // `in.iterations` must be set (the windows of both analyses).

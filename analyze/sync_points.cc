@@ -149,8 +149,15 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   const model::Trace& t = ctx.t;
   AddPoints(t, blocking, &out->points);
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
-  findings::FindingInputs in{t,      ctx.iters, blocking, overlap, ctx.launches_by_thread, ctx.stream_compute_ns,
-                             points, {}};
+  findings::FindingInputs in{t,
+                             ctx.iters,
+                             blocking,
+                             overlap,
+                             ctx.launches_by_thread,
+                             ctx.stream_compute_ns,
+                             points,
+                             {},
+                             ctx.opt.mark_message_times};
   in.blocked_by_thread.resize(t.threads().size());
   for (size_t i = 0; i < blocking.intervals.size(); ++i)
     in.blocked_by_thread[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/analyze_options.h"
+#include "cli/analyze_per_rank.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
@@ -52,6 +53,14 @@ const CommandSpec kSpec{
       "trace names >= 2 hosts; on: also processes without a host name)"},
      {"trace", "OUT.pftrace",
       "also write the analyzed trace as Perfetto with the analysis drawn in (docs/perfetto.md)"},
+     {"critical-path", "on|off",
+      "the critical path and straggler causes (default on; off: not computed, the report says so)"},
+     {"per-rank", "",
+      "reduce one rank at a time in bounded memory (no critical path or straggler causes across ranks; "
+      "the rest of the report is the same as without it)"},
+     {"jobs", "N", "with --per-rank (implies it): ranks reduced at once (default: the machine's cores)"},
+     {"memory-budget", "SIZE",
+      "with --per-rank (implies it): memory for the ranks in flight, e.g. 8G (default: half the physical memory)"},
      {"require", "EXPR", "gate, e.g. 'overlap_ratio>=0.6' or 'blocked_share<=0.05' (per rank; exit 3 if violated)",
       true}},
     "Gate metrics are the keys of each rank's \"summary\" in the JSON report. A metric that is absent for a\n"
@@ -95,6 +104,11 @@ int RunAnalyze(int argc, char** argv) {
   int rc = kExitOk;
   if (!ParseAnalyzeOptions("analyze", args, &opt, &rc)) return rc;
   opt.keep_critical_path = args.Has("trace");  // the Perfetto file draws the path
+  if (args.Has("critical-path")) {
+    const std::string v = args.Get("critical-path");
+    if (v != "on" && v != "off") return Usage("--critical-path '" + v + "': expected on or off");
+    opt.critical_path = v == "on";
+  }
   engine::RenderOptions render;
   if (args.Has("collectives") && args.Get("collectives") == "all") {
     render.collectives_shown = SIZE_MAX;
@@ -107,15 +121,16 @@ int RunAnalyze(int argc, char** argv) {
   for (const std::string& g : gates)
     if (auto s = engine::CheckGate(g); !s.ok()) return Usage(std::string(s.message()));
 
+  const engine::ReportFormat format = args.Has("json")       ? engine::ReportFormat::kJson
+                                      : args.Has("markdown") ? engine::ReportFormat::kMarkdown
+                                                             : engine::ReportFormat::kText;
+  if (WantsPerRank(args)) return RunAnalyzePerRank(args, opt, render, format, gates);
   rc = kExitOk;
   auto session = LoadOrReport("analyze", args.positionals, args.Get("align-clocks"), &rc);
   if (!session) return rc;
   if (!StrictCheckOrReport("analyze", *session, args.Has("strict"), false, &rc)) return rc;
   auto analysis = engine::Analyze(*session, opt);
   if (!analysis.ok()) return Fail(analysis.status());
-  const engine::ReportFormat format = args.Has("json")       ? engine::ReportFormat::kJson
-                                      : args.Has("markdown") ? engine::ReportFormat::kMarkdown
-                                                             : engine::ReportFormat::kText;
   auto out =
       args.Has("explain-classes") ? engine::ExplainClasses(*analysis) : engine::RenderReport(*analysis, format, render);
   if (!out.ok()) return Fail(out.status());

@@ -21,7 +21,9 @@ absl::Status AddRule(analyze::ClassRules& rules, const ClassRuleSpec& r) {
   return rules.AddUserRule(cls, analyze::MatchKind::kRegex, r.pattern, r.origin);
 }
 
-absl::StatusOr<analyze::AnalyzeOptions> ToAnalyze(const AnalyzeOptions& o) {
+}  // namespace
+
+absl::StatusOr<analyze::AnalyzeOptions> ToAnalyzeOptions(const AnalyzeOptions& o) {
   analyze::AnalyzeOptions a;
   for (const ClassRuleSpec& r : o.class_rules) RETURN_IF_ERROR(AddRule(a.rules, r));
   for (const RulesText& f : o.rules_files) RETURN_IF_ERROR(a.rules.AddRulesFromText(f.text, f.source));
@@ -37,8 +39,11 @@ absl::StatusOr<analyze::AnalyzeOptions> ToAnalyze(const AnalyzeOptions& o) {
   }
   RETURN_IF_ERROR(analyze::CheckGroups(a.groups));
   a.keep_path_segments = o.keep_critical_path;
+  a.critical_path = o.critical_path;
   return a;
 }
+
+namespace {
 
 absl::StatusOr<report::Gate> ParseKnownGate(std::string_view expr) {
   ASSIGN_OR_RETURN(report::Gate g, report::ParseGate(expr));
@@ -85,28 +90,33 @@ const report::Report& Analysis::report() const { return s_->report; }
 
 absl::StatusOr<Analysis> Analyze(const Session& session, const AnalyzeOptions& options) {
   return NoThrow("analyzing", [&]() -> absl::StatusOr<Analysis> {
-    ASSIGN_OR_RETURN(analyze::AnalyzeOptions a, ToAnalyze(options));
+    ASSIGN_OR_RETURN(analyze::AnalyzeOptions a, ToAnalyzeOptions(options));
     ASSIGN_OR_RETURN(analyze::AnalysisResult r, analyze::AnalyzeAll(session.trace(), a));
     report::ReportInfo info;
     info.inputs = session.inputs();
     info.top_n = static_cast<int64_t>(options.top_n);
     info.clock_alignment = session.clock_alignment();
     report::Report rep = report::BuildReport(session.trace(), r, info);
+    if (!options.critical_path) rep.paths_skipped = std::string(kPathsOff);
     return Analysis(std::make_shared<Analysis::State>(Analysis::State{session, options, std::move(r), std::move(rep)}));
   });
 }
 
-absl::StatusOr<std::string> RenderReport(const Analysis& a, ReportFormat format, const RenderOptions& options) {
+absl::StatusOr<std::string> RenderReport(const report::Report& rep, ReportFormat format, const RenderOptions& options) {
   return NoThrow("rendering the report", [&]() -> absl::StatusOr<std::string> {
     report::TextOptions text;
     text.collectives_shown = options.collectives_shown;
     switch (format) {
-      case ReportFormat::kJson: return report::RenderJson(a.report());
-      case ReportFormat::kMarkdown: return report::RenderMarkdown(a.report(), text);
+      case ReportFormat::kJson: return report::RenderJson(rep);
+      case ReportFormat::kMarkdown: return report::RenderMarkdown(rep, text);
       case ReportFormat::kText: break;
     }
-    return report::RenderText(a.report(), text);
+    return report::RenderText(rep, text);
   });
+}
+
+absl::StatusOr<std::string> RenderReport(const Analysis& a, ReportFormat format, const RenderOptions& options) {
+  return RenderReport(a.report(), format, options);
 }
 
 absl::StatusOr<std::string> ExplainClasses(const Analysis& a) {
@@ -120,13 +130,17 @@ std::vector<std::string> GateMetricNames() { return report::GateMetricNames(); }
 absl::Status CheckGate(std::string_view expr) { return ParseKnownGate(expr).status(); }
 
 absl::StatusOr<GateOutcome> EvaluateGates(const Analysis& a, const std::vector<std::string>& exprs) {
+  return EvaluateGates(a.report(), exprs);
+}
+
+absl::StatusOr<GateOutcome> EvaluateGates(const report::Report& rep, const std::vector<std::string>& exprs) {
   return NoThrow("evaluating the gates", [&]() -> absl::StatusOr<GateOutcome> {
     std::vector<report::Gate> gates;
     for (const std::string& e : exprs) {
       ASSIGN_OR_RETURN(report::Gate g, ParseKnownGate(e));
       gates.push_back(std::move(g));
     }
-    report::GateResult r = report::EvaluateGates(a.report(), gates);
+    report::GateResult r = report::EvaluateGates(rep, gates);
     return GateOutcome{r.passed, std::move(r.lines), std::move(r.checks)};
   });
 }

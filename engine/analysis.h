@@ -61,6 +61,10 @@ struct AnalyzeOptions {
   // Keep the critical path's segments for the Perfetto export's "critical path" track
   // (ExportPerfetto draws it when they were kept); costs memory along the path.
   bool keep_critical_path = false;
+  // The critical path and straggler causes (METRICS §8; --critical-path off leaves them out, the
+  // report says so in `skipped`). The per-rank reduction (engine/reduce.h) leaves them out of a
+  // job of several ranks: they need every rank's events at once.
+  bool critical_path = true;
 };
 
 // InvalidArgument naming the rule (or "FILE:LINE") when it would not be accepted by Analyze.
@@ -98,6 +102,9 @@ struct RenderOptions {
 // The report of the analysis; JSON ends with a newline. Fails only when memory runs out.
 absl::StatusOr<std::string> RenderReport(const Analysis& analysis, ReportFormat format,
                                          const RenderOptions& options = {});
+// The same for a report assembled without an Analysis (the per-rank reduction, engine/reduce.h).
+absl::StatusOr<std::string> RenderReport(const report::Report& report, ReportFormat format,
+                                         const RenderOptions& options = {});
 // --explain-classes: the rule table, then each distinct activity name with its class, rule,
 // count and time.
 absl::StatusOr<std::string> ExplainClasses(const Analysis& analysis);
@@ -117,5 +124,13 @@ struct GateOutcome {
   std::vector<report::GateCheck> checks;
 };
 absl::StatusOr<GateOutcome> EvaluateGates(const Analysis& analysis, const std::vector<std::string>& exprs);
+absl::StatusOr<GateOutcome> EvaluateGates(const report::Report& report, const std::vector<std::string>& exprs);
+
+// report::Report::paths_skipped of a report without the critical path and straggler causes
+// (AnalyzeOptions::critical_path false, or the per-rank reduction of several ranks): the same
+// words either way, so that both give the same report.
+inline constexpr char kPathsOff[] =
+    "--critical-path off: the job's critical path and straggler causes cross ranks at collectives and need every "
+    "rank's events at once; the per-rank reduction (--per-rank, --jobs, MPI) leaves them out";
 
 }  // namespace overlapscope::engine

@@ -26,4 +26,8 @@ struct Analysis::State {
   report::Report report;
 };
 
+// The analyze layer's options of the engine's (rules compiled, groups parsed): InvalidArgument
+// naming a bad rule or group.
+absl::StatusOr<analyze::AnalyzeOptions> ToAnalyzeOptions(const AnalyzeOptions& o);
+
 }  // namespace overlapscope::engine

@@ -76,6 +76,10 @@ StreamConcurrency BuildStreamConcurrency(const model::Trace& t, const analyze::C
 // straggler_lateness_ns): its rows of the job-wide results, like its cross-rank figures.
 void AddPathSummary(const analyze::CriticalPathResult& cp, const analyze::StragglerResult& st,
                     const analyze::CrossRankResult& cross, model::ProcessId process, RankSummary* summary);
+// A rank's summary figures of the cross-rank matching (collective_wait_ns, collective_times_last):
+// its rows of `cross`, as BuildRankReport sets them (a rank built with an empty cross-rank result
+// gets them later from the job's).
+void AddCrossRankSummary(const analyze::CrossRankResult& cross, model::ProcessId process, RankSummary* summary);
 GlobalPartial BuildGlobalPartial(const model::Trace& t, const analyze::AnalysisResult& r);
 GlobalPartial MergePartials(const std::vector<GlobalPartial>& parts);
 // top_n names per class by total time (ties: name, then kind); each (kind, name) takes the class

@@ -163,17 +163,23 @@ report::RankSummary Summary(const analyze::RankSummary& s, const analyze::CrossR
   const auto& kinds = analyze::FindingKinds();
   for (size_t k = 0; k < kinds.size(); ++k)
     j.findings.push_back({Key(kinds[k]), k < s.finding_count.size() ? s.finding_count[k] : 0});
-  // METRICS §6, from the cross-rank matching (0 for a single rank or without collectives). A
-  // process driving several GPUs has one participant per GPU: their sums.
-  for (const analyze::RankStraggling& rs : cross.ranks)
-    if (InRange(cross.participants, rs.participant) && cross.participants[rs.participant].process == s.process) {
-      j.collective_wait_ns += rs.own_wait_ns;
-      j.collective_times_last += rs.times_last;
-    }
+  AddCrossRankSummary(cross, s.process, &j);
   return j;
 }
 
 }  // namespace
+
+// METRICS §6, from the cross-rank matching (0 for a single rank or without collectives). A
+// process driving several GPUs has one participant per GPU: their sums.
+void AddCrossRankSummary(const analyze::CrossRankResult& cross, model::ProcessId process, RankSummary* summary) {
+  summary->collective_wait_ns = 0;
+  summary->collective_times_last = 0;
+  for (const analyze::RankStraggling& rs : cross.ranks)
+    if (InRange(cross.participants, rs.participant) && cross.participants[rs.participant].process == process) {
+      summary->collective_wait_ns += rs.own_wait_ns;
+      summary->collective_times_last += rs.times_last;
+    }
+}
 
 namespace {
 

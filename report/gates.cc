@@ -89,6 +89,12 @@ GateResult EvaluateGates(const Report& r, const std::vector<Gate>& gates) {
       check.rank = rank;
       check.gate = gate;
       if (m != nullptr) check.value = *m;
+      const bool path_metric = g.metric.rfind("critical_path_", 0) == 0 || g.metric == "straggler_lateness_ns";
+      if (r.paths_skipped && path_metric) {  // a zero here would be no figure: fail and say why
+        out.passed = false;
+        out.lines.push_back(absl::StrFormat("FAIL %s: %s (not computed: %s)", rk.label, g.text, *r.paths_skipped));
+        continue;
+      }
       if (m == nullptr || (m->is_ratio && !m->ratio)) {
         out.passed = false;
         std::string why = m == nullptr ? "absent: not in the summary"

@@ -175,6 +175,10 @@ ojson StreamConcurrencyJson(const StreamConcurrency& c) {
 void AppendPathsJson(const Report& r, nlohmann::ordered_json* doc) {
   (*doc)["critical_path"] = CriticalPathJson(r.critical_path);
   (*doc)["straggler_causes"] = StragglerCausesJson(r.straggler_causes);
+  if (r.paths_skipped) {  // 1.7: not computed, and why (the figures above are then empty)
+    (*doc)["critical_path"]["skipped"] = *r.paths_skipped;
+    (*doc)["straggler_causes"]["skipped"] = *r.paths_skipped;
+  }
   (*doc)["stream_concurrency"] = StreamConcurrencyJson(r.stream_concurrency);
 }
 

@@ -151,6 +151,8 @@ void ConcurrencyText(const StreamConcurrency& sc, std::string& o) {
 
 void AppendPathsText(const Report& r, std::string* out) {
   const size_t top_n = static_cast<size_t>(std::max<int64_t>(0, r.options.top_n));
+  if (r.paths_skipped)
+    absl::StrAppend(out, "\n== critical path, straggler causes: not computed (", *r.paths_skipped, ") ==\n");
   CriticalPathText(r.critical_path, top_n, *out);
   StragglersText(r.straggler_causes, top_n, *out);
   ConcurrencyText(r.stream_concurrency, *out);
@@ -158,6 +160,8 @@ void AppendPathsText(const Report& r, std::string* out) {
 
 void AppendPathsMarkdown(const Report& r, std::string* out) {
   std::string& o = *out;
+  if (r.paths_skipped)
+    absl::StrAppend(&o, "\n*Critical path, straggler causes: not computed (", *r.paths_skipped, ").*\n");
   const CriticalPath& cp = r.critical_path;
   if (cp.total.length_ns > 0) {
     absl::StrAppendFormat(&o, "\n**Critical path** (%d iterations, %s): %s.\n\n", cp.iterations, Ms(cp.total.length_ns),

@@ -427,6 +427,10 @@ struct Report {
   CriticalPath critical_path;            // METRICS §8 (report/report_paths.h)
   StragglerCauses straggler_causes;      // METRICS §8
   StreamConcurrency stream_concurrency;  // METRICS §9
+  // Why critical_path and straggler_causes were not computed (1.7: the per-rank reduction, or
+  // --critical-path off); absent when they were. The ranks' critical_path_* and
+  // straggler_lateness_ns are then not figures (gates on them are refused).
+  std::optional<std::string> paths_skipped;
 };
 
 }  // namespace overlapscope::report

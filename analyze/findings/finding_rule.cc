@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "model/api_names.h"
 
@@ -38,6 +39,7 @@ int64_t FindingInputs::IterationEnd(int32_t it) const {
   return it == model::kNone ? INT64_MAX : iters.iterations[it].end_ns;
 }
 std::string FindingInputs::At(int64_t ns) const {
+  if (mark_times) return absl::StrCat(std::string(1, kTimeMarker), ns, std::string(1, kTimeMarker));
   return absl::StrFormat("+%.3f ms", static_cast<double>(ns - t.start_ns()) / 1e6);
 }
 std::string FindingInputs::Us(int64_t ns) const { return absl::StrFormat("%.1f µs", static_cast<double>(ns) / 1e3); }

@@ -39,6 +39,8 @@ struct FindingInputs {
   const std::vector<SyncPoint>& points;
   // Per thread: indexes of its blocked intervals, by start.
   std::vector<std::vector<int32_t>> blocked_by_thread;
+  // AnalyzeOptions::mark_message_times: At() writes a marker instead (kTimeMarker).
+  bool mark_times = false;
 
   // End of an iteration's CPU range (INT64_MAX for kNone: outside iterations).
   int64_t IterationEnd(int32_t iteration) const;
@@ -48,6 +50,10 @@ struct FindingInputs {
   std::string Thread(model::ThreadId th) const;
   std::string Stream(model::StreamId s) const;
 };
+
+// With mark_times, At(ns) writes kTimeMarker, the absolute ns, kTimeMarker: the per-rank
+// reduction replaces it with "+X ms" after the job's start, which one rank does not know.
+inline constexpr char kTimeMarker = '\x1f';
 
 // One finding, and the blocked interval it is about (its sync point carries the finding), if any.
 struct Emitted {

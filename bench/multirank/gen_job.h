@@ -1,0 +1,52 @@
+// An N-rank Kineto job built from one real per-rank trace (bench/gen_multirank_job, the scale
+// tests): each rank is the template tiled `tiles` times in time, so that the cross-rank results
+// are known in advance.
+//
+// Tile k of rank r is the template shifted by OffsetNs(r, k) = k * period + jitter(r, k)
+// (+ straggler_delay_ns for the straggler rank), where period = the template's span + the
+// largest jitter + the delay + 100 µs, and jitter(r, k) is a deterministic hash in
+// [0, jitter_ns). Correlation ids, external ids, flow ids and ProfilerStep numbers are renumbered
+// per tile; every collective gets the same communicator and sequence number ("Seq": tile *
+// collectives per tile + its index) on every rank, and distributedInfo names rank r of N. Since
+// a tile is the same events shifted, every analysis figure of a tile is shift-invariant: each
+// matched collective of tile k has skew max_r OffsetNs(r, k) − min_r OffsetNs(r, k) and, when
+// the delay exceeds the jitter, the straggler as its last rank.
+//
+// Units: ns. Failure modes: the template cannot be read or parsed, an output cannot be written
+// (the message names the file); nothing throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace overlapscope::bench {
+
+struct JobSpec {
+  std::string template_path;  // a Kineto .json (one rank)
+  std::string out_dir;        // rank<r>.json are written here (created)
+  int ranks = 8;
+  int64_t tiles = 4;
+  int64_t jitter_ns = 20000;
+  int straggler = -1;  // rank that arrives late in every tile; -1: none
+  int64_t straggler_delay_ns = 0;
+  uint64_t seed = 1;
+};
+
+struct JobInfo {
+  int64_t period_ns = 0;
+  int64_t collectives_per_tile = 0;  // collectives a kernel carries, per tile
+  int64_t bytes_per_rank = 0;        // of rank 0's file
+  int64_t bytes_total = 0;
+};
+
+// The shift of tile k of rank r (the jitter is a hash of seed, r and k).
+int64_t OffsetNs(const JobSpec& spec, int64_t period_ns, int rank, int64_t tile);
+
+// Tiles needed for about `bytes_per_rank` bytes per rank file.
+absl::StatusOr<int64_t> TilesForBytes(const std::string& template_path, int64_t bytes_per_rank);
+
+absl::StatusOr<JobInfo> WriteJob(const JobSpec& spec);
+
+}  // namespace overlapscope::bench

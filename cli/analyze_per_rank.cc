@@ -1,0 +1,107 @@
+#include "cli/analyze_per_rank.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "cli/option_values.h"
+#include "engine/reduce.h"
+
+namespace overlapscope::cli {
+namespace {
+
+int Usage(const std::string& msg) {
+  std::fprintf(stderr, "overlapscope analyze: %s\n(see 'overlapscope analyze --help')\n", msg.c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ParseBytesOption(const std::string& flag, const std::string& text) {
+  std::string t = absl::AsciiStrToUpper(text);
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  std::string unit = end == nullptr ? "" : std::string(end);
+  if (unit.size() > 1 && (unit.substr(1) == "IB" || unit.substr(1) == "B")) unit = unit.substr(0, 1);
+  const int shift = unit.empty() || unit == "B" ? 0
+                    : unit == "K"               ? 10
+                    : unit == "M"               ? 20
+                    : unit == "G"               ? 30
+                    : unit == "T"               ? 40
+                                                : -1;
+  if (t.empty() || end == t.c_str() || shift < 0 || !std::isfinite(v) || v <= 0 || v * std::ldexp(1.0, shift) > 9e18)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " '", text, "': expected a positive size such as 8G, 512M or 1073741824"));
+  return static_cast<int64_t>(v * std::ldexp(1.0, shift));
+}
+
+bool WantsPerRank(const ParsedArgs& args) {
+  return args.Has("per-rank") || args.Has("jobs") || args.Has("memory-budget");
+}
+
+int RunAnalyzePerRank(const ParsedArgs& args, const engine::AnalyzeOptions& options,
+                      const engine::RenderOptions& render, engine::ReportFormat format,
+                      const std::vector<std::string>& gates) {
+  for (const char* f : {"trace", "html", "explain-classes"})
+    if (args.Has(f))
+      return Usage(absl::StrCat("--", f,
+                                " needs the whole trace in memory: not with --per-rank, --jobs or "
+                                "--memory-budget"));
+  if (args.positionals.empty()) return Usage("no trace given");
+  engine::ReduceOptions o;
+  int rc = kExitOk;
+  std::optional<engine::ClockAlign> align = ParseAlignOrReport("analyze", args.Get("align-clocks"), &rc);
+  if (!align) return rc;
+  o.align_clocks = *align;
+  if (args.Has("jobs")) {
+    auto n = ParseIntOption("jobs", args.Get("jobs"), 1, 4096);
+    if (!n.ok()) return Usage(std::string(n.status().message()));
+    o.jobs = static_cast<int>(*n);
+  }
+  if (args.Has("memory-budget")) {
+    auto b = ParseBytesOption("memory-budget", args.Get("memory-budget"));
+    if (!b.ok()) return Usage(std::string(b.status().message()));
+    o.memory_budget_bytes = *b;
+  }
+  const bool tty = StderrIsTerminal();
+  if (tty)
+    o.progress = [](const engine::ReduceProgress& p) {
+      const double mb = static_cast<double>(p.bytes_done) / 1e6;
+      std::fprintf(stderr, "\ranalyzed %lld / %lld ranks, %.0f / %.0f MB, %.1f MB/s",
+                   static_cast<long long>(p.ranks_done), static_cast<long long>(p.ranks_total), mb,
+                   static_cast<double>(p.bytes_total) / 1e6, p.seconds > 0 ? mb / p.seconds : 0.0);
+      if (p.ranks_done >= p.ranks_total) std::fputs("\r\033[K", stderr);
+    };
+  auto reduced = engine::AnalyzePerRank(args.positionals, options, o);
+  if (tty) std::fputs("\r\033[K", stderr);
+  if (!reduced.ok()) {
+    std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(reduced.status().message()).c_str());
+    return reduced.status().code() == absl::StatusCode::kInternal ? kExitError : kExitBadInput;
+  }
+  const report::Report& rep = reduced->report;
+  if (args.Has("strict") && !rep.warnings.empty()) {
+    for (const report::ImportWarning& w : rep.warnings) std::fprintf(stderr, "warning: %s\n", w.message.c_str());
+    std::fprintf(stderr, "overlapscope analyze: --strict: part of the input could not be read (warnings above)\n");
+    return kExitBadInput;
+  }
+  auto out = engine::RenderReport(rep, format, render);
+  if (!out.ok()) {
+    std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(out.status().message()).c_str());
+    return kExitError;
+  }
+  if (std::fputs(out->c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "overlapscope analyze: cannot write the report to stdout\n");
+    return kExitError;
+  }
+  if (gates.empty()) return kExitOk;
+  auto gr = engine::EvaluateGates(rep, gates);
+  if (!gr.ok()) return Usage(std::string(gr.status().message()));
+  for (const std::string& line : gr->lines) std::fprintf(stderr, "gate: %s\n", line.c_str());
+  return gr->passed ? kExitOk : kExitGateFailed;
+}
+
+}  // namespace overlapscope::cli

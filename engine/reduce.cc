@@ -1,0 +1,315 @@
+#include "engine/reduce.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyze/clock_align.h"
+#include "analyze/cross_rank.h"
+#include "analyze/findings/finding_rule.h"
+#include "base/status_macros.h"
+#include "engine/reduce_internal.h"
+#include "engine/session_state.h"
+#include "importers/import_any.h"
+
+namespace overlapscope::engine {
+namespace {
+
+using reduce::RankPart;
+
+// Peak resident bytes per byte of Kineto JSON while one rank is imported and analyzed
+// (measured: docs/PERFORMANCE.md, "per-rank reduction"; rounded up).
+constexpr double kPeakPerJsonByte = 0.6;
+
+int64_t FileBytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  return f ? static_cast<int64_t>(f.tellg()) : 0;
+}
+
+analyze::ClockAlignMode ModeOf(ClockAlign m) {
+  return m == ClockAlign::kOff  ? analyze::ClockAlignMode::kOff
+         : m == ClockAlign::kOn ? analyze::ClockAlignMode::kOn
+                                : analyze::ClockAlignMode::kAuto;
+}
+
+// Reduces files[i] for each i in `which` on `jobs` threads, largest estimate first, admitting a
+// rank while the estimates in flight fit the budget (one always runs). parts[i] is filled.
+class Pool {
+ public:
+  Pool(const std::vector<std::string>& files, const analyze::AnalyzeOptions& a, int64_t top_n, const ReduceOptions& o,
+       ReduceStats* stats)
+      : files_(files), a_(a), top_n_(top_n), o_(o), stats_(stats), start_(std::chrono::steady_clock::now()) {}
+
+  absl::Status Run(const std::vector<size_t>& which, const std::vector<int64_t>& shift,
+                   std::vector<std::optional<RankPart>>* parts) {
+    queue_ = which;
+    std::stable_sort(queue_.begin(), queue_.end(), [&](size_t x, size_t y) { return Estimate(x) > Estimate(y); });
+    shift_ = &shift;
+    parts_ = parts;
+    errors_.assign(files_.size(), absl::OkStatus());
+    const int n = std::max(1, std::min<int>(o_.jobs, static_cast<int>(queue_.size())));
+    std::vector<std::thread> threads;
+    for (int i = 1; i < n; ++i) {
+      try {
+        threads.emplace_back([this] { Work(); });
+      } catch (const std::system_error&) {
+        break;  // fewer threads: the rest is done by those that started
+      }
+    }
+    Work();
+    for (std::thread& t : threads) t.join();
+    for (size_t i : which)
+      if (!errors_[i].ok()) return errors_[i];
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t Estimate(size_t i) {
+    if (estimates_.empty()) {
+      estimates_.resize(files_.size(), -1);
+    }
+    if (estimates_[i] < 0) estimates_[i] = EstimatedRankBytes(files_[i]);
+    return estimates_[i];
+  }
+
+  void Work() {
+    for (;;) {
+      size_t i = 0;
+      int64_t est = 0;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] {
+          return queue_.empty() || failed_ || in_flight_ == 0 ||
+                 in_flight_ + estimates_[queue_.front()] <= o_.memory_budget_bytes;
+        });
+        if (queue_.empty() || failed_) return;
+        i = queue_.front();
+        queue_.erase(queue_.begin());
+        est = estimates_[i];
+        in_flight_ += est;
+        stats_->max_in_flight_bytes = std::max(stats_->max_in_flight_bytes, in_flight_);
+      }
+      absl::StatusOr<RankPart> part = ReduceGuarded(i);
+      std::lock_guard<std::mutex> lock(mu_);
+      in_flight_ -= est;
+      if (part.ok()) {
+        bytes_done_ += part->file_bytes;
+        (*parts_)[i] = std::move(part).value();
+      } else {
+        errors_[i] = part.status();
+        failed_ = true;
+      }
+      ++done_;
+      if (o_.progress) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        o_.progress(ReduceProgress{done_, stats_->ranks, bytes_done_, stats_->bytes, s});
+      }
+      cv_.notify_all();
+    }
+  }
+
+  absl::StatusOr<RankPart> ReduceGuarded(size_t i) {
+    try {  // no exception leaves the engine
+      ASSIGN_OR_RETURN(RankPart p, reduce::ReduceRank(files_[i], a_, top_n_, (*shift_)[i], o_.jobs > 1 ? 1 : 0));
+      p.file_bytes = FileBytes(files_[i]);
+      return p;
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat(files_[i], ": out of memory while reducing this rank"));
+    } catch (const std::exception& e) {
+      return absl::InternalError(absl::StrCat(files_[i], ": reducing this rank failed: ", e.what()));
+    }
+  }
+
+  const std::vector<std::string>& files_;
+  const analyze::AnalyzeOptions& a_;
+  const int64_t top_n_;
+  const ReduceOptions& o_;
+  ReduceStats* stats_;
+  const std::chrono::steady_clock::time_point start_;
+  std::vector<int64_t> estimates_;
+  std::vector<size_t> queue_;
+  const std::vector<int64_t>* shift_ = nullptr;
+  std::vector<std::optional<RankPart>>* parts_ = nullptr;
+  std::vector<absl::Status> errors_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t in_flight_ = 0, done_ = 0, bytes_done_ = 0;
+  bool failed_ = false;
+};
+
+// Findings' time markers (AnalyzeOptions::mark_message_times) -> "+X ms" after `origin_ns`, as
+// findings::FindingInputs::At writes it for the whole trace.
+std::string UnmarkTimes(const std::string& s, int64_t origin_ns) {
+  const char m = analyze::findings::kTimeMarker;
+  if (s.find(m) == std::string::npos) return s;
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t a = s.find(m, i), b = a == std::string::npos ? a : s.find(m, a + 1);
+    if (b == std::string::npos) {
+      out.append(s, i, std::string::npos);
+      break;
+    }
+    out.append(s, i, a - i);
+    const int64_t ns = std::strtoll(s.substr(a + 1, b - a - 1).c_str(), nullptr, 10);
+    out += absl::StrFormat("+%.3f ms", static_cast<double>(ns - origin_ns) / 1e6);
+    i = b + 1;
+  }
+  return out;
+}
+
+absl::StatusOr<reduce::GatheredCollectives> Gather(const std::vector<std::optional<RankPart>>& parts,
+                                                   const model::ClockShiftFn& shift) {
+  std::vector<const reduce::CompactRank*> ranks;
+  for (const auto& p : parts) ranks.push_back(&p->compact);
+  return reduce::GatherCollectives(ranks, parts.front()->header.clock_note, shift);
+}
+
+report::Report Assemble(std::vector<std::optional<RankPart>>& parts, const reduce::GatheredCollectives& g,
+                        const analyze::ClockAlignment& alignment, const std::string& clock_note,
+                        const std::vector<std::string>& inputs, int64_t top_n) {
+  const analyze::CrossRankResult cross = analyze::AnalyzeCrossRank(g.trace, &g.arrivals);
+  report::Report header = parts.front()->header;
+  header.inputs = inputs;
+  header.warnings.clear();
+  header.clock_note = clock_note;
+  report::ReportInfo info;
+  info.clock_alignment = alignment;
+  // The clock fields as Header() makes them for the whole trace (pids from the gathered one).
+  const report::Report clock = report::Header(g.trace, analyze::AnalysisResult{}, info);
+  header.options.align_clocks = clock.options.align_clocks;
+  header.clock_alignment = clock.clock_alignment;
+  std::vector<report::GlobalPartial> partials;
+  std::vector<report::RankReport> ranks;
+  report::StreamConcurrency conc = parts.front()->concurrency;
+  conc.devices.clear();
+  for (auto& g_ : conc.groups) g_.activities = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    RankPart& p = *parts[i];
+    for (report::ImportWarning& w : p.header.warnings) header.warnings.push_back(std::move(w));
+    report::AddCrossRankSummary(cross, static_cast<model::ProcessId>(i), &p.rank.summary);
+    ranks.push_back(std::move(p.rank));
+    partials.push_back(std::move(p.partial));
+    for (size_t k = 0; k < conc.groups.size() && k < p.concurrency.groups.size(); ++k)
+      conc.groups[k].activities += p.concurrency.groups[k].activities;
+    for (report::DeviceConcurrency& d : p.concurrency.devices) conc.devices.push_back(std::move(d));
+    parts[i].reset();
+  }
+  report::Report rep = report::Assemble(std::move(header), report::MergePartials(partials), std::move(ranks),
+                                        report::BuildCrossRank(g.trace, cross, top_n));
+  for (report::RankReport& rk : rep.ranks)
+    for (report::Finding& f : rk.findings.items) {
+      f.message = UnmarkTimes(f.message, rep.time_span.start_ns);
+      f.advice = UnmarkTimes(f.advice, rep.time_span.start_ns);
+    }
+  // Not computed: the same empty sections as the whole-model path with critical_path off.
+  rep.critical_path = report::BuildCriticalPath(g.trace, analyze::CriticalPathResult{});
+  rep.straggler_causes = report::BuildStragglerCauses(g.trace, analyze::StragglerResult{}, cross);
+  rep.stream_concurrency = std::move(conc);
+  rep.paths_skipped = std::string(kPathsOff);
+  return rep;
+}
+
+absl::StatusOr<ReducedReport> Reduce(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                     ReduceOptions o) {
+  if (o.jobs < 0 || o.memory_budget_bytes < 0)
+    return absl::InvalidArgumentError("--jobs and --memory-budget must not be negative");
+  if (o.jobs == 0) o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.memory_budget_bytes == 0) o.memory_budget_bytes = DefaultMemoryBudget();
+  ASSIGN_OR_RETURN(import::ExpandedInputs in, import::ExpandInputs(inputs));
+  ReducedReport out;
+  ReduceStats& st = out.stats;
+  st.ranks = static_cast<int64_t>(in.files.size());
+  st.jobs = o.jobs;
+  st.memory_budget_bytes = o.memory_budget_bytes;
+  for (const std::string& f : in.files) st.bytes += FileBytes(f);
+  if (in.files.size() < 2) {  // one rank: the whole-model path, critical path included
+    LoadOptions lo;
+    lo.align_clocks = o.align_clocks;
+    ASSIGN_OR_RETURN(Session s, Load(inputs, lo));
+    ASSIGN_OR_RETURN(Analysis a, Analyze(s, options));
+    out.report = a.report();
+    return out;
+  }
+  AnalyzeOptions per_rank = options;
+  per_rank.critical_path = false;
+  per_rank.keep_critical_path = false;
+  ASSIGN_OR_RETURN(analyze::AnalyzeOptions a, ToAnalyzeOptions(per_rank));
+  if (o.jobs > 1) a.threads = 1;  // the ranks are the parallelism
+  a.mark_message_times = true;
+  const auto top_n = static_cast<int64_t>(options.top_n);
+  std::vector<std::optional<RankPart>> parts(in.files.size());
+  std::vector<size_t> all(in.files.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<int64_t> shift(in.files.size(), 0);
+  Pool pool(in.files, a, top_n, o, &st);
+  RETURN_IF_ERROR(pool.Run(all, shift, &parts));
+  // Clock alignment from the gathered records, as Load aligns the whole trace.
+  analyze::ClockAlignment alignment;
+  ASSIGN_OR_RETURN(reduce::GatheredCollectives g,
+                   Gather(parts, analyze::ClockAlignmentShift(ModeOf(o.align_clocks), &alignment)));
+  const std::string clock_note = g.trace.clock_note();
+  if (alignment.applied()) {
+    std::vector<size_t> again;
+    for (const analyze::HostClock& h : alignment.hosts)
+      if (h.aligned && h.offset_ns != 0)
+        for (model::ProcessId p : h.processes) {
+          shift[p] = h.offset_ns;
+          again.push_back(static_cast<size_t>(p));
+        }
+    st.reduced_again = static_cast<int64_t>(again.size());
+    RETURN_IF_ERROR(pool.Run(again, shift, &parts));
+    ASSIGN_OR_RETURN(g, Gather(parts, nullptr));
+  }
+  out.report = Assemble(parts, g, alignment, clock_note, inputs, top_n);
+  return out;
+}
+
+}  // namespace
+
+int64_t DefaultMemoryBudget() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return int64_t{4} << 30;
+  return static_cast<int64_t>(pages) * page / 2;
+}
+
+int64_t EstimatedRankBytes(const std::string& path) {
+  const int64_t size = FileBytes(path);
+  int64_t json = size;
+  if (absl::EndsWith(path, ".gz") && size >= 4) {
+    std::ifstream f(path, std::ios::binary);
+    unsigned char b[4] = {0, 0, 0, 0};
+    f.seekg(size - 4);
+    f.read(reinterpret_cast<char*>(b), 4);
+    // ISIZE: the uncompressed size mod 2^32 (RFC 1952); a file past 4 GiB wraps, so never less
+    // than 4x the compressed bytes.
+    const int64_t isize = int64_t{b[0]} | int64_t{b[1]} << 8 | int64_t{b[2]} << 16 | int64_t{b[3]} << 24;
+    json = std::max(isize, 4 * size);
+  }
+  return static_cast<int64_t>(static_cast<double>(json) * kPeakPerJsonByte);
+}
+
+absl::StatusOr<ReducedReport> AnalyzePerRank(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                             const ReduceOptions& reduce) {
+  try {
+    return Reduce(inputs, options, reduce);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while reducing the ranks");
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("reducing the ranks failed: ", e.what()));
+  }
+}
+
+}  // namespace overlapscope::engine

@@ -1,0 +1,65 @@
+// Internal to engine/reduce*.cc: one rank's reduction (its report parts and the compact record
+// of its collectives) and the gathering of every rank's parts into the report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyze/analysis.h"
+#include "analyze/clock_align.h"
+#include "analyze/collective_arrival.h"
+#include "model/trace.h"
+#include "report/build.h"
+#include "report/report.h"
+
+namespace overlapscope::engine::reduce {
+
+// One collective of a rank with its strings resolved (ids are the rank trace's own) and its
+// arrival, estimated on the rank's events (analyze/collective_arrival.h).
+struct CompactCollective {
+  model::Collective c;  // process/device/stream: indexes into CompactRank's vectors
+  std::string op, communicator, dtype, algorithm, protocol, reduce_op;
+  analyze::CollectiveArrival arrival;
+};
+struct CompactRank {
+  model::Process process;  // string ids unused: the strings below
+  std::string name, host, source;
+  std::vector<std::pair<int32_t, std::string>> devices;  // ordinal, name (rank trace's DeviceId order)
+  struct Stream {
+    int32_t device = 0;
+    int64_t native_id = -1;
+    std::string name;
+  };
+  std::vector<Stream> streams;                 // rank trace's StreamId order
+  std::vector<CompactCollective> collectives;  // sorted by start (the rank trace's order)
+};
+
+// Everything the report needs of one rank.
+struct RankPart {
+  report::Report header;  // Header(): options, class rules, warnings of this rank
+  report::RankReport rank;
+  report::GlobalPartial partial;
+  report::StreamConcurrency concurrency;  // this rank's devices and group activity counts
+  CompactRank compact;
+  int64_t file_bytes = 0;
+};
+
+// Imports `file` (clock offset `shift_ns` added to every timestamp), analyzes it and reduces it;
+// the model is freed on return.
+absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::AnalyzeOptions& options, int64_t top_n,
+                                    int64_t shift_ns, int parser_threads);
+
+// The collectives-only trace of every rank's records (process i = parts[i]), in the order the
+// whole-model trace has them, and the arrivals parallel to its collectives. With `shift`, clocks
+// are aligned while it is finalized (analyze::ClockAlignmentShift into *alignment).
+struct GatheredCollectives {
+  model::Trace trace;
+  std::vector<analyze::CollectiveArrival> arrivals;
+};
+absl::StatusOr<GatheredCollectives> GatherCollectives(const std::vector<const CompactRank*>& ranks,
+                                                      const std::string& base_clock_note,
+                                                      const model::ClockShiftFn& shift);
+
+}  // namespace overlapscope::engine::reduce

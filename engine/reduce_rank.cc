@@ -1,0 +1,127 @@
+// One rank's reduction and the gathering of the compact collective records (engine/reduce.h).
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "analyze/cross_rank.h"
+#include "base/status_macros.h"
+#include "engine/reduce_internal.h"
+#include "importers/import_any.h"
+#include "importers/kineto/import.h"
+#include "model/trace_builder.h"
+
+namespace overlapscope::engine::reduce {
+namespace {
+
+std::string Str(const model::Trace& t, model::StringId id) {
+  return id >= 0 && static_cast<size_t>(id) < t.strings().size() ? std::string(t.str(id)) : std::string();
+}
+
+// The rank's process (its trace has exactly one: one file), devices, streams and collectives.
+CompactRank Compact(const model::Trace& t) {
+  CompactRank r;
+  if (!t.processes().empty()) {
+    r.process = t.processes().front();
+    r.name = Str(t, r.process.name);
+    r.host = Str(t, r.process.host);
+    r.source = Str(t, r.process.source);
+  }
+  for (const model::Device& d : t.devices()) r.devices.push_back({d.ordinal, Str(t, d.name)});
+  for (const model::Stream& s : t.streams()) r.streams.push_back({s.device, s.native_id, Str(t, s.name)});
+  const std::vector<analyze::CollectiveArrival> arrivals = analyze::CollectiveArrivals(t);
+  r.collectives.reserve(t.collectives().size());
+  for (size_t i = 0; i < t.collectives().size(); ++i) {
+    const model::Collective& c = t.collectives()[i];
+    r.collectives.push_back({c, Str(t, c.op), Str(t, c.communicator), Str(t, c.dtype), Str(t, c.algorithm),
+                             Str(t, c.protocol), Str(t, c.reduce_op), arrivals[i]});
+  }
+  return r;
+}
+
+}  // namespace
+
+absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::AnalyzeOptions& options, int64_t top_n,
+                                    int64_t shift_ns, int parser_threads) {
+  import::ImportAnyOptions io;
+  io.kineto.threads = parser_threads;
+  model::FinalizeOptions finalize;
+  if (shift_ns != 0)
+    finalize.clock_shift = [shift_ns](const model::Trace& view) -> absl::StatusOr<model::ClockShift> {
+      model::ClockShift s;
+      s.process_offset_ns.assign(view.processes().size(), shift_ns);
+      return s;
+    };
+  const std::vector<std::string> paths = {file};
+  ASSIGN_OR_RETURN(model::Trace t, import::ImportAny(paths, io, finalize));
+  ASSIGN_OR_RETURN(analyze::AnalysisResult r, analyze::AnalyzeAll(t, options));
+  RankPart part;
+  report::ReportInfo info;
+  info.top_n = top_n;
+  part.header = report::Header(t, r, info);
+  for (const analyze::RankSummary& s : r.ranks)
+    part.rank = report::BuildRankReport(t, r, s, analyze::CrossRankResult{}, top_n);
+  part.partial = report::BuildGlobalPartial(t, r);
+  part.concurrency = report::BuildStreamConcurrency(t, r.concurrency);
+  part.compact = Compact(t);
+  return part;
+}
+
+absl::StatusOr<GatheredCollectives> GatherCollectives(const std::vector<const CompactRank*>& ranks,
+                                                      const std::string& base_clock_note,
+                                                      const model::ClockShiftFn& shift) {
+  model::TraceBuilder b;
+  struct Ref {
+    const CompactCollective* c;
+    model::ProcessId p;
+    model::DeviceId device_base;
+    model::StreamId stream_base;
+  };
+  std::vector<Ref> all;
+  for (const CompactRank* r : ranks) {
+    model::Process p = r->process;
+    p.name = b.Intern(r->name);
+    p.host = b.Intern(r->host);
+    p.source = b.Intern(r->source);
+    const model::ProcessId pid = b.AddProcess(p);
+    const auto device_base = static_cast<model::DeviceId>(b.data().devices.size());
+    for (const auto& [ordinal, name] : r->devices) {
+      model::Device d;
+      d.process = pid;
+      d.ordinal = ordinal;
+      d.name = b.Intern(name);
+      b.data().devices.push_back(d);
+    }
+    const auto stream_base = static_cast<model::StreamId>(b.data().streams.size());
+    for (const CompactRank::Stream& s : r->streams)
+      b.data().streams.push_back({s.device + device_base, s.native_id, b.Intern(s.name)});
+    for (const CompactCollective& c : r->collectives) all.push_back({&c, pid, device_base, stream_base});
+  }
+  RETURN_IF_ERROR(import::CheckOneFilePerRank(b));
+  // The whole-model trace sorts its collectives by start, stably, from file order: the same
+  // order here, so that Finalize's own stable sort keeps it and the arrivals stay parallel.
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Ref& x, const Ref& y) { return x.c->c.start_ns < y.c->c.start_ns; });
+  GatheredCollectives g;
+  g.arrivals.reserve(all.size());
+  for (const Ref& x : all) {
+    model::Collective c = x.c->c;
+    c.process = c.process == model::kNone ? model::kNone : x.p;
+    if (c.device != model::kNone) c.device += x.device_base;
+    if (c.stream != model::kNone) c.stream += x.stream_base;
+    c.op = b.Intern(x.c->op);
+    c.communicator = b.Intern(x.c->communicator);
+    c.dtype = b.Intern(x.c->dtype);
+    c.algorithm = b.Intern(x.c->algorithm);
+    c.protocol = b.Intern(x.c->protocol);
+    c.reduce_op = b.Intern(x.c->reduce_op);
+    b.data().collectives.push_back(c);
+    g.arrivals.push_back(x.c->arrival);
+  }
+  b.data().clock_note = base_clock_note;
+  model::FinalizeOptions finalize;
+  finalize.clock_shift = shift;
+  ASSIGN_OR_RETURN(g.trace, std::move(b).Finalize(finalize));
+  return g;
+}
+
+}  // namespace overlapscope::engine::reduce
