@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "cli/analyze_mpi.h"
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/option_values.h"
@@ -40,7 +41,7 @@ absl::StatusOr<int64_t> ParseBytesOption(const std::string& flag, const std::str
 }
 
 bool WantsPerRank(const ParsedArgs& args) {
-  return args.Has("per-rank") || args.Has("jobs") || args.Has("memory-budget");
+  return g_mpi_world != nullptr || args.Has("per-rank") || args.Has("jobs") || args.Has("memory-budget");
 }
 
 int RunAnalyzePerRank(const ParsedArgs& args, const engine::AnalyzeOptions& options,
@@ -76,7 +77,17 @@ int RunAnalyzePerRank(const ParsedArgs& args, const engine::AnalyzeOptions& opti
                    static_cast<double>(p.bytes_total) / 1e6, p.seconds > 0 ? mb / p.seconds : 0.0);
       if (p.ranks_done >= p.ranks_total) std::fputs("\r\033[K", stderr);
     };
-  auto reduced = engine::AnalyzePerRank(args.positionals, options, o);
+  absl::StatusOr<engine::ReducedReport> reduced;
+  if (g_mpi_world != nullptr) {  // each process its share; process 0 assembles and prints
+    if (g_mpi_world->rank != 0) o.progress = nullptr;
+    auto all =
+        g_mpi_world->gather(engine::ReduceShare(args.positionals, options, o, g_mpi_world->rank, g_mpi_world->size));
+    if (g_mpi_world->rank != 0) return all.ok() ? kExitOk : kExitBadInput;
+    reduced = all.ok() ? engine::AssembleShares(args.positionals, options, o, std::move(all).value())
+                       : absl::StatusOr<engine::ReducedReport>(all.status());
+  } else {
+    reduced = engine::AnalyzePerRank(args.positionals, options, o);
+  }
   if (tty) std::fputs("\r\033[K", stderr);
   if (!reduced.ok()) {
     std::fprintf(stderr, "overlapscope analyze: %s\n", std::string(reduced.status().message()).c_str());

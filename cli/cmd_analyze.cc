@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "cli/analyze_mpi.h"
 #include "cli/analyze_options.h"
 #include "cli/analyze_per_rank.h"
 #include "cli/args.h"
@@ -97,6 +98,8 @@ int Fail(const absl::Status& s) {
 }  // namespace
 
 int RunAnalyze(int argc, char** argv) {
+  // Under mpirun/srun with several processes: the MPI binary spreads the ranks over them.
+  if (g_mpi_world == nullptr && LauncherWorldSize() > 1) return ExecAnalyzeMpi(argc, argv);
   ParsedArgs args;
   if (int rc = ParseOrExit(kSpec, argc, argv, args); rc >= 0) return rc;
   if (args.Has("json") && args.Has("markdown")) return Usage("--json and --markdown exclude each other");

@@ -55,6 +55,7 @@ class Pool {
   absl::Status Run(const std::vector<size_t>& which, const std::vector<int64_t>& shift,
                    std::vector<std::optional<RankPart>>* parts) {
     queue_ = which;
+    for (size_t i : queue_) Estimate(i);  // before the workers read them
     std::stable_sort(queue_.begin(), queue_.end(), [&](size_t x, size_t y) { return Estimate(x) > Estimate(y); });
     shift_ = &shift;
     parts_ = parts;
@@ -222,59 +223,100 @@ report::Report Assemble(std::vector<std::optional<RankPart>>& parts, const reduc
   return rep;
 }
 
-absl::StatusOr<ReducedReport> Reduce(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
-                                     ReduceOptions o) {
+// What every step of a reduction shares: the files, the analysis options, the normalized
+// reduce options and the statistics.
+struct Prepared {
+  std::vector<std::string> files;
+  analyze::AnalyzeOptions a;
+  int64_t top_n = 10;
+  ReduceOptions o;
+  ReducedReport out;
+  bool whole = false;  // one file: the whole-model path
+};
+
+absl::StatusOr<Prepared> Prepare(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                 ReduceOptions o) {
   if (o.jobs < 0 || o.memory_budget_bytes < 0)
     return absl::InvalidArgumentError("--jobs and --memory-budget must not be negative");
   if (o.jobs == 0) o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (o.memory_budget_bytes == 0) o.memory_budget_bytes = DefaultMemoryBudget();
   ASSIGN_OR_RETURN(import::ExpandedInputs in, import::ExpandInputs(inputs));
-  ReducedReport out;
-  ReduceStats& st = out.stats;
-  st.ranks = static_cast<int64_t>(in.files.size());
+  Prepared p;
+  p.files = std::move(in.files);
+  p.o = o;
+  ReduceStats& st = p.out.stats;
+  st.ranks = static_cast<int64_t>(p.files.size());
   st.jobs = o.jobs;
   st.memory_budget_bytes = o.memory_budget_bytes;
-  for (const std::string& f : in.files) st.bytes += FileBytes(f);
-  if (in.files.size() < 2) {  // one rank: the whole-model path, critical path included
-    LoadOptions lo;
-    lo.align_clocks = o.align_clocks;
-    ASSIGN_OR_RETURN(Session s, Load(inputs, lo));
-    ASSIGN_OR_RETURN(Analysis a, Analyze(s, options));
-    out.report = a.report();
-    return out;
-  }
+  for (const std::string& f : p.files) st.bytes += FileBytes(f);
+  p.whole = p.files.size() < 2;
   AnalyzeOptions per_rank = options;
   per_rank.critical_path = false;
   per_rank.keep_critical_path = false;
-  ASSIGN_OR_RETURN(analyze::AnalyzeOptions a, ToAnalyzeOptions(per_rank));
-  if (o.jobs > 1) a.threads = 1;  // the ranks are the parallelism
-  a.mark_message_times = true;
-  const auto top_n = static_cast<int64_t>(options.top_n);
-  std::vector<std::optional<RankPart>> parts(in.files.size());
-  std::vector<size_t> all(in.files.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  std::vector<int64_t> shift(in.files.size(), 0);
-  Pool pool(in.files, a, top_n, o, &st);
-  RETURN_IF_ERROR(pool.Run(all, shift, &parts));
-  // Clock alignment from the gathered records, as Load aligns the whole trace.
+  ASSIGN_OR_RETURN(p.a, ToAnalyzeOptions(per_rank));
+  if (o.jobs > 1) p.a.threads = 1;  // the ranks are the parallelism
+  p.a.mark_message_times = true;
+  p.top_n = static_cast<int64_t>(options.top_n);
+  return p;
+}
+
+absl::StatusOr<ReducedReport> WholePath(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                        Prepared& p) {
+  LoadOptions lo;
+  lo.align_clocks = p.o.align_clocks;
+  ASSIGN_OR_RETURN(Session s, Load(inputs, lo));
+  ASSIGN_OR_RETURN(Analysis a, Analyze(s, options));
+  p.out.report = a.report();
+  return std::move(p.out);
+}
+
+// Clock alignment from the gathered records, as Load aligns the whole trace; the ranks of a
+// shifted host are reduced again here; then the report.
+absl::StatusOr<ReducedReport> Finish(const std::vector<std::string>& inputs, Prepared& p,
+                                     std::vector<std::optional<RankPart>>& parts) {
   analyze::ClockAlignment alignment;
   ASSIGN_OR_RETURN(reduce::GatheredCollectives g,
-                   Gather(parts, analyze::ClockAlignmentShift(ModeOf(o.align_clocks), &alignment)));
+                   Gather(parts, analyze::ClockAlignmentShift(ModeOf(p.o.align_clocks), &alignment)));
   const std::string clock_note = g.trace.clock_note();
   if (alignment.applied()) {
     std::vector<size_t> again;
+    std::vector<int64_t> shift(p.files.size(), 0);
     for (const analyze::HostClock& h : alignment.hosts)
       if (h.aligned && h.offset_ns != 0)
-        for (model::ProcessId p : h.processes) {
-          shift[p] = h.offset_ns;
-          again.push_back(static_cast<size_t>(p));
+        for (model::ProcessId q : h.processes) {
+          shift[q] = h.offset_ns;
+          again.push_back(static_cast<size_t>(q));
         }
-    st.reduced_again = static_cast<int64_t>(again.size());
+    p.out.stats.reduced_again = static_cast<int64_t>(again.size());
+    Pool pool(p.files, p.a, p.top_n, p.o, &p.out.stats);
     RETURN_IF_ERROR(pool.Run(again, shift, &parts));
     ASSIGN_OR_RETURN(g, Gather(parts, nullptr));
   }
-  out.report = Assemble(parts, g, alignment, clock_note, inputs, top_n);
-  return out;
+  p.out.report = Assemble(parts, g, alignment, clock_note, inputs, p.top_n);
+  return std::move(p.out);
+}
+
+absl::StatusOr<ReducedReport> Reduce(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                     const ReduceOptions& o) {
+  ASSIGN_OR_RETURN(Prepared p, Prepare(inputs, options, o));
+  if (p.whole) return WholePath(inputs, options, p);
+  std::vector<std::optional<RankPart>> parts(p.files.size());
+  std::vector<size_t> all(p.files.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  Pool pool(p.files, p.a, p.top_n, p.o, &p.out.stats);
+  RETURN_IF_ERROR(pool.Run(all, std::vector<int64_t>(p.files.size(), 0), &parts));
+  return Finish(inputs, p, parts);
+}
+
+// Process `part` of `parts` takes every parts-th file by decreasing estimate (balanced bytes).
+std::vector<size_t> ShareOf(const std::vector<std::string>& files, int part, int parts) {
+  std::vector<std::pair<int64_t, size_t>> by_size;
+  for (size_t i = 0; i < files.size(); ++i) by_size.push_back({-EstimatedRankBytes(files[i]), i});
+  std::stable_sort(by_size.begin(), by_size.end());
+  std::vector<size_t> mine;
+  for (size_t k = 0; k < by_size.size(); ++k)
+    if (static_cast<int>(k % static_cast<size_t>(parts)) == part) mine.push_back(by_size[k].second);
+  return mine;
 }
 
 }  // namespace
@@ -299,6 +341,51 @@ int64_t EstimatedRankBytes(const std::string& path) {
     json = std::max(isize, 4 * size);
   }
   return static_cast<int64_t>(static_cast<double>(json) * kPeakPerJsonByte);
+}
+
+absl::StatusOr<std::vector<ReducedRank>> ReduceShare(const std::vector<std::string>& inputs,
+                                                     const AnalyzeOptions& options, const ReduceOptions& reduce,
+                                                     int part, int parts) {
+  try {
+    if (parts < 1 || part < 0 || part >= parts) return absl::InvalidArgumentError("bad partition");
+    ASSIGN_OR_RETURN(Prepared p, Prepare(inputs, options, reduce));
+    std::vector<ReducedRank> out;
+    if (p.whole) return out;  // one file: AssembleShares analyzes it whole
+    const std::vector<size_t> mine = ShareOf(p.files, part, parts);
+    std::vector<std::optional<RankPart>> done(p.files.size());
+    Pool pool(p.files, p.a, p.top_n, p.o, &p.out.stats);
+    RETURN_IF_ERROR(pool.Run(mine, std::vector<int64_t>(p.files.size(), 0), &done));
+    for (size_t i : mine) {
+      out.push_back({static_cast<int64_t>(i), reduce::SerializePart(*done[i])});
+      done[i].reset();
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("reducing the ranks failed: ", e.what()));
+  }
+}
+
+absl::StatusOr<ReducedReport> AssembleShares(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                             const ReduceOptions& reduce, std::vector<ReducedRank> ranks) {
+  try {
+    ASSIGN_OR_RETURN(Prepared p, Prepare(inputs, options, reduce));
+    if (p.whole) return WholePath(inputs, options, p);
+    std::vector<std::optional<RankPart>> parts(p.files.size());
+    for (ReducedRank& r : ranks) {
+      if (r.file < 0 || static_cast<size_t>(r.file) >= parts.size() || parts[r.file])
+        return absl::InvalidArgumentError(absl::StrCat("reduced rank of file ", r.file, " out of range or twice"));
+      ASSIGN_OR_RETURN(RankPart part, reduce::DeserializePart(r.bytes, p.files[r.file]));
+      r.bytes.clear();
+      parts[r.file] = std::move(part);
+    }
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (!parts[i]) return absl::InvalidArgumentError(absl::StrCat(p.files[i], ": no process reduced this rank"));
+    return Finish(inputs, p, parts);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while assembling the ranks");
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("assembling the ranks failed: ", e.what()));
+  }
 }
 
 absl::StatusOr<ReducedReport> AnalyzePerRank(const std::vector<std::string>& inputs, const AnalyzeOptions& options,

@@ -71,4 +71,18 @@ struct ReducedReport {
 absl::StatusOr<ReducedReport> AnalyzePerRank(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
                                              const ReduceOptions& reduce = {});
 
+// Across processes (MPI, engine/reduce_mpi.h): process `part` of `parts` reduces its share of
+// the files (every parts-th by decreasing size) to bytes; one process gathers every share and
+// assembles the report, the same as AnalyzePerRank's. Ranks of a host the clock alignment shifts
+// are reduced again by the assembling process. All processes must see the same files.
+struct ReducedRank {
+  int64_t file = 0;   // index into the expanded inputs (directories expanded, sorted)
+  std::string bytes;  // the reduced rank (a versioned JSON)
+};
+absl::StatusOr<std::vector<ReducedRank>> ReduceShare(const std::vector<std::string>& inputs,
+                                                     const AnalyzeOptions& options, const ReduceOptions& reduce,
+                                                     int part, int parts);
+absl::StatusOr<ReducedReport> AssembleShares(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                             const ReduceOptions& reduce, std::vector<ReducedRank> ranks);
+
 }  // namespace overlapscope::engine

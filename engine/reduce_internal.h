@@ -63,3 +63,12 @@ absl::StatusOr<GatheredCollectives> GatherCollectives(const std::vector<const Co
                                                       const model::ClockShiftFn& shift);
 
 }  // namespace overlapscope::engine::reduce
+
+namespace overlapscope::engine::reduce {
+
+// A RankPart as bytes and back (reduce_serial.cc): the MPI gather sends these to rank 0.
+// Deserialize fails (InvalidArgument naming `source`) on bytes of another version or damaged.
+std::string SerializePart(const RankPart& p);
+absl::StatusOr<RankPart> DeserializePart(const std::string& bytes, const std::string& source);
+
+}  // namespace overlapscope::engine::reduce
