@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   }
   if (s.ranks < 1 || s.tiles < 1 || s.jitter_ns < 0) return Usage();
   if (bytes_per_rank > 0) {
-    auto t = overlapscope::bench::TilesForBytes(s.template_path, bytes_per_rank);
+    auto t = overlapscope::bench::TilesForBytes(s, bytes_per_rank);
     if (!t.ok()) {
       std::fprintf(stderr, "gen_multirank_job: %s\n", std::string(t.status().message()).c_str());
       return 2;

@@ -12,6 +12,10 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+// Placeholders of the arrays RenderJson writes element by element (Splice).
+constexpr char kRanksToken[] = "@@overlapscope:ranks@@";
+constexpr char kInstancesToken[] = "@@overlapscope:instances@@";
+
 ojson Figures(const OverlapFigures& s) {
   ojson j;
   j["comm_ns"] = s.comm_ns;
@@ -332,9 +336,7 @@ ojson CrossRankJson(const CrossRank& x) {
                    {"algbw_gbps", JsonOpt(ci.algbw_gbps)},
                    {"busbw_gbps", JsonOpt(ci.busbw_gbps)}});
   xr["top_skew"] = top;
-  ojson all = ojson::array();
-  for (const Instance& ci : x.instances) all.push_back(InstanceJson(ci));
-  xr["instances"] = all;
+  xr["instances"] = kInstancesToken;  // spliced in by RenderJson, one instance at a time
   return xr;
 }
 
@@ -364,6 +366,44 @@ ojson ClockJson(const ClockAlignment& a) {
 }
 
 }  // namespace
+
+// Appends the JSON array of n elements, at the nesting of a member whose line is indented by
+// `indent` spaces, exactly as nlohmann's dump(2) writes it inside the whole document; element(i)
+// is built and dumped one at a time, so the document's tree never holds every rank at once
+// (a tree costs several times the text: ~6x at 256 ranks).
+template <typename F>
+void AppendArray(size_t indent, size_t n, F element, std::string* out) {
+  if (n == 0) {
+    *out += "[]";
+    return;
+  }
+  const std::string pad(indent + 2, ' ');
+  *out += "[\n";
+  for (size_t i = 0; i < n; ++i) {
+    const std::string d = element(i).dump(2, ' ', false, ojson::error_handler_t::replace);
+    *out += pad;
+    for (char c : d) {
+      *out += c;
+      if (c == '\n') *out += pad;  // raw newlines only separate lines (in strings they are escaped)
+    }
+    *out += i + 1 < n ? ",\n" : "\n";
+  }
+  *out += std::string(indent, ' ') + "]";
+}
+
+// Replaces the member `"key": "TOKEN"` of the dumped skeleton (searched from *from) by the array.
+template <typename F>
+void Splice(const std::string& skeleton, const std::string& key, const char* token, size_t n, F element, size_t* from,
+            std::string* out) {
+  const std::string member = "\"" + key + "\": \"" + token + "\"";
+  const size_t at = skeleton.find(member, *from);
+  if (at == std::string::npos) return;  // not in the skeleton (cannot happen): nothing spliced
+  const size_t line = skeleton.rfind('\n', at) + 1;
+  out->append(skeleton, *from, at - *from);
+  *out += "\"" + key + "\": ";
+  AppendArray(at - line, n, element, out);
+  *from = at + member.size();
+}
 
 std::string RenderJson(const Report& r) {
   ojson j;
@@ -411,12 +451,22 @@ std::string RenderJson(const Report& r) {
                    {"per_iteration", per}});
   }
   j["top_kernels"] = top;
-  ojson ranks = ojson::array();
-  for (const RankReport& rk : r.ranks) ranks.push_back(RankJson(rk));
-  j["ranks"] = ranks;
+  j["ranks"] = kRanksToken;  // spliced in below, one rank at a time
   j["collectives_across_ranks"] = CrossRankJson(r.collectives_across_ranks);
   AppendPathsJson(r, &j);  // METRICS §8-9 (render_json_paths.cc)
-  return j.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+  const std::string skeleton = j.dump(2, ' ', false, ojson::error_handler_t::replace);
+  j = ojson();
+  std::string out;
+  size_t from = 0;
+  Splice(
+      skeleton, "ranks", kRanksToken, r.ranks.size(), [&](size_t i) { return RankJson(r.ranks[i]); }, &from, &out);
+  const std::vector<Instance>& inst = r.collectives_across_ranks.instances;
+  Splice(
+      skeleton, "instances", kInstancesToken, inst.size(), [&](size_t i) { return InstanceJson(inst[i]); }, &from,
+      &out);
+  out.append(skeleton, from, std::string::npos);
+  out += '\n';
+  return out;
 }
 
 }  // namespace overlapscope::report

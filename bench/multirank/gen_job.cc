@@ -185,6 +185,27 @@ std::string Header(const Template& t, const JobSpec& s, int rank) {
   return d + (d.size() > 1 ? "," : "") + "\"traceEvents\":[\n";
 }
 
+// Appends tile k of `rank` (its events, each preceded by ",\n" unless *first).
+void AppendTile(const Template& t, const JobSpec& s, int64_t period, int rank, int64_t k, bool* first, std::string& o) {
+  const int64_t off = OffsetNs(s, period, rank, k);
+  for (const EventTemplate& e : t.events) {
+    if (!e.every_tile && k > 0) continue;
+    if (!*first) o += ",\n";
+    *first = false;
+    for (size_t i = 0; i < e.slots.size(); ++i) {
+      o += e.pieces[i];
+      const int64_t b = e.base[i];
+      switch (e.slots[i]) {
+        case kTs: AppendTs(o, b + off); break;
+        case kId: o += std::to_string(b + k * t.id_stride); break;
+        case kStep: o += std::to_string(b + k * t.step_stride); break;
+        case kSeq: o += std::to_string(b + k * t.collectives); break;
+      }
+    }
+    o += e.pieces.back();
+  }
+}
+
 absl::StatusOr<int64_t> WriteRank(const Template& t, const JobSpec& s, int64_t period, int rank) {
   const std::string path = absl::StrCat(s.out_dir, "/rank", rank, ".json");
   std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -193,26 +214,10 @@ absl::StatusOr<int64_t> WriteRank(const Template& t, const JobSpec& s, int64_t p
   int64_t bytes = 0;
   bool first = true;
   for (int64_t k = 0; k < s.tiles; ++k) {
-    const int64_t off = OffsetNs(s, period, rank, k);
-    for (const EventTemplate& e : t.events) {
-      if (!e.every_tile && k > 0) continue;
-      if (!first) o += ",\n";
-      first = false;
-      for (size_t i = 0; i < e.slots.size(); ++i) {
-        o += e.pieces[i];
-        const int64_t b = e.base[i];
-        switch (e.slots[i]) {
-          case kTs: AppendTs(o, b + off); break;
-          case kId: o += std::to_string(b + k * t.id_stride); break;
-          case kStep: o += std::to_string(b + k * t.step_stride); break;
-          case kSeq: o += std::to_string(b + k * t.collectives); break;
-        }
-      }
-      o += e.pieces.back();
-      if (o.size() > (1 << 20)) {
-        bytes += static_cast<int64_t>(std::fwrite(o.data(), 1, o.size(), f));
-        o.clear();
-      }
+    AppendTile(t, s, period, rank, k, &first, o);
+    if (o.size() > (1 << 20)) {
+      bytes += static_cast<int64_t>(std::fwrite(o.data(), 1, o.size(), f));
+      o.clear();
     }
   }
   o += "\n]}\n";
@@ -234,11 +239,17 @@ int64_t OffsetNs(const JobSpec& s, int64_t period_ns, int rank, int64_t tile) {
   return tile * period_ns + jitter + (rank == s.straggler ? s.straggler_delay_ns : 0);
 }
 
-absl::StatusOr<int64_t> TilesForBytes(const std::string& template_path, int64_t bytes_per_rank) {
-  std::error_code ec;
-  const auto size = static_cast<int64_t>(std::filesystem::file_size(template_path, ec));
-  if (ec || size <= 0) return absl::NotFoundError(absl::StrCat(template_path, ": cannot read its size"));
-  return std::max<int64_t>(1, (bytes_per_rank + size - 1) / size);
+absl::StatusOr<int64_t> TilesForBytes(const JobSpec& spec, int64_t bytes_per_rank) {
+  absl::StatusOr<Template> t = Load(spec.template_path, spec.ranks);
+  if (!t.ok()) return t.status();
+  // A second tile's bytes (the first carries the metadata written once).
+  std::string o;
+  bool first = true;
+  AppendTile(*t, spec, Period(*t, spec), 0, 0, &first, o);
+  const size_t one = o.size();
+  AppendTile(*t, spec, Period(*t, spec), 0, 1, &first, o);
+  const auto tile = static_cast<int64_t>(o.size() - one);
+  return std::max<int64_t>(1, (bytes_per_rank - static_cast<int64_t>(one)) / std::max<int64_t>(1, tile) + 1);
 }
 
 absl::StatusOr<JobInfo> WriteJob(const JobSpec& s) {

@@ -44,8 +44,8 @@ struct JobInfo {
 // The shift of tile k of rank r (the jitter is a hash of seed, r and k).
 int64_t OffsetNs(const JobSpec& spec, int64_t period_ns, int rank, int64_t tile);
 
-// Tiles needed for about `bytes_per_rank` bytes per rank file.
-absl::StatusOr<int64_t> TilesForBytes(const std::string& template_path, int64_t bytes_per_rank);
+// Tiles needed for about `bytes_per_rank` bytes per rank file of `spec` (its template and ranks).
+absl::StatusOr<int64_t> TilesForBytes(const JobSpec& spec, int64_t bytes_per_rank);
 
 absl::StatusOr<JobInfo> WriteJob(const JobSpec& spec);
 
