@@ -67,6 +67,8 @@ const CommandSpec kSpec{
     "Gate metrics are the keys of each rank's \"summary\" in the JSON report. A metric that is absent for a\n"
     "rank (overlap_ratio without communication) fails its gate and says so.\n"
     "Data-loss warnings of the import (records that were not understood) come first in every output.\n"
+    "Under mpirun/srun with several processes the rank files are spread over them (as --per-rank; process 0\n"
+    "prints the report; needs a build with MPI).\n"
     "exit codes: 0 ok, 2 a trace or rules file cannot be read (with --strict: or part of a trace), 3 a\n"
     "--require gate failed, 64 bad command line"};
 

@@ -6,7 +6,7 @@ set -euo pipefail
 # clang, libclang-rt-14-dev (libFuzzer, sanitizer runtimes) and clang-format: tools/sanitize.sh,
 # tools/fuzz.sh and tools/check_format.sh.
 pkgs=(cmake ninja-build g++ libabsl-dev nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev
-      libbenchmark-dev python3 python3-pytest python3-pandas libopenmpi-dev libre2-dev clang
+      libbenchmark-dev python3 python3-pytest python3-pandas libopenmpi-dev libre2-dev libdeflate-dev clang
       libclang-rt-14-dev clang-format)
 missing=()
 for p in "${pkgs[@]}"; do
