@@ -209,7 +209,7 @@ report::Report Assemble(std::vector<std::optional<RankPart>>& parts, const reduc
     parts[i].reset();
   }
   report::Report rep = report::Assemble(std::move(header), report::MergePartials(partials), std::move(ranks),
-                                        report::BuildCrossRank(g.trace, cross, top_n));
+                                        report::BuildCrossRank(g.trace, cross, g.exposed, top_n));
   for (report::RankReport& rk : rep.ranks)
     for (report::Finding& f : rk.findings.items) {
       f.message = UnmarkTimes(f.message, rep.time_span.start_ns);

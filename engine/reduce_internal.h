@@ -22,6 +22,7 @@ struct CompactCollective {
   model::Collective c;  // process/device/stream: indexes into CompactRank's vectors
   std::string op, communicator, dtype, algorithm, protocol, reduce_op;
   analyze::CollectiveArrival arrival;
+  int64_t exposed_ns = -1;  // own time minus the hidden part (report::ExposedByCollective); -1 unknown
 };
 struct CompactRank {
   model::Process process;  // string ids unused: the strings below
@@ -57,6 +58,7 @@ absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::Anal
 struct GatheredCollectives {
   model::Trace trace;
   std::vector<analyze::CollectiveArrival> arrivals;
+  std::vector<int64_t> exposed;  // parallel too
 };
 absl::StatusOr<GatheredCollectives> GatherCollectives(const std::vector<const CompactRank*>& ranks,
                                                       const std::string& base_clock_note,

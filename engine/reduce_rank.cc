@@ -18,7 +18,7 @@ std::string Str(const model::Trace& t, model::StringId id) {
 }
 
 // The rank's process (its trace has exactly one: one file), devices, streams and collectives.
-CompactRank Compact(const model::Trace& t) {
+CompactRank Compact(const model::Trace& t, const analyze::AnalysisResult& res) {
   CompactRank r;
   if (!t.processes().empty()) {
     r.process = t.processes().front();
@@ -29,11 +29,13 @@ CompactRank Compact(const model::Trace& t) {
   for (const model::Device& d : t.devices()) r.devices.push_back({d.ordinal, Str(t, d.name)});
   for (const model::Stream& s : t.streams()) r.streams.push_back({s.device, s.native_id, Str(t, s.name)});
   const std::vector<analyze::CollectiveArrival> arrivals = analyze::CollectiveArrivals(t);
+  const std::vector<int64_t> exposed = report::ExposedByCollective(t, res.overlap);
   r.collectives.reserve(t.collectives().size());
   for (size_t i = 0; i < t.collectives().size(); ++i) {
     const model::Collective& c = t.collectives()[i];
     r.collectives.push_back({c, Str(t, c.op), Str(t, c.communicator), Str(t, c.dtype), Str(t, c.algorithm),
-                             Str(t, c.protocol), Str(t, c.reduce_op), arrivals[i]});
+                             Str(t, c.protocol), Str(t, c.reduce_op), arrivals[i],
+                             i < exposed.size() ? exposed[i] : -1});
   }
   return r;
 }
@@ -62,7 +64,7 @@ absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::Anal
     part.rank = report::BuildRankReport(t, r, s, analyze::CrossRankResult{}, top_n);
   part.partial = report::BuildGlobalPartial(t, r);
   part.concurrency = report::BuildStreamConcurrency(t, r.concurrency);
-  part.compact = Compact(t);
+  part.compact = Compact(t, r);
   return part;
 }
 
@@ -116,6 +118,7 @@ absl::StatusOr<GatheredCollectives> GatherCollectives(const std::vector<const Co
     c.reduce_op = b.Intern(x.c->reduce_op);
     b.data().collectives.push_back(c);
     g.arrivals.push_back(x.c->arrival);
+    g.exposed.push_back(x.c->exposed_ns);
   }
   b.data().clock_note = base_clock_note;
   model::FinalizeOptions finalize;

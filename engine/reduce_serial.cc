@@ -15,7 +15,7 @@ namespace overlapscope::engine::reduce {
 namespace {
 
 using json = nlohmann::json;
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: collectives' exposed_ns
 
 json PartialJson(const report::GlobalPartial& p) {
   json j;
@@ -72,7 +72,8 @@ json CollectiveJson(const CompactCollective& x) {
           c.root_or_peer,
           {x.op, x.communicator, x.dtype, x.algorithm, x.protocol, x.reduce_op},
           x.arrival.arrival_ns,
-          static_cast<int>(x.arrival.source)};
+          static_cast<int>(x.arrival.source),
+          x.exposed_ns};
 }
 
 CompactCollective CollectiveOf(const json& j) {
@@ -85,6 +86,7 @@ CompactCollective CollectiveOf(const json& j) {
   x.op = s[0], x.communicator = s[1], x.dtype = s[2], x.algorithm = s[3], x.protocol = s[4], x.reduce_op = s[5];
   x.arrival.arrival_ns = j[16];
   x.arrival.source = static_cast<analyze::ArrivalSource>(j[17].get<int>());
+  x.exposed_ns = j[18];
   return x;
 }
 

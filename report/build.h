@@ -67,6 +67,11 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
 // each instance's ranks[].exposed_ns is its collective's own time minus the hidden part there.
 CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x,
                          const std::vector<analyze::DeviceOverlap>& overlap, int64_t top_n);
+// The same from each collective's exposed time (parallel to t.collectives(), -1: unknown): the
+// per-rank reduction computes it on each rank's own trace (ExposedByCollective there).
+CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x, const std::vector<int64_t>& exposed,
+                         int64_t top_n);
+std::vector<int64_t> ExposedByCollective(const model::Trace& t, const std::vector<analyze::DeviceOverlap>& overlap);
 // METRICS §8, §9 (build_paths.cc): job-wide sections, like collectives_across_ranks.
 CriticalPath BuildCriticalPath(const model::Trace& t, const analyze::CriticalPathResult& cp);
 StragglerCauses BuildStragglerCauses(const model::Trace& t, const analyze::StragglerResult& st,

@@ -56,6 +56,8 @@ void PluginFields(const model::Trace& t, const analyze::CollectiveInstance& ci, 
 
 // Exposed time (own − hidden) of each collective record, by CollectiveId; -1 when the overlap
 // analysis has none (a collective without GPU activity).
+}  // namespace
+
 std::vector<int64_t> ExposedByCollective(const model::Trace& t, const std::vector<analyze::DeviceOverlap>& overlap) {
   std::vector<int64_t> v(t.collectives().size(), -1);
   for (const analyze::DeviceOverlap& o : overlap)
@@ -63,6 +65,8 @@ std::vector<int64_t> ExposedByCollective(const model::Trace& t, const std::vecto
       if (InRange(v, c.collective)) v[c.collective] = std::max<int64_t>(v[c.collective], 0) + c.own_ns - c.hidden_ns;
   return v;
 }
+
+namespace {
 
 report::Instance InstanceOf(const model::Trace& t, const analyze::CrossRankResult& x,
                             const analyze::CollectiveInstance& ci, const std::vector<int64_t>& exposed, int64_t index) {
@@ -119,6 +123,11 @@ report::Instance InstanceOf(const model::Trace& t, const analyze::CrossRankResul
 
 CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x,
                          const std::vector<analyze::DeviceOverlap>& overlap, int64_t top_n) {
+  return BuildCrossRank(t, x, ExposedByCollective(t, overlap), top_n);
+}
+
+CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x, const std::vector<int64_t>& exposed,
+                         int64_t top_n) {
   CrossRank xr;
   xr.matched_instances = static_cast<int64_t>(x.instances.size());
   xr.matched_by = x.matched_by_sequence                                            ? "sequence"
@@ -153,7 +162,6 @@ CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& 
                            ci.last_rank, LastLabel(x, ci.last), ci.bus_time_ns, ci.size_bytes, ci.algbw_gbps,
                            ci.busbw_gbps});
   }
-  const std::vector<int64_t> exposed = ExposedByCollective(t, overlap);
   for (size_t k = 0; k < x.instances.size(); ++k)
     xr.instances.push_back(InstanceOf(t, x, x.instances[k], exposed, static_cast<int64_t>(k + 1)));
   return xr;
