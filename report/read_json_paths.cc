@@ -168,7 +168,7 @@ void ReadPaths(const Node& doc, Report* r) {
   r->critical_path = ReadCriticalPath(doc.At("critical_path"));
   r->straggler_causes = ReadStragglers(doc.At("straggler_causes"));
   r->stream_concurrency = ReadConcurrency(doc.At("stream_concurrency"));
-  if (doc.Has("critical_path") && doc.At("critical_path").Has("skipped"))  // 1.7; absent: computed
+  if (doc.Has("critical_path") && doc.At("critical_path").Has("skipped"))  // 1.8; absent: computed
     r->paths_skipped = doc.At("critical_path").At("skipped").OptStr();
 }
 

@@ -175,7 +175,7 @@ ojson StreamConcurrencyJson(const StreamConcurrency& c) {
 void AppendPathsJson(const Report& r, nlohmann::ordered_json* doc) {
   (*doc)["critical_path"] = CriticalPathJson(r.critical_path);
   (*doc)["straggler_causes"] = StragglerCausesJson(r.straggler_causes);
-  if (r.paths_skipped) {  // 1.7: not computed, and why (the figures above are then empty)
+  if (r.paths_skipped) {  // 1.8: not computed, and why (the figures above are then empty)
     (*doc)["critical_path"]["skipped"] = *r.paths_skipped;
     (*doc)["straggler_causes"]["skipped"] = *r.paths_skipped;
   }
