@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,9 @@ namespace overlapscope::cli {
 struct MpiWorld {
   int rank = 0, size = 1;
   // Every process calls it once with its reduced ranks or its error; process 0 gets every
-  // process's ranks (an error of any process: the first, by process), the others an empty list.
-  std::function<absl::StatusOr<std::vector<engine::ReducedRank>>(absl::StatusOr<std::vector<engine::ReducedRank>>)>
+  // process's ranks (an error of any process: the first, by process), the others an empty store.
+  std::function<absl::StatusOr<std::shared_ptr<engine::ReducedRanks>>(
+      absl::StatusOr<std::shared_ptr<engine::ReducedRanks>>)>
       gather;
 };
 extern MpiWorld* g_mpi_world;

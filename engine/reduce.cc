@@ -49,8 +49,14 @@ analyze::ClockAlignMode ModeOf(ClockAlign m) {
 class Pool {
  public:
   Pool(const std::vector<std::string>& files, const analyze::AnalyzeOptions& a, int64_t top_n, const ReduceOptions& o,
-       ReduceStats* stats)
-      : files_(files), a_(a), top_n_(top_n), o_(o), stats_(stats), start_(std::chrono::steady_clock::now()) {}
+       ReduceStats* stats, ReducedRanks* store)
+      : files_(files),
+        a_(a),
+        top_n_(top_n),
+        o_(o),
+        stats_(stats),
+        store_(store),
+        start_(std::chrono::steady_clock::now()) {}
 
   absl::Status Run(const std::vector<size_t>& which, const std::vector<int64_t>& shift,
                    std::vector<std::optional<RankPart>>* parts) {
@@ -125,6 +131,10 @@ class Pool {
     try {  // no exception leaves the engine
       ASSIGN_OR_RETURN(RankPart p, reduce::ReduceRank(files_[i], a_, top_n_, (*shift_)[i], o_.jobs > 1 ? 1 : 0));
       p.file_bytes = FileBytes(files_[i]);
+      // Serialized from now until rendered: what stays in memory is the rank's summary, its
+      // global partial and its collective record.
+      RETURN_IF_ERROR(store_->Put(static_cast<int64_t>(i), reduce::SerializePart(p)));
+      reduce::TrimRank(&p.rank);
       return p;
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(absl::StrCat(files_[i], ": out of memory while reducing this rank"));
@@ -138,6 +148,7 @@ class Pool {
   const int64_t top_n_;
   const ReduceOptions& o_;
   ReduceStats* stats_;
+  ReducedRanks* store_;
   const std::chrono::steady_clock::time_point start_;
   std::vector<int64_t> estimates_;
   std::vector<size_t> queue_;
@@ -150,27 +161,6 @@ class Pool {
   bool failed_ = false;
 };
 
-// Findings' time markers (AnalyzeOptions::mark_message_times) -> "+X ms" after `origin_ns`, as
-// findings::FindingInputs::At writes it for the whole trace.
-std::string UnmarkTimes(const std::string& s, int64_t origin_ns) {
-  const char m = analyze::findings::kTimeMarker;
-  if (s.find(m) == std::string::npos) return s;
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const size_t a = s.find(m, i), b = a == std::string::npos ? a : s.find(m, a + 1);
-    if (b == std::string::npos) {
-      out.append(s, i, std::string::npos);
-      break;
-    }
-    out.append(s, i, a - i);
-    const int64_t ns = std::strtoll(s.substr(a + 1, b - a - 1).c_str(), nullptr, 10);
-    out += absl::StrFormat("+%.3f ms", static_cast<double>(ns - origin_ns) / 1e6);
-    i = b + 1;
-  }
-  return out;
-}
-
 absl::StatusOr<reduce::GatheredCollectives> Gather(const std::vector<std::optional<RankPart>>& parts,
                                                    const model::ClockShiftFn& shift) {
   std::vector<const reduce::CompactRank*> ranks;
@@ -178,10 +168,13 @@ absl::StatusOr<reduce::GatheredCollectives> Gather(const std::vector<std::option
   return reduce::GatherCollectives(ranks, parts.front()->header.clock_note, shift);
 }
 
-report::Report Assemble(std::vector<std::optional<RankPart>>& parts, const reduce::GatheredCollectives& g,
-                        const analyze::ClockAlignment& alignment, const std::string& clock_note,
-                        const std::vector<std::string>& inputs, int64_t top_n) {
-  const analyze::CrossRankResult cross = analyze::AnalyzeCrossRank(g.trace, &g.arrivals);
+// The head of the report (every section, the ranks reduced to their summaries, no instances:
+// PerRankReport renders those from the store and the gathered records) into *st.
+void Assemble(std::vector<std::optional<RankPart>>& parts, reduce::GatheredCollectives g,
+              const analyze::ClockAlignment& alignment, const std::string& clock_note,
+              const std::vector<std::string>& inputs, int64_t top_n, PerRankReport::State* st) {
+  st->cross = analyze::AnalyzeCrossRank(g.trace, &g.arrivals);
+  const analyze::CrossRankResult& cross = st->cross;
   report::Report header = parts.front()->header;
   header.inputs = inputs;
   header.warnings.clear();
@@ -208,19 +201,15 @@ report::Report Assemble(std::vector<std::optional<RankPart>>& parts, const reduc
     for (report::DeviceConcurrency& d : p.concurrency.devices) conc.devices.push_back(std::move(d));
     parts[i].reset();
   }
-  report::Report rep = report::Assemble(std::move(header), report::MergePartials(partials), std::move(ranks),
-                                        report::BuildCrossRank(g.trace, cross, g.exposed, top_n));
-  for (report::RankReport& rk : rep.ranks)
-    for (report::Finding& f : rk.findings.items) {
-      f.message = UnmarkTimes(f.message, rep.time_span.start_ns);
-      f.advice = UnmarkTimes(f.advice, rep.time_span.start_ns);
-    }
+  st->head = report::Assemble(std::move(header), report::MergePartials(partials), std::move(ranks),
+                              report::BuildCrossRank(g.trace, cross, g.exposed, top_n, /*instances=*/false));
+  report::Report& rep = st->head;
   // Not computed: the same empty sections as the whole-model path with critical_path off.
   rep.critical_path = report::BuildCriticalPath(g.trace, analyze::CriticalPathResult{});
   rep.straggler_causes = report::BuildStragglerCauses(g.trace, analyze::StragglerResult{}, cross);
   rep.stream_concurrency = std::move(conc);
   rep.paths_skipped = std::string(kPathsOff);
-  return rep;
+  st->gathered = std::move(g);
 }
 
 // What every step of a reduction shares: the files, the analysis options, the normalized
@@ -230,7 +219,7 @@ struct Prepared {
   analyze::AnalyzeOptions a;
   int64_t top_n = 10;
   ReduceOptions o;
-  ReducedReport out;
+  std::shared_ptr<PerRankReport::State> st = std::make_shared<PerRankReport::State>();
   bool whole = false;  // one file: the whole-model path
 };
 
@@ -244,7 +233,8 @@ absl::StatusOr<Prepared> Prepare(const std::vector<std::string>& inputs, const A
   Prepared p;
   p.files = std::move(in.files);
   p.o = o;
-  ReduceStats& st = p.out.stats;
+  ReduceStats& st = p.st->stats;
+  p.st->files = p.files;
   st.ranks = static_cast<int64_t>(p.files.size());
   st.jobs = o.jobs;
   st.memory_budget_bytes = o.memory_budget_bytes;
@@ -260,19 +250,20 @@ absl::StatusOr<Prepared> Prepare(const std::vector<std::string>& inputs, const A
   return p;
 }
 
-absl::StatusOr<ReducedReport> WholePath(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+absl::StatusOr<PerRankReport> WholePath(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
                                         Prepared& p) {
   LoadOptions lo;
   lo.align_clocks = p.o.align_clocks;
   ASSIGN_OR_RETURN(Session s, Load(inputs, lo));
   ASSIGN_OR_RETURN(Analysis a, Analyze(s, options));
-  p.out.report = a.report();
-  return std::move(p.out);
+  p.st->head = a.report();
+  p.st->whole = true;
+  return PerRankReport(p.st);
 }
 
 // Clock alignment from the gathered records, as Load aligns the whole trace; the ranks of a
 // shifted host are reduced again here; then the report.
-absl::StatusOr<ReducedReport> Finish(const std::vector<std::string>& inputs, Prepared& p,
+absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Prepared& p,
                                      std::vector<std::optional<RankPart>>& parts) {
   analyze::ClockAlignment alignment;
   ASSIGN_OR_RETURN(reduce::GatheredCollectives g,
@@ -287,23 +278,25 @@ absl::StatusOr<ReducedReport> Finish(const std::vector<std::string>& inputs, Pre
           shift[q] = h.offset_ns;
           again.push_back(static_cast<size_t>(q));
         }
-    p.out.stats.reduced_again = static_cast<int64_t>(again.size());
-    Pool pool(p.files, p.a, p.top_n, p.o, &p.out.stats);
+    p.st->stats.reduced_again = static_cast<int64_t>(again.size());
+    Pool pool(p.files, p.a, p.top_n, p.o, &p.st->stats, p.st->ranks.get());
     RETURN_IF_ERROR(pool.Run(again, shift, &parts));
     ASSIGN_OR_RETURN(g, Gather(parts, nullptr));
   }
-  p.out.report = Assemble(parts, g, alignment, clock_note, inputs, p.top_n);
-  return std::move(p.out);
+  for (auto& part : parts) part->compact = {};  // gathered
+  Assemble(parts, std::move(g), alignment, clock_note, inputs, p.top_n, p.st.get());
+  return PerRankReport(p.st);
 }
 
-absl::StatusOr<ReducedReport> Reduce(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+absl::StatusOr<PerRankReport> Reduce(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
                                      const ReduceOptions& o) {
   ASSIGN_OR_RETURN(Prepared p, Prepare(inputs, options, o));
   if (p.whole) return WholePath(inputs, options, p);
+  ASSIGN_OR_RETURN(p.st->ranks, ReducedRanks::Create());
   std::vector<std::optional<RankPart>> parts(p.files.size());
   std::vector<size_t> all(p.files.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  Pool pool(p.files, p.a, p.top_n, p.o, &p.out.stats);
+  Pool pool(p.files, p.a, p.top_n, p.o, &p.st->stats, p.st->ranks.get());
   RETURN_IF_ERROR(pool.Run(all, std::vector<int64_t>(p.files.size(), 0), &parts));
   return Finish(inputs, p, parts);
 }
@@ -343,43 +336,41 @@ int64_t EstimatedRankBytes(const std::string& path) {
   return static_cast<int64_t>(static_cast<double>(json) * kPeakPerJsonByte);
 }
 
-absl::StatusOr<std::vector<ReducedRank>> ReduceShare(const std::vector<std::string>& inputs,
-                                                     const AnalyzeOptions& options, const ReduceOptions& reduce,
-                                                     int part, int parts) {
+absl::StatusOr<std::shared_ptr<ReducedRanks>> ReduceShare(const std::vector<std::string>& inputs,
+                                                          const AnalyzeOptions& options, const ReduceOptions& reduce,
+                                                          int part, int parts) {
   try {
     if (parts < 1 || part < 0 || part >= parts) return absl::InvalidArgumentError("bad partition");
     ASSIGN_OR_RETURN(Prepared p, Prepare(inputs, options, reduce));
-    std::vector<ReducedRank> out;
+    ASSIGN_OR_RETURN(std::shared_ptr<ReducedRanks> out, ReducedRanks::Create());
     if (p.whole) return out;  // one file: AssembleShares analyzes it whole
     const std::vector<size_t> mine = ShareOf(p.files, part, parts);
-    std::vector<std::optional<RankPart>> done(p.files.size());
-    Pool pool(p.files, p.a, p.top_n, p.o, &p.out.stats);
+    std::vector<std::optional<RankPart>> done(p.files.size());  // trimmed: summaries, partials, records
+    Pool pool(p.files, p.a, p.top_n, p.o, &p.st->stats, out.get());
     RETURN_IF_ERROR(pool.Run(mine, std::vector<int64_t>(p.files.size(), 0), &done));
-    for (size_t i : mine) {
-      out.push_back({static_cast<int64_t>(i), reduce::SerializePart(*done[i])});
-      done[i].reset();
-    }
     return out;
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("reducing the ranks failed: ", e.what()));
   }
 }
 
-absl::StatusOr<ReducedReport> AssembleShares(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
-                                             const ReduceOptions& reduce, std::vector<ReducedRank> ranks) {
+absl::StatusOr<PerRankReport> AssembleShares(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                             const ReduceOptions& reduce, std::shared_ptr<ReducedRanks> ranks) {
   try {
     ASSIGN_OR_RETURN(Prepared p, Prepare(inputs, options, reduce));
     if (p.whole) return WholePath(inputs, options, p);
     std::vector<std::optional<RankPart>> parts(p.files.size());
-    for (ReducedRank& r : ranks) {
-      if (r.file < 0 || static_cast<size_t>(r.file) >= parts.size() || parts[r.file])
-        return absl::InvalidArgumentError(absl::StrCat("reduced rank of file ", r.file, " out of range or twice"));
-      ASSIGN_OR_RETURN(RankPart part, reduce::DeserializePart(r.bytes, p.files[r.file]));
-      r.bytes.clear();
-      parts[r.file] = std::move(part);
+    for (int64_t f : ranks->files()) {  // one at a time: each kept trimmed, its bytes stay in the file
+      if (f < 0 || static_cast<size_t>(f) >= parts.size())
+        return absl::InvalidArgumentError(absl::StrCat("reduced rank of file ", f, " out of range"));
+      ASSIGN_OR_RETURN(std::string bytes, ranks->Get(f));
+      ASSIGN_OR_RETURN(RankPart part, reduce::DeserializePart(bytes, p.files[f]));
+      reduce::TrimRank(&part.rank);
+      parts[f] = std::move(part);
     }
     for (size_t i = 0; i < parts.size(); ++i)
       if (!parts[i]) return absl::InvalidArgumentError(absl::StrCat(p.files[i], ": no process reduced this rank"));
+    p.st->ranks = std::move(ranks);
     return Finish(inputs, p, parts);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of memory while assembling the ranks");
@@ -388,8 +379,8 @@ absl::StatusOr<ReducedReport> AssembleShares(const std::vector<std::string>& inp
   }
 }
 
-absl::StatusOr<ReducedReport> AnalyzePerRank(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
-                                             const ReduceOptions& reduce) {
+absl::StatusOr<PerRankReport> ReducePerRank(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                            const ReduceOptions& reduce) {
   try {
     return Reduce(inputs, options, reduce);
   } catch (const std::bad_alloc&) {
@@ -397,6 +388,13 @@ absl::StatusOr<ReducedReport> AnalyzePerRank(const std::vector<std::string>& inp
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("reducing the ranks failed: ", e.what()));
   }
+}
+
+absl::StatusOr<ReducedReport> AnalyzePerRank(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                             const ReduceOptions& reduce) {
+  ASSIGN_OR_RETURN(PerRankReport r, ReducePerRank(inputs, options, reduce));
+  ASSIGN_OR_RETURN(report::Report whole, r.Materialize());
+  return ReducedReport{std::move(whole), r.stats()};
 }
 
 }  // namespace overlapscope::engine

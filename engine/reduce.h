@@ -23,13 +23,19 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "engine/analysis.h"
 #include "engine/session.h"
+#include "report/render.h"
 #include "report/report.h"
 
 namespace overlapscope::engine {
@@ -68,21 +74,76 @@ struct ReducedReport {
   ReduceStats stats;
 };
 
+// Reduced ranks (each a versioned byte string, engine/reduce_serial.cc) kept in an unlinked
+// temporary file under $TMPDIR (else /tmp) from the moment a rank is reduced until the report is
+// rendered, so that memory holds a few of them whatever the rank count. Thread-safe. Failure
+// modes: Internal naming the file and errno when it cannot be created, written or read;
+// NotFound for a rank never put.
+class ReducedRanks {
+ public:
+  static absl::StatusOr<std::shared_ptr<ReducedRanks>> Create();
+  ~ReducedRanks();
+  ReducedRanks(const ReducedRanks&) = delete;
+  ReducedRanks& operator=(const ReducedRanks&) = delete;
+  // `file`: index into the expanded inputs (directories expanded, sorted). A second Put of the
+  // same file replaces the first (a rank reduced again with a clock offset).
+  absl::Status Put(int64_t file, const std::string& bytes);
+  absl::StatusOr<std::string> Get(int64_t file) const;
+  std::vector<int64_t> files() const;  // those put, in the order first put
+  int64_t bytes() const;               // written to the file so far
+
+ private:
+  ReducedRanks(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  std::string path_;  // for messages (already unlinked)
+  mutable std::mutex mu_;
+  int64_t end_ = 0;
+  std::map<int64_t, std::pair<int64_t, int64_t>> where_;  // file -> (offset, size)
+  std::vector<int64_t> order_;
+};
+
+// The report of a per-rank reduction held part by part, so that rendering it takes memory
+// bounded whatever the rank count: the head (every section; each rank reduced to its label, ids
+// and summary, what the gates read; no collective instances) in memory, each rank's part read
+// back from ReducedRanks when it is rendered, each matched collective instance built from the
+// gathered collective records when it is rendered (report/render.h ReportView).
+class PerRankReport {
+ public:
+  struct State;  // engine/reduce_view.cc
+  explicit PerRankReport(std::shared_ptr<State> s) : s_(std::move(s)) {}
+  const report::Report& head() const;
+  report::ReportView view() const;  // valid while this object is
+  // The first failure of view() to produce a part (a reduced rank unreadable): what was rendered
+  // is then not the report. OK otherwise.
+  absl::Status status() const;
+  const ReduceStats& stats() const;
+  absl::StatusOr<report::Report> Materialize() const;  // the whole report in memory
+
+ private:
+  std::shared_ptr<State> s_;
+};
+
+// The report, streamed (what `analyze --per-rank` prints).
+absl::StatusOr<PerRankReport> ReducePerRank(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                            const ReduceOptions& reduce = {});
+// Renders `view` to `out` in pieces (report/render.h), the same bytes as RenderReport of the
+// whole report; Internal when writing fails (a full disk, a closed pipe) or the view failed.
+absl::Status WriteReport(const PerRankReport& report, ReportFormat format, const RenderOptions& options,
+                         std::FILE* out);
+
+// The whole report in memory (ReducePerRank, then Materialize).
 absl::StatusOr<ReducedReport> AnalyzePerRank(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
                                              const ReduceOptions& reduce = {});
 
-// Across processes (MPI, engine/reduce_mpi.h): process `part` of `parts` reduces its share of
-// the files (every parts-th by decreasing size) to bytes; one process gathers every share and
-// assembles the report, the same as AnalyzePerRank's. Ranks of a host the clock alignment shifts
-// are reduced again by the assembling process. All processes must see the same files.
-struct ReducedRank {
-  int64_t file = 0;   // index into the expanded inputs (directories expanded, sorted)
-  std::string bytes;  // the reduced rank (a versioned JSON)
-};
-absl::StatusOr<std::vector<ReducedRank>> ReduceShare(const std::vector<std::string>& inputs,
-                                                     const AnalyzeOptions& options, const ReduceOptions& reduce,
-                                                     int part, int parts);
-absl::StatusOr<ReducedReport> AssembleShares(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
-                                             const ReduceOptions& reduce, std::vector<ReducedRank> ranks);
+// Across processes (MPI, cli/analyze_mpi.h): process `part` of `parts` reduces its share of the
+// files (every parts-th by decreasing size) into a ReducedRanks; one process gathers every
+// share's ranks into one ReducedRanks and assembles the report, the same as ReducePerRank's.
+// Ranks of a host the clock alignment shifts are reduced again by the assembling process. All
+// processes must see the same files.
+absl::StatusOr<std::shared_ptr<ReducedRanks>> ReduceShare(const std::vector<std::string>& inputs,
+                                                          const AnalyzeOptions& options, const ReduceOptions& reduce,
+                                                          int part, int parts);
+absl::StatusOr<PerRankReport> AssembleShares(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
+                                             const ReduceOptions& reduce, std::shared_ptr<ReducedRanks> ranks);
 
 }  // namespace overlapscope::engine

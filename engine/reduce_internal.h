@@ -10,6 +10,8 @@
 #include "analyze/analysis.h"
 #include "analyze/clock_align.h"
 #include "analyze/collective_arrival.h"
+#include "analyze/cross_rank.h"
+#include "engine/reduce.h"
 #include "model/trace.h"
 #include "report/build.h"
 #include "report/report.h"
@@ -74,3 +76,24 @@ std::string SerializePart(const RankPart& p);
 absl::StatusOr<RankPart> DeserializePart(const std::string& bytes, const std::string& source);
 
 }  // namespace overlapscope::engine::reduce
+
+namespace overlapscope::engine {
+
+// What a PerRankReport holds (engine/reduce_view.cc renders it).
+struct PerRankReport::State {
+  report::Report head;  // ranks: label, ids, summary; no collective instances (unless `whole`)
+  bool whole = false;   // one input: head is the whole report
+  reduce::GatheredCollectives gathered;
+  analyze::CrossRankResult cross;
+  std::shared_ptr<ReducedRanks> ranks;
+  std::vector<std::string> files;
+  ReduceStats stats;
+  mutable absl::Status status;  // the first part view() could not produce
+};
+
+namespace reduce {
+// The rank reduced to what the head keeps of it (label, rank, pid, host, source, summary).
+void TrimRank(report::RankReport* r);
+}  // namespace reduce
+
+}  // namespace overlapscope::engine

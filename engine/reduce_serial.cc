@@ -1,7 +1,10 @@
-// A reduced rank (engine/reduce_internal.h RankPart) as bytes, for the MPI gather: the rank's
-// report part (its RankReport, import warnings and stream-concurrency devices) as the report's
-// own JSON (report/render.h; report/read_json.h reads it back, RenderJson(ReadReportJson(x)) ==
-// x), the global partial and the compact collective record as a small JSON of their own.
+// A reduced rank (engine/reduce_internal.h RankPart) as bytes, kept in ReducedRanks until the
+// report is rendered and sent by the MPI gather: a small JSON of the global partial and the
+// compact collective record (its length first), then the rank's report part (its RankReport,
+// import warnings and stream-concurrency devices) as the report's own JSON (report/render.h;
+// report/read_json.h reads it back, RenderJson(ReadReportJson(x)) == x).
+#include <cstdlib>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -15,7 +18,7 @@ namespace overlapscope::engine::reduce {
 namespace {
 
 using json = nlohmann::json;
-constexpr int kVersion = 2;  // 2: collectives' exposed_ns
+constexpr int kVersion = 3;  // 2: collectives' exposed_ns; 3: the report unescaped after the rest
 
 json PartialJson(const report::GlobalPartial& p) {
   json j;
@@ -121,19 +124,26 @@ std::string SerializePart(const RankPart& p) {
   r.stream_concurrency = p.concurrency;
   json j;
   j["version"] = kVersion;
-  j["report"] = report::RenderJson(r);
   j["partial"] = PartialJson(p.partial);
   j["compact"] = CompactJson(p.compact);
   j["file_bytes"] = p.file_bytes;
-  return j.dump();
+  const std::string meta = j.dump();
+  // "<meta bytes>\n<meta><report>": the report's JSON as it is, not escaped inside another string.
+  return absl::StrCat(meta.size(), "\n", meta, report::RenderJson(r));
 }
 
 absl::StatusOr<RankPart> DeserializePart(const std::string& bytes, const std::string& source) {
   try {
-    const json j = json::parse(bytes);
+    const size_t nl = bytes.find('\n');
+    const size_t meta =
+        nl == std::string::npos || nl > 20 ? std::string::npos : std::strtoull(bytes.c_str(), nullptr, 10);
+    if (meta == std::string::npos || meta > bytes.size() - nl - 1)
+      return absl::InvalidArgumentError(absl::StrCat(source, ": bad reduced rank: no length prefix"));
+    const json j = json::parse(std::string_view(bytes).substr(nl + 1, meta));
     if (j.at("version").get<int>() != kVersion)
       return absl::InvalidArgumentError(absl::StrCat(source, ": reduced rank of another version"));
-    ASSIGN_OR_RETURN(report::Report r, report::ReadReportJson(j.at("report").get<std::string>(), source, nullptr));
+    ASSIGN_OR_RETURN(report::Report r,
+                     report::ReadReportJson(std::string_view(bytes).substr(nl + 1 + meta), source, nullptr));
     if (r.ranks.size() != 1) return absl::InvalidArgumentError(absl::StrCat(source, ": expected one rank"));
     RankPart p;
     p.rank = std::move(r.ranks.front());

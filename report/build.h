@@ -69,8 +69,12 @@ CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& 
                          const std::vector<analyze::DeviceOverlap>& overlap, int64_t top_n);
 // The same from each collective's exposed time (parallel to t.collectives(), -1: unknown): the
 // per-rank reduction computes it on each rank's own trace (ExposedByCollective there).
+// With `instances` false, instances stays empty: BuildInstance builds them one at a time.
 CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x, const std::vector<int64_t>& exposed,
-                         int64_t top_n);
+                         int64_t top_n, bool instances = true);
+// collectives_across_ranks.instances[k] (index k + 1) of BuildCrossRank; k < x.instances.size().
+Instance BuildInstance(const model::Trace& t, const analyze::CrossRankResult& x, const std::vector<int64_t>& exposed,
+                       size_t k);
 std::vector<int64_t> ExposedByCollective(const model::Trace& t, const std::vector<analyze::DeviceOverlap>& overlap);
 // METRICS §8, §9 (build_paths.cc): job-wide sections, like collectives_across_ranks.
 CriticalPath BuildCriticalPath(const model::Trace& t, const analyze::CriticalPathResult& cp);

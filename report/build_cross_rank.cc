@@ -126,8 +126,13 @@ CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& 
   return BuildCrossRank(t, x, ExposedByCollective(t, overlap), top_n);
 }
 
+Instance BuildInstance(const model::Trace& t, const analyze::CrossRankResult& x, const std::vector<int64_t>& exposed,
+                       size_t k) {
+  return InstanceOf(t, x, x.instances[k], exposed, static_cast<int64_t>(k + 1));
+}
+
 CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x, const std::vector<int64_t>& exposed,
-                         int64_t top_n) {
+                         int64_t top_n, bool instances) {
   CrossRank xr;
   xr.matched_instances = static_cast<int64_t>(x.instances.size());
   xr.matched_by = x.matched_by_sequence                                            ? "sequence"
@@ -162,8 +167,7 @@ CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& 
                            ci.last_rank, LastLabel(x, ci.last), ci.bus_time_ns, ci.size_bytes, ci.algbw_gbps,
                            ci.busbw_gbps});
   }
-  for (size_t k = 0; k < x.instances.size(); ++k)
-    xr.instances.push_back(InstanceOf(t, x, x.instances[k], exposed, static_cast<int64_t>(k + 1)));
+  for (size_t k = 0; instances && k < x.instances.size(); ++k) xr.instances.push_back(BuildInstance(t, x, exposed, k));
   return xr;
 }
 

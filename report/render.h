@@ -11,7 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "report/report.h"
 
@@ -25,6 +27,32 @@ struct TextOptions {
 std::string RenderJson(const Report& r);  // ends with a newline
 std::string RenderText(const Report& r, const TextOptions& options = {});
 std::string RenderMarkdown(const Report& r, const TextOptions& options = {});
+
+// A report whose largest parts are produced one at a time while it is rendered (a many-rank
+// job's every rank and every collective instance with a row per rank would not fit in memory:
+// engine/reduce.h keeps them serialized and builds them on demand).
+//  - head: every section. head->ranks has one entry per rank with at least its label, rank,
+//    pid, host, source and summary (what the gates and the summary tables read); the rest of
+//    each rank is rank(i). head->collectives_across_ranks.instances is not read.
+//  - rank(i, scratch): the whole rank i, either a reference to one held elsewhere or *scratch
+//    filled; called in increasing i, possibly in several passes (Markdown: two).
+//  - instance(k, scratch): likewise collectives_across_ranks.instances[k], k < instance_count.
+//  - instance_rows: the number of rows of every instance together (sum of ranks.size()).
+// The renderers below write the same bytes as RenderJson/RenderText/RenderMarkdown of the whole
+// report, in pieces (`out` is called many times, with text in order); a source that cannot
+// produce a part returns an empty one and reports it its own way (the engine fails the run).
+struct ReportView {
+  const Report* head = nullptr;
+  std::function<const RankReport&(size_t i, RankReport* scratch)> rank;
+  size_t instance_count = 0;
+  std::function<const Instance&(size_t k, Instance* scratch)> instance;
+  int64_t instance_rows = 0;
+};
+ReportView ViewOf(const Report& r);  // the whole report in memory; valid while r is
+using RenderSink = std::function<void(std::string_view text)>;
+void RenderJson(const ReportView& v, const RenderSink& out);
+void RenderText(const ReportView& v, const TextOptions& options, const RenderSink& out);
+void RenderMarkdown(const ReportView& v, const TextOptions& options, const RenderSink& out);
 
 // The warnings as every text output starts: "warning: <message>" lines and a closing line, then
 // a blank line; "" when there are none. Markdown: a block quote.

@@ -36,13 +36,11 @@ std::string Gbps(const std::optional<double>& v) { return v ? absl::StrFormat("%
 
 std::string Size(const Instance& ci, const char* unknown) { return ci.size_bytes ? Bytes(*ci.size_bytes) : unknown; }
 
-void RanksAndSkewText(const CrossRank& x, std::string* o) {
+void RanksAndSkewText(const CrossRank& x, int64_t participants, std::string* o) {
   absl::StrAppendFormat(o, "  %-14s %11s %14s %14s\n", "rank", "times last", "others waited", "own wait");
   for (const Straggling& rs : x.ranks)
     absl::StrAppendFormat(o, "  %-14s %11d %14s %14s\n", rs.ref.label, rs.times_last, Dur(rs.others_wait_ns),
                           Dur(rs.own_wait_ns));
-  int64_t participants = 0;  // over all matched instances: the denominator of arrival_fallbacks
-  for (const Instance& ci : x.instances) participants += static_cast<int64_t>(ci.ranks.size());
   absl::StrAppendFormat(o, "  skew and wait are measured from arrival (when the stream reached the collective)%s\n",
                         x.arrival_fallbacks == 0 ? ""
                                                  : absl::StrFormat("; %d of %d arrivals fell back to the start",
@@ -71,7 +69,8 @@ std::string NoneMatched(const Report& r) {
 
 }  // namespace
 
-void AppendCollectivesText(const Report& r, const TextOptions& options, std::string* o) {
+void AppendCollectivesText(const ReportView& v, const TextOptions& options, std::string* o) {
+  const Report& r = *v.head;
   const CrossRank& x = r.collectives_across_ranks;
   if (x.matched_instances == 0) {
     if (r.ranks.size() > 1) absl::StrAppend(o, "\n== collectives across ranks ==\n  ", NoneMatched(r), "\n");
@@ -83,15 +82,16 @@ void AppendCollectivesText(const Report& r, const TextOptions& options, std::str
                         "only); skew max %s, total %s\n  ranks identified by %s\n",
                         x.matched_instances, x.matched_by, x.unmatched, Dur(x.max_skew_ns), Dur(x.total_skew_ns),
                         x.identified_note);
-  RanksAndSkewText(x, o);
-  const size_t shown = std::min(options.collectives_shown, x.instances.size());
+  RanksAndSkewText(x, v.instance_rows, o);  // rows of all instances: the denominator of arrival_fallbacks
+  const size_t shown = std::min(options.collectives_shown, v.instance_count);
+  Instance scratch;
   absl::StrAppendFormat(
       o, "\n  every matched collective, in order (%s; start relative to the trace start)\n",
-      shown == x.instances.size()
+      shown == v.instance_count
           ? absl::StrFormat("all %d", shown)
-          : absl::StrFormat("first %d of %d; --collectives N|all, all in --json", shown, x.instances.size()));
+          : absl::StrFormat("first %d of %d; --collectives N|all, all in --json", shown, v.instance_count));
   for (size_t k = 0; k < shown; ++k) {
-    const Instance& ci = x.instances[k];
+    const Instance& ci = v.instance(k, &scratch);
     const std::string algo = Algo(ci);
     absl::StrAppendFormat(o, "  #%-4d %s | %s%s | skew %s%s, bus time %s, busbw %s\n", ci.index, Ident(ci),
                           Size(ci, "size ?"), algo.empty() ? "" : "  " + algo, Dur(ci.skew_ns),
@@ -102,11 +102,12 @@ void AppendCollectivesText(const Report& r, const TextOptions& options, std::str
                             Dur(Diff(p.end_ns, p.start_ns)),
                             p.channel_span_ns ? "  channels span " + Dur(*p.channel_span_ns) : "");
   }
-  if (shown < x.instances.size())
-    absl::StrAppendFormat(o, "  ... %d more collectives (--collectives all, or --json)\n", x.instances.size() - shown);
+  if (shown < v.instance_count)
+    absl::StrAppendFormat(o, "  ... %d more collectives (--collectives all, or --json)\n", v.instance_count - shown);
 }
 
-void AppendCollectivesMarkdown(const Report& r, const TextOptions& options, std::string* o) {
+void AppendCollectivesMarkdown(const ReportView& v, const TextOptions& options, std::string* o) {
+  const Report& r = *v.head;
   const CrossRank& x = r.collectives_across_ranks;
   if (x.matched_instances == 0) {
     if (r.ranks.size() > 1) absl::StrAppend(o, "\nCollectives across ranks: ", NoneMatched(r), ".\n");
@@ -126,11 +127,12 @@ void AppendCollectivesMarkdown(const Report& r, const TextOptions& options, std:
                         worst.empty() ? "" : absl::StrFormat("; %s arrived last %d times", worst, worst_last),
                         x.identified_note);
   const int64_t t0 = r.time_span.start_ns;
-  const size_t shown = std::min(options.collectives_shown, x.instances.size());
+  const size_t shown = std::min(options.collectives_shown, v.instance_count);
+  Instance scratch;
   *o += "\n| # | collective | size | algorithm | skew | last | busbw | per rank: start / wait / duration |\n";
   *o += "|---:|---|---:|---|---:|---|---:|---|\n";
   for (size_t k = 0; k < shown; ++k) {
-    const Instance& ci = x.instances[k];
+    const Instance& ci = v.instance(k, &scratch);
     std::string per;
     for (const InstanceRank& p : ci.ranks)
       absl::StrAppend(&per, per.empty() ? "" : "<br>", p.ref.label, ": ", At(Diff(p.start_ns, t0)), " / ",
@@ -139,9 +141,9 @@ void AppendCollectivesMarkdown(const Report& r, const TextOptions& options, std:
     absl::StrAppendFormat(o, "| %d | `%s` | %s | %s | %s | %s | %s | %s |\n", ci.index, Ident(ci), Size(ci, "?"),
                           algo.empty() ? "-" : algo, Dur(ci.skew_ns), ci.last.value_or("-"), Gbps(ci.busbw_gbps), per);
   }
-  if (shown < x.instances.size())
+  if (shown < v.instance_count)
     absl::StrAppendFormat(o, "\n%d more collectives in `--json` (`collectives_across_ranks.instances`).\n",
-                          x.instances.size() - shown);
+                          v.instance_count - shown);
 }
 
 }  // namespace overlapscope::report

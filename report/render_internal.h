@@ -9,8 +9,8 @@
 namespace overlapscope::report {
 
 // Collectives across ranks (METRICS §6), every matched instance up to options.collectives_shown.
-void AppendCollectivesText(const Report& r, const TextOptions& options, std::string* out);
-void AppendCollectivesMarkdown(const Report& r, const TextOptions& options, std::string* out);
+void AppendCollectivesText(const ReportView& v, const TextOptions& options, std::string* out);
+void AppendCollectivesMarkdown(const ReportView& v, const TextOptions& options, std::string* out);
 
 // Critical path, straggler causes and stream concurrency (METRICS §8, §9; render_paths_text.cc).
 void AppendPathsText(const Report& r, std::string* out);

@@ -367,45 +367,59 @@ ojson ClockJson(const ClockAlignment& a) {
 
 }  // namespace
 
-// Appends the JSON array of n elements, at the nesting of a member whose line is indented by
-// `indent` spaces, exactly as nlohmann's dump(2) writes it inside the whole document; element(i)
-// is built and dumped one at a time, so the document's tree never holds every rank at once
-// (a tree costs several times the text: ~6x at 256 ranks).
+// Writes the JSON array of n elements to `out`, at the nesting of a member whose line is
+// indented by `indent` spaces, exactly as nlohmann's dump(2) writes it inside the whole document;
+// element(i) is built and dumped one at a time, so neither the document's tree nor its text ever
+// holds every rank at once (a tree costs several times the text: ~6x at 256 ranks).
 template <typename F>
-void AppendArray(size_t indent, size_t n, F element, std::string* out) {
+void WriteArray(size_t indent, size_t n, F element, const RenderSink& out) {
   if (n == 0) {
-    *out += "[]";
+    out("[]");
     return;
   }
   const std::string pad(indent + 2, ' ');
-  *out += "[\n";
+  out("[\n");
+  std::string text;
   for (size_t i = 0; i < n; ++i) {
     const std::string d = element(i).dump(2, ' ', false, ojson::error_handler_t::replace);
-    *out += pad;
+    text = pad;
     for (char c : d) {
-      *out += c;
-      if (c == '\n') *out += pad;  // raw newlines only separate lines (in strings they are escaped)
+      text += c;
+      if (c == '\n') text += pad;  // raw newlines only separate lines (in strings they are escaped)
     }
-    *out += i + 1 < n ? ",\n" : "\n";
+    text += i + 1 < n ? ",\n" : "\n";
+    out(text);
   }
-  *out += std::string(indent, ' ') + "]";
+  out(std::string(indent, ' ') + "]");
 }
 
 // Replaces the member `"key": "TOKEN"` of the dumped skeleton (searched from *from) by the array.
 template <typename F>
 void Splice(const std::string& skeleton, const std::string& key, const char* token, size_t n, F element, size_t* from,
-            std::string* out) {
+            const RenderSink& out) {
   const std::string member = "\"" + key + "\": \"" + token + "\"";
   const size_t at = skeleton.find(member, *from);
   if (at == std::string::npos) return;  // not in the skeleton (cannot happen): nothing spliced
   const size_t line = skeleton.rfind('\n', at) + 1;
-  out->append(skeleton, *from, at - *from);
-  *out += "\"" + key + "\": ";
-  AppendArray(at - line, n, element, out);
+  out(std::string_view(skeleton).substr(*from, at - *from));
+  out("\"" + key + "\": ");
+  WriteArray(at - line, n, element, out);
   *from = at + member.size();
 }
 
-std::string RenderJson(const Report& r) {
+ReportView ViewOf(const Report& r) {
+  ReportView v;
+  v.head = &r;
+  v.rank = [&r](size_t i, RankReport*) -> const RankReport& { return r.ranks[i]; };
+  const std::vector<Instance>& inst = r.collectives_across_ranks.instances;
+  v.instance_count = inst.size();
+  v.instance = [&inst](size_t k, Instance*) -> const Instance& { return inst[k]; };
+  for (const Instance& ci : inst) v.instance_rows += static_cast<int64_t>(ci.ranks.size());
+  return v;
+}
+
+void RenderJson(const ReportView& v, const RenderSink& out) {
+  const Report& r = *v.head;
   ojson j;
   j["schema"] = kSchema;
   j["schema_version"] = kSchemaVersion;
@@ -456,17 +470,22 @@ std::string RenderJson(const Report& r) {
   AppendPathsJson(r, &j);  // METRICS §8-9 (render_json_paths.cc)
   const std::string skeleton = j.dump(2, ' ', false, ojson::error_handler_t::replace);
   j = ojson();
-  std::string out;
   size_t from = 0;
+  RankReport rank;
   Splice(
-      skeleton, "ranks", kRanksToken, r.ranks.size(), [&](size_t i) { return RankJson(r.ranks[i]); }, &from, &out);
-  const std::vector<Instance>& inst = r.collectives_across_ranks.instances;
+      skeleton, "ranks", kRanksToken, r.ranks.size(), [&](size_t i) { return RankJson(v.rank(i, &rank)); }, &from, out);
+  Instance instance;
   Splice(
-      skeleton, "instances", kInstancesToken, inst.size(), [&](size_t i) { return InstanceJson(inst[i]); }, &from,
-      &out);
-  out.append(skeleton, from, std::string::npos);
-  out += '\n';
-  return out;
+      skeleton, "instances", kInstancesToken, v.instance_count,
+      [&](size_t k) { return InstanceJson(v.instance(k, &instance)); }, &from, out);
+  out(std::string_view(skeleton).substr(from));
+  out("\n");
+}
+
+std::string RenderJson(const Report& r) {
+  std::string o;
+  RenderJson(ViewOf(r), [&o](std::string_view s) { o.append(s); });
+  return o;
 }
 
 }  // namespace overlapscope::report

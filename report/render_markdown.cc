@@ -33,9 +33,11 @@ void FindingsOfRank(const RankReport& rk, std::string& o) {
 }
 
 // GPU idle that ended with a host-blocked launch, and where the host thread actually was in it.
-void HostBlockedMarkdown(const Report& r, std::string& o) {
+void HostBlockedMarkdown(const ReportView& v, std::string& o) {
   std::string lines;
-  for (const RankReport& rk : r.ranks) {
+  RankReport scratch;
+  for (size_t i = 0; i < v.head->ranks.size(); ++i) {
+    const RankReport& rk = v.rank(i, &scratch);
     HostSplit h;
     int64_t gap_ns = 0;
     for (const DeviceReport& d : rk.devices) {
@@ -61,14 +63,15 @@ void HostBlockedMarkdown(const Report& r, std::string& o) {
 
 }  // namespace
 
-std::string RenderMarkdown(const Report& r, const TextOptions& options) {
+void RenderMarkdown(const ReportView& v, const TextOptions& options, const RenderSink& out) {
+  const Report& r = *v.head;
   std::string o = "### overlapscope analyze\n\n" + WarningsMarkdown(r.warnings);
   absl::StrAppendFormat(&o, "%d rank(s), %d iteration(s), trace span %s.\n\n", r.ranks.size(), r.iterations.count,
                         Ms(Diff(r.time_span.end_ns, r.time_span.start_ns)));
   if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "Clocks: ", r.clock_alignment.summary, ".\n\n");
   o += "| rank | overlap | exposed comm | HTA's overlap (default) | host blocked | GPU idle | findings |\n";
   o += "|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const RankReport& rk : r.ranks) {
+  for (const RankReport& rk : r.ranks) {  // the summaries: in the head
     const RankSummary& s = rk.summary;
     const std::string hta = s.hta_compat_overlap_pct ? absl::StrFormat("%.2f%%", *s.hta_compat_overlap_pct) : "n/a";
     absl::StrAppendFormat(&o, "| %s | %s | %s | %s | %s (%s) | %s | %d |\n",
@@ -76,12 +79,25 @@ std::string RenderMarkdown(const Report& r, const TextOptions& options) {
                           s.comm_ns == 0 ? "no communication" : Pct(s.overlap_ratio), Dur(s.exposed_comm_ns), hta,
                           Dur(s.blocked_ns), Pct(s.blocked_share), Pct(s.gpu_idle_share), SummaryValue(s, "findings"));
   }
-  HostBlockedMarkdown(r, o);
-  AppendCollectivesMarkdown(r, options, &o);
+  HostBlockedMarkdown(v, o);
+  AppendCollectivesMarkdown(v, options, &o);
   AppendPathsMarkdown(r, &o);
-  for (const RankReport& rk : r.ranks) FindingsOfRank(rk, o);
+  out(o);
+  o.clear();
+  RankReport scratch;
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    FindingsOfRank(v.rank(i, &scratch), o);
+    out(o);
+    o.clear();
+  }
   o += "\n<sub>overlap = hidden / total communication time per METRICS.md; HTA-compatible = Holistic Trace "
        "Analysis' rules for comparison.</sub>\n";
+  out(o);
+}
+
+std::string RenderMarkdown(const Report& r, const TextOptions& options) {
+  std::string o;
+  RenderMarkdown(ViewOf(r), options, [&o](std::string_view s) { o.append(s); });
   return o;
 }
 

@@ -253,25 +253,36 @@ int64_t SummaryValue(const RankSummary& s, const std::string& key) {
   return 0;
 }
 
-std::string RenderText(const Report& r, const TextOptions& options) {
+void RenderText(const ReportView& v, const TextOptions& options, const RenderSink& out) {
+  const Report& r = *v.head;
   // Data-loss warnings first: a report over data that was not understood never looks ordinary.
   std::string o = WarningsText(r.warnings);
   Header(r, o);
-  for (const RankReport& rk : r.ranks) {
+  RankReport scratch;
+  for (size_t i = 0; i < r.ranks.size(); ++i) {  // one rank at a time: the text never holds them all
+    const RankReport& rk = v.rank(i, &scratch);
     RankSummaryLines(r, rk, o);
     IterationTables(r, rk, o);
     DeviceTables(rk, o);
     BlockingTable(rk, o);
     GapAndLaunchTables(r, rk, o);
     FindingsList(r, rk, o);
+    out(o);
+    o.clear();
   }
-  AppendCollectivesText(r, options, &o);
+  AppendCollectivesText(v, options, &o);
   AppendPathsText(r, &o);  // critical path, stragglers, concurrency (render_paths_text.cc)
   absl::StrAppend(&o, "\n== top GPU activities by class (all ranks) ==\n");
   absl::StrAppendFormat(&o, "  %-8s %8s %12s %12s  %s\n", "class", "count", "total", "max", "name");
   for (const KernelTotal& k : r.top_kernels)
     absl::StrAppendFormat(&o, "  %-8s %8d %12s %12s  %s\n", k.cls, k.count, Dur(k.total_ns), Dur(k.max_ns),
                           Short(k.name, 70));
+  out(o);
+}
+
+std::string RenderText(const Report& r, const TextOptions& options) {
+  std::string o;
+  RenderText(ViewOf(r), options, [&o](std::string_view s) { o.append(s); });
   return o;
 }
 

@@ -36,32 +36,44 @@ std::string RecvBytes(int from) {
   return s;
 }
 
-absl::StatusOr<std::vector<engine::ReducedRank>> Gather(int rank, int size,
-                                                        absl::StatusOr<std::vector<engine::ReducedRank>> mine) {
+// Each rank's bytes go from the sender's ReducedRanks to process 0's one at a time: neither side
+// holds more than one reduced rank in memory.
+absl::StatusOr<std::shared_ptr<engine::ReducedRanks>> Gather(
+    int rank, int size, absl::StatusOr<std::shared_ptr<engine::ReducedRanks>> mine) {
   if (rank != 0) {
+    std::vector<int64_t> files;
+    if (mine.ok()) files = (*mine)->files();
     SendBytes(mine.ok() ? std::string() : std::string(mine.status().message()) + " ", 0);
-    const int64_t count = mine.ok() ? static_cast<int64_t>(mine->size()) : 0;
+    const int64_t count = static_cast<int64_t>(files.size());
     MPI_Send(&count, 1, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD);
-    if (mine.ok())
-      for (const engine::ReducedRank& r : *mine) {
-        MPI_Send(&r.file, 1, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD);
-        SendBytes(r.bytes, 0);
-      }
-    return std::vector<engine::ReducedRank>{};
+    for (int64_t f : files) {
+      absl::StatusOr<std::string> bytes = (*mine)->Get(f);
+      const int64_t file = bytes.ok() ? f : -1;  // -1: process 0 reports the rank missing
+      MPI_Send(&file, 1, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD);
+      SendBytes(bytes.ok() ? *bytes : std::string(), 0);
+    }
+    return std::shared_ptr<engine::ReducedRanks>();
   }
   absl::Status first = mine.status();
-  std::vector<engine::ReducedRank> all;
-  if (mine.ok()) all = std::move(mine).value();
+  std::shared_ptr<engine::ReducedRanks> all;
+  if (mine.ok()) {
+    all = std::move(mine).value();
+  } else {
+    auto fresh = engine::ReducedRanks::Create();
+    if (!fresh.ok()) first = fresh.status();
+    if (fresh.ok()) all = std::move(fresh).value();
+  }
   for (int from = 1; from < size; ++from) {  // every message is received, even after an error
     const std::string err = RecvBytes(from);
     if (!err.empty() && first.ok()) first = absl::InvalidArgumentError(err.substr(0, err.size() - 1));
     int64_t count = 0;
     MPI_Recv(&count, 1, MPI_INT64_T, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (int64_t i = 0; i < count; ++i) {
-      engine::ReducedRank r;
-      MPI_Recv(&r.file, 1, MPI_INT64_T, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      r.bytes = RecvBytes(from);
-      all.push_back(std::move(r));
+      int64_t file = -1;
+      MPI_Recv(&file, 1, MPI_INT64_T, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      const std::string bytes = RecvBytes(from);
+      if (file >= 0 && all != nullptr && first.ok())
+        if (absl::Status s = all->Put(file, bytes); !s.ok()) first = s;
     }
   }
   if (!first.ok()) return first;
@@ -80,7 +92,7 @@ int main(int argc, char** argv) {
   cli::MpiWorld world;
   MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world.size);
-  world.gather = [&world](absl::StatusOr<std::vector<overlapscope::engine::ReducedRank>> mine) {
+  world.gather = [&world](absl::StatusOr<std::shared_ptr<overlapscope::engine::ReducedRanks>> mine) {
     return cli::Gather(world.rank, world.size, std::move(mine));
   };
   cli::g_mpi_world = &world;

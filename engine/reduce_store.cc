@@ -1,0 +1,81 @@
+// ReducedRanks (engine/reduce.h): reduced ranks in an unlinked temporary file. The file is
+// unlinked as soon as it is created, so nothing is left behind whatever way the process ends; the
+// kernel's page cache decides what stays in memory, and it may evict it (unlike the heap).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "engine/reduce.h"
+
+namespace overlapscope::engine {
+namespace {
+
+absl::Status IoError(const std::string& what, const std::string& path) {
+  return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<ReducedRanks>> ReducedRanks::Create() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = absl::StrCat(dir != nullptr && *dir != '\0' ? dir : "/tmp", "/overlapscope-ranks-XXXXXX");
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) return IoError("cannot create the temporary file for reduced ranks", path);
+  ::unlink(path.c_str());
+  return std::shared_ptr<ReducedRanks>(new ReducedRanks(fd, path));
+}
+
+ReducedRanks::~ReducedRanks() { ::close(fd_); }
+
+absl::Status ReducedRanks::Put(int64_t file, const std::string& bytes) {
+  int64_t at = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    at = end_;
+    end_ += static_cast<int64_t>(bytes.size());
+  }
+  for (size_t done = 0; done < bytes.size();) {  // pwrite at a reserved range: writers do not wait on each other
+    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(at + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return IoError("cannot write reduced ranks to the temporary file", path_);
+    done += static_cast<size_t>(n);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (where_.count(file) == 0) order_.push_back(file);
+  where_[file] = {at, static_cast<int64_t>(bytes.size())};  // a replaced range stays unused
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReducedRanks::Get(int64_t file) const {
+  std::pair<int64_t, int64_t> w;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = where_.find(file);
+    if (it == where_.end()) return absl::NotFoundError(absl::StrCat("reduced rank of file ", file, " missing"));
+    w = it->second;
+  }
+  std::string s(static_cast<size_t>(w.second), '\0');
+  for (size_t done = 0; done < s.size();) {
+    const ssize_t n = ::pread(fd_, s.data() + done, s.size() - done, static_cast<off_t>(w.first + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return IoError("cannot read reduced ranks back from the temporary file", path_);
+    done += static_cast<size_t>(n);
+  }
+  return s;
+}
+
+std::vector<int64_t> ReducedRanks::files() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return order_;
+}
+
+int64_t ReducedRanks::bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return end_;
+}
+
+}  // namespace overlapscope::engine
