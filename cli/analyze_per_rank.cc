@@ -68,18 +68,25 @@ int RunAnalyzePerRank(const ParsedArgs& args, const engine::AnalyzeOptions& opti
     if (!b.ok()) return Usage(std::string(b.status().message()));
     o.memory_budget_bytes = *b;
   }
-  const bool tty = StderrIsTerminal();
-  if (tty)
-    o.progress = [](const engine::ReduceProgress& p) {
+  // Progress on a terminal (one line, rewritten), or, with OVERLAPSCOPE_PROGRESS=1, on stderr
+  // whatever it is (a line per rank: logs of batch jobs, tests). Under MPI process 0 prints its
+  // own share's progress (the shares are balanced by bytes); the others print nothing.
+  const char* forced_env = std::getenv("OVERLAPSCOPE_PROGRESS");
+  const bool forced = forced_env != nullptr && std::string(forced_env) == "1";
+  const bool tty = !forced && StderrIsTerminal();
+  const int processes = g_mpi_world != nullptr ? g_mpi_world->size : 1;
+  if ((tty || forced) && (g_mpi_world == nullptr || g_mpi_world->rank == 0))
+    o.progress = [tty, processes](const engine::ReduceProgress& p) {
       const double mb = static_cast<double>(p.bytes_done) / 1e6;
-      std::fprintf(stderr, "\ranalyzed %lld / %lld ranks, %.0f / %.0f MB, %.1f MB/s",
-                   static_cast<long long>(p.ranks_done), static_cast<long long>(p.ranks_total), mb,
-                   static_cast<double>(p.bytes_total) / 1e6, p.seconds > 0 ? mb / p.seconds : 0.0);
-      if (p.ranks_done >= p.ranks_total) std::fputs("\r\033[K", stderr);
+      const std::string share =
+          processes > 1 ? absl::StrCat(" (process 0's share; ", processes, " processes)") : std::string();
+      std::fprintf(stderr, "%sanalyzed %lld / %lld ranks%s, %.0f / %.0f MB, %.1f MB/s%s", tty ? "\r" : "",
+                   static_cast<long long>(p.ranks_done), static_cast<long long>(p.ranks_total), share.c_str(), mb,
+                   static_cast<double>(p.bytes_total) / 1e6, p.seconds > 0 ? mb / p.seconds : 0.0, tty ? "" : "\n");
+      if (tty && p.ranks_done >= p.ranks_total) std::fputs("\r\033[K", stderr);
     };
   absl::StatusOr<engine::PerRankReport> reduced = absl::UnknownError("not run");
   if (g_mpi_world != nullptr) {  // each process its share; process 0 assembles and prints
-    if (g_mpi_world->rank != 0) o.progress = nullptr;
     auto all =
         g_mpi_world->gather(engine::ReduceShare(args.positionals, options, o, g_mpi_world->rank, g_mpi_world->size));
     if (g_mpi_world->rank != 0) return all.ok() ? kExitOk : kExitBadInput;

@@ -61,7 +61,11 @@ class Pool {
   absl::Status Run(const std::vector<size_t>& which, const std::vector<int64_t>& shift,
                    std::vector<std::optional<RankPart>>* parts) {
     queue_ = which;
-    for (size_t i : queue_) Estimate(i);  // before the workers read them
+    total_ = static_cast<int64_t>(which.size());
+    for (size_t i : queue_) {
+      Estimate(i);  // before the workers read them
+      total_bytes_ += FileBytes(files_[i]);
+    }
     std::stable_sort(queue_.begin(), queue_.end(), [&](size_t x, size_t y) { return Estimate(x) > Estimate(y); });
     shift_ = &shift;
     parts_ = parts;
@@ -121,7 +125,7 @@ class Pool {
       ++done_;
       if (o_.progress) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        o_.progress(ReduceProgress{done_, stats_->ranks, bytes_done_, stats_->bytes, s});
+        o_.progress(ReduceProgress{done_, total_, bytes_done_, total_bytes_, s});
       }
       cv_.notify_all();
     }
@@ -157,7 +161,7 @@ class Pool {
   std::vector<absl::Status> errors_;
   std::mutex mu_;
   std::condition_variable cv_;
-  int64_t in_flight_ = 0, done_ = 0, bytes_done_ = 0;
+  int64_t in_flight_ = 0, done_ = 0, bytes_done_ = 0, total_ = 0, total_bytes_ = 0;
   bool failed_ = false;
 };
 

@@ -40,7 +40,9 @@
 
 namespace overlapscope::engine {
 
-// Where a reduction stands (called after each rank, from a worker thread, serialized).
+// Where a reduction stands (called after each rank, from a worker thread, serialized): the
+// ranks of this call (ReduceShare: this process's share; ranks reduced again with a clock
+// offset: a second round counted from 0).
 struct ReduceProgress {
   int64_t ranks_done = 0, ranks_total = 0;
   int64_t bytes_done = 0, bytes_total = 0;  // input file bytes (compressed for .gz)
