@@ -139,6 +139,7 @@ class Pool {
       // global partial and its collective record.
       RETURN_IF_ERROR(store_->Put(static_cast<int64_t>(i), reduce::SerializePart(p)));
       reduce::TrimRank(&p.rank);
+      p.compact = {};  // the gathering reads it back
       return p;
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(absl::StrCat(files_[i], ": out of memory while reducing this rank"));
@@ -165,11 +166,14 @@ class Pool {
   bool failed_ = false;
 };
 
+// The gathered collectives, each rank's record read back from the store in turn.
 absl::StatusOr<reduce::GatheredCollectives> Gather(const std::vector<std::optional<RankPart>>& parts,
-                                                   const model::ClockShiftFn& shift) {
-  std::vector<const reduce::CompactRank*> ranks;
-  for (const auto& p : parts) ranks.push_back(&p->compact);
-  return reduce::GatherCollectives(ranks, parts.front()->header.clock_note, shift);
+                                                   const PerRankReport::State& st, const model::ClockShiftFn& shift) {
+  const reduce::CompactLoader load = [&st](size_t i) -> absl::StatusOr<reduce::CompactRank> {
+    ASSIGN_OR_RETURN(std::string bytes, st.ranks->Get(static_cast<int64_t>(i)));
+    return reduce::DeserializeCompact(bytes, st.files[i]);
+  };
+  return reduce::GatherCollectives(parts.size(), load, parts.front()->header.clock_note, shift);
 }
 
 // The head of the report (every section, the ranks reduced to their summaries, no instances:
@@ -271,7 +275,7 @@ absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Pre
                                      std::vector<std::optional<RankPart>>& parts) {
   analyze::ClockAlignment alignment;
   ASSIGN_OR_RETURN(reduce::GatheredCollectives g,
-                   Gather(parts, analyze::ClockAlignmentShift(ModeOf(p.o.align_clocks), &alignment)));
+                   Gather(parts, *p.st, analyze::ClockAlignmentShift(ModeOf(p.o.align_clocks), &alignment)));
   const std::string clock_note = g.trace.clock_note();
   if (alignment.applied()) {
     std::vector<size_t> again;
@@ -285,9 +289,8 @@ absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Pre
     p.st->stats.reduced_again = static_cast<int64_t>(again.size());
     Pool pool(p.files, p.a, p.top_n, p.o, &p.st->stats, p.st->ranks.get());
     RETURN_IF_ERROR(pool.Run(again, shift, &parts));
-    ASSIGN_OR_RETURN(g, Gather(parts, nullptr));
+    ASSIGN_OR_RETURN(g, Gather(parts, *p.st, nullptr));
   }
-  for (auto& part : parts) part->compact = {};  // gathered
   Assemble(parts, std::move(g), alignment, clock_note, inputs, p.top_n, p.st.get());
   return PerRankReport(p.st);
 }
@@ -370,6 +373,7 @@ absl::StatusOr<PerRankReport> AssembleShares(const std::vector<std::string>& inp
       ASSIGN_OR_RETURN(std::string bytes, ranks->Get(f));
       ASSIGN_OR_RETURN(RankPart part, reduce::DeserializePart(bytes, p.files[f]));
       reduce::TrimRank(&part.rank);
+      part.compact = {};  // the gathering reads it back
       parts[f] = std::move(part);
     }
     for (size_t i = 0; i < parts.size(); ++i)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,9 @@ struct GatheredCollectives {
   std::vector<analyze::CollectiveArrival> arrivals;
   std::vector<int64_t> exposed;  // parallel too
 };
-absl::StatusOr<GatheredCollectives> GatherCollectives(const std::vector<const CompactRank*>& ranks,
+// load(i): rank i's record (read back from ReducedRanks), i < n, each called once in order.
+using CompactLoader = std::function<absl::StatusOr<CompactRank>(size_t i)>;
+absl::StatusOr<GatheredCollectives> GatherCollectives(size_t n, const CompactLoader& load,
                                                       const std::string& base_clock_note,
                                                       const model::ClockShiftFn& shift);
 
@@ -74,6 +77,11 @@ namespace overlapscope::engine::reduce {
 // Deserialize fails (InvalidArgument naming `source`) on bytes of another version or damaged.
 std::string SerializePart(const RankPart& p);
 absl::StatusOr<RankPart> DeserializePart(const std::string& bytes, const std::string& source);
+// Where the rank's report JSON starts in `bytes` (npos: not a reduced rank of this version's
+// framing; the version itself is checked by the Deserialize functions).
+size_t ReportOffset(const std::string& bytes);
+// The collective record alone (the report part is not parsed).
+absl::StatusOr<CompactRank> DeserializeCompact(const std::string& bytes, const std::string& source);
 
 }  // namespace overlapscope::engine::reduce
 

@@ -68,25 +68,23 @@ absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::Anal
   return part;
 }
 
-absl::StatusOr<GatheredCollectives> GatherCollectives(const std::vector<const CompactRank*>& ranks,
+absl::StatusOr<GatheredCollectives> GatherCollectives(size_t n, const CompactLoader& load,
                                                       const std::string& base_clock_note,
                                                       const model::ClockShiftFn& shift) {
   model::TraceBuilder b;
-  struct Ref {
-    const CompactCollective* c;
-    model::ProcessId p;
-    model::DeviceId device_base;
-    model::StreamId stream_base;
-  };
-  std::vector<Ref> all;
-  for (const CompactRank* r : ranks) {
-    model::Process p = r->process;
-    p.name = b.Intern(r->name);
-    p.host = b.Intern(r->host);
-    p.source = b.Intern(r->source);
+  GatheredCollectives g;
+  // Each rank's records are converted (strings interned, ids rebased) and freed before the next
+  // is loaded: the records of every rank are never held twice.
+  std::vector<model::Collective> all;
+  for (size_t i = 0; i < n; ++i) {
+    ASSIGN_OR_RETURN(CompactRank r, load(i));
+    model::Process p = r.process;
+    p.name = b.Intern(r.name);
+    p.host = b.Intern(r.host);
+    p.source = b.Intern(r.source);
     const model::ProcessId pid = b.AddProcess(p);
     const auto device_base = static_cast<model::DeviceId>(b.data().devices.size());
-    for (const auto& [ordinal, name] : r->devices) {
+    for (const auto& [ordinal, name] : r.devices) {
       model::Device d;
       d.process = pid;
       d.ordinal = ordinal;
@@ -94,32 +92,42 @@ absl::StatusOr<GatheredCollectives> GatherCollectives(const std::vector<const Co
       b.data().devices.push_back(d);
     }
     const auto stream_base = static_cast<model::StreamId>(b.data().streams.size());
-    for (const CompactRank::Stream& s : r->streams)
+    for (const CompactRank::Stream& s : r.streams)
       b.data().streams.push_back({s.device + device_base, s.native_id, b.Intern(s.name)});
-    for (const CompactCollective& c : r->collectives) all.push_back({&c, pid, device_base, stream_base});
+    for (const CompactCollective& x : r.collectives) {
+      model::Collective c = x.c;
+      c.process = c.process == model::kNone ? model::kNone : pid;
+      if (c.device != model::kNone) c.device += device_base;
+      if (c.stream != model::kNone) c.stream += stream_base;
+      c.op = b.Intern(x.op);
+      c.communicator = b.Intern(x.communicator);
+      c.dtype = b.Intern(x.dtype);
+      c.algorithm = b.Intern(x.algorithm);
+      c.protocol = b.Intern(x.protocol);
+      c.reduce_op = b.Intern(x.reduce_op);
+      all.push_back(c);
+      g.arrivals.push_back(x.arrival);
+      g.exposed.push_back(x.exposed_ns);
+    }
   }
   RETURN_IF_ERROR(import::CheckOneFilePerRank(b));
   // The whole-model trace sorts its collectives by start, stably, from file order: the same
   // order here, so that Finalize's own stable sort keeps it and the arrivals stay parallel.
-  std::stable_sort(all.begin(), all.end(),
-                   [](const Ref& x, const Ref& y) { return x.c->c.start_ns < y.c->c.start_ns; });
-  GatheredCollectives g;
-  g.arrivals.reserve(all.size());
-  for (const Ref& x : all) {
-    model::Collective c = x.c->c;
-    c.process = c.process == model::kNone ? model::kNone : x.p;
-    if (c.device != model::kNone) c.device += x.device_base;
-    if (c.stream != model::kNone) c.stream += x.stream_base;
-    c.op = b.Intern(x.c->op);
-    c.communicator = b.Intern(x.c->communicator);
-    c.dtype = b.Intern(x.c->dtype);
-    c.algorithm = b.Intern(x.c->algorithm);
-    c.protocol = b.Intern(x.c->protocol);
-    c.reduce_op = b.Intern(x.c->reduce_op);
-    b.data().collectives.push_back(c);
-    g.arrivals.push_back(x.c->arrival);
-    g.exposed.push_back(x.c->exposed_ns);
+  std::vector<uint32_t> order(all.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t x, uint32_t y) { return all[x].start_ns < all[y].start_ns; });
+  std::vector<analyze::CollectiveArrival> arrivals(all.size());
+  std::vector<int64_t> exposed(all.size());
+  b.data().collectives.reserve(all.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    b.data().collectives.push_back(all[order[k]]);
+    arrivals[k] = g.arrivals[order[k]];
+    exposed[k] = g.exposed[order[k]];
   }
+  std::vector<model::Collective>().swap(all);
+  g.arrivals = std::move(arrivals);
+  g.exposed = std::move(exposed);
   b.data().clock_note = base_clock_note;
   model::FinalizeOptions finalize;
   finalize.clock_shift = shift;

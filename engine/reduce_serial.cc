@@ -132,18 +132,41 @@ std::string SerializePart(const RankPart& p) {
   return absl::StrCat(meta.size(), "\n", meta, report::RenderJson(r));
 }
 
+// The meta JSON (version checked) and where the report starts.
+absl::StatusOr<std::pair<json, size_t>> Meta(const std::string& bytes, const std::string& source) {
+  const size_t nl = bytes.find('\n');
+  const size_t meta =
+      nl == std::string::npos || nl > 20 ? std::string::npos : std::strtoull(bytes.c_str(), nullptr, 10);
+  if (meta == std::string::npos || meta > bytes.size() - nl - 1)
+    return absl::InvalidArgumentError(absl::StrCat(source, ": bad reduced rank: no length prefix"));
+  json j = json::parse(std::string_view(bytes).substr(nl + 1, meta));
+  if (j.at("version").get<int>() != kVersion)
+    return absl::InvalidArgumentError(absl::StrCat(source, ": reduced rank of another version"));
+  return std::make_pair(std::move(j), nl + 1 + meta);
+}
+
+size_t ReportOffset(const std::string& bytes) {
+  const size_t nl = bytes.find('\n');
+  if (nl == std::string::npos || nl > 20) return std::string::npos;
+  const size_t meta = std::strtoull(bytes.c_str(), nullptr, 10);
+  return meta > bytes.size() - nl - 1 ? std::string::npos : nl + 1 + meta;
+}
+
+absl::StatusOr<CompactRank> DeserializeCompact(const std::string& bytes, const std::string& source) {
+  try {
+    ASSIGN_OR_RETURN(auto m, Meta(bytes, source));
+    return CompactOf(m.first.at("compact"));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": bad reduced rank: ", e.what()));
+  }
+}
+
 absl::StatusOr<RankPart> DeserializePart(const std::string& bytes, const std::string& source) {
   try {
-    const size_t nl = bytes.find('\n');
-    const size_t meta =
-        nl == std::string::npos || nl > 20 ? std::string::npos : std::strtoull(bytes.c_str(), nullptr, 10);
-    if (meta == std::string::npos || meta > bytes.size() - nl - 1)
-      return absl::InvalidArgumentError(absl::StrCat(source, ": bad reduced rank: no length prefix"));
-    const json j = json::parse(std::string_view(bytes).substr(nl + 1, meta));
-    if (j.at("version").get<int>() != kVersion)
-      return absl::InvalidArgumentError(absl::StrCat(source, ": reduced rank of another version"));
-    ASSIGN_OR_RETURN(report::Report r,
-                     report::ReadReportJson(std::string_view(bytes).substr(nl + 1 + meta), source, nullptr));
+    ASSIGN_OR_RETURN(auto m, Meta(bytes, source));
+    const json& j = m.first;
+    const size_t meta = m.second;
+    ASSIGN_OR_RETURN(report::Report r, report::ReadReportJson(std::string_view(bytes).substr(meta), source, nullptr));
     if (r.ranks.size() != 1) return absl::InvalidArgumentError(absl::StrCat(source, ": expected one rank"));
     RankPart p;
     p.rank = std::move(r.ranks.front());

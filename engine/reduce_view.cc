@@ -3,10 +3,17 @@
 // the whole job knows (its cross-rank summary figures, the findings' times relative to the job's
 // start); a collective instance is built from the gathered records when asked for. Nothing holds
 // every rank or every instance row at once.
+#include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <map>
+#include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -40,6 +47,38 @@ std::string UnmarkTimes(const std::string& s, int64_t origin_ns) {
   return out;
 }
 
+// UnmarkTimes on JSON text: the marker is a control character, which JSON escapes as \u001f.
+std::string UnmarkTimesJson(const std::string& s, int64_t origin_ns) {
+  static constexpr std::string_view m = "\\u001f";
+  if (s.find(m) == std::string::npos) return s;
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t a = s.find(m, i), b = a == std::string::npos ? a : s.find(m, a + m.size());
+    if (b == std::string::npos) {
+      out.append(s, i, std::string::npos);
+      break;
+    }
+    out.append(s, i, a - i);
+    const int64_t ns = std::strtoll(s.substr(a + m.size(), b - a - m.size()).c_str(), nullptr, 10);
+    out += absl::StrFormat("+%.3f ms", static_cast<double>(ns - origin_ns) / 1e6);
+    i = b + m.size();
+  }
+  return out;
+}
+
+// Rank i's element of the JSON report straight from its stored text (no parse): the head's
+// summary put in, the findings' times made relative. "" when it cannot be read (rank() then
+// says why).
+std::string RankJsonText(const PerRankReport::State& s, size_t i) {
+  absl::StatusOr<std::string> bytes = s.ranks->Get(static_cast<int64_t>(i));
+  if (!bytes.ok()) return "";
+  const size_t at = reduce::ReportOffset(*bytes);
+  if (at == std::string::npos) return "";
+  return UnmarkTimesJson(report::RankElementOfDocument(std::string_view(*bytes).substr(at), s.head.ranks[i].summary),
+                         s.head.time_span.start_ns);
+}
+
 // Rank i whole: its part read back, with the head's summary (cross-rank figures added there).
 absl::StatusOr<report::RankReport> LoadRank(const PerRankReport::State& s, size_t i) {
   ASSIGN_OR_RETURN(std::string bytes, s.ranks->Get(static_cast<int64_t>(i)));
@@ -52,6 +91,104 @@ absl::StatusOr<report::RankReport> LoadRank(const PerRankReport::State& s, size_
   }
   return r;
 }
+
+// Loads ranks for the renderer ahead of it on `threads` threads (parsing a rank back is most of
+// rendering it), at most threads + 1 ranks loaded and not yet taken, in increasing order from
+// the last rank asked for; a rank asked out of that order (a second pass) restarts it there.
+// With `json`, only a rank's element of the JSON report is made (from its stored text).
+class RankPrefetch {
+ public:
+  struct Loaded {
+    absl::StatusOr<report::RankReport> rank = absl::UnknownError("not loaded");
+    std::string json;
+  };
+  RankPrefetch(const PerRankReport::State& s, int threads, bool json)
+      : s_(s), threads_(threads), json_(json), n_(s.head.ranks.size()) {}
+  ~RankPrefetch() { Stop(); }
+
+  Loaded Take(size_t i) {
+    if (!started_ || i != want_) Start(i);
+    if (workers_.empty()) return Load(i);  // no thread could start: load here
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return ready_.count(i) > 0; });
+    Loaded l = std::move(ready_[i]);
+    ready_.erase(i);
+    want_ = i + 1;
+    cv_.notify_all();
+    return l;
+  }
+
+ private:
+  Loaded Load(size_t i) const {
+    Loaded l;
+    try {
+      if (json_) {
+        l.json = RankJsonText(s_, i);
+        l.rank = absl::UnknownError("rendered");
+      } else {
+        l.rank = LoadRank(s_, i);
+      }
+    } catch (const std::bad_alloc&) {
+      l.rank = absl::ResourceExhaustedError(absl::StrCat(s_.files[i], ": out of memory while rendering this rank"));
+      l.json.clear();
+    }
+    return l;
+  }
+
+  void Start(size_t from) {
+    Stop();
+    started_ = true;
+    stop_ = false;
+    ready_.clear();
+    next_ = want_ = from;
+    for (int t = 0; t < threads_; ++t) {
+      try {
+        workers_.emplace_back([this] { Work(); });
+      } catch (const std::system_error&) {
+        break;  // fewer threads
+      }
+    }
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  void Work() {
+    for (;;) {
+      size_t k = 0;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || (next_ < n_ && next_ <= want_ + static_cast<size_t>(threads_)); });
+        if (stop_) return;
+        k = next_++;
+      }
+      Loaded l = Load(k);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ready_[k] = std::move(l);
+      }
+      cv_.notify_all();
+    }
+  }
+
+  const PerRankReport::State& s_;
+  const int threads_;
+  const bool json_;
+  const size_t n_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::thread> workers_;
+  std::map<size_t, Loaded> ready_;
+  size_t next_ = 0, want_ = 0;
+  bool started_ = false, stop_ = false;
+};
 
 }  // namespace
 
@@ -77,13 +214,10 @@ report::ReportView PerRankReport::view() const {
   if (s.whole) return report::ViewOf(s.head);
   report::ReportView v;
   v.head = &s.head;
-  v.rank = [&s](size_t i, report::RankReport* scratch) -> const report::RankReport& {
-    absl::StatusOr<report::RankReport> r;
-    try {
-      r = LoadRank(s, i);
-    } catch (const std::bad_alloc&) {
-      r = absl::ResourceExhaustedError(absl::StrCat(s.files[i], ": out of memory while rendering this rank"));
-    }
+  const int threads = std::max(1, s.stats.jobs);
+  auto structs = std::make_shared<RankPrefetch>(s, threads, false);
+  v.rank = [&s, structs](size_t i, report::RankReport* scratch) -> const report::RankReport& {
+    absl::StatusOr<report::RankReport> r = structs->Take(i).rank;
     if (r.ok()) {
       *scratch = std::move(r).value();
     } else {  // the rest still renders; the caller fails the run (status())
@@ -92,6 +226,8 @@ report::ReportView PerRankReport::view() const {
     }
     return *scratch;
   };
+  auto texts = std::make_shared<RankPrefetch>(s, threads, true);
+  v.rank_json = [texts](size_t i) { return texts->Take(i).json; };  // "": rank(i) says why
   v.instance_count = s.cross.instances.size();
   v.instance = [&s](size_t k, report::Instance* scratch) -> const report::Instance& {
     *scratch = report::BuildInstance(s.gathered.trace, s.cross, s.gathered.exposed, k);

@@ -47,7 +47,17 @@ struct ReportView {
   size_t instance_count = 0;
   std::function<const Instance&(size_t k, Instance* scratch)> instance;
   int64_t instance_rows = 0;
+  // Optional: rank i's element of the JSON "ranks" array, as RankElementJson(rank(i)) writes it
+  // (a source may render ranks ahead on other threads); when empty, RenderJson renders rank(i).
+  std::function<std::string(size_t i)> rank_json;
 };
+// One element of the JSON report's "ranks" array with its indentation in the document, without
+// the separator after it.
+std::string RankElementJson(const RankReport& rk);
+// The same from a rendered document: the element of the only rank of `document` (RenderJson of
+// a Report with one rank), its "summary" replaced by `summary`'s. "" when `document` is not
+// such a report. What RankElementJson gives for that rank with that summary, without parsing.
+std::string RankElementOfDocument(std::string_view document, const RankSummary& summary);
 ReportView ViewOf(const Report& r);  // the whole report in memory; valid while r is
 using RenderSink = std::function<void(std::string_view text)>;
 void RenderJson(const ReportView& v, const RenderSink& out);

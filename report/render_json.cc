@@ -371,22 +371,33 @@ ojson ClockJson(const ClockAlignment& a) {
 // indented by `indent` spaces, exactly as nlohmann's dump(2) writes it inside the whole document;
 // element(i) is built and dumped one at a time, so neither the document's tree nor its text ever
 // holds every rank at once (a tree costs several times the text: ~6x at 256 ranks).
-template <typename F>
-void WriteArray(size_t indent, size_t n, F element, const RenderSink& out) {
+// One element dumped at `indent` + 2 spaces.
+std::string Element(const ojson& e, size_t indent) {
+  const std::string pad(indent + 2, ' ');
+  const std::string d = e.dump(2, ' ', false, ojson::error_handler_t::replace);
+  std::string text = pad;
+  text.reserve(d.size() + d.size() / 8);
+  for (char c : d) {
+    text += c;
+    if (c == '\n') text += pad;  // raw newlines only separate lines (in strings they are escaped)
+  }
+  return text;
+}
+
+// The "ranks" member's line is indented by 2 (a key of the document's top object).
+constexpr size_t kRanksIndent = 2;
+
+// element_text(i): the element's text as Element writes it, or "" to dump element(i) here.
+template <typename F, typename T>
+void WriteArray(size_t indent, size_t n, F element, T element_text, const RenderSink& out) {
   if (n == 0) {
     out("[]");
     return;
   }
-  const std::string pad(indent + 2, ' ');
   out("[\n");
-  std::string text;
   for (size_t i = 0; i < n; ++i) {
-    const std::string d = element(i).dump(2, ' ', false, ojson::error_handler_t::replace);
-    text = pad;
-    for (char c : d) {
-      text += c;
-      if (c == '\n') text += pad;  // raw newlines only separate lines (in strings they are escaped)
-    }
+    std::string text = indent == kRanksIndent ? element_text(i) : std::string();
+    if (text.empty()) text = Element(element(i), indent);
     text += i + 1 < n ? ",\n" : "\n";
     out(text);
   }
@@ -394,17 +405,43 @@ void WriteArray(size_t indent, size_t n, F element, const RenderSink& out) {
 }
 
 // Replaces the member `"key": "TOKEN"` of the dumped skeleton (searched from *from) by the array.
-template <typename F>
-void Splice(const std::string& skeleton, const std::string& key, const char* token, size_t n, F element, size_t* from,
-            const RenderSink& out) {
+template <typename F, typename T>
+void Splice(const std::string& skeleton, const std::string& key, const char* token, size_t n, F element, T element_text,
+            size_t* from, const RenderSink& out) {
   const std::string member = "\"" + key + "\": \"" + token + "\"";
   const size_t at = skeleton.find(member, *from);
   if (at == std::string::npos) return;  // not in the skeleton (cannot happen): nothing spliced
   const size_t line = skeleton.rfind('\n', at) + 1;
   out(std::string_view(skeleton).substr(*from, at - *from));
   out("\"" + key + "\": ");
-  WriteArray(at - line, n, element, out);
+  WriteArray(at - line, n, element, element_text, out);
   *from = at + member.size();
+}
+
+std::string RankElementJson(const RankReport& rk) { return Element(RankJson(rk), kRanksIndent); }
+
+std::string RankElementOfDocument(std::string_view doc, const RankSummary& summary) {
+  // The document's layout is dump(2)'s: the "ranks" member at indent 2, its element at 4, the
+  // element's members at 6; the summary is a flat object (numbers and nulls), so its first
+  // closing brace at indent 6 ends it.
+  const std::string_view open = "\n  \"ranks\": [\n", close = "\n  ],\n  \"collectives_across_ranks\"";
+  const size_t a = doc.find(open);
+  const size_t b = a == std::string_view::npos ? a : doc.find(close, a);
+  if (b == std::string_view::npos) return "";
+  const std::string_view element = doc.substr(a + open.size(), b - a - open.size());
+  const std::string_view key = "\n      \"summary\": {";
+  const size_t s0 = element.find(key);
+  const size_t s1 = s0 == std::string_view::npos ? s0 : element.find("\n      }", s0 + key.size());
+  if (s1 == std::string_view::npos) return "";
+  // Element() pads every line by indent + 2 = 6 for a member's value at the element's level:
+  // the summary's value starts after `"summary": `, without the first pad.
+  const std::string value = Element(SummaryJson(summary), 4);
+  std::string out;
+  out.reserve(element.size() + 64);
+  out.append(element.substr(0, s0 + key.size() - 1));  // up to `"summary": `
+  out.append(value, 6, std::string::npos);
+  out.append(element.substr(s1 + std::string_view("\n      }").size()));
+  return out;
 }
 
 ReportView ViewOf(const Report& r) {
@@ -473,11 +510,13 @@ void RenderJson(const ReportView& v, const RenderSink& out) {
   size_t from = 0;
   RankReport rank;
   Splice(
-      skeleton, "ranks", kRanksToken, r.ranks.size(), [&](size_t i) { return RankJson(v.rank(i, &rank)); }, &from, out);
+      skeleton, "ranks", kRanksToken, r.ranks.size(), [&](size_t i) { return RankJson(v.rank(i, &rank)); },
+      [&](size_t i) { return v.rank_json ? v.rank_json(i) : std::string(); }, &from, out);
   Instance instance;
   Splice(
       skeleton, "instances", kInstancesToken, v.instance_count,
-      [&](size_t k) { return InstanceJson(v.instance(k, &instance)); }, &from, out);
+      [&](size_t k) { return InstanceJson(v.instance(k, &instance)); }, [](size_t) { return std::string(); }, &from,
+      out);
   out(std::string_view(skeleton).substr(from));
   out("\n");
 }
