@@ -139,7 +139,9 @@ class Pool {
       // global partial and its collective record.
       RETURN_IF_ERROR(store_->Put(static_cast<int64_t>(i), reduce::SerializePart(p)));
       reduce::TrimRank(&p.rank);
+      reduce::TrimConcurrency(&p.concurrency);
       p.compact = {};  // the gathering reads it back
+      reduce::GiveBackFreeMemory();
       return p;
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(absl::StrCat(files_[i], ": out of memory while reducing this rank"));
@@ -273,9 +275,11 @@ absl::StatusOr<PerRankReport> WholePath(const std::vector<std::string>& inputs, 
 // shifted host are reduced again here; then the report.
 absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Prepared& p,
                                      std::vector<std::optional<RankPart>>& parts) {
+  reduce::Phase("ranks reduced");
   analyze::ClockAlignment alignment;
   ASSIGN_OR_RETURN(reduce::GatheredCollectives g,
                    Gather(parts, *p.st, analyze::ClockAlignmentShift(ModeOf(p.o.align_clocks), &alignment)));
+  reduce::Phase("collectives gathered");
   const std::string clock_note = g.trace.clock_note();
   if (alignment.applied()) {
     std::vector<size_t> again;
@@ -292,11 +296,14 @@ absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Pre
     ASSIGN_OR_RETURN(g, Gather(parts, *p.st, nullptr));
   }
   Assemble(parts, std::move(g), alignment, clock_note, inputs, p.top_n, p.st.get());
+  reduce::GiveBackFreeMemory();
+  reduce::Phase("matched across ranks, report head assembled");
   return PerRankReport(p.st);
 }
 
 absl::StatusOr<PerRankReport> Reduce(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
                                      const ReduceOptions& o) {
+  reduce::Phase("start");
   ASSIGN_OR_RETURN(Prepared p, Prepare(inputs, options, o));
   if (p.whole) return WholePath(inputs, options, p);
   ASSIGN_OR_RETURN(p.st->ranks, ReducedRanks::Create());
@@ -373,6 +380,7 @@ absl::StatusOr<PerRankReport> AssembleShares(const std::vector<std::string>& inp
       ASSIGN_OR_RETURN(std::string bytes, ranks->Get(f));
       ASSIGN_OR_RETURN(RankPart part, reduce::DeserializePart(bytes, p.files[f]));
       reduce::TrimRank(&part.rank);
+      reduce::TrimConcurrency(&part.concurrency);
       part.compact = {};  // the gathering reads it back
       parts[f] = std::move(part);
     }

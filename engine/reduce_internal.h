@@ -100,8 +100,17 @@ struct PerRankReport::State {
 };
 
 namespace reduce {
+// With OVERLAPSCOPE_TIMING=1: "[per-rank] WHAT: wall W s, cpu C s, rss R MB, peak P MB" on
+// stderr (the phases of a reduction, for profiling); nothing otherwise.
+void Phase(const char* what);
+// Gives the heap's free memory back to the system (glibc: malloc_trim), so that what one rank's
+// model freed is not counted as resident while the next ranks run.
+void GiveBackFreeMemory();
 // The rank reduced to what the head keeps of it (label, rank, pid, host, source, summary).
 void TrimRank(report::RankReport* r);
+// Its stream-concurrency devices without their per-iteration figures (the JSON takes them from
+// the stored rank; text and Markdown print the whole-trace figures only).
+void TrimConcurrency(report::StreamConcurrency* c);
 }  // namespace reduce
 
 }  // namespace overlapscope::engine

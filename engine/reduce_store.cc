@@ -2,14 +2,22 @@
 // unlinked as soon as it is created, so nothing is left behind whatever way the process ends; the
 // kernel's page cache decides what stays in memory, and it may evict it (unlike the heap).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "engine/reduce.h"
+#include "engine/reduce_internal.h"
 
 namespace overlapscope::engine {
 namespace {
@@ -18,7 +26,39 @@ absl::Status IoError(const std::string& what, const std::string& path) {
   return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
 }
 
+int64_t StatusMb(const std::string& key) {  // VmRSS / VmHWM of /proc/self/status, MB
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind(key, 0) == 0) return std::strtoll(line.c_str() + key.size() + 1, nullptr, 10) / 1024;
+  return -1;
+}
+
 }  // namespace
+
+namespace reduce {
+void Phase(const char* what) {
+  static const bool on = [] {
+    const char* e = std::getenv("OVERLAPSCOPE_TIMING");
+    return e != nullptr && std::string(e) == "1";
+  }();
+  static const auto start = std::chrono::steady_clock::now();
+  if (!on) return;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const double cpu = static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+                     static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  std::fprintf(stderr, "[per-rank] %s: wall %.2f s, cpu %.2f s, rss %lld MB, peak %lld MB\n", what,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), cpu,
+               static_cast<long long>(StatusMb("VmRSS")), static_cast<long long>(StatusMb("VmHWM")));
+}
+
+void GiveBackFreeMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+}  // namespace reduce
 
 absl::StatusOr<std::shared_ptr<ReducedRanks>> ReducedRanks::Create() {
   const char* dir = std::getenv("TMPDIR");

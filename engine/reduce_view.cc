@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <new>
@@ -92,26 +93,22 @@ absl::StatusOr<report::RankReport> LoadRank(const PerRankReport::State& s, size_
   return r;
 }
 
-// Loads ranks for the renderer ahead of it on `threads` threads (parsing a rank back is most of
-// rendering it), at most threads + 1 ranks loaded and not yet taken, in increasing order from
-// the last rank asked for; a rank asked out of that order (a second pass) restarts it there.
-// With `json`, only a rank's element of the JSON report is made (from its stored text).
-class RankPrefetch {
+// Makes the parts of the report ahead of the renderer on `threads` threads (parsing a rank back,
+// building and dumping an instance: most of the rendering), at most threads + 1 parts made and
+// not yet taken, in increasing order from the last part asked for; a part asked out of that
+// order (a second pass) restarts it there. make(i) must not throw.
+template <typename T>
+class Ahead {
  public:
-  struct Loaded {
-    absl::StatusOr<report::RankReport> rank = absl::UnknownError("not loaded");
-    std::string json;
-  };
-  RankPrefetch(const PerRankReport::State& s, int threads, bool json)
-      : s_(s), threads_(threads), json_(json), n_(s.head.ranks.size()) {}
-  ~RankPrefetch() { Stop(); }
+  Ahead(size_t n, int threads, std::function<T(size_t)> make) : n_(n), threads_(threads), make_(std::move(make)) {}
+  ~Ahead() { Stop(); }
 
-  Loaded Take(size_t i) {
+  T Take(size_t i) {
     if (!started_ || i != want_) Start(i);
-    if (workers_.empty()) return Load(i);  // no thread could start: load here
+    if (workers_.empty()) return make_(i);  // no thread could start: make it here
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return ready_.count(i) > 0; });
-    Loaded l = std::move(ready_[i]);
+    T l = std::move(ready_.at(i));
     ready_.erase(i);
     want_ = i + 1;
     cv_.notify_all();
@@ -119,22 +116,6 @@ class RankPrefetch {
   }
 
  private:
-  Loaded Load(size_t i) const {
-    Loaded l;
-    try {
-      if (json_) {
-        l.json = RankJsonText(s_, i);
-        l.rank = absl::UnknownError("rendered");
-      } else {
-        l.rank = LoadRank(s_, i);
-      }
-    } catch (const std::bad_alloc&) {
-      l.rank = absl::ResourceExhaustedError(absl::StrCat(s_.files[i], ": out of memory while rendering this rank"));
-      l.json.clear();
-    }
-    return l;
-  }
-
   void Start(size_t from) {
     Stop();
     started_ = true;
@@ -169,23 +150,22 @@ class RankPrefetch {
         if (stop_) return;
         k = next_++;
       }
-      Loaded l = Load(k);
+      T l = make_(k);
       {
         std::lock_guard<std::mutex> lock(mu_);
-        ready_[k] = std::move(l);
+        ready_.emplace(k, std::move(l));
       }
       cv_.notify_all();
     }
   }
 
-  const PerRankReport::State& s_;
-  const int threads_;
-  const bool json_;
   const size_t n_;
+  const int threads_;
+  const std::function<T(size_t)> make_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::thread> workers_;
-  std::map<size_t, Loaded> ready_;
+  std::map<size_t, T> ready_;
   size_t next_ = 0, want_ = 0;
   bool started_ = false, stop_ = false;
 };
@@ -203,6 +183,9 @@ void TrimRank(report::RankReport* r) {
   t.summary = std::move(r->summary);
   *r = std::move(t);
 }
+void TrimConcurrency(report::StreamConcurrency* c) {
+  for (report::DeviceConcurrency& d : c->devices) std::vector<report::IterationConcurrency>().swap(d.iterations);
+}
 }  // namespace reduce
 
 const report::Report& PerRankReport::head() const { return s_->head; }
@@ -215,9 +198,17 @@ report::ReportView PerRankReport::view() const {
   report::ReportView v;
   v.head = &s.head;
   const int threads = std::max(1, s.stats.jobs);
-  auto structs = std::make_shared<RankPrefetch>(s, threads, false);
+  const size_t n = s.head.ranks.size();
+  auto structs = std::make_shared<Ahead<absl::StatusOr<report::RankReport>>>(n, threads, [&s](size_t i) {
+    try {
+      return LoadRank(s, i);
+    } catch (const std::bad_alloc&) {
+      return absl::StatusOr<report::RankReport>(
+          absl::ResourceExhaustedError(absl::StrCat(s.files[i], ": out of memory while rendering this rank")));
+    }
+  });
   v.rank = [&s, structs](size_t i, report::RankReport* scratch) -> const report::RankReport& {
-    absl::StatusOr<report::RankReport> r = structs->Take(i).rank;
+    absl::StatusOr<report::RankReport> r = structs->Take(i);
     if (r.ok()) {
       *scratch = std::move(r).value();
     } else {  // the rest still renders; the caller fails the run (status())
@@ -226,12 +217,48 @@ report::ReportView PerRankReport::view() const {
     }
     return *scratch;
   };
-  auto texts = std::make_shared<RankPrefetch>(s, threads, true);
-  v.rank_json = [texts](size_t i) { return texts->Take(i).json; };  // "": rank(i) says why
+  // "" when a part cannot be made here: the renderer then makes it from rank(i) / instance(k).
+  auto rank_texts = std::make_shared<Ahead<std::string>>(n, threads, [&s](size_t i) {
+    try {
+      return RankJsonText(s, i);
+    } catch (const std::bad_alloc&) {
+      return std::string();
+    }
+  });
+  v.rank_json = [rank_texts](size_t i) {
+    if (i == 0) reduce::Phase("writing the ranks");
+    return rank_texts->Take(i);
+  };
+  auto concurrency_texts = std::make_shared<Ahead<std::string>>(n, threads, [&s](size_t i) {
+    try {
+      absl::StatusOr<std::string> bytes = s.ranks->Get(static_cast<int64_t>(i));
+      const size_t at = bytes.ok() ? reduce::ReportOffset(*bytes) : std::string::npos;
+      if (at == std::string::npos) {
+        if (s.status.ok()) s.status = absl::InternalError(absl::StrCat(s.files[i], ": reduced rank unreadable"));
+        return std::string();
+      }
+      return report::RankConcurrencyOfDocument(std::string_view(*bytes).substr(at));
+    } catch (const std::bad_alloc&) {
+      if (s.status.ok()) s.status = absl::ResourceExhaustedError("out of memory while rendering the report");
+      return std::string();
+    }
+  });
+  v.rank_concurrency_json = [concurrency_texts](size_t i) { return concurrency_texts->Take(i); };
   v.instance_count = s.cross.instances.size();
   v.instance = [&s](size_t k, report::Instance* scratch) -> const report::Instance& {
     *scratch = report::BuildInstance(s.gathered.trace, s.cross, s.gathered.exposed, k);
     return *scratch;
+  };
+  auto instance_texts = std::make_shared<Ahead<std::string>>(v.instance_count, threads, [&s](size_t k) {
+    try {
+      return report::InstanceElementJson(report::BuildInstance(s.gathered.trace, s.cross, s.gathered.exposed, k));
+    } catch (const std::bad_alloc&) {
+      return std::string();
+    }
+  });
+  v.instance_json = [instance_texts](size_t k) {
+    if (k == 0) reduce::Phase("writing the collective instances");
+    return instance_texts->Take(k);
   };
   for (const analyze::CollectiveInstance& ci : s.cross.instances)
     v.instance_rows += static_cast<int64_t>(ci.ranks.size());
@@ -245,6 +272,13 @@ absl::StatusOr<report::Report> PerRankReport::Materialize() const {
     report::Report r = s_->head;
     report::RankReport rank;
     for (size_t i = 0; i < r.ranks.size(); ++i) r.ranks[i] = v.rank(i, &rank);
+    r.stream_concurrency.devices.clear();  // the head's have no per-iteration figures
+    for (size_t i = 0; i < r.ranks.size(); ++i) {
+      ASSIGN_OR_RETURN(std::string bytes, s_->ranks->Get(static_cast<int64_t>(i)));
+      ASSIGN_OR_RETURN(reduce::RankPart part, reduce::DeserializePart(bytes, s_->files[i]));
+      for (report::DeviceConcurrency& d : part.concurrency.devices)
+        r.stream_concurrency.devices.push_back(std::move(d));
+    }
     report::Instance inst;
     for (size_t k = 0; k < v.instance_count; ++k) r.collectives_across_ranks.instances.push_back(v.instance(k, &inst));
     RETURN_IF_ERROR(status());
@@ -275,6 +309,7 @@ absl::Status WriteReport(const PerRankReport& report, ReportFormat format, const
     return absl::InternalError(absl::StrCat("rendering the report failed: ", e.what()));
   }
   if (!written || std::fflush(out) != 0) return absl::InternalError("cannot write the report to stdout");
+  reduce::Phase("report written");
   return report.status();
 }
 

@@ -50,14 +50,24 @@ struct ReportView {
   // Optional: rank i's element of the JSON "ranks" array, as RankElementJson(rank(i)) writes it
   // (a source may render ranks ahead on other threads); when empty, RenderJson renders rank(i).
   std::function<std::string(size_t i)> rank_json;
+  // Likewise collectives_across_ranks.instances[k]'s element (InstanceElementJson), optional.
+  std::function<std::string(size_t k)> instance_json;
+  // Optional: rank i's elements of stream_concurrency.devices (RankConcurrencyOfDocument); when
+  // set, RenderJson writes the devices from it, rank by rank, and does not read
+  // head->stream_concurrency.devices (text and Markdown read only their `whole` figures).
+  std::function<std::string(size_t i)> rank_concurrency_json;
 };
 // One element of the JSON report's "ranks" array with its indentation in the document, without
 // the separator after it.
 std::string RankElementJson(const RankReport& rk);
+std::string InstanceElementJson(const Instance& ci);
 // The same from a rendered document: the element of the only rank of `document` (RenderJson of
 // a Report with one rank), its "summary" replaced by `summary`'s. "" when `document` is not
 // such a report. What RankElementJson gives for that rank with that summary, without parsing.
 std::string RankElementOfDocument(std::string_view document, const RankSummary& summary);
+// The elements of stream_concurrency.devices of such a document, as they are in it (joined by
+// ",\n", no separator after the last); "" when it has none.
+std::string RankConcurrencyOfDocument(std::string_view document);
 ReportView ViewOf(const Report& r);  // the whole report in memory; valid while r is
 using RenderSink = std::function<void(std::string_view text)>;
 void RenderJson(const ReportView& v, const RenderSink& out);

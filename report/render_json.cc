@@ -15,6 +15,7 @@ using ojson = nlohmann::ordered_json;
 // Placeholders of the arrays RenderJson writes element by element (Splice).
 constexpr char kRanksToken[] = "@@overlapscope:ranks@@";
 constexpr char kInstancesToken[] = "@@overlapscope:instances@@";
+constexpr char kDevicesToken[] = "@@overlapscope:concurrency-devices@@";
 
 ojson Figures(const OverlapFigures& s) {
   ojson j;
@@ -384,19 +385,21 @@ std::string Element(const ojson& e, size_t indent) {
   return text;
 }
 
-// The "ranks" member's line is indented by 2 (a key of the document's top object).
+// The "ranks" member's line is indented by 2 (a key of the document's top object), the
+// "instances" member's by 4 (a key of collectives_across_ranks).
 constexpr size_t kRanksIndent = 2;
+constexpr size_t kInstancesIndent = 4;
 
 // element_text(i): the element's text as Element writes it, or "" to dump element(i) here.
 template <typename F, typename T>
-void WriteArray(size_t indent, size_t n, F element, T element_text, const RenderSink& out) {
+void WriteArray(size_t indent, size_t n, F element, T element_text, size_t text_indent, const RenderSink& out) {
   if (n == 0) {
     out("[]");
     return;
   }
   out("[\n");
   for (size_t i = 0; i < n; ++i) {
-    std::string text = indent == kRanksIndent ? element_text(i) : std::string();
+    std::string text = indent == text_indent ? element_text(i) : std::string();
     if (text.empty()) text = Element(element(i), indent);
     text += i + 1 < n ? ",\n" : "\n";
     out(text);
@@ -407,18 +410,30 @@ void WriteArray(size_t indent, size_t n, F element, T element_text, const Render
 // Replaces the member `"key": "TOKEN"` of the dumped skeleton (searched from *from) by the array.
 template <typename F, typename T>
 void Splice(const std::string& skeleton, const std::string& key, const char* token, size_t n, F element, T element_text,
-            size_t* from, const RenderSink& out) {
+            size_t text_indent, size_t* from, const RenderSink& out) {
   const std::string member = "\"" + key + "\": \"" + token + "\"";
   const size_t at = skeleton.find(member, *from);
   if (at == std::string::npos) return;  // not in the skeleton (cannot happen): nothing spliced
   const size_t line = skeleton.rfind('\n', at) + 1;
   out(std::string_view(skeleton).substr(*from, at - *from));
   out("\"" + key + "\": ");
-  WriteArray(at - line, n, element, element_text, out);
+  WriteArray(at - line, n, element, element_text, text_indent, out);
   *from = at + member.size();
 }
 
 std::string RankElementJson(const RankReport& rk) { return Element(RankJson(rk), kRanksIndent); }
+std::string InstanceElementJson(const Instance& ci) { return Element(InstanceJson(ci), kInstancesIndent); }
+
+std::string RankConcurrencyOfDocument(std::string_view doc) {
+  // stream_concurrency is the document's last member and "devices" its last: its elements end
+  // with the document's "\n    ]\n  }\n}\n".
+  const size_t sc = doc.rfind("\n  \"stream_concurrency\": {");
+  const std::string_view open = "\n    \"devices\": [\n", close = "\n    ]\n  }\n}";
+  const size_t a = sc == std::string_view::npos ? sc : doc.find(open, sc);
+  const size_t b = a == std::string_view::npos ? a : doc.rfind(close);
+  if (b == std::string_view::npos || b < a + open.size()) return "";
+  return std::string(doc.substr(a + open.size(), b - a - open.size()));
+}
 
 std::string RankElementOfDocument(std::string_view doc, const RankSummary& summary) {
   // The document's layout is dump(2)'s: the "ranks" member at indent 2, its element at 4, the
@@ -505,18 +520,38 @@ void RenderJson(const ReportView& v, const RenderSink& out) {
   j["ranks"] = kRanksToken;  // spliced in below, one rank at a time
   j["collectives_across_ranks"] = CrossRankJson(r.collectives_across_ranks);
   AppendPathsJson(r, &j);  // METRICS §8-9 (render_json_paths.cc)
+  if (v.rank_concurrency_json) j["stream_concurrency"]["devices"] = kDevicesToken;
   const std::string skeleton = j.dump(2, ' ', false, ojson::error_handler_t::replace);
   j = ojson();
   size_t from = 0;
   RankReport rank;
   Splice(
       skeleton, "ranks", kRanksToken, r.ranks.size(), [&](size_t i) { return RankJson(v.rank(i, &rank)); },
-      [&](size_t i) { return v.rank_json ? v.rank_json(i) : std::string(); }, &from, out);
+      [&](size_t i) { return v.rank_json ? v.rank_json(i) : std::string(); }, kRanksIndent, &from, out);
   Instance instance;
   Splice(
       skeleton, "instances", kInstancesToken, v.instance_count,
-      [&](size_t k) { return InstanceJson(v.instance(k, &instance)); }, [](size_t) { return std::string(); }, &from,
-      out);
+      [&](size_t k) { return InstanceJson(v.instance(k, &instance)); },
+      [&](size_t k) { return v.instance_json ? v.instance_json(k) : std::string(); }, kInstancesIndent, &from, out);
+  if (v.rank_concurrency_json) {  // "devices": every rank's, in rank order
+    const std::string member = std::string("\"devices\": \"") + kDevicesToken + "\"";
+    const size_t at = skeleton.find(member, from);
+    if (at != std::string::npos) {
+      const size_t indent = at - (skeleton.rfind('\n', at) + 1);
+      out(std::string_view(skeleton).substr(from, at - from));
+      out("\"devices\": ");
+      bool any = false;
+      for (size_t i = 0; i < r.ranks.size(); ++i) {
+        const std::string text = v.rank_concurrency_json(i);
+        if (text.empty()) continue;
+        out(any ? ",\n" : "[\n");
+        out(text);
+        any = true;
+      }
+      out(any ? "\n" + std::string(indent, ' ') + "]" : std::string("[]"));
+      from = at + member.size();
+    }
+  }
   out(std::string_view(skeleton).substr(from));
   out("\n");
 }
