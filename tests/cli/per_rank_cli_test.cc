@@ -27,5 +27,24 @@ TEST(PerRankCli, ForcedProgressCountsEveryRankAndLeavesTheReportAlone) {
   EXPECT_NE(lines[1].find(" MB/s"), std::string::npos) << lines[1];
 }
 
+// The gates read the head (each rank's label and summary, cross-rank figures included): the same
+// verdicts and lines as the whole-model analyze with the critical path off.
+TEST(PerRankCli, GatesGiveTheWholeModelVerdicts) {
+  const std::string dir = std::string(OVERLAPSCOPE_SOURCE_DIR) + "/tests/data/kineto/ag_overlap";
+  for (const char* gate : {"overlap_ratio>=0", "overlap_ratio>=0.99", "collective_wait_ns<=0"}) {
+    const CliRun whole = RunCliLimited({"analyze", dir, "--critical-path", "off", "--require", gate});
+    const CliRun per = RunCliLimited({"analyze", dir, "--per-rank", "--require", gate});
+    EXPECT_EQ(per.exit_code, whole.exit_code) << gate << ": " << per.Describe();
+    EXPECT_TRUE(per.exit_code == 0 || per.exit_code == 3) << per.Describe();
+    EXPECT_EQ(per.err, whole.err) << gate;
+    EXPECT_NE(per.err.find("rank 1: "), std::string::npos) << per.err;
+    EXPECT_EQ(per.out, whole.out) << gate;
+  }
+  // A path metric is not computed per rank: the gate fails and says why.
+  const CliRun path = RunCliLimited({"analyze", dir, "--per-rank", "--require", "critical_path_ns>=0"});
+  EXPECT_EQ(path.exit_code, 3) << path.Describe();
+  EXPECT_NE(path.err.find("not computed"), std::string::npos) << path.err;
+}
+
 }  // namespace
 }  // namespace overlapscope::testing
