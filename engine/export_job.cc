@@ -1,5 +1,6 @@
 #include "engine/export_job.h"
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -98,8 +99,11 @@ std::vector<exporters::OverviewRank> Overview(const report::Report& r, JobExport
   std::map<std::string, int64_t> rank_of_label;  // participant label -> index in ranks, -1: ambiguous
   for (const report::Participant& p : x.participants) {
     auto it = p.ref.pid ? by_process.find({*p.ref.pid, p.host.value_or("")}) : by_process.end();
-    rank_of_label[p.ref.label] =
-        it != by_process.end() && it->second.size() == 1 ? static_cast<int64_t>(it->second[0]) : -1;
+    std::vector<size_t> c = it == by_process.end() ? std::vector<size_t>{} : it->second;
+    // The same pid and host in several files (copied traces, containers): the rank decides.
+    if (c.size() > 1 && p.ref.rank)
+      c.erase(std::remove_if(c.begin(), c.end(), [&](size_t i) { return r.ranks[i].rank != p.ref.rank; }), c.end());
+    rank_of_label[p.ref.label] = c.size() == 1 ? static_cast<int64_t>(c[0]) : -1;
   }
   for (const report::Instance& in : x.instances)
     for (const report::InstanceRank& ir : in.ranks) {
