@@ -82,11 +82,13 @@ exporters::OverviewDevice Device(const report::DeviceReport& d, int64_t* iterati
 }
 
 // The overview's input from the report: ranks in report order (= input file order); each wait
-// goes to the rank whose (pid, host) its participant has.
-std::vector<exporters::OverviewRank> Overview(const report::Report& r, JobExport* out) {
+// goes to the rank whose (pid, host) its participant has. Each rank and instance of `r` is
+// released once converted (the report is not needed afterwards).
+std::vector<exporters::OverviewRank> Overview(report::Report& r, JobExport* out) {
   std::vector<exporters::OverviewRank> ranks;
   std::map<std::pair<int64_t, std::string>, std::vector<size_t>> by_process;
-  for (const report::RankReport& rk : r.ranks) {
+  std::vector<std::optional<int64_t>> rank_no;
+  for (report::RankReport& rk : r.ranks) {
     exporters::OverviewRank o;
     o.label = rk.label;
     o.host = rk.host;
@@ -94,18 +96,20 @@ std::vector<exporters::OverviewRank> Overview(const report::Report& r, JobExport
     for (const report::DeviceReport& d : rk.devices) o.devices.push_back(Device(d, &out->iterations));
     by_process[{rk.pid, rk.host}].push_back(ranks.size());
     ranks.push_back(std::move(o));
+    rank_no.push_back(rk.rank);
+    rk = report::RankReport{};
   }
-  const report::CrossRank& x = r.collectives_across_ranks;
+  report::CrossRank& x = r.collectives_across_ranks;
   std::map<std::string, int64_t> rank_of_label;  // participant label -> index in ranks, -1: ambiguous
   for (const report::Participant& p : x.participants) {
     auto it = p.ref.pid ? by_process.find({*p.ref.pid, p.host.value_or("")}) : by_process.end();
     std::vector<size_t> c = it == by_process.end() ? std::vector<size_t>{} : it->second;
     // The same pid and host in several files (copied traces, containers): the rank decides.
     if (c.size() > 1 && p.ref.rank)
-      c.erase(std::remove_if(c.begin(), c.end(), [&](size_t i) { return r.ranks[i].rank != p.ref.rank; }), c.end());
+      c.erase(std::remove_if(c.begin(), c.end(), [&](size_t i) { return rank_no[i] != p.ref.rank; }), c.end());
     rank_of_label[p.ref.label] = c.size() == 1 ? static_cast<int64_t>(c[0]) : -1;
   }
-  for (const report::Instance& in : x.instances)
+  for (report::Instance& in : x.instances) {
     for (const report::InstanceRank& ir : in.ranks) {
       if (ir.wait_ns <= 0) continue;
       auto it = rank_of_label.find(ir.ref.label);
@@ -125,6 +129,8 @@ std::vector<exporters::OverviewRank> Overview(const report::Report& r, JobExport
       ranks[it->second].waits.push_back(std::move(w));
       ++out->waits;
     }
+    in = report::Instance{};
+  }
   return ranks;
 }
 
@@ -166,10 +172,10 @@ absl::StatusOr<JobExport> Run(const std::vector<std::string>& inputs, const std:
   for (const report::ImportWarning& w : red.report.warnings) out.warnings.push_back(w.message);
   out.rank_files = writer.names();
   out.rank_bytes = writer.bytes();
-  const std::vector<exporters::OverviewRank> ranks = Overview(red.report, &out);
+  std::vector<exporters::OverviewRank> ranks = Overview(red.report, &out);
   red.report = report::Report{};  // free the report before the overview is encoded
   out.overview = (std::filesystem::path(out_dir) / "overview.pftrace").string();
-  ASSIGN_OR_RETURN(exporters::PerfettoStats st, exporters::WriteOverview(ranks, out.overview));
+  ASSIGN_OR_RETURN(exporters::PerfettoStats st, exporters::WriteOverview(std::move(ranks), out.overview));
   out.overview_stats.packets = st.packets;
   out.overview_stats.tracks = st.tracks;
   out.overview_stats.lane_tracks = st.lane_tracks;

@@ -122,9 +122,12 @@ int64_t ShiftFor(const Layout& L) {
 
 }  // namespace
 
-absl::StatusOr<PerfettoStats> EncodeOverview(const std::vector<OverviewRank>& ranks, const ByteSink& sink) {
+absl::StatusOr<PerfettoStats> EncodeOverview(std::vector<OverviewRank> ranks, const ByteSink& sink) {
   Layout L;
-  for (size_t i = 0; i < ranks.size(); ++i) AddRank(ranks[i], static_cast<int64_t>(i) + 1, &L);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    AddRank(ranks[i], static_cast<int64_t>(i) + 1, &L);
+    ranks[i] = OverviewRank{};
+  }
   const int64_t shift = ShiftFor(L);
   if (shift != 0)
     for (TrackSpec& t : L.tracks) {
@@ -138,10 +141,10 @@ absl::StatusOr<PerfettoStats> EncodeOverview(const std::vector<OverviewRank>& ra
   return st;
 }
 
-absl::StatusOr<PerfettoStats> WriteOverview(const std::vector<OverviewRank>& ranks, const std::string& path) {
+absl::StatusOr<PerfettoStats> WriteOverview(std::vector<OverviewRank> ranks, const std::string& path) {
   PerfettoStats st;
   auto s = WriteFile(
-      path, [&](const ByteSink& sink) { return EncodeOverview(ranks, sink); }, &st);
+      path, [&](const ByteSink& sink) { return EncodeOverview(std::move(ranks), sink); }, &st);
   if (!s.ok()) return s;
   return st;
 }

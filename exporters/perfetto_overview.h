@@ -48,7 +48,8 @@ struct OverviewRank {
   std::vector<OverviewWait> waits;
 };
 
-absl::StatusOr<PerfettoStats> EncodeOverview(const std::vector<OverviewRank>& ranks, const ByteSink& sink);
-absl::StatusOr<PerfettoStats> WriteOverview(const std::vector<OverviewRank>& ranks, const std::string& path);
+// Each rank is freed once its tracks are laid out (the layout holds them until they are encoded).
+absl::StatusOr<PerfettoStats> EncodeOverview(std::vector<OverviewRank> ranks, const ByteSink& sink);
+absl::StatusOr<PerfettoStats> WriteOverview(std::vector<OverviewRank> ranks, const std::string& path);
 
 }  // namespace overlapscope::exporters
