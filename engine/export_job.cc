@@ -81,35 +81,36 @@ exporters::OverviewDevice Device(const report::DeviceReport& d, int64_t* iterati
   return o;
 }
 
-// The overview's input from the report: ranks in report order (= input file order); each wait
-// goes to the rank whose (pid, host) its participant has. Each rank and instance of `r` is
-// released once converted (the report is not needed afterwards).
-std::vector<exporters::OverviewRank> Overview(report::Report& r, JobExport* out) {
+// The overview's input from the streamed report (one rank part and one collective instance in
+// memory at a time): ranks in report order (= input file order); each wait goes to the rank
+// whose (pid, host) its participant has, or, where copied traces share them, its rank number.
+std::vector<exporters::OverviewRank> Overview(const report::ReportView& v, JobExport* out) {
+  const report::Report& head = *v.head;
   std::vector<exporters::OverviewRank> ranks;
   std::map<std::pair<int64_t, std::string>, std::vector<size_t>> by_process;
-  std::vector<std::optional<int64_t>> rank_no;
-  for (report::RankReport& rk : r.ranks) {
+  for (size_t i = 0; i < head.ranks.size(); ++i) {
+    report::RankReport scratch;
+    const report::RankReport& rk = v.rank(i, &scratch);
     exporters::OverviewRank o;
-    o.label = rk.label;
-    o.host = rk.host;
-    o.pid = rk.pid;
+    o.label = head.ranks[i].label;
+    o.host = head.ranks[i].host;
+    o.pid = head.ranks[i].pid;
     for (const report::DeviceReport& d : rk.devices) o.devices.push_back(Device(d, &out->iterations));
-    by_process[{rk.pid, rk.host}].push_back(ranks.size());
+    by_process[{o.pid, o.host}].push_back(ranks.size());
     ranks.push_back(std::move(o));
-    rank_no.push_back(rk.rank);
-    rk = report::RankReport{};
   }
-  report::CrossRank& x = r.collectives_across_ranks;
+  const report::CrossRank& x = head.collectives_across_ranks;
   std::map<std::string, int64_t> rank_of_label;  // participant label -> index in ranks, -1: ambiguous
   for (const report::Participant& p : x.participants) {
     auto it = p.ref.pid ? by_process.find({*p.ref.pid, p.host.value_or("")}) : by_process.end();
     std::vector<size_t> c = it == by_process.end() ? std::vector<size_t>{} : it->second;
-    // The same pid and host in several files (copied traces, containers): the rank decides.
     if (c.size() > 1 && p.ref.rank)
-      c.erase(std::remove_if(c.begin(), c.end(), [&](size_t i) { return rank_no[i] != p.ref.rank; }), c.end());
+      c.erase(std::remove_if(c.begin(), c.end(), [&](size_t i) { return head.ranks[i].rank != p.ref.rank; }), c.end());
     rank_of_label[p.ref.label] = c.size() == 1 ? static_cast<int64_t>(c[0]) : -1;
   }
-  for (report::Instance& in : x.instances) {
+  for (size_t k = 0; k < v.instance_count; ++k) {
+    report::Instance scratch;
+    const report::Instance& in = v.instance(k, &scratch);
     for (const report::InstanceRank& ir : in.ranks) {
       if (ir.wait_ns <= 0) continue;
       auto it = rank_of_label.find(ir.ref.label);
@@ -129,7 +130,6 @@ std::vector<exporters::OverviewRank> Overview(report::Report& r, JobExport* out)
       ranks[it->second].waits.push_back(std::move(w));
       ++out->waits;
     }
-    in = report::Instance{};
   }
   return ranks;
 }
@@ -147,9 +147,9 @@ absl::StatusOr<JobExport> Run(const std::vector<std::string>& inputs, const std:
   ro.each_rank = [&](int64_t file, const RankModel& m) { return writer.Write(file, m); };
   AnalyzeOptions ao;
   ao.critical_path = false;  // the reduction cannot compute it; a one-file job skips it too
-  ASSIGN_OR_RETURN(ReducedReport red, AnalyzePerRank(inputs, ao, ro));
+  ASSIGN_OR_RETURN(PerRankReport red, ReducePerRank(inputs, ao, ro));
   JobExport out;
-  out.stats = red.stats;
+  out.stats = red.stats();
   for (size_t i = 0; i < in.files.size(); ++i)
     if (writer.names()[i].empty()) {  // the whole-model path (one file): write it from a Session
       LoadOptions lo;
@@ -169,11 +169,11 @@ absl::StatusOr<JobExport> Run(const std::vector<std::string>& inputs, const std:
       ASSIGN_OR_RETURN(PerfettoExport st, ExportPerfetto(s, path, eo));
       writer.Set(i, path, st.bytes);
     }
-  for (const report::ImportWarning& w : red.report.warnings) out.warnings.push_back(w.message);
+  for (const report::ImportWarning& w : red.head().warnings) out.warnings.push_back(w.message);
   out.rank_files = writer.names();
   out.rank_bytes = writer.bytes();
-  std::vector<exporters::OverviewRank> ranks = Overview(red.report, &out);
-  red.report = report::Report{};  // free the report before the overview is encoded
+  std::vector<exporters::OverviewRank> ranks = Overview(red.view(), &out);
+  RETURN_IF_ERROR(red.status());  // a reduced rank that could not be read back
   out.overview = (std::filesystem::path(out_dir) / "overview.pftrace").string();
   ASSIGN_OR_RETURN(exporters::PerfettoStats st, exporters::WriteOverview(std::move(ranks), out.overview));
   out.overview_stats.packets = st.packets;
