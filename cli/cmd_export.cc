@@ -1,5 +1,9 @@
 // overlapscope export TRACE... -o OUT [--format perfetto|chrome] [--analyze]: writes a trace as
 // Perfetto protobuf (.pftrace) or Kineto-compatible Chrome JSON (.json, .json.gz).
+// With --per-rank (or --jobs, --memory-budget, or OUT a directory: "OUT/" or an existing one):
+// one .pftrace per rank plus overview.pftrace in OUT, in bounded memory (engine/export_job.h).
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -7,20 +11,29 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/analyze_per_rank.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/option_values.h"
 #include "engine/engine.h"
+#include "engine/export_job.h"
 
 namespace overlapscope::cli {
 namespace {
 
 const CommandSpec kSpec{
     "export",
-    "overlapscope export TRACE... -o OUT [--format perfetto|chrome] [--analyze] [--strict]",
+    "overlapscope export TRACE... -o OUT [--format perfetto|chrome] [--analyze] [--strict]\n"
+    "       overlapscope export DIR|TRACE... -o OUTDIR --per-rank [--jobs N] [--memory-budget SIZE] [--analyze]",
     "Writes one or more traces (one file per rank) as a Perfetto trace (.pftrace: streams named\n"
     "by role, API-to-GPU flows, exact ns) or as Kineto-compatible Chrome JSON (.json, .json.gz;\n"
-    "one file per rank, OUT.rank<r>.json, when the trace has several ranks).",
+    "one file per rank, OUT.rank<r>.json, when the trace has several ranks).\n"
+    "For jobs too large for one viewer trace, --per-rank writes OUTDIR/rank<r>.pftrace per rank\n"
+    "(process<i>.pftrace for input file i without a rank) and OUTDIR/overview.pftrace with only the\n"
+    "summary tracks of every rank: iterations, exposed communication, idle by cause, waiting for\n"
+    "peers (the figures of `analyze --per-rank`). Each rank is read, analyzed, written and freed in\n"
+    "turn, so memory stays about --jobs x one rank's model whatever the number of ranks.",
     {{"output", "OUT", "output file (also -o OUT)"},
      {"format", "FORMAT", "perfetto or chrome (default: from OUT's extension)"},
      {"analyze", "",
@@ -29,9 +42,20 @@ const CommandSpec kSpec{
      {"align-clocks", "off|auto|on",
       "align the clocks of several hosts by matched collectives, as analyze does (default auto: when the "
       "trace names >= 2 hosts; on: also processes without a host name)"},
-     {"strict", "", "exit 2 (nothing written) when part of the input could not be read"}},
+     {"strict", "",
+      "exit 2 (nothing written) when part of the input could not be read; with --per-rank the files are "
+      "written first"},
+     {"per-rank", "",
+      "OUT is a directory (created): one .pftrace per rank and overview.pftrace (implied by --jobs, "
+      "--memory-budget, or OUT ending in '/' or naming an existing directory)"},
+     {"jobs", "N", "with --per-rank: ranks read at once (default: the machine's cores)"},
+     {"memory-budget", "SIZE",
+      "with --per-rank: estimated memory of the ranks in flight, e.g. 8G (default: half the physical "
+      "memory; one rank always runs)"}},
     "formats by extension: .pftrace / .perfetto-trace / .pb -> perfetto; .json / .json.gz -> chrome\n"
     "data-loss warnings of the import are printed to stderr\n"
+    "--per-rank: Perfetto only; --analyze draws each rank's own analysis on its trace (no critical path,\n"
+    "  waiting for peers on the overview); progress on a terminal\n"
     "exit codes: 0 ok, 1 the output cannot be written, 2 a trace cannot be read (with --strict: or part\n"
     "of a trace), 64 bad command line"};
 
@@ -43,6 +67,75 @@ int Usage(const std::string& message) {
 int Fail(const std::string& what, const absl::Status& s) {
   std::fprintf(stderr, "overlapscope export: %s%s\n", what.c_str(), std::string(s.message()).c_str());
   return kExitError;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool WantsPerRankExport(const ParsedArgs& args, const std::string& out) {
+  return args.Has("per-rank") || args.Has("jobs") || args.Has("memory-budget") || (!out.empty() && out.back() == '/') ||
+         IsDirectory(out);
+}
+
+void PrintProgress(const engine::ReduceProgress& p) {
+  const double mb = static_cast<double>(p.bytes_done) / 1e6;
+  std::fprintf(stderr, "\rexported %lld / %lld ranks, %.0f / %.0f MB, %.1f MB/s", static_cast<long long>(p.ranks_done),
+               static_cast<long long>(p.ranks_total), mb, static_cast<double>(p.bytes_total) / 1e6,
+               p.seconds > 0 ? mb / p.seconds : 0.0);
+}
+
+int RunPerRank(const ParsedArgs& args, const std::string& out) {
+  if (args.Has("format") && args.Get("format") != "perfetto")
+    return Usage("--per-rank writes Perfetto traces only (.pftrace per rank)");
+  if (args.positionals.empty()) return Usage("no trace given");
+  engine::JobExportOptions o;
+  o.analyze = args.Has("analyze");
+  int rc = kExitOk;
+  std::optional<engine::ClockAlign> align = ParseAlignOrReport("export", args.Get("align-clocks"), &rc);
+  if (!align) return rc;
+  o.reduce.align_clocks = *align;
+  if (args.Has("jobs")) {
+    auto n = ParseIntOption("jobs", args.Get("jobs"), 1, 4096);
+    if (!n.ok()) return Usage(std::string(n.status().message()));
+    o.reduce.jobs = static_cast<int>(*n);
+  }
+  if (args.Has("memory-budget")) {
+    auto b = ParseBytesOption("memory-budget", args.Get("memory-budget"));
+    if (!b.ok()) return Usage(std::string(b.status().message()));
+    o.reduce.memory_budget_bytes = *b;
+  }
+  const bool tty = StderrIsTerminal();
+  if (tty) o.reduce.progress = PrintProgress;
+  auto job = engine::ExportJob(args.positionals, out, o);
+  if (tty) std::fputs("\r\033[K", stderr);
+  if (!job.ok()) {
+    std::fprintf(stderr, "overlapscope export: %s\n", std::string(job.status().message()).c_str());
+    return engine::IsOutputError(job.status()) || job.status().code() == absl::StatusCode::kInternal ? kExitError
+                                                                                                     : kExitBadInput;
+  }
+  for (const std::string& w : job->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::printf("wrote %zu rank traces (perfetto) to %s: %lld bytes\n", job->rank_files.size(), out.c_str(),
+              static_cast<long long>(job->rank_bytes));
+  const engine::PerfettoExport& ov = job->overview_stats;
+  std::printf(
+      "wrote %s (perfetto overview): %lld ranks, %lld iterations, %lld waits for peers, %lld slices, %lld counter "
+      "samples on %lld tracks, %lld bytes\n",
+      job->overview.c_str(), static_cast<long long>(job->stats.ranks), static_cast<long long>(job->iterations),
+      static_cast<long long>(job->waits), static_cast<long long>(ov.slices), static_cast<long long>(ov.counter_samples),
+      static_cast<long long>(ov.tracks), static_cast<long long>(ov.bytes));
+  if (job->waits_unplaced > 0)
+    std::printf("note: %lld waits for peers not drawn: their participant matches no single rank file\n",
+                static_cast<long long>(job->waits_unplaced));
+  if (ov.time_shift_ns != 0)
+    std::printf("note: overview timestamps shifted by %lld ns (the job had times before 0)\n",
+                static_cast<long long>(ov.time_shift_ns));
+  if (args.Has("strict") && !job->warnings.empty()) {
+    std::fprintf(stderr, "overlapscope export: --strict: part of the input could not be read (warnings above)\n");
+    return kExitBadInput;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -59,6 +152,7 @@ int RunExport(int argc, char** argv) {
 
   const std::string out = args.Get("output");
   if (out.empty()) return Usage("no output given (-o OUT)");
+  if (WantsPerRankExport(args, out)) return RunPerRank(args, out);
   absl::StatusOr<engine::TraceFormat> format = engine::TraceFormatFromPath(out);
   if (args.Has("format")) {
     const std::string f = args.Get("format");

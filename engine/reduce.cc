@@ -133,7 +133,9 @@ class Pool {
 
   absl::StatusOr<RankPart> ReduceGuarded(size_t i) {
     try {  // no exception leaves the engine
-      ASSIGN_OR_RETURN(RankPart p, reduce::ReduceRank(files_[i], a_, top_n_, (*shift_)[i], o_.jobs > 1 ? 1 : 0));
+      std::function<absl::Status(const RankModel&)> each;
+      if (o_.each_rank) each = [&](const RankModel& m) { return o_.each_rank(static_cast<int64_t>(i), m); };
+      ASSIGN_OR_RETURN(RankPart p, reduce::ReduceRank(files_[i], a_, top_n_, (*shift_)[i], o_.jobs > 1 ? 1 : 0, each));
       p.file_bytes = FileBytes(files_[i]);
       // Serialized from now until rendered: what stays in memory is the rank's summary, its
       // global partial and its collective record.

@@ -49,11 +49,19 @@ struct ReduceProgress {
   double seconds = 0;                       // since the reduction started
 };
 
+// One rank's imported model and its analysis, while they are alive (engine-internal: defined in
+// engine/reduce_internal.h; `export --per-rank` writes each rank's trace from it).
+struct RankModel;
+
 struct ReduceOptions {
   ClockAlign align_clocks = ClockAlign::kAuto;
   int jobs = 0;                                         // ranks reduced at once; 0: the machine's hardware threads
   int64_t memory_budget_bytes = 0;                      // estimated models in flight; 0: DefaultMemoryBudget()
   std::function<void(const ReduceProgress&)> progress;  // may be empty
+  // Called with each rank's model before it is freed (may be empty): from the worker thread that
+  // reduced it, concurrently for different files, and again for a rank reduced a second time with
+  // a clock offset. `file` indexes the expanded inputs. An error fails the reduction.
+  std::function<absl::Status(int64_t file, const RankModel&)> each_rank;
 };
 
 // Half of the physical memory (sysconf), 4 GiB when it cannot be read.

@@ -17,6 +17,14 @@
 #include "report/build.h"
 #include "report/report.h"
 
+namespace overlapscope::engine {
+// What ReduceOptions::each_rank sees (engine/reduce.h).
+struct RankModel {
+  const model::Trace& trace;
+  const analyze::AnalysisResult& result;
+};
+}  // namespace overlapscope::engine
+
 namespace overlapscope::engine::reduce {
 
 // One collective of a rank with its strings resolved (ids are the rank trace's own) and its
@@ -51,9 +59,10 @@ struct RankPart {
 };
 
 // Imports `file` (clock offset `shift_ns` added to every timestamp), analyzes it and reduces it;
-// the model is freed on return.
+// `each` (when not null and not empty) sees the model first; the model is freed on return.
 absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::AnalyzeOptions& options, int64_t top_n,
-                                    int64_t shift_ns, int parser_threads);
+                                    int64_t shift_ns, int parser_threads,
+                                    const std::function<absl::Status(const RankModel&)>& each = nullptr);
 
 // The collectives-only trace of every rank's records (process i = parts[i]), in the order the
 // whole-model trace has them, and the arrivals parallel to its collectives. With `shift`, clocks

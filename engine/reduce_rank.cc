@@ -43,7 +43,8 @@ CompactRank Compact(const model::Trace& t, const analyze::AnalysisResult& res) {
 }  // namespace
 
 absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::AnalyzeOptions& options, int64_t top_n,
-                                    int64_t shift_ns, int parser_threads) {
+                                    int64_t shift_ns, int parser_threads,
+                                    const std::function<absl::Status(const RankModel&)>& each) {
   import::ImportAnyOptions io;
   io.kineto.threads = parser_threads;
   model::FinalizeOptions finalize;
@@ -56,6 +57,7 @@ absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::Anal
   const std::vector<std::string> paths = {file};
   ASSIGN_OR_RETURN(model::Trace t, import::ImportAny(paths, io, finalize));
   ASSIGN_OR_RETURN(analyze::AnalysisResult r, analyze::AnalyzeAll(t, options));
+  if (each) RETURN_IF_ERROR(each(RankModel{t, r}));
   RankPart part;
   report::ReportInfo info;
   info.top_n = top_n;

@@ -36,6 +36,7 @@ int64_t AppendTrackDescriptors(const Layout& layout, uint64_t ts, uint32_t seque
       case TrackSpec::Kind::kCounter: {
         w.Bytes(pf::track::kName, tr.name);
         const size_t m = w.BeginNested(pf::track::kCounter);
+        if (tr.counter_time_ns) w.Varint(pf::counter::kUnit, pf::counter::kUnitTimeNs);
         if (!tr.counter_unit.empty()) w.Bytes(pf::counter::kUnitName, tr.counter_unit);
         w.EndNested(m);
         break;

@@ -89,6 +89,8 @@ inline constexpr uint32_t kTid = 2;
 inline constexpr uint32_t kThreadName = 5;
 }  // namespace thread
 namespace counter {
+inline constexpr uint32_t kUnit = 3;  // enum Unit: 1 = UNIT_TIME_NS
+inline constexpr uint32_t kUnitTimeNs = 1;
 inline constexpr uint32_t kUnitName = 6;
 }  // namespace counter
 

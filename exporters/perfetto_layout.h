@@ -17,12 +17,14 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "exporters/perfetto_writer.h"
 #include "model/trace.h"
 
 namespace overlapscope::exporters {
@@ -65,6 +67,7 @@ struct TrackSpec {
   int32_t sibling_rank = 0;
   bool explicit_child_order = false;  // children sorted by their sibling_rank (GPU groups)
   std::string counter_unit;           // counters only
+  bool counter_time_ns = false;       // counters only: values are ns (CounterDescriptor.unit)
   std::vector<Item> slices;           // after AssignLanes: nested or disjoint, ordered (start, -end)
   std::vector<Item> instants;
   std::vector<std::pair<int64_t, double>> counter_values;  // (ts_ns, value), sorted by ts
@@ -142,6 +145,14 @@ void AddCriticalPathTracks(const model::Trace& trace, const analyze::CriticalPat
 // Appends one TrackDescriptor packet per track (parents first) to `out`, each stamped with
 // `ts` and `sequence_id`; returns the number of packets (perfetto_descriptors.cc).
 int64_t AppendTrackDescriptors(const Layout& layout, uint64_t ts, uint32_t sequence_id, std::string* out);
+
+// Encodes a finished layout (Finish() called with `trace`, whose items its slices index) into
+// `sink` (perfetto_writer.cc; the overview trace encodes a layout of extras over an empty trace).
+absl::StatusOr<PerfettoStats> EncodeLayout(const model::Trace& trace, const Layout& layout, const ByteSink& sink);
+// Creates `path` and writes into it what `encode` sends to its sink; errors name the path.
+absl::Status WriteFile(const std::string& path,
+                       const std::function<absl::StatusOr<PerfettoStats>(const ByteSink&)>& encode,
+                       PerfettoStats* stats);
 
 // Builds the model part of the layout (processes, threads, GPUs, streams); the caller may add
 // analysis tracks before calling Finish(). `only_process` != kNone: that process's tracks only

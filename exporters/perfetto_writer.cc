@@ -534,13 +534,34 @@ class Encoder {
 
 }  // namespace
 
+absl::StatusOr<PerfettoStats> EncodeLayout(const model::Trace& trace, const Layout& layout, const ByteSink& sink) {
+  Encoder enc(trace, layout, sink);
+  return enc.Run();
+}
+
+absl::Status WriteFile(const std::string& path,
+                       const std::function<absl::StatusOr<PerfettoStats>(const ByteSink&)>& encode,
+                       PerfettoStats* stats) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!f) return absl::UnavailableError(absl::StrCat(path, ": cannot create: ", std::strerror(errno)));
+  const ByteSink write = [&](std::string_view b) {
+    if (std::fwrite(b.data(), 1, b.size(), f.get()) != b.size())
+      return absl::UnavailableError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
+    return absl::OkStatus();
+  };
+  ASSIGN_OR_RETURN(PerfettoStats s, encode(write));
+  if (std::fclose(f.release()) != 0)
+    return absl::UnavailableError(absl::StrCat(path, ": close failed: ", std::strerror(errno)));
+  if (stats) *stats = s;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PerfettoStats> EncodePerfetto(const model::Trace& trace, const analyze::AnalysisResult* analysis_or_null,
                                              const ByteSink& sink, const PerfettoOptions& options) {
   Layout layout = BuildModelLayout(trace, options.only_process);
   if (analysis_or_null) AddAnalysisTracks(trace, DrawnAnalysis::Of(*analysis_or_null), &layout);
   layout.Finish(trace);
-  Encoder enc(trace, layout, sink);
-  return enc.Run();
+  return EncodeLayout(trace, layout, sink);
 }
 
 absl::StatusOr<std::string> EncodePerfettoToString(const model::Trace& trace,
@@ -557,18 +578,8 @@ absl::StatusOr<std::string> EncodePerfettoToString(const model::Trace& trace,
 
 absl::Status WritePerfetto(const model::Trace& trace, const analyze::AnalysisResult* analysis_or_null,
                            const std::string& path, PerfettoStats* stats, const PerfettoOptions& options) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!f) return absl::UnavailableError(absl::StrCat(path, ": cannot create: ", std::strerror(errno)));
-  auto write = [&](std::string_view b) {
-    if (std::fwrite(b.data(), 1, b.size(), f.get()) != b.size())
-      return absl::UnavailableError(absl::StrCat(path, ": write failed: ", std::strerror(errno)));
-    return absl::OkStatus();
-  };
-  ASSIGN_OR_RETURN(PerfettoStats s, EncodePerfetto(trace, analysis_or_null, write, options));
-  if (std::fclose(f.release()) != 0)
-    return absl::UnavailableError(absl::StrCat(path, ": close failed: ", std::strerror(errno)));
-  if (stats) *stats = s;
-  return absl::OkStatus();
+  return WriteFile(
+      path, [&](const ByteSink& sink) { return EncodePerfetto(trace, analysis_or_null, sink, options); }, stats);
 }
 
 }  // namespace overlapscope::exporters
