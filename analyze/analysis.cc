@@ -99,7 +99,10 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   // side, then the sync points, which need both.
   auto side_a = [&] {
     ComputeOverlap(ctx, &r.overlap);
-    ComputeHtaCompat(ctx, &r.hta);
+    if (ctx.opt.hta_both_filters)
+      ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
+    else
+      ComputeHtaCompat(ctx, &r.hta);
   };
   auto side_b = [&] {
     ComputeBlocking(ctx, &r.blocking);

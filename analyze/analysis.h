@@ -51,6 +51,10 @@ struct AnalyzeOptions {
   // marker with the absolute time instead (findings/finding_rule.h), for the per-rank reduction,
   // which knows the job's start only when every rank is done.
   bool mark_message_times = false;
+  // Also HTA's figures under the opposite step-filter decision (AnalysisResult::hta_other) and
+  // the trace's step names (hta_step_names): HTA filters when the whole job holds >= 2 distinct
+  // ProfilerStep#N names, which the per-rank reduction knows only once every rank is in.
+  bool hta_both_filters = false;
   // Independent analyses run on this many threads (1: all on the caller's thread). Results do
   // not depend on it.
   int threads = 2;
@@ -84,8 +88,10 @@ struct RankSummary {
 struct AnalysisResult {
   ClassificationSummary classes;
   IterationAssignment iterations;
-  std::vector<DeviceOverlap> overlap;  // one per device with GPU activity, in DeviceId order
-  std::vector<HtaCompat> hta;          // one per process with GPU activity
+  std::vector<DeviceOverlap> overlap;       // one per device with GPU activity, in DeviceId order
+  std::vector<HtaCompat> hta;               // one per process with GPU activity
+  std::vector<HtaCompat> hta_other;         // AnalyzeOptions::hta_both_filters: the other filter decision
+  std::vector<std::string> hta_step_names;  // hta_both_filters: the first 2 distinct step names
   BlockingResult blocking;
   std::vector<DeviceIdle> idle;  // parallel to `overlap`
   std::vector<IdleGap> gaps;     // all devices, sorted by (device, start)

@@ -78,7 +78,11 @@ struct Context {
 // The pieces AnalyzeAll runs, in order (each reads what the earlier ones produced).
 absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary);
 void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out);
-void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out);
+// HTA's figures per process into `out`; with `other`, also under the opposite step-filter
+// decision (the per-rank reduction decides it for the whole job later); with `step_names`, the
+// trace's first two distinct ProfilerStep#N names (enough to tell a job's ">= 2").
+void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out, std::vector<HtaCompat>* other = nullptr,
+                      std::vector<std::string>* step_names = nullptr);
 void ComputeBlocking(const Context& ctx, BlockingResult* out);
 // The per-thread figures of out->intervals (out->threads); the last step of ComputeBlocking.
 void ComputeThreadBlocking(const Context& ctx, BlockingResult* out);

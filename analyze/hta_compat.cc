@@ -2,7 +2,6 @@
 // section 2): what Holistic Trace Analysis prints for the same trace, rule for rule.
 #include <cmath>
 
-#include "absl/container/flat_hash_set.h"
 #include "analyze/context.h"
 #include "analyze/strings.h"
 
@@ -35,30 +34,41 @@ bool IsProfilerStep(std::string_view n) {
   return StartsWith(n, kStep) && n.size() > kStep.size() && n[kStep.size()] >= '0' && n[kStep.size()] <= '9';
 }
 
+// The distinct ProfilerStep#N names of the trace (any rank, host ranges or GPU annotations: HTA
+// counts both as CPU rows), in order of first appearance.
+std::vector<model::StringId> StepNames(const model::Trace& t) {
+  std::vector<int8_t> step_of(t.strings().size(), -1);
+  std::vector<model::StringId> names;
+  auto see = [&](model::StringId n) {
+    if (step_of[n] < 0) {
+      step_of[n] = IsProfilerStep(t.str(n)) ? 1 : 0;
+      if (step_of[n] == 1) names.push_back(n);
+    }
+  };
+  for (const model::Range& r : t.ranges()) see(r.name);
+  for (const model::GpuRange& g : t.gpu_ranges()) see(g.name);
+  return names;
+}
+
 // HTA's default filter (_filter_irrelevant_gpu_kernels), per process: the bound in µs (rounded
 // up like every HTA start) below which a launch call's start keeps its GPU work; INT64_MAX
 // where nothing is filtered. It applies when the trace holds >= 2 distinct ProfilerStep#N names
-// (any rank, any row); a rank's bound is the start of its last ProfilerStep row (host ranges
-// and GPU annotations: HTA counts both as CPU rows), else the start of its first CPU row (which
-// filters everything: HTA then prints NaN). A rank without CPU rows keeps everything.
-std::vector<int64_t> StepBounds(const model::Trace& t, bool* applies) {
+// (`applies`, decided by the caller); a rank's bound is the start of its last ProfilerStep row,
+// else the start of its first CPU row (which filters everything: HTA then prints NaN). A rank
+// without CPU rows keeps everything.
+std::vector<int64_t> StepBounds(const model::Trace& t, bool applies) {
   const size_t np = t.processes().size();
   std::vector<int64_t> bound(np, INT64_MAX);
+  if (!applies) return bound;
   std::vector<int8_t> step_of(t.strings().size(), -1);
   auto is_step = [&](model::StringId n) {
     if (step_of[n] < 0) step_of[n] = IsProfilerStep(t.str(n)) ? 1 : 0;
     return step_of[n] == 1;
   };
-  absl::flat_hash_set<model::StringId> names;
-  for (const model::Range& r : t.ranges())
-    if (is_step(r.name)) names.insert(r.name);
-  for (const model::GpuRange& g : t.gpu_ranges())
-    if (is_step(g.name)) names.insert(g.name);
-  *applies = names.size() >= 2;
-  if (!*applies) return bound;
   std::vector<int64_t> last(np, INT64_MIN), first(np, INT64_MAX);
+  // As recorded: HTA reads the files as they are (model/events.h, Process::clock_offset_ns).
   auto cpu_row = [&](model::ProcessId p, int64_t start_ns, bool step) {
-    const int64_t us = CeilDiv(start_ns, 1000);
+    const int64_t us = CeilDiv(start_ns - t.processes()[p].clock_offset_ns, 1000);
     first[p] = std::min(first[p], us);
     if (step) last[p] = std::max(last[p], us);
   };
@@ -112,6 +122,9 @@ void HtaSets::AddDevice(size_t d) {
   const auto acts = t_.DeviceActivities(static_cast<model::DeviceId>(d));
   const model::ProcessId p = t_.ProcessOfDevice(static_cast<model::DeviceId>(d));
   has_gpu_[p] = 1;
+  // HTA rounds the timestamps as the file has them, not as clock alignment shifted them: whole-µs
+  // rounding does not commute with a shift, and HTA never aligns clocks.
+  const int64_t recorded = t_.processes()[p].clock_offset_ns;
   for (auto& l : lists_) l[0].clear(), l[1].clear();
   for (size_t i = 0; i < spans.size(); ++i) {
     int8_t& k = kind_of_[names[i]];
@@ -121,7 +134,7 @@ void HtaSets::AddDevice(size_t d) {
     }
     if (k == 0) continue;
     // HTA rounds ns-resolution traces to whole µs: start up, end down.
-    Interval iv{CeilDiv(spans[i].start_ns, 1000), FloorDiv(spans[i].end_ns, 1000)};
+    Interval iv{CeilDiv(spans[i].start_ns - recorded, 1000), FloorDiv(spans[i].end_ns - recorded, 1000)};
     if (iv.end_ns <= iv.start_ns) {
       ++dropped_[p];
       continue;
@@ -131,7 +144,7 @@ void HtaSets::AddDevice(size_t d) {
     bool keep = bound_[p] == INT64_MAX;
     if (!keep) {
       const int32_t call = t_.LaunchOf(acts[i]);
-      keep = call != model::kNone && CeilDiv(t_.api_calls()[call].start_ns, 1000) < bound_[p];
+      keep = call != model::kNone && CeilDiv(t_.api_calls()[call].start_ns - recorded, 1000) < bound_[p];
     }
     if (keep)
       lists_[1][comm].push_back(iv);
@@ -174,12 +187,22 @@ void HtaSets::Figures(bool filter, std::vector<HtaCompat>* out) const {
 
 }  // namespace
 
-void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out) {
-  bool filter = false;
-  const std::vector<int64_t> bound = StepBounds(ctx.t, &filter);
-  HtaSets sets(ctx, bound);
-  for (size_t d = 0; d < ctx.t.devices().size(); ++d) sets.AddDevice(d);
-  sets.Figures(filter, out);
+void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out, std::vector<HtaCompat>* other,
+                      std::vector<std::string>* step_names) {
+  const std::vector<model::StringId> names = StepNames(ctx.t);
+  if (step_names != nullptr) {
+    step_names->clear();
+    for (size_t i = 0; i < names.size() && i < 2; ++i) step_names->emplace_back(ctx.t.str(names[i]));
+  }
+  const bool filter = names.size() >= 2;
+  for (const bool applies : {filter, !filter}) {
+    std::vector<HtaCompat>* into = applies == filter ? out : other;
+    if (into == nullptr) continue;
+    const std::vector<int64_t> bound = StepBounds(ctx.t, applies);
+    HtaSets sets(ctx, bound);
+    for (size_t d = 0; d < ctx.t.devices().size(); ++d) sets.AddDevice(d);
+    sets.Figures(applies, into);
+  }
 }
 
 }  // namespace overlapscope::analyze

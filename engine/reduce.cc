@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "engine/reduce_internal.h"
 #include "engine/session_state.h"
 #include "importers/import_any.h"
+#include "report/shift_times.h"
 
 namespace overlapscope::engine {
 namespace {
@@ -202,8 +204,10 @@ void Assemble(std::vector<std::optional<RankPart>>& parts, reduce::GatheredColle
   report::StreamConcurrency conc = parts.front()->concurrency;
   conc.devices.clear();
   for (auto& g_ : conc.groups) g_.activities = 0;
+  const bool job_filter = reduce::JobHasSteps(parts);
   for (size_t i = 0; i < parts.size(); ++i) {
     RankPart& p = *parts[i];
+    reduce::ChooseHtaVariant(&p, job_filter);
     for (report::ImportWarning& w : p.header.warnings) header.warnings.push_back(std::move(w));
     report::AddCrossRankSummary(cross, static_cast<model::ProcessId>(i), &p.rank.summary);
     ranks.push_back(std::move(p.rank));
@@ -258,6 +262,7 @@ absl::StatusOr<Prepared> Prepare(const std::vector<std::string>& inputs, const A
   ASSIGN_OR_RETURN(p.a, ToAnalyzeOptions(per_rank));
   if (o.jobs > 1) p.a.threads = 1;  // the ranks are the parallelism
   p.a.mark_message_times = true;
+  p.a.hta_both_filters = true;  // HTA's step filter is the job's decision (ChooseHtaVariant)
   p.top_n = static_cast<int64_t>(options.top_n);
   return p;
 }
@@ -273,8 +278,35 @@ absl::StatusOr<PerRankReport> WholePath(const std::vector<std::string>& inputs, 
   return PerRankReport(p.st);
 }
 
-// Clock alignment from the gathered records, as Load aligns the whole trace; the ranks of a
-// shifted host are reduced again here; then the report.
+// Rewrites rank `q`'s stored part (what the report's rank body is rendered from): read, changed
+// by `change`, put back. The in-memory part keeps only summaries; callers change those themselves.
+absl::Status RewriteStored(const PerRankReport::State& st, size_t q, const std::function<void(RankPart*)>& change) {
+  ASSIGN_OR_RETURN(std::string bytes, st.ranks->Get(static_cast<int64_t>(q)));
+  ASSIGN_OR_RETURN(RankPart full, reduce::DeserializePart(bytes, st.files[q]));
+  bytes.clear();
+  change(&full);
+  return st.ranks->Put(static_cast<int64_t>(q), reduce::SerializePart(full));
+}
+
+// HTA's step filter is the job's decision (>= 2 distinct step names over every rank): the ranks
+// whose own decision differs take their other variant (reduce::ChooseHtaVariant).
+absl::Status ChooseHtaVariants(std::vector<std::optional<RankPart>>& parts, const PerRankReport::State& st) {
+  const bool job_filter = reduce::JobHasSteps(parts);
+  for (size_t q = 0; q < parts.size(); ++q) {
+    RankPart& kept = *parts[q];
+    if (!kept.hta_other || kept.hta_other->step_filter != job_filter) continue;
+    RETURN_IF_ERROR(RewriteStored(st, q, [&](RankPart* full) { reduce::ChooseHtaVariant(full, job_filter); }));
+    kept.rank.summary.hta_compat_overlap_pct = kept.hta_other->overlap_pct;
+    kept.hta_other.reset();
+  }
+  return absl::OkStatus();
+}
+
+// Clock alignment from the gathered records, as Load aligns the whole trace. The ranks of a
+// shifted host are moved by its offset (reduce::ShiftPart on their stored parts; exact, see
+// report/shift_times.h), not read again — except under `export --per-rank` (ReduceOptions::
+// each_rank), which writes each rank's events and so reduces those ranks again with the offset.
+// Then the report.
 absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Prepared& p,
                                      std::vector<std::optional<RankPart>>& parts) {
   reduce::Phase("ranks reduced");
@@ -284,19 +316,28 @@ absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Pre
   reduce::Phase("collectives gathered");
   const std::string clock_note = g.trace.clock_note();
   if (alignment.applied()) {
-    std::vector<size_t> again;
+    std::vector<size_t> moved;
     std::vector<int64_t> shift(p.files.size(), 0);
     for (const analyze::HostClock& h : alignment.hosts)
       if (h.aligned && h.offset_ns != 0)
         for (model::ProcessId q : h.processes) {
           shift[q] = h.offset_ns;
-          again.push_back(static_cast<size_t>(q));
+          moved.push_back(static_cast<size_t>(q));
         }
-    p.st->stats.reduced_again = static_cast<int64_t>(again.size());
-    Pool pool(p.files, p.a, p.top_n, p.o, &p.st->stats, p.st->ranks.get());
-    RETURN_IF_ERROR(pool.Run(again, shift, &parts));
+    if (p.o.each_rank) {
+      p.st->stats.reduced_again = static_cast<int64_t>(moved.size());
+      Pool pool(p.files, p.a, p.top_n, p.o, &p.st->stats, p.st->ranks.get());
+      RETURN_IF_ERROR(pool.Run(moved, shift, &parts));
+    } else {
+      p.st->stats.shifted = static_cast<int64_t>(moved.size());
+      for (size_t q : moved) {
+        RETURN_IF_ERROR(RewriteStored(*p.st, q, [&](RankPart* full) { reduce::ShiftPart(full, shift[q]); }));
+        report::ShiftPartialTimes(&parts[q]->partial, shift[q]);
+      }
+    }
     ASSIGN_OR_RETURN(g, Gather(parts, *p.st, nullptr));
   }
+  RETURN_IF_ERROR(ChooseHtaVariants(parts, *p.st));
   Assemble(parts, std::move(g), alignment, clock_note, inputs, p.top_n, p.st.get());
   reduce::GiveBackFreeMemory();
   reduce::Phase("matched across ranks, report head assembled");

@@ -7,9 +7,10 @@
 // Ranks run on `jobs` threads, largest files first, admitted while the estimated models in
 // flight fit `memory_budget_bytes` (one rank always runs, whatever its size). The records are
 // then gathered into a collectives-only trace on which clock alignment, cross-rank matching and
-// the straggler summary run as in the whole-model path; ranks of a host that the alignment
-// shifts are reduced a second time with the offset applied at import (a timestamp shift is not
-// neutral for HTA's µs rounding, so shifting a finished report would not be exact).
+// the straggler summary run as in the whole-model path; the parts of ranks on a host that the
+// alignment shifts are moved by its offset (report/shift_times.h: exact, every per-rank analysis
+// is shift-invariant and HTA's µs-rounded figures use the timestamps as recorded), so no rank
+// is read twice.
 //
 // The report is the same (the same JSON bytes) as Analyze(Load(inputs)) with
 // AnalyzeOptions::critical_path = false: the job's critical path and the straggler causes
@@ -41,8 +42,8 @@
 namespace overlapscope::engine {
 
 // Where a reduction stands (called after each rank, from a worker thread, serialized): the
-// ranks of this call (ReduceShare: this process's share; ranks reduced again with a clock
-// offset: a second round counted from 0).
+// ranks of this call (ReduceShare: this process's share; under export --per-rank, ranks reduced
+// again with a clock offset: a second round counted from 0).
 struct ReduceProgress {
   int64_t ranks_done = 0, ranks_total = 0;
   int64_t bytes_done = 0, bytes_total = 0;  // input file bytes (compressed for .gz)
@@ -76,7 +77,8 @@ struct ReduceStats {
   int jobs = 0;
   int64_t memory_budget_bytes = 0;
   int64_t max_in_flight_bytes = 0;  // largest sum of estimates admitted at once
-  int64_t reduced_again = 0;        // ranks reduced a second time with a clock offset
+  int64_t shifted = 0;              // ranks moved by their host's clock offset (their parts shifted, not read again)
+  int64_t reduced_again = 0;        // export --per-rank (each_rank): ranks reduced again with their host's offset
 };
 
 struct ReducedReport {
@@ -96,7 +98,7 @@ class ReducedRanks {
   ReducedRanks(const ReducedRanks&) = delete;
   ReducedRanks& operator=(const ReducedRanks&) = delete;
   // `file`: index into the expanded inputs (directories expanded, sorted). A second Put of the
-  // same file replaces the first (a rank reduced again with a clock offset).
+  // same file replaces the first (a rank moved by a clock offset, or reduced again with it).
   absl::Status Put(int64_t file, const std::string& bytes);
   absl::StatusOr<std::string> Get(int64_t file) const;
   std::vector<int64_t> files() const;  // those put, in the order first put
@@ -147,8 +149,7 @@ absl::StatusOr<ReducedReport> AnalyzePerRank(const std::vector<std::string>& inp
 
 // Across processes (MPI, cli/analyze_mpi.h): process `part` of `parts` reduces its share of the
 // files (every parts-th by decreasing size) into a ReducedRanks; one process gathers every
-// share's ranks into one ReducedRanks and assembles the report, the same as ReducePerRank's.
-// Ranks of a host the clock alignment shifts are reduced again by the assembling process. All
+// share's ranks into one ReducedRanks and assembles the report, the same as ReducePerRank's. All
 // processes must see the same files.
 absl::StatusOr<std::shared_ptr<ReducedRanks>> ReduceShare(const std::vector<std::string>& inputs,
                                                           const AnalyzeOptions& options, const ReduceOptions& reduce,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,13 +57,30 @@ struct RankPart {
   report::StreamConcurrency concurrency;  // this rank's devices and group activity counts
   CompactRank compact;
   int64_t file_bytes = 0;
+  // HTA's figures under the other step-filter decision than the rank's own (HTA filters when
+  // the whole job holds >= 2 distinct ProfilerStep#N names), and the rank's first two distinct
+  // step names: ChooseHtaVariant picks once every rank is in.
+  std::optional<report::HtaCompat> hta_other;
+  std::vector<std::string> hta_step_names;
 };
+
+// Whether HTA's step filter applies to the job: >= 2 distinct step names over every rank.
+bool JobHasSteps(const std::vector<std::optional<RankPart>>& parts);
+// Puts the rank's HTA figures for the job's decision in place (rank.hta_compat and the summary's
+// hta_compat_overlap_pct), as the whole-model analysis of the job computes them.
+void ChooseHtaVariant(RankPart* part, bool job_filter);
 
 // Imports `file` (clock offset `shift_ns` added to every timestamp), analyzes it and reduces it;
 // `each` (when not null and not empty) sees the model first; the model is freed on return.
 absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::AnalyzeOptions& options, int64_t top_n,
                                     int64_t shift_ns, int parser_threads,
                                     const std::function<absl::Status(const RankModel&)>& each = nullptr);
+
+// Moves a reduced rank by its host's clock offset, as if the offset had been added to every
+// timestamp at import: its report parts (report/shift_times.h) and its collective records.
+// Exact (tests/scale/shift_part_test.cc): the analyses are shift-invariant and HTA's
+// µs-rounded figures use the timestamps as recorded (model::Process::clock_offset_ns).
+void ShiftPart(RankPart* part, int64_t offset_ns);
 
 // The collectives-only trace of every rank's records (process i = parts[i]), in the order the
 // whole-model trace has them, and the arrivals parallel to its collectives. With `shift`, clocks

@@ -9,6 +9,7 @@
 #include "importers/import_any.h"
 #include "importers/kineto/import.h"
 #include "model/trace_builder.h"
+#include "report/shift_times.h"
 
 namespace overlapscope::engine::reduce {
 namespace {
@@ -67,6 +68,9 @@ absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::Anal
   part.partial = report::BuildGlobalPartial(t, r);
   part.concurrency = report::BuildStreamConcurrency(t, r.concurrency);
   part.compact = Compact(t, r);
+  for (const analyze::HtaCompat& h : r.hta_other)
+    if (!r.ranks.empty() && h.process == r.ranks.back().process) part.hta_other = report::BuildHtaCompat(h);
+  part.hta_step_names = r.hta_step_names;
   return part;
 }
 
@@ -135,6 +139,33 @@ absl::StatusOr<GatheredCollectives> GatherCollectives(size_t n, const CompactLoa
   finalize.clock_shift = shift;
   ASSIGN_OR_RETURN(g.trace, std::move(b).Finalize(finalize));
   return g;
+}
+
+void ShiftPart(RankPart* part, int64_t offset_ns) {
+  report::ShiftRankTimes(&part->rank, offset_ns);
+  report::ShiftPartialTimes(&part->partial, offset_ns);
+  for (CompactCollective& c : part->compact.collectives) {
+    c.c.start_ns += offset_ns;
+    c.c.end_ns += offset_ns;
+    c.arrival.arrival_ns += offset_ns;
+  }
+}
+
+bool JobHasSteps(const std::vector<std::optional<RankPart>>& parts) {
+  std::vector<const std::string*> seen;
+  for (const std::optional<RankPart>& p : parts)
+    for (const std::string& n : p->hta_step_names) {
+      if (std::none_of(seen.begin(), seen.end(), [&](const std::string* x) { return *x == n; })) seen.push_back(&n);
+      if (seen.size() >= 2) return true;
+    }
+  return false;
+}
+
+void ChooseHtaVariant(RankPart* part, bool job_filter) {
+  std::optional<report::HtaCompat>& own = part->rank.hta_compat;
+  if (!own || !part->hta_other || own->step_filter == job_filter) return;
+  std::swap(*own, *part->hta_other);
+  part->rank.summary.hta_compat_overlap_pct = own->overlap_pct;
 }
 
 }  // namespace overlapscope::engine::reduce

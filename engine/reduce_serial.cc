@@ -23,7 +23,8 @@ namespace overlapscope::engine::reduce {
 namespace {
 
 using json = nlohmann::json;
-constexpr int kVersion = 4;  // 2: collectives' exposed_ns; 3: the report unescaped after the rest; 4: binary record
+constexpr int kVersion = 5;  // 2: collectives' exposed_ns; 3: the report unescaped after the rest; 4: binary
+                             // record; 5: HTA's other step-filter variant and the rank's step names
 
 json PartialJson(const report::GlobalPartial& p) {
   json j;
@@ -170,6 +171,36 @@ CompactRank CompactOfBinary(std::string_view in) {
   return r;
 }
 
+json OptJson(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+std::optional<double> OptOf(const json& j) {
+  return j.is_null() ? std::nullopt : std::optional<double>(j.get<double>());
+}
+
+json HtaJson(const report::HtaCompat& h) {
+  return {OptJson(h.overlap_pct),
+          h.comm_us,
+          h.overlap_us,
+          h.step_filter,
+          h.last_step_start_us ? json(*h.last_step_start_us) : json(nullptr),
+          h.filtered_out,
+          OptJson(h.wholetrace_overlap_pct),
+          h.wholetrace_comm_us,
+          h.wholetrace_overlap_us,
+          h.dropped_sub_us,
+          h.note};
+}
+
+report::HtaCompat HtaOf(const json& j) {
+  report::HtaCompat h;
+  h.overlap_pct = OptOf(j[0]);
+  h.comm_us = j[1], h.overlap_us = j[2], h.step_filter = j[3];
+  if (!j[4].is_null()) h.last_step_start_us = j[4].get<int64_t>();
+  h.filtered_out = j[5];
+  h.wholetrace_overlap_pct = OptOf(j[6]);
+  h.wholetrace_comm_us = j[7], h.wholetrace_overlap_us = j[8], h.dropped_sub_us = j[9], h.note = j[10];
+  return h;
+}
+
 // "<json bytes> <record bytes>\n": where the meta JSON, the binary record and the report start.
 struct Frame {
   size_t json = 0, record = 0, report = 0;
@@ -196,6 +227,8 @@ std::string SerializePart(const RankPart& p) {
   j["version"] = kVersion;
   j["partial"] = PartialJson(p.partial);
   j["file_bytes"] = p.file_bytes;
+  j["hta_other"] = p.hta_other ? HtaJson(*p.hta_other) : json(nullptr);
+  j["hta_step_names"] = p.hta_step_names;
   const std::string meta = j.dump();
   const std::string record = CompactBinary(p.compact);
   // The report's JSON last, as it is: not escaped inside another string.
@@ -243,6 +276,8 @@ absl::StatusOr<RankPart> DeserializePart(const std::string& bytes, const std::st
     p.partial = PartialOf(j.at("partial"));
     p.compact = CompactOfBinary(std::string_view(bytes).substr(frame.record, frame.report - frame.record));
     p.file_bytes = j.at("file_bytes");
+    if (!j.at("hta_other").is_null()) p.hta_other = HtaOf(j.at("hta_other"));
+    p.hta_step_names = j.at("hta_step_names").get<std::vector<std::string>>();
     return p;
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": bad reduced rank: ", e.what()));

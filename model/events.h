@@ -20,6 +20,10 @@ struct Process {
   StringId name = 0;    // e.g. "python3"
   StringId host = 0;    // host name when known
   StringId source = 0;  // file the process came from (imports) or "capture"
+  // What clock alignment added to every timestamp of this process (0: as recorded). Analyses
+  // that must see the timestamps as the file has them (HTA's figures: HTA never aligns clocks,
+  // and its whole-µs rounding is not shift-invariant) subtract it.
+  int64_t clock_offset_ns = 0;
 };
 
 struct Thread {

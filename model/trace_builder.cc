@@ -238,6 +238,7 @@ absl::Status TraceBuilder::ApplyClockShift(const ClockShiftFn& fn) {
   shift_all(d_.collectives,
             [&](const Collective& c) { return c.process != kNone ? off[c.process] : of_device(c.device); });
   shift_all(d_.windows, [&](const CaptureWindow& w) { return off[w.process]; });
+  for (size_t p = 0; p < d_.processes.size(); ++p) d_.processes[p].clock_offset_ns += off[p];
   DeriveCollectiveSpans();  // spans of collectives with carriers follow their (shifted) carriers
   return absl::OkStatus();
 }

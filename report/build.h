@@ -63,6 +63,8 @@ Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, cons
 Report Header(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info);
 RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
                            const analyze::CrossRankResult& cross, int64_t top_n);
+// A rank's hta_compat from its analysis (also the per-rank reduction's other filter variant).
+HtaCompat BuildHtaCompat(const analyze::HtaCompat& h);
 // `overlap`: the overlap results of the devices the collectives ran on (every device of `t`):
 // each instance's ranks[].exposed_ns is its collective's own time minus the hidden part there.
 CrossRank BuildCrossRank(const model::Trace& t, const analyze::CrossRankResult& x,

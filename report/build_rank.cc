@@ -276,6 +276,26 @@ std::vector<std::string> GateMetricNames() {
   return MetricNames(s);
 }
 
+report::HtaCompat BuildHtaCompat(const analyze::HtaCompat& h) {
+  report::HtaCompat x;
+  x.overlap_pct = h.overlap_pct;
+  x.comm_us = h.comm_us;
+  x.overlap_us = h.overlap_us;
+  x.step_filter = h.step_filter;
+  if (h.step_filter) x.last_step_start_us = h.last_step_start_us;
+  x.filtered_out = h.filtered_out;
+  x.wholetrace_overlap_pct = h.wholetrace_overlap_pct;
+  x.wholetrace_comm_us = h.wholetrace_comm_us;
+  x.wholetrace_overlap_us = h.wholetrace_overlap_us;
+  x.dropped_sub_us = h.dropped_sub_us;
+  x.note =
+      "Holistic Trace Analysis' comp_comm_overlap_pctg as TraceAnalysis(dir).get_comm_comp_overlap() prints it: its "
+      "kernel-name rules, all GPUs of the rank, start rounded up and end down to µs, and (step_filter) only GPU "
+      "work launched before the rank's last ProfilerStep when the trace has >= 2 steps; wholetrace_*: the same "
+      "rules without that filter";
+  return x;
+}
+
 RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
                            const analyze::CrossRankResult& cross, int64_t top_n) {
   RankReport rk;
@@ -298,26 +318,8 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
     for (const DeviceReport& d : rk.devices) absl::StrAppend(&gpus, gpus.empty() ? "" : ", ", "GPU ", d.device);
     rk.label = absl::StrCat("pid ", rk.pid, gpus.empty() ? "" : " (" + gpus + ")");
   }
-  for (const analyze::HtaCompat& h : r.hta) {
-    if (h.process != s.process) continue;
-    report::HtaCompat x;
-    x.overlap_pct = h.overlap_pct;
-    x.comm_us = h.comm_us;
-    x.overlap_us = h.overlap_us;
-    x.step_filter = h.step_filter;
-    if (h.step_filter) x.last_step_start_us = h.last_step_start_us;
-    x.filtered_out = h.filtered_out;
-    x.wholetrace_overlap_pct = h.wholetrace_overlap_pct;
-    x.wholetrace_comm_us = h.wholetrace_comm_us;
-    x.wholetrace_overlap_us = h.wholetrace_overlap_us;
-    x.dropped_sub_us = h.dropped_sub_us;
-    x.note =
-        "Holistic Trace Analysis' comp_comm_overlap_pctg as TraceAnalysis(dir).get_comm_comp_overlap() prints it: its "
-        "kernel-name rules, all GPUs of the rank, start rounded up and end down to µs, and (step_filter) only GPU "
-        "work launched before the rank's last ProfilerStep when the trace has >= 2 steps; wholetrace_*: the same "
-        "rules without that filter";
-    rk.hta_compat = std::move(x);
-  }
+  for (const analyze::HtaCompat& h : r.hta)
+    if (h.process == s.process) rk.hta_compat = BuildHtaCompat(h);
   Blocking(t, r, s.process, top_n, rk);
   FindingsAndSyncs(t, r, s, rk);
   Launches(t, r, s.process, top_n, rk);

@@ -1,0 +1,87 @@
+// Every point in time of a rank's report parts, moved by one offset (report/shift_times.h).
+#include "report/shift_times.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "analyze/findings/finding_rule.h"
+
+namespace overlapscope::report {
+namespace {
+
+// A finding's message written with AnalyzeOptions::mark_message_times holds its points in time
+// as marker, absolute ns, marker (analyze/findings/finding_rule.h); the reduction turns them into
+// "+X ms" after the job's start only once every rank is in. Moves each marked time by `o`.
+void ShiftMarkedTimes(std::string* s, int64_t o) {
+  const char m = analyze::findings::kTimeMarker;
+  if (s->find(m) == std::string::npos) return;
+  std::string out;
+  size_t i = 0;
+  while (i < s->size()) {
+    const size_t a = s->find(m, i), b = a == std::string::npos ? a : s->find(m, a + 1);
+    if (b == std::string::npos) {
+      out.append(*s, i, std::string::npos);
+      break;
+    }
+    out.append(*s, i, a - i);
+    const int64_t ns = std::strtoll(s->substr(a + 1, b - a - 1).c_str(), nullptr, 10);
+    absl::StrAppend(&out, std::string(1, m), ns + o, std::string(1, m));
+    i = b + 1;
+  }
+  *s = std::move(out);
+}
+
+void Shift(GpuActivity* a, int64_t o) {
+  a->start_ns += o;
+  a->end_ns += o;
+}
+
+void ShiftDevice(DeviceReport* d, int64_t o) {
+  for (IterationOverlap& it : d->iterations) {
+    it.gpu_start_ns += o;
+    it.gpu_end_ns += o;
+    it.cpu_start_ns += o;
+    it.cpu_end_ns += o;
+  }
+  for (CollectiveExposure& c : d->collectives.top_exposed) {
+    c.start_ns += o;
+    c.end_ns += o;
+  }
+  for (IdleGap& g : d->top_gaps) {
+    g.start_ns += o;
+    g.end_ns += o;
+    if (g.ended_by) Shift(&*g.ended_by, o);
+  }
+}
+
+}  // namespace
+
+void ShiftRankTimes(RankReport* r, int64_t o) {
+  if (o == 0) return;
+  for (Window& w : r->windows) {
+    w.capture_start_ns += o;
+    w.capture_end_ns += o;
+    w.start_ns += o;
+    w.end_ns += o;
+  }
+  for (DeviceReport& d : r->devices) ShiftDevice(&d, o);
+  for (BlockedInterval& b : r->blocked_intervals.top) {
+    b.start_ns += o;
+    if (b.released_by) Shift(&*b.released_by, o);
+  }
+  for (Finding& f : r->findings.items) {
+    f.time_ns += o;
+    f.end_ns += o;
+    ShiftMarkedTimes(&f.message, o);
+    ShiftMarkedTimes(&f.advice, o);
+  }
+}
+
+void ShiftPartialTimes(GlobalPartial* p, int64_t o) {
+  if (o == 0 || !p->has_events) return;
+  p->time_span.start_ns += o;
+  p->time_span.end_ns += o;
+}
+
+}  // namespace overlapscope::report
