@@ -1,6 +1,7 @@
 // Writes an N-rank Kineto job from one real per-rank trace (bench/multirank/gen_job.h says how):
 //   gen_multirank_job TEMPLATE.json OUT_DIR RANKS [--bytes-per-rank B | --tiles T]
 //                     [--jitter-us J] [--straggler R --delay-us D] [--seed S]
+//                     [--ranks-per-host N]   (hosts node0, node1, ...; host h's clock h x 12.345 us ahead)
 // Prints the period, the collectives per tile, the bytes written and, per tile, the expected
 // skew of its collectives (max − min of the ranks' offsets) when --print-skews is given.
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace {
 int Usage() {
   std::fprintf(stderr,
                "usage: gen_multirank_job TEMPLATE.json OUT_DIR RANKS [--bytes-per-rank B | --tiles T] "
-               "[--jitter-us J] [--straggler R --delay-us D] [--seed S] [--print-skews]\n");
+               "[--jitter-us J] [--straggler R --delay-us D] [--seed S] [--ranks-per-host N] [--print-skews]\n");
   return 64;
 }
 
@@ -45,12 +46,14 @@ int main(int argc, char** argv) {
       s.straggler_delay_ns = next() * 1000;
     else if (a == "--seed")
       s.seed = static_cast<uint64_t>(next());
+    else if (a == "--ranks-per-host")
+      s.ranks_per_host = static_cast<int>(next());
     else if (a == "--print-skews")
       print_skews = true;
     else
       return Usage();
   }
-  if (s.ranks < 1 || s.tiles < 1 || s.jitter_ns < 0) return Usage();
+  if (s.ranks < 1 || s.tiles < 1 || s.jitter_ns < 0 || s.ranks_per_host < 0) return Usage();
   if (bytes_per_rank > 0) {
     auto t = overlapscope::bench::TilesForBytes(s, bytes_per_rank);
     if (!t.ok()) {

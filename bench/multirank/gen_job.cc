@@ -180,6 +180,7 @@ std::string Header(const Template& t, const JobSpec& s, int rank) {
   } else {
     h["distributedInfo"] = {{"backend", "nccl"}, {"rank", rank}, {"world_size", s.ranks}};
   }
+  if (s.ranks_per_host > 0) h["host_name"] = absl::StrCat("node", rank / s.ranks_per_host);
   std::string d = h.dump();
   d.pop_back();  // the closing brace: traceEvents follow
   return d + (d.size() > 1 ? "," : "") + "\"traceEvents\":[\n";
@@ -187,7 +188,7 @@ std::string Header(const Template& t, const JobSpec& s, int rank) {
 
 // Appends tile k of `rank` (its events, each preceded by ",\n" unless *first).
 void AppendTile(const Template& t, const JobSpec& s, int64_t period, int rank, int64_t k, bool* first, std::string& o) {
-  const int64_t off = OffsetNs(s, period, rank, k);
+  const int64_t off = OffsetNs(s, period, rank, k) + HostClockNs(s, rank);
   for (const EventTemplate& e : t.events) {
     if (!e.every_tile && k > 0) continue;
     if (!*first) o += ",\n";
@@ -237,6 +238,10 @@ int64_t OffsetNs(const JobSpec& s, int64_t period_ns, int rank, int64_t tile) {
   h ^= h >> 33;
   const int64_t jitter = s.jitter_ns > 0 ? static_cast<int64_t>(h % static_cast<uint64_t>(s.jitter_ns)) : 0;
   return tile * period_ns + jitter + (rank == s.straggler ? s.straggler_delay_ns : 0);
+}
+
+int64_t HostClockNs(const JobSpec& s, int rank) {
+  return s.ranks_per_host > 0 ? static_cast<int64_t>(rank / s.ranks_per_host) * s.host_clock_step_ns : 0;
 }
 
 absl::StatusOr<int64_t> TilesForBytes(const JobSpec& spec, int64_t bytes_per_rank) {

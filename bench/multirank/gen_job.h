@@ -32,6 +32,11 @@ struct JobSpec {
   int straggler = -1;  // rank that arrives late in every tile; -1: none
   int64_t straggler_delay_ns = 0;
   uint64_t seed = 1;
+  // Hosts: ranks [h * ranks_per_host, (h + 1) * ranks_per_host) name host "node<h>" (the
+  // trace's host_name), and host h's clock reads HostClockNs(h) = h * host_clock_step_ns ahead
+  // (a clock error for clock alignment to find and remove). 0: no host names, one clock.
+  int ranks_per_host = 0;
+  int64_t host_clock_step_ns = 12345;
 };
 
 struct JobInfo {
@@ -43,6 +48,10 @@ struct JobInfo {
 
 // The shift of tile k of rank r (the jitter is a hash of seed, r and k).
 int64_t OffsetNs(const JobSpec& spec, int64_t period_ns, int rank, int64_t tile);
+
+// How far host h's clock reads ahead (0 without hosts): not part of OffsetNs, since clock
+// alignment removes it.
+int64_t HostClockNs(const JobSpec& spec, int rank);
 
 // Tiles needed for about `bytes_per_rank` bytes per rank file of `spec` (its template and ranks).
 absl::StatusOr<int64_t> TilesForBytes(const JobSpec& spec, int64_t bytes_per_rank);
