@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `mpirun -np P overlapscope analyze DIR --json` gives the same bytes as one process's
 # `analyze DIR --per-rank --json` (and text), for P = 2 and 3, on every multi-rank input of
-# tests/data and samples and on a generated 7-rank job (when bench/gen_multirank_job was built).
+# tests/data and samples and on a generated 7-rank job on 3 hosts whose clocks disagree (the
+# alignment moves two hosts' ranks; when bench/gen_multirank_job was built).
 #   tools/mpi_check.sh BUILD_DIR        exit 0: all the same; 1: a difference (diff printed);
 #                                       77: skipped (no mpirun, or no overlapscope-analyze-mpi)
 set -uo pipefail
@@ -20,7 +21,7 @@ cd "$root"
 inputs=(tests/data/kineto/a2a_async tests/data/kineto/a2a_sync tests/data/kineto/ag_overlap
   tests/data/kineto/ag_sequential tests/data/kineto/d2h_blocking samples/pytorch_ag_overlap tests/data/capture)
 if [[ -x "$build/bench/gen_multirank_job" ]]; then
-  "$build/bench/gen_multirank_job" tests/data/kineto/ag_overlap/rank0.json "$tmp/job" 7 --tiles 3 \
+  "$build/bench/gen_multirank_job" tests/data/kineto/ag_overlap/rank0.json "$tmp/job" 7 --tiles 3 --ranks-per-host 3 \
     --straggler 5 --delay-us 300 >/dev/null
   inputs+=("$tmp/job")
 fi
