@@ -44,6 +44,23 @@ bool WantsPerRank(const ParsedArgs& args) {
   return g_mpi_world != nullptr || args.Has("per-rank") || args.Has("jobs") || args.Has("memory-budget");
 }
 
+bool AutoPerRank(const ParsedArgs& args) {
+  // Anything that needs every rank's events at once keeps the whole model, whatever it costs.
+  for (const char* f : {"trace", "html", "explain-classes", "critical-path"})
+    if (args.Has(f)) return false;
+  absl::StatusOr<engine::JobEstimate> e = engine::EstimateJob(args.positionals);
+  if (!e.ok() || e->files < 2) return false;  // the whole-model path reports the error
+  const int64_t budget = engine::DefaultMemoryBudget();
+  if (e->model_bytes <= budget) return false;
+  std::fprintf(stderr,
+               "overlapscope analyze: %lld rank files would take about %.1f GB as one model, more than the "
+               "memory budget (%.1f GB): analyzing one rank at a time (--per-rank). The critical path and "
+               "straggler causes need one model: --critical-path on asks for it.\n",
+               static_cast<long long>(e->files), static_cast<double>(e->model_bytes) / 1e9,
+               static_cast<double>(budget) / 1e9);
+  return true;
+}
+
 int RunAnalyzePerRank(const ParsedArgs& args, const engine::AnalyzeOptions& options,
                       const engine::RenderOptions& render, engine::ReportFormat format,
                       const std::vector<std::string>& gates) {

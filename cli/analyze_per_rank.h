@@ -17,6 +17,12 @@ absl::StatusOr<int64_t> ParseBytesOption(const std::string& flag, const std::str
 // True when the command line asks for the per-rank reduction.
 bool WantsPerRank(const ParsedArgs& args);
 
+// True (after saying why on stderr) when nothing asked for it but one model of the whole job
+// would not fit the memory budget (engine::EstimateJob against engine::DefaultMemoryBudget), and
+// nothing on the command line needs one model (--trace, --html, --explain-classes,
+// --critical-path).
+bool AutoPerRank(const ParsedArgs& args);
+
 // Runs it and prints the report like `analyze`; returns the exit code.
 int RunAnalyzePerRank(const ParsedArgs& args, const engine::AnalyzeOptions& options,
                       const engine::RenderOptions& render, engine::ReportFormat format,

@@ -55,13 +55,16 @@ const CommandSpec kSpec{
      {"trace", "OUT.pftrace",
       "also write the analyzed trace as Perfetto with the analysis drawn in (docs/perfetto.md)"},
      {"critical-path", "on|off",
-      "the critical path and straggler causes (default on; off: not computed, the report says so)"},
+      "the critical path and straggler causes (default on; off: not computed, the report says so; on: one "
+      "model of every rank even when it exceeds the memory budget)"},
      {"per-rank", "",
       "reduce one rank at a time in bounded memory (no critical path or straggler causes across ranks; "
-      "the rest of the report is the same as without it)"},
+      "the rest of the report is the same as without it). Chosen by itself, with a note on stderr, when one "
+      "model of the job would exceed the memory budget and nothing needs one model"},
      {"jobs", "N", "with --per-rank (implies it): ranks reduced at once (default: the machine's cores)"},
      {"memory-budget", "SIZE",
-      "with --per-rank (implies it): memory for the ranks in flight, e.g. 8G (default: half the physical memory)"},
+      "with --per-rank (implies it): memory for the ranks in flight, e.g. 8G (default: half the physical memory, "
+      "or OVERLAPSCOPE_MEMORY_BUDGET bytes)"},
      {"require", "EXPR", "gate, e.g. 'overlap_ratio>=0.6' or 'blocked_share<=0.05' (per rank; exit 3 if violated)",
       true}},
     "Gate metrics are the keys of each rank's \"summary\" in the JSON report. A metric that is absent for a\n"
@@ -129,7 +132,7 @@ int RunAnalyze(int argc, char** argv) {
   const engine::ReportFormat format = args.Has("json")       ? engine::ReportFormat::kJson
                                       : args.Has("markdown") ? engine::ReportFormat::kMarkdown
                                                              : engine::ReportFormat::kText;
-  if (WantsPerRank(args)) return RunAnalyzePerRank(args, opt, render, format, gates);
+  if (WantsPerRank(args) || AutoPerRank(args)) return RunAnalyzePerRank(args, opt, render, format, gates);
   rc = kExitOk;
   auto session = LoadOrReport("analyze", args.positionals, args.Get("align-clocks"), &rc);
   if (!session) return rc;

@@ -177,7 +177,14 @@ absl::StatusOr<reduce::GatheredCollectives> Gather(const std::vector<std::option
                                                    const PerRankReport::State& st, const model::ClockShiftFn& shift) {
   const reduce::CompactLoader load = [&st](size_t i) -> absl::StatusOr<reduce::CompactRank> {
     ASSIGN_OR_RETURN(std::string bytes, st.ranks->Get(static_cast<int64_t>(i)));
-    return reduce::DeserializeCompact(bytes, st.files[i]);
+    ASSIGN_OR_RETURN(reduce::CompactRank c, reduce::DeserializeCompact(bytes, st.files[i]));
+    if (const int64_t o = reduce::ShiftOf(st, i); o != 0)
+      for (reduce::CompactCollective& x : c.collectives) {
+        x.c.start_ns += o;
+        x.c.end_ns += o;
+        x.arrival.arrival_ns += o;
+      }
+    return c;
   };
   return reduce::GatherCollectives(parts.size(), load, parts.front()->header.clock_note, shift);
 }
@@ -303,8 +310,8 @@ absl::Status ChooseHtaVariants(std::vector<std::optional<RankPart>>& parts, cons
 }
 
 // Clock alignment from the gathered records, as Load aligns the whole trace. The ranks of a
-// shifted host are moved by its offset (reduce::ShiftPart on their stored parts; exact, see
-// report/shift_times.h), not read again — except under `export --per-rank` (ReduceOptions::
+// shifted host are moved by its offset as their stored parts are read (State::shift_ns; exact,
+// see report/shift_times.h), not read again — except under `export --per-rank` (ReduceOptions::
 // each_rank), which writes each rank's events and so reduces those ranks again with the offset.
 // Then the report.
 absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Prepared& p,
@@ -329,11 +336,10 @@ absl::StatusOr<PerRankReport> Finish(const std::vector<std::string>& inputs, Pre
       Pool pool(p.files, p.a, p.top_n, p.o, &p.st->stats, p.st->ranks.get());
       RETURN_IF_ERROR(pool.Run(moved, shift, &parts));
     } else {
+      // Moved as they are read (State::shift_ns); the partial's time span is in memory.
       p.st->stats.shifted = static_cast<int64_t>(moved.size());
-      for (size_t q : moved) {
-        RETURN_IF_ERROR(RewriteStored(*p.st, q, [&](RankPart* full) { reduce::ShiftPart(full, shift[q]); }));
-        report::ShiftPartialTimes(&parts[q]->partial, shift[q]);
-      }
+      p.st->shift_ns = shift;
+      for (size_t q : moved) report::ShiftPartialTimes(&parts[q]->partial, shift[q]);
     }
     ASSIGN_OR_RETURN(g, Gather(parts, *p.st, nullptr));
   }
@@ -372,9 +378,23 @@ std::vector<size_t> ShareOf(const std::vector<std::string>& files, int part, int
 }  // namespace
 
 int64_t DefaultMemoryBudget() {
+  // A shared node's share, set by whoever runs the job (and the tests of the automatic switch).
+  if (const char* env = std::getenv("OVERLAPSCOPE_MEMORY_BUDGET"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end != nullptr && *end == '\0' && v > 0) return v;
+  }
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return int64_t{4} << 30;
   return static_cast<int64_t>(pages) * page / 2;
+}
+
+absl::StatusOr<JobEstimate> EstimateJob(const std::vector<std::string>& inputs) {
+  ASSIGN_OR_RETURN(import::ExpandedInputs in, import::ExpandInputs(inputs));
+  JobEstimate e;
+  e.files = static_cast<int64_t>(in.files.size());
+  for (const std::string& f : in.files) e.model_bytes += EstimatedRankBytes(f);
+  return e;
 }
 
 int64_t EstimatedRankBytes(const std::string& path) {

@@ -65,12 +65,20 @@ struct ReduceOptions {
   std::function<absl::Status(int64_t file, const RankModel&)> each_rank;
 };
 
-// Half of the physical memory (sysconf), 4 GiB when it cannot be read.
+// Half of the physical memory (sysconf), 4 GiB when it cannot be read; OVERLAPSCOPE_MEMORY_BUDGET
+// (bytes) instead when set to a positive integer.
 int64_t DefaultMemoryBudget();
 // A rank's expected peak while it is imported and analyzed, from its file: the JSON bytes
 // (a .gz file's from its gzip trailer, at least 4x the compressed size) times the measured
 // ratio of peak resident memory to JSON size (docs/PERFORMANCE.md, "per-rank reduction").
 int64_t EstimatedRankBytes(const std::string& path);
+// What one model of the whole job would take (EstimatedRankBytes summed over the expanded
+// inputs) and its rank files: `analyze` switches to the per-rank reduction by itself when the
+// model would not fit the memory budget. Fails as Load does on inputs that cannot be expanded.
+struct JobEstimate {
+  int64_t files = 0, model_bytes = 0;
+};
+absl::StatusOr<JobEstimate> EstimateJob(const std::vector<std::string>& inputs);
 
 struct ReduceStats {
   int64_t ranks = 0, bytes = 0;

@@ -122,9 +122,18 @@ struct PerRankReport::State {
   analyze::CrossRankResult cross;
   std::shared_ptr<ReducedRanks> ranks;
   std::vector<std::string> files;
+  // Per file: the clock offset of its host (clock alignment), applied to its stored part as it
+  // is read (the gathering's records, the rank's body when rendered): not rewritten, not reduced
+  // again. 0 for most; empty until the alignment is known.
+  std::vector<int64_t> shift_ns;
   ReduceStats stats;
   mutable absl::Status status;  // the first part view() could not produce
 };
+
+namespace reduce {
+// Rank i's shift (0 when none).
+inline int64_t ShiftOf(const PerRankReport::State& s, size_t i) { return i < s.shift_ns.size() ? s.shift_ns[i] : 0; }
+}  // namespace reduce
 
 namespace reduce {
 // With OVERLAPSCOPE_TIMING=1: "[per-rank] WHAT: wall W s, cpu C s, rss R MB, peak P MB" on

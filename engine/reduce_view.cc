@@ -23,6 +23,7 @@
 #include "engine/reduce_internal.h"
 #include "engine/session_state.h"
 #include "report/build.h"
+#include "report/shift_times.h"
 
 namespace overlapscope::engine {
 namespace {
@@ -76,8 +77,11 @@ std::string RankJsonText(const PerRankReport::State& s, size_t i) {
   if (!bytes.ok()) return "";
   const size_t at = reduce::ReportOffset(*bytes);
   if (at == std::string::npos) return "";
-  return UnmarkTimesJson(report::RankElementOfDocument(std::string_view(*bytes).substr(at), s.head.ranks[i].summary),
-                         s.head.time_span.start_ns);
+  const int64_t shift = reduce::ShiftOf(s, i);
+  std::string element = report::RankElementOfDocument(std::string_view(*bytes).substr(at), s.head.ranks[i].summary);
+  if (shift != 0) element = report::ShiftRankTimesJson(element, shift);
+  // A marked time moved by `shift`, relative to the job's start: relative to start - shift.
+  return UnmarkTimesJson(element, s.head.time_span.start_ns - shift);
 }
 
 // Rank i whole: its part read back, with the head's summary (cross-rank figures added there).
@@ -85,6 +89,7 @@ absl::StatusOr<report::RankReport> LoadRank(const PerRankReport::State& s, size_
   ASSIGN_OR_RETURN(std::string bytes, s.ranks->Get(static_cast<int64_t>(i)));
   ASSIGN_OR_RETURN(reduce::RankPart part, reduce::DeserializePart(bytes, s.files[i]));
   report::RankReport r = std::move(part.rank);
+  report::ShiftRankTimes(&r, reduce::ShiftOf(s, i));
   r.summary = s.head.ranks[i].summary;
   for (report::Finding& f : r.findings.items) {
     f.message = UnmarkTimes(f.message, s.head.time_span.start_ns);

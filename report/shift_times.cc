@@ -78,6 +78,39 @@ void ShiftRankTimes(RankReport* r, int64_t o) {
   }
 }
 
+std::string ShiftRankTimesJson(std::string_view element, int64_t o) {
+  static constexpr std::string_view kKeys[] = {
+      "\"start_ns\": ",     "\"end_ns\": ",     "\"time_ns\": ",          "\"gpu_start_ns\": ",  "\"gpu_end_ns\": ",
+      "\"cpu_start_ns\": ", "\"cpu_end_ns\": ", "\"capture_start_ns\": ", "\"capture_end_ns\": "};
+  std::string out;
+  out.reserve(element.size() + 256);
+  size_t i = 0;
+  while (i < element.size()) {
+    size_t nl = element.find('\n', i);
+    if (nl == std::string_view::npos) nl = element.size();
+    const std::string_view line = element.substr(i, nl - i);
+    const size_t q = line.find_first_not_of(' ');
+    bool done = false;
+    for (std::string_view k : kKeys) {
+      if (q == std::string_view::npos || line.substr(q, k.size()) != k) continue;
+      const std::string_view num = line.substr(q + k.size());
+      const bool comma = !num.empty() && num.back() == ',';
+      const std::string digits(num.substr(0, num.size() - (comma ? 1 : 0)));
+      char* end = nullptr;
+      const long long v = std::strtoll(digits.c_str(), &end, 10);
+      if (digits.empty() || end == nullptr || *end != '\0') break;  // not an integer (null): as it is
+      out.append(line.substr(0, q + k.size()));
+      absl::StrAppend(&out, static_cast<int64_t>(v) + o, comma ? "," : "");
+      done = true;
+      break;
+    }
+    if (!done) out.append(line);
+    if (nl < element.size()) out.push_back('\n');
+    i = nl + 1;
+  }
+  return out;
+}
+
 void ShiftPartialTimes(GlobalPartial* p, int64_t o) {
   if (o == 0 || !p->has_events) return;
   p->time_span.start_ns += o;

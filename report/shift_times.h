@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "report/build.h"
 #include "report/report.h"
@@ -23,6 +25,11 @@
 namespace overlapscope::report {
 
 void ShiftRankTimes(RankReport* r, int64_t offset_ns);
+// The same on a rank's element as the JSON report writes it (members one per line, as
+// RenderJson's indented dump lays them out), without parsing it: the members that are points in
+// time (start_ns, end_ns, time_ns, gpu_/cpu_/capture_start_ns and _end_ns: the fields
+// ShiftRankTimes moves) get offset_ns added; findings' marked times are left to the caller.
+std::string ShiftRankTimesJson(std::string_view element, int64_t offset_ns);
 void ShiftPartialTimes(GlobalPartial* p, int64_t offset_ns);
 
 }  // namespace overlapscope::report

@@ -46,5 +46,28 @@ TEST(PerRankCli, GatesGiveTheWholeModelVerdicts) {
   EXPECT_NE(path.err.find("not computed"), std::string::npos) << path.err;
 }
 
+// Without --per-rank, analyze reduces rank by rank by itself when one model of the job would not
+// fit the memory budget (here set below ag_overlap's two ranks' estimate): the per-rank report,
+// and a note on stderr saying why. Anything that needs one model keeps it.
+TEST(PerRankCli, ChosenByItselfWhenOneModelWouldNotFit) {
+  const std::string dir = std::string(OVERLAPSCOPE_SOURCE_DIR) + "/tests/data/kineto/ag_overlap";
+  const CliRun per = RunCliLimited({"analyze", dir, "--per-rank", "--json"});
+  ASSERT_EQ(per.exit_code, 0) << per.Describe();
+  const CliRun roomy = RunCliLimited({"analyze", dir, "--json"});
+  ASSERT_EQ(roomy.exit_code, 0) << roomy.Describe();
+  EXPECT_NE(roomy.out, per.out);  // the whole model: the critical path is in
+  ::setenv("OVERLAPSCOPE_MEMORY_BUDGET", "1000", 1);
+  const CliRun tight = RunCliLimited({"analyze", dir, "--json"});
+  const CliRun insist = RunCliLimited({"analyze", dir, "--json", "--critical-path", "on"});
+  ::unsetenv("OVERLAPSCOPE_MEMORY_BUDGET");
+  ASSERT_EQ(tight.exit_code, 0) << tight.Describe();
+  EXPECT_EQ(tight.out, per.out);
+  EXPECT_NE(tight.err.find("2 rank files would take about"), std::string::npos) << tight.err;
+  EXPECT_NE(tight.err.find("--critical-path on"), std::string::npos) << tight.err;
+  ASSERT_EQ(insist.exit_code, 0) << insist.Describe();
+  EXPECT_EQ(insist.out, roomy.out);
+  EXPECT_EQ(insist.err, "");
+}
+
 }  // namespace
 }  // namespace overlapscope::testing

@@ -45,6 +45,7 @@ TEST(MultiHostJob, ShiftedHostsAreMovedNotReducedAgain) {
   ASSERT_TRUE(per.ok()) << per.status();
   fs::remove_all(spec.out_dir);
   EXPECT_EQ(*RenderReport(per->report, ReportFormat::kJson), whole);
+  EXPECT_EQ(*RenderReport(per->report, ReportFormat::kText), *RenderReport(*a, ReportFormat::kText));
   EXPECT_EQ(per->stats.ranks, 12);
   EXPECT_EQ(per->stats.shifted, 8) << "the ranks of the two hosts moved onto the reference host's clock";
 
