@@ -178,12 +178,7 @@ absl::StatusOr<reduce::GatheredCollectives> Gather(const std::vector<std::option
   const reduce::CompactLoader load = [&st](size_t i) -> absl::StatusOr<reduce::CompactRank> {
     ASSIGN_OR_RETURN(std::string bytes, st.ranks->Get(static_cast<int64_t>(i)));
     ASSIGN_OR_RETURN(reduce::CompactRank c, reduce::DeserializeCompact(bytes, st.files[i]));
-    if (const int64_t o = reduce::ShiftOf(st, i); o != 0)
-      for (reduce::CompactCollective& x : c.collectives) {
-        x.c.start_ns += o;
-        x.c.end_ns += o;
-        x.arrival.arrival_ns += o;
-      }
+    reduce::ShiftCompact(&c, reduce::ShiftOf(st, i));
     return c;
   };
   return reduce::GatherCollectives(parts.size(), load, parts.front()->header.clock_note, shift);

@@ -81,6 +81,8 @@ absl::StatusOr<RankPart> ReduceRank(const std::string& file, const analyze::Anal
 // Exact (tests/scale/shift_part_test.cc): the analyses are shift-invariant and HTA's
 // µs-rounded figures use the timestamps as recorded (model::Process::clock_offset_ns).
 void ShiftPart(RankPart* part, int64_t offset_ns);
+// Its collective records alone (what the gathering reads back from a moved rank's stored part).
+void ShiftCompact(CompactRank* r, int64_t offset_ns);
 
 // The collectives-only trace of every rank's records (process i = parts[i]), in the order the
 // whole-model trace has them, and the arrivals parallel to its collectives. With `shift`, clocks

@@ -144,7 +144,11 @@ absl::StatusOr<GatheredCollectives> GatherCollectives(size_t n, const CompactLoa
 void ShiftPart(RankPart* part, int64_t offset_ns) {
   report::ShiftRankTimes(&part->rank, offset_ns);
   report::ShiftPartialTimes(&part->partial, offset_ns);
-  for (CompactCollective& c : part->compact.collectives) {
+  ShiftCompact(&part->compact, offset_ns);
+}
+
+void ShiftCompact(CompactRank* r, int64_t offset_ns) {
+  for (CompactCollective& c : r->collectives) {
     c.c.start_ns += offset_ns;
     c.c.end_ns += offset_ns;
     c.arrival.arrival_ns += offset_ns;

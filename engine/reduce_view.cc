@@ -28,47 +28,6 @@
 namespace overlapscope::engine {
 namespace {
 
-// Findings' time markers (AnalyzeOptions::mark_message_times) -> "+X ms" after `origin_ns`, as
-// findings::FindingInputs::At writes it for the whole trace.
-std::string UnmarkTimes(const std::string& s, int64_t origin_ns) {
-  const char m = analyze::findings::kTimeMarker;
-  if (s.find(m) == std::string::npos) return s;
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const size_t a = s.find(m, i), b = a == std::string::npos ? a : s.find(m, a + 1);
-    if (b == std::string::npos) {
-      out.append(s, i, std::string::npos);
-      break;
-    }
-    out.append(s, i, a - i);
-    const int64_t ns = std::strtoll(s.substr(a + 1, b - a - 1).c_str(), nullptr, 10);
-    out += absl::StrFormat("+%.3f ms", static_cast<double>(ns - origin_ns) / 1e6);
-    i = b + 1;
-  }
-  return out;
-}
-
-// UnmarkTimes on JSON text: the marker is a control character, which JSON escapes as \u001f.
-std::string UnmarkTimesJson(const std::string& s, int64_t origin_ns) {
-  static constexpr std::string_view m = "\\u001f";
-  if (s.find(m) == std::string::npos) return s;
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const size_t a = s.find(m, i), b = a == std::string::npos ? a : s.find(m, a + m.size());
-    if (b == std::string::npos) {
-      out.append(s, i, std::string::npos);
-      break;
-    }
-    out.append(s, i, a - i);
-    const int64_t ns = std::strtoll(s.substr(a + m.size(), b - a - m.size()).c_str(), nullptr, 10);
-    out += absl::StrFormat("+%.3f ms", static_cast<double>(ns - origin_ns) / 1e6);
-    i = b + m.size();
-  }
-  return out;
-}
-
 // Rank i's element of the JSON report straight from its stored text (no parse): the head's
 // summary put in, the findings' times made relative. "" when it cannot be read (rank() then
 // says why).
@@ -81,7 +40,7 @@ std::string RankJsonText(const PerRankReport::State& s, size_t i) {
   std::string element = report::RankElementOfDocument(std::string_view(*bytes).substr(at), s.head.ranks[i].summary);
   if (shift != 0) element = report::ShiftRankTimesJson(element, shift);
   // A marked time moved by `shift`, relative to the job's start: relative to start - shift.
-  return UnmarkTimesJson(element, s.head.time_span.start_ns - shift);
+  return analyze::findings::UnmarkTimes(element, s.head.time_span.start_ns - shift, analyze::findings::kTimeMarkerJson);
 }
 
 // Rank i whole: its part read back, with the head's summary (cross-rank figures added there).
@@ -92,8 +51,8 @@ absl::StatusOr<report::RankReport> LoadRank(const PerRankReport::State& s, size_
   report::ShiftRankTimes(&r, reduce::ShiftOf(s, i));
   r.summary = s.head.ranks[i].summary;
   for (report::Finding& f : r.findings.items) {
-    f.message = UnmarkTimes(f.message, s.head.time_span.start_ns);
-    f.advice = UnmarkTimes(f.advice, s.head.time_span.start_ns);
+    f.message = analyze::findings::UnmarkTimes(f.message, s.head.time_span.start_ns);
+    f.advice = analyze::findings::UnmarkTimes(f.advice, s.head.time_span.start_ns);
   }
   return r;
 }

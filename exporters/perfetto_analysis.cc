@@ -20,27 +20,6 @@ constexpr const char* kGapCauseNames[] = {"host-blocked", "launch-bound", "depen
 constexpr const char* kBlockReasonNames[] = {"stream sync", "event sync",          "device sync",     "sync memcpy",
                                              "sync memset", "pageable async copy", "sync record only"};
 
-// Findings of a per-rank analysis (AnalyzeOptions::mark_message_times) carry absolute times
-// between kTimeMarker bytes: written here as "+X ms" after `origin_ns`, the trace's start.
-std::string Unmark(const std::string& s, int64_t origin_ns) {
-  const char m = analyze::findings::kTimeMarker;
-  if (s.find(m) == std::string::npos) return s;
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const size_t a = s.find(m, i), b = a == std::string::npos ? a : s.find(m, a + 1);
-    if (b == std::string::npos) {
-      out.append(s, i, std::string::npos);
-      break;
-    }
-    out.append(s, i, a - i);
-    const int64_t ns = std::strtoll(s.substr(a + 1, b - a - 1).c_str(), nullptr, 10);
-    out += absl::StrFormat("+%.3f ms", static_cast<double>(ns - origin_ns) / 1e6);
-    i = b + 1;
-  }
-  return out;
-}
-
 std::string Pct(double ratio) { return absl::StrFormat("%.1f%%", 100.0 * ratio); }
 
 std::string_view GpuName(const model::Trace& t, model::GpuRef r) {
@@ -201,8 +180,8 @@ void AddAnalysisTracks(const model::Trace& t, const DrawnAnalysis& a, Layout* L)
                              "what overlapscope suggests changing, at the call it is about");
     ExtraEvent ev{std::string(f.kind),
                   "overlapscope",
-                  {{"what", Unmark(f.message, t.start_ns())},
-                   {"change", Unmark(f.advice, t.start_ns())},
+                  {{"what", analyze::findings::UnmarkTimes(f.message, t.start_ns())},
+                   {"change", analyze::findings::UnmarkTimes(f.advice, t.start_ns())},
                    {"cost_ns", f.cost_ns}}};
     if (f.call) ev.args.push_back({"call", std::string(t.str(f.call))});
     if (f.thread != kNone) ev.args.push_back({"thread", t.threads()[f.thread].tid});

@@ -11,25 +11,11 @@ namespace overlapscope::report {
 namespace {
 
 // A finding's message written with AnalyzeOptions::mark_message_times holds its points in time
-// as marker, absolute ns, marker (analyze/findings/finding_rule.h); the reduction turns them into
-// "+X ms" after the job's start only once every rank is in. Moves each marked time by `o`.
+// as marked absolute ns (analyze/findings/finding_rule.h); they become "+X ms" after the job's
+// start only once every rank is in. Moves each marked time by `o`.
 void ShiftMarkedTimes(std::string* s, int64_t o) {
-  const char m = analyze::findings::kTimeMarker;
-  if (s->find(m) == std::string::npos) return;
-  std::string out;
-  size_t i = 0;
-  while (i < s->size()) {
-    const size_t a = s->find(m, i), b = a == std::string::npos ? a : s->find(m, a + 1);
-    if (b == std::string::npos) {
-      out.append(*s, i, std::string::npos);
-      break;
-    }
-    out.append(*s, i, a - i);
-    const int64_t ns = std::strtoll(s->substr(a + 1, b - a - 1).c_str(), nullptr, 10);
-    absl::StrAppend(&out, std::string(1, m), ns + o, std::string(1, m));
-    i = b + 1;
-  }
-  *s = std::move(out);
+  const std::string m(1, analyze::findings::kTimeMarker);
+  *s = analyze::findings::RewriteMarkedTimes(*s, m, [o, &m](int64_t ns) { return absl::StrCat(m, ns + o, m); });
 }
 
 void Shift(GpuActivity* a, int64_t o) {

@@ -1,6 +1,7 @@
 #include "analyze/findings/finding_rule.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -42,6 +43,30 @@ std::string FindingInputs::At(int64_t ns) const {
   if (mark_times) return absl::StrCat(std::string(1, kTimeMarker), ns, std::string(1, kTimeMarker));
   return absl::StrFormat("+%.3f ms", static_cast<double>(ns - t.start_ns()) / 1e6);
 }
+std::string RewriteMarkedTimes(const std::string& s, std::string_view marker,
+                               const std::function<std::string(int64_t)>& write) {
+  if (s.find(marker) == std::string::npos) return s;
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t a = s.find(marker, i), b = a == std::string::npos ? a : s.find(marker, a + marker.size());
+    if (b == std::string::npos) {
+      out.append(s, i, std::string::npos);
+      break;
+    }
+    out.append(s, i, a - i);
+    out += write(std::strtoll(s.substr(a + marker.size(), b - a - marker.size()).c_str(), nullptr, 10));
+    i = b + marker.size();
+  }
+  return out;
+}
+
+std::string UnmarkTimes(const std::string& s, int64_t origin_ns, std::string_view marker) {
+  return RewriteMarkedTimes(s, marker, [origin_ns](int64_t ns) {
+    return absl::StrFormat("+%.3f ms", static_cast<double>(ns - origin_ns) / 1e6);
+  });
+}
+
 std::string FindingInputs::Us(int64_t ns) const { return absl::StrFormat("%.1f µs", static_cast<double>(ns) / 1e3); }
 std::string FindingInputs::Thread(model::ThreadId th) const {
   if (th == model::kNone) return "thread ?";

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,16 @@ struct FindingInputs {
 // With mark_times, At(ns) writes kTimeMarker, the absolute ns, kTimeMarker: the per-rank
 // reduction replaces it with "+X ms" after the job's start, which one rank does not know.
 inline constexpr char kTimeMarker = '\x1f';
+// The marker as JSON text writes it (a control character is escaped).
+inline constexpr std::string_view kTimeMarkerJson = "\\u001f";
+
+// Each marked time of `s` (`marker`, the absolute ns, `marker`) replaced by write(ns); the rest
+// as it is. `marker`: kTimeMarker's one byte, or kTimeMarkerJson in JSON text.
+std::string RewriteMarkedTimes(const std::string& s, std::string_view marker,
+                               const std::function<std::string(int64_t)>& write);
+// The marked times as At() writes them without marking: "+X ms" after `origin_ns`.
+std::string UnmarkTimes(const std::string& s, int64_t origin_ns,
+                        std::string_view marker = std::string_view(&kTimeMarker, 1));
 
 // One finding, and the blocked interval it is about (its sync point carries the finding), if any.
 struct Emitted {
