@@ -1,0 +1,131 @@
+// The dependency graph of a trace (METRICS.md §8), built once per trace and read by every pass
+// that follows dependencies: the critical path and straggler causes walk it backwards, the GPU
+// idle causes and sync points read its wait edges, replay and what-if (analyze/replay) run it
+// forwards.
+//
+// Nodes are flat indexes:
+//   [0, num_gpu)                 GPU activities (kernels, memcpys, memsets), stream by stream in
+//                                Trace::StreamActivities order: a stream's activities are
+//                                contiguous, so the stream predecessor of g is g - 1 when
+//                                stream_begin(stream(g)) < g;
+//   [num_gpu, num_gpu + num_api) host API calls, node = num_gpu + index into Trace::api_calls().
+// Edges are typed and each is recorded (both ends linked by the trace: correlation id, event
+// record id, Kineto cuda_sync with wait_on_cuda_event_record_corr_id, our captures' event
+// records) or inferred (METRICS §8 "inferred edges": a cross-stream wait that the trace does not
+// link, placed from the evidence rule; never shown as recorded). Edges are stored twice in
+// compressed rows: the predecessors of each node and its successors.
+//
+// Every edge goes forward in recorded time (from.end <= to.start, or for kLaunch from.start <=
+// to.start); an edge that would not is not added and is counted (GraphStats::backward_edges).
+// Units: *_ns int64 nanoseconds on the trace clock. Never fails: what cannot be joined is counted
+// in GraphStats, never guessed.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "model/trace.h"
+
+namespace overlapscope::analyze::graph {
+
+using NodeId = int32_t;
+
+enum class EdgeKind : uint8_t {
+  kProgramOrder,  // API call -> the next outermost API call of the same thread (host work between)
+  kStreamOrder,   // GPU activity -> the next activity on its stream
+  kLaunch,        // launch/copy/memset call -> the activity it enqueued (correlation id; a graph
+                  // launch -> every kernel of that launch)
+  kEventWait,     // GPU activity (the last one the recording stream had enqueued before the
+                  // event record) -> the first activity enqueued on the waiting stream after
+                  // the stream wait
+  kHostRelease,   // GPU activity -> the blocking host call (METRICS §3) its completion released
+  kPeer,          // collective: the last-arriving participant's first carrying activity -> each
+                  // other participant's first carrying activity (METRICS §6 arrivals)
+};
+inline constexpr int kEdgeKinds = 6;
+// "program-order", "stream-order", "launch", "event-wait", "host-release", "peer"
+std::string_view ToString(EdgeKind k);
+
+struct Edge {
+  NodeId from = model::kNone, to = model::kNone;
+  EdgeKind kind = EdgeKind::kStreamOrder;
+  bool inferred = false;
+};
+
+// Declared counts of what the builder joined, inferred or could not join (like the import
+// statistics: every output prints them, recorded and inferred apart).
+struct GraphStats {
+  int64_t recorded[kEdgeKinds] = {};  // edges by kind, recorded
+  int64_t inferred[kEdgeKinds] = {};  // edges by kind, inferred (only kEventWait today)
+  int64_t waits_recorded = 0;         // cross-stream waits the trace links (cuda_sync / capture)
+  int64_t waits_inferred = 0;         // placed by the evidence rule
+  int64_t waits_ambiguous = 0;        // evidence with several candidate sources: not taken
+  int64_t waits_unresolved = 0;       // a stream-wait call (or record) with no source found
+  int64_t gpu_without_launch = 0;     // activities whose launch call is not in the trace
+  int64_t syncs_without_release = 0;  // blocking calls with no GPU activity that released them
+  int64_t backward_edges = 0;         // candidate edges whose source lies after their target
+};
+
+// What the builder needs from the passes before it, as plain views (the graph sees the model
+// only; analyze/ fills these from cpu_blocking and cross_rank).
+struct HostRelease {
+  int32_t api_call = model::kNone;  // index into Trace::api_calls() of the blocking call
+  model::GpuRef released_by;        // the GPU activity whose completion released it
+};
+struct GraphInputs {
+  std::vector<HostRelease> host_releases;
+  std::vector<std::vector<model::CollectiveId>> peer_participants;  // per matched instance
+  std::vector<model::CollectiveId> peer_last;                       // per matched instance
+  // Evidence rule bound (METRICS §8): an inferred wait's target starts within
+  // max(min_bound_ns, the stream's launch latency) after its source ends.
+  int64_t infer_min_bound_ns = 20'000;
+  bool infer_waits = true;  // false: recorded waits only (tests compare the two)
+  bool use_recorded_waits = true;  // false: ignore the trace's wait records (tests: infer on a
+                                   // trace that has them and compare with what was recorded)
+};
+
+class Graph {
+ public:
+  int32_t num_gpu() const { return static_cast<int32_t>(gpu_ref_.size()); }
+  int32_t num_api() const { return num_api_; }
+  int32_t num_nodes() const { return num_gpu() + num_api_; }
+  bool IsGpu(NodeId n) const { return n < num_gpu(); }
+  NodeId GpuNode(model::GpuRef r) const { return flat_[static_cast<int>(r.kind)][r.index]; }
+  NodeId ApiNode(int32_t api_call) const { return num_gpu() + api_call; }
+  int32_t ApiIndex(NodeId n) const { return n - num_gpu(); }
+  model::GpuRef Ref(NodeId g) const { return gpu_ref_[g]; }
+  model::StreamId Stream(NodeId g) const { return gpu_stream_[g]; }
+  NodeId StreamBegin(model::StreamId s) const { return stream_off_[s]; }
+  NodeId StreamEnd(model::StreamId s) const { return stream_off_[s + 1]; }
+  // Recorded times of any node.
+  int64_t StartNs(NodeId n) const { return start_[n]; }
+  int64_t EndNs(NodeId n) const { return end_[n]; }
+
+  // In-edges (predecessors) and out-edges (successors) of n, in edge order of construction.
+  absl::Span<const Edge> Preds(NodeId n) const {
+    return {pred_edges_.data() + pred_off_[n], static_cast<size_t>(pred_off_[n + 1] - pred_off_[n])};
+  }
+  absl::Span<const Edge> Succs(NodeId n) const {
+    return {succ_edges_.data() + succ_off_[n], static_cast<size_t>(succ_off_[n + 1] - succ_off_[n])};
+  }
+  const GraphStats& stats() const { return stats_; }
+
+ private:
+  friend class GraphBuilder;
+  int32_t num_api_ = 0;
+  std::vector<NodeId> flat_[3];  // per GpuKind, per activity: its node
+  std::vector<model::GpuRef> gpu_ref_;
+  std::vector<model::StreamId> gpu_stream_;
+  std::vector<NodeId> stream_off_;  // size streams + 1
+  std::vector<int64_t> start_, end_;
+  std::vector<int64_t> pred_off_, succ_off_;  // size num_nodes + 1
+  std::vector<Edge> pred_edges_, succ_edges_;
+  GraphStats stats_;
+};
+
+// Builds the graph in O(n log n). Never fails.
+Graph BuildGraph(const model::Trace& trace, const GraphInputs& in);
+
+}  // namespace overlapscope::analyze::graph
