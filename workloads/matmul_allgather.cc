@@ -164,6 +164,7 @@ absl::Status MatmulAllGather::Setup() {
       "after %d warm-up, max over %d ranks",
       o_.gemm.m, o_.gemm.n, o_.gemm.k, DTypeName(o_.gemm.dtype), o_.ag_mb, o_.run.iters, o_.run.warmup,
       g_->world_size());
+  res_.notes.push_back(GemmDataDescription(o_.gemm));
   if (o_.run.nccl_max_ctas > 0) res_.notes.push_back(absl::StrCat("communicator maxCTAs = ", o_.run.nccl_max_ctas));
   if (o_.sm_carveout > 0)
     res_.notes.push_back(
