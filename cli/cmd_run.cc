@@ -98,6 +98,7 @@ const CommandSpec kSpec{
      {"a2a-impl", "I", "all-to-all: auto | alltoall | sendrecv (default auto: ncclAlltoAll if the library has it)"},
      {"nccl-max-ctas", "N", "maxCTAs of the NCCL communicator (fewer SMs for NCCL kernels)"},
      {"sm-carveout", "N", "matmul-allgather: in the overlap modes the GEMM leaves N SMs free (cublasSetSmCountTarget)"},
+     {"cublas-workspace-mb", "MB", "cuBLAS workspace per GPU (default 32, as PyTorch on Hopper; 0: cuBLAS's default)"},
      {"burn-in-ms", "MS", "GEMMs back to back before measuring, for steady clocks (default 500)"},
      {"producer-us", "US", "d2h: GPU time to produce a batch (default 2000)"},
      {"irrelevant-us", "US", "d2h: GPU work not needing the flag (default 500)"},
@@ -152,7 +153,7 @@ nlohmann::json ToJson(const workloads::WorkloadResult& r) {
 struct RunOptions {
   int64_t gpus = 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192, k = 8192, layers = 4, max_ctas = 0,
           prod = 2000, irr = 500, host = 1000, carve = 0, burn = 500, delay_rank = -1, delay_us = 0, reps = 5,
-          ar_blocks = 64;
+          ar_blocks = 64, blas_ws = 32;
   double ag_mb = 64, timeout = 300;
   workloads::DType dtype{};
   workloads::GemmData data = workloads::GemmData::kRandom;
@@ -175,10 +176,10 @@ std::string ParseRunOptions(const ParsedArgs& args, const std::string& wl, RunOp
       ParseInt(args, "host-work-us", o.host, err) && ParseInt(args, "sm-carveout", o.carve, err) &&
       ParseInt(args, "burn-in-ms", o.burn, err) && ParseInt(args, "delay-rank", o.delay_rank, err) &&
       ParseInt(args, "delay-us", o.delay_us, err) && ParseInt(args, "reps", o.reps, err) &&
-      ParseInt(args, "ar-blocks", o.ar_blocks, err) && ParseDouble(args, "ag-mb", o.ag_mb, err) &&
+      ParseInt(args, "ar-blocks", o.ar_blocks, err) && ParseInt(args, "cublas-workspace-mb", o.blas_ws, err) && ParseDouble(args, "ag-mb", o.ag_mb, err) &&
       ParseDouble(args, "timeout-s", o.timeout, err);
-  if (err.empty() && (o.iters < 1 || o.warmup < 0 || o.cap < 0 || o.gpus < 0))
-    err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
+  if (err.empty() && (o.iters < 1 || o.warmup < 0 || o.cap < 0 || o.gpus < 0 || o.blas_ws < 0 || o.blas_ws > 4096))
+    err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0; --cublas-workspace-mb 0..4096";
   auto dtype = workloads::ParseDType(args.Get("dtype", wl == "all-reduce" ? "bf16" : "fp16"));
   if (err.empty() && !dtype.ok()) err = std::string(dtype.status().message());
   if (dtype.ok()) o.dtype = *dtype;
@@ -243,6 +244,7 @@ workloads::RunParams RunParamsOf(const RunOptions& o, bool use_mpi) {
   rp.nccl_max_ctas = static_cast<int>(o.max_ctas);
   rp.timeout_s = o.timeout;
   rp.burn_in_ms = static_cast<int>(o.burn);
+  rp.cublas_workspace_mb = static_cast<int>(o.blas_ws);
   rp.delay_rank = static_cast<int>(o.delay_rank);
   rp.delay_us = o.delay_us;
   rp.mpi = use_mpi;

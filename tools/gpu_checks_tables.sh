@@ -33,10 +33,17 @@ tables_one() {  # tables_one N: every table on GPUs 0..N-1
       -x CUDA_VISIBLE_DEVICES "$os" run all-reduce --impl all --sizes 0.5MB..64MB --iters 20 --reps 5 --no-capture \
       --timeout-s 60
   fi
+  check "t${n}_all_reduce_floor_batch" 120 "$os" run all-reduce --impl all --sizes 16B,512KB,1MB --iters 20 --reps 10 \
+    --ar-timing batch --no-capture --timeout-s 60
   for b in 32 128; do
     check "t${n}_all_reduce_blocks$b" 120 "$os" run all-reduce --impl one-shot,two-shot,nccl --sizes 0.5MB..16MB \
       --iters 20 --reps 5 --ar-blocks $b --no-capture --timeout-s 60
   done
+  # cuBLAS's own default workspace instead of 32 MiB (what the GEMM alone took before).
+  check "t${n}_matmul_allgather_ws0" 120 "$os" run matmul-allgather --mode sequential,overlap --cublas-workspace-mb 0 \
+    --no-capture --timeout-s 60
+  check "t${n}_all_to_all_ws0" 120 "$os" run all-to-all --mode sync,async --cublas-workspace-mb 0 --no-capture \
+    --timeout-s 60
   check "t${n}_reference" 300 torchrun --nproc_per_node="$n" tools/workload_reference.py --out "$OUT/tables/ref_g$n.json"
   unset CUDA_VISIBLE_DEVICES
 }

@@ -150,15 +150,28 @@ def run_mm_ag(args, clock):
 
     def ovl(ev):
         w = dist.all_gather_into_tensor(out, inp, async_op=True)
+        g0, g1 = ev("gemm")
+        g0.record()
         torch.matmul(a, b, out=c)
+        g1.record()
         w.wait()
 
-    kinds = {"gemm_alone": gemm, "allgather_alone": ag, "sequential": seq, "overlap": ovl}
+    def with_backend(name):
+        # The same GEMM through one cuBLAS front end (torch.backends.cuda.preferred_blas_library).
+        def fn(ev):
+            before = torch.backends.cuda.preferred_blas_library()
+            torch.backends.cuda.preferred_blas_library(name)
+            torch.matmul(a, b, out=c)
+            torch.backends.cuda.preferred_blas_library(before)
+        return fn
+
+    kinds = {"gemm_alone": gemm, "allgather_alone": ag, "sequential": seq, "overlap": ovl,
+             "gemm_cublas": with_backend("cublas"), "gemm_cublaslt": with_backend("cublaslt")}
     med, cnt = timed_interleaved(kinds, args.warmup, args.iters, clock)
     ref = (a.double()[:64] @ b.double()).to(torch.float16)  # spot check of 64 rows
     ok = torch.allclose(c[:64].double(), ref.double(), rtol=2e-3, atol=0.5)
     med["gemm_tflops"] = 2 * 8192**3 / (med["gemm_alone"] * 1e-3) / 1e12
-    return {"ms": med, "samples": cnt, "validated": bool(ok), "sm_clock_mhz": clock.take()}
+    return {"ms": med, "blas_default": str(torch.backends.cuda.preferred_blas_library()), "samples": cnt, "validated": bool(ok), "sm_clock_mhz": clock.take()}
 
 
 def run_a2a(args, clock):
@@ -172,6 +185,14 @@ def run_a2a(args, clock):
     def compute(ev):
         for l in range(layers):
             torch.matmul(x, ws[l], out=ys[l])
+            zs[l].mul_(0.5)
+
+    def matmuls(ev):
+        for l in range(layers):
+            torch.matmul(x, ws[l], out=ys[l])
+
+    def consumers(ev):
+        for l in range(layers):
             zs[l].mul_(0.5)
 
     def comm(ev):
@@ -195,7 +216,8 @@ def run_a2a(args, clock):
         works[-1].wait()
         zs[-1].mul_(0.5)
 
-    kinds = {"compute_alone": compute, "comm_alone": comm, "sync": sync, "async": asyn}
+    kinds = {"compute_alone": compute, "comm_alone": comm, "sync": sync, "async": asyn, "matmuls_only": matmuls,
+             "consumers_only": consumers}
     med, cnt = timed_interleaved(kinds, args.warmup, args.iters, clock)
     return {"ms": med, "samples": cnt, "sm_clock_mhz": clock.take()}
 

@@ -162,12 +162,15 @@ __global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_one_shot(AllR
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   uint4* out = static_cast<uint4*>(a.out[rank]);
-  for (int64_t v = first; v < nvec; v += kUnroll * stride) {
+  int64_t b0 = 0, b1 = 0;
+  AllReduceBlockRange(0, nvec, blockIdx.x, gridDim.x, &b0, &b1);
+  const int64_t step = blockDim.x;
+  for (int64_t v = b0 + threadIdx.x; v < b1; v += kUnroll * step) {
     uint4 r[kUnroll];
-    ReduceVecs<T, kN, kUnroll>(a, n, v, stride, nvec, r);
+    ReduceVecs<T, kN, kUnroll>(a, n, v, step, b1, r);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      if (v + u * stride < nvec) out[v + u * stride] = r[u];
+      if (v + u * step < b1) out[v + u * step] = r[u];
   }
   for (int64_t i = nvec * Vec<T>::kN + first; i < a.count; i += stride)
     static_cast<T*>(a.out[rank])[i] = ReduceOne<T>(a, n, i);
@@ -185,14 +188,17 @@ __global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_two_shot(AllR
   const int64_t v0 = min(nvec, rank * per), v1 = min(nvec, v0 + per);
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t v = v0 + first; v < v1; v += kUnroll * stride) {
+  int64_t b0 = 0, b1 = 0;
+  AllReduceBlockRange(v0, v1, blockIdx.x, gridDim.x, &b0, &b1);
+  const int64_t step = blockDim.x;
+  for (int64_t v = b0 + threadIdx.x; v < b1; v += kUnroll * step) {
     uint4 r[kUnroll];
-    ReduceVecs<T, kN, kUnroll>(a, n, v, stride, v1, r);
+    ReduceVecs<T, kN, kUnroll>(a, n, v, step, b1, r);
     // Starting with the next rank spreads the stores over the links.
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      if (v + u * stride < v1)
-        for (int j = 1; j <= n; ++j) static_cast<uint4*>(a.out[(rank + j) % n])[v + u * stride] = r[u];
+      if (v + u * step < b1)
+        for (int j = 1; j <= n; ++j) static_cast<uint4*>(a.out[(rank + j) % n])[v + u * step] = r[u];
   }
   if (rank == n - 1) {
     for (int64_t i = nvec * Vec<T>::kN + first; i < a.count; i += stride) {
@@ -317,7 +323,7 @@ size_t AllReduceFlagBytes() { return sizeof(uint32_t) * kFlagPhases * kAllReduce
 int AllReduceBlocks(DType t, int64_t count, int max_blocks) {
   const int64_t per_vec = 16 / DTypeBytes(t);
   const int64_t vecs = (count + per_vec - 1) / per_vec;
-  int64_t b = (vecs + kAllReduceThreads - 1) / kAllReduceThreads;
+  int64_t b = (vecs + kAllReduceVecsPerBlock - 1) / kAllReduceVecsPerBlock;
   const int cap = max_blocks < 1 ? 1 : (max_blocks > kAllReduceMaxBlocks ? kAllReduceMaxBlocks : max_blocks);
   return static_cast<int>(b < 1 ? 1 : (b > cap ? cap : b));
 }

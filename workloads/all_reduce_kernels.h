@@ -52,9 +52,26 @@ struct AllReduceArgs {
 
 size_t AllReduceFlagBytes();
 
-// Blocks per rank for `count` elements of `t`: enough for one 16-byte vector per thread, at
-// most `max_blocks` (clamped to 1..kAllReduceMaxBlocks).
+// Blocks per rank for `count` elements of `t`: one block per kAllReduceVecsPerBlock 16-byte
+// vectors (so small all-reduces still spread over many SMs: the reads over NVLink are issued by
+// more SMs at once), at most `max_blocks` (clamped to 1..kAllReduceMaxBlocks).
+inline constexpr int kAllReduceVecsPerBlock = 128;
 int AllReduceBlocks(DType t, int64_t count, int max_blocks);
+
+#ifdef __CUDACC__
+#define OVS_HOST_DEVICE __host__ __device__
+#else
+#define OVS_HOST_DEVICE
+#endif
+// The vectors [*b0, *b1) of [begin, end) that block `block` of `nblocks` handles: equal
+// contiguous chunks, the last ones possibly shorter or empty. Every vector of [begin, end) is
+// in exactly one block's range.
+OVS_HOST_DEVICE inline void AllReduceBlockRange(int64_t begin, int64_t end, int block, int nblocks, int64_t* b0,
+                                                int64_t* b1) {
+  const int64_t chunk = (end - begin + nblocks - 1) / nblocks;
+  *b0 = begin + block * chunk < end ? begin + block * chunk : end;
+  *b1 = *b0 + chunk < end ? *b0 + chunk : end;
+}
 
 // Launches one all-reduce of `a` on `s` with `blocks` blocks per rank. ranks_per_launch > 1
 // (tests on one GPU): one launch plays ranks a.rank .. a.rank + ranks_per_launch - 1, one per

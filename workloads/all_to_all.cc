@@ -228,6 +228,7 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   go.nccl_max_ctas = o_.run.nccl_max_ctas;
   go.mpi = o_.run.mpi;
   go.timeout_s = o_.run.timeout_s;
+  go.cublas_workspace_mb = o_.run.cublas_workspace_mb;
   ASSIGN_OR_RETURN(g_, RankGroup::Create(go));
   const int n = g_->world_size();
   RETURN_IF_ERROR(CheckDelay(o_.run, n));
@@ -246,6 +247,9 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   res_.notes.push_back(alltoall_ ? "all-to-all API: ncclAlltoAll"
                                  : "all-to-all API: ncclGroupStart + ncclSend/ncclRecv per peer + ncclGroupEnd");
   res_.notes.push_back(GemmDataDescription(o_.gemm));
+  res_.notes.push_back(o_.run.cublas_workspace_mb > 0
+                           ? absl::StrCat("cuBLAS workspace ", o_.run.cublas_workspace_mb, " MiB per GPU")
+                           : std::string("cuBLAS workspace: the library's default"));
   if (o_.gemm.data == GemmData::kRandom)
     res_.notes.push_back(absl::StrCat("consumer: ", kA2ASamples,
                                       " sampled received elements against the FP64 reference, then every element "
