@@ -176,8 +176,8 @@ std::string ParseRunOptions(const ParsedArgs& args, const std::string& wl, RunOp
       ParseInt(args, "host-work-us", o.host, err) && ParseInt(args, "sm-carveout", o.carve, err) &&
       ParseInt(args, "burn-in-ms", o.burn, err) && ParseInt(args, "delay-rank", o.delay_rank, err) &&
       ParseInt(args, "delay-us", o.delay_us, err) && ParseInt(args, "reps", o.reps, err) &&
-      ParseInt(args, "ar-blocks", o.ar_blocks, err) && ParseInt(args, "cublas-workspace-mb", o.blas_ws, err) && ParseDouble(args, "ag-mb", o.ag_mb, err) &&
-      ParseDouble(args, "timeout-s", o.timeout, err);
+      ParseInt(args, "ar-blocks", o.ar_blocks, err) && ParseInt(args, "cublas-workspace-mb", o.blas_ws, err) &&
+      ParseDouble(args, "ag-mb", o.ag_mb, err) && ParseDouble(args, "timeout-s", o.timeout, err);
   if (err.empty() && (o.iters < 1 || o.warmup < 0 || o.cap < 0 || o.gpus < 0 || o.blas_ws < 0 || o.blas_ws > 4096))
     err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0; --cublas-workspace-mb 0..4096";
   auto dtype = workloads::ParseDType(args.Get("dtype", wl == "all-reduce" ? "bf16" : "fp16"));

@@ -8,8 +8,9 @@
 // bit-identical results, equal to a host reference that adds in the same order.
 //
 // Barriers: each block of rank r writes `epoch` into slot [phase][block][r] of every peer's flag
-// buffer (release, system scope) and waits until its own slots [phase][block][q] reach `epoch`
-// for every q (acquire). Phase 0 (start) waits until every peer's kernel is running, so its
+// buffer and waits until its own slots [phase][block][q] reach `epoch` for every q: relaxed
+// system-scope flags without a fence for the start barrier and one-shot's end barrier,
+// release/acquire for two-shot's end barrier (after its stores into the peers' outputs). Phase 0 (start) waits until every peer's kernel is running, so its
 // input is complete; phase 1 (end) keeps every rank's kernel alive until no peer reads its input
 // or writes its output any more. `epoch` must grow by one per launch on the same flags (the same
 // sequence on every rank); flag buffers start zeroed. The kernels' blocks of one launch must all

@@ -55,8 +55,8 @@ struct RankContext {
   cudaStream_t compute = nullptr, comm = nullptr;
   cublasHandle_t blas = nullptr;
   void* blas_workspace = nullptr;  // GroupOptions::cublas_workspace_mb of device memory, or null
-  ncclComm_t nccl = nullptr;     // default communicator (kernels)
-  ncclComm_t nccl_ce = nullptr;  // zero-CTA communicator, after RankGroup::CreateCeComms()
+  ncclComm_t nccl = nullptr;       // default communicator (kernels)
+  ncclComm_t nccl_ce = nullptr;    // zero-CTA communicator, after RankGroup::CreateCeComms()
   class RankGroup* group = nullptr;
   // Durations of the collectives this rank timed (timing.h TimedCollective), per series, until
   // RankGroup::SkewFigures() collects them.

@@ -166,8 +166,8 @@ namespace {
 // for sizes smaller and larger than the block count, empty ranges included.
 TEST(WorkloadAllReduceHost, BlockRangesCoverEveryVectorOnce) {
   for (int64_t begin : {int64_t{0}, int64_t{5}, int64_t{32768}}) {
-    for (int64_t len : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{64}, int64_t{65}, int64_t{32768},
-                        int64_t{100003}}) {
+    for (int64_t len :
+         {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{64}, int64_t{65}, int64_t{32768}, int64_t{100003}}) {
       for (int nblocks : {1, 3, 64, 128}) {
         std::vector<int> seen(len, 0);
         for (int b = 0; b < nblocks; ++b) {

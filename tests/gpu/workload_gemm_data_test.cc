@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "workload_util.h"
@@ -36,7 +37,11 @@ float ReadElement(const Gemm& g, int64_t x) {
   uint32_t raw = 0;
   EXPECT_EQ(cudaMemcpy(&raw, static_cast<const char*>(g.output()) + x * bytes, bytes, cudaMemcpyDeviceToHost),
             cudaSuccess);
-  if (g.shape().dtype == DType::kF32) return *reinterpret_cast<float*>(&raw);
+  if (g.shape().dtype == DType::kF32) {
+    float f = 0;
+    std::memcpy(&f, &raw, sizeof(f));
+    return f;
+  }
   __half_raw h{};
   h.x = static_cast<uint16_t>(raw);
   if (g.shape().dtype == DType::kF16) return __half2float(__half(h));
@@ -49,7 +54,7 @@ void WriteElement(const Gemm& g, int64_t x, float v) {
   const int bytes = workloads::DTypeBytes(g.shape().dtype);
   uint32_t raw = 0;
   if (g.shape().dtype == DType::kF32) {
-    raw = *reinterpret_cast<uint32_t*>(&v);
+    std::memcpy(&raw, &v, sizeof(raw));
   } else if (g.shape().dtype == DType::kF16) {
     raw = static_cast<__half_raw>(__float2half_rn(v)).x;
   } else {
