@@ -10,7 +10,8 @@
 // Barriers: each block of rank r writes `epoch` into slot [phase][block][r] of every peer's flag
 // buffer and waits until its own slots [phase][block][q] reach `epoch` for every q: relaxed
 // system-scope flags without a fence for the start barrier and one-shot's end barrier,
-// release/acquire for two-shot's end barrier (after its stores into the peers' outputs). Phase 0 (start) waits until every peer's kernel is running, so its
+// release/acquire for two-shot's end barrier (after its stores into the peers' outputs).
+// Phase 0 (start) waits until every peer's kernel is running, so its
 // input is complete; phase 1 (end) keeps every rank's kernel alive until no peer reads its input
 // or writes its output any more. `epoch` must grow by one per launch on the same flags (the same
 // sequence on every rank); flag buffers start zeroed. The kernels' blocks of one launch must all
