@@ -23,6 +23,7 @@
 #include "workloads/d2h.h"
 #include "workloads/matmul_allgather.h"
 #include "workloads/mpi_world.h"
+#include "workloads/sm_clock.h"
 #endif
 
 namespace overlapscope::cli {
@@ -85,12 +86,19 @@ const CommandSpec kSpec{
      {"n", "N", "GEMM columns (default 8192)"},
      {"k", "N", "GEMM inner dimension (default 8192; all-to-all 2048)"},
      {"dtype", "T", "fp16 | bf16 | fp32 (default fp16; FP32 accumulate; all-reduce: default bf16)"},
+     {"data", "D",
+      "matmul-allgather, all-to-all: GEMM inputs: random (default; N(0,1) as torch.randn, sampled FP64 "
+      "validation) or structured (closed form, every element checked exactly; draws less power)"},
+     {"ar-timing", "T",
+      "all-reduce: each (default; an event pair around every all-reduce) or batch (the --reps all-reduces "
+      "back to back between one event pair, time / reps, as nccl-tests and CUDA-graph benchmarks time)"},
      {"ag-mb", "MIB", "matmul-allgather: all-gather input per rank in MiB (default 64)"},
      {"ag-sweep", "MIB[,MIB]", "matmul-allgather: also time the all-gather alone at these sizes"},
      {"layers", "N", "all-to-all: matmul + all-to-all layers per step (default 4)"},
      {"a2a-impl", "I", "all-to-all: auto | alltoall | sendrecv (default auto: ncclAlltoAll if the library has it)"},
      {"nccl-max-ctas", "N", "maxCTAs of the NCCL communicator (fewer SMs for NCCL kernels)"},
      {"sm-carveout", "N", "matmul-allgather: in the overlap modes the GEMM leaves N SMs free (cublasSetSmCountTarget)"},
+     {"cublas-workspace-mb", "MB", "cuBLAS workspace per GPU (default 32, as PyTorch on Hopper; 0: cuBLAS's default)"},
      {"burn-in-ms", "MS", "GEMMs back to back before measuring, for steady clocks (default 500)"},
      {"producer-us", "US", "d2h: GPU time to produce a batch (default 2000)"},
      {"irrelevant-us", "US", "d2h: GPU work not needing the flag (default 500)"},
@@ -145,9 +153,11 @@ nlohmann::json ToJson(const workloads::WorkloadResult& r) {
 struct RunOptions {
   int64_t gpus = 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192, k = 8192, layers = 4, max_ctas = 0,
           prod = 2000, irr = 500, host = 1000, carve = 0, burn = 500, delay_rank = -1, delay_us = 0, reps = 5,
-          ar_blocks = 64;
+          ar_blocks = 64, blas_ws = 32;
   double ag_mb = 64, timeout = 300;
   workloads::DType dtype{};
+  workloads::GemmData data = workloads::GemmData::kRandom;
+  bool ar_batch = false;
   std::vector<double> sweep;
   std::vector<int64_t> sizes;
 };
@@ -166,13 +176,20 @@ std::string ParseRunOptions(const ParsedArgs& args, const std::string& wl, RunOp
       ParseInt(args, "host-work-us", o.host, err) && ParseInt(args, "sm-carveout", o.carve, err) &&
       ParseInt(args, "burn-in-ms", o.burn, err) && ParseInt(args, "delay-rank", o.delay_rank, err) &&
       ParseInt(args, "delay-us", o.delay_us, err) && ParseInt(args, "reps", o.reps, err) &&
-      ParseInt(args, "ar-blocks", o.ar_blocks, err) && ParseDouble(args, "ag-mb", o.ag_mb, err) &&
-      ParseDouble(args, "timeout-s", o.timeout, err);
-  if (err.empty() && (o.iters < 1 || o.warmup < 0 || o.cap < 0 || o.gpus < 0))
-    err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0";
+      ParseInt(args, "ar-blocks", o.ar_blocks, err) && ParseInt(args, "cublas-workspace-mb", o.blas_ws, err) &&
+      ParseDouble(args, "ag-mb", o.ag_mb, err) && ParseDouble(args, "timeout-s", o.timeout, err);
+  if (err.empty() && (o.iters < 1 || o.warmup < 0 || o.cap < 0 || o.gpus < 0 || o.blas_ws < 0 || o.blas_ws > 4096))
+    err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0; --cublas-workspace-mb 0..4096";
   auto dtype = workloads::ParseDType(args.Get("dtype", wl == "all-reduce" ? "bf16" : "fp16"));
   if (err.empty() && !dtype.ok()) err = std::string(dtype.status().message());
   if (dtype.ok()) o.dtype = *dtype;
+  auto data = workloads::ParseGemmData(args.Get("data", "random"));
+  if (err.empty() && !data.ok()) err = std::string(data.status().message());
+  if (data.ok()) o.data = *data;
+  const std::string timing = args.Get("ar-timing", "each");
+  if (err.empty() && timing != "each" && timing != "batch")
+    err = absl::StrCat("--ar-timing must be each or batch, got '", timing, "'");
+  o.ar_batch = timing == "batch";
   for (auto part : absl::StrSplit(args.Get("ag-sweep"), ',', absl::SkipEmpty())) {
     double v = 0;
     if (!absl::SimpleAtod(part, &v) || v <= 0) err = absl::StrCat("--ag-sweep: bad size '", part, "'");
@@ -227,6 +244,7 @@ workloads::RunParams RunParamsOf(const RunOptions& o, bool use_mpi) {
   rp.nccl_max_ctas = static_cast<int>(o.max_ctas);
   rp.timeout_s = o.timeout;
   rp.burn_in_ms = static_cast<int>(o.burn);
+  rp.cublas_workspace_mb = static_cast<int>(o.blas_ws);
   rp.delay_rank = static_cast<int>(o.delay_rank);
   rp.delay_us = o.delay_us;
   rp.mpi = use_mpi;
@@ -252,7 +270,7 @@ std::vector<std::string> AllReduceImplsOf(const ParsedArgs& args) {
 absl::StatusOr<workloads::WorkloadResult> Dispatch(const std::string& wl, const ParsedArgs& args, const RunOptions& ro,
                                                    const workloads::RunParams& rp,
                                                    const workloads::CaptureHooks& hooks) {
-  const workloads::GemmShape shape{ro.m, ro.n, ro.k, ro.dtype};
+  const workloads::GemmShape shape{ro.m, ro.n, ro.k, ro.dtype, ro.data};
   if (wl == "matmul-allgather") {
     workloads::MatmulAllGatherOptions o;
     o.run = rp;
@@ -280,6 +298,7 @@ absl::StatusOr<workloads::WorkloadResult> Dispatch(const std::string& wl, const 
     o.impls = AllReduceImplsOf(args);
     o.reps = static_cast<int>(ro.reps);
     o.max_blocks = static_cast<int>(ro.ar_blocks);
+    o.batch_timing = ro.ar_batch;
     return workloads::RunAllReduce(o, hooks);
   }
   workloads::D2HOptions o;
@@ -375,7 +394,16 @@ int RunWorkload(int argc, char** argv) {
                  wl.c_str());
     return kExitUsage;
   }
+  // The SM clock of the timed phases (NVML), printed under the timing table (rank 0's process).
+  std::unique_ptr<workloads::SmClockSampler> clock = rank0 ? workloads::SmClockSampler::Start() : nullptr;
+  workloads::SetActiveSmClock(clock.get());
   absl::StatusOr<workloads::WorkloadResult> res = Dispatch(wl, args, ro, RunParamsOf(ro, use_mpi), hooks);
+  workloads::SetActiveSmClock(nullptr);
+  if (res.ok() && clock) {
+    const std::string line = clock->Summary();
+    if (!line.empty()) absl::StrAppend(&res->table, line, "\n");
+    clock->AddFigures(res->figures);
+  }
   if (!res.ok()) {
     // Under MPI the ranks agreed on this error: rank 0 says it.
     if (rank0)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/gpu_checks.sh [SECTION...] — every GPU check of overlapscope in one device call.
-# Sections: capture, capture_bench, workloads, multirank, python (see SECTIONS below).
+# Sections: capture, capture_bench, workloads, multirank, tables, python (see SECTIONS below).
 #
 # Runs from the repository root on the GPU machine, with the binaries built on the development
 # machine (OVERLAPSCOPE_STATIC=ON) carried in $BIN (default .carry/capture). Every check writes
@@ -123,6 +123,9 @@ SECTIONS+=(workloads)
 # Multi-rank: NCCL plugin, MPI, profile, skew against CUDA events (tools/gpu_checks_multirank.sh).
 source "$ROOT/tools/gpu_checks_multirank.sh"
 SECTIONS+=(multirank)
+# Issue 22: workload tables on 2 and 4 GPUs beside the PyTorch reference (tools/gpu_checks_tables.sh).
+source "$ROOT/tools/gpu_checks_tables.sh"
+SECTIONS+=(tables)
 # Python package with PyTorch (tools/gpu_checks_python.sh).
 source "$ROOT/tools/gpu_checks_python.sh"
 SECTIONS+=(python)

@@ -69,6 +69,15 @@ class AllReduce {
   // One all-reduce inside event pair `pair` (none when empty), then its validation.
   absl::Status OneAllReduce(RankContext& ctx, RankState& s, const std::string& impl, size_t i, IterEvents& ev,
                             const std::string& pair);
+  // --ar-timing batch: the reps back to back inside the event pair "batch", then the last one validated.
+  absl::Status BatchAllReduce(RankContext& ctx, RankState& s, const std::string& impl, size_t i, IterEvents& ev) {
+    RETURN_IF_ERROR(ev.Begin("batch", ctx.compute));
+    for (int j = 0; j < o_.reps; ++j) RETURN_IF_ERROR(Issue(ctx, s, impl, Count(i)));
+    RETURN_IF_ERROR(ev.End("batch", ctx.compute));
+    OS_CUDA(ValidateAndPoisonAllReduce(o_.dtype, Out(s, impl), Count(i), ctx.nranks, kSalt, s.checks[impl][i].check(),
+                                       ctx.compute));
+    return absl::OkStatus();
+  }
   // Enqueues `body` behind a held stream (HoldStream) and releases it.
   absl::Status Held(RankContext& ctx, RankState& s, const std::function<absl::Status()>& body);
   absl::Status ReadChecks(RankContext& ctx, RankState& s, const std::string& impl, size_t i);
@@ -237,11 +246,19 @@ PhaseBody AllReduce::SizePhase(size_t i) {
     RankState& s = st_[ctx.local];
     auto fn = [&](int k, IterEvents& ev) {
       return Held(ctx, s, [&]() -> absl::Status {
+        if (o_.batch_timing) return BatchAllReduce(ctx, s, impls_[k], i, ev);
         for (const auto& pair : pairs_) RETURN_IF_ERROR(OneAllReduce(ctx, s, impls_[k], i, ev, pair));
         return absl::OkStatus();
       });
     };
     ASSIGN_OR_RETURN(Samples smp, TimeInterleaved(ctx, ctx.compute, warmup, iters, impls_, fn));
+    if (o_.batch_timing) {
+      for (const auto& impl : impls_) {
+        const auto it = smp.ms.find(absl::StrCat(impl, "_batch_ms"));
+        if (it != smp.ms.end()) fig[AllReduceFigureKey(impl, o_.sizes[i], "ms")] = Median(it->second) / o_.reps;
+      }
+      return absl::OkStatus();
+    }
     for (const auto& impl : impls_) {
       std::vector<double> all;
       for (const auto& pair : pairs_) {
@@ -306,9 +323,13 @@ absl::StatusOr<WorkloadResult> AllReduce::Run() {
                             : std::string("NCCL_NVLS_ENABLE=0 (NVLink multicast off; set by overlapscope)"));
   res_.config = absl::StrFormat(
       "sum of one %s buffer per rank (out of place), sizes %s .. %s; per size and implementation the median of %d "
-      "all-reduces (%d per iteration, %d iterations after %d warm-up, implementations interleaved), max over %d ranks",
+      "all-reduces (%d per iteration, %d iterations after %d warm-up, implementations interleaved), max over %d "
+      "ranks%s",
       DTypeName(o_.dtype), FormatBytes(o_.sizes.front()), FormatBytes(o_.sizes.back()), o_.reps * o_.run.iters, o_.reps,
-      o_.run.iters, o_.run.warmup, n);
+      o_.run.iters, o_.run.warmup, n,
+      o_.batch_timing ? "; --ar-timing batch: the all-reduces of an iteration back to back between one event pair, "
+                        "time / reps (median over the iterations), the last one validated"
+                      : "");
   st_ = std::vector<RankState>(g_->size());
   RETURN_IF_ERROR(g_->RunOnAll([&](RankContext& ctx) { return SetUp(ctx, st_[ctx.local]); }));
   for (const auto& impl : o_.impls) {

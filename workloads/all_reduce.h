@@ -15,7 +15,8 @@
 // timed iterations, the maximum of that over ranks. Every result is validated on the device
 // (each element against the exact sum of the ranks' integer inputs, then poisoned with NaN), so
 // a wrong or missing result fails the run. bytes = one rank's buffer; algbw = bytes / time;
-// busbw = algbw x 2(n-1)/n (nccl-tests).
+// busbw = algbw x 2(n-1)/n (nccl-tests). With batch_timing the reps run back to back between one
+// event pair instead (the figure is the median over iterations of time / reps).
 //
 // Needs at least 2 GPUs (ranks): with one, Run() fails with FailedPrecondition saying so.
 // Sets NCCL_NVLS_ENABLE=0 unless the environment sets it (NVLink multicast stays off on shared
@@ -44,6 +45,10 @@ struct AllReduceOptions {
   std::vector<std::string> impls = AllReduceImpls();
   int max_blocks = 64;  // blocks per rank of the custom kernels, at most (1..128)
   int reps = 5;         // all-reduces per timed iteration
+  // false: an event pair around every all-reduce (validated one by one). true: the `reps`
+  // all-reduces of an iteration back to back between one event pair, figure = time / reps (as
+  // nccl-tests and CUDA-graph benchmarks time), only the last one's output validated.
+  bool batch_timing = false;
 };
 
 // Message sizes in bytes from "A..B" (A, 2A, 4A, ... up to B) or "A,B,C"; each a number with

@@ -58,20 +58,38 @@ __device__ inline uint32_t LoadAcquire(const uint32_t* p) {
   return v;
 }
 
-// See the header. Thread q < nranks signals peer q and waits for peer q; the block's barriers
-// around it order every thread's loads and stores with those flag operations (the release is
-// cumulative over what the block did before the first barrier).
-__device__ void Barrier(const AllReduceArgs& a, int rank, int phase) {
+__device__ inline void StoreRelaxed(uint32_t* p, uint32_t v) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ inline uint32_t LoadRelaxed(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// See the header. Thread q < n signals peer q and waits for peer q. kRelease (the end barrier
+// of two-shot, whose stores into the peers' outputs must be visible when the peers leave):
+// release/acquire at system scope; the block's barrier before it makes the release cumulative
+// over every thread's stores. Otherwise relaxed flags and no fence: the start barrier only needs
+// to know that every peer's kernel runs (its input was complete before it started, by stream
+// order), and one-shot's end barrier only that no peer reads this rank's input any more (every
+// load of this block has returned: its values were stored before the block's barrier).
+template <bool kRelease>
+__device__ void Barrier(const AllReduceArgs& a, int n, int rank, int phase) {
   __syncthreads();
-  if (threadIdx.x < a.nranks) {
+  if (threadIdx.x < n) {
     const int q = threadIdx.x;
     const int64_t slot = (static_cast<int64_t>(phase) * kAllReduceMaxBlocks + blockIdx.x) * kAllReduceMaxRanks;
-    __threadfence_system();
-    StoreRelease(a.flags[q] + slot + rank, a.epoch);
+    if (kRelease) {
+      StoreRelease(a.flags[q] + slot + rank, a.epoch);
+    } else {
+      StoreRelaxed(a.flags[q] + slot + rank, a.epoch);
+    }
     const uint32_t* mine = a.flags[rank] + slot + q;
     uint64_t t0 = 0;
     // Wrap-safe "flag < epoch".
-    for (uint32_t spins = 1; static_cast<int32_t>(LoadAcquire(mine) - a.epoch) < 0; ++spins) {
+    for (uint32_t spins = 1; static_cast<int32_t>((kRelease ? LoadAcquire(mine) : LoadRelaxed(mine)) - a.epoch) < 0;
+         ++spins) {
       if ((spins & 1023u) != 0) continue;
       const uint64_t now = GlobalTimerNs();
       if (t0 == 0) {
@@ -90,35 +108,44 @@ struct Vec {
   static constexpr int kN = 16 / sizeof(T);
 };
 
-// Sum of vector v over the ranks in rank order, FP32, rounded once. All loads are issued before
-// the additions so that the n reads over the links are in flight together.
-template <typename T>
-__device__ inline uint4 ReduceVec(const AllReduceArgs& a, int64_t v) {
-  uint4 x[kAllReduceMaxRanks];
+// Sums of kU vectors (v, v + stride, ...; those >= end are skipped) over the ranks in rank order,
+// FP32, rounded once. Every load of the kU vectors from every rank is issued before the first
+// addition, so kU * n 16-byte reads are in flight per thread. kN: the rank count when known at
+// compile time (2, 4, 8), else 0 (then n).
+template <typename T, int kN, int kU>
+__device__ inline void ReduceVecs(const AllReduceArgs& a, int n, int64_t v, int64_t stride, int64_t end, uint4* r) {
+  constexpr int kMax = kN > 0 ? kN : kAllReduceMaxRanks;
+  uint4 x[kU][kMax];
 #pragma unroll
-  for (int q = 0; q < kAllReduceMaxRanks; ++q)
-    if (q < a.nranks) x[q] = static_cast<const uint4*>(a.in[q])[v];
-  float acc[Vec<T>::kN];
+  for (int u = 0; u < kU; ++u)
 #pragma unroll
-  for (int i = 0; i < Vec<T>::kN; ++i) acc[i] = 0.0f;
+    for (int q = 0; q < kMax; ++q)
+      if ((kN > 0 || q < n) && v + u * stride < end) x[u][q] = static_cast<const uint4*>(a.in[q])[v + u * stride];
 #pragma unroll
-  for (int q = 0; q < kAllReduceMaxRanks; ++q) {
-    if (q >= a.nranks) break;
-    const T* e = reinterpret_cast<const T*>(&x[q]);
+  for (int u = 0; u < kU; ++u) {
+    float acc[Vec<T>::kN];
 #pragma unroll
-    for (int i = 0; i < Vec<T>::kN; ++i) acc[i] += ToFloat<T>(e[i]);
+    for (int i = 0; i < Vec<T>::kN; ++i) acc[i] = 0.0f;
+#pragma unroll
+    for (int q = 0; q < kMax; ++q) {
+      if (kN == 0 && q >= n) break;
+      const T* e = reinterpret_cast<const T*>(&x[u][q]);
+#pragma unroll
+      for (int i = 0; i < Vec<T>::kN; ++i) acc[i] += ToFloat<T>(e[i]);
+    }
+    T* o = reinterpret_cast<T*>(&r[u]);
+#pragma unroll
+    for (int i = 0; i < Vec<T>::kN; ++i) o[i] = FromFloat<T>(acc[i]);
   }
-  uint4 r;
-  T* o = reinterpret_cast<T*>(&r);
-#pragma unroll
-  for (int i = 0; i < Vec<T>::kN; ++i) o[i] = FromFloat<T>(acc[i]);
-  return r;
 }
 
+// Vectors in flight per thread and loop step.
+constexpr int kUnroll = 2;
+
 template <typename T>
-__device__ inline T ReduceOne(const AllReduceArgs& a, int64_t i) {
+__device__ inline T ReduceOne(const AllReduceArgs& a, int n, int64_t i) {
   float acc = 0.0f;
-  for (int q = 0; q < a.nranks; ++q) acc += ToFloat<T>(static_cast<const T*>(a.in[q])[i]);
+  for (int q = 0; q < n; ++q) acc += ToFloat<T>(static_cast<const T*>(a.in[q])[i]);
   return FromFloat<T>(acc);
 }
 
@@ -126,43 +153,60 @@ __device__ inline T ReduceOne(const AllReduceArgs& a, int64_t i) {
 
 // The two kernels live outside the anonymous namespace so that their names read
 // "overlapscope::workloads::ovs_allreduce_..." in traces.
-template <typename T>
+template <typename T, int kN>
 __global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_one_shot(AllReduceArgs a) {
   const int rank = a.rank + blockIdx.y;
-  Barrier(a, rank, 0);
+  const int n = kN > 0 ? kN : a.nranks;
+  Barrier<false>(a, n, rank, 0);
   const int64_t nvec = a.count / Vec<T>::kN;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   uint4* out = static_cast<uint4*>(a.out[rank]);
-  for (int64_t v = first; v < nvec; v += stride) out[v] = ReduceVec<T>(a, v);
+  int64_t b0 = 0, b1 = 0;
+  AllReduceBlockRange(0, nvec, blockIdx.x, gridDim.x, &b0, &b1);
+  const int64_t step = blockDim.x;
+  for (int64_t v = b0 + threadIdx.x; v < b1; v += kUnroll * step) {
+    uint4 r[kUnroll];
+    ReduceVecs<T, kN, kUnroll>(a, n, v, step, b1, r);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v + u * step < b1) out[v + u * step] = r[u];
+  }
   for (int64_t i = nvec * Vec<T>::kN + first; i < a.count; i += stride)
-    static_cast<T*>(a.out[rank])[i] = ReduceOne<T>(a, i);
-  Barrier(a, rank, 1);
+    static_cast<T*>(a.out[rank])[i] = ReduceOne<T>(a, n, i);
+  Barrier<false>(a, n, rank, 1);
 }
 
-template <typename T>
+template <typename T, int kN>
 __global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_two_shot(AllReduceArgs a) {
   const int rank = a.rank + blockIdx.y;
-  const int n = a.nranks;
-  Barrier(a, rank, 0);
+  const int n = kN > 0 ? kN : a.nranks;
+  Barrier<false>(a, n, rank, 0);
   // Segment of whole vectors per rank; the last rank also takes the elements past them.
   const int64_t nvec = a.count / Vec<T>::kN;
   const int64_t per = (nvec + n - 1) / n;
   const int64_t v0 = min(nvec, rank * per), v1 = min(nvec, v0 + per);
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t v = v0 + first; v < v1; v += stride) {
-    const uint4 r = ReduceVec<T>(a, v);
+  int64_t b0 = 0, b1 = 0;
+  AllReduceBlockRange(v0, v1, blockIdx.x, gridDim.x, &b0, &b1);
+  const int64_t step = blockDim.x;
+  for (int64_t v = b0 + threadIdx.x; v < b1; v += kUnroll * step) {
+    uint4 r[kUnroll];
+    ReduceVecs<T, kN, kUnroll>(a, n, v, step, b1, r);
     // Starting with the next rank spreads the stores over the links.
-    for (int j = 1; j <= n; ++j) static_cast<uint4*>(a.out[(rank + j) % n])[v] = r;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v + u * step < b1)
+        for (int j = 1; j <= n; ++j) static_cast<uint4*>(a.out[(rank + j) % n])[v + u * step] = r[u];
   }
   if (rank == n - 1) {
     for (int64_t i = nvec * Vec<T>::kN + first; i < a.count; i += stride) {
-      const T r = ReduceOne<T>(a, i);
+      const T r = ReduceOne<T>(a, n, i);
       for (int q = 0; q < n; ++q) static_cast<T*>(a.out[q])[i] = r;
     }
   }
-  Barrier(a, rank, 1);
+  Barrier<true>(a, n, rank, 1);
 }
 
 namespace {
@@ -224,14 +268,37 @@ int FillGrid(int64_t n) {
   return static_cast<int>(blocks < 2048 ? (blocks > 0 ? blocks : 1) : 2048);
 }
 
+// The kernel for `algo` and the rank count: specialised for 2, 4 and 8 ranks (loops unrolled
+// without per-rank predicates), generic otherwise.
+template <typename T>
+void (*KernelFor(AllReduceAlgo algo, int n))(AllReduceArgs) {
+  const bool one = algo == AllReduceAlgo::kOneShot;
+  switch (n) {
+    case 2: return one ? ovs_allreduce_one_shot<T, 2> : ovs_allreduce_two_shot<T, 2>;
+    case 4: return one ? ovs_allreduce_one_shot<T, 4> : ovs_allreduce_two_shot<T, 4>;
+    case 8: return one ? ovs_allreduce_one_shot<T, 8> : ovs_allreduce_two_shot<T, 8>;
+    default: return one ? ovs_allreduce_one_shot<T, 0> : ovs_allreduce_two_shot<T, 0>;
+  }
+}
+
 template <typename T>
 cudaError_t LaunchTyped(AllReduceAlgo algo, const AllReduceArgs& a, int blocks, int ranks_per_launch, cudaStream_t s) {
-  auto kernel = algo == AllReduceAlgo::kOneShot ? ovs_allreduce_one_shot<T> : ovs_allreduce_two_shot<T>;
-  int device = 0, sms = 0, per_sm = 0;
+  auto kernel = KernelFor<T>(algo, a.nranks);
+  // Residency of the kernel on this device, asked once per (device, kernel): the launch path
+  // stays free of driver queries.
+  thread_local int cached_device = -1, sms = 0;
+  thread_local void (*cached_kernel)(AllReduceArgs) = nullptr;
+  thread_local int per_sm = 0;
+  int device = 0;
   cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kAllReduceThreads, 0);
   if (e != cudaSuccess) return e;
+  if (device != cached_device || kernel != cached_kernel) {
+    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kAllReduceThreads, 0);
+    if (e != cudaSuccess) return e;
+    cached_device = device;
+    cached_kernel = kernel;
+  }
   // Blocks wait for each other in the barriers: they must all be resident at once.
   if (static_cast<int64_t>(blocks) * ranks_per_launch > static_cast<int64_t>(per_sm) * sms)
     return cudaErrorCooperativeLaunchTooLarge;
@@ -256,7 +323,7 @@ size_t AllReduceFlagBytes() { return sizeof(uint32_t) * kFlagPhases * kAllReduce
 int AllReduceBlocks(DType t, int64_t count, int max_blocks) {
   const int64_t per_vec = 16 / DTypeBytes(t);
   const int64_t vecs = (count + per_vec - 1) / per_vec;
-  int64_t b = (vecs + kAllReduceThreads - 1) / kAllReduceThreads;
+  int64_t b = (vecs + kAllReduceVecsPerBlock - 1) / kAllReduceVecsPerBlock;
   const int cap = max_blocks < 1 ? 1 : (max_blocks > kAllReduceMaxBlocks ? kAllReduceMaxBlocks : max_blocks);
   return static_cast<int>(b < 1 ? 1 : (b > cap ? cap : b));
 }

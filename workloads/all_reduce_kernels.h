@@ -8,8 +8,10 @@
 // bit-identical results, equal to a host reference that adds in the same order.
 //
 // Barriers: each block of rank r writes `epoch` into slot [phase][block][r] of every peer's flag
-// buffer (release, system scope) and waits until its own slots [phase][block][q] reach `epoch`
-// for every q (acquire). Phase 0 (start) waits until every peer's kernel is running, so its
+// buffer and waits until its own slots [phase][block][q] reach `epoch` for every q: relaxed
+// system-scope flags without a fence for the start barrier and one-shot's end barrier,
+// release/acquire for two-shot's end barrier (after its stores into the peers' outputs).
+// Phase 0 (start) waits until every peer's kernel is running, so its
 // input is complete; phase 1 (end) keeps every rank's kernel alive until no peer reads its input
 // or writes its output any more. `epoch` must grow by one per launch on the same flags (the same
 // sequence on every rank); flag buffers start zeroed. The kernels' blocks of one launch must all
@@ -52,9 +54,26 @@ struct AllReduceArgs {
 
 size_t AllReduceFlagBytes();
 
-// Blocks per rank for `count` elements of `t`: enough for one 16-byte vector per thread, at
-// most `max_blocks` (clamped to 1..kAllReduceMaxBlocks).
+// Blocks per rank for `count` elements of `t`: one block per kAllReduceVecsPerBlock 16-byte
+// vectors (so small all-reduces still spread over many SMs: the reads over NVLink are issued by
+// more SMs at once), at most `max_blocks` (clamped to 1..kAllReduceMaxBlocks).
+inline constexpr int kAllReduceVecsPerBlock = 128;
 int AllReduceBlocks(DType t, int64_t count, int max_blocks);
+
+#ifdef __CUDACC__
+#define OVS_HOST_DEVICE __host__ __device__
+#else
+#define OVS_HOST_DEVICE
+#endif
+// The vectors [*b0, *b1) of [begin, end) that block `block` of `nblocks` handles: equal
+// contiguous chunks, the last ones possibly shorter or empty. Every vector of [begin, end) is
+// in exactly one block's range.
+OVS_HOST_DEVICE inline void AllReduceBlockRange(int64_t begin, int64_t end, int block, int nblocks, int64_t* b0,
+                                                int64_t* b1) {
+  const int64_t chunk = (end - begin + nblocks - 1) / nblocks;
+  *b0 = begin + block * chunk < end ? begin + block * chunk : end;
+  *b1 = *b0 + chunk < end ? *b0 + chunk : end;
+}
 
 // Launches one all-reduce of `a` on `s` with `blocks` blocks per rank. ranks_per_launch > 1
 // (tests on one GPU): one launch plays ranks a.rank .. a.rank + ranks_per_launch - 1, one per

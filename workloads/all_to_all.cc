@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "workloads/gemm_data.h"
 #include "workloads/mode_runner.h"
 #include "workloads/rank_group.h"
 #include "workloads/skew.h"
@@ -18,6 +19,9 @@ namespace overlapscope::workloads {
 namespace {
 
 constexpr uint32_t kSeedX = 3000, kSeedW = 4000;
+// Random data: received elements checked against the FP64 reference per consumer call (a warp
+// each; a few microseconds inside the timed steps, paid alike by every mode and "compute alone").
+constexpr int kA2ASamples = 256;
 using AlltoAllFn = ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
 
 ncclDataType_t NcclType(DType t) {
@@ -86,9 +90,26 @@ class AllToAll {
   // counted (the stand-in consumer of "compute alone", whose input never arrived).
   absl::Status Consume(RankContext& ctx, RankState& s, int layer, bool count, bool ce = false) {
     void* z = ce ? s.layers[layer].z_sym.get() : s.layers[layer].z.get();
-    OS_CUDA(ValidateAndPoisonA2A(o_.gemm.dtype, z, o_.gemm.m, o_.gemm.n, o_.gemm.k, ctx.nranks, ctx.rank, kSeedX,
-                                 kSeedW + layer, GemmScaleExp(o_.gemm.k), count ? s.check->check() : DeviceCheck{},
-                                 ctx.compute));
+    const DeviceCheck chk = count ? s.check->check() : DeviceCheck{};
+    if (o_.gemm.data == GemmData::kStructured) {
+      OS_CUDA(ValidateAndPoisonA2A(o_.gemm.dtype, z, o_.gemm.m, o_.gemm.n, o_.gemm.k, ctx.nranks, ctx.rank, kSeedX,
+                                   kSeedW + layer, GemmScaleExp(o_.gemm.k), chk, ctx.compute));
+      return absl::OkStatus();
+    }
+    // Random data: sampled elements of every sender's chunk against the FP64 reference, then every
+    // element finite (delivered) and poisoned for the next all-to-all.
+    SampledGemm g;
+    g.dtype = o_.gemm.dtype;
+    g.m = o_.gemm.m;
+    g.n = o_.gemm.n;
+    g.k = o_.gemm.k;
+    g.seed_b = kSeedW + layer;
+    g.a2a_nranks = ctx.nranks;
+    g.a2a_me = ctx.rank;
+    g.a2a_seed_a_base = kSeedX;
+    OS_CUDA(ValidateGemmSampled(g, z, kA2ASamples, kSeedW + layer + 77u * static_cast<uint32_t>(ctx.rank), chk,
+                                ctx.compute));
+    OS_CUDA(CheckFiniteAndPoison(o_.gemm.dtype, z, o_.gemm.m * o_.gemm.n, chk, ctx.compute));
     return absl::OkStatus();
   }
   using Enqueue = std::function<absl::Status(RankContext&, RankState&, IterEvents&)>;
@@ -207,6 +228,7 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   go.nccl_max_ctas = o_.run.nccl_max_ctas;
   go.mpi = o_.run.mpi;
   go.timeout_s = o_.run.timeout_s;
+  go.cublas_workspace_mb = o_.run.cublas_workspace_mb;
   ASSIGN_OR_RETURN(g_, RankGroup::Create(go));
   const int n = g_->world_size();
   RETURN_IF_ERROR(CheckDelay(o_.run, n));
@@ -224,6 +246,14 @@ absl::StatusOr<WorkloadResult> AllToAll::Run() {
   if (o_.run.delay_us > 0) res_.notes.push_back(DelayNote(o_.run));
   res_.notes.push_back(alltoall_ ? "all-to-all API: ncclAlltoAll"
                                  : "all-to-all API: ncclGroupStart + ncclSend/ncclRecv per peer + ncclGroupEnd");
+  res_.notes.push_back(GemmDataDescription(o_.gemm));
+  res_.notes.push_back(o_.run.cublas_workspace_mb > 0
+                           ? absl::StrCat("cuBLAS workspace ", o_.run.cublas_workspace_mb, " MiB per GPU")
+                           : std::string("cuBLAS workspace: the library's default"));
+  if (o_.gemm.data == GemmData::kRandom)
+    res_.notes.push_back(absl::StrCat("consumer: ", kA2ASamples,
+                                      " sampled received elements against the FP64 reference, then every element "
+                                      "checked finite and poisoned with NaN"));
   if (o_.run.nccl_max_ctas > 0) res_.notes.push_back(absl::StrCat("communicator maxCTAs = ", o_.run.nccl_max_ctas));
   res_.config = absl::StrFormat(
       "%d layers of GEMM %dx%dx%d %s (FP32 accumulate), each output resharded by an all-to-all (%.0f MiB per rank); "

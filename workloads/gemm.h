@@ -1,6 +1,9 @@
 // One cuBLAS GEMM with self-checking data: C (m x n) = A (m x k) * B (k x n), column-major,
 // cublasGemmEx with inputs/outputs in `dtype` and FP32 accumulation (CUBLAS_COMPUTE_32F).
-// A and B follow the closed form of kernels.h, so Validate() checks every element of C exactly.
+// Data (GemmShape::data): random normal inputs (default, gemm_data.h; Validate() checks every
+// element is finite and kGemmValidateSamples sampled elements against an FP64 reference within
+// a tolerance derived from k and the dtype), or the structured closed form of kernels.h
+// (Validate() checks every element of C exactly).
 //
 // Failure modes: Create() fails when memory runs out or a dimension does not fit cuBLAS's int;
 // Validate() returns DataLoss naming how many elements were wrong and the first one.
@@ -11,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "workloads/device_memory.h"
+#include "workloads/gemm_data.h"
 #include "workloads/kernels.h"
 #include "workloads/rank_group.h"
 
@@ -19,11 +23,16 @@ namespace overlapscope::workloads {
 struct GemmShape {
   int64_t m = 8192, n = 8192, k = 8192;
   DType dtype = DType::kF16;
+  GemmData data = GemmData::kRandom;
   double flops() const { return 2.0 * static_cast<double>(m) * n * k; }
 };
 
 absl::StatusOr<DType> ParseDType(const std::string& s);  // fp16 | bf16 | fp32
 const char* DTypeName(DType t);
+absl::StatusOr<GemmData> ParseGemmData(const std::string& s);  // random | structured
+const char* GemmDataName(GemmData d);
+// "A, B ~ N(0,1) (as torch.randn), rounded to fp16" or the structured data's description.
+std::string GemmDataDescription(const GemmShape& shape);
 
 class Gemm {
  public:
@@ -35,8 +44,12 @@ class Gemm {
   absl::Status EnqueueInto(RankContext& ctx, void* c);
   // Zeroes C on ctx.compute (so a later Validate proves a GEMM wrote it).
   absl::Status ClearOutput(RankContext& ctx);
-  // Checks every element of C (or of `c`) on the device; synchronizes ctx.compute.
+  // Checks C (or `c`) on the device (see the header comment); synchronizes ctx.compute.
   absl::Status Validate(RankContext& ctx, const std::string& what, const void* c = nullptr);
+  // Random data: the salt that picks the sampled positions (GemmSampleIndex), for tests.
+  uint32_t sample_salt() const { return seed_a_ * 7919u + seed_b_; }
+  uint32_t seed_a() const { return seed_a_; }
+  uint32_t seed_b() const { return seed_b_; }
   const GemmShape& shape() const { return shape_; }
   const void* output() const { return c_.get(); }
   size_t c_bytes() const { return static_cast<size_t>(shape_.m * shape_.n) * DTypeBytes(shape_.dtype); }

@@ -151,6 +151,7 @@ absl::Status MatmulAllGather::Setup() {
   go.nccl_max_ctas = o_.run.nccl_max_ctas;
   go.mpi = o_.run.mpi;
   go.timeout_s = o_.run.timeout_s;
+  go.cublas_workspace_mb = o_.run.cublas_workspace_mb;
   ASSIGN_OR_RETURN(g_, RankGroup::Create(go));
   RETURN_IF_ERROR(CheckDelay(o_.run, g_->world_size()));
   st_ = std::vector<RankState>(g_->size());
@@ -164,6 +165,10 @@ absl::Status MatmulAllGather::Setup() {
       "after %d warm-up, max over %d ranks",
       o_.gemm.m, o_.gemm.n, o_.gemm.k, DTypeName(o_.gemm.dtype), o_.ag_mb, o_.run.iters, o_.run.warmup,
       g_->world_size());
+  res_.notes.push_back(GemmDataDescription(o_.gemm));
+  res_.notes.push_back(o_.run.cublas_workspace_mb > 0
+                           ? absl::StrCat("cuBLAS workspace ", o_.run.cublas_workspace_mb, " MiB per GPU")
+                           : std::string("cuBLAS workspace: the library's default"));
   if (o_.run.nccl_max_ctas > 0) res_.notes.push_back(absl::StrCat("communicator maxCTAs = ", o_.run.nccl_max_ctas));
   if (o_.sm_carveout > 0)
     res_.notes.push_back(

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "workloads/sm_clock.h"
 
 namespace overlapscope::workloads {
 namespace {
@@ -22,7 +23,12 @@ absl::Status RunPhase(RankGroup& g, const RunParams& p, const PhaseBody& body, s
     RETURN_IF_ERROR(body.run(ctx, p.warmup, p.iters, per_rank[ctx.local]));
     return body.validate ? body.validate(ctx) : absl::OkStatus();
   };
-  RETURN_IF_ERROR(g.RunOnAll(fn, absl::Seconds(p.timeout_s)));
+  // The SM clock is sampled while the timed phases run (sm_clock.h), not during set-up or capture.
+  SmClockSampler* clock = ActiveSmClock();
+  if (clock) clock->Resume();
+  absl::Status st = g.RunOnAll(fn, absl::Seconds(p.timeout_s));
+  if (clock) clock->Pause();
+  RETURN_IF_ERROR(st);
   // Under MPI the other ranks' figures live in other processes: gather them (same on every rank).
   std::vector<Series> local;
   for (const auto& m : per_rank) {

@@ -89,6 +89,11 @@ absl::Status RankGroup::SetUpDevice(RankContext& c, int device) {
   if (options_.cublas) {
     OS_CUBLAS(cublasCreate(&c.blas));
     OS_CUBLAS(cublasSetStream(c.blas, c.compute));
+    if (options_.cublas_workspace_mb > 0) {
+      const size_t bytes = static_cast<size_t>(options_.cublas_workspace_mb) << 20;
+      OS_CUDA(cudaMalloc(&c.blas_workspace, bytes));
+      OS_CUBLAS(cublasSetWorkspace(c.blas, c.blas_workspace, bytes));
+    }
   }
   return absl::OkStatus();
 }
@@ -126,6 +131,7 @@ RankGroup::~RankGroup() {
     if (c.nccl && !aborted_) ncclCommDestroy(c.nccl);
     if (c.nccl_ce && !aborted_) ncclCommDestroy(c.nccl_ce);
     if (c.blas) cublasDestroy(c.blas);
+    if (c.blas_workspace) cudaFree(c.blas_workspace);
     if (c.compute) cudaStreamDestroy(c.compute);
     if (c.comm) cudaStreamDestroy(c.comm);
   }

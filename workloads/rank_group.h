@@ -41,6 +41,9 @@ struct GroupOptions {
   bool nccl = true;       // default communicator
   int nccl_max_ctas = 0;  // > 0: ncclConfig_t::maxCTAs of the default communicator
   bool cublas = true;
+  // cuBLAS workspace per rank in MiB (cublasSetWorkspace), as PyTorch gives its handles on
+  // Hopper (32 MiB); 0: cuBLAS's own default.
+  int cublas_workspace_mb = 32;
   bool nvtx = false;       // emit NVTX iteration ranges (only while a capture is running)
   bool mpi = false;        // one rank per process (mpi::Init() must have succeeded)
   double timeout_s = 300;  // MPI: give up (exit 1) when communicator set-up hangs this long
@@ -51,8 +54,9 @@ struct RankContext {
   int local = 0;  // index of this rank in its RankGroup (= rank, except under MPI: 0)
   cudaStream_t compute = nullptr, comm = nullptr;
   cublasHandle_t blas = nullptr;
-  ncclComm_t nccl = nullptr;     // default communicator (kernels)
-  ncclComm_t nccl_ce = nullptr;  // zero-CTA communicator, after RankGroup::CreateCeComms()
+  void* blas_workspace = nullptr;  // GroupOptions::cublas_workspace_mb of device memory, or null
+  ncclComm_t nccl = nullptr;       // default communicator (kernels)
+  ncclComm_t nccl_ce = nullptr;    // zero-CTA communicator, after RankGroup::CreateCeComms()
   class RankGroup* group = nullptr;
   // Durations of the collectives this rank timed (timing.h TimedCollective), per series, until
   // RankGroup::SkewFigures() collects them.

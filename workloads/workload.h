@@ -52,6 +52,7 @@ struct RunParams {
   // GEMMs back to back before the first measured phase, so every phase sees the clocks the GPU
   // holds under sustained load (a cold GPU boosts higher for the first tens of ms).
   int burn_in_ms = 500;
+  int cublas_workspace_mb = 32;  // GroupOptions::cublas_workspace_mb
   // Straggler injection (matmul-allgather, all-to-all): rank `delay_rank` runs a one-block GPU
   // spin kernel of `delay_us` µs on a collective's stream right before every collective, in the
   // timed and the captured phases. -1 / 0: none.

@@ -158,3 +158,37 @@ TEST(WorkloadAllReduceHost, CustomCollectivesAreMatchedAcrossRanks) {
 
 }  // namespace
 }  // namespace overlapscope::workloads_test
+
+namespace overlapscope::workloads_test {
+namespace {
+
+// Blocks split [begin, end) into contiguous chunks: every vector in exactly one block's range,
+// for sizes smaller and larger than the block count, empty ranges included.
+TEST(WorkloadAllReduceHost, BlockRangesCoverEveryVectorOnce) {
+  for (int64_t begin : {int64_t{0}, int64_t{5}, int64_t{32768}}) {
+    for (int64_t len :
+         {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{64}, int64_t{65}, int64_t{32768}, int64_t{100003}}) {
+      for (int nblocks : {1, 3, 64, 128}) {
+        std::vector<int> seen(len, 0);
+        for (int b = 0; b < nblocks; ++b) {
+          int64_t b0 = 0, b1 = 0;
+          workloads::AllReduceBlockRange(begin, begin + len, b, nblocks, &b0, &b1);
+          ASSERT_LE(begin, b0);
+          ASSERT_LE(b0, b1);
+          ASSERT_LE(b1, begin + len);
+          for (int64_t v = b0; v < b1; ++v) ++seen[v - begin];
+        }
+        for (int64_t v = 0; v < len; ++v) ASSERT_EQ(seen[v], 1) << "vector " << v << " of " << len << ", " << nblocks;
+      }
+    }
+  }
+  // 512 KiB of bf16 = 32768 vectors: 256 blocks' worth at 128 vectors each, capped.
+  EXPECT_EQ(workloads::AllReduceBlocks(workloads::DType::kBF16, 262144, 64), 64);
+  EXPECT_EQ(workloads::AllReduceBlocks(workloads::DType::kBF16, 262144, 128), 128);
+  EXPECT_EQ(workloads::AllReduceBlocks(workloads::DType::kBF16, 8 * 128, 64), 1);
+  EXPECT_EQ(workloads::AllReduceBlocks(workloads::DType::kBF16, 8 * 129, 64), 2);
+  EXPECT_EQ(workloads::AllReduceBlocks(workloads::DType::kF32, 1, 64), 1);
+}
+
+}  // namespace
+}  // namespace overlapscope::workloads_test

@@ -2,6 +2,7 @@
 // bandwidths, the GEMM data scale and medians. Expected values computed by hand below.
 #include "gtest/gtest.h"
 #include "workloads/allgather.h"
+#include "workloads/gemm.h"
 #include "workloads/kernels.h"
 #include "workloads/timing.h"
 #include "workloads/workload.h"
@@ -47,6 +48,26 @@ TEST(WorkloadMath, Median) {
   EXPECT_EQ(workloads::Median({3, 1, 2}), 2);
   EXPECT_EQ(workloads::Median({4, 1, 3, 2}), 2.5);
   EXPECT_EQ(workloads::Median({}), 0);
+}
+
+}  // namespace
+}  // namespace overlapscope::workloads_test
+
+namespace overlapscope::workloads_test {
+namespace {
+
+TEST(WorkloadMath, GemmDataNames) {
+  auto r = workloads::ParseGemmData("random");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, workloads::GemmData::kRandom);
+  r = workloads::ParseGemmData("structured");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, workloads::GemmData::kStructured);
+  EXPECT_EQ(workloads::ParseGemmData("randn").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_STREQ(workloads::GemmDataName(workloads::GemmData::kStructured), "structured");
+  workloads::GemmShape s;  // the default is what users run: random data
+  EXPECT_EQ(s.data, workloads::GemmData::kRandom);
+  EXPECT_NE(workloads::GemmDataDescription(s).find("torch.randn"), std::string::npos);
 }
 
 }  // namespace
