@@ -2,7 +2,7 @@
 # tables on 2 and 4 GPUs of one machine, each beside the PyTorch reference program
 # (tools/workload_reference.py) run in the same call, plus the GPU tests of the realistic GEMM
 # data and of the all-reduce kernels, and the all-reduce's floor (a 16-byte all-reduce: launch
-# plus the two flag barriers) for where the time goes.
+# plus the flag barriers: one for one-shot, two for two-shot) for where the time goes.
 #
 # Writes $OUT/tables/g<N>/ (timings, captures, reports of `overlapscope run`), $OUT/tables/ref_g<N>.json
 # (the reference), logs into $OUT, and packs $OUT/tables into $OUT/tables.tgz (the device tool
@@ -22,7 +22,7 @@ tables_one() {  # tables_one N: every table on GPUs 0..N-1
     --timeout-s 60 -o "$d"
   check "t${n}_all_reduce_batch" 240 "$os" run all-reduce --impl all --sizes 0.5MB..64MB --iters 20 --reps 10 \
     --ar-timing batch --no-capture --timeout-s 60
-  # Floor: a 16-byte all-reduce is the launch and the barriers (one vector of data).
+  # Floor: a 16-byte all-reduce is the launch and the barrier(s) (one vector of data).
   check "t${n}_all_reduce_floor" 120 "$os" run all-reduce --impl all --sizes 16B,512KB,1MB --iters 20 --reps 5 \
     --no-capture --timeout-s 60
   if [ "$n" -ge 4 ]; then

@@ -70,13 +70,12 @@ __device__ inline uint32_t LoadRelaxed(const uint32_t* p) {
 // See the header. Thread q < n signals peer q and waits for peer q. kRelease (the end barrier
 // of two-shot, whose stores into the peers' outputs must be visible when the peers leave):
 // release/acquire at system scope; the block's barrier before it makes the release cumulative
-// over every thread's stores. Otherwise relaxed flags and no fence: the start barrier only needs
-// to know that every peer's kernel runs (its input was complete before it started, by stream
-// order), and one-shot's end barrier only that no peer reads this rank's input any more (every
-// load of this block has returned: its values were stored before the block's barrier).
+// over every thread's stores. Otherwise (the start barrier) relaxed flags and no fence: it only
+// needs to know that every peer's kernel runs (its input was complete before it started, by
+// stream order), and nothing of this kernel precedes it, so no block barrier before it either.
 template <bool kRelease>
 __device__ void Barrier(const AllReduceArgs& a, int n, int rank, int phase) {
-  __syncthreads();
+  if (kRelease) __syncthreads();
   if (threadIdx.x < n) {
     const int q = threadIdx.x;
     const int64_t slot = (static_cast<int64_t>(phase) * kAllReduceMaxBlocks + blockIdx.x) * kAllReduceMaxRanks;
@@ -174,7 +173,8 @@ __global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_one_shot(AllR
   }
   for (int64_t i = nvec * Vec<T>::kN + first; i < a.count; i += stride)
     static_cast<T*>(a.out[rank])[i] = ReduceOne<T>(a, n, i);
-  Barrier<false>(a, n, rank, 1);
+  // No end barrier (header): the next all-reduce's start barrier is where this rank learns that
+  // every peer has finished reading its input.
 }
 
 template <typename T, int kN>

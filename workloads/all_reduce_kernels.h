@@ -9,11 +9,16 @@
 //
 // Barriers: each block of rank r writes `epoch` into slot [phase][block][r] of every peer's flag
 // buffer and waits until its own slots [phase][block][q] reach `epoch` for every q: relaxed
-// system-scope flags without a fence for the start barrier and one-shot's end barrier,
-// release/acquire for two-shot's end barrier (after its stores into the peers' outputs).
-// Phase 0 (start) waits until every peer's kernel is running, so its
-// input is complete; phase 1 (end) keeps every rank's kernel alive until no peer reads its input
-// or writes its output any more. `epoch` must grow by one per launch on the same flags (the same
+// system-scope flags without a fence for the start barrier, release/acquire for two-shot's end
+// barrier (after its stores into the peers' outputs). Phase 0 (start) waits until every peer's
+// kernel is running, so its input is complete (and every peer's previous all-reduce on these
+// buffers has ended). Two-shot's phase 1 (end) keeps every rank's kernel alive until no peer
+// writes its output any more. One-shot has no end barrier (it only writes its own output): a
+// rank may leave while peers still read its input, so the caller must not rewrite a rank's
+// input until that rank's next all-reduce on these buffers has been enqueued before the write
+// on the same stream (that launch's start barrier waits for every peer to finish the previous
+// one); a caller that rewrites its input every step alternates two input buffers. The workload
+// never rewrites them. `epoch` must grow by one per launch on the same flags (the same
 // sequence on every rank); flag buffers start zeroed. The kernels' blocks of one launch must all
 // be resident at once (their count is capped; see LaunchAllReduce). A barrier that waits longer
 // than AllReduceArgs::timeout_ns (default 10 s) gives up, adds one to *timeouts and goes on (the result is

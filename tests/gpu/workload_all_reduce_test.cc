@@ -185,8 +185,9 @@ TEST(AllReduceKernels, WorkloadValidationAcceptsTheSumAndCatchesThePoison) {
 
 TEST(AllReduceKernels, MissingPeerTimesOutInsteadOfHanging) {
   WORKLOAD_REQUIRE_GPUS(1);
-  // Rank 0 of 2 alone: its start and end barriers each wait for rank 1, give up after 20 ms and
-  // count one timeout each (one block; the thread that waits for rank 0 itself passes).
+  // Rank 0 of 2 alone (one block; the thread that waits for rank 0 itself passes), each barrier
+  // giving up after 20 ms: one-shot has only its start barrier (one timeout), two-shot its start
+  // and end barriers (two more).
   FakeRanks fr(2, 4096);
   workloads::AllReduceArgs a = fr.args;
   a.count = 1024;
@@ -194,7 +195,11 @@ TEST(AllReduceKernels, MissingPeerTimesOutInsteadOfHanging) {
   a.timeout_ns = 20 * 1000 * 1000;
   ASSERT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kOneShot, DType::kF32, a, 1, 1, nullptr), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(fr.Timeouts(), 2u);
+  EXPECT_EQ(fr.Timeouts(), 1u);
+  a.epoch = 2;
+  ASSERT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kTwoShot, DType::kF32, a, 1, 1, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(fr.Timeouts(), 3u);
 }
 
 TEST(AllReduceKernels, BadArgumentsAreRefused) {

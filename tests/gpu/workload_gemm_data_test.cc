@@ -1,7 +1,8 @@
 // Realistic GEMM data (workloads/gemm_data.h) on one GPU (label gpu): the inputs look like
 // torch.randn, a correct GEMM passes the sampled FP64 validation in every dtype, and a corrupted
 // output fails it — one element at a sampled position changed by a little, an unwritten output,
-// a NaN at a position the samples miss. Skips visibly without a GPU.
+// a NaN at a position the samples miss; the all-to-all consumer counts non-finite elements and
+// poisons every one. Skips visibly without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "workload_util.h"
+#include "workloads/device_memory.h"
 #include "workloads/gemm.h"
 #include "workloads/gemm_data.h"
 #include "workloads/rank_group.h"
@@ -139,6 +141,44 @@ TEST(WorkloadGemmData, CorruptedElementFailsValidation) {
   // An output no GEMM wrote (zeroed).
   ASSERT_TRUE(g->ClearOutput(ctx).ok());
   EXPECT_EQ(g->Validate(ctx, "unwritten GEMM output").code(), absl::StatusCode::kDataLoss);
+}
+
+// The all-to-all consumer (CheckFiniteAndPoison, 16-byte vectors plus a scalar tail): finite
+// elements pass, an Inf inside a vector, a NaN in the tail and an Inf at the start of an
+// unaligned buffer (the scalar path) are counted with the first index, and every element is NaN
+// afterwards, so a second pass counts them all.
+TEST(WorkloadGemmData, ConsumerCountsNonFiniteAndPoisonsEveryElement) {
+  WORKLOAD_REQUIRE_GPUS(1);
+  for (DType t : {DType::kF16, DType::kBF16, DType::kF32}) {
+    for (int offset : {0, 1}) {  // elements: 0 = aligned (vector path), 1 = misaligned (scalar path)
+      SCOPED_TRACE(testing::Message() << workloads::DTypeName(t) << " offset " << offset);
+      const int es = workloads::DTypeBytes(t);
+      const int64_t count = 100003;  // not a multiple of any vector width
+      auto buf = workloads::DeviceBuffer::Create((count + 1) * es, 0);
+      ASSERT_TRUE(buf.ok()) << buf.status();
+      char* z = buf->as<char>() + offset * es;
+      ASSERT_EQ(workloads::FillNormal(t, z, count, 7, nullptr), cudaSuccess);
+      // Inf at 4101, NaN at count - 1 (past the last whole vector).
+      const uint32_t inf = t == DType::kF32 ? 0x7F800000u : t == DType::kF16 ? 0x7C00u : 0x7F80u;
+      const uint32_t nan = t == DType::kF32 ? 0x7FC00000u : t == DType::kF16 ? 0x7E00u : 0x7FC0u;
+      ASSERT_EQ(cudaMemcpy(z + 4101 * es, &inf, es, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(z + (count - 1) * es, &nan, es, cudaMemcpyHostToDevice), cudaSuccess);
+      auto chk = workloads::DeviceChecker::Create(0);
+      ASSERT_TRUE(chk.ok()) << chk.status();
+      ASSERT_TRUE(chk->Reset(nullptr).ok());
+      ASSERT_EQ(workloads::CheckFiniteAndPoison(t, z, count, chk->check(), nullptr), cudaSuccess);
+      auto c = chk->Read(nullptr);
+      ASSERT_TRUE(c.ok()) << c.status();
+      EXPECT_EQ(c->bad, 2u);
+      EXPECT_EQ(c->first_bad, 4101);
+      ASSERT_TRUE(chk->Reset(nullptr).ok());
+      ASSERT_EQ(workloads::CheckFiniteAndPoison(t, z, count, chk->check(), nullptr), cudaSuccess);
+      c = chk->Read(nullptr);
+      ASSERT_TRUE(c.ok()) << c.status();
+      EXPECT_EQ(c->bad, static_cast<uint64_t>(count));
+      EXPECT_EQ(c->first_bad, 0);
+    }
+  }
 }
 
 }  // namespace
