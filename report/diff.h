@@ -135,6 +135,11 @@ struct DiffGateResult {
 DiffGateResult EvaluateDiffGates(const ReportDiff& d, const std::vector<DiffGate>& gates);
 std::vector<std::string> DiffMetricNames(const ReportDiff& d);  // names a gate may use
 
+// Several matched ranks: the job overview of the change (report/overview.h, diff_overview.cc):
+// per rank TEST - BASE of each overview column, the ranks whose change stands out first.
+struct JobOverview;
+JobOverview DiffOverview(const ReportDiff& d);
+
 std::string RenderDiffText(const ReportDiff& d);
 std::string RenderDiffMarkdown(const ReportDiff& d);
 std::string RenderDiffJson(const ReportDiff& d, const std::vector<DiffGate>& gates = {});

@@ -83,16 +83,22 @@ int64_t MedianStepNs(const RankReport& rk) {
 }
 
 JobOverview BuildOverview(const Report& r) {
-  JobOverview o;
-  if (r.ranks.size() < 2) return o;
-  const std::vector<OverviewColumn>& cols = OverviewColumns();
+  if (r.ranks.size() < 2) return {};
+  std::vector<OverviewRow> rows;
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     const RankReport& rk = r.ranks[i];
     OverviewRow row{i, rk.label, rk.rank, {}, PathTop(rk.summary), {}};
     const std::vector<Metric> metrics = SummaryMetrics(rk.summary);
-    for (const OverviewColumn& c : cols) row.values.push_back(Value(metrics, c.key));
-    o.rows.push_back(std::move(row));
+    for (const OverviewColumn& c : OverviewColumns()) row.values.push_back(Value(metrics, c.key));
+    rows.push_back(std::move(row));
   }
+  return OverviewOfRows(std::move(rows));
+}
+
+JobOverview OverviewOfRows(std::vector<OverviewRow> rows) {
+  JobOverview o;
+  o.rows = std::move(rows);
+  const std::vector<OverviewColumn>& cols = OverviewColumns();
   for (size_t c = 0; c < cols.size(); ++c) o.stats.push_back(StatsOf(o.rows, c, cols[c]));
   std::vector<std::pair<double, size_t>> order;  // (-best score, row)
   for (OverviewRow& row : o.rows) {
@@ -168,8 +174,8 @@ std::string LeftOutText(const std::vector<bool>& selected) {
   const auto shown = std::count(selected.begin(), selected.end(), true);
   if (static_cast<size_t>(shown) == selected.size()) return "";
   return absl::StrCat("\n(detail blocks for ", shown, " of ", selected.size(),
-                      " ranks: those that stand out and the slowest steps; --ranks all|N|R,R,... for others, --json "
-                      "has every rank)\n");
+                      " ranks (by default those that stand out and the 4 slowest steps; --ranks all|N|R,R,... "
+                      "chooses; --json has every rank)\n");
 }
 
 }  // namespace overlapscope::report

@@ -62,13 +62,17 @@ struct OverviewRow {
 };
 
 struct JobOverview {
-  std::vector<OverviewRow> rows;   // one per rank, in report order
-  std::vector<ColumnStats> stats;  // parallel to OverviewColumns()
-  std::vector<size_t> stand_out;   // indexes into rows, largest score first
+  std::string title = "job overview";  // "change per rank (TEST - BASE)" for a diff
+  std::vector<OverviewRow> rows;       // one per rank, in report order
+  std::vector<ColumnStats> stats;      // parallel to OverviewColumns()
+  std::vector<size_t> stand_out;       // indexes into rows, largest score first
 };
 
 // Empty rows for a report of fewer than 2 ranks.
 JobOverview BuildOverview(const Report& r);
+// The statistics and deviations of rows whose values are filled (one per column): what
+// BuildOverview does after reading the summaries; the diff's overview of the change uses it.
+JobOverview OverviewOfRows(std::vector<OverviewRow> rows);
 
 // The median step time of a rank (report/diff.h StepTimes: per iteration the GPU span from the
 // end of the previous one, the largest over the rank's GPUs), rounded to ns; 0 without iterations.

@@ -2,6 +2,7 @@
 // then the job's median and spread per column, then one row per rank (every rank up to 16, else
 // those that stand out and those with a detail block; the JSON and the HTML have every row).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -69,7 +70,7 @@ std::string OverviewValue(size_t c, const std::optional<double>& v) {
 std::string OverviewText(const JobOverview& o, const std::vector<bool>& selected) {
   if (o.rows.empty()) return "";
   const std::vector<OverviewColumn>& cols = OverviewColumns();
-  std::string s = absl::StrFormat("\n== job overview: %d ranks ==\n", o.rows.size());
+  std::string s = absl::StrFormat("\n== %s: %d ranks ==\n", o.title, o.rows.size());
   s += StandOutText(o);
   s += "\n  a rank stands out when |value - median| > max(3 x spread, floor); spread = 1.4826 x MAD\n";
   absl::StrAppendFormat(&s, "  %-13s %12s %12s %12s %12s\n", "column", "median", "spread", "min", "max");
@@ -80,8 +81,7 @@ std::string OverviewText(const JobOverview& o, const std::vector<bool>& selected
       continue;
     }
     absl::StrAppendFormat(&s, "  %-13s %12s %12s %12s %12s\n", cols[c].title, OverviewValue(c, st.median),
-                          OverviewValue(c, st.spread),
-                          OverviewValue(c, st.min), OverviewValue(c, st.max));
+                          OverviewValue(c, st.spread), OverviewValue(c, st.min), OverviewValue(c, st.max));
   }
   absl::StrAppendFormat(&s, "\n  %-10s", "rank");
   for (const OverviewColumn& c : cols) absl::StrAppendFormat(&s, " %13s", c.title);
@@ -102,7 +102,9 @@ std::string OverviewText(const JobOverview& o, const std::vector<bool>& selected
 std::string OverviewMarkdown(const JobOverview& o, const std::vector<bool>& selected) {
   if (o.rows.empty()) return "";
   const std::vector<OverviewColumn>& cols = OverviewColumns();
-  std::string s = absl::StrFormat("**Job overview: %d ranks.** ", o.rows.size());
+  std::string title = o.title;
+  if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  std::string s = absl::StrFormat("**%s: %d ranks.** ", title, o.rows.size());
   if (o.stand_out.empty()) {
     s += "No rank stands out.\n\n";
   } else {

@@ -18,8 +18,8 @@ namespace {
 using base::NaturalCompare;
 
 TEST(NaturalOrder, DigitRunsCompareByValue) {
-  std::vector<std::string> names = {"rank10.json", "rank2.json", "rank1.json", "rank0.json", "rank11.json",
-                                    "rank9.json"};
+  std::vector<std::string> names = {"rank10.json", "rank2.json",  "rank1.json",
+                                    "rank0.json",  "rank11.json", "rank9.json"};
   std::sort(names.begin(), names.end(), base::NaturalLess);
   EXPECT_EQ(names, (std::vector<std::string>{"rank0.json", "rank1.json", "rank2.json", "rank9.json", "rank10.json",
                                              "rank11.json"}));
@@ -32,7 +32,7 @@ TEST(NaturalOrder, TotalAndDeterministic) {
   EXPECT_LT(NaturalCompare("rank1", "rank01"), 0);  // equal values: fewer leading zeros first
   EXPECT_GT(NaturalCompare("rank01", "rank1"), 0);
   EXPECT_LT(NaturalCompare("rank007", "rank8"), 0);
-  EXPECT_LT(NaturalCompare("host_99.1", "host_100.0"), 0);  // pid-named files: by pid
+  EXPECT_LT(NaturalCompare("host_99.1", "host_100.0"), 0);                               // pid-named files: by pid
   EXPECT_LT(NaturalCompare("rank18446744073709551616", "rank18446744073709551617"), 0);  // no overflow
   EXPECT_LT(NaturalCompare("a\xff", "b"), 0);
 }
