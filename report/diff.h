@@ -25,7 +25,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kDiffSchema[] = "overlapscope.diff/1";
-inline constexpr char kDiffSchemaVersion[] = "1.1";
+inline constexpr char kDiffSchemaVersion[] = "1.2";
 
 // One value on both sides. Absent: the side lacks it (ratio without denominator, rank or kernel
 // missing on that side).

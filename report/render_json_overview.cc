@@ -24,8 +24,9 @@ ojson RankRef(const OverviewRow& row) {
 
 }  // namespace
 
-ojson OverviewJson(const Report& r) {
-  const JobOverview o = BuildOverview(r);
+ojson OverviewJson(const Report& r) { return OverviewJsonOf(BuildOverview(r)); }
+
+ojson OverviewJsonOf(const JobOverview& o) {
   if (o.rows.empty()) return nullptr;
   const std::vector<OverviewColumn>& cols = OverviewColumns();
   ojson j;

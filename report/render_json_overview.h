@@ -10,5 +10,8 @@ namespace overlapscope::report {
 // spread, threshold, min and max, the ranks that stand out (largest deviation first) and one row
 // per rank (every rank, in report order). docs/report-schema.md lists the keys.
 nlohmann::ordered_json OverviewJson(const Report& r);
+// The same of any overview (the diff's overview of the change: report/diff.h DiffOverview).
+struct JobOverview;
+nlohmann::ordered_json OverviewJsonOf(const JobOverview& o);
 
 }  // namespace overlapscope::report

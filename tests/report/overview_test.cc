@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "report/diff.h"
 #include "report/render.h"
 
 namespace overlapscope::report {
@@ -89,6 +90,30 @@ TEST(Overview, SelectionDefaults) {
   EXPECT_EQ(std::count(sel.begin(), sel.end(), true), 5);
   const std::vector<bool> all8 = SelectRanks(Job(std::vector<int64_t>(8, 1)), BuildOverview(Job({})), {});
   EXPECT_EQ(std::count(all8.begin(), all8.end(), true), 8);
+}
+
+}  // namespace
+}  // namespace overlapscope::report
+
+namespace overlapscope::report {
+namespace {
+
+TEST(Overview, DiffOverviewNamesTheRankWhoseChangeStandsOut) {
+  // Five ranks; in TEST rank 3's host blocks 5 ms more, the others 0..40 µs more: the change of
+  // rank 3 stands out from the other ranks' changes (median 20 µs; floor 100 µs).
+  const Report base = Job({1000000, 1000000, 1000000, 1000000, 1000000});
+  const Report test = Job({1000000, 1010000, 1020000, 6000000, 1040000});
+  const ReportDiff d = DiffReports(base, test);
+  const JobOverview o = DiffOverview(d);
+  ASSERT_EQ(o.rows.size(), 5u);
+  EXPECT_EQ(o.title, "change per rank (TEST - BASE)");
+  EXPECT_EQ(o.stand_out, (std::vector<size_t>{3}));
+  EXPECT_DOUBLE_EQ(*o.rows[3].values[Column("blocked_ns")], 5000000);
+  const std::string text = RenderDiffText(d);
+  EXPECT_LT(text.find("== change per rank (TEST - BASE): 5 ranks =="), text.find("Verdict")) << text;
+  EXPECT_NE(text.find("    rank 3     host blocked 5.000 ms (high, median 20.0 µs)"), std::string::npos) << text;
+  EXPECT_NE(RenderDiffJson(d).find("\"overview\": {"), std::string::npos);
+  EXPECT_TRUE(DiffOverview(DiffReports(Job({1}), Job({2}))).rows.empty());
 }
 
 }  // namespace
