@@ -1,6 +1,7 @@
 // Writes an N-rank Kineto job from one real per-rank trace (bench/multirank/gen_job.h says how):
 //   gen_multirank_job TEMPLATE.json OUT_DIR RANKS [--bytes-per-rank B | --tiles T]
 //                     [--jitter-us J] [--straggler R --delay-us D] [--seed S]
+//                     [--pageable R [--copy-us C]]   (rank R copies pageable memory once per tile)
 //                     [--ranks-per-host N]   (hosts node0, node1, ...; host h's clock h x 12.345 us ahead)
 // Prints the period, the collectives per tile, the bytes written and, per tile, the expected
 // skew of its collectives (max − min of the ranks' offsets) when --print-skews is given.
@@ -15,9 +16,11 @@
 namespace {
 
 int Usage() {
-  std::fprintf(stderr,
-               "usage: gen_multirank_job TEMPLATE.json OUT_DIR RANKS [--bytes-per-rank B | --tiles T] "
-               "[--jitter-us J] [--straggler R --delay-us D] [--seed S] [--ranks-per-host N] [--print-skews]\n");
+  std::fprintf(
+      stderr,
+      "usage: gen_multirank_job TEMPLATE.json OUT_DIR RANKS [--bytes-per-rank B | --tiles T] "
+      "[--jitter-us J] [--straggler R --delay-us D] [--pageable R [--copy-us C]] [--seed S] [--ranks-per-host N] "
+      "[--print-skews]\n");
   return 64;
 }
 
@@ -44,6 +47,10 @@ int main(int argc, char** argv) {
       s.straggler = static_cast<int>(next());
     else if (a == "--delay-us")
       s.straggler_delay_ns = next() * 1000;
+    else if (a == "--pageable")
+      s.pageable_rank = static_cast<int>(next());
+    else if (a == "--copy-us")
+      s.pageable_copy_ns = next() * 1000;
     else if (a == "--seed")
       s.seed = static_cast<uint64_t>(next());
     else if (a == "--ranks-per-host")

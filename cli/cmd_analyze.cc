@@ -49,6 +49,9 @@ const CommandSpec kSpec{
       true},
      {"collectives", "N|all",
       "text/Markdown: list the first N matched collective instances (default 20; --json lists all)"},
+     {"ranks", "N|all|R,R,...",
+      "text/Markdown: detail blocks for the ranks that stand out and N others (the slowest steps), every rank, or "
+      "these ranks (default: every rank up to 8, else those that stand out and the 4 slowest; --json has all)"},
      {"align-clocks", "off|auto|on",
       "align the clocks of several hosts by matched collectives (default auto: when the "
       "trace names >= 2 hosts; on: also processes without a host name)"},
@@ -124,6 +127,11 @@ int RunAnalyze(int argc, char** argv) {
     auto n = ParseIntOption("collectives", args.Get("collectives"), 0, INT64_MAX);
     if (!n.ok()) return Usage(absl::StrCat(n.status().message(), " (or 'all')"));
     render.collectives_shown = static_cast<size_t>(*n);
+  }
+  if (args.Has("ranks")) {
+    auto sel = report::ParseRankSelection(args.Get("ranks"));
+    if (!sel.ok()) return Usage(std::string(sel.status().message()));
+    render.ranks = *sel;
   }
   const std::vector<std::string>& gates = args.All("require");
   for (const std::string& g : gates)

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "base/natural_order.h"
 #include "cli/args.h"
 
 namespace overlapscope::cli {
@@ -72,7 +73,7 @@ std::vector<std::string> FilesEndingIn(const std::string& dir, const std::string
     if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
       out.push_back(dir + "/" + name);
   }
-  std::sort(out.begin(), out.end());
+  std::sort(out.begin(), out.end(), base::NaturalLess);
   return out;
 }
 

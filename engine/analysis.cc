@@ -106,6 +106,7 @@ absl::StatusOr<std::string> RenderReport(const report::Report& rep, ReportFormat
   return NoThrow("rendering the report", [&]() -> absl::StatusOr<std::string> {
     report::TextOptions text;
     text.collectives_shown = options.collectives_shown;
+    text.ranks = options.ranks;
     switch (format) {
       case ReportFormat::kJson: return report::RenderJson(rep);
       case ReportFormat::kMarkdown: return report::RenderMarkdown(rep, text);

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "engine/session.h"
 #include "report/gates.h"
+#include "report/overview.h"
 #include "report/report.h"
 
 namespace overlapscope::analyze {
@@ -98,6 +99,8 @@ struct RenderOptions {
   // Text and Markdown list the first N matched collective instances (SIZE_MAX: all); JSON
   // always lists all.
   size_t collectives_shown = 20;
+  // Text and Markdown: which ranks get a detail block (--ranks; report/overview.h); JSON has all.
+  report::RankSelection ranks;
 };
 // The report of the analysis; JSON ends with a newline. Fails only when memory runs out.
 absl::StatusOr<std::string> RenderReport(const Analysis& analysis, ReportFormat format,

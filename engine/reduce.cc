@@ -241,6 +241,9 @@ struct Prepared {
   bool whole = false;  // one file: the whole-model path
 };
 
+absl::StatusOr<Prepared> PrepareFiles(std::vector<std::string> files, const AnalyzeOptions& options,
+                                      const ReduceOptions& o);
+
 absl::StatusOr<Prepared> Prepare(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
                                  ReduceOptions o) {
   if (o.jobs < 0 || o.memory_budget_bytes < 0)
@@ -248,8 +251,15 @@ absl::StatusOr<Prepared> Prepare(const std::vector<std::string>& inputs, const A
   if (o.jobs == 0) o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (o.memory_budget_bytes == 0) o.memory_budget_bytes = DefaultMemoryBudget();
   ASSIGN_OR_RETURN(import::ExpandedInputs in, import::ExpandInputs(inputs));
+  return PrepareFiles(std::move(in.files), options, o);
+}
+
+// Prepare for files already listed (the parts of a job gathered from its processes: their
+// names, which need not exist here).
+absl::StatusOr<Prepared> PrepareFiles(std::vector<std::string> files, const AnalyzeOptions& options,
+                                      const ReduceOptions& o) {
   Prepared p;
-  p.files = std::move(in.files);
+  p.files = std::move(files);
   p.o = o;
   ReduceStats& st = p.st->stats;
   p.st->files = p.files;
@@ -426,30 +436,81 @@ absl::StatusOr<std::shared_ptr<ReducedRanks>> ReduceShare(const std::vector<std:
   }
 }
 
+namespace {
+
+// The report from every rank's reduced part in `ranks` (file i of p.files: process i).
+absl::StatusOr<PerRankReport> AssembleStored(const std::vector<std::string>& inputs, Prepared& p,
+                                             std::shared_ptr<ReducedRanks> ranks) {
+  std::vector<std::optional<RankPart>> parts(p.files.size());
+  for (int64_t f : ranks->files()) {  // one at a time: each kept trimmed, its bytes stay in the file
+    if (f < 0 || static_cast<size_t>(f) >= parts.size())
+      return absl::InvalidArgumentError(absl::StrCat("reduced rank of file ", f, " out of range"));
+    ASSIGN_OR_RETURN(std::string bytes, ranks->Get(f));
+    ASSIGN_OR_RETURN(RankPart part, reduce::DeserializePart(bytes, p.files[f]));
+    reduce::TrimRank(&part.rank);
+    reduce::TrimConcurrency(&part.concurrency);
+    part.compact = {};  // the gathering reads it back
+    parts[f] = std::move(part);
+  }
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (!parts[i]) return absl::InvalidArgumentError(absl::StrCat(p.files[i], ": no process reduced this rank"));
+  p.st->ranks = std::move(ranks);
+  return Finish(inputs, p, parts);
+}
+
+}  // namespace
+
 absl::StatusOr<PerRankReport> AssembleShares(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
                                              const ReduceOptions& reduce, std::shared_ptr<ReducedRanks> ranks) {
   try {
     ASSIGN_OR_RETURN(Prepared p, Prepare(inputs, options, reduce));
     if (p.whole) return WholePath(inputs, options, p);
-    std::vector<std::optional<RankPart>> parts(p.files.size());
-    for (int64_t f : ranks->files()) {  // one at a time: each kept trimmed, its bytes stay in the file
-      if (f < 0 || static_cast<size_t>(f) >= parts.size())
-        return absl::InvalidArgumentError(absl::StrCat("reduced rank of file ", f, " out of range"));
-      ASSIGN_OR_RETURN(std::string bytes, ranks->Get(f));
-      ASSIGN_OR_RETURN(RankPart part, reduce::DeserializePart(bytes, p.files[f]));
-      reduce::TrimRank(&part.rank);
-      reduce::TrimConcurrency(&part.concurrency);
-      part.compact = {};  // the gathering reads it back
-      parts[f] = std::move(part);
-    }
-    for (size_t i = 0; i < parts.size(); ++i)
-      if (!parts[i]) return absl::InvalidArgumentError(absl::StrCat(p.files[i], ": no process reduced this rank"));
-    p.st->ranks = std::move(ranks);
-    return Finish(inputs, p, parts);
+    return AssembleStored(inputs, p, std::move(ranks));
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of memory while assembling the ranks");
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("assembling the ranks failed: ", e.what()));
+  }
+}
+
+absl::StatusOr<std::string> ReduceRankPart(const std::string& path, const AnalyzeOptions& options) {
+  try {
+    ReduceOptions o;
+    o.jobs = 1;
+    ASSIGN_OR_RETURN(Prepared p, Prepare({path}, options, o));
+    if (p.files.size() != 1)
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": offset 0: one rank's trace expected, found ", p.files.size(), " files"));
+    ASSIGN_OR_RETURN(std::shared_ptr<ReducedRanks> store, ReducedRanks::Create());
+    std::vector<std::optional<RankPart>> done(1);
+    Pool pool(p.files, p.a, p.top_n, p.o, &p.st->stats, store.get());
+    RETURN_IF_ERROR(pool.Run({0}, {0}, &done));
+    return store->Get(0);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": out of memory while reducing this rank"));
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat(path, ": reducing this rank failed: ", e.what()));
+  }
+}
+
+absl::StatusOr<report::Report> AssembleParts(const std::vector<std::string>& names,
+                                             const std::vector<std::string>& parts, const AnalyzeOptions& options) {
+  try {
+    if (names.empty() || names.size() != parts.size())
+      return absl::InvalidArgumentError("a job's parts: one name per part, at least one part");
+    ReduceOptions o;
+    o.jobs = 1;
+    o.memory_budget_bytes = DefaultMemoryBudget();
+    ASSIGN_OR_RETURN(Prepared p, PrepareFiles(names, options, o));
+    ASSIGN_OR_RETURN(std::shared_ptr<ReducedRanks> store, ReducedRanks::Create());
+    for (size_t i = 0; i < parts.size(); ++i) RETURN_IF_ERROR(store->Put(static_cast<int64_t>(i), parts[i]));
+    ASSIGN_OR_RETURN(PerRankReport r, AssembleStored(names, p, std::move(store)));
+    RETURN_IF_ERROR(r.status());
+    return r.Materialize();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("out of memory while assembling the job's parts");
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("assembling the job's parts failed: ", e.what()));
   }
 }
 

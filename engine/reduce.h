@@ -165,4 +165,17 @@ absl::StatusOr<std::shared_ptr<ReducedRanks>> ReduceShare(const std::vector<std:
 absl::StatusOr<PerRankReport> AssembleShares(const std::vector<std::string>& inputs, const AnalyzeOptions& options,
                                              const ReduceOptions& reduce, std::shared_ptr<ReducedRanks> ranks);
 
+// In a training job (python/overlapscope/torch.py): each process reduces its own rank's trace to
+// the bytes the per-rank path keeps of it (its report part, global partial and compact collective
+// record: engine/reduce_serial.cc's versioned form; tens of KB for a rank's report tables plus
+// about 100 bytes per collective), the job gathers them to one process, which assembles the
+// job's report from them: the report of ReducePerRank over the ranks' files in that order.
+// ReduceRankPart fails as ReducePerRank on one file (and for a directory of several files);
+// AssembleParts takes `names` (the ranks' trace paths, for the report's inputs and messages;
+// they need not exist here) parallel to `parts`, part i being process i of the job, and fails
+// with InvalidArgument on parts that are not such bytes.
+absl::StatusOr<std::string> ReduceRankPart(const std::string& path, const AnalyzeOptions& options);
+absl::StatusOr<report::Report> AssembleParts(const std::vector<std::string>& names,
+                                             const std::vector<std::string>& parts, const AnalyzeOptions& options);
+
 }  // namespace overlapscope::engine

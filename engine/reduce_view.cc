@@ -262,6 +262,7 @@ absl::Status WriteReport(const PerRankReport& report, ReportFormat format, const
     const report::ReportView v = report.view();
     report::TextOptions text;
     text.collectives_shown = options.collectives_shown;
+    text.ranks = options.ranks;
     switch (format) {
       case ReportFormat::kJson: report::RenderJson(v, sink); break;
       case ReportFormat::kMarkdown: report::RenderMarkdown(v, text, sink); break;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/natural_order.h"
 #include "base/status_macros.h"
 #include "formats/ovnccl_format.h"
 #include "formats/spill_records.h"
@@ -22,8 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// *.ovspill files of `dir`, sorted by name (rank0, rank1, ... then pid files); an entry of that
-// name that cannot be read is an error (CheckDirectoryEntry).
+// *.ovspill files of `dir`, in natural order of names (rank0, rank1, ..., rank10, then pid
+// files); an entry of that name that cannot be read is an error (CheckDirectoryEntry).
 absl::StatusOr<std::vector<std::string>> SpillFilesIn(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
@@ -33,7 +34,7 @@ absl::StatusOr<std::vector<std::string>> SpillFilesIn(const std::string& dir) {
     RETURN_IF_ERROR(CheckDirectoryEntry(e));
     if (e.is_regular_file(ec)) out.push_back(dir + "/" + name);
   }
-  std::sort(out.begin(), out.end());
+  std::sort(out.begin(), out.end(), base::NaturalLess);  // rank2 before rank10
   return out;
 }
 

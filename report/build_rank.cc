@@ -7,6 +7,7 @@
 #include "report/build.h"
 #include "report/build_internal.h"
 #include "report/gates.h"
+#include "report/overview.h"
 
 namespace overlapscope::report {
 
@@ -310,6 +311,7 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
   rk.windows = Windows(t, r, s.process);
   for (int32_t i : s.devices)
     if (InRange(r.overlap, i)) rk.devices.push_back(Device(t, r, static_cast<size_t>(i), top_n));
+  rk.summary.step_time_ns = MedianStepNs(rk);  // the job overview's first column
   // "rank 3", or "pid 42 (GPU 0, GPU 1)" for a process without a rank: reports never say "rank ?".
   if (rk.rank) {
     rk.label = absl::StrCat("rank ", *rk.rank);

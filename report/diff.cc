@@ -70,11 +70,13 @@ std::vector<MetricDelta> SummaryDeltas(const RankReport& b, const RankReport& t)
   };
   const std::vector<Metric> bm = SummaryMetrics(b.summary), tm = SummaryMetrics(t.summary);
   for (const Metric& m : tm) {
+    if (m.name == "step_time_ns") continue;  // the summary's copy (1.9) of the figure above
     auto it = std::find_if(bm.begin(), bm.end(), [&](const Metric& x) { return x.name == m.name; });
     out.push_back({m.name, m.is_ratio, {it == bm.end() ? std::nullopt : value(*it), value(m)}});
   }
   for (const Metric& m : bm)
-    if (std::none_of(tm.begin(), tm.end(), [&](const Metric& x) { return x.name == m.name; }))
+    if (m.name != "step_time_ns" &&
+        std::none_of(tm.begin(), tm.end(), [&](const Metric& x) { return x.name == m.name; }))
       out.push_back({m.name, m.is_ratio, {value(m), std::nullopt}});
   return out;
 }

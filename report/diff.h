@@ -25,7 +25,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kDiffSchema[] = "overlapscope.diff/1";
-inline constexpr char kDiffSchemaVersion[] = "1.1";
+inline constexpr char kDiffSchemaVersion[] = "1.2";
 
 // One value on both sides. Absent: the side lacks it (ratio without denominator, rank or kernel
 // missing on that side).
@@ -134,6 +134,11 @@ struct DiffGateResult {
 };
 DiffGateResult EvaluateDiffGates(const ReportDiff& d, const std::vector<DiffGate>& gates);
 std::vector<std::string> DiffMetricNames(const ReportDiff& d);  // names a gate may use
+
+// Several matched ranks: the job overview of the change (report/overview.h, diff_overview.cc):
+// per rank TEST - BASE of each overview column, the ranks whose change stands out first.
+struct JobOverview;
+JobOverview DiffOverview(const ReportDiff& d);
 
 std::string RenderDiffText(const ReportDiff& d);
 std::string RenderDiffMarkdown(const ReportDiff& d);

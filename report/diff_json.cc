@@ -4,6 +4,8 @@
 
 #include "nlohmann/json.hpp"
 #include "report/diff_internal.h"
+#include "report/overview.h"
+#include "report/render_json_overview.h"
 
 namespace overlapscope::report {
 namespace {
@@ -73,6 +75,7 @@ std::string RenderDiffJson(const ReportDiff& d, const std::vector<DiffGate>& gat
                        {"min_relative_change", kMinRelativeChange},
                        {"min_iterations", kMinIterations}};
   j["verdict"] = VerdictJson(d);
+  j["overview"] = OverviewJsonOf(DiffOverview(d));  // 1.2: the change per rank (null below 2 ranks)
   ojson ranks = ojson::array();
   for (const RankDiff& r : d.ranks) {
     ojson summary = ojson::object();

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "report/diff_internal.h"
+#include "report/overview.h"
 #include "report/render.h"
 
 namespace overlapscope::report {
@@ -72,7 +73,12 @@ std::string RenderDiffText(const ReportDiff& d) {
   for (const std::string& w : d.warnings) absl::StrAppend(&o, "WARNING ", w, "\n");
   absl::StrAppend(&o, "overlapscope diff (deltas are TEST - BASE)\n");
   absl::StrAppend(&o, "  base: ", absl::StrJoin(d.base_inputs, " "), "\n  test: ", absl::StrJoin(d.test_inputs, " "),
-                  "\n\nVerdict\n");
+                  "\n");
+  {
+    const JobOverview change = DiffOverview(d);  // several ranks: the changes that stand out first
+    o += OverviewText(change, std::vector<bool>(change.rows.size(), false));
+  }
+  o += "\nVerdict\n";
   for (size_t i = 0; i < d.verdict.step_time.size(); ++i)
     absl::StrAppend(&o, "  ", StepLine(d.ranks[i].label, d.verdict.step_time[i], d.verdict.overlap_ratio[i]), "\n");
   if (d.ranks.empty()) o += "  no rank of TEST matches a rank of BASE\n";
@@ -132,7 +138,12 @@ std::string RenderDiffMarkdown(const ReportDiff& d) {
   std::string o = "### overlapscope diff\n\n";
   for (const std::string& w : d.warnings) absl::StrAppend(&o, "> **Warning:** ", w, "\n\n");
   absl::StrAppend(&o, "BASE `", absl::StrJoin(d.base_inputs, " "), "` → TEST `", absl::StrJoin(d.test_inputs, " "),
-                  "` (deltas are TEST − BASE)\n\n**Verdict**\n\n");
+                  "` (deltas are TEST − BASE)\n\n");
+  {
+    const JobOverview change = DiffOverview(d);
+    o += OverviewMarkdown(change, std::vector<bool>(change.rows.size(), false));
+  }
+  o += "**Verdict**\n\n";
   for (size_t i = 0; i < d.verdict.step_time.size(); ++i)
     absl::StrAppend(&o, "- ", StepLine(d.ranks[i].label, d.verdict.step_time[i], d.verdict.overlap_ratio[i]), "\n");
   const auto [nb, nt] = SideIterations(d);

@@ -40,6 +40,7 @@ std::vector<Metric> SummaryMetrics(const RankSummary& s) {
   for (const PathShare& p : s.critical_path_shares)
     m.push_back(ratio("critical_path_" + p.category + "_share", p.share));
   m.push_back(integer("straggler_lateness_ns", s.straggler_lateness_ns));
+  m.push_back(integer("step_time_ns", s.step_time_ns));
   return m;
 }
 

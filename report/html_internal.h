@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "report/html.h"
+#include "report/overview.h"
 
 namespace overlapscope::report::html {
 
@@ -22,5 +23,12 @@ std::string WaitHeatmap(const CrossRank& x);
 // One iteration of one rank: streams as rows, classes as colours.
 std::string TimelineSvg(const RankTimeline& t);
 std::string Legend();
+
+// The job overview section (html_overview.cc): "" for fewer than 2 ranks.
+std::string OverviewHtml(const JobOverview& o);
+// The id of a rank's section ("r-rank-3").
+std::string RankAnchor(const std::string& label);
+// Whether rank i gets a section: every rank up to 8 ranks, else those that stand out.
+bool HasSection(const JobOverview& o, size_t i);
 
 }  // namespace overlapscope::report::html

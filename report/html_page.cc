@@ -81,7 +81,8 @@ std::string FindingsSection(const RankReport& rk) {
 }
 
 std::string RankSection(const RankReport& rk, const std::vector<RankTimeline>& timelines) {
-  std::string o = absl::StrCat("<section class=\"rank\"><h2>", Esc(rk.label), "</h2>", SummaryTable(rk));
+  std::string o = absl::StrCat("<section class=\"rank\" id=\"", RankAnchor(rk.label), "\"><h2>", Esc(rk.label), "</h2>",
+                               SummaryTable(rk));
   for (const DeviceReport& d : rk.devices)
     absl::StrAppend(&o, "<h3>Overlap per iteration, GPU ", d.device, " (hidden vs exposed communication)</h3>",
                     OverlapBars(d));
@@ -196,7 +197,19 @@ std::string CollectiveDeltas(const ReportDiff& d) {
 std::string RenderHtml(const Report& r, const std::vector<RankTimeline>& timelines) {
   std::string body = absl::StrCat("<h1>overlapscope report</h1>", Header(r));
   for (const ImportWarning& w : r.warnings) body += "<p class=\"warning\"><b>Warning:</b> " + Esc(w.message) + "</p>";
-  for (const RankReport& rk : r.ranks) body += RankSection(rk, timelines);
+  const JobOverview overview = BuildOverview(r);  // multi-rank: first (html_overview.cc)
+  body += OverviewHtml(overview);
+  size_t left_out = 0;
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    if (overview.rows.empty() || HasSection(overview, i))
+      body += RankSection(r.ranks[i], timelines);
+    else
+      ++left_out;
+  }
+  if (left_out > 0)
+    absl::StrAppend(&body, "<p class=\"note\">", left_out, " of ", r.ranks.size(),
+                    " ranks do not stand out and have no section here (their figures: the overview above and --json)."
+                    "</p>");
   body += CrossRankSection(r);
   body += KernelsSection(r);
   return Page("overlapscope report", body);

@@ -132,10 +132,13 @@ std::string KernelBars(const std::vector<KernelTotal>& kernels, const std::strin
 std::string WaitHeatmap(const CrossRank& x) {
   if (x.instances.empty()) return "<p class=\"note\">no collectives matched across ranks</p>";
   std::vector<std::string> labels;
-  for (const Participant& p : x.participants) labels.push_back(p.ref.label);
+  std::map<std::string, size_t> row_of;  // label -> row: many ranks stay linear, not quadratic
+  auto add = [&](const std::string& label) {
+    if (row_of.emplace(label, labels.size()).second) labels.push_back(label);
+  };
+  for (const Participant& p : x.participants) add(p.ref.label);
   for (const Instance& ci : x.instances)
-    for (const InstanceRank& r : ci.ranks)
-      if (std::find(labels.begin(), labels.end(), r.ref.label) == labels.end()) labels.push_back(r.ref.label);
+    for (const InstanceRank& r : ci.ranks) add(r.ref.label);
   int64_t max_wait = 1;
   for (const Instance& ci : x.instances)
     for (const InstanceRank& r : ci.ranks) max_wait = std::max(max_wait, r.wait_ns);
@@ -146,18 +149,17 @@ std::string WaitHeatmap(const CrossRank& x) {
                                   row * static_cast<int>(labels.size()) + 20);
   for (size_t li = 0; li < labels.size(); ++li) {
     o += Text(0, static_cast<double>(li) * row + 14, labels[li]);
-    for (size_t i = 0; i < n; ++i)
-      for (const InstanceRank& r : x.instances[i].ranks) {
-        if (r.ref.label != labels[li]) continue;
-        const double a =
-            std::sqrt(static_cast<double>(std::max<int64_t>(0, r.wait_ns)) / static_cast<double>(max_wait));
-        o += Rect(
-            90 + static_cast<double>(i) * cell, static_cast<double>(li) * row + 2, cell, row - 4,
-            absl::StrFormat("rgba(225,87,89,%.3f)", 0.06 + 0.94 * a),
-            absl::StrCat(x.instances[i].op, " #", x.instances[i].index, ", ", labels[li], ": wait ", Dur(r.wait_ns)),
-            "wait");
-      }
   }
+  for (size_t i = 0; i < n; ++i)
+    for (const InstanceRank& r : x.instances[i].ranks) {
+      const size_t li = row_of[r.ref.label];
+      const double a = std::sqrt(static_cast<double>(std::max<int64_t>(0, r.wait_ns)) / static_cast<double>(max_wait));
+      o +=
+          Rect(90 + static_cast<double>(i) * cell, static_cast<double>(li) * row + 2, cell, row - 4,
+               absl::StrFormat("rgba(225,87,89,%.3f)", 0.06 + 0.94 * a),
+               absl::StrCat(x.instances[i].op, " #", x.instances[i].index, ", ", labels[li], ": wait ", Dur(r.wait_ns)),
+               "wait");
+    }
   o += Text(90, static_cast<double>(labels.size()) * row + 14,
             absl::StrCat("instances 1..", n, " (darker: longer wait, max ", Dur(max_wait), ")"));
   return o + "</svg>";

@@ -133,6 +133,8 @@ RankSummary Summary(const Node& n) {
       s.gpu_gap_ns = v.Int();
     else if (is("collective_wait_ns"))
       s.collective_wait_ns = v.Int();
+    else if (is("step_time_ns"))
+      s.step_time_ns = v.Int();
     else if (is("collective_times_last"))
       s.collective_times_last = v.Int();
     else if (is("critical_path_ns"))

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "report/overview.h"
 #include "report/report.h"
 
 namespace overlapscope::report {
@@ -22,6 +23,8 @@ namespace overlapscope::report {
 struct TextOptions {
   // Matched collective instances listed (SIZE_MAX: all); JSON always lists all.
   size_t collectives_shown = 20;
+  // Ranks with a detail block (--ranks; report/overview.h SelectRanks); JSON always has all.
+  RankSelection ranks;
 };
 
 std::string RenderJson(const Report& r);  // ends with a newline

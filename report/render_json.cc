@@ -5,6 +5,7 @@
 #include "nlohmann/json.hpp"
 #include "report/gates.h"
 #include "report/render.h"
+#include "report/render_json_overview.h"
 #include "report/render_json_paths.h"
 
 namespace overlapscope::report {
@@ -517,7 +518,8 @@ void RenderJson(const ReportView& v, const RenderSink& out) {
                    {"per_iteration", per}});
   }
   j["top_kernels"] = top;
-  j["ranks"] = kRanksToken;  // spliced in below, one rank at a time
+  j["job_overview"] = OverviewJson(r);  // 1.9: from the ranks' summaries (report/overview.h)
+  j["ranks"] = kRanksToken;             // spliced in below, one rank at a time
   j["collectives_across_ranks"] = CrossRankJson(r.collectives_across_ranks);
   AppendPathsJson(r, &j);  // METRICS §8-9 (render_json_paths.cc)
   if (v.rank_concurrency_json) j["stream_concurrency"]["devices"] = kDevicesToken;

@@ -1,5 +1,7 @@
 // Markdown report for pull-request comments: one summary table (a row per rank), then the
 // findings as a list, from the typed Report.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "report/render.h"
@@ -33,10 +35,11 @@ void FindingsOfRank(const RankReport& rk, std::string& o) {
 }
 
 // GPU idle that ended with a host-blocked launch, and where the host thread actually was in it.
-void HostBlockedMarkdown(const ReportView& v, std::string& o) {
+void HostBlockedMarkdown(const ReportView& v, const std::vector<bool>& selected, std::string& o) {
   std::string lines;
   RankReport scratch;
   for (size_t i = 0; i < v.head->ranks.size(); ++i) {
+    if (!selected[i]) continue;
     const RankReport& rk = v.rank(i, &scratch);
     HostSplit h;
     int64_t gap_ns = 0;
@@ -69,9 +72,14 @@ void RenderMarkdown(const ReportView& v, const TextOptions& options, const Rende
   absl::StrAppendFormat(&o, "%d rank(s), %d iteration(s), trace span %s.\n\n", r.ranks.size(), r.iterations.count,
                         Ms(Diff(r.time_span.end_ns, r.time_span.start_ns)));
   if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "Clocks: ", r.clock_alignment.summary, ".\n\n");
+  const JobOverview overview = BuildOverview(r);  // multi-rank: first (report/overview.h)
+  const std::vector<bool> selected = SelectRanks(r, overview, options.ranks);
+  o += OverviewMarkdown(overview, selected);
   o += "| rank | overlap | exposed comm | HTA's overlap (default) | host blocked | GPU idle | findings |\n";
   o += "|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const RankReport& rk : r.ranks) {  // the summaries: in the head
+  for (size_t i = 0; i < r.ranks.size(); ++i) {  // the summaries: in the head
+    if (!selected[i]) continue;
+    const RankReport& rk = r.ranks[i];
     const RankSummary& s = rk.summary;
     const std::string hta = s.hta_compat_overlap_pct ? absl::StrFormat("%.2f%%", *s.hta_compat_overlap_pct) : "n/a";
     absl::StrAppendFormat(&o, "| %s | %s | %s | %s | %s (%s) | %s | %d |\n",
@@ -79,13 +87,15 @@ void RenderMarkdown(const ReportView& v, const TextOptions& options, const Rende
                           s.comm_ns == 0 ? "no communication" : Pct(s.overlap_ratio), Dur(s.exposed_comm_ns), hta,
                           Dur(s.blocked_ns), Pct(s.blocked_share), Pct(s.gpu_idle_share), SummaryValue(s, "findings"));
   }
-  HostBlockedMarkdown(v, o);
+  if (std::count(selected.begin(), selected.end(), false) > 0) o += LeftOutText(selected).substr(1);
+  HostBlockedMarkdown(v, selected, o);
   AppendCollectivesMarkdown(v, options, &o);
   AppendPathsMarkdown(r, &o);
   out(o);
   o.clear();
   RankReport scratch;
   for (size_t i = 0; i < r.ranks.size(); ++i) {
+    if (!selected[i]) continue;
     FindingsOfRank(v.rank(i, &scratch), o);
     out(o);
     o.clear();

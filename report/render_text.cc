@@ -258,8 +258,14 @@ void RenderText(const ReportView& v, const TextOptions& options, const RenderSin
   // Data-loss warnings first: a report over data that was not understood never looks ordinary.
   std::string o = WarningsText(r.warnings);
   Header(r, o);
+  // The job overview first (multi-rank): the ranks that stand out, then detail blocks for the
+  // selected ranks only (report/overview.h).
+  const JobOverview overview = BuildOverview(r);
+  const std::vector<bool> selected = SelectRanks(r, overview, options.ranks);
+  o += OverviewText(overview, selected);
   RankReport scratch;
   for (size_t i = 0; i < r.ranks.size(); ++i) {  // one rank at a time: the text never holds them all
+    if (!selected[i]) continue;
     const RankReport& rk = v.rank(i, &scratch);
     RankSummaryLines(r, rk, o);
     IterationTables(r, rk, o);
@@ -270,6 +276,7 @@ void RenderText(const ReportView& v, const TextOptions& options, const RenderSin
     out(o);
     o.clear();
   }
+  o += LeftOutText(selected);
   AppendCollectivesText(v, options, &o);
   AppendPathsText(r, &o);  // critical path, stragglers, concurrency (render_paths_text.cc)
   absl::StrAppend(&o, "\n== top GPU activities by class (all ranks) ==\n");

@@ -39,7 +39,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
-inline constexpr char kSchemaVersion[] = "1.8";  // minor: additive changes only
+inline constexpr char kSchemaVersion[] = "1.9";  // minor: additive changes only
 
 // A data-loss warning of the import (model::ImportWarnings): part of an input was read but not
 // understood. Every rendering shows the warnings first.
@@ -144,6 +144,10 @@ struct RankSummary {
   int64_t critical_path_ns = 0;
   std::vector<PathShare> critical_path_shares;
   int64_t straggler_lateness_ns = 0;
+  // 1.9: the median step time over the rank's iterations (report/overview.h MedianStepNs: per
+  // iteration the GPU span from the previous one's end, the largest over its GPUs); 0 without
+  // iterations. The job overview's first column.
+  int64_t step_time_ns = 0;
 };
 
 struct OverlapFigures {

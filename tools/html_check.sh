@@ -2,7 +2,8 @@
 # Renders the HTML pages of `analyze --html` and `diff --html` in headless Chromium and fails when
 # the browser logs a console message (a script or resource error) or a page tries the network.
 # With a directory as $2, also writes a screenshot of each page there (html-analyze.png,
-# html-diff.png). Exits 77 (ctest: skipped) when no chromium is installed.
+# html-diff.png, and html-overview-256.png of a generated 256-rank job when bench/gen_multirank_job
+# is built). Exits 77 (ctest: skipped) when no chromium is installed.
 #
 #   tools/html_check.sh BIN [SCREENSHOT_DIR]      BIN: build/cli/overlapscope
 set -euo pipefail
@@ -19,8 +20,20 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 "$bin" analyze tests/data/kineto/ag_overlap --html "$tmp/analyze.html" >/dev/null
 "$bin" diff tests/data/kineto/ag_sequential tests/data/kineto/ag_overlap --html "$tmp/diff.html" >/dev/null
+pages=(analyze diff)
+# A generated 256-rank job (straggler rank 201, pageable copies on rank 70): the job overview's
+# heat map, with per-rank sections only for the two ranks that stand out (html-overview-256.png).
+gen="$(dirname "$bin")/../bench/gen_multirank_job"
+if [[ -x "$gen" ]]; then
+  "$gen" tests/data/kineto/ag_overlap/rank0.json "$tmp/job256" 256 --tiles 2 --straggler 201 --delay-us 300 \
+    --pageable 70 >/dev/null
+  "$bin" analyze "$tmp/job256" --html "$tmp/overview-256.html" >/dev/null
+  pages+=(overview-256)
+else
+  echo "html_check: $gen not built: the 256-rank page is not checked"
+fi
 status=0
-for page in analyze diff; do
+for page in "${pages[@]}"; do
   if grep -Eq '<script|https?://|<link|@import|url\(' "$tmp/$page.html"; then
     echo "html_check: $page.html refers to something outside the page"
     status=1
@@ -28,6 +41,7 @@ for page in analyze diff; do
   shot=()
   height=2600
   [[ $page == diff ]] && height=4200  # the verdict and deltas, then both sides down to their findings
+  [[ $page == overview-256 ]] && height=1500  # the header and the job overview
   [[ -n "$shots" ]] && shot=("--window-size=1200,$height" "--screenshot=$shots/html-$page.png")
   rm -rf "$tmp/profile"
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -44,5 +58,5 @@ for page in analyze diff; do
     status=1
   fi
 done
-[[ $status -eq 0 ]] && echo "html_check: both pages render in $("$browser" --version 2>/dev/null | head -1) with no console message"
+[[ $status -eq 0 ]] && echo "html_check: ${pages[*]} render in $("$browser" --version 2>/dev/null | head -1) with no console message"
 exit $status

@@ -33,6 +33,9 @@ struct Template {
   ojson header;  // every key but traceEvents
   std::vector<EventTemplate> events;
   int64_t start_ns = 0, end_ns = 0, id_stride = 1, step_stride = 1, collectives = 0, carried = 0;
+  int64_t copy_id = 0;                   // the pageable copy's correlation id in tile 0 (id_stride - 1)
+  std::string runtime_pid, runtime_tid;  // of the first cuda_runtime event (JSON values as dumped)
+  std::string kernel_pid, kernel_tid, kernel_device, kernel_stream;  // of the first kernel
 };
 
 const char* const kMark[] = {"\"@@0@@\"", "\"@@1@@\"", "@@2@@", "\"@@3@@\""};
@@ -89,7 +92,22 @@ absl::StatusOr<Template> Load(const std::string& path, int ranks) {
         if (e["args"].contains(k) && e["args"][k].is_number_integer())
           max_id = std::max(max_id, e["args"][k].get<int64_t>());
   }
-  t.id_stride = max_id + 1;
+  t.id_stride = max_id + 2;  // one id per tile for the pageable copy (JobSpec::pageable_rank)
+  t.copy_id = max_id + 1;
+  for (const ojson& e : doc["traceEvents"]) {
+    if (!e.contains("cat") || !e.contains("pid") || !e.contains("tid")) continue;
+    if (e["cat"] == "cuda_runtime" && t.runtime_pid.empty()) {
+      t.runtime_pid = e["pid"].dump();
+      t.runtime_tid = e["tid"].dump();
+    }
+    if (e["cat"] == "kernel" && t.kernel_pid.empty() && e.contains("args") && e["args"].contains("device") &&
+        e["args"].contains("stream")) {
+      t.kernel_pid = e["pid"].dump();
+      t.kernel_tid = e["tid"].dump();
+      t.kernel_device = e["args"]["device"].dump();
+      t.kernel_stream = e["args"]["stream"].dump();
+    }
+  }
   for (ojson e : doc["traceEvents"]) {
     std::map<Slot, int64_t> v;
     const bool timed = e.contains("ts") && e["ts"].is_number();
@@ -155,8 +173,12 @@ absl::StatusOr<Template> Load(const std::string& path, int ranks) {
   return t;
 }
 
+int64_t CopySlotNs(const JobSpec& s) {
+  return s.pageable_rank >= 0 ? std::max<int64_t>(0, s.pageable_copy_ns) + 50000 : 0;
+}
+
 int64_t Period(const Template& t, const JobSpec& s) {
-  return (t.end_ns - t.start_ns) + s.jitter_ns + std::max<int64_t>(0, s.straggler_delay_ns) + 100000;
+  return (t.end_ns - t.start_ns) + s.jitter_ns + std::max<int64_t>(0, s.straggler_delay_ns) + 100000 + CopySlotNs(s);
 }
 
 void AppendTs(std::string& o, int64_t ns) {
@@ -205,6 +227,26 @@ void AppendTile(const Template& t, const JobSpec& s, int64_t period, int rank, i
     }
     o += e.pieces.back();
   }
+  if (rank != s.pageable_rank || t.runtime_pid.empty() || t.kernel_pid.empty()) return;
+  // The pageable copy, 20 µs after the tile's last event: the call blocks the host while the
+  // copy runs (it starts 2 µs into the call and ends 2 µs before it returns).
+  const int64_t at = t.end_ns + off + 20000, id = t.copy_id + k * t.id_stride,
+                dur = std::max<int64_t>(8000, s.pageable_copy_ns);
+  if (!*first) o += ",\n";
+  *first = false;
+  o += absl::StrCat("{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":", t.runtime_pid,
+                    ",\"tid\":", t.runtime_tid, ",\"ts\":");
+  AppendTs(o, at);
+  o += ",\"dur\":";
+  AppendTs(o, dur);
+  absl::StrAppend(&o, ",\"args\":{\"cbid\":41,\"correlation\":", id, "}},\n");
+  absl::StrAppend(&o, "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":",
+                  t.kernel_pid, ",\"tid\":", t.kernel_tid, ",\"ts\":");
+  AppendTs(o, at + 2000);
+  o += ",\"dur\":";
+  AppendTs(o, dur - 4000);
+  absl::StrAppend(&o, ",\"args\":{\"device\":", t.kernel_device, ",\"stream\":", t.kernel_stream,
+                  ",\"correlation\":", id, ",\"bytes\":4194304}}");
 }
 
 absl::StatusOr<int64_t> WriteRank(const Template& t, const JobSpec& s, int64_t period, int rank) {

@@ -4,8 +4,8 @@
 //
 // Tile k of rank r is the template shifted by OffsetNs(r, k) = k * period + jitter(r, k)
 // (+ straggler_delay_ns for the straggler rank), where period = the template's span + the
-// largest jitter + the delay + 100 µs, and jitter(r, k) is a deterministic hash in
-// [0, jitter_ns). Correlation ids, external ids, flow ids and ProfilerStep numbers are renumbered
+// largest jitter + the delay + 100 µs (+ the pageable copy and 50 µs, JobSpec::pageable_rank), and jitter(r, k) is a
+// deterministic hash in [0, jitter_ns). Correlation ids, external ids, flow ids and ProfilerStep numbers are renumbered
 // per tile; every collective gets the same communicator and sequence number ("Seq": tile *
 // collectives per tile + its index) on every rank, and distributedInfo names rank r of N. Since
 // a tile is the same events shifted, every analysis figure of a tile is shift-invariant: each
@@ -31,6 +31,13 @@ struct JobSpec {
   int64_t jitter_ns = 20000;
   int straggler = -1;  // rank that arrives late in every tile; -1: none
   int64_t straggler_delay_ns = 0;
+  // A rank that copies pageable host memory once per tile: after the tile's events, a
+  // cudaMemcpyAsync of `pageable_copy_ns` on the template's first runtime thread and its
+  // "Memcpy HtoD (Pageable -> Device)" on the first kernel's stream (a pageable-async-copy
+  // finding; the host blocked for the copy). -1: none. With one, the period grows by the copy
+  // plus 50 µs for every rank (the other ranks' events are unchanged).
+  int pageable_rank = -1;
+  int64_t pageable_copy_ns = 400000;
   uint64_t seed = 1;
   // Hosts: ranks [h * ranks_per_host, (h + 1) * ranks_per_host) name host "node<h>" (the
   // trace's host_name), and host h's clock reads HostClockNs(h) = h * host_clock_step_ns ahead

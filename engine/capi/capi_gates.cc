@@ -40,11 +40,11 @@ json ValueOf(const std::optional<report::Metric>& m) {
 
 // One check per rank and gate, as the engine judged them on the typed report (rank by rank, each
 // rank's gates in order, with the lines the CLI prints).
-int CheckGates(const ovs_report& r, const std::vector<std::string>& gates, json* checks, bool* passed) {
-  absl::StatusOr<engine::GateOutcome> outcome = engine::EvaluateGates(r.analysis, gates);
+int CheckGates(const report::Report& r, const std::vector<std::string>& gates, json* checks, bool* passed) {
+  absl::StatusOr<engine::GateOutcome> outcome = engine::EvaluateGates(r, gates);
   if (!outcome.ok()) return Fail(OVS_BAD_ARGUMENT, outcome.status());
   *passed = outcome->passed;
-  const std::vector<report::RankReport>& ranks = r.analysis.report().ranks;
+  const std::vector<report::RankReport>& ranks = r.ranks;
   std::vector<std::string> metrics;  // of each gate (EvaluateGates parsed them: they parse)
   for (const std::string& g : gates) {
     absl::StatusOr<report::Gate> parsed = report::ParseGate(g);
@@ -91,6 +91,18 @@ int ExportChrome(const ovs_report& r, const std::string& path, json* out) {
 }
 
 }  // namespace
+
+int ReportGates(const report::Report& r, const char* gates_json, char** out) {
+  *out = nullptr;
+  std::vector<std::string> gates;
+  if (int rc = ReadGates(gates_json, &gates); rc != OVS_OK) return rc;
+  json checks = json::array();
+  bool passed = true;
+  if (!gates.empty())
+    if (int rc = CheckGates(r, gates, &checks, &passed); rc != OVS_OK) return rc;
+  return Give(Dump(json{{"passed", passed}, {"checks", std::move(checks)}}), out);
+}
+
 }  // namespace overlapscope::capi
 
 namespace capi = overlapscope::capi;
@@ -102,14 +114,7 @@ extern "C" {
 int ovs_report_gates(const ovs_report* report, const char* gates_json, char** out) {
   return capi::Guard("checking the gates", [&] {
     if (report == nullptr || out == nullptr) return capi::Fail(OVS_BAD_ARGUMENT, "ovs_report_gates: NULL argument");
-    *out = nullptr;
-    std::vector<std::string> gates;
-    if (int rc = capi::ReadGates(gates_json, &gates); rc != OVS_OK) return rc;
-    json checks = json::array();
-    bool passed = true;
-    if (!gates.empty())
-      if (int rc = capi::CheckGates(*report, gates, &checks, &passed); rc != OVS_OK) return rc;
-    return capi::Give(capi::Dump(json{{"passed", passed}, {"checks", std::move(checks)}}), out);
+    return capi::ReportGates(report->analysis.report(), gates_json, out);
   });
 }
 

@@ -18,6 +18,11 @@ struct ovs_report {
   overlapscope::engine::Analysis analysis;
 };
 
+// A job's report assembled from its ranks' parts (ovs_job_assemble). Immutable.
+struct ovs_job {
+  overlapscope::report::Report report;
+};
+
 namespace overlapscope::capi {
 
 // Records the failure for ovs_last_error() and returns `code`.
@@ -45,6 +50,9 @@ int Guard(const char* what, F&& f) noexcept {
     return Fail(OVS_ERROR, std::string(what) + " failed");
   }
 }
+
+// ovs_report_gates' answer for any report (capi_gates.cc): *out the JSON, or an error code.
+int ReportGates(const report::Report& r, const char* gates_json, char** out);
 
 // Builds the report of `session` with the analysis options of `options_json`; OVS_BAD_ARGUMENT
 // for bad options, OVS_BAD_INPUT for an unreadable rules file.

@@ -185,6 +185,22 @@ int ReadRenderOptions(const char* json_text, engine::RenderOptions* render) {
     else
       r.Bad("collectives", "expected an integer >= 0 or \"all\"");
   }
+  if (const json* v = r.Raw("ranks")) {  // "all", a count, or a list of rank numbers
+    std::string text;
+    if (v->is_string()) {
+      text = v->get<std::string>();
+    } else if (v->is_number_unsigned()) {
+      text = std::to_string(v->get<uint64_t>());
+    } else if (v->is_array()) {
+      for (const json& x : *v) text += (text.empty() ? "" : ",") + (x.is_number_unsigned() ? x.dump() : "?");
+      if (v->size() == 1) text += ",";  // one rank number, not a count
+    }
+    auto sel = report::ParseRankSelection(text.empty() ? "?" : text);
+    if (sel.ok())
+      render->ranks = *sel;
+    else
+      r.Bad("ranks", "expected \"all\", an integer >= 0 or a list of rank numbers");
+  }
   return r.Finish();
 }
 

@@ -85,7 +85,8 @@ OVS_API void ovs_report_free(ovs_report* report);
 
 /* The report as `format`: "json" (schema overlapscope.report/1, byte for byte the CLI's
  * `analyze --json`), "text", "markdown", or "explain-classes". options_json:
- *   collectives   integer >= 0 or "all": matched collective instances listed by text/Markdown */
+ *   collectives   integer >= 0 or "all": matched collective instances listed by text/Markdown
+ *   ranks         "all", integer >= 0 or [rank, ...]: text/Markdown detail blocks (--ranks) */
 OVS_API int ovs_report_render(const ovs_report* report, const char* format, const char* options_json, char** out);
 
 /* Checks gates ("METRIC OP NUMBER", OP one of >= <= > < ==; METRIC a key of a rank's summary)
@@ -113,6 +114,23 @@ OVS_API int ovs_report_info(const ovs_report* report, const char* format, char**
 /* The same without analyzing: loads `paths` (options: align_clocks, threads). */
 OVS_API int ovs_info(const char* const* paths, size_t n_paths, const char* options_json, const char* format,
                      char** out);
+
+/* A training job's report assembled in the job (python/overlapscope/torch.py; engine/reduce.h
+ * ReduceRankPart, AssembleParts). Each process reduces its own rank's trace to a part: *out
+ * receives *out_len bytes (binary, not NUL-terminated; release with ovs_free); options as for
+ * ovs_analyze (the critical path is not computed: it needs every rank's events). One process
+ * gathers every rank's part and assembles the job: parts[i] (lens[i] bytes) is process i of the
+ * job, names[i] its trace's path (the report's inputs; need not exist here). OVS_BAD_INPUT for a
+ * trace that cannot be read or a part that is not one; release the job with ovs_job_free. */
+typedef struct ovs_job ovs_job;
+OVS_API int ovs_reduce_rank(const char* path, const char* options_json, char** out, size_t* out_len);
+OVS_API int ovs_job_assemble(const char* const* names, const char* const* parts, const size_t* lens, size_t n,
+                             const char* options_json, ovs_job** out);
+/* As ovs_report_render (formats json, text, markdown; options collectives, ranks: "all", a count
+ * or an array of rank numbers) and ovs_report_gates, for the job. */
+OVS_API int ovs_job_render(const ovs_job* job, const char* format, const char* options_json, char** out);
+OVS_API int ovs_job_gates(const ovs_job* job, const char* gates_json, char** out);
+OVS_API void ovs_job_free(ovs_job* job);
 
 /* In-process capture (CUPTI) of this process's GPU work. 1 when this build has it; without it
  * ovs_capture_start returns OVS_UNAVAILABLE. */

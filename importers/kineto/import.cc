@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/natural_order.h"
 #include "base/status_macros.h"
 #include "importers/kineto/input_stream.h"
 
@@ -132,7 +133,7 @@ absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::
       if (entry.is_regular_file(ec)) names.push_back(name);
     }
     if (ec) return absl::InvalidArgumentError(absl::StrCat(p, ": offset 0: cannot list directory: ", ec.message()));
-    std::sort(names.begin(), names.end());
+    std::sort(names.begin(), names.end(), base::NaturalLess);  // rank2 before rank10
     absl::flat_hash_set<std::string> present(names.begin(), names.end());
     size_t found = 0;
     for (const std::string& name : names) {

@@ -62,6 +62,21 @@ def _declare(lib):
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = res, args
+    # The job's report assembled in the job (overlapscope.job): newer than the rest of ABI 1, so
+    # a library without them still loads (overlapscope.job says what is missing).
+    size_p = ctypes.POINTER(ctypes.c_size_t)
+    job = {
+        "ovs_reduce_rank": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, out_str, size_p]),
+        "ovs_job_assemble": (ctypes.c_int, [c_char_pp, c_char_pp, size_p, ctypes.c_size_t, ctypes.c_char_p,
+                                            out_handle]),
+        "ovs_job_render": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, out_str]),
+        "ovs_job_gates": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, out_str]),
+        "ovs_job_free": (None, [ctypes.c_void_p]),
+    }
+    for name, (res, args) in job.items():
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype, fn.argtypes = res, args
 
 
 def _open(path):

@@ -149,7 +149,7 @@ class Report:
     def summary_text(self):
         """One screen: the text report's header, each rank's summary block (the lines up to its
         first table) and the cross-rank summary; the tables are left out."""
-        wanted = ("== rank", "== pid", "== collectives across ranks")
+        wanted = ("== job overview", "== rank", "== pid", "== collectives across ranks")
         out, keep, block, in_section = [], True, True, False
         for line in self.text(collectives=0).splitlines():
             if line.startswith("== "):

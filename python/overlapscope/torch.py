@@ -26,9 +26,22 @@ and an exception there leaves the profiler half-switched (in a GPU check, a proc
 there died of a segmentation fault afterwards). With on_fail="log" the failure is logged on the logger "overlapscope"
 (a warning for a gate, an error otherwise) and training goes on.
 
+In a distributed job (torch.distributed initialized with more than one rank; job="auto", the
+default, or job=True), each cycle also makes one report of the whole job: every rank reduces its
+own trace to a part (overlapscope.job.reduce_rank: a few KB plus about 100 bytes per collective),
+the parts are gathered to the group's first rank with one torch.distributed.gather_object (gloo
+and NCCL alike; NCCL needs torch.cuda.set_device, as every NCCL job does), which assembles them
+(collectives matched across ranks, the straggler summary, the job overview with the ranks that
+stand out) and prints the job overview; every other rank prints one line. The gates then apply to
+the job: "overlap_ratio>=0.5" means no rank below 0.5, and collective_times_last or
+collective_wait_ns, which only the job knows, can be gated. The verdict is sent back to every rank
+(one broadcast_object_list of a few bytes), so that all ranks raise or log together: a rank that
+raised alone would leave the others waiting in their next collective. handler.job is the last
+JobReport (on the gathering rank; None elsewhere).
+
 torch is not imported by this module; only the profiler object torch hands over is used (its
 export_chrome_trace and step_num; step and stop are wrapped on that object to raise deferred
-failures).
+failures), and torch.distributed when the job is distributed.
 """
 
 import logging
@@ -65,15 +78,33 @@ def _inside(prof, method):
     return False
 
 
+def _distributed(mode):
+    """torch.distributed when this cycle makes a job report (initialized, more than one rank,
+    mode "auto" or True), else None. torch is imported only if the program already did."""
+    if mode is False:
+        return None
+    torch = sys.modules.get("torch")
+    dist = getattr(torch, "distributed", None) if torch is not None else None
+    try:
+        if dist is None or not dist.is_available() or not dist.is_initialized() or dist.get_world_size() < 2:
+            return None
+    except Exception:  # a torch without a working distributed package
+        return None
+    return dist
+
+
 class TraceHandler:
     """The callable on_trace_ready() returns. After each cycle: `report` (the last Report),
     `history` (one dict per cycle: step, trace, pftrace, passed, gate lines)."""
 
     def __init__(self, out_dir, require=(), trace=False, on_fail="raise", worker_name=None, use_gzip=False,
-                 print_summary=True, file=None, **analysis):
+                 print_summary=True, file=None, job="auto", group=None, **analysis):
         from . import check_gates
         if on_fail not in ("raise", "log"):
             raise errors.OptionError("on_fail=%r: expected \"raise\" or \"log\"" % (on_fail,))
+        if job not in ("auto", True, False):
+            raise errors.OptionError("job=%r: expected \"auto\", True or False" % (job,))
+        self.job_mode, self.group, self.job = job, group, None
         self.out_dir = os.fspath(out_dir)
         self.require = [require] if isinstance(require, str) else list(require)
         if self.require:
@@ -129,6 +160,10 @@ class TraceHandler:
             entry["pftrace"] = _pftrace_path(path, self.trace)
             os.makedirs(os.path.dirname(entry["pftrace"]) or ".", exist_ok=True)
             report.export(entry["pftrace"])
+        dist = _distributed(self.job_mode)
+        if dist is not None:
+            from ._job_cycle import job_cycle
+            return job_cycle(self, dist, path, report, entry)
         result = report.gates(self.require) if self.require else None
         if result is not None:
             entry["passed"], entry["gates"] = result.passed, [c.line for c in result.checks]
@@ -183,7 +218,7 @@ class TraceHandler:
 
 
 def on_trace_ready(out_dir, require=(), trace=False, on_fail="raise", worker_name=None, use_gzip=False,
-                   print_summary=True, file=None, **analysis):
+                   print_summary=True, file=None, job="auto", group=None, **analysis):
     """A handler for torch.profiler.profile(on_trace_ready=...); see the module doc.
 
     out_dir, worker_name, use_gzip: as torch.profiler.tensorboard_trace_handler.
@@ -192,6 +227,9 @@ def on_trace_ready(out_dir, require=(), trace=False, on_fail="raise", worker_nam
     on_fail: "raise" (GateError, from the profiler's next step() or its stop()) or "log" (logger
       "overlapscope"); see the module doc.
     print_summary, file: print the one-screen summary to `file` (default sys.stdout).
+    job: "auto" (default: a job report when torch.distributed is initialized with >= 2 ranks), True
+      (the same), False (each rank on its own); group: the process group (default the world).
     analysis: options of overlapscope.analyze() (comm_kernel=..., top=..., ...).
     """
-    return TraceHandler(out_dir, require, trace, on_fail, worker_name, use_gzip, print_summary, file, **analysis)
+    return TraceHandler(out_dir, require, trace, on_fail, worker_name, use_gzip, print_summary, file, job, group,
+                        **analysis)
