@@ -11,6 +11,25 @@
 namespace overlapscope::analyze {
 namespace {
 
+// Runs `a` on a new thread and `b` on this one, or both here (a after b) when not `parallel` or
+// no thread can be had. Each writes its own results: the outcome is the same either way.
+template <typename A, typename B>
+void Beside(bool parallel, A&& a, B&& b) {
+  std::thread worker;
+  if (parallel) {
+    try {
+      worker = std::thread(a);
+    } catch (const std::system_error&) {
+      parallel = false;
+    }
+  }
+  b();
+  if (parallel)
+    worker.join();
+  else
+    a();
+}
+
 void Summaries(const model::Trace& t, AnalysisResult& r) {
   for (size_t p = 0; p < t.processes().size(); ++p) {
     RankSummary s;
@@ -109,25 +128,13 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
     ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
     ComputeLaunchStats(ctx, &r.launch);
   };
-  bool parallel = options.threads > 1;
-  std::thread worker;
-  if (parallel) {
-    try {
-      worker = std::thread(side_b);
-    } catch (const std::system_error&) {
-      parallel = false;  // no thread available: run everything here
-    }
-  }
-  if (parallel) {
-    side_a();
-    worker.join();
-  } else {
-    side_a();
-    side_b();
-  }
-  ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
+  const bool parallel = options.threads > 1;
+  Beside(parallel, side_b, side_a);
+  // The sync points need both sides; the collectives across ranks read only the model.
+  Beside(
+      parallel, [&] { r.cross_rank = AnalyzeCrossRank(trace); },
+      [&] { ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync); });
   r.iterations = std::move(ctx.iters);
-  r.cross_rank = AnalyzeCrossRank(trace);
   if (auto s = PathsAndConcurrency(trace, ctx, options, r); !s.ok()) return s;
   Summaries(trace, r);
   return r;
