@@ -9,7 +9,8 @@
 #    not Debian packages; HTA comes from PyPI): said so otherwise.
 #
 #   bench/e2e_bench.sh BUILD_DIR [SCRATCH] [REPEAT]      e.g. bench/e2e_bench.sh build /tmp/e2e 3
-# THREADS="1 2 16" for other counts. The inputs are made once in SCRATCH (kept; about 550 MB) by
+# THREADS="1 2 16" for other counts; BASE=OTHER_BINARY also measures an earlier overlapscope
+# (without --threads: its own default) in the same run, the anchor of the figures. The inputs are made once in SCRATCH (kept; about 550 MB) by
 # bench/gen_kineto_trace from tests/data/kineto/a2a_async/rank0.json.gz (as docs/PERFORMANCE.md's
 # import figures are).
 set -euo pipefail
@@ -40,6 +41,10 @@ measure() {
     printf "%-40s wall %6.2f s  cpu %6.2f s  peak %5.0f MB (%.2fx)  %5.0f MB/s\n",
       l, w, u + s, r / 1024, r * 1024 / b, b / 1e6 / w }'
 }
+if [[ -n "${BASE:-}" ]]; then
+  measure "BASE analyze --json .json" "$BASE" analyze "$json" --json
+  measure "BASE analyze --json .json.gz" "$BASE" analyze "$gz" --json
+fi
 for n in $threads; do
   measure "analyze --json .json    --threads $n" "$bin" analyze "$json" --json --threads "$n"
   measure "analyze --json .json.gz --threads $n" "$bin" analyze "$gz" --json --threads "$n"
