@@ -1,8 +1,11 @@
 #include "analyze/analysis.h"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "analyze/context.h"
 #include "analyze/path_analyses.h"
@@ -10,6 +13,27 @@
 
 namespace overlapscope::analyze {
 namespace {
+
+// Runs every task, on up to `threads` threads (this one included), each task once; in the
+// given order on this thread when threads <= 1 or no thread can be had. Each task writes only
+// its own results, so the outcome is the same at any count.
+void RunAll(int threads, const std::vector<std::function<void()>>& tasks) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) tasks[i]();
+  };
+  std::vector<std::thread> pool;
+  const size_t extra = std::min(static_cast<size_t>(std::max(threads, 1) - 1), tasks.size() - 1);
+  for (size_t k = 0; k < extra; ++k) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // fewer threads: the others take the rest
+    }
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+}
 
 void Summaries(const model::Trace& t, AnalysisResult& r) {
   for (size_t p = 0; p < t.processes().size(); ++p) {
@@ -95,39 +119,25 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   if (auto s = CheckGroups(options.groups); !s.ok()) return s;
   Context ctx(trace, options);
   if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
-  // Overlap/HTA and blocking/idle/launch statistics only read the context: run them side by
-  // side, then the sync points, which need both.
-  auto side_a = [&] {
-    ComputeOverlap(ctx, &r.overlap);
-    if (ctx.opt.hta_both_filters)
-      ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
-    else
-      ComputeHtaCompat(ctx, &r.hta);
-  };
-  auto side_b = [&] {
-    ComputeBlocking(ctx, &r.blocking);
-    ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
-    ComputeLaunchStats(ctx, &r.launch);
-  };
-  bool parallel = options.threads > 1;
-  std::thread worker;
-  if (parallel) {
-    try {
-      worker = std::thread(side_b);
-    } catch (const std::system_error&) {
-      parallel = false;  // no thread available: run everything here
-    }
-  }
-  if (parallel) {
-    side_a();
-    worker.join();
-  } else {
-    side_a();
-    side_b();
-  }
-  ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
+  // Overlap, HTA's figures, blocking then idle, and launch statistics only read the context:
+  // they run at once on up to --threads threads; then the sync points, which need overlap and
+  // blocking, beside the collectives across ranks, which read only the model. With one thread
+  // they run in this order.
+  RunAll(options.threads, {[&] { ComputeOverlap(ctx, &r.overlap); },
+                           [&] {
+                             if (ctx.opt.hta_both_filters)
+                               ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
+                             else
+                               ComputeHtaCompat(ctx, &r.hta);
+                           },
+                           [&] {
+                             ComputeBlocking(ctx, &r.blocking);
+                             ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
+                           },
+                           [&] { ComputeLaunchStats(ctx, &r.launch); }});
+  RunAll(options.threads, {[&] { ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync); },
+                           [&] { r.cross_rank = AnalyzeCrossRank(trace); }});
   r.iterations = std::move(ctx.iters);
-  r.cross_rank = AnalyzeCrossRank(trace);
   if (auto s = PathsAndConcurrency(trace, ctx, options, r); !s.ok()) return s;
   Summaries(trace, r);
   return r;

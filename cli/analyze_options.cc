@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/load.h"
 #include "cli/option_values.h"
 
 namespace overlapscope::cli {
@@ -66,6 +68,9 @@ bool ParseNumbers(const char* command, const ParsedArgs& args, engine::AnalyzeOp
 }  // namespace
 
 bool ParseAnalyzeOptions(const char* command, const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc) {
+  std::optional<int> threads = ParseThreadsOrReport(command, args, rc);
+  if (!threads) return false;
+  opt->threads = *threads;
   *rc = kExitUsage;
   for (const char* flag : {"comm-kernel", "compute-kernel", "memory-kernel"})
     for (const std::string& re : args.All(flag)) {

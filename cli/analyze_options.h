@@ -8,7 +8,8 @@
 
 namespace overlapscope::cli {
 
-// The analysis options of the command line; on an error prints "overlapscope COMMAND: ...",
+// The analysis options of the command line (--threads included: AnalyzeOptions::threads, also
+// the parser threads the command loads with); on an error prints "overlapscope COMMAND: ...",
 // sets *rc (kExitUsage, or kExitBadInput for an unreadable or invalid --classes file) and returns
 // false.
 bool ParseAnalyzeOptions(const char* command, const ParsedArgs& args, engine::AnalyzeOptions* opt, int* rc);

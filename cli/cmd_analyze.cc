@@ -65,6 +65,7 @@ const CommandSpec kSpec{
       "the rest of the report is the same as without it). Chosen by itself, with a note on stderr, when one "
       "model of the job would exceed the memory budget and nothing needs one model"},
      {"jobs", "N", "with --per-rank (implies it): ranks reduced at once (default: the machine's cores)"},
+     ThreadsFlag(),
      {"memory-budget", "SIZE",
       "with --per-rank (implies it): memory for the ranks in flight, e.g. 8G (default: half the physical memory, "
       "or OVERLAPSCOPE_MEMORY_BUDGET bytes)"},
@@ -142,7 +143,7 @@ int RunAnalyze(int argc, char** argv) {
                                                              : engine::ReportFormat::kText;
   if (WantsPerRank(args) || AutoPerRank(args)) return RunAnalyzePerRank(args, opt, render, format, gates);
   rc = kExitOk;
-  auto session = LoadOrReport("analyze", args.positionals, args.Get("align-clocks"), &rc);
+  auto session = LoadOrReport("analyze", args.positionals, args.Get("align-clocks"), &rc, true, opt.threads);
   if (!session) return rc;
   if (!StrictCheckOrReport("analyze", *session, args.Has("strict"), false, &rc)) return rc;
   auto analysis = engine::Analyze(*session, opt);

@@ -53,7 +53,8 @@ const CommandSpec kSpec{
      {"runtime-cutoff", "TIME", "launch calls longer than this are outliers (default 50us)"},
      {"launch-delay-cutoff", "TIME", "launch delays above this are outliers (default 100us)"},
      {"top", "N", "kernel names kept per class and side (default 100 for traces; a saved report keeps its own)"},
-     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"}},
+     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"},
+     ThreadsFlag()},
     "Gate metrics are step_time_ns (median per-iteration step time) and the keys of each rank's\n"
     "\"summary\" in the JSON report. A comparison is strict: an unchanged metric never fails.\n"
     "Significance: two-sided rank-sum test over iterations, p < 0.01 and medians > 1% apart; with\n"
@@ -103,7 +104,7 @@ SideResult Side(const std::string& path, const engine::AnalyzeOptions& opt, cons
     out.report = std::move(r).value();
     return out;
   }
-  auto session = LoadOrReport("diff", {path}, align, &out.rc, progress);
+  auto session = LoadOrReport("diff", {path}, align, &out.rc, progress, opt.threads);
   if (!session) return out;
   auto analysis = engine::Analyze(*session, opt);
   if (!analysis.ok()) {

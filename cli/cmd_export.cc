@@ -49,6 +49,7 @@ const CommandSpec kSpec{
       "OUT is a directory (created): one .pftrace per rank and overview.pftrace (implied by --jobs, "
       "--memory-budget, or OUT ending in '/' or naming an existing directory)"},
      {"jobs", "N", "with --per-rank: ranks read at once (default: the machine's cores)"},
+     ThreadsFlag(),
      {"memory-budget", "SIZE",
       "with --per-rank: estimated memory of the ranks in flight, e.g. 8G (default: half the physical "
       "memory; one rank always runs)"}},
@@ -168,13 +169,16 @@ int RunExport(int argc, char** argv) {
     return Usage("--analyze draws on Perfetto tracks; Chrome JSON keeps the events only");
 
   int rc = kExitOk;
-  auto session = LoadOrReport("export", args.positionals, args.Get("align-clocks"), &rc);
+  std::optional<int> threads = ParseThreadsOrReport("export", args, &rc);
+  if (!threads) return rc;
+  auto session = LoadOrReport("export", args.positionals, args.Get("align-clocks"), &rc, true, *threads);
   if (!session) return rc;
   if (!StrictCheckOrReport("export", *session, args.Has("strict"), true, &rc)) return rc;
   if (*format == engine::TraceFormat::kPerfetto) {
     std::optional<engine::Analysis> analysis;
     if (args.Has("analyze")) {
       engine::AnalyzeOptions ao;
+      ao.threads = *threads;
       ao.keep_critical_path = true;  // drawn as the "critical path" track
       auto a = engine::Analyze(*session, ao);
       if (!a.ok()) return Fail("analysis failed: ", a.status());

@@ -20,7 +20,8 @@ const CommandSpec kSpec{"info",
                          {"strict", "", "exit 2 when part of the input could not be read (data-loss warnings)"},
                          {"align-clocks", "off|auto|on",
                           "align the clocks of several hosts by matched collectives (default auto); the "
-                          "time span is then that of the aligned trace"}},
+                          "time span is then that of the aligned trace"},
+                         ThreadsFlag()},
                         "exit codes: 0 ok, 2 a trace cannot be read (with --strict: or part of it), 64 bad "
                         "command line"};
 
@@ -30,7 +31,9 @@ int RunInfo(int argc, char** argv) {
   ParsedArgs args;
   if (int rc = ParseOrExit(kSpec, argc, argv, args); rc >= 0) return rc;
   int rc = kExitOk;
-  auto session = LoadOrReport("info", args.positionals, args.Get("align-clocks"), &rc);
+  std::optional<int> threads = ParseThreadsOrReport("info", args, &rc);
+  if (!threads) return rc;
+  auto session = LoadOrReport("info", args.positionals, args.Get("align-clocks"), &rc, true, *threads);
   if (!session) return rc;
   auto out = engine::DescribeSession(*session, args.Has("json"));
   if (!out.ok()) {

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 #include <vector>
 
 #include "base/natural_order.h"
 #include "cli/args.h"
+#include "cli/option_values.h"
 
 namespace overlapscope::cli {
 
@@ -23,7 +25,7 @@ std::optional<engine::ClockAlign> ParseAlignOrReport(const std::string& command,
 }
 
 std::optional<engine::Session> LoadOrReport(const std::string& command, const std::vector<std::string>& paths,
-                                            const std::string& align, int* exit_code, bool progress) {
+                                            const std::string& align, int* exit_code, bool progress, int threads) {
   if (paths.empty()) {
     std::fprintf(stderr, "overlapscope %s: no trace given (see --help)\n", command.c_str());
     *exit_code = kExitUsage;
@@ -33,6 +35,7 @@ std::optional<engine::Session> LoadOrReport(const std::string& command, const st
   if (!mode) return std::nullopt;
   engine::LoadOptions options;
   options.align_clocks = *mode;
+  options.threads = threads;
   if (progress && StderrIsTerminal()) {
     options.progress = [](const engine::LoadProgress& p) {
       if (p.total_bytes <= 0) return;
@@ -48,6 +51,22 @@ std::optional<engine::Session> LoadOrReport(const std::string& command, const st
     return std::nullopt;
   }
   return std::move(session).value();
+}
+
+FlagSpec ThreadsFlag() {
+  return {"threads", "N",
+          "threads that read each trace file and run the analyses (default: the machine's cores; 1: one "
+          "thread); the output is the same at any count"};
+}
+
+std::optional<int> ParseThreadsOrReport(const std::string& command, const ParsedArgs& args, int* exit_code) {
+  if (!args.Has("threads")) return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  auto n = ParseIntOption("threads", args.Get("threads"), 1, 256);
+  if (n.ok()) return static_cast<int>(*n);
+  std::fprintf(stderr, "overlapscope %s: %s\n(see 'overlapscope %s --help')\n", command.c_str(),
+               std::string(n.status().message()).c_str(), command.c_str());
+  *exit_code = kExitUsage;
+  return std::nullopt;
 }
 
 bool StrictCheckOrReport(const std::string& command, const engine::Session& session, bool strict, bool print_always,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "engine/session.h"
 
 namespace overlapscope::cli {
@@ -15,8 +16,17 @@ namespace overlapscope::cli {
 // "overlapscope <cmd>: <path>: offset N: reason" (or the usage error of a bad `align`) to stderr,
 // sets *exit_code (kExitBadInput, kExitUsage) and returns nullopt.
 // `progress`: show the reading progress on a terminal (off when two loads run at once).
+// `threads`: parser threads per file (engine::LoadOptions::threads; 0: the machine's cores).
 std::optional<engine::Session> LoadOrReport(const std::string& command, const std::vector<std::string>& paths,
-                                            const std::string& align, int* exit_code, bool progress = true);
+                                            const std::string& align, int* exit_code, bool progress = true,
+                                            int threads = 0);
+
+// The --threads N flag of analyze, info, export and diff: threads that read each trace file and
+// run the analyses (1: one thread, today's order; the output is the same at any count).
+FlagSpec ThreadsFlag();
+// --threads (1..256); absent: the machine's cores (std::thread::hardware_concurrency, at least
+// 1). On a bad value prints the usage error, sets *exit_code to kExitUsage and returns nullopt.
+std::optional<int> ParseThreadsOrReport(const std::string& command, const ParsedArgs& args, int* exit_code);
 
 // --strict for analyze/info/export: when the session has data-loss warnings (part of the input
 // was not understood; engine::Session::import_warnings), prints them to stderr, sets *exit_code

@@ -19,3 +19,14 @@ if(OVERLAPSCOPE_SANITIZE)
     $<IF:$<CXX_COMPILER_ID:Clang>,-gline-tables-only,-g1>)
   add_link_options(-fsanitize=address,undefined)
 endif()
+# OVERLAPSCOPE_TSAN: ThreadSanitizer instead (tools/tsan_check.sh: the parallel parse, inflate
+# and analyses at 16 threads); excludes the other sanitizers and CUDA. Any report fails (halt_on_error
+# in TSAN_OPTIONS, set by the script).
+if(OVERLAPSCOPE_TSAN)
+  if(OVERLAPSCOPE_SANITIZE)
+    message(FATAL_ERROR "OVERLAPSCOPE_TSAN excludes OVERLAPSCOPE_SANITIZE / OVERLAPSCOPE_FUZZ")
+  endif()
+  set(OVERLAPSCOPE_CUDA OFF)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer $<IF:$<CXX_COMPILER_ID:Clang>,-gline-tables-only,-g1>)
+  add_link_options(-fsanitize=thread)
+endif()

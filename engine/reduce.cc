@@ -137,7 +137,8 @@ class Pool {
     try {  // no exception leaves the engine
       std::function<absl::Status(const RankModel&)> each;
       if (o_.each_rank) each = [&](const RankModel& m) { return o_.each_rank(static_cast<int64_t>(i), m); };
-      ASSIGN_OR_RETURN(RankPart p, reduce::ReduceRank(files_[i], a_, top_n_, (*shift_)[i], o_.jobs > 1 ? 1 : 0, each));
+      ASSIGN_OR_RETURN(RankPart p,
+                       reduce::ReduceRank(files_[i], a_, top_n_, (*shift_)[i], o_.jobs > 1 ? 1 : a_.threads, each));
       p.file_bytes = FileBytes(files_[i]);
       // Serialized from now until rendered: what stays in memory is the rank's summary, its
       // global partial and its collective record.

@@ -50,7 +50,8 @@ struct LoadProgress {
 
 struct LoadOptions {
   ClockAlign align_clocks = ClockAlign::kAuto;
-  // Parser threads per Kineto file; 0: up to 2 (a reader thread comes on top).
+  // Parser threads per Kineto file; 0: the machine's cores, at most 32 (a reader thread comes
+  // on top). The trace is the same at any count.
   int threads = 0;
   // Called from the loading thread now and then; may be empty.
   std::function<void(const LoadProgress&)> progress;

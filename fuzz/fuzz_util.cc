@@ -106,4 +106,55 @@ void CheckTrace(const model::Trace& t) {
   }
 }
 
+namespace {
+
+// Everything the parse decides, by native ids and names (so that the order in which the merge
+// met streams, threads and strings does not matter, only what was read).
+// Debian's Abseil has its own string_view.
+absl::string_view Av(std::string_view v) { return absl::string_view(v.data(), v.size()); }
+
+std::string ImportSignature(const model::Trace& t) {
+  std::string s;
+  auto stream = [&](model::StreamId id) {
+    if (id < 0) return std::string("-");
+    const model::Stream& st = t.streams()[id];
+    return absl::StrCat(t.devices()[st.device].ordinal, "/", st.native_id);
+  };
+  auto thread = [&](model::ThreadId id) { return id < 0 ? std::string("-") : absl::StrCat(t.threads()[id].tid); };
+  for (const auto& k : t.kernels())
+    absl::StrAppend(&s, "K", k.start_ns, ",", k.end_ns, ",", stream(k.stream), ",", Av(t.str(k.name)), "\n");
+  for (const auto& m : t.memcpys()) absl::StrAppend(&s, "C", m.start_ns, ",", m.end_ns, ",", stream(m.stream), "\n");
+  for (const auto& m : t.memsets()) absl::StrAppend(&s, "S", m.start_ns, ",", m.end_ns, ",", stream(m.stream), "\n");
+  for (const auto& a : t.api_calls())
+    absl::StrAppend(&s, "A", a.start_ns, ",", a.end_ns, ",", thread(a.thread), ",", a.correlation_id, ",",
+                    Av(t.str(a.name)), "\n");
+  for (const auto& y : t.syncs()) absl::StrAppend(&s, "Y", y.start_ns, ",", y.end_ns, ",", thread(y.thread), "\n");
+  for (const auto& r : t.ranges())
+    absl::StrAppend(&s, "R", r.start_ns, ",", r.end_ns, ",", thread(r.thread), ",", Av(t.str(r.name)), "\n");
+  for (const auto& g : t.gpu_ranges()) absl::StrAppend(&s, "G", g.start_ns, ",", g.end_ns, ",", stream(g.stream), "\n");
+  for (const auto& c : t.collectives()) absl::StrAppend(&s, "L", c.start_ns, ",", c.end_ns, ",", Av(t.str(c.op)), "\n");
+  for (const auto& src : t.sources()) {
+    absl::StrAppend(&s, "Src", src.events_read, ",", src.events_kept, ",", src.skipped(), "\n");
+    for (size_t i = 0; i < src.counts.size(); ++i) absl::StrAppend(&s, " n", i, "=", src.counts[i]);
+    for (const auto& [k, v] : src.details) absl::StrAppend(&s, " d", static_cast<int>(k.first), k.second, "=", v, "\n");
+    for (const std::string& e : src.examples) absl::StrAppend(&s, " ex ", e, "\n");
+  }
+  return s;
+}
+
+}  // namespace
+
+void CheckSameImport(const absl::StatusOr<model::Trace>& one, const absl::StatusOr<model::Trace>& many) {
+  if (one.ok() != many.ok())
+    Fail("one parser thread and several disagree on accepting the input",
+         one.ok() ? many.status().message() : one.status().message());
+  if (!one.ok()) {
+    if (one.status().message() != many.status().message())
+      Fail("one parser thread and several refuse the input differently",
+           absl::StrCat(one.status().message(), " | ", many.status().message()));
+    return;
+  }
+  if (ImportSignature(*one) != ImportSignature(*many)) Fail("one parser thread and several read different traces", "");
+}
+
 }  // namespace overlapscope::fuzz

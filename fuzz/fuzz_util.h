@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "engine/session.h"
 #include "model/trace.h"
@@ -52,8 +53,13 @@ void CheckImportError(const absl::Status& s, const std::string& path);
 // the trace, start <= end, ids in range. Fails on the first violation.
 void CheckTrace(const model::Trace& t);
 
-// Analyzes the session (one thread, default rules) and renders every report (JSON, text,
-// Markdown, explain-classes, every gate) through the engine's API, then encodes Perfetto with and
+// The import of one input with one parser thread and with several (`many`) must agree: both
+// refused with the same message, or both accepted with the same events (kinds, times, names,
+// streams and threads by native id) and the same statistics. Fails otherwise.
+void CheckSameImport(const absl::StatusOr<model::Trace>& one, const absl::StatusOr<model::Trace>& many);
+
+// Analyzes the session (one thread, then four, whose JSON report must be the same; default rules) and renders every
+// report (JSON, text, Markdown, explain-classes, every gate) through the engine's API, then encodes Perfetto with and
 // without the analysis and Chrome JSON of every process. Checks: the trace keeps the model's
 // invariants, the JSON report parses and holds no NaN/inf, the Perfetto bytes decode as protobuf
 // packets, each Chrome document imports back without error. Fails on any violation; an input

@@ -16,6 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.kineto.threads = 1;
   o.kineto.chunk_bytes = 4096;
   auto t = import::ImportAny({f.path()}, o);
+  // The N-thread split (importers/kineto/file_reader.h) must read the same: 4 parts per window.
+  o.kineto.threads = 4;
+  o.kineto.chunk_bytes = 8192;
+  fuzz::CheckSameImport(t, import::ImportAny({f.path()}, o));
   if (!t.ok()) {
     fuzz::CheckImportError(t.status(), f.path());
     return 0;

@@ -85,6 +85,13 @@ void RunPipeline(const engine::Session& session) {
   if (!a.ok()) Fail("Analyze failed with default rules", a.status().message());
   Reports(*a);
   Exports(session.trace(), a->result());
+  // The analyses side by side must give the same report as one after the other.
+  opt.threads = 4;
+  auto a4 = engine::Analyze(session, opt);
+  if (!a4.ok()) Fail("Analyze failed on 4 threads only", a4.status().message());
+  auto j1 = engine::RenderReport(*a, engine::ReportFormat::kJson, {});
+  auto j4 = engine::RenderReport(*a4, engine::ReportFormat::kJson, {});
+  if (!j1.ok() || !j4.ok() || *j1 != *j4) Fail("the JSON report differs between 1 and 4 analysis threads", "");
 }
 
 }  // namespace overlapscope::fuzz

@@ -6,6 +6,8 @@
 #   tools/golden.sh BIN update [INPUT...]   rewrite tests/data/golden/<name>.* from BIN's output
 #   tools/golden.sh BIN check  [INPUT...]   compare; prints a diff and exits 1 on a difference
 #
+# GOLDEN_THREADS=N adds `--threads N` to every command: the outputs must be the same at any
+# thread count (the threads ctests run `check` with 1, 2 and 16).
 # BIN is the overlapscope binary (e.g. build/cli/overlapscope). Run from anywhere: inputs are
 # given to BIN relative to the source root, as the reports record them. Without INPUT: all.
 set -euo pipefail
@@ -20,23 +22,25 @@ if [[ $# -eq 0 ]]; then
 else
   inputs=("$@")
 fi
+th=()
+if [[ -n "${GOLDEN_THREADS:-}" ]]; then th=(--threads "$GOLDEN_THREADS"); fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 # Writes every output of one input into directory $2.
 outputs() {
   local in="$1" out="$2"
-  "$bin" analyze "$in" --json >"$out/analyze.json"
-  "$bin" analyze "$in" >"$out/analyze.txt"
-  "$bin" analyze "$in" --markdown >"$out/analyze.md"
-  "$bin" info "$in" --json >"$out/info.json"
-  "$bin" info "$in" >"$out/info.txt"
+  "$bin" analyze "$in" "${th[@]}" --json >"$out/analyze.json"
+  "$bin" analyze "$in" "${th[@]}" >"$out/analyze.txt"
+  "$bin" analyze "$in" "${th[@]}" --markdown >"$out/analyze.md"
+  "$bin" info "$in" "${th[@]}" --json >"$out/info.json"
+  "$bin" info "$in" "${th[@]}" >"$out/info.txt"
   local x="$tmp/x"
   rm -rf "$x" && mkdir -p "$x"
-  "$bin" export "$in" -o "$x/export.pftrace" >/dev/null
-  "$bin" export "$in" -o "$x/export-analyze.pftrace" --analyze >/dev/null
-  "$bin" export "$in" -o "$x/export-chrome.json" >/dev/null
-  "$bin" analyze "$in" --trace "$x/analyze-trace.pftrace" >/dev/null 2>&1
+  "$bin" export "$in" "${th[@]}" -o "$x/export.pftrace" >/dev/null
+  "$bin" export "$in" "${th[@]}" -o "$x/export-analyze.pftrace" --analyze >/dev/null
+  "$bin" export "$in" "${th[@]}" -o "$x/export-chrome.json" >/dev/null
+  "$bin" analyze "$in" "${th[@]}" --trace "$x/analyze-trace.pftrace" >/dev/null 2>&1
   (cd "$x" && sha256sum $(ls | sort)) >"$out/exports.sha256"
 }
 

@@ -3,10 +3,11 @@
 # CUDA (nvcc, CUPTI, NCCL, cuBLAS) is optional and expected under /usr/local/cuda; without it
 # the CUDA parts (capture, workloads, GPU tests) are skipped by CMake.
 set -euo pipefail
+# libisal-dev: ISA-L igzip, the .json.gz inflater (optional: zlib where absent).
 # clang, libclang-rt-14-dev (libFuzzer, sanitizer runtimes) and clang-format: tools/sanitize.sh,
 # tools/fuzz.sh and tools/check_format.sh.
 pkgs=(cmake ninja-build g++ libabsl-dev nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev
-      libbenchmark-dev python3 python3-pytest python3-pandas libopenmpi-dev libre2-dev libdeflate-dev clang
+      libbenchmark-dev python3 python3-pytest python3-pandas libopenmpi-dev libre2-dev libdeflate-dev libisal-dev clang
       libclang-rt-14-dev clang-format)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -19,7 +19,8 @@
 
 namespace overlapscope::import {
 
-inline constexpr int kMaxParserThreads = 2;
+// Parser threads of one file at most (ImportOptions::threads is clamped to it).
+inline constexpr int kMaxParserThreads = 32;
 
 struct FileContext {
   std::string path;
@@ -27,8 +28,9 @@ struct FileContext {
   model::ProcessId process = model::kNone;
   model::SourceStats stats;
 
-  // Local -> global id maps per parser thread (-1: not mapped yet; filled lazily so that ids
-  // only touched by a discarded speculative parse never reach the builder).
+  // Local -> global id maps per parser thread, extended at each merge in the order the thread's
+  // parse met the ids (DropOut forgets a thread's ids after a discarded speculative parse, so
+  // that none of them reaches the builder).
   std::vector<model::StringId> str_remap[kMaxParserThreads];
   std::vector<model::ThreadId> thread_remap[kMaxParserThreads];
   std::vector<std::pair<model::DeviceId, model::StreamId>> stream_remap[kMaxParserThreads];
@@ -59,6 +61,10 @@ struct FileContext {
 
 // Appends `out` (the chunk output of parser thread `which`) to the builder; clears it.
 void MergeOut(ThreadOut& out, int which, FileContext& ctx);
+
+// Forgets `out` whole (events and the ids its parse met) and parser thread `which`'s id maps:
+// the output of a speculative parse that started at a wrong guess.
+void DropOut(ThreadOut& out, int which, FileContext& ctx);
 
 // Applies end-of-file facts (see above) and stores ctx.stats in the builder. Fails only when
 // baseTimeNanoseconds + ts overflows int64.

@@ -136,7 +136,10 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
   ctx_.builder = &builder;
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
-  block_ = options.chunk_bytes > 0 ? static_cast<size_t>(options.chunk_bytes) : kDefaultBlock;
+  // Default window: 2 MiB per parser thread, 16..32 MiB (two are held: 64 MiB at most).
+  block_ = options.chunk_bytes > 0
+               ? static_cast<size_t>(options.chunk_bytes)
+               : std::clamp(static_cast<size_t>(threads_) * (size_t{2} << 20), kDefaultBlock, 2 * kDefaultBlock);
 }
 
 absl::Status FileReader::ErrorAt(const char* p, std::string_view reason) const {

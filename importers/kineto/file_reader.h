@@ -6,11 +6,14 @@
 // reads (or inflates) the next block into the other, kGap bytes in; at the switch the unparsed
 // tail of the current window (usually part of one event) is copied just before the new block.
 //
-// Parallel chunks: the window's events are split at a guessed event boundary near the middle
-// ('}' ws ',' ws '{'). Thread A parses from the known position, thread B from the guess. B's
-// output is used only when A, parsing sequentially, arrives at exactly the guessed position as
-// the start of an event; otherwise B's work is dropped and A goes on alone. The result (events,
-// order, skips, errors and their offsets) is therefore always that of a sequential parse.
+// Parallel chunks: the window's events are split into one part per parser thread at guessed
+// event boundaries ('}' ws ',' ws '{', searched from the first newline past each 1/N of the
+// window). Part 0 is parsed from the known position, part i from its guess, each up to the next
+// guess, all at once. Part i's output is used only when the parse of part i-1 (itself sequential
+// from a verified start) stopped at exactly part i's start; from the first part that fails this,
+// the speculative work is dropped and the rest of the window is parsed in order. The result
+// (events, order, skips, errors and their offsets) is therefore always that of a sequential
+// parse, whatever the thread count.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "importers/kineto/file_context.h"
@@ -64,6 +68,9 @@ class FileReader {
   absl::Status ParseTopLevelValue(const std::string& key);
   absl::Status ParseEventArray();
   ChunkResult ParseChunk(const char* p, ArrayState state);
+  // p, then the guessed event starts of parts 1.. (increasing; fewer than threads_ in a small
+  // window or where no boundary is found).
+  std::vector<const char*> SplitPoints(const char* p) const;
   void ReserveFromFirstChunk(const char* parsed_to);
   ChunkResult ParseEvents(const char* p, ArrayState state, const char* stop_at, ThreadOut& out) const;
 

@@ -1,8 +1,9 @@
-// The traceEvents array: chunked, two-thread speculative parsing (see file_reader.h).
+// The traceEvents array: chunked, N-thread speculative parsing (see file_reader.h).
 #include <algorithm>
 #include <cstring>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "base/status_macros.h"
 #include "importers/kineto/file_reader.h"
@@ -10,7 +11,7 @@
 namespace overlapscope::import {
 namespace {
 
-constexpr size_t kMinParallelBytes = 4096;  // below this a second thread is not worth it
+constexpr size_t kMinPartBytes = 2048;  // below this a part of its own is not worth a thread
 constexpr size_t kSplitSearchBytes = size_t{1} << 20;
 
 bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -67,48 +68,77 @@ FileReader::ChunkResult FileReader::ParseEvents(const char* p, ArrayState state,
   }
 }
 
-FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) {
+std::vector<const char*> FileReader::SplitPoints(const char* p) const {
   const char* end = End();
-  const char* split = nullptr;
-  if (threads_ >= 2 && static_cast<size_t>(end - p) >= kMinParallelBytes) split = GuessSplit(p, p + (end - p) / 2, end);
-  if (split == nullptr) {
+  std::vector<const char*> splits = {p};
+  const size_t bytes = static_cast<size_t>(end - p);
+  const int parts = static_cast<int>(std::min<size_t>(threads_, bytes / kMinPartBytes));
+  for (int i = 1; i < parts; ++i) {
+    // Start the search at a newline past the i-th fraction: Kineto writes one event per line,
+    // and a JSON string holds no raw newline, so the next event usually begins right there.
+    // Without newlines (minified JSON) the search starts at the fraction itself.
+    const char* from = p + bytes / parts * i;
+    if (from <= splits.back()) from = splits.back() + 1;
+    const char* nl = static_cast<const char*>(std::memchr(from, '\n', std::min<size_t>(end - from, kSplitSearchBytes)));
+    const char* guess = GuessSplit(p, nl != nullptr ? nl : from, end);
+    if (guess != nullptr && guess > splits.back()) splits.push_back(guess);
+  }
+  return splits;
+}
+
+FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) {
+  const std::vector<const char*> splits = threads_ >= 2 ? SplitPoints(p) : std::vector<const char*>{p};
+  const size_t n = splits.size();
+  if (n == 1) {
     ChunkResult r = ParseEvents(p, state, nullptr, outs_[0]);
     MergeOut(outs_[0], 0, ctx_);
     return r;
   }
-  ChunkResult second;
-  bool second_ok = false;
-  std::thread worker;
-  try {
-    worker = std::thread([&] {
-      try {  // nothing may escape a thread: a failure just drops the speculative half
-        second = ParseEvents(split, ArrayState::kBeforeElement, nullptr, outs_[1]);
-        second_ok = true;
-      } catch (...) {
-      }
-    });
-  } catch (const std::system_error&) {  // no thread available: parse alone
-    ChunkResult r = ParseEvents(p, state, nullptr, outs_[0]);
-    MergeOut(outs_[0], 0, ctx_);
-    return r;
+  // Part i > 0 parses from its guessed event start up to the next guess, speculatively.
+  std::vector<ChunkResult> results(n);
+  std::unique_ptr<bool[]> ok(new bool[n]());
+  std::vector<std::thread> workers;
+  workers.reserve(n - 1);
+  for (size_t i = 1; i < n; ++i) {
+    const char* stop = i + 1 < n ? splits[i + 1] : nullptr;
+    try {
+      workers.emplace_back([this, &results, &ok, &splits, i, stop] {
+        try {  // nothing may escape a thread: a failure just drops this part's work
+          results[i] = ParseEvents(splits[i], ArrayState::kBeforeElement, stop, outs_[i]);
+          ok[i] = true;
+        } catch (...) {
+        }
+      });
+    } catch (const std::system_error&) {
+      break;  // no more threads: the parts without one are parsed in order below
+    }
   }
-  ChunkResult first;
+  auto join = [&workers] {
+    for (std::thread& w : workers) w.join();
+  };
+  ChunkResult cur;
   try {
-    first = ParseEvents(p, state, split, outs_[0]);
+    cur = ParseEvents(p, state, splits[1], outs_[0]);
   } catch (...) {
-    worker.join();
+    join();
     throw;  // caught at the importer's entry
   }
-  worker.join();
-  if (second_ok && first.end == ChunkEnd::kStopped && first.pos == split) {
-    MergeOut(outs_[0], 0, ctx_);
-    MergeOut(outs_[1], 1, ctx_);
-    return second;
-  }
-  outs_[1].ClearChunk();  // the guess was not an event boundary: drop the speculative work
-  if (first.end == ChunkEnd::kStopped) first = ParseEvents(first.pos, first.state, nullptr, outs_[0]);
+  join();
   MergeOut(outs_[0], 0, ctx_);
-  return first;
+  // Part i is used only when the parse before it, sequential up to there, stopped exactly at
+  // its start; from the first part that fails that test on, its work is dropped and the rest of
+  // the window is parsed in order. The result is always that of a sequential parse.
+  size_t i = 1;
+  for (; i < n && ok[i] && cur.end == ChunkEnd::kStopped && cur.pos == splits[i]; ++i) {
+    MergeOut(outs_[i], static_cast<int>(i), ctx_);
+    cur = results[i];
+  }
+  for (size_t j = i; j < n; ++j) DropOut(outs_[j], static_cast<int>(j), ctx_);
+  if (cur.end == ChunkEnd::kStopped) {
+    cur = ParseEvents(cur.pos, cur.state, nullptr, outs_[0]);
+    MergeOut(outs_[0], 0, ctx_);
+  }
+  return cur;
 }
 
 void FileReader::ReserveFromFirstChunk(const char* parsed_to) {

@@ -51,12 +51,12 @@
 namespace overlapscope::import {
 
 struct ImportOptions {
-  // Parser threads per file; 0 = hardware concurrency (at most 2 are used). A reader thread
-  // that reads/inflates ahead comes on top.
+  // Parser threads per file; 0 = hardware concurrency (at most 32 are used). A reader thread
+  // that reads/inflates ahead comes on top. The result is the same at any count.
   int threads = 0;
   // Bytes of uncompressed JSON held and parsed at a time (the window; it grows only when one
-  // JSON value is larger). 0 = 16 MiB; two blocks are held (one read ahead by a reader
-  // thread). Tests use small values to exercise chunk boundaries.
+  // JSON value is larger). 0 = 2 MiB per parser thread, 16 to 32 MiB; two blocks are held (one
+  // read ahead by a reader thread). Tests use small values to exercise chunk boundaries.
   int64_t chunk_bytes = 0;
   // Called now and then with (bytes done, bytes total) of the current file; may be empty.
   std::function<void(int64_t, int64_t)> progress;

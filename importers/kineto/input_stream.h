@@ -1,6 +1,7 @@
 // Sequential byte source for the importer: a plain file read with read(2), or a gzip file
-// (detected by its magic bytes, not its name) inflated by zlib as it is read. Never holds more
-// than the caller's buffer plus a 1 MiB compressed-input buffer.
+// (detected by its magic bytes, not its name) inflated as it is read, by Intel ISA-L's igzip
+// where the build found it (libisal-dev), else by zlib; OVERLAPSCOPE_INFLATE=zlib forces zlib.
+// Never holds more than the caller's buffer plus a 1 MiB compressed-input buffer.
 //
 // Failure modes: open/read errors and corrupt or truncated gzip data return an error whose
 // message is "<path>: offset <N>: <reason>", N being the uncompressed bytes delivered so far.

@@ -13,7 +13,7 @@ namespace {
 using model::kNoCorrelation;
 using model::kNone;
 
-// Maps of one parser thread's local ids to global ones, filled on first use.
+// Maps of one parser thread's local ids to global ones (filled by MergeOut before the events).
 struct Remapper {
   FileContext& ctx;
   ThreadOut& out;
@@ -32,28 +32,10 @@ struct Remapper {
     overflow |= !model::TimeInBounds(e.start_ns) || !model::TimeInBounds(e.end_ns);
   }
 
-  model::StringId Str(model::StringId local) {
-    if (local == 0) return 0;
-    auto& m = ctx.str_remap[which];
-    if (m.size() <= static_cast<size_t>(local)) m.resize(out.strings.size(), -1);
-    if (m[local] < 0) m[local] = b.Intern(out.strings.Get(local));
-    return m[local];
-  }
-  model::ThreadId Thread(int32_t local) {
-    auto& m = ctx.thread_remap[which];
-    if (m.size() <= static_cast<size_t>(local)) m.resize(out.thread_tids.size(), -1);
-    if (m[local] < 0) m[local] = b.GetOrAddThread(ctx.process, out.thread_tids[local]);
-    return m[local];
-  }
-  std::pair<model::DeviceId, model::StreamId> Stream(int32_t local) {
-    auto& m = ctx.stream_remap[which];
-    if (m.size() <= static_cast<size_t>(local)) m.resize(out.stream_keys.size(), {-1, -1});
-    if (m[local].first < 0) {
-      model::DeviceId d = b.GetOrAddDevice(ctx.process, out.stream_keys[local].first);
-      m[local] = {d, b.GetOrAddStream(d, out.stream_keys[local].second)};
-    }
-    return m[local];
-  }
+  // Every id of the chunk was mapped when MergeOut began.
+  model::StringId Str(model::StringId local) const { return ctx.str_remap[which][local]; }
+  model::ThreadId Thread(int32_t local) const { return ctx.thread_remap[which][local]; }
+  std::pair<model::DeviceId, model::StreamId> Stream(int32_t local) const { return ctx.stream_remap[which][local]; }
 };
 
 // GPU side: collectives first (kernels refer to them by the chunk's index), then kernels,
@@ -172,6 +154,21 @@ void MergeCounts(ThreadOut& out, FileContext& ctx) {
 
 void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   Remapper r{ctx, out, which};
+  // Ids the parse met first (strings, threads, streams) get their global ids now, in the order
+  // the parse met them: the builder's order is then that of first appearance in the file,
+  // whatever the split into parts, windows and threads (the Perfetto export's interned ids,
+  // the order of threads and streams in every output). Mapping them while merging, kind by
+  // kind, would order them by the split.
+  auto& sm = ctx.str_remap[which];
+  for (size_t i = sm.size(); i < out.strings.size(); ++i) sm.push_back(i == 0 ? 0 : r.b.Intern(out.strings.Get(i)));
+  auto& tm = ctx.thread_remap[which];
+  for (size_t i = tm.size(); i < out.thread_tids.size(); ++i)
+    tm.push_back(r.b.GetOrAddThread(ctx.process, out.thread_tids[i]));
+  auto& stm = ctx.stream_remap[which];
+  for (size_t i = stm.size(); i < out.stream_keys.size(); ++i) {
+    const model::DeviceId d = r.b.GetOrAddDevice(ctx.process, out.stream_keys[i].first);
+    stm.emplace_back(d, r.b.GetOrAddStream(d, out.stream_keys[i].second));
+  }
   if (!ctx.has_base && out.events_read > 0) ctx.merged_without_base = true;
   MergeGpu(r);
   MergeHost(r);
@@ -179,6 +176,13 @@ void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
   ctx.base_overflow |= r.overflow;
   MergeCounts(out, ctx);
   out.ClearChunk();
+}
+
+void DropOut(ThreadOut& out, int which, FileContext& ctx) {
+  out = ThreadOut();
+  ctx.str_remap[which].clear();
+  ctx.thread_remap[which].clear();
+  ctx.stream_remap[which].clear();
 }
 
 }  // namespace overlapscope::import

@@ -187,15 +187,28 @@ TEST(RealTraces, ThreadsDoNotChangeResults) {
   one.threads = 1;
   auto r1 = AnalyzeAll(l.trace, one);
   ASSERT_TRUE(r1.ok());
-  const AnalysisResult& r2 = l.result;  // default: 2 threads
-  ASSERT_EQ(r1->overlap.size(), r2.overlap.size());
-  for (size_t i = 0; i < r2.overlap.size(); ++i)
-    EXPECT_EQ(r1->overlap[i].whole.compute_ns, r2.overlap[i].whole.compute_ns);
-  EXPECT_EQ(r1->blocking.intervals.size(), r2.blocking.intervals.size());
-  EXPECT_EQ(r1->gaps.size(), r2.gaps.size());
-  EXPECT_EQ(r1->sync.findings.size(), r2.sync.findings.size());
-  EXPECT_EQ(r1->launch.streams.size(), r2.launch.streams.size());
-  for (size_t i = 0; i < r2.ranks.size(); ++i) EXPECT_EQ(r1->ranks[i].blocked_ns, r2.ranks[i].blocked_ns);
+  AnalyzeOptions sixteen;
+  sixteen.threads = 16;  // every independent analysis on its own thread
+  auto r16 = AnalyzeAll(l.trace, sixteen);
+  ASSERT_TRUE(r16.ok());
+  for (const AnalysisResult* r2 :
+       {&l.result, static_cast<const AnalysisResult*>(&*r16)}) {  // default: 2 threads; then 16
+    ASSERT_EQ(r1->overlap.size(), r2->overlap.size());
+    for (size_t i = 0; i < r2->overlap.size(); ++i)
+      EXPECT_EQ(r1->overlap[i].whole.compute_ns, r2->overlap[i].whole.compute_ns);
+    EXPECT_EQ(r1->blocking.intervals.size(), r2->blocking.intervals.size());
+    EXPECT_EQ(r1->gaps.size(), r2->gaps.size());
+    EXPECT_EQ(r1->sync.findings.size(), r2->sync.findings.size());
+    EXPECT_EQ(r1->launch.streams.size(), r2->launch.streams.size());
+    EXPECT_EQ(r1->hta.size(), r2->hta.size());
+    EXPECT_EQ(r1->cross_rank.participants.size(), r2->cross_rank.participants.size());
+    ASSERT_EQ(r1->ranks.size(), r2->ranks.size());
+    for (size_t i = 0; i < r2->ranks.size(); ++i) {
+      EXPECT_EQ(r1->ranks[i].blocked_ns, r2->ranks[i].blocked_ns);
+      EXPECT_EQ(r1->ranks[i].exposed_comm_ns, r2->ranks[i].exposed_comm_ns);
+      EXPECT_EQ(r1->ranks[i].gpu_idle_ns, r2->ranks[i].gpu_idle_ns);
+    }
+  }
 }
 
 }  // namespace

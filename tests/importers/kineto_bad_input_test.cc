@@ -1,6 +1,9 @@
 // Bad input: unreadable files fail with "<path>: offset <N>: <reason>"; bad events are skipped
 // and counted by reason with an example "offset N: reason". Synthetic files; the expected
 // offsets are positions in the test's own text (found with std::string::find).
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -69,7 +72,13 @@ TEST(KinetoBadInput, UnreadableFilesAreErrorsWithOffsets) {
   EXPECT_EQ(t.status().message(), P("does_not_exist.json") + ": offset 0: cannot open: no such file or directory");
 }
 
-TEST(KinetoBadInput, GzipErrors) {
+// The bytes of a file as stored (no inflate).
+std::string RawBytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+void CheckGzipErrors() {
   std::string doc = Doc({Kernel("10", "1", "1"), Kernel("20", "1", "2")});
   std::string gz_path = WriteTemp("good.json.gz", doc, true);
   std::string bytes = ReadFileText(gz_path);  // decompressed: same as doc
@@ -92,6 +101,25 @@ TEST(KinetoBadInput, GzipErrors) {
   t = ImportOne(corrupt_path);
   ASSERT_FALSE(t.ok());
   EXPECT_TRUE(std::string(t.status().message()).starts_with(corrupt_path + ": offset ")) << t.status();
+  // Two members are one stream; trailing garbage after a member is an error.
+  const std::string half1 = doc.substr(0, 40), half2 = doc.substr(40);
+  std::string m1 = RawBytes(WriteTemp("m1.json.gz", half1, true));
+  std::string m2 = RawBytes(WriteTemp("m2.json.gz", half2, true));
+  t = ImportOne(WriteTemp("members.json.gz", m1 + m2));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->kernels().size(), 2u);
+  t = ImportOne(WriteTemp("garbage.json.gz", raw + "garbage!"));
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(std::string(t.status().message()).find("gzip error"), std::string::npos) << t.status();
+}
+
+TEST(KinetoBadInput, GzipErrors) {
+  for (const char* inflater : {"", "zlib"}) {
+    SCOPED_TRACE(std::string("OVERLAPSCOPE_INFLATE=") + inflater);
+    setenv("OVERLAPSCOPE_INFLATE", inflater, 1);
+    CheckGzipErrors();
+  }
+  unsetenv("OVERLAPSCOPE_INFLATE");
 }
 
 TEST(KinetoBadInput, BadEventsAreSkippedAndCountedByReason) {
@@ -277,9 +305,11 @@ TEST(KinetoBadInput, SplitGuessesInsideStringsAreCaught) {
   EXPECT_EQ(one->kernels().size(), 400u);
   const std::string want = Dump(*one);
   for (int64_t chunk : {300, 1024, 4096, 10000, 50000}) {
-    auto two = ImportOne(path, 2, chunk);
-    ASSERT_TRUE(two.ok()) << two.status();
-    EXPECT_EQ(Dump(*two), want) << "chunk " << chunk;
+    for (int threads : {2, 4, 16}) {
+      auto two = ImportOne(path, threads, chunk);
+      ASSERT_TRUE(two.ok()) << two.status();
+      EXPECT_EQ(Dump(*two), want) << "chunk " << chunk << " threads " << threads;
+    }
   }
 }
 

@@ -205,7 +205,7 @@ TEST(KinetoSynthetic, EventsLargerThanTheWindow) {
   EXPECT_EQ(ref->ranges()[5].external_id, 5);
   const std::string want = Dump(*ref);
   for (int64_t chunk : {4096, 100000, 1 << 20}) {
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 5, 16}) {
       auto t = ImportOne(path, threads, chunk);
       ASSERT_TRUE(t.ok()) << t.status();
       EXPECT_EQ(Dump(*t), want) << "chunk " << chunk << " threads " << threads;
