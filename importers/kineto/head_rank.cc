@@ -98,10 +98,10 @@ int32_t RankOfTraceFile(const std::string& path) {
   return r >= 0 ? r : RankFromFileName(path);
 }
 
-std::vector<size_t> RankOrder(const std::vector<std::string>& files) {
+std::vector<size_t> RankOrder(const std::vector<std::string>& files, bool read_heads) {
   std::vector<int64_t> key(files.size());
   for (size_t i = 0; i < files.size(); ++i) {
-    const int32_t r = RankOfTraceFile(files[i]);
+    const int32_t r = read_heads ? RankOfTraceFile(files[i]) : RankFromFileName(files[i]);
     key[i] = r >= 0 ? r : int64_t{INT32_MAX} + 1;  // files without a rank after the ranked ones
   }
   std::vector<size_t> order(files.size());

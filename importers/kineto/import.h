@@ -91,8 +91,9 @@ int32_t RankOfTraceFile(const std::string& path);
 // without a rank last; ties and unranked files keep their order in `files` (natural order of
 // names, so pid-named files by pid). Every path that lists inputs uses it (whole model,
 // per-rank, MPI shares, exports), so processes come in rank order even when file names do not
-// carry the rank (tensorboard_trace_handler's "<worker>.<time>.pt.trace.json"). Reads each head.
-std::vector<size_t> RankOrder(const std::vector<std::string>& files);
+// carry the rank (tensorboard_trace_handler's "<worker>.<time>.pt.trace.json"). Reads each head;
+// with `read_heads` false (captures: rank<R>.ovspill, pid<P>.ovspill) the names' ranks only.
+std::vector<size_t> RankOrder(const std::vector<std::string>& files, bool read_heads = true);
 
 // The host a PyTorch profiler file name states: tensorboard_trace_handler's default worker name
 // makes "<host>_<pid>.<time>.pt.trace.json[.gz]" (time in ns, 19 digits, or in ms, 13 digits), so

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "importers/import_any.h"
 #include "importers/kineto/import.h"
 
 namespace overlapscope {
@@ -81,6 +82,22 @@ TEST(RankOrder, DistributedInfoRankFromTheHeadDecidesTheOrder) {
   EXPECT_EQ(import::RankOfTraceFile(named), 5);
   const std::vector<std::string> files{after, seven, neg, arr, named, two};
   EXPECT_EQ(import::RankOrder(files), (std::vector<size_t>{5, 4, 1, 0, 2, 3}));
+}
+
+// Captures: rank<R>.ovspill by rank, then the processes without a rank (pid<P>.ovspill) by pid,
+// whatever the names' byte order ("pid" sorts before "rank").
+TEST(RankOrder, CapturesByRankThenPidFilesByPid) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "rank_order_spill";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"pid20.ovspill", "rank10.ovspill", "pid3.ovspill", "rank2.ovspill", "rank0.pid7.ovspill"})
+    std::ofstream(dir / name) << "x";
+  auto in = import::ExpandInputs({dir.string()});
+  ASSERT_TRUE(in.ok()) << in.status();
+  std::vector<std::string> names;
+  for (const std::string& f : in->files) names.push_back(std::filesystem::path(f).filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"rank0.pid7.ovspill", "rank2.ovspill", "rank10.ovspill", "pid3.ovspill",
+                                             "pid20.ovspill"}));
 }
 
 }  // namespace
