@@ -83,7 +83,14 @@ absl::StatusOr<ExpandedInputs> ExpandOrThrow(absl::Span<const std::string> paths
     return absl::InvalidArgumentError(
         "Kineto traces and .ovspill captures cannot be analyzed together in one call (different clocks and "
         "processes); give one kind");
-  return in;
+  // Rank order even where names do not carry the rank (distributedInfo only), then the files
+  // without a rank (pid<P>.ovspill captures by pid).
+  ExpandedInputs sorted;
+  for (size_t i : RankOrder(in.files, /*read_heads=*/kineto)) {
+    sorted.files.push_back(std::move(in.files[i]));
+    sorted.formats.push_back(in.formats[i]);
+  }
+  return sorted;
 }
 
 absl::StatusOr<ExpandedInputs> ImportIntoOrThrow(absl::Span<const std::string> paths, const ImportAnyOptions& options,

@@ -25,7 +25,10 @@ std::string TimelineSvg(const RankTimeline& t);
 std::string Legend();
 
 // The job overview section (html_overview.cc): "" for fewer than 2 ranks.
-std::string OverviewHtml(const JobOverview& o);
+// `anchor_suffix` empty: the job overview of `analyze --html`, linked to the rank sections
+// (RankAnchor); else the diff's overview of the change (DiffOverview), linked to the ranks' delta
+// sections (RankAnchor + anchor_suffix).
+std::string OverviewHtml(const JobOverview& o, const std::string& anchor_suffix = "");
 // The id of a rank's section ("r-rank-3").
 std::string RankAnchor(const std::string& label);
 // Whether rank i gets a section: every rank up to 8 ranks, else those that stand out.

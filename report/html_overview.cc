@@ -27,7 +27,7 @@ std::string CellColor(double dev_over_threshold) {
   return absl::StrFormat("rgb(%d,%d,%d)", mix(0), mix(1), mix(2));
 }
 
-std::string HeatMap(const JobOverview& o) {
+std::string HeatMap(const JobOverview& o, const std::string& suffix) {
   const std::vector<OverviewColumn>& cols = OverviewColumns();
   const size_t n = o.rows.size();
   const double row = std::clamp(900.0 / static_cast<double>(n), 2.0, 16.0);
@@ -46,7 +46,7 @@ std::string HeatMap(const JobOverview& o) {
         absl::StrFormat("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\"%s>%s</text>", kLeft - 6, y + std::min(row, 11.0),
                         out ? " font-weight=\"bold\"" : "", Esc(r.label));
     if (out || n <= kAllSections)  // those with a section: linked to it
-      absl::StrAppend(&s, "<a href=\"#", RankAnchor(r.label), "\">", label, "</a>");
+      absl::StrAppend(&s, "<a href=\"#", RankAnchor(r.label), suffix, "\">", label, "</a>");
     else if (row >= 11)
       s += label;
     for (size_t c = 0; c < cols.size(); ++c) {
@@ -98,9 +98,11 @@ std::string RankAnchor(const std::string& label) {
   return a;
 }
 
-std::string OverviewHtml(const JobOverview& o) {
+std::string OverviewHtml(const JobOverview& o, const std::string& anchor_suffix) {
   if (o.rows.empty()) return "";
-  std::string s = absl::StrFormat("<section class=\"overview\"><h2>Job overview: %d ranks</h2>", o.rows.size());
+  const bool diff = !anchor_suffix.empty();
+  std::string s = absl::StrFormat("<section class=\"overview\"><h2>%s: %d ranks</h2>",
+                                  diff ? "Change per rank (TEST &minus; BASE)" : "Job overview", o.rows.size());
   if (o.stand_out.empty()) {
     s += "<p>No rank stands out.</p>";
   } else {
@@ -112,16 +114,20 @@ std::string OverviewHtml(const JobOverview& o) {
         absl::StrAppend(&what, what.empty() ? "" : "; ", OverviewColumns()[d.column].title, " ",
                         OverviewValue(d.column, d.value), d.value > d.median ? " (high, median " : " (low, median ",
                         OverviewValue(d.column, d.median), ")");
-      absl::StrAppend(&s, "<li><a href=\"#", RankAnchor(r.label), "\">", Esc(r.label), "</a>: ", Esc(what), "</li>");
+      absl::StrAppend(&s, "<li><a href=\"#", RankAnchor(r.label), anchor_suffix, "\">", Esc(r.label),
+                      "</a>: ", Esc(what), "</li>");
     }
     s += "</ul>";
   }
-  s += "<h3>Ranks &times; columns (red: above the median, blue: below; full colour and outlined: stands out)</h3>";
-  s += HeatMap(o);
+  s += diff ? "<h3>Ranks &times; change of each column (red: changed more than the median change, blue: less; "
+              "full colour and outlined: stands out)</h3>"
+            : "<h3>Ranks &times; columns (red: above the median, blue: below; full colour and outlined: stands "
+              "out)</h3>";
+  s += HeatMap(o, anchor_suffix);
   s += StatsTable(o);
   s += "<p class=\"note\">spread = 1.4826 &times; MAD; a rank stands out when |value &minus; median| exceeds "
-       "max(3 &times; spread, a floor per column); hover a cell for its value; --json has every row "
-       "(job_overview).</p>";
+       "max(3 &times; spread, a floor per column); hover a cell for its value; --json has every row ";
+  s += diff ? "(overview).</p>" : "(job_overview).</p>";
   return s + "</section>\n";
 }
 

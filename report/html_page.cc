@@ -221,6 +221,7 @@ std::string RenderDiffHtml(const Report& base, const Report& test, const ReportD
   std::string body = "<h1>overlapscope diff</h1><p>BASE " + Esc(absl::StrJoin(d.base_inputs, " ")) + " &rarr; TEST " +
                      Esc(absl::StrJoin(d.test_inputs, " ")) + " (deltas are TEST &minus; BASE)</p>" + Legend();
   for (const std::string& w : d.warnings) body += "<p class=\"warning\"><b>Warning:</b> " + Esc(w) + "</p>";
+  body += OverviewHtml(DiffOverview(d), "-delta");  // multi-rank: the change per rank, outliers first
   body += VerdictHtml(d);
   // Per rank the key metrics; the whole summary folds out (no script: <details>).
   static const char* const kKey[] = {"step_time_ns",   "overlap_ratio", "exposed_comm_ns",
@@ -236,7 +237,8 @@ std::string RenderDiffHtml(const Report& base, const Report& test, const ReportD
       for (const char* k : kKey)
         if (m.metric == k) key += row;
     }
-    body += "<h2>" + Esc(rd.label) + ": deltas</h2>" + key + "</table>" + all + "</table></details>";
+    body += "<h2 id=\"" + RankAnchor(rd.label) + "-delta\">" + Esc(rd.label) + ": deltas</h2>" + key + "</table>" +
+            all + "</table></details>";
   }
   body += KernelDeltas(d) + CollectiveDeltas(d);
   body += "<h2>Both sides</h2><div class=\"sides\"><div><h2>BASE</h2>";

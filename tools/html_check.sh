@@ -2,8 +2,9 @@
 # Renders the HTML pages of `analyze --html` and `diff --html` in headless Chromium and fails when
 # the browser logs a console message (a script or resource error) or a page tries the network.
 # With a directory as $2, also writes a screenshot of each page there (html-analyze.png,
-# html-diff.png, and html-overview-256.png of a generated 256-rank job when bench/gen_multirank_job
-# is built). Exits 77 (ctest: skipped) when no chromium is installed.
+# html-diff.png, and html-overview-256.png of a generated 256-rank job and html-diff-16.png of a
+# diff of two generated 16-rank jobs when bench/gen_multirank_job is built). Exits 77 (ctest:
+# skipped) when no chromium is installed.
 #
 #   tools/html_check.sh BIN [SCREENSHOT_DIR]      BIN: build/cli/overlapscope
 set -euo pipefail
@@ -29,6 +30,16 @@ if [[ -x "$gen" ]]; then
     --pageable 70 >/dev/null
   "$bin" analyze "$tmp/job256" --html "$tmp/overview-256.html" >/dev/null
   pages+=(overview-256)
+  # diff of two generated 16-rank jobs, rank 11 a straggler in TEST only: the overview of the
+  # change per rank (heat map, rank 11 listed and linked to its delta section).
+  "$gen" tests/data/kineto/ag_overlap/rank0.json "$tmp/base16" 16 --tiles 2 >/dev/null
+  "$gen" tests/data/kineto/ag_overlap/rank0.json "$tmp/test16" 16 --tiles 2 --straggler 11 --delay-us 300 >/dev/null
+  "$bin" diff "$tmp/base16" "$tmp/test16" --html "$tmp/diff-16.html" >/dev/null
+  if ! grep -q '<li><a href="#r-rank-11-delta">rank 11</a>' "$tmp/diff-16.html"; then
+    echo "html_check: diff-16.html does not list rank 11 in the overview of the change"
+    exit 1
+  fi
+  pages+=(diff-16)
 else
   echo "html_check: $gen not built: the 256-rank page is not checked"
 fi
@@ -42,6 +53,7 @@ for page in "${pages[@]}"; do
   height=2600
   [[ $page == diff ]] && height=4200  # the verdict and deltas, then both sides down to their findings
   [[ $page == overview-256 ]] && height=1500  # the header and the job overview
+  [[ $page == diff-16 ]] && height=1500       # the header and the overview of the change
   [[ -n "$shots" ]] && shot=("--window-size=1200,$height" "--screenshot=$shots/html-$page.png")
   rm -rf "$tmp/profile"
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \

@@ -155,7 +155,7 @@ absl::StatusOr<model::Trace> ImportTracesOrThrow(absl::Span<const std::string> p
   ASSIGN_OR_RETURN(std::vector<std::string> files, ExpandTracePaths(paths));
   if (files.empty()) return absl::InvalidArgumentError("no trace file given");
   model::TraceBuilder builder;
-  for (const std::string& f : files) RETURN_IF_ERROR(ImportKinetoFile(f, builder, options));
+  for (size_t i : RankOrder(files)) RETURN_IF_ERROR(ImportKinetoFile(files[i], builder, options));
   RETURN_IF_ERROR(CheckOneFilePerRank(builder));
   builder.data().clock_note = kKinetoClockNote;
   return std::move(builder).Finalize();

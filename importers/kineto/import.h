@@ -64,7 +64,8 @@ struct ImportOptions {
 
 // Expands directories: every *.json / *.json.gz inside (not recursive) whose first 64 KiB
 // mention "traceEvents" or "schemaVersion" (so side files such as timings.json are left out),
-// sorted by name; when both X.json and X.json.gz exist only X.json.gz is taken. Files are
+// in natural order of names (rank2 before rank10; ImportTraces and ImportInto then read them in
+// RankOrder); when both X.json and X.json.gz exist only X.json.gz is taken. Files are
 // passed through unchanged. Fails on a path that does not exist or a directory with no trace.
 absl::StatusOr<std::vector<std::string>> ExpandTracePaths(absl::Span<const std::string> paths);
 
@@ -76,6 +77,23 @@ absl::Status CheckDirectoryEntry(const std::filesystem::directory_entry& entry);
 // The rank a file name states: "rank3", "rank_3", "rank-3" anywhere in the base name, else a
 // trailing "-3" before the extension (.json, .json.gz, .pt.trace.json). -1 when none.
 int32_t RankFromFileName(std::string_view path);
+
+// The rank a Kineto file records in its top-level distributedInfo, read from the first 64 KiB
+// (inflated for .gz) only: Kineto writes distributedInfo before traceEvents. -1 when the head
+// has none (no distributedInfo before traceEvents, a bare array, a file that cannot be read: the
+// import reports that), or its rank is not a non-negative integer.
+int32_t RankFromTraceHead(const std::string& path);
+
+// The rank the import will give a Kineto file: RankFromTraceHead, else RankFromFileName, else -1.
+int32_t RankOfTraceFile(const std::string& path);
+
+// The reading order of Kineto files: indexes into `files`, by rank (RankOfTraceFile), files
+// without a rank last; ties and unranked files keep their order in `files` (natural order of
+// names, so pid-named files by pid). Every path that lists inputs uses it (whole model,
+// per-rank, MPI shares, exports), so processes come in rank order even when file names do not
+// carry the rank (tensorboard_trace_handler's "<worker>.<time>.pt.trace.json"). Reads each head;
+// with `read_heads` false (captures: rank<R>.ovspill, pid<P>.ovspill) the names' ranks only.
+std::vector<size_t> RankOrder(const std::vector<std::string>& files, bool read_heads = true);
 
 // The host a PyTorch profiler file name states: tensorboard_trace_handler's default worker name
 // makes "<host>_<pid>.<time>.pt.trace.json[.gz]" (time in ns, 19 digits, or in ms, 13 digits), so

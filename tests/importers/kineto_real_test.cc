@@ -262,8 +262,9 @@ TEST(KinetoReal, MultiFileAndDirectoryImport) {
   auto both = ImportTraces({DataPath("kineto/a2a_sync/rank1.json.gz"), DataPath("kineto/a2a_sync/rank0.json.gz")});
   ASSERT_TRUE(both.ok()) << both.status();
   ASSERT_EQ(both->processes().size(), 2u);
-  EXPECT_EQ(both->processes()[0].rank, 1);  // files keep the given order
-  EXPECT_EQ(both->processes()[1].rank, 0);
+  EXPECT_EQ(both->processes()[0].rank, 0);  // read in rank order (RankOrder), not as given
+  EXPECT_EQ(both->processes()[1].rank, 1);
+  EXPECT_NE(both->processes()[0].source, both->processes()[1].source);
   EXPECT_EQ(both->kernels().size(), one0->kernels().size() + one1->kernels().size());
   EXPECT_EQ(both->api_calls().size(), one0->api_calls().size() + one1->api_calls().size());
   EXPECT_EQ(both->collectives().size(), one0->collectives().size() + one1->collectives().size());

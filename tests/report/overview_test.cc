@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "report/diff.h"
+#include "report/html.h"
 #include "report/render.h"
 
 namespace overlapscope::report {
@@ -114,6 +115,16 @@ TEST(Overview, DiffOverviewNamesTheRankWhoseChangeStandsOut) {
   EXPECT_NE(text.find("    rank 3     host blocked 5.000 ms (high, median 20.0 µs)"), std::string::npos) << text;
   EXPECT_NE(RenderDiffJson(d).find("\"overview\": {"), std::string::npos);
   EXPECT_TRUE(DiffOverview(DiffReports(Job({1}), Job({2}))).rows.empty());
+  // diff --html: the same overview first, rank 3 listed and linked to its delta section.
+  const std::string html = RenderDiffHtml(base, test, d, {}, {});
+  const size_t at = html.find("<h2>Change per rank (TEST &minus; BASE): 5 ranks</h2>");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(at, html.find("class=\"verdict")) << "the overview comes before the verdict";
+  EXPECT_NE(html.find("<li><a href=\"#r-rank-3-delta\">rank 3</a>: host blocked 5.000 ms (high, median 20.0 µs)"),
+            std::string::npos);
+  EXPECT_NE(html.find("<h2 id=\"r-rank-3-delta\">rank 3: deltas</h2>"), std::string::npos);
+  EXPECT_EQ(RenderDiffHtml(Job({1}), Job({2}), DiffReports(Job({1}), Job({2})), {}, {}).find("Change per rank"),
+            std::string::npos);  // one rank: no overview
 }
 
 }  // namespace
