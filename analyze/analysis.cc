@@ -4,12 +4,26 @@
 #include <system_error>
 #include <thread>
 
+#include "analyze/comm_wait.h"
 #include "analyze/context.h"
 #include "analyze/path_analyses.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
 namespace {
+
+// The participant a rank's devices waited for longest, summed over its devices.
+void WaitedForMost(const AnalysisResult& r, RankSummary* s) {
+  std::vector<int64_t> ns(r.cross_rank.participants.size(), 0);
+  for (int32_t i : s->devices)
+    for (const WaitedFor& w : r.overlap[i].wait.waited_for)
+      if (w.participant >= 0 && static_cast<size_t>(w.participant) < ns.size()) ns[w.participant] += w.wait_ns;
+  for (size_t p = 0; p < ns.size(); ++p)
+    if (ns[p] > s->waited_for_ns) {
+      s->waited_for_ns = ns[p];
+      s->waited_for = static_cast<int32_t>(p);
+    }
+}
 
 void Summaries(const model::Trace& t, AnalysisResult& r) {
   for (size_t p = 0; p < t.processes().size(); ++p) {
@@ -27,6 +41,12 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
       s.compute_ns = model::SatAdd(s.compute_ns, d.whole.compute_ns);
       s.contention_ns = model::SatAdd(s.contention_ns, d.whole.contention_ns);
       s.net_overlap_gain_ns = model::SatAdd(s.net_overlap_gain_ns, d.whole.net_overlap_gain_ns);
+      if (d.wait.known) {
+        s.wait_known = true;
+        s.comm_wait_ns = model::SatAdd(s.comm_wait_ns, d.wait.comm_wait_ns);
+        s.hidden_wait_ns = model::SatAdd(s.hidden_wait_ns, d.wait.hidden_wait_ns);
+        s.exposed_wait_ns = model::SatAdd(s.exposed_wait_ns, d.wait.exposed_wait_ns);
+      }
       const DeviceIdle& di = r.idle[i];
       // Sums over devices: each is bounded by its span (model/bounds.h), their sum is not.
       s.gpu_span_ns = model::SatAdd(s.gpu_span_ns, di.span_ns);
@@ -34,6 +54,7 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
       s.gpu_gap_ns = model::SatAdd(s.gpu_gap_ns, di.gap_ns);
       for (int c = 0; c < kGapCauses; ++c) s.gap_cause_ns[c] = model::SatAdd(s.gap_cause_ns[c], di.cause_ns[c]);
     }
+    WaitedForMost(r, &s);
     if (s.comm_ns > 0) s.overlap_ratio = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.comm_ns);
     if (s.gpu_span_ns > 0) s.gpu_idle_share = static_cast<double>(s.gpu_idle_ns) / static_cast<double>(s.gpu_span_ns);
     for (const HtaCompat& h : r.hta) {
@@ -128,6 +149,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
   r.iterations = std::move(ctx.iters);
   r.cross_rank = AnalyzeCrossRank(trace);
+  ComputeCommWait(trace, r.cross_rank, &r.overlap);
   if (auto s = PathsAndConcurrency(trace, ctx, options, r); !s.ok()) return s;
   Summaries(trace, r);
   return r;

@@ -99,6 +99,16 @@ std::vector<std::array<int64_t, analyze::kGapCauses>> GapsByIteration(const anal
   return v;
 }
 
+report::WaitedFor WaitedForOf(const analyze::CrossRankResult& x, const analyze::WaitedFor& f) {
+  report::WaitedFor w;
+  w.wait_ns = f.wait_ns;
+  if (InRange(x.participants, f.participant)) {
+    w.label = x.participants[f.participant].label;
+    if (x.participants[f.participant].rank != model::kNone) w.rank = x.participants[f.participant].rank;
+  }
+  return w;
+}
+
 DeviceReport Device(const model::Trace& t, const analyze::AnalysisResult& r, size_t i, int64_t top_n) {
   const analyze::DeviceOverlap& o = r.overlap[i];
   const auto gaps = GapsByIteration(r, o.device);
@@ -131,6 +141,12 @@ DeviceReport Device(const model::Trace& t, const analyze::AnalysisResult& r, siz
     d.slowdowns.push_back(
         {Str(t, s.name), s.overlapped_count, s.alone_count, s.median_overlapped_ns, s.median_alone_ns, s.slowdown});
   }
+  if (o.wait.known) {
+    CommWait w{o.wait.comm_wait_ns, o.wait.hidden_wait_ns, o.wait.exposed_wait_ns, {}};
+    for (const analyze::WaitedFor& f : o.wait.waited_for)
+      if (static_cast<int64_t>(w.waited_for.size()) < top_n) w.waited_for.push_back(WaitedForOf(r.cross_rank, f));
+    d.comm_wait = std::move(w);
+  }
   if (i < r.idle.size()) DeviceIdleOf(t, r, r.idle[i], d, o.device, top_n);
   for (const analyze::StreamLaunchStats& s : r.launch.streams)
     if (s.device == o.device)
@@ -144,6 +160,11 @@ report::RankSummary Summary(const analyze::RankSummary& s, const analyze::CrossR
   j.comm_ns = s.comm_ns;
   j.hidden_comm_ns = s.hidden_comm_ns;
   j.exposed_comm_ns = s.exposed_comm_ns;
+  if (s.wait_known) {
+    j.comm_wait_ns = s.comm_wait_ns;
+    j.hidden_wait_ns = s.hidden_wait_ns;
+    j.exposed_wait_ns = s.exposed_wait_ns;
+  }
   j.overlap_ratio = s.overlap_ratio;
   j.compute_ns = s.compute_ns;
   if (s.compute_ns > 0)
@@ -306,6 +327,7 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
     rk.source = Str(t, t.processes()[s.process].source);
   }
   rk.summary = Summary(s, cross);
+  if (s.waited_for != model::kNone) rk.waited_for_most = WaitedForOf(cross, {s.waited_for, s.waited_for_ns});
   AddPathSummary(r.critical_path, r.stragglers, cross, s.process, &rk.summary);  // build_paths.cc
   rk.windows = Windows(t, r, s.process);
   for (int32_t i : s.devices)

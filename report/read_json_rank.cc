@@ -52,6 +52,8 @@ void ReadIdle(const Node& n, DeviceIdle* idle) {
   idle->host_blocked_split = ReadSplit(n.At("host_blocked_split"));
 }
 
+WaitedFor ReadWaitedFor(const Node& x) { return {x.At("label").Str(), x.At("rank").OptInt(), x.At("wait_ns").Int()}; }
+
 DeviceReport Device(const Node& n) {
   DeviceReport d;
   d.device = n.At("device").Int();
@@ -91,6 +93,11 @@ DeviceReport Device(const Node& n) {
     d.launch_delay.push_back({x.At("stream").OptInt(), ReadPercentiles(x.At("launch_delay")),
                               x.At("launch_delay_outliers").Int(), x.At("without_launch_call").Int()});
   });
+  if (const Node w = n.At("comm_wait"); !w.j.is_null()) {  // 1.9
+    CommWait c{w.At("comm_wait_ns").Int(), w.At("hidden_wait_ns").Int(), w.At("exposed_wait_ns").Int(), {}};
+    w.At("waited_for").Each([&](const Node& x) { c.waited_for.push_back(ReadWaitedFor(x)); });
+    d.comm_wait = std::move(c);
+  }
   return d;
 }
 
@@ -105,6 +112,12 @@ RankSummary Summary(const Node& n) {
       s.hidden_comm_ns = v.Int();
     else if (is("exposed_comm_ns"))
       s.exposed_comm_ns = v.Int();
+    else if (is("comm_wait_ns"))
+      s.comm_wait_ns = v.OptInt();
+    else if (is("hidden_wait_ns"))
+      s.hidden_wait_ns = v.OptInt();
+    else if (is("exposed_wait_ns"))
+      s.exposed_wait_ns = v.OptInt();
     else if (is("overlap_ratio"))
       s.overlap_ratio = v.OptDouble();
     else if (is("compute_ns"))
@@ -182,6 +195,7 @@ RankReport Rank(const Node& n) {
   rk.host = n.At("host").Str();
   rk.source = n.At("source").Str();
   rk.summary = Summary(n.At("summary"));
+  if (const Node w = n.At("waited_for_most"); !w.j.is_null()) rk.waited_for_most = ReadWaitedFor(w);  // 1.9
   n.At("windows").Each([&](const Node& w) {
     rk.windows.push_back(
         {w.At("index").Int(), w.At("trigger").Str(), w.At("name").Str(), w.At("capture_start_ns").Int(),

@@ -57,6 +57,19 @@ ojson PercentilesJson(const Percentiles& p) {
                {"p99_ns", p.p99_ns}, {"max_ns", p.max_ns}, {"mean_ns", p.mean_ns}};
 }
 
+ojson WaitedForJson(const WaitedFor& w) {
+  return {{"label", w.label}, {"rank", JsonOpt(w.rank)}, {"wait_ns", w.wait_ns}};
+}
+
+ojson CommWaitJson(const CommWait& c) {
+  ojson by = ojson::array();
+  for (const WaitedFor& w : c.waited_for) by.push_back(WaitedForJson(w));
+  return {{"comm_wait_ns", c.comm_wait_ns},
+          {"hidden_wait_ns", c.hidden_wait_ns},
+          {"exposed_wait_ns", c.exposed_wait_ns},
+          {"waited_for", by}};
+}
+
 ojson DeviceJson(const DeviceReport& d) {
   ojson j;
   j["device"] = d.device;
@@ -129,12 +142,14 @@ ojson DeviceJson(const DeviceReport& d) {
                   {"launch_delay_outliers", s.launch_delay_outliers},
                   {"without_launch_call", s.without_launch_call}});
   j["launch_delay"] = ld;
+  j["comm_wait"] = d.comm_wait ? CommWaitJson(*d.comm_wait) : ojson(nullptr);  // 1.9
   return j;
 }
 
 ojson SummaryJson(const RankSummary& s) {
   ojson j = ojson::object();
-  for (const Metric& m : SummaryMetrics(s)) j[m.name] = m.is_ratio ? JsonOpt(m.ratio) : ojson(m.integer);
+  for (const Metric& m : SummaryMetrics(s))
+    j[m.name] = m.is_ratio ? JsonOpt(m.ratio) : m.absent ? ojson(nullptr) : ojson(m.integer);
   return j;
 }
 
@@ -174,6 +189,7 @@ ojson RankJson(const RankReport& rk) {
   jr["host"] = rk.host;
   jr["source"] = rk.source;
   jr["summary"] = SummaryJson(rk.summary);
+  jr["waited_for_most"] = rk.waited_for_most ? WaitedForJson(*rk.waited_for_most) : ojson(nullptr);  // 1.9
   jr["windows"] = WindowsJson(rk.windows);
   ojson devs = ojson::array();
   for (const DeviceReport& d : rk.devices) devs.push_back(DeviceJson(d));
@@ -517,7 +533,14 @@ void RenderJson(const ReportView& v, const RenderSink& out) {
                    {"per_iteration", per}});
   }
   j["top_kernels"] = top;
-  j["ranks"] = kRanksToken;  // spliced in below, one rank at a time
+  ojson others = ojson::array();
+  for (const ProcessWithoutGpu& p : r.processes_without_gpu_work) {
+    ojson x = {{"pid", p.pid}, {"name", p.name}, {"host", p.host}};
+    x["rank"] = p.rank ? ojson(*p.rank) : ojson(nullptr);
+    others.push_back(std::move(x));
+  }
+  j["processes_without_gpu_work"] = others;  // 1.9
+  j["ranks"] = kRanksToken;                  // spliced in below, one rank at a time
   j["collectives_across_ranks"] = CrossRankJson(r.collectives_across_ranks);
   AppendPathsJson(r, &j);  // METRICS §8-9 (render_json_paths.cc)
   if (v.rank_concurrency_json) j["stream_concurrency"]["devices"] = kDevicesToken;

@@ -69,14 +69,23 @@ void RenderMarkdown(const ReportView& v, const TextOptions& options, const Rende
   absl::StrAppendFormat(&o, "%d rank(s), %d iteration(s), trace span %s.\n\n", r.ranks.size(), r.iterations.count,
                         Ms(Diff(r.time_span.end_ns, r.time_span.start_ns)));
   if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "Clocks: ", r.clock_alignment.summary, ".\n\n");
-  o += "| rank | overlap | exposed comm | HTA's overlap (default) | host blocked | GPU idle | findings |\n";
-  o += "|---:|---:|---:|---:|---:|---:|---:|\n";
+  if (!r.processes_without_gpu_work.empty())
+    absl::StrAppend(&o, ProcessesWithoutGpuLine(r.processes_without_gpu_work), ".\n\n");
+  o += "| rank | overlap | exposed comm | waiting for peers (hidden, exposed) | HTA's overlap (default) | host blocked "
+       "| GPU idle | findings |\n";
+  o += "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const RankReport& rk : r.ranks) {  // the summaries: in the head
     const RankSummary& s = rk.summary;
     const std::string hta = s.hta_compat_overlap_pct ? absl::StrFormat("%.2f%%", *s.hta_compat_overlap_pct) : "n/a";
-    absl::StrAppendFormat(&o, "| %s | %s | %s | %s | %s (%s) | %s | %d |\n",
+    std::string wait = "n/a";
+    if (s.comm_wait_ns) {
+      wait = absl::StrFormat("%s (%s, %s)", Dur(*s.comm_wait_ns), Dur(s.hidden_wait_ns.value_or(0)),
+                             Dur(s.exposed_wait_ns.value_or(0)));
+      if (rk.waited_for_most) absl::StrAppend(&wait, " for ", rk.waited_for_most->label);
+    }
+    absl::StrAppendFormat(&o, "| %s | %s | %s | %s | %s | %s (%s) | %s | %d |\n",
                           rk.rank ? std::to_string(*rk.rank) : rk.label,
-                          s.comm_ns == 0 ? "no communication" : Pct(s.overlap_ratio), Dur(s.exposed_comm_ns), hta,
+                          s.comm_ns == 0 ? "no communication" : Pct(s.overlap_ratio), Dur(s.exposed_comm_ns), wait, hta,
                           Dur(s.blocked_ns), Pct(s.blocked_share), Pct(s.gpu_idle_share), SummaryValue(s, "findings"));
   }
   HostBlockedMarkdown(v, o);

@@ -23,6 +23,8 @@ void Header(const Report& r, std::string& o) {
   absl::StrAppendFormat(&o, "overlapscope analyze: %d rank(s), %d iteration(s) (%s), trace span %s\n", r.ranks.size(),
                         r.iterations.count, r.iterations.marker, Ms(Diff(r.time_span.end_ns, r.time_span.start_ns)));
   if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "clocks: ", r.clock_alignment.summary, "\n");
+  if (!r.processes_without_gpu_work.empty())
+    absl::StrAppend(&o, ProcessesWithoutGpuLine(r.processes_without_gpu_work), "\n");
   if (r.iterations.assigned_by_own_start > 0)
     absl::StrAppendFormat(&o,
                           "note: %d GPU activities have no launch call in the trace (launched before capture); "
@@ -84,6 +86,7 @@ void RankSummaryLines(const Report& r, const RankReport& rk, std::string& o) {
   } else {
     absl::StrAppendFormat(&o, "  overlap       %s of communication hidden under compute (%s comm, %s exposed)\n",
                           Pct(s.overlap_ratio), Ms(s.comm_ns), Ms(s.exposed_comm_ns));
+    if (const std::string w = WaitText(rk); !w.empty()) absl::StrAppend(&o, "  waiting       ", w, "\n");
     if (s.hta_compat_overlap_pct || s.hta_wholetrace_overlap_pct) {
       auto pct = [](const std::optional<double>& v) { return v ? absl::StrFormat("%.2f%%", *v) : std::string("n/a"); };
       absl::StrAppendFormat(&o,
@@ -249,7 +252,7 @@ void FindingsList(const Report& r, const RankReport& rk, std::string& o) {
 
 int64_t SummaryValue(const RankSummary& s, const std::string& key) {
   for (const Metric& m : SummaryMetrics(s))
-    if (m.name == key && !m.is_ratio) return m.integer;
+    if (m.name == key && !m.is_ratio && !m.absent) return m.integer;
   return 0;
 }
 

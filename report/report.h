@@ -39,7 +39,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
-inline constexpr char kSchemaVersion[] = "1.8";  // minor: additive changes only
+inline constexpr char kSchemaVersion[] = "1.9";  // minor: additive changes only
 
 // A data-loss warning of the import (model::ImportWarnings): part of an input was read but not
 // understood. Every rendering shows the warnings first.
@@ -124,6 +124,9 @@ struct PathShare {
 // ranks[i].summary: the gate metrics (report/gates.h lists them from SummaryMetrics()).
 struct RankSummary {
   int64_t comm_ns = 0, hidden_comm_ns = 0, exposed_comm_ns = 0;
+  // 1.9, METRICS §2 transfer and waiting: the part of each spent waiting for the last peer;
+  // absent when no collective of the rank was matched across ranks (arrivals unknown).
+  std::optional<int64_t> comm_wait_ns, hidden_wait_ns, exposed_wait_ns;
   std::optional<double> overlap_ratio;
   int64_t compute_ns = 0;
   std::optional<double> compute_share_overlapped;
@@ -227,6 +230,19 @@ struct StreamLaunchDelay {
   int64_t launch_delay_outliers = 0, without_launch_call = 0;
 };
 
+// The participant waited for (1.9): its label and the wait before its arrivals.
+struct WaitedFor {
+  std::string label;
+  std::optional<int64_t> rank;
+  int64_t wait_ns = 0;
+};
+// A device's communication split into waiting for the last peer and transfer (1.9, METRICS §2);
+// absent from DeviceReport when no collective of the device was matched across ranks.
+struct CommWait {
+  int64_t comm_wait_ns = 0, hidden_wait_ns = 0, exposed_wait_ns = 0;
+  std::vector<WaitedFor> waited_for;  // by wait_ns descending (top_n)
+};
+
 struct DeviceReport {
   int64_t device = 0;  // CUDA ordinal
   std::string name;
@@ -237,6 +253,7 @@ struct DeviceReport {
   DeviceIdle idle;
   std::vector<IdleGap> top_gaps;
   std::vector<StreamLaunchDelay> launch_delay;
+  std::optional<CommWait> comm_wait;  // 1.9
 };
 
 // What HTA's TraceAnalysis(dir).get_comm_comp_overlap() prints (analyze/overlap.h, HtaCompat).
@@ -337,7 +354,8 @@ struct RankReport {
   int64_t pid = -1;
   std::string host, source;
   RankSummary summary;
-  std::vector<Window> windows;  // empty for traces recorded throughout (Kineto)
+  std::optional<WaitedFor> waited_for_most;  // 1.9: over the rank's devices; absent when none waited
+  std::vector<Window> windows;               // empty for traces recorded throughout (Kineto)
   std::vector<DeviceReport> devices;
   std::optional<HtaCompat> hta_compat;
   std::vector<ThreadBlocking> threads;
@@ -411,6 +429,15 @@ struct CrossRank {
   std::vector<Instance> instances;
 };
 
+// A process of the trace with no GPU activity (a launcher such as torchrun, a data-loader worker):
+// listed once, not as a rank (1.9). Only when at least one other process has GPU activity.
+struct ProcessWithoutGpu {
+  int64_t pid = -1;
+  std::optional<int64_t> rank;
+  std::string name;  // the process name as the trace gives it; empty when unknown
+  std::string host;
+};
+
 struct Report {
   std::vector<ImportWarning> warnings;  // empty when nothing was lost
   std::string tool = "overlapscope 0.1.0";
@@ -423,6 +450,7 @@ struct Report {
   Iterations iterations;
   std::vector<KernelTotal> top_kernels;
   std::vector<RankReport> ranks;
+  std::vector<ProcessWithoutGpu> processes_without_gpu_work;  // 1.9: not in `ranks`
   CrossRank collectives_across_ranks;
   CriticalPath critical_path;            // METRICS §8 (report/report_paths.h)
   StragglerCauses straggler_causes;      // METRICS §8
