@@ -7,6 +7,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/classify.h"
+#include "analyze/graph/graph.h"
 #include "analyze/interval_set.h"
 #include "analyze/iterations.h"
 #include "model/trace.h"
@@ -91,8 +92,9 @@ void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector
                  std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows);
 // The analysis windows of every process (windows.h): after the launch calls are known.
 void PrepareWindows(Context& ctx);
+// `g`: the dependency graph, for rules that read its edges (nullptr: they find nothing).
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
-                       SyncResult* out);
+                       const graph::Graph* g, SyncResult* out);
 void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
 
 // What API calls do is model::ApiCall::semantic (model/api_names.h: CUDA runtime, driver and

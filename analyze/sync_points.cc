@@ -145,7 +145,7 @@ void Finish(std::vector<findings::Emitted> emitted, SyncResult* out) {
 }  // namespace
 
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
-                       SyncResult* out) {
+                       const graph::Graph* g, SyncResult* out) {
   const model::Trace& t = ctx.t;
   AddPoints(t, blocking, &out->points);
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
@@ -158,6 +158,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                              points,
                              {},
                              ctx.opt.mark_message_times};
+  in.graph = g;
   in.blocked_by_thread.resize(t.threads().size());
   for (size_t i = 0; i < blocking.intervals.size(); ++i)
     in.blocked_by_thread[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));
