@@ -1,8 +1,9 @@
 // collective-waited-at-once (METRICS §5): a collective on its own stream whose completion the
 // stream that issued it waits for (an event-wait edge of the dependency graph, recorded or
 // inferred, from one of the collective's activities to that stream) before that stream is given
-// any other GPU work enqueued after the collective was issued. The issuing stream then idles for
-// the whole collective: it cannot overlap, whatever async_op says. Cost: the collective's exposed
+// any other GPU work enqueued after the collective was issued, and with nothing enqueued earlier
+// still running there when the collective starts. The issuing stream then idles for the whole
+// collective: it cannot overlap, whatever async_op says. Cost: the collective's exposed
 // time. Collectives that collective-on-compute-stream reports (on a compute-carrying stream) are
 // left to it: one finding per collective.
 #include <algorithm>
@@ -23,22 +24,41 @@ int64_t IssuedAt(const model::Trace& t, model::GpuRef g) {
   return call != model::kNone ? t.api_calls()[call].start_ns : t.StartNs(g);
 }
 
-// The activity of another stream that waits (event-wait edge) for one of `carriers` and is the
-// first work enqueued on its stream after `issued_ns`; kNone when there is none.
-NodeId WaitedAtOnce(const model::Trace& t, const graph::Graph& g, absl::Span<const model::GpuRef> carriers,
-                    model::StreamId own, int64_t issued_ns) {
+// The activity of another stream that waits (event-wait edge) for the collective's completion and
+// is the first work enqueued on its stream after `issued_ns`; kNone when there is none. The wait
+// may name a later activity of the collective's stream (torch.compile issues two all_to_alls back
+// to back and waits for both at once): stream order makes it a wait for the collective too, so
+// the stream is followed from the collective's last activity to the first one that another stream
+// waits for.
+NodeId WaitedAtOnce(const FindingInputs& in, const graph::Graph& g, absl::Span<const model::GpuRef> carriers,
+                    model::StreamId own, int64_t issued_ns, int64_t start_ns) {
+  const model::Trace& t = in.t;
+  NodeId last = model::kNone;
   for (const model::GpuRef& r : carriers) {
-    const NodeId from = g.GpuNode(r);
-    if (from == model::kNone) continue;
-    for (const graph::Edge& e : g.Succs(from)) {
+    const NodeId n = g.GpuNode(r);
+    if (n != model::kNone && g.Stream(n) == own) last = std::max(last, n);
+  }
+  if (last == model::kNone) return model::kNone;
+  constexpr int kMaxFollowed = 64;  // bounded: a wait much later is no wait "at once"
+  for (NodeId n = last; n < g.StreamEnd(own) && n < last + kMaxFollowed; ++n) {
+    bool waited = false;
+    for (const graph::Edge& e : g.Succs(n)) {
       if (e.kind != EdgeKind::kEventWait || !g.IsGpu(e.to) || g.Stream(e.to) == own) continue;
+      // The issuing stream is one that computes: another communication stream that waits (FSDP2's
+      // all-gather stream behind its reduce-scatter) is ordering between collectives, not this.
+      if (in.stream_compute_ns[g.Stream(e.to)] <= 0) continue;
+      waited = true;
       // The waiting activity was enqueued after the collective, and nothing else was enqueued on
       // its stream in between: the activity before it there was enqueued before the collective.
       if (IssuedAt(t, g.Ref(e.to)) < issued_ns) continue;
+      // Work enqueued before the collective that still runs when it starts (a CPU running ahead,
+      // as FSDP's prefetch relies on) overlaps it: only a stream left idle is reported.
       const NodeId prev = e.to - 1;
-      if (prev >= g.StreamBegin(g.Stream(e.to)) && IssuedAt(t, g.Ref(prev)) >= issued_ns) continue;
+      if (prev >= g.StreamBegin(g.Stream(e.to)) && (IssuedAt(t, g.Ref(prev)) >= issued_ns || g.EndNs(prev) > start_ns))
+        continue;
       return e.to;
     }
+    if (waited) return model::kNone;  // waited for here, with other work enqueued before the wait
   }
   return model::kNone;
 }
@@ -57,7 +77,8 @@ class CollectiveWaitedAtOnce : public FindingRule {
                                                              ? t.CollectiveActivities(co.collective)
                                                              : absl::Span<const model::GpuRef>(single);
         if (carriers.empty()) continue;
-        const NodeId waiter = WaitedAtOnce(t, *in.graph, carriers, co.stream, IssuedAt(t, co.first_activity));
+        const NodeId waiter =
+            WaitedAtOnce(in, *in.graph, carriers, co.stream, IssuedAt(t, co.first_activity), co.start_ns);
         if (waiter == model::kNone) continue;
         out->push_back({Make(in, co, *in.graph, waiter), model::kNone});
       }

@@ -161,5 +161,38 @@ TEST(CommWaitReport, UnknownIsNullAndGatesSayWhy) {
   EXPECT_NE(g.lines[0].find("arrivals unknown"), std::string::npos) << g.lines[0];
 }
 
+// The new finding kind in the Markdown and HTML findings and in diff's per-kind summary deltas.
+TEST(CollectiveWaitedAtOnceReport, MarkdownHtmlAndDiffByKind) {
+  const Report base = Build(Job(false));
+  Report test = base;
+  RankReport& rk = test.ranks[0];
+  Finding f;
+  f.kind = "collective-waited-at-once";
+  f.time_ns = 1000, f.end_ns = 3000, f.cost_ns = 500;
+  f.message = "allreduce at +0.001 ms runs on stream 7, but stream 1 waits for it";
+  f.advice = "issue the next independent matmul before calling wait()";
+  rk.findings.items.push_back(f);
+  bool listed = false;
+  for (KindFigures& k : rk.findings.by_kind)
+    if (k.kind == f.kind) k.count = 1, k.ns = 500, listed = true;
+  ASSERT_TRUE(listed);  // every kind of the rules is listed, with a count of 0 when none
+  for (NamedValue& v : rk.summary.findings)
+    if (v.name == "collective_waited_at_once") v.value = 1;
+  EXPECT_NE(RenderMarkdown(test).find("- `collective-waited-at-once` x1, cost 500 ns"), std::string::npos)
+      << RenderMarkdown(test);
+  EXPECT_NE(RenderHtml(test, {}).find("<td>collective-waited-at-once</td><td>1</td>"), std::string::npos);
+  const ReportDiff d = DiffReports(base, test);
+  ASSERT_FALSE(d.ranks.empty());
+  bool found = false;
+  for (const MetricDelta& m : d.ranks[0].summary)
+    if (m.metric == "finding_collective_waited_at_once") {
+      found = true;
+      EXPECT_EQ(m.value.base, 0);
+      EXPECT_EQ(m.value.test, 1);
+    }
+  EXPECT_TRUE(found);
+  EXPECT_NE(RenderDiffText(d).find("finding_collective_waited_at_once"), std::string::npos) << RenderDiffText(d);
+}
+
 }  // namespace
 }  // namespace overlapscope::report
