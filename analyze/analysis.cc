@@ -137,6 +137,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
     r.cross_rank = AnalyzeCrossRank(trace);
     g.emplace(graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank)));
     ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
+    AddWaitCauses(*g, &r.gaps);
     ComputeLaunchStats(ctx, &r.launch);
   };
   bool parallel = options.threads > 1;
@@ -156,6 +157,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
     side_b();
   }
   ComputeSyncPoints(ctx, r.blocking, r.overlap, &*g, &r.sync);
+  AddWaitSources(*g, &r.sync);
   r.iterations = std::move(ctx.iters);
   ComputeCommWait(trace, r.cross_rank, &r.overlap);
   r.dependency_graph = g->stats();
