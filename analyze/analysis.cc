@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "analyze/comm_wait.h"
 #include "analyze/context.h"
+#include "analyze/graph/graph.h"
+#include "analyze/graph_inputs.h"
 #include "analyze/path_analyses.h"
 #include "model/bounds.h"
 
@@ -35,6 +39,19 @@ void RunAll(int threads, const std::vector<std::function<void()>>& tasks) {
   for (std::thread& t : pool) t.join();
 }
 
+// The participant a rank's devices waited for longest, summed over its devices.
+void WaitedForMost(const AnalysisResult& r, RankSummary* s) {
+  std::vector<int64_t> ns(r.cross_rank.participants.size(), 0);
+  for (int32_t i : s->devices)
+    for (const WaitedFor& w : r.overlap[i].wait.waited_for)
+      if (w.participant >= 0 && static_cast<size_t>(w.participant) < ns.size()) ns[w.participant] += w.wait_ns;
+  for (size_t p = 0; p < ns.size(); ++p)
+    if (ns[p] > s->waited_for_ns) {
+      s->waited_for_ns = ns[p];
+      s->waited_for = static_cast<int32_t>(p);
+    }
+}
+
 void Summaries(const model::Trace& t, AnalysisResult& r) {
   for (size_t p = 0; p < t.processes().size(); ++p) {
     RankSummary s;
@@ -51,6 +68,12 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
       s.compute_ns = model::SatAdd(s.compute_ns, d.whole.compute_ns);
       s.contention_ns = model::SatAdd(s.contention_ns, d.whole.contention_ns);
       s.net_overlap_gain_ns = model::SatAdd(s.net_overlap_gain_ns, d.whole.net_overlap_gain_ns);
+      if (d.wait.known) {
+        s.wait_known = true;
+        s.comm_wait_ns = model::SatAdd(s.comm_wait_ns, d.wait.comm_wait_ns);
+        s.hidden_wait_ns = model::SatAdd(s.hidden_wait_ns, d.wait.hidden_wait_ns);
+        s.exposed_wait_ns = model::SatAdd(s.exposed_wait_ns, d.wait.exposed_wait_ns);
+      }
       const DeviceIdle& di = r.idle[i];
       // Sums over devices: each is bounded by its span (model/bounds.h), their sum is not.
       s.gpu_span_ns = model::SatAdd(s.gpu_span_ns, di.span_ns);
@@ -58,6 +81,7 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
       s.gpu_gap_ns = model::SatAdd(s.gpu_gap_ns, di.gap_ns);
       for (int c = 0; c < kGapCauses; ++c) s.gap_cause_ns[c] = model::SatAdd(s.gap_cause_ns[c], di.cause_ns[c]);
     }
+    WaitedForMost(r, &s);
     if (s.comm_ns > 0) s.overlap_ratio = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.comm_ns);
     if (s.gpu_span_ns > 0) s.gpu_idle_share = static_cast<double>(s.gpu_idle_ns) / static_cast<double>(s.gpu_span_ns);
     for (const HtaCompat& h : r.hta) {
@@ -91,9 +115,10 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
 
 // Critical path and straggler causes (METRICS §8, one shared index) beside stream concurrency
 // (§9): they read the classes, iterations, blocking and cross-rank results.
-absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, const AnalyzeOptions& options,
-                                 AnalysisResult& r) {
+absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, const graph::Graph& g,
+                                 const AnalyzeOptions& options, AnalysisResult& r) {
   PathInputs in;
+  in.graph = &g;
   in.gpu.kernel_cls = ctx.kernel_cls, in.gpu.memcpy_cls = ctx.memcpy_cls, in.gpu.memset_cls = ctx.memset_cls;
   in.iterations = &r.iterations, in.blocking = &r.blocking, in.cross_rank = &r.cross_rank;
   in.windows = r.windows;
@@ -119,10 +144,11 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   if (auto s = CheckGroups(options.groups); !s.ok()) return s;
   Context ctx(trace, options);
   if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
-  // Overlap, HTA's figures, blocking then idle, and launch statistics only read the context:
-  // they run at once on up to --threads threads; then the sync points, which need overlap and
-  // blocking, beside the collectives across ranks, which read only the model. With one thread
-  // they run in this order.
+  // Overlap, HTA's figures, blocking, launch statistics and the collectives across ranks only
+  // read the context or the model: they run at once on up to --threads threads. The
+  // dependency graph (METRICS §8) needs the host syncs' releases and the collectives' last
+  // arrivals; the idle causes, sync points and paths read it. With one thread everything runs
+  // in this order.
   RunAll(options.threads, {[&] { ComputeOverlap(ctx, &r.overlap); },
                            [&] {
                              if (ctx.opt.hta_both_filters)
@@ -130,15 +156,20 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
                              else
                                ComputeHtaCompat(ctx, &r.hta);
                            },
-                           [&] {
-                             ComputeBlocking(ctx, &r.blocking);
-                             ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
-                           },
-                           [&] { ComputeLaunchStats(ctx, &r.launch); }});
-  RunAll(options.threads, {[&] { ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync); },
+                           [&] { ComputeBlocking(ctx, &r.blocking); },
+                           [&] { ComputeLaunchStats(ctx, &r.launch); },
                            [&] { r.cross_rank = AnalyzeCrossRank(trace); }});
+  std::optional<graph::Graph> g;
+  g.emplace(graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank)));
+  ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
+  AddWaitCauses(*g, &r.gaps);
+  ComputeSyncPoints(ctx, r.blocking, r.overlap, &*g, &r.sync);
+  AddWaitSources(*g, &r.sync);
   r.iterations = std::move(ctx.iters);
-  if (auto s = PathsAndConcurrency(trace, ctx, options, r); !s.ok()) return s;
+  ComputeCommWait(trace, r.cross_rank, &r.overlap);
+  r.dependency_graph = g->stats();
+  r.dependency_graph_by_process = g->process_stats();
+  if (auto s = PathsAndConcurrency(trace, ctx, *g, options, r); !s.ok()) return s;
   Summaries(trace, r);
   return r;
 }

@@ -20,6 +20,7 @@
 #include "analyze/critical_path.h"
 #include "analyze/cross_rank.h"
 #include "analyze/gpu_idle.h"
+#include "analyze/graph/graph.h"
 #include "analyze/interval_set.h"
 #include "analyze/iterations.h"
 #include "analyze/launch_stats.h"
@@ -70,6 +71,11 @@ struct RankSummary {
   int64_t comm_ns = 0, hidden_comm_ns = 0, exposed_comm_ns = 0, compute_ns = 0;
   std::optional<double> overlap_ratio;  // hidden / comm over the rank's devices
   int64_t contention_ns = 0, net_overlap_gain_ns = 0;
+  // METRICS §2 transfer and waiting, over the rank's devices whose arrivals are known (wait_known).
+  bool wait_known = false;
+  int64_t comm_wait_ns = 0, hidden_wait_ns = 0, exposed_wait_ns = 0;
+  int32_t waited_for = model::kNone;  // the participant waited for most (CrossRankResult index)
+  int64_t waited_for_ns = 0;          // how long
   // HTA's number for this rank (HtaCompat): its default (GPU work launched before the last
   // ProfilerStep when the trace has >= 2 steps) and the same rules over the whole trace.
   std::optional<double> hta_compat_overlap_pct;
@@ -106,6 +112,11 @@ struct AnalysisResult {
   StragglerResult stragglers;        // METRICS §8 (analyze/straggler_causes.h)
   ConcurrencyResult concurrency;     // METRICS §9 (analyze/stream_concurrency.h)
   int64_t min_gap_ns = 0;
+  // The dependency graph's counts (analyze/graph/graph.h GraphStats): edges by kind, recorded and
+  // inferred apart, and the cross-stream waits recorded, inferred, ambiguous and unresolved; in
+  // total and per process (Trace::processes() order).
+  graph::GraphStats dependency_graph;
+  std::vector<graph::GraphStats> dependency_graph_by_process;
 };
 
 absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const AnalyzeOptions& options);

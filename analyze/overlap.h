@@ -58,6 +58,17 @@ struct KernelSlowdown {
   double slowdown = 0;  // median overlapped / median alone (alone median > 0 guaranteed)
 };
 
+// Transfer and waiting (METRICS §2; analyze/comm_wait.h computes it after the cross-rank matching).
+struct WaitedFor {
+  int32_t participant = model::kNone;  // index into CrossRankResult::participants
+  int64_t wait_ns = 0;                 // this device's collective time before that participant arrived
+};
+struct CommWait {
+  bool known = false;  // at least one collective of the device was matched across ranks
+  int64_t comm_wait_ns = 0, hidden_wait_ns = 0, exposed_wait_ns = 0;  // the wait part of comm/hidden/exposed
+  std::vector<WaitedFor> waited_for;  // the last arrivals waited for, by wait_ns descending
+};
+
 struct DeviceOverlap {
   model::DeviceId device = model::kNone;
   model::ProcessId process = model::kNone;
@@ -67,6 +78,7 @@ struct DeviceOverlap {
   std::vector<KernelSlowdown> slowdowns;  // sorted by overlapped count, descending
   std::vector<Interval> exposed_comm;     // M \ C: slices where communication is exposed
   std::vector<Interval> hidden_comm;      // C ∩ M
+  CommWait wait;                          // whole trace; `known` false until ComputeCommWait
 };
 
 // HTA-compatible overlap for one rank (process): HTA's name rules, µs rounding (start rounded

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "analyze/name_sums.h"
 #include "analyze/path_walker.h"
 
@@ -16,6 +17,49 @@ using model::CollectiveId;
 using model::kNone;
 
 namespace {
+
+// Categories whose path segments are compared name by name: GPU activities, and host time inside
+// a recorded op, call or range (launch work and blocking calls).
+bool IsNamedCategory(PathCategory c) {
+  return IsGpuCategory(c) || c == PathCategory::kHostLaunch || c == PathCategory::kHostBlocked;
+}
+
+// Per thread, the record_function / NVTX ranges that are not iterations, by start: host time is
+// also named by the innermost of them around it, so that a user's range (`data_prep`) is named
+// with all the ops inside it, not only split among them.
+class UserRanges {
+ public:
+  UserRanges(const model::Trace& t, const IterationAssignment& ia) : t_(t), by_thread_(t.threads().size()) {
+    absl::flat_hash_set<model::StringId> steps;
+    for (const Iteration& it : ia.iterations) steps.insert(it.name);
+    for (size_t i = 0; i < t.ranges().size(); ++i) {
+      const model::Range& r = t.ranges()[i];
+      const bool user = r.kind == model::RangeKind::kUserAnnotation || r.kind == model::RangeKind::kNvtx;
+      if (user && r.thread >= 0 && static_cast<size_t>(r.thread) < by_thread_.size() && !steps.contains(r.name))
+        by_thread_[r.thread].push_back(static_cast<int32_t>(i));
+    }
+    for (auto& v : by_thread_)
+      std::stable_sort(v.begin(), v.end(),
+                       [&](int32_t a, int32_t b) { return t.ranges()[a].start_ns < t.ranges()[b].start_ns; });
+  }
+  // The name of the innermost such range of `th` around `ns` (the latest-starting one that
+  // contains it; a bounded look back), 0 when none.
+  model::StringId Around(model::ThreadId th, int64_t ns) const {
+    if (th < 0 || static_cast<size_t>(th) >= by_thread_.size()) return 0;
+    const auto& v = by_thread_[th];
+    auto it =
+        std::upper_bound(v.begin(), v.end(), ns, [&](int64_t x, int32_t i) { return x < t_.ranges()[i].start_ns; });
+    for (int k = 0; it != v.begin() && k < 256; ++k) {
+      --it;
+      if (t_.ranges()[*it].end_ns > ns) return t_.ranges()[*it].name;
+    }
+    return 0;
+  }
+
+ private:
+  const model::Trace& t_;
+  std::vector<std::vector<int32_t>> by_thread_;
+};
 
 // One side of the comparison: a rank's own path from its window start to its arrival; its GPU
 // names go to the caller's NameSums.
@@ -27,7 +71,12 @@ struct Side {
 class Comparer {
  public:
   explicit Comparer(const PathIndex& ix)
-      : ix_(ix), t_(ix.trace()), walker_(ix), late_(ix.trace().strings().size()), median_(ix.trace().strings().size()) {
+      : ix_(ix),
+        t_(ix.trace()),
+        walker_(ix),
+        ranges_(ix.trace(), *ix.inputs().iterations),
+        late_(ix.trace().strings().size()),
+        median_(ix.trace().strings().size()) {
     by_device_.resize(t_.devices().size());
     pos_.assign(t_.collectives().size(), kNone);
     for (size_t c = 0; c < t_.collectives().size(); ++c) {
@@ -75,7 +124,14 @@ class Comparer {
     for (const PathSegment& x : segs_) {
       const int64_t len = x.end_ns - x.start_ns;
       s.path.ns[static_cast<int>(x.category)] += len;
-      if (IsGpuCategory(x.category)) names->Add(x.name, x.category, len);
+      // GPU activities by name, and host time by the op, runtime call or range it lay in (a
+      // host-bound straggler is named like a GPU-bound one); untraced host time has no name.
+      if (IsNamedCategory(x.category) && (IsGpuCategory(x.category) || x.name != 0))
+        names->Add(x.name, x.category, len);
+      if (IsNamedCategory(x.category) && !IsGpuCategory(x.category)) {
+        const model::StringId range = ranges_.Around(x.thread, x.start_ns + len / 2);
+        if (range != 0 && range != x.name) names->Add(range, PathCategory::kHostLaunch, len);
+      }
     }
     return s;
   }
@@ -83,8 +139,8 @@ class Comparer {
   std::vector<NameDelta> Merge() {
     std::vector<NameDelta> v;
     auto add = [&](const NameSums::Entry& e, bool late) {
-      for (int c = 0; c <= static_cast<int>(PathCategory::kMemory); ++c) {
-        if (e.segments[c] == 0) continue;
+      for (int c = 0; c < kPathCategories; ++c) {
+        if (e.segments[c] == 0 || !IsNamedCategory(static_cast<PathCategory>(c))) continue;
         NameDelta d;
         d.name = e.name, d.category = static_cast<PathCategory>(c);
         (late ? d.late_ns : d.median_ns) = e.ns[c];
@@ -111,6 +167,7 @@ class Comparer {
   const PathIndex& ix_;
   const model::Trace& t_;
   PathWalker walker_;
+  UserRanges ranges_;
   std::vector<std::vector<CollectiveId>> by_device_;
   std::vector<int32_t> pos_;
   std::vector<int64_t> floor_;

@@ -8,7 +8,8 @@
 // participant's previous collective on the same GPU (the latest that ended before the arrival;
 // without one, the start of the iteration around the arrival, else the rank's first event) to its
 // arrival, and the rank's own critical path in that window (critical_path.h, peers not followed)
-// says what the rank was doing: which GPU activities by name, host work, syncs, launch latency.
+// says what the rank was doing: which GPU activities by name, host work by the op, call or range
+// it lay in, syncs, launch latency.
 // The difference between the two ranks' arrivals, behind_ns = arrival(late) − arrival(median),
 // is then split exactly into
 //   started_later_ns  = window start(late) − window start(median), plus
@@ -33,10 +34,14 @@
 
 namespace overlapscope::analyze {
 
-// One GPU activity name on the late and the median rank's paths.
+// One name on the late and the median rank's paths: a GPU activity (kCompute, kComm, kMemory), or
+// the host op, runtime call or range that host time lay in (kHostLaunch: the innermost one, and
+// also the innermost record_function/NVTX range around it other than the iteration's, which so
+// counts every op inside it; kHostBlocked: the blocking call). Untraced host time has no name.
+// Nested names overlap: their deltas do not add up to behind_ns.
 struct NameDelta {
   model::StringId name = 0;
-  PathCategory category = PathCategory::kCompute;  // kCompute, kComm or kMemory
+  PathCategory category = PathCategory::kCompute;
   int64_t late_ns = 0, median_ns = 0;
   int64_t late_count = 0, median_count = 0;  // path segments of that name
   int64_t delta_ns() const { return late_ns - median_ns; }

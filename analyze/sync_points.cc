@@ -1,6 +1,7 @@
 // Sync points (METRICS.md §5) and the findings rules run over them (analyze/findings/).
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/findings/finding_rule.h"
 #include "model/bounds.h"
@@ -145,7 +146,7 @@ void Finish(std::vector<findings::Emitted> emitted, SyncResult* out) {
 }  // namespace
 
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
-                       SyncResult* out) {
+                       const graph::Graph* g, SyncResult* out) {
   const model::Trace& t = ctx.t;
   AddPoints(t, blocking, &out->points);
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
@@ -158,12 +159,35 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                              points,
                              {},
                              ctx.opt.mark_message_times};
+  in.graph = g;
   in.blocked_by_thread.resize(t.threads().size());
   for (size_t i = 0; i < blocking.intervals.size(); ++i)
     in.blocked_by_thread[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));
   std::vector<findings::Emitted> emitted;
   for (const findings::FindingRule* rule : findings::Rules()) rule->Find(in, &emitted);
   Finish(std::move(emitted), out);
+}
+
+void AddWaitSources(const graph::Graph& g, SyncResult* out) {
+  if (g.waits().empty()) return;
+  absl::flat_hash_map<int32_t, const graph::WaitEdge*> by_sync, by_call;
+  for (const graph::WaitEdge& w : g.waits()) {
+    if (w.sync != model::kNone) by_sync.emplace(w.sync, &w);
+    if (w.api_call != model::kNone) by_call.emplace(w.api_call, &w);
+  }
+  for (SyncPoint& p : out->points) {
+    if (p.kind != SyncPointKind::kStreamWaitEvent) continue;
+    const graph::WaitEdge* w = nullptr;
+    if (auto it = by_sync.find(p.sync); p.sync != model::kNone && it != by_sync.end()) w = it->second;
+    if (auto it = by_call.find(p.api_call); w == nullptr && p.api_call != model::kNone && it != by_call.end())
+      w = it->second;
+    if (w == nullptr) continue;
+    p.wait_source = g.Ref(w->from);
+    p.waiter = g.Ref(w->to);
+    p.wait_inferred = w->inferred;
+    if (p.stream == model::kNone) p.stream = g.Stream(w->to);
+    if (p.wait_on_stream == model::kNone) p.wait_on_stream = g.Stream(w->from);
+  }
 }
 
 }  // namespace overlapscope::analyze

@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
     double p4 = CpuSeconds();
     analyze::ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
     double p5 = CpuSeconds();
-    analyze::ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
+    analyze::ComputeSyncPoints(ctx, r.blocking, r.overlap, nullptr, &r.sync);
     double p6 = CpuSeconds();
     analyze::ComputeLaunchStats(ctx, &r.launch);
     double p7 = CpuSeconds();

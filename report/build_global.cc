@@ -231,9 +231,26 @@ Report Assemble(Report header, const GlobalPartial& merged, std::vector<RankRepo
 Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info) {
   std::vector<RankReport> ranks;
   ranks.reserve(r.ranks.size());
-  for (const analyze::RankSummary& s : r.ranks) ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n));
+  // A process without GPU activity (a launcher, a data-loader worker) is no rank: listed apart,
+  // as long as some other process has GPU activity (a CPU-only trace keeps its processes).
+  const bool any_gpu =
+      std::any_of(r.ranks.begin(), r.ranks.end(), [](const analyze::RankSummary& s) { return !s.devices.empty(); });
+  std::vector<ProcessWithoutGpu> others;
+  for (const analyze::RankSummary& s : r.ranks) {
+    if (any_gpu && s.devices.empty() && InRange(t.processes(), s.process)) {
+      ProcessWithoutGpu p;
+      p.pid = s.pid;
+      if (s.rank != model::kNone) p.rank = s.rank;
+      p.name = Str(t, t.processes()[s.process].name);
+      p.host = Str(t, t.processes()[s.process].host);
+      others.push_back(std::move(p));
+      continue;
+    }
+    ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n));
+  }
   Report rep = Assemble(Header(t, r, info), BuildGlobalPartial(t, r), std::move(ranks),
                         BuildCrossRank(t, r.cross_rank, r.overlap, info.top_n));
+  rep.processes_without_gpu_work = std::move(others);
   rep.critical_path = BuildCriticalPath(t, r.critical_path);
   rep.straggler_causes = BuildStragglerCauses(t, r.stragglers, r.cross_rank);
   rep.stream_concurrency = BuildStreamConcurrency(t, r.concurrency);

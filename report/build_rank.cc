@@ -82,9 +82,13 @@ void DeviceIdleOf(const model::Trace& t, const analyze::AnalysisResult& r, const
   for (const analyze::IdleGap* g : gaps) {
     report::IdleGap x{
         g->start_ns,  g->end_ns,         std::string(analyze::ToString(g->cause)), Activity(t, g->ended_by),
-        std::nullopt, Tid(t, g->thread), IterationNumber(r, g->iteration),         std::nullopt};
+        std::nullopt, Tid(t, g->thread), IterationNumber(r, g->iteration),         std::nullopt,
+        std::nullopt};
     if (InRange(t.api_calls(), g->launch_call)) x.launch_call = Str(t, t.api_calls()[g->launch_call].name);
     if (g->cause == analyze::GapCause::kHostBlocked) x.host = split(g->host);
+    if (g->waited_for)
+      if (std::optional<GpuActivity> a = Activity(t, *g->waited_for))
+        x.waiting_on = IdleGap::WaitingOn{a->stream, a->name, g->wait_inferred};
     d.top_gaps.push_back(std::move(x));
   }
 }
@@ -98,6 +102,16 @@ std::vector<std::array<int64_t, analyze::kGapCauses>> GapsByIteration(const anal
   for (const analyze::IdleGap& g : r.gaps)
     if (g.device == device && InRange(v, g.iteration)) v[g.iteration][static_cast<int>(g.cause)] += g.duration_ns();
   return v;
+}
+
+report::WaitedFor WaitedForOf(const analyze::CrossRankResult& x, const analyze::WaitedFor& f) {
+  report::WaitedFor w;
+  w.wait_ns = f.wait_ns;
+  if (InRange(x.participants, f.participant)) {
+    w.label = x.participants[f.participant].label;
+    if (x.participants[f.participant].rank != model::kNone) w.rank = x.participants[f.participant].rank;
+  }
+  return w;
 }
 
 DeviceReport Device(const model::Trace& t, const analyze::AnalysisResult& r, size_t i, int64_t top_n) {
@@ -132,6 +146,12 @@ DeviceReport Device(const model::Trace& t, const analyze::AnalysisResult& r, siz
     d.slowdowns.push_back(
         {Str(t, s.name), s.overlapped_count, s.alone_count, s.median_overlapped_ns, s.median_alone_ns, s.slowdown});
   }
+  if (o.wait.known) {
+    CommWait w{o.wait.comm_wait_ns, o.wait.hidden_wait_ns, o.wait.exposed_wait_ns, {}};
+    for (const analyze::WaitedFor& f : o.wait.waited_for)
+      if (static_cast<int64_t>(w.waited_for.size()) < top_n) w.waited_for.push_back(WaitedForOf(r.cross_rank, f));
+    d.comm_wait = std::move(w);
+  }
   if (i < r.idle.size()) DeviceIdleOf(t, r, r.idle[i], d, o.device, top_n);
   for (const analyze::StreamLaunchStats& s : r.launch.streams)
     if (s.device == o.device)
@@ -145,6 +165,11 @@ report::RankSummary Summary(const analyze::RankSummary& s, const analyze::CrossR
   j.comm_ns = s.comm_ns;
   j.hidden_comm_ns = s.hidden_comm_ns;
   j.exposed_comm_ns = s.exposed_comm_ns;
+  if (s.wait_known) {
+    j.comm_wait_ns = s.comm_wait_ns;
+    j.hidden_wait_ns = s.hidden_wait_ns;
+    j.exposed_wait_ns = s.exposed_wait_ns;
+  }
   j.overlap_ratio = s.overlap_ratio;
   j.compute_ns = s.compute_ns;
   if (s.compute_ns > 0)
@@ -239,7 +264,22 @@ void FindingsAndSyncs(const model::Trace& t, const analyze::AnalysisResult& r, c
     if (it == rk.sync_points.by_kind.end()) it = rk.sync_points.by_kind.insert(it, KindFigures{kind, 0, 0});
     ++it->count;
     it->ns += p.blocked_ns;
+    if (!p.wait_source) continue;
+    SyncPoints::StreamWait w{NativeStream(t, p.stream), NativeStream(t, p.wait_on_stream), "", "", p.wait_inferred, 1};
+    if (std::optional<GpuActivity> a = Activity(t, *p.wait_source)) w.source = a->name;
+    if (std::optional<GpuActivity> a = Activity(t, p.waiter)) w.waiter = a->name;
+    auto same = [&](const SyncPoints::StreamWait& x) {
+      return x.stream == w.stream && x.wait_on_stream == w.wait_on_stream && x.source == w.source &&
+             x.waiter == w.waiter && x.inferred == w.inferred;
+    };
+    auto sw = std::find_if(rk.sync_points.stream_waits.begin(), rk.sync_points.stream_waits.end(), same);
+    if (sw == rk.sync_points.stream_waits.end())
+      rk.sync_points.stream_waits.push_back(std::move(w));
+    else
+      ++sw->count;
   }
+  std::stable_sort(rk.sync_points.stream_waits.begin(), rk.sync_points.stream_waits.end(),
+                   [](const SyncPoints::StreamWait& a, const SyncPoints::StreamWait& b) { return a.count > b.count; });
 }
 
 void Launches(const model::Trace& t, const analyze::AnalysisResult& r, model::ProcessId p, int64_t top_n,
@@ -307,6 +347,7 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
     rk.source = Str(t, t.processes()[s.process].source);
   }
   rk.summary = Summary(s, cross);
+  if (s.waited_for != model::kNone) rk.waited_for_most = WaitedForOf(cross, {s.waited_for, s.waited_for_ns});
   AddPathSummary(r.critical_path, r.stragglers, cross, s.process, &rk.summary);  // build_paths.cc
   rk.windows = Windows(t, r, s.process);
   for (int32_t i : s.devices)
@@ -325,6 +366,20 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
   Blocking(t, r, s.process, top_n, rk);
   FindingsAndSyncs(t, r, s, rk);
   Launches(t, r, s.process, top_n, rk);
+  if (InRange(r.dependency_graph_by_process, s.process)) {
+    const analyze::graph::GraphStats& g = r.dependency_graph_by_process[s.process];
+    DependencyGraph d;
+    for (int k = 0; k < analyze::graph::kEdgeKinds; ++k)
+      d.edges.push_back({std::string(analyze::graph::ToString(static_cast<analyze::graph::EdgeKind>(k))), g.recorded[k],
+                         g.inferred[k]});
+    d.waits_recorded = g.waits_recorded, d.waits_recorded_without_source = g.waits_recorded_without_source;
+    d.waits_inferred = g.waits_inferred, d.waits_ambiguous = g.waits_ambiguous;
+    d.waits_unresolved = g.waits_unresolved, d.waits_not_delayed = g.waits_not_delayed;
+    d.waits_already_complete = g.waits_already_complete;
+    d.gpu_without_launch = g.gpu_without_launch, d.syncs_without_release = g.syncs_without_release;
+    d.backward_edges = g.backward_edges;
+    rk.dependency_graph = std::move(d);
+  }
   return rk;
 }
 

@@ -66,6 +66,7 @@ std::vector<MetricDelta> SummaryDeltas(const RankReport& b, const RankReport& t)
   std::vector<MetricDelta> out{{"step_time_ns", false, {StepTime(b), StepTime(t)}}};
   auto value = [](const Metric& m) -> std::optional<double> {
     if (m.is_ratio) return m.ratio;
+    if (m.absent) return std::nullopt;
     return static_cast<double>(m.integer);
   };
   const std::vector<Metric> bm = SummaryMetrics(b.summary), tm = SummaryMetrics(t.summary);

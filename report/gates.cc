@@ -13,9 +13,15 @@ namespace overlapscope::report {
 std::vector<Metric> SummaryMetrics(const RankSummary& s) {
   auto integer = [](std::string name, int64_t v) { return Metric{std::move(name), false, v, std::nullopt}; };
   auto ratio = [](std::string name, std::optional<double> v) { return Metric{std::move(name), true, 0, v}; };
+  auto optional = [](std::string name, std::optional<int64_t> v) {
+    return Metric{std::move(name), false, v.value_or(0), std::nullopt, !v.has_value()};
+  };
   std::vector<Metric> m = {integer("comm_ns", s.comm_ns),
                            integer("hidden_comm_ns", s.hidden_comm_ns),
                            integer("exposed_comm_ns", s.exposed_comm_ns),
+                           optional("comm_wait_ns", s.comm_wait_ns),
+                           optional("hidden_wait_ns", s.hidden_wait_ns),
+                           optional("exposed_wait_ns", s.exposed_wait_ns),
                            ratio("overlap_ratio", s.overlap_ratio),
                            integer("compute_ns", s.compute_ns),
                            ratio("compute_share_overlapped", s.compute_share_overlapped),
@@ -96,9 +102,10 @@ GateResult EvaluateGates(const Report& r, const std::vector<Gate>& gates) {
         out.lines.push_back(absl::StrFormat("FAIL %s: %s (not computed: %s)", rk.label, g.text, *r.paths_skipped));
         continue;
       }
-      if (m == nullptr || (m->is_ratio && !m->ratio)) {
+      if (m == nullptr || (m->is_ratio && !m->ratio) || m->absent) {
         out.passed = false;
         std::string why = m == nullptr ? "absent: not in the summary"
+                          : m->absent  ? "absent: no collective matched across ranks (arrivals unknown)"
                           : g.metric == "overlap_ratio" || g.metric == "hta_compat_overlap_pct" ||
                                   g.metric == "hta_wholetrace_overlap_pct"
                               ? "absent: no communication"

@@ -20,6 +20,7 @@ struct Metric {
   bool is_ratio = false;
   int64_t integer = 0;
   std::optional<double> ratio;
+  bool absent = false;  // an integer metric with no figure (JSON null, e.g. comm_wait_ns of one rank)
 };
 std::vector<Metric> SummaryMetrics(const RankSummary& s);
 

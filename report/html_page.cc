@@ -45,6 +45,14 @@ std::string SummaryTable(const RankReport& rk) {
   o += Row({"overlap (hidden / all communication)", Pct(s.overlap_ratio)});
   o += Row({"exposed communication", Dur(s.exposed_comm_ns)});
   o += Row({"hidden communication", Dur(s.hidden_comm_ns)});
+  if (s.comm_wait_ns) {  // METRICS §2: waiting is not communicating
+    std::string w = absl::StrCat(Dur(*s.comm_wait_ns), " (hidden ", Dur(s.hidden_wait_ns.value_or(0)), ", exposed ",
+                                 Dur(s.exposed_wait_ns.value_or(0)), ")");
+    if (rk.waited_for_most)
+      absl::StrAppend(&w, "; waited for ", Esc(rk.waited_for_most->label), " most (", Dur(rk.waited_for_most->wait_ns),
+                      ")");
+    o += Row({"communication waiting for the last peer", w});
+  }
   o += Row({"compute", Dur(s.compute_ns)});
   // Signed (METRICS.md §2): below zero the overlapped compute ran faster than alone, which is no
   // slowdown; said so, as the text report does, rather than a negative slowdown.
@@ -116,8 +124,14 @@ std::string KernelsSection(const Report& r) {
 }
 
 std::string Header(const Report& r) {
+  std::string others;
+  if (!r.processes_without_gpu_work.empty())
+    others = "<p class=\"note\">" +
+             ProcessesWithoutGpuLine(
+                 r.processes_without_gpu_work, [](const std::string& x) { return Esc(x); }, "<code>", "</code>") +
+             "</p>";
   return absl::StrCat("<p>", Esc(absl::StrJoin(r.inputs, " ")), " &middot; ", r.ranks.size(), " rank(s), ",
-                      r.iterations.count, " iteration(s) &middot; ", Esc(r.tool), "</p>", Legend());
+                      r.iterations.count, " iteration(s) &middot; ", Esc(r.tool), "</p>", others, Legend());
 }
 
 // Coloured delta: red when worse, green when better (higher is better only for the overlap

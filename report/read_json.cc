@@ -90,6 +90,14 @@ void ReadGlobal(const Node& d, Report* r) {
   if (o.Has("align_clocks")) r->options.align_clocks = o.At("align_clocks").Str();
   if (d.Has("clock_note")) r->clock_note = d.At("clock_note").Str();
   r->clock_alignment = Clock(d.At("clock_alignment"));
+  d.At("processes_without_gpu_work").Each([&](const Node& n) {  // 1.9
+    ProcessWithoutGpu p;
+    p.pid = n.At("pid").Int();
+    p.rank = n.At("rank").OptInt();
+    p.name = n.At("name").Str();
+    p.host = n.At("host").Str();
+    r->processes_without_gpu_work.push_back(std::move(p));
+  });
   d.At("classes").At("rules").Each([&](const Node& n) {
     r->classes.rules.push_back({n.At("rule").Str(), n.At("origin").Str()});
   });

@@ -52,6 +52,8 @@ void ReadIdle(const Node& n, DeviceIdle* idle) {
   idle->host_blocked_split = ReadSplit(n.At("host_blocked_split"));
 }
 
+WaitedFor ReadWaitedFor(const Node& x) { return {x.At("label").Str(), x.At("rank").OptInt(), x.At("wait_ns").Int()}; }
+
 DeviceReport Device(const Node& n) {
   DeviceReport d;
   d.device = n.At("device").Int();
@@ -86,11 +88,21 @@ DeviceReport Device(const Node& n) {
     d.top_gaps.push_back({x.At("start_ns").Int(), x.At("end_ns").Int(), x.At("cause").Str(), Activity(x.At("ended_by")),
                           x.At("launch_call").OptStr(), x.At("thread").OptInt(), x.At("iteration").OptInt(),
                           ReadSplit(x.At("host"))});
+    if (x.Has("waiting_on")) {
+      const Node w = x.At("waiting_on");
+      d.top_gaps.back().waiting_on =
+          IdleGap::WaitingOn{w.At("stream").OptInt(), w.At("name").Str(), w.At("inferred").Bool()};
+    }
   });
   n.At("launch_delay").Each([&](const Node& x) {
     d.launch_delay.push_back({x.At("stream").OptInt(), ReadPercentiles(x.At("launch_delay")),
                               x.At("launch_delay_outliers").Int(), x.At("without_launch_call").Int()});
   });
+  if (const Node w = n.At("comm_wait"); !w.j.is_null()) {  // 1.9
+    CommWait c{w.At("comm_wait_ns").Int(), w.At("hidden_wait_ns").Int(), w.At("exposed_wait_ns").Int(), {}};
+    w.At("waited_for").Each([&](const Node& x) { c.waited_for.push_back(ReadWaitedFor(x)); });
+    d.comm_wait = std::move(c);
+  }
   return d;
 }
 
@@ -105,6 +117,12 @@ RankSummary Summary(const Node& n) {
       s.hidden_comm_ns = v.Int();
     else if (is("exposed_comm_ns"))
       s.exposed_comm_ns = v.Int();
+    else if (is("comm_wait_ns"))
+      s.comm_wait_ns = v.OptInt();
+    else if (is("hidden_wait_ns"))
+      s.hidden_wait_ns = v.OptInt();
+    else if (is("exposed_wait_ns"))
+      s.exposed_wait_ns = v.OptInt();
     else if (is("overlap_ratio"))
       s.overlap_ratio = v.OptDouble();
     else if (is("compute_ns"))
@@ -184,6 +202,7 @@ RankReport Rank(const Node& n) {
   rk.host = n.At("host").Str();
   rk.source = n.At("source").Str();
   rk.summary = Summary(n.At("summary"));
+  if (const Node w = n.At("waited_for_most"); !w.j.is_null()) rk.waited_for_most = ReadWaitedFor(w);  // 1.9
   n.At("windows").Each([&](const Node& w) {
     rk.windows.push_back(
         {w.At("index").Int(), w.At("trigger").Str(), w.At("name").Str(), w.At("capture_start_ns").Int(),
@@ -230,6 +249,12 @@ RankReport Rank(const Node& n) {
   });
   rk.sync_points.count = n.At("sync_points").At("count").Int();
   rk.sync_points.by_kind = Kinds(n.At("sync_points").At("by_kind"), "blocked_ns");
+  if (n.At("sync_points").Has("stream_waits"))
+    n.At("sync_points").At("stream_waits").Each([&](const Node& x) {
+      rk.sync_points.stream_waits.push_back({x.At("stream").OptInt(), x.At("wait_on_stream").OptInt(),
+                                             x.At("source").Str(), x.At("waiter").Str(), x.At("inferred").Bool(),
+                                             x.At("count").Int()});
+    });
   n.At("launch_calls").Each([&](const Node& x) {
     rk.launch_calls.push_back({x.At("call").Str(), ReadPercentiles(x.At("duration")), x.At("outliers").Int()});
   });
@@ -238,6 +263,22 @@ RankReport Rank(const Node& n) {
     rk.short_kernels.top.push_back(
         {x.At("name").Str(), x.At("count").Int(), x.At("gpu_total_ns").Int(), x.At("cpu_total_ns").Int()});
   });
+  if (n.Has("dependency_graph")) {
+    const Node g = n.At("dependency_graph");
+    DependencyGraph d;
+    for (const char* k : {"program-order", "stream-order", "launch", "event-wait", "host-release", "peer"})
+      if (g.At("edges").Has(k))
+        d.edges.push_back({k, g.At("edges").At(k).At("recorded").Int(), g.At("edges").At(k).At("inferred").Int()});
+    const Node w = g.At("waits");
+    d.waits_recorded = w.At("recorded").Int(), d.waits_recorded_without_source = w.At("recorded_without_source").Int();
+    d.waits_inferred = w.At("inferred").Int(), d.waits_ambiguous = w.At("ambiguous").Int();
+    d.waits_unresolved = w.At("unresolved").Int(), d.waits_not_delayed = w.At("not_delayed").Int();
+    d.waits_already_complete = w.At("already_complete").Int();
+    d.gpu_without_launch = g.At("gpu_without_launch").Int();
+    d.syncs_without_release = g.At("syncs_without_release").Int();
+    d.backward_edges = g.At("backward_edges").Int();
+    rk.dependency_graph = std::move(d);
+  }
   return rk;
 }
 

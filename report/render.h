@@ -106,5 +106,15 @@ std::string Dur(int64_t ns);                      // exact ns below 1 µs, µs b
 std::string Pct(const std::optional<double>& r);  // "62.3%", or "n/a" when absent
 std::string Short(const std::string& name, size_t max = 60);
 std::string Bytes(int64_t bytes);  // "512 B", "2.00 MB" (decimal units, as nccl-tests sizes)
+// METRICS §2 transfer and waiting of a rank: "12.0 ms of the communication was waiting for the
+// last peer (hidden 10.0 ms, exposed 2.0 ms); waited for rank 3 most (11.0 ms)"; empty when the
+// rank's arrivals are unknown.
+std::string WaitText(const RankReport& rk);
+// "also captured: pid 1467 `torchrun` — no GPU work" (every process without GPU activity, comma
+// separated), in text and Markdown; empty when there is none. `escape` is applied to each name
+// and host (HTML), `code` wraps the name.
+std::string ProcessesWithoutGpuLine(const std::vector<ProcessWithoutGpu>& ps,
+                                    const std::function<std::string(const std::string&)>& escape = nullptr,
+                                    const std::string& code_open = "`", const std::string& code_close = "`");
 
 }  // namespace overlapscope::report

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "report/render.h"
+#include "report/render_internal.h"
 
 namespace overlapscope::report {
 
@@ -40,6 +41,32 @@ std::string Bytes(int64_t b) {
   return absl::StrFormat("%.2f GB", static_cast<double>(b) / 1e9);
 }
 
+std::string WaitText(const RankReport& rk) {
+  const RankSummary& s = rk.summary;
+  if (!s.comm_wait_ns || s.comm_ns == 0) return "";
+  std::string o =
+      absl::StrFormat("%s of the communication was waiting for the last peer (hidden %s, exposed %s)",
+                      Ms(*s.comm_wait_ns), Ms(s.hidden_wait_ns.value_or(0)), Ms(s.exposed_wait_ns.value_or(0)));
+  if (rk.waited_for_most)
+    absl::StrAppend(&o, "; waited for ", rk.waited_for_most->label, " most (", Ms(rk.waited_for_most->wait_ns), ")");
+  return o;
+}
+
+std::string ProcessesWithoutGpuLine(const std::vector<ProcessWithoutGpu>& ps,
+                                    const std::function<std::string(const std::string&)>& escape,
+                                    const std::string& code_open, const std::string& code_close) {
+  if (ps.empty()) return "";
+  auto esc = [&](const std::string& x) { return escape ? escape(x) : x; };
+  std::string o = "also captured: ";
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const ProcessWithoutGpu& p = ps[i];
+    absl::StrAppend(&o, i == 0 ? "" : ", ", "pid ", p.pid);
+    if (p.rank) absl::StrAppend(&o, " (rank ", *p.rank, ")");
+    if (!p.name.empty()) absl::StrAppend(&o, " ", code_open, esc(p.name), code_close);
+  }
+  return o + (ps.size() == 1 ? " — no GPU work" : " — no GPU work in any of them");
+}
+
 std::string RenderExplainClasses(const ClassExplanations& e) {
   std::string o = "classification rules (first match wins):\n";
   for (size_t i = 0; i < e.rules.size(); ++i)
@@ -66,6 +93,25 @@ std::string WarningsMarkdown(const std::vector<ImportWarning>& warnings) {
   std::string out = "> **Warning: part of the input could not be read; numbers below may be incomplete.**\n";
   for (const ImportWarning& w : warnings) absl::StrAppend(&out, "> - ", w.message, "\n");
   return out + "\n";
+}
+
+std::string DependencyGraphLines(const DependencyGraph& d, std::string_view indent) {
+  std::string o = absl::StrFormat(
+      "%scross-stream waits: %d recorded, %d inferred (not recorded), %d ambiguous (not taken), %d unresolved, %d "
+      "not delaying",
+      indent, d.waits_recorded, d.waits_inferred, d.waits_ambiguous, d.waits_unresolved, d.waits_not_delayed);
+  if (d.waits_recorded_without_source > 0)
+    absl::StrAppendFormat(&o, "; %d recorded without their source", d.waits_recorded_without_source);
+  absl::StrAppendFormat(&o, "\n%sedges:", indent);
+  for (const DependencyGraph::EdgeCount& e : d.edges) {
+    absl::StrAppendFormat(&o, " %s %d", e.kind, e.recorded);
+    if (e.inferred > 0) absl::StrAppendFormat(&o, " + %d inferred", e.inferred);
+    o += ",";
+  }
+  if (!d.edges.empty()) o.pop_back();
+  absl::StrAppendFormat(&o, "; not joined: %d GPU without launch, %d syncs without release, %d backward\n",
+                        d.gpu_without_launch, d.syncs_without_release, d.backward_edges);
+  return o;
 }
 
 }  // namespace overlapscope::report

@@ -58,6 +58,19 @@ ojson PercentilesJson(const Percentiles& p) {
                {"p99_ns", p.p99_ns}, {"max_ns", p.max_ns}, {"mean_ns", p.mean_ns}};
 }
 
+ojson WaitedForJson(const WaitedFor& w) {
+  return {{"label", w.label}, {"rank", JsonOpt(w.rank)}, {"wait_ns", w.wait_ns}};
+}
+
+ojson CommWaitJson(const CommWait& c) {
+  ojson by = ojson::array();
+  for (const WaitedFor& w : c.waited_for) by.push_back(WaitedForJson(w));
+  return {{"comm_wait_ns", c.comm_wait_ns},
+          {"hidden_wait_ns", c.hidden_wait_ns},
+          {"exposed_wait_ns", c.exposed_wait_ns},
+          {"waited_for", by}};
+}
+
 ojson DeviceJson(const DeviceReport& d) {
   ojson j;
   j["device"] = d.device;
@@ -122,6 +135,9 @@ ojson DeviceJson(const DeviceReport& d) {
                   {"thread", JsonOpt(g.thread)},
                   {"iteration", JsonOpt(g.iteration)},
                   {"host", Split(g.host)}});
+  for (size_t i = 0; i < d.top_gaps.size(); ++i)
+    if (const auto& w = d.top_gaps[i].waiting_on)
+      tg[i]["waiting_on"] = {{"stream", JsonOpt(w->stream)}, {"name", w->name}, {"inferred", w->inferred}};
   j["top_gaps"] = tg;
   ojson ld = ojson::array();
   for (const StreamLaunchDelay& s : d.launch_delay)
@@ -130,12 +146,14 @@ ojson DeviceJson(const DeviceReport& d) {
                   {"launch_delay_outliers", s.launch_delay_outliers},
                   {"without_launch_call", s.without_launch_call}});
   j["launch_delay"] = ld;
+  j["comm_wait"] = d.comm_wait ? CommWaitJson(*d.comm_wait) : ojson(nullptr);  // 1.9
   return j;
 }
 
 ojson SummaryJson(const RankSummary& s) {
   ojson j = ojson::object();
-  for (const Metric& m : SummaryMetrics(s)) j[m.name] = m.is_ratio ? JsonOpt(m.ratio) : ojson(m.integer);
+  for (const Metric& m : SummaryMetrics(s))
+    j[m.name] = m.is_ratio ? JsonOpt(m.ratio) : m.absent ? ojson(nullptr) : ojson(m.integer);
   return j;
 }
 
@@ -175,6 +193,7 @@ ojson RankJson(const RankReport& rk) {
   jr["host"] = rk.host;
   jr["source"] = rk.source;
   jr["summary"] = SummaryJson(rk.summary);
+  jr["waited_for_most"] = rk.waited_for_most ? WaitedForJson(*rk.waited_for_most) : ojson(nullptr);  // 1.9
   jr["windows"] = WindowsJson(rk.windows);
   ojson devs = ojson::array();
   for (const DeviceReport& d : rk.devices) devs.push_back(DeviceJson(d));
@@ -233,6 +252,17 @@ ojson RankJson(const RankReport& rk) {
                      {"advice", f.advice}});
   jr["findings"] = {{"by_kind", Kinds(rk.findings.by_kind, "cost_ns")}, {"items", items}};
   jr["sync_points"] = {{"count", rk.sync_points.count}, {"by_kind", Kinds(rk.sync_points.by_kind, "blocked_ns")}};
+  if (!rk.sync_points.stream_waits.empty()) {
+    ojson sw = ojson::array();
+    for (const SyncPoints::StreamWait& w : rk.sync_points.stream_waits)
+      sw.push_back({{"stream", JsonOpt(w.stream)},
+                    {"wait_on_stream", JsonOpt(w.wait_on_stream)},
+                    {"source", w.source},
+                    {"waiter", w.waiter},
+                    {"inferred", w.inferred},
+                    {"count", w.count}});
+    jr["sync_points"]["stream_waits"] = sw;
+  }
   ojson calls = ojson::array();
   for (const LaunchCall& c : rk.launch_calls)
     calls.push_back({{"call", c.call}, {"duration", PercentilesJson(c.duration)}, {"outliers", c.outliers}});
@@ -242,6 +272,24 @@ ojson RankJson(const RankReport& rk) {
     shorts.push_back(
         {{"name", k.name}, {"count", k.count}, {"gpu_total_ns", k.gpu_total_ns}, {"cpu_total_ns", k.cpu_total_ns}});
   jr["short_kernels"] = {{"count", rk.short_kernels.count}, {"top", shorts}};
+  if (rk.dependency_graph) {
+    const DependencyGraph& d = *rk.dependency_graph;
+    ojson edges = ojson::object();
+    for (const DependencyGraph::EdgeCount& e : d.edges)
+      edges[e.kind] = {{"recorded", e.recorded}, {"inferred", e.inferred}};
+    jr["dependency_graph"] = {{"edges", edges},
+                              {"waits",
+                               {{"recorded", d.waits_recorded},
+                                {"recorded_without_source", d.waits_recorded_without_source},
+                                {"inferred", d.waits_inferred},
+                                {"ambiguous", d.waits_ambiguous},
+                                {"unresolved", d.waits_unresolved},
+                                {"not_delayed", d.waits_not_delayed},
+                                {"already_complete", d.waits_already_complete}}},
+                              {"gpu_without_launch", d.gpu_without_launch},
+                              {"syncs_without_release", d.syncs_without_release},
+                              {"backward_edges", d.backward_edges}};
+  }
   return jr;
 }
 
@@ -519,7 +567,14 @@ void RenderJson(const ReportView& v, const RenderSink& out) {
   }
   j["top_kernels"] = top;
   j["job_overview"] = OverviewJson(r);  // 1.9: from the ranks' summaries (report/overview.h)
-  j["ranks"] = kRanksToken;             // spliced in below, one rank at a time
+  ojson others = ojson::array();
+  for (const ProcessWithoutGpu& p : r.processes_without_gpu_work) {
+    ojson x = {{"pid", p.pid}, {"name", p.name}, {"host", p.host}};
+    x["rank"] = p.rank ? ojson(*p.rank) : ojson(nullptr);
+    others.push_back(std::move(x));
+  }
+  j["processes_without_gpu_work"] = others;  // 1.9
+  j["ranks"] = kRanksToken;                  // spliced in below, one rank at a time
   j["collectives_across_ranks"] = CrossRankJson(r.collectives_across_ranks);
   AppendPathsJson(r, &j);  // METRICS §8-9 (render_json_paths.cc)
   if (v.rank_concurrency_json) j["stream_concurrency"]["devices"] = kDevicesToken;

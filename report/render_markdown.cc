@@ -74,17 +74,26 @@ void RenderMarkdown(const ReportView& v, const TextOptions& options, const Rende
   if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "Clocks: ", r.clock_alignment.summary, ".\n\n");
   const JobOverview overview = BuildOverview(r);  // multi-rank: first (report/overview.h)
   const std::vector<bool> selected = SelectRanks(r, overview, options.ranks);
+  if (!r.processes_without_gpu_work.empty())
+    absl::StrAppend(&o, ProcessesWithoutGpuLine(r.processes_without_gpu_work), ".\n\n");
   o += OverviewMarkdown(overview, selected);
-  o += "| rank | overlap | exposed comm | HTA's overlap (default) | host blocked | GPU idle | findings |\n";
-  o += "|---:|---:|---:|---:|---:|---:|---:|\n";
+  o += "| rank | overlap | exposed comm | waiting for peers (hidden, exposed) | HTA's overlap (default) | host blocked "
+       "| GPU idle | findings |\n";
+  o += "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (size_t i = 0; i < r.ranks.size(); ++i) {  // the summaries: in the head
     if (!selected[i]) continue;
     const RankReport& rk = r.ranks[i];
     const RankSummary& s = rk.summary;
     const std::string hta = s.hta_compat_overlap_pct ? absl::StrFormat("%.2f%%", *s.hta_compat_overlap_pct) : "n/a";
-    absl::StrAppendFormat(&o, "| %s | %s | %s | %s | %s (%s) | %s | %d |\n",
+    std::string wait = "n/a";
+    if (s.comm_wait_ns) {
+      wait = absl::StrFormat("%s (%s, %s)", Dur(*s.comm_wait_ns), Dur(s.hidden_wait_ns.value_or(0)),
+                             Dur(s.exposed_wait_ns.value_or(0)));
+      if (rk.waited_for_most) absl::StrAppend(&wait, " for ", rk.waited_for_most->label);
+    }
+    absl::StrAppendFormat(&o, "| %s | %s | %s | %s | %s | %s (%s) | %s | %d |\n",
                           rk.rank ? std::to_string(*rk.rank) : rk.label,
-                          s.comm_ns == 0 ? "no communication" : Pct(s.overlap_ratio), Dur(s.exposed_comm_ns), hta,
+                          s.comm_ns == 0 ? "no communication" : Pct(s.overlap_ratio), Dur(s.exposed_comm_ns), wait, hta,
                           Dur(s.blocked_ns), Pct(s.blocked_share), Pct(s.gpu_idle_share), SummaryValue(s, "findings"));
   }
   if (std::count(selected.begin(), selected.end(), false) > 0) o += LeftOutText(selected).substr(1);
@@ -96,7 +105,11 @@ void RenderMarkdown(const ReportView& v, const TextOptions& options, const Rende
   RankReport scratch;
   for (size_t i = 0; i < r.ranks.size(); ++i) {
     if (!selected[i]) continue;
-    FindingsOfRank(v.rank(i, &scratch), o);
+    const RankReport& rk = v.rank(i, &scratch);
+    FindingsOfRank(rk, o);
+    if (rk.dependency_graph)
+      absl::StrAppendFormat(&o, "\n**%s dependency graph**\n\n%s", rk.label,
+                            DependencyGraphLines(*rk.dependency_graph, "- "));
     out(o);
     o.clear();
   }

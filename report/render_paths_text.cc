@@ -61,9 +61,13 @@ std::string StragglerLine(const StragglerSummary& s) {
   if (behind != s.lateness_ns) absl::StrAppendFormat(&o, " (%s behind the median rank)", Dur(behind));
   if (!s.names.empty() && s.names[0].delta_ns > 0) {
     const NameLateness& n = s.names[0];
-    absl::StrAppendFormat(&o, "; %s of its lead over the median rank is `%s`", Share(n.delta_ns, behind),
-                          Short(n.name, 60));
-    if (n.slower)
+    // Host time is named by the op, call or range it lay in (host_launch, host_blocked).
+    const bool host = n.category.rfind("host", 0) == 0;
+    absl::StrAppendFormat(&o, "; %s of its lead over the median rank is %s`%s`", Share(n.delta_ns, behind),
+                          host ? "host time in " : "", Short(n.name, 60));
+    if (n.slower && host)
+      absl::StrAppendFormat(&o, " taking %.1f%% longer than on the median rank", 100.0 * *n.slower);
+    else if (n.slower)
       absl::StrAppendFormat(&o, " running %.1f%% slower than on the median rank", 100.0 * *n.slower);
     else
       absl::StrAppend(&o, ", which the median rank did not run");

@@ -23,6 +23,8 @@ void Header(const Report& r, std::string& o) {
   absl::StrAppendFormat(&o, "overlapscope analyze: %d rank(s), %d iteration(s) (%s), trace span %s\n", r.ranks.size(),
                         r.iterations.count, r.iterations.marker, Ms(Diff(r.time_span.end_ns, r.time_span.start_ns)));
   if (r.clock_alignment.status != "not-evaluated") absl::StrAppend(&o, "clocks: ", r.clock_alignment.summary, "\n");
+  if (!r.processes_without_gpu_work.empty())
+    absl::StrAppend(&o, ProcessesWithoutGpuLine(r.processes_without_gpu_work), "\n");
   if (r.iterations.assigned_by_own_start > 0)
     absl::StrAppendFormat(&o,
                           "note: %d GPU activities have no launch call in the trace (launched before capture); "
@@ -84,6 +86,7 @@ void RankSummaryLines(const Report& r, const RankReport& rk, std::string& o) {
   } else {
     absl::StrAppendFormat(&o, "  overlap       %s of communication hidden under compute (%s comm, %s exposed)\n",
                           Pct(s.overlap_ratio), Ms(s.comm_ns), Ms(s.exposed_comm_ns));
+    if (const std::string w = WaitText(rk); !w.empty()) absl::StrAppend(&o, "  waiting       ", w, "\n");
     if (s.hta_compat_overlap_pct || s.hta_wholetrace_overlap_pct) {
       auto pct = [](const std::optional<double>& v) { return v ? absl::StrFormat("%.2f%%", *v) : std::string("n/a"); };
       absl::StrAppendFormat(&o,
@@ -204,6 +207,9 @@ void GapAndLaunchTables(const Report& r, const RankReport& rk, std::string& o) {
       absl::StrAppendFormat(&o, "    %12s %-13s %9s  %s\n", Dur(Diff(g.end_ns, g.start_ns)), g.cause,
                             Id(g.iteration, "-"), g.ended_by ? Short(g.ended_by->name) : "-");
       if (g.host) absl::StrAppendFormat(&o, "    %12s host %s\n", "", SplitText(*g.host));
+      if (g.waiting_on)
+        absl::StrAppendFormat(&o, "    %12s waiting on stream %s (%s)%s\n", "", Id(g.waiting_on->stream),
+                              Short(g.waiting_on->name), g.waiting_on->inferred ? " [inferred]" : " [recorded]");
     }
   }
   for (const DeviceReport& d : rk.devices) {
@@ -245,11 +251,23 @@ void FindingsList(const Report& r, const RankReport& rk, std::string& o) {
   }
 }
 
+void StreamWaitsText(const Report& r, const RankReport& rk, std::string& o) {
+  const auto& sw = rk.sync_points.stream_waits;
+  if (sw.empty()) return;
+  absl::StrAppendFormat(&o, "\n  stream waits with their source (%d kinds)\n    %6s %8s %8s  %-10s %s\n", sw.size(),
+                        "count", "stream", "waits on", "edge", "source -> waiting activity");
+  const size_t limit = static_cast<size_t>(std::max<int64_t>(0, r.options.top_n));
+  for (size_t i = 0; i < sw.size() && i < limit; ++i)
+    absl::StrAppendFormat(&o, "    %6d %8s %8s  %-10s %s -> %s\n", sw[i].count, Id(sw[i].stream),
+                          Id(sw[i].wait_on_stream), sw[i].inferred ? "inferred" : "recorded", Short(sw[i].source, 40),
+                          Short(sw[i].waiter, 40));
+}
+
 }  // namespace
 
 int64_t SummaryValue(const RankSummary& s, const std::string& key) {
   for (const Metric& m : SummaryMetrics(s))
-    if (m.name == key && !m.is_ratio) return m.integer;
+    if (m.name == key && !m.is_ratio && !m.absent) return m.integer;
   return 0;
 }
 
@@ -273,6 +291,9 @@ void RenderText(const ReportView& v, const TextOptions& options, const RenderSin
     BlockingTable(rk, o);
     GapAndLaunchTables(r, rk, o);
     FindingsList(r, rk, o);
+    if (rk.dependency_graph)
+      o += "\n  dependency graph (METRICS §8)\n" + DependencyGraphLines(*rk.dependency_graph, "    ");
+    StreamWaitsText(r, rk, o);
     out(o);
     o.clear();
   }

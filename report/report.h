@@ -124,6 +124,9 @@ struct PathShare {
 // ranks[i].summary: the gate metrics (report/gates.h lists them from SummaryMetrics()).
 struct RankSummary {
   int64_t comm_ns = 0, hidden_comm_ns = 0, exposed_comm_ns = 0;
+  // 1.9, METRICS §2 transfer and waiting: the part of each spent waiting for the last peer;
+  // absent when no collective of the rank was matched across ranks (arrivals unknown).
+  std::optional<int64_t> comm_wait_ns, hidden_wait_ns, exposed_wait_ns;
   std::optional<double> overlap_ratio;
   int64_t compute_ns = 0;
   std::optional<double> compute_share_overlapped;
@@ -218,6 +221,14 @@ struct IdleGap {
   std::optional<std::string> launch_call;
   std::optional<int64_t> thread, iteration;
   std::optional<HostSplit> host;  // host-blocked gaps only
+  // 1.9: a dependency gap ended through a cross-stream wait: the stream and activity waited on,
+  // and whether the trace recorded that wait or the evidence rule inferred it (METRICS §8).
+  struct WaitingOn {
+    std::optional<int64_t> stream;
+    std::string name;
+    bool inferred = false;
+  };
+  std::optional<WaitingOn> waiting_on;
 };
 
 struct Percentiles {
@@ -231,6 +242,19 @@ struct StreamLaunchDelay {
   int64_t launch_delay_outliers = 0, without_launch_call = 0;
 };
 
+// The participant waited for (1.9): its label and the wait before its arrivals.
+struct WaitedFor {
+  std::string label;
+  std::optional<int64_t> rank;
+  int64_t wait_ns = 0;
+};
+// A device's communication split into waiting for the last peer and transfer (1.9, METRICS §2);
+// absent from DeviceReport when no collective of the device was matched across ranks.
+struct CommWait {
+  int64_t comm_wait_ns = 0, hidden_wait_ns = 0, exposed_wait_ns = 0;
+  std::vector<WaitedFor> waited_for;  // by wait_ns descending (top_n)
+};
+
 struct DeviceReport {
   int64_t device = 0;  // CUDA ordinal
   std::string name;
@@ -241,6 +265,7 @@ struct DeviceReport {
   DeviceIdle idle;
   std::vector<IdleGap> top_gaps;
   std::vector<StreamLaunchDelay> launch_delay;
+  std::optional<CommWait> comm_wait;  // 1.9
 };
 
 // What HTA's TraceAnalysis(dir).get_comm_comp_overlap() prints (analyze/overlap.h, HtaCompat).
@@ -305,6 +330,16 @@ struct Findings {
 struct SyncPoints {
   int64_t count = 0;
   std::vector<KindFigures> by_kind;  // kinds that occur, in order of first occurrence
+  // 1.9: the stream waits with a source (dependency graph, METRICS §8), grouped by (waiting
+  // stream, stream waited on, activity waited for, waiting activity, inferred), most frequent
+  // first; inferred ones are never merged with recorded ones.
+  struct StreamWait {
+    std::optional<int64_t> stream, wait_on_stream;
+    std::string source, waiter;
+    bool inferred = false;
+    int64_t count = 0;
+  };
+  std::vector<StreamWait> stream_waits;
 };
 
 struct LaunchCall {
@@ -335,13 +370,29 @@ struct Window {
   int64_t gpu_span_ns = 0, gpu_busy_ns = 0, gpu_idle_ns = 0, gpu_gap_ns = 0, gaps = 0;
 };
 
+// 1.9: the dependency graph's counts for one rank (METRICS §8; analyze/graph GraphStats): edges
+// by kind, recorded and inferred apart, and what became of the cross-stream waits.
+struct DependencyGraph {
+  struct EdgeCount {
+    std::string kind;  // "program-order", "stream-order", "launch", "event-wait", "host-release", "peer"
+    int64_t recorded = 0, inferred = 0;
+  };
+  std::vector<EdgeCount> edges;
+  int64_t waits_recorded = 0;                 // the trace links both ends
+  int64_t waits_recorded_without_source = 0;  // the trace names the waiter only (placed by the rule)
+  int64_t waits_inferred = 0, waits_ambiguous = 0, waits_unresolved = 0, waits_not_delayed = 0;
+  int64_t waits_already_complete = 0;
+  int64_t gpu_without_launch = 0, syncs_without_release = 0, backward_edges = 0;
+};
+
 struct RankReport {
   std::string label;  // "rank 3", or "pid 42 (GPU 0, GPU 1)"
   std::optional<int64_t> rank;
   int64_t pid = -1;
   std::string host, source;
   RankSummary summary;
-  std::vector<Window> windows;  // empty for traces recorded throughout (Kineto)
+  std::optional<WaitedFor> waited_for_most;  // 1.9: over the rank's devices; absent when none waited
+  std::vector<Window> windows;               // empty for traces recorded throughout (Kineto)
   std::vector<DeviceReport> devices;
   std::optional<HtaCompat> hta_compat;
   std::vector<ThreadBlocking> threads;
@@ -350,6 +401,7 @@ struct RankReport {
   SyncPoints sync_points;
   std::vector<LaunchCall> launch_calls;
   ShortKernels short_kernels;
+  std::optional<DependencyGraph> dependency_graph;  // absent in reports before 1.9
 };
 
 // collectives_across_ranks (METRICS §6).
@@ -415,6 +467,15 @@ struct CrossRank {
   std::vector<Instance> instances;
 };
 
+// A process of the trace with no GPU activity (a launcher such as torchrun, a data-loader worker):
+// listed once, not as a rank (1.9). Only when at least one other process has GPU activity.
+struct ProcessWithoutGpu {
+  int64_t pid = -1;
+  std::optional<int64_t> rank;
+  std::string name;  // the process name as the trace gives it; empty when unknown
+  std::string host;
+};
+
 struct Report {
   std::vector<ImportWarning> warnings;  // empty when nothing was lost
   std::string tool = "overlapscope 0.1.0";
@@ -427,6 +488,7 @@ struct Report {
   Iterations iterations;
   std::vector<KernelTotal> top_kernels;
   std::vector<RankReport> ranks;
+  std::vector<ProcessWithoutGpu> processes_without_gpu_work;  // 1.9: not in `ranks`
   CrossRank collectives_across_ranks;
   CriticalPath critical_path;            // METRICS §8 (report/report_paths.h)
   StragglerCauses straggler_causes;      // METRICS §8

@@ -102,4 +102,17 @@ bool IsHipCall(const model::Trace& t, model::StringId call) {
   return model::ApiVendorOf(t.str(call)) == model::ApiVendor::kHip;
 }
 
+int64_t DeviceComputeNs(const FindingInputs& in, model::DeviceId device) {
+  int64_t ns = 0;
+  for (size_t s = 0; s < in.t.streams().size(); ++s)
+    if (in.t.streams()[s].device == device) ns += in.stream_compute_ns[s];
+  return ns;
+}
+
+bool OnComputeStream(const FindingInputs& in, const DeviceOverlap& dv, const CollectiveOverlap& co) {
+  if (co.stream == model::kNone) return false;
+  const int64_t device_compute = DeviceComputeNs(in, dv.device);
+  return device_compute > 0 && in.stream_compute_ns[co.stream] * 10 >= device_compute;
+}
+
 }  // namespace overlapscope::analyze::findings

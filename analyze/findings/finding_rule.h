@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analyze/cpu_blocking.h"
+#include "analyze/graph/graph.h"
 #include "analyze/iterations.h"
 #include "analyze/overlap.h"
 #include "analyze/sync_points.h"
@@ -42,6 +43,9 @@ struct FindingInputs {
   std::vector<std::vector<int32_t>> blocked_by_thread;
   // AnalyzeOptions::mark_message_times: At() writes a marker instead (kTimeMarker).
   bool mark_times = false;
+  // The dependency graph (analyze/graph), when built before the findings; rules that read its
+  // edges find nothing without it.
+  const graph::Graph* graph = nullptr;
 
   // End of an iteration's CPU range (INT64_MAX for kNone: outside iterations).
   int64_t IterationEnd(int32_t iteration) const;
@@ -92,6 +96,12 @@ SyncPoint SyncPointOfBlocked(const model::Trace& t, const BlockedInterval& b);
 // from its sync point: when, where, which call, its iteration and its cost (the time the host
 // was blocked). The rule adds the message and the advice.
 Finding FindingOfBlocked(std::string_view kind, const FindingInputs& in, int32_t interval);
+
+// A collective on a stream that also runs at least 10% of its device's compute time
+// (collective-on-compute-stream reports it; other collective rules leave it to that one).
+bool OnComputeStream(const FindingInputs& in, const DeviceOverlap& dv, const CollectiveOverlap& co);
+// Summed compute-class GPU time of a device's streams.
+int64_t DeviceComputeNs(const FindingInputs& in, model::DeviceId device);
 
 // The call belongs to the HIP runtime (model/api_names.h): advice then names HIP's calls.
 bool IsHipCall(const model::Trace& t, model::StringId call);

@@ -13,12 +13,9 @@ class CollectiveOnComputeStream : public FindingRule {
     const model::Trace& t = in.t;
     const std::vector<int64_t>& stream_compute = in.stream_compute_ns;
     for (const DeviceOverlap& dv : in.overlap) {
-      int64_t device_compute = 0;
-      for (size_t s = 0; s < t.streams().size(); ++s)
-        if (t.streams()[s].device == dv.device) device_compute += stream_compute[s];
-      if (device_compute <= 0) continue;
+      const int64_t device_compute = DeviceComputeNs(in, dv.device);
       for (const CollectiveOverlap& co : dv.collectives) {
-        if (co.stream == model::kNone || stream_compute[co.stream] * 10 < device_compute) continue;
+        if (!OnComputeStream(in, dv, co)) continue;
         Finding fd;
         fd.kind = kind();
         fd.time_ns = co.start_ns;

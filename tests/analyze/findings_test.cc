@@ -120,9 +120,9 @@ TEST(Findings, SyncPointsListWaitEdgesAndAllocations) {
 // The registry holds one rule per file, in file-name order, which is the report order of the
 // kinds (reports print every kind in this order, also with a count of 0).
 TEST(FindingRules, RegistryIsTheReportOrder) {
-  const std::vector<std::string_view> want = {"pageable-async-copy", "unsynchronized-d2h",
-                                              "blocking-d2h-before-independent-work", "collective-on-compute-stream",
-                                              "device-wide-sync-in-loop"};
+  const std::vector<std::string_view> want = {
+      "pageable-async-copy",          "unsynchronized-d2h",       "blocking-d2h-before-independent-work",
+      "collective-on-compute-stream", "device-wide-sync-in-loop", "collective-waited-at-once"};
   EXPECT_EQ(FindingKinds(), want);
   ASSERT_EQ(findings::Rules().size(), want.size());
   for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(FindingKindIndex(findings::Rules()[k]->kind()), int32_t(k));
