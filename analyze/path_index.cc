@@ -81,6 +81,14 @@ void PathIndex::IndexWaits() {
   } else {
     graph_ = in_.graph;
   }
+  // Most activities have no cross-stream wait: the walk reads the graph's edges only for those
+  // that do.
+  waits_into_.assign(start_.size(), 0);
+  for (const graph::WaitEdge& w : graph_->waits())
+    if (w.to >= 0 && static_cast<size_t>(w.to) < waits_into_.size()) waits_into_[w.to] = 1;
+  if (graph_->stats().waits_unresolved + graph_->stats().waits_ambiguous > 0)
+    for (size_t g = 0; g < waits_into_.size(); ++g)
+      if (graph_->UnresolvedWaits(static_cast<graph::NodeId>(g)) > 0) waits_into_[g] = 1;
   // Event syncs: released by the work their record covered (better than the device-wide guess of
   // §3). Kineto's Event Sync names only the record's correlation, whose stream a stream wait on
   // the same record gives.

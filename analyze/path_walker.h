@@ -90,6 +90,7 @@ class PathIndex {
   // Event syncs: the release (recorder, flat index) per BlockingResult interval when the event's
   // record is known, else kNone.
   std::vector<int32_t> event_release_;
+  std::vector<uint8_t> waits_into_;  // per flat index: an event-wait edge or unresolved waits into it
 };
 
 // Where a walk begins.

@@ -369,9 +369,12 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
   if (InRange(r.dependency_graph_by_process, s.process)) {
     const analyze::graph::GraphStats& g = r.dependency_graph_by_process[s.process];
     DependencyGraph d;
+    // Peer edges join ranks: the per-rank reduction cannot count them on a rank alone, and
+    // collectives_across_ranks reports the matching they come from.
     for (int k = 0; k < analyze::graph::kEdgeKinds; ++k)
-      d.edges.push_back({std::string(analyze::graph::ToString(static_cast<analyze::graph::EdgeKind>(k))), g.recorded[k],
-                         g.inferred[k]});
+      if (static_cast<analyze::graph::EdgeKind>(k) != analyze::graph::EdgeKind::kPeer)
+        d.edges.push_back({std::string(analyze::graph::ToString(static_cast<analyze::graph::EdgeKind>(k))),
+                           g.recorded[k], g.inferred[k]});
     d.waits_recorded = g.waits_recorded, d.waits_recorded_without_source = g.waits_recorded_without_source;
     d.waits_inferred = g.waits_inferred, d.waits_ambiguous = g.waits_ambiguous;
     d.waits_unresolved = g.waits_unresolved, d.waits_not_delayed = g.waits_not_delayed;

@@ -374,7 +374,7 @@ struct Window {
 // by kind, recorded and inferred apart, and what became of the cross-stream waits.
 struct DependencyGraph {
   struct EdgeCount {
-    std::string kind;  // "program-order", "stream-order", "launch", "event-wait", "host-release", "peer"
+    std::string kind;  // "program-order", "stream-order", "launch", "event-wait", "host-release"
     int64_t recorded = 0, inferred = 0;
   };
   std::vector<EdgeCount> edges;

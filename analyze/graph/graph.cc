@@ -42,6 +42,9 @@ Graph BuildGraph(const model::Trace& trace, const GraphInputs& in) { return Grap
 
 Graph GraphBuilder::Build() {
   g_.process_stats_.assign(t_.processes().size(), {});
+  for (const model::Stream& s : t_.streams())
+    stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
+  for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
   AddNodes();
   AddProgramOrder();
   AddStreamOrder();
@@ -79,10 +82,9 @@ bool GraphBuilder::Add(NodeId from, NodeId to, EdgeKind k, bool inferred) {
 GraphStats& GraphBuilder::S(NodeId n) {
   model::ProcessId p = kNone;
   if (g_.IsGpu(n)) {
-    const model::DeviceId d = t_.DeviceOfStream(g_.gpu_stream_[n]);
-    if (d != kNone) p = t_.ProcessOfDevice(d);
-  } else if (const model::ThreadId th = t_.api_calls()[g_.ApiIndex(n)].thread; th != kNone) {
-    p = t_.ProcessOfThread(th);
+    p = stream_proc_[g_.gpu_stream_[n]];
+  } else if (const model::ThreadId th = api_thread_[g_.ApiIndex(n)]; th != kNone) {
+    p = thread_proc_[th];
   }
   return p >= 0 && static_cast<size_t>(p) < g_.process_stats_.size() ? g_.process_stats_[p] : other_;
 }
@@ -120,10 +122,14 @@ void GraphBuilder::AddNodes() {
   g_.stream_off_[ns] = static_cast<NodeId>(g_.gpu_ref_.size());
   // Activities without a stream are not in StreamActivities; they stay out of the graph
   // (GpuNode gives kNone for them).
+  api_thread_.reserve(t.api_calls().size());
   for (const model::ApiCall& a : t.api_calls()) {
     g_.start_.push_back(a.start_ns);
     g_.end_.push_back(a.end_ns);
+    api_thread_.push_back(a.thread);
   }
+  // Program order, stream order and launches: about one edge per API call and two per activity.
+  edges_.reserve(t.api_calls().size() + 2 * g_.gpu_ref_.size() + 1024);
 }
 
 void GraphBuilder::AddProgramOrder() {

@@ -8,8 +8,7 @@
 //    that the others wait for has an all-host own path);
 //  - the matmul + all-gather pair, traced twice (with and without cuda_sync rows, two runs of
 //    the same program): the critical path's composition differs by <= 2 % of its length per
-//    category (mm_ag_sequential: every category; mm_ag_overlap: the work and host categories,
-//    not the split of waiting between gpu_wait_host and gpu_gap, which differs by 24 points).
+//    category (largest: mm_ag_overlap's gpu_gap, 1.18 points).
 // Figures are printed for the record.
 #include <algorithm>
 #include <cmath>
@@ -111,12 +110,7 @@ TEST(GraphChecks, MatmulAllGatherPathSameWithAndWithoutSyncRows) {
       std::printf("%-18s %-14s sync %6.2f %%  default %6.2f %%  diff %5.2f points\n", s,
                   std::string(ToString(static_cast<PathCategory>(c))).c_str(), 100 * da, 100 * db,
                   100 * std::fabs(da - db));
-      // mm_ag_overlap: the two runs split their waiting between gpu_wait_host and gpu_gap
-      // differently (24 points each way: launch timing differs with cuda_sync rows on); the
-      // work categories agree.
-      const auto cat = static_cast<PathCategory>(c);
-      if (std::string(s) == "mm_ag_sequential" || IsGpuCategory(cat) || IsHostCategory(cat))
-        EXPECT_LE(std::fabs(da - db), 0.02) << s << " " << ToString(cat);
+      EXPECT_LE(std::fabs(da - db), 0.02) << s << " " << ToString(static_cast<PathCategory>(c));
     }
   }
 }
