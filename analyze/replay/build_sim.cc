@@ -1,0 +1,228 @@
+// BuildSim (build.h): the graph's edges as start/end constraints, with the changes applied.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "analyze/replay/build.h"
+#include "re2/re2.h"
+
+namespace overlapscope::analyze::replay {
+namespace {
+
+using graph::EdgeKind;
+
+// GPU-to-GPU edges keep at most this much of their recorded gap (the front end's switch between
+// activities); a longer recorded gap was some other constraint's doing.
+constexpr int64_t kGpuGapCapNs = 2'000;
+// A launch edge is taken as the binding one when the activity started this long after every
+// other predecessor ended.
+constexpr int64_t kLaunchBindingNs = 1'000;
+constexpr int64_t kDefaultLaunchLatencyNs = 5'000;
+
+int64_t Scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_t>(std::llround(ns * f)); }
+
+class SimBuilder {
+ public:
+  SimBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
+             const ChangeEffects* fx)
+      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx) {}
+
+  SimGraph Build(ReplayCounts* counts) {
+    sim_.Resize(g_.num_nodes(), g_.num_gpu());
+    for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
+      sim_.rec_start[v] = g_.StartNs(v);
+      sim_.rec_end[v] = std::max(g_.EndNs(v), g_.StartNs(v));
+      sim_.dur[v] = Removed(v) ? 0 : Scaled(sim_.rec_end[v] - sim_.rec_start[v], Scale(v));
+    }
+    LaunchLatencies();
+    Groups(counts);
+    std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
+    if (fx_ != nullptr) {
+      for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+        if (fx_->moved[v] && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
+      }
+    }
+    for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) NodeEdges(v, restream);
+    for (size_t s = 0; s < t_.streams().size(); ++s) {
+      if (restream[s]) Restream(static_cast<model::StreamId>(s));
+    }
+    HostFallback();
+    rows_.Finish(sim_);
+    return std::move(sim_);
+  }
+
+ private:
+  bool Removed(graph::NodeId v) const { return fx_ != nullptr && fx_->removed[v]; }
+  double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->scale[v] : 1.0; }
+  int64_t Gap(graph::NodeId from, graph::NodeId to) const {
+    return std::clamp<int64_t>(g_.StartNs(to) - g_.EndNs(from), 0, kGpuGapCapNs);
+  }
+
+  // Per device, the median latency of launches that bound their activity's start.
+  void LaunchLatencies() {
+    std::vector<std::vector<int64_t>> per_dev(t_.devices().size());
+    launch_binding_.assign(g_.num_gpu(), 0);
+    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+      int64_t other = INT64_MIN, launch = INT64_MIN;
+      for (const graph::Edge& e : g_.Preds(v)) {
+        if (e.kind == EdgeKind::kLaunch)
+          launch = std::max(launch, g_.StartNs(e.from));
+        else if (e.kind != EdgeKind::kPeer)
+          other = std::max(other, g_.EndNs(e.from));
+      }
+      if (launch == INT64_MIN || g_.StartNs(v) - other < kLaunchBindingNs) continue;
+      launch_binding_[v] = 1;
+      if (a_.device[v] >= 0) per_dev[a_.device[v]].push_back(g_.StartNs(v) - launch);
+    }
+    median_latency_.assign(per_dev.size(), kDefaultLaunchLatencyNs);
+    for (size_t d = 0; d < per_dev.size(); ++d) {
+      std::vector<int64_t>& l = per_dev[d];
+      if (l.empty()) continue;
+      std::nth_element(l.begin(), l.begin() + l.size() / 2, l.end());
+      median_latency_[d] = l[l.size() / 2];
+    }
+  }
+
+  // Collective groups: each peer edge joins the last arriver (its source) and one participant.
+  void Groups(ReplayCounts* counts) {
+    std::vector<int32_t>& grp = sim_.group;
+    int32_t groups = 0;
+    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+      for (const graph::Edge& e : g_.Preds(v)) {
+        if (e.kind != EdgeKind::kPeer || Removed(e.from) || Removed(v)) continue;
+        if (grp[e.from] < 0) grp[e.from] = groups++;
+        grp[v] = grp[e.from];
+      }
+    }
+    std::vector<int64_t> last(groups, INT64_MIN);
+    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+      if (grp[v] >= 0) last[grp[v]] = std::max(last[grp[v]], g_.StartNs(v));
+    }
+    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+      if (grp[v] >= 0) {
+        const int64_t rec = sim_.rec_end[v] - std::max(sim_.rec_start[v], last[grp[v]]);
+        sim_.transfer[v] = Scaled(std::clamp<int64_t>(rec, 0, sim_.rec_end[v] - sim_.rec_start[v]), Scale(v));
+      } else if (a_.carries_collective[v] && !Removed(v)) {
+        ++counts->collectives_unmatched;
+      }
+    }
+    sim_.num_groups = groups;
+    counts->collective_groups += groups;
+  }
+
+  void NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream) {
+    const bool gpu = g_.IsGpu(v);
+    const bool nosync = fx_ != nullptr && !gpu && fx_->nosync[v];
+    int64_t tail = 0;
+    bool any_release = false;
+    for (const graph::Edge& e : g_.Preds(v)) {
+      switch (e.kind) {
+        case EdgeKind::kProgramOrder:
+          rows_.Add(v, {e.from, Dep::kAfterEnd, std::max<int64_t>(0, g_.StartNs(v) - g_.EndNs(e.from))});
+          has_host_pred_.push_back(v);
+          break;
+        case EdgeKind::kStreamOrder:
+          if (g_.Stream(v) >= 0 && restream[g_.Stream(v)]) break;  // Restream() rebuilds them
+          rows_.Add(v, {e.from, Dep::kAfterEnd, Gap(e.from, v)});
+          break;
+        case EdgeKind::kEventWait: rows_.Add(v, {e.from, Dep::kAfterEnd, Gap(e.from, v)}); break;
+        case EdgeKind::kLaunch: rows_.Add(v, {e.from, Dep::kAfterStart, LaunchLag(e.from, v)}); break;
+        case EdgeKind::kHostRelease: {
+          const int64_t t = std::max<int64_t>(0, g_.EndNs(v) - std::max(g_.StartNs(v), g_.EndNs(e.from)));
+          tail = any_release ? std::max(tail, t) : t;
+          any_release = true;
+          if (!nosync) rows_.Add(v, {e.from, Dep::kRelease, t});
+          break;
+        }
+        case EdgeKind::kPeer: break;  // Groups()
+      }
+    }
+    if (any_release) {
+      sim_.release_tail[v] = tail;
+      if (nosync) sim_.dur[v] = tail;
+    }
+  }
+
+  int64_t LaunchLag(graph::NodeId call, graph::NodeId v) const {
+    const int64_t rec = std::max<int64_t>(0, g_.StartNs(v) - g_.StartNs(call));
+    if (launch_binding_[v]) return rec;
+    const int64_t med = a_.device[v] >= 0 ? median_latency_[a_.device[v]] : kDefaultLaunchLatencyNs;
+    return std::min(rec, med);
+  }
+
+  // Whether the issuing stream joins moved collective c before activity u.
+  bool Joins(graph::NodeId c, graph::NodeId u, std::unique_ptr<RE2>& join) const {
+    if (a_.iteration[c] != a_.iteration[u]) return true;
+    if (join) return RE2::PartialMatch(t_.str(a_.name[u]), *join);
+    return a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c];
+  }
+
+  // The activities of stream s, the moved ones on a side stream of their own (async changes).
+  void Restream(model::StreamId s) {
+    graph::NodeId main = -1, side = -1;
+    std::vector<graph::NodeId> pending;
+    std::vector<std::unique_ptr<RE2>> joins(changes_.size());
+    for (size_t i = 0; i < changes_.size(); ++i) {
+      if (!changes_[i].join_regex.empty()) joins[i] = std::make_unique<RE2>(changes_[i].join_regex, RE2::Quiet);
+    }
+    for (graph::NodeId u = g_.StreamBegin(s); u < g_.StreamEnd(s); ++u) {
+      const bool moved = fx_->moved[u] != 0;
+      for (size_t i = 0; i < pending.size();) {
+        const graph::NodeId c = pending[i];
+        if (Joins(c, u, joins[fx_->join_change[c]])) {
+          if (!moved) rows_.Add(u, {c, Dep::kAfterEnd, 0});
+          pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+        } else {
+          ++i;
+        }
+      }
+      if (moved) {
+        if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, 0});
+        if (side >= 0 && side != main) rows_.Add(u, {side, Dep::kAfterEnd, 0});
+        side = u;
+        pending.push_back(u);
+      } else {
+        if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, Gap(main, u)});
+        main = u;
+      }
+    }
+  }
+
+  // A host call with no program-order predecessor (nested calls, a thread's first call) follows
+  // the previous call of its thread by its recorded distance, so it moves with its thread.
+  void HostFallback() {
+    std::vector<uint8_t> has(g_.num_nodes(), 0);
+    for (graph::NodeId v : has_host_pred_) has[v] = 1;
+    std::vector<graph::NodeId> last(t_.threads().size(), -1);
+    std::vector<graph::NodeId> order;
+    for (graph::NodeId v = g_.num_gpu(); v < g_.num_nodes(); ++v) order.push_back(v);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](graph::NodeId x, graph::NodeId y) { return g_.StartNs(x) < g_.StartNs(y); });
+    for (graph::NodeId v : order) {
+      const model::ThreadId th = a_.thread[v];
+      if (th < 0) continue;
+      if (!has[v] && last[th] >= 0) rows_.Add(v, {last[th], Dep::kAfterStart, g_.StartNs(v) - g_.StartNs(last[th])});
+      last[th] = v;
+    }
+  }
+
+  const model::Trace& t_;
+  const graph::Graph& g_;
+  const NodeAttrs& a_;
+  const std::vector<Change>& changes_;
+  const ChangeEffects* fx_;
+  SimGraph sim_;
+  EdgeRows rows_;
+  std::vector<uint8_t> launch_binding_;
+  std::vector<int64_t> median_latency_;
+  std::vector<graph::NodeId> has_host_pred_;
+};
+
+}  // namespace
+
+SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
+                  const ChangeEffects* fx, ReplayCounts* counts) {
+  return SimBuilder(t, g, a, changes, fx).Build(counts);
+}
+
+}  // namespace overlapscope::analyze::replay
