@@ -18,6 +18,10 @@ constexpr int64_t kGpuGapCapNs = 2'000;
 // other predecessor ended.
 constexpr int64_t kLaunchBindingNs = 1'000;
 constexpr int64_t kDefaultLaunchLatencyNs = 5'000;
+// A binding launch keeps its recorded latency up to max(this, the device's median); beyond it the
+// activity waited for something the graph does not hold (an unresolved wait): it gets the median,
+// and the replay error shows the missing dependency instead of hiding it in a latency.
+constexpr int64_t kLatencyBoundNs = 20'000;
 
 int64_t Scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_t>(std::llround(ns * f)); }
 
@@ -145,8 +149,8 @@ class SimBuilder {
 
   int64_t LaunchLag(graph::NodeId call, graph::NodeId v) const {
     const int64_t rec = std::max<int64_t>(0, g_.StartNs(v) - g_.StartNs(call));
-    if (launch_binding_[v]) return rec;
     const int64_t med = a_.device[v] >= 0 ? median_latency_[a_.device[v]] : kDefaultLaunchLatencyNs;
+    if (launch_binding_[v] && rec <= std::max(kLatencyBoundNs, med)) return rec;
     return std::min(rec, med);
   }
 
