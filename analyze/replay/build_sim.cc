@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "analyze/replay/build.h"
-#include "re2/re2.h"
+#include "analyze/replay/build_async.h"
 
 namespace overlapscope::analyze::replay {
 namespace {
@@ -14,9 +14,6 @@ using graph::EdgeKind;
 // GPU-to-GPU edges keep at most this much of their recorded gap (the front end's switch between
 // activities); a longer recorded gap was some other constraint's doing.
 constexpr int64_t kGpuGapCapNs = 2'000;
-// A launch edge is taken as the binding one when the activity started this long after every
-// other predecessor ended.
-constexpr int64_t kLaunchBindingNs = 1'000;
 constexpr int64_t kDefaultLaunchLatencyNs = 5'000;
 // A binding launch keeps its recorded latency up to max(this, the device's median); beyond it the
 // activity waited for something the graph does not hold (an unresolved wait): it gets the median,
@@ -47,25 +44,32 @@ class SimBuilder {
       }
     }
     for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) NodeEdges(v, restream);
-    for (size_t s = 0; s < t_.streams().size(); ++s) {
-      if (restream[s]) Restream(static_cast<model::StreamId>(s));
+    if (fx_ != nullptr) {
+      AddAsyncEdges(
+          t_, g_, a_, changes_, *fx_, restream, [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); },
+          rows_);
     }
     HostFallback();
     rows_.Finish(sim_);
+    counts->pinned_unresolved += pinned_;
     return std::move(sim_);
   }
 
  private:
   bool Removed(graph::NodeId v) const { return fx_ != nullptr && fx_->removed[v]; }
   double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->scale[v] : 1.0; }
+  // An activity whose launch call is not in the trace keeps its whole recorded gap: what it
+  // waited for is unknown (counted in GraphStats::gpu_without_launch).
   int64_t Gap(graph::NodeId from, graph::NodeId to) const {
-    return std::clamp<int64_t>(g_.StartNs(to) - g_.EndNs(from), 0, kGpuGapCapNs);
+    const int64_t gap = std::max<int64_t>(0, g_.StartNs(to) - g_.EndNs(from));
+    return has_launch_[to] ? std::min(gap, kGpuGapCapNs) : gap;
   }
 
   // Per device, the median latency of launches that bound their activity's start.
   void LaunchLatencies() {
     std::vector<std::vector<int64_t>> per_dev(t_.devices().size());
     launch_binding_.assign(g_.num_gpu(), 0);
+    has_launch_.assign(g_.num_nodes(), 1);
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
       int64_t other = INT64_MIN, launch = INT64_MIN;
       for (const graph::Edge& e : g_.Preds(v)) {
@@ -74,7 +78,10 @@ class SimBuilder {
         else if (e.kind != EdgeKind::kPeer)
           other = std::max(other, g_.EndNs(e.from));
       }
-      if (launch == INT64_MIN || g_.StartNs(v) - other < kLaunchBindingNs) continue;
+      if (launch == INT64_MIN) has_launch_[v] = 0;
+      // The launch bound the start when it was issued after everything else the activity waited
+      // for had ended (the GPU was idle): its recorded latency is then the true one.
+      if (launch == INT64_MIN || launch < other) continue;
       launch_binding_[v] = 1;
       if (a_.device[v] >= 0) per_dev[a_.device[v]].push_back(g_.StartNs(v) - launch);
     }
@@ -129,7 +136,10 @@ class SimBuilder {
           if (g_.Stream(v) >= 0 && restream[g_.Stream(v)]) break;  // Restream() rebuilds them
           rows_.Add(v, {e.from, Dep::kAfterEnd, Gap(e.from, v)});
           break;
-        case EdgeKind::kEventWait: rows_.Add(v, {e.from, Dep::kAfterEnd, Gap(e.from, v)}); break;
+        case EdgeKind::kEventWait:
+          if (fx_ != nullptr && fx_->moved[e.from]) break;  // AddAsyncEdges() joins it later
+          rows_.Add(v, {e.from, Dep::kAfterEnd, Gap(e.from, v)});
+          break;
         case EdgeKind::kLaunch: rows_.Add(v, {e.from, Dep::kAfterStart, LaunchLag(e.from, v)}); break;
         case EdgeKind::kHostRelease: {
           const int64_t t = std::max<int64_t>(0, g_.EndNs(v) - std::max(g_.StartNs(v), g_.EndNs(e.from)));
@@ -151,45 +161,13 @@ class SimBuilder {
     const int64_t rec = std::max<int64_t>(0, g_.StartNs(v) - g_.StartNs(call));
     const int64_t med = a_.device[v] >= 0 ? median_latency_[a_.device[v]] : kDefaultLaunchLatencyNs;
     if (launch_binding_[v] && rec <= std::max(kLatencyBoundNs, med)) return rec;
+    // A stream wait the graph could not place delayed it: keep its recorded start relative to
+    // its launch (counted: the replay cannot move what it does not know).
+    if (launch_binding_[v] && g_.UnresolvedWaits(v) > 0) {
+      ++pinned_;
+      return rec;
+    }
     return std::min(rec, med);
-  }
-
-  // Whether the issuing stream joins moved collective c before activity u.
-  bool Joins(graph::NodeId c, graph::NodeId u, std::unique_ptr<RE2>& join) const {
-    if (a_.iteration[c] != a_.iteration[u]) return true;
-    if (join) return RE2::PartialMatch(t_.str(a_.name[u]), *join);
-    return a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c];
-  }
-
-  // The activities of stream s, the moved ones on a side stream of their own (async changes).
-  void Restream(model::StreamId s) {
-    graph::NodeId main = -1, side = -1;
-    std::vector<graph::NodeId> pending;
-    std::vector<std::unique_ptr<RE2>> joins(changes_.size());
-    for (size_t i = 0; i < changes_.size(); ++i) {
-      if (!changes_[i].join_regex.empty()) joins[i] = std::make_unique<RE2>(changes_[i].join_regex, RE2::Quiet);
-    }
-    for (graph::NodeId u = g_.StreamBegin(s); u < g_.StreamEnd(s); ++u) {
-      const bool moved = fx_->moved[u] != 0;
-      for (size_t i = 0; i < pending.size();) {
-        const graph::NodeId c = pending[i];
-        if (Joins(c, u, joins[fx_->join_change[c]])) {
-          if (!moved) rows_.Add(u, {c, Dep::kAfterEnd, 0});
-          pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-        } else {
-          ++i;
-        }
-      }
-      if (moved) {
-        if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, 0});
-        if (side >= 0 && side != main) rows_.Add(u, {side, Dep::kAfterEnd, 0});
-        side = u;
-        pending.push_back(u);
-      } else {
-        if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, Gap(main, u)});
-        main = u;
-      }
-    }
   }
 
   // A host call with no program-order predecessor (nested calls, a thread's first call) follows
@@ -217,9 +195,10 @@ class SimBuilder {
   const ChangeEffects* fx_;
   SimGraph sim_;
   EdgeRows rows_;
-  std::vector<uint8_t> launch_binding_;
+  std::vector<uint8_t> launch_binding_, has_launch_;
   std::vector<int64_t> median_latency_;
   std::vector<graph::NodeId> has_host_pred_;
+  mutable int64_t pinned_ = 0;
 };
 
 }  // namespace

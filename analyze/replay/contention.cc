@@ -34,13 +34,17 @@ double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
   return static_cast<double>(c) / static_cast<double>(hi - lo);
 }
 
-double WaveSlowdown(int sms, int held, int32_t blocks) {
+// The SM share the communication holds; a kernel of more blocks than SMs (several waves) also
+// pays for the waves it gains (wave quantization). A kernel of at most one wave is taken as
+// persistent or dynamically scheduled: it slows by the share alone.
+double SmSlowdown(int sms, int held, int32_t blocks) {
   held = std::clamp(held, 0, sms - 1);
   if (held == 0) return 1;
-  if (blocks <= 0) return static_cast<double>(sms) / (sms - held);
+  const double share = static_cast<double>(sms) / (sms - held);
+  if (blocks <= sms) return share;
   const double before = std::ceil(static_cast<double>(blocks) / sms);
   const double after = std::ceil(static_cast<double>(blocks) / (sms - held));
-  return after / before;
+  return std::max(share, after / before);
 }
 
 }  // namespace
@@ -95,7 +99,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const NodeAttrs& a, c
       ++out.by_trace;
     } else {
       const int sms = sm_count_override > 0 ? sm_count_override : SmCount(t, d);
-      sd = WaveSlowdown(sms, held[d], a.blocks[v]);
+      sd = SmSlowdown(sms, held[d], a.blocks[v]);
       ++out.by_sm;
     }
     out.factor[v] = (1 + (sd - 1) * o_pred) / (1 + (sd - 1) * o_rec);

@@ -7,8 +7,10 @@
 // (the recorded duration already holds the recorded contention). s is the trace's own slowdown
 // for the same name (NameSlowdown: median overlapped / median alone, on the device or any device)
 // where it has one; else the SM-share model: the communication kernels hold B_c blocks of the
-// device's S SMs (one block per SM), so a kernel of B blocks runs in ceil(B / (S − B_c)) waves
-// instead of ceil(B / S) (wave quantization), or S / (S − B_c) when its grid is unknown.
+// device's S SMs (one block per SM), so compute slows by S / (S − B_c); a kernel of B > S blocks
+// (several waves) by at least ceil(B / (S − B_c)) / ceil(B / S) (wave quantization). A kernel of
+// at most S blocks is taken as persistent or dynamically scheduled (cuBLAS' large GEMMs): the
+// share alone.
 // Copy-engine collectives (ce: changes, and copy-engine memcpys) hold no SMs.
 #pragma once
 

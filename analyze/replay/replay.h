@@ -128,7 +128,10 @@ struct ReplayCounts {
   int64_t collective_groups = 0;      // collectives whose wait is recomputed across ranks
   int64_t collectives_unmatched = 0;  // carrying activities with no peers: duration as recorded
   int64_t cycles_broken = 0;          // events forced out of a dependency cycle
-  int64_t changed_nodes = 0;          // nodes a change touched (all changes)
+  // GPU activities delayed by a stream wait the graph could not place (Graph::UnresolvedWaits):
+  // they keep their recorded launch latency, however long, so they move only with their launch.
+  int64_t pinned_unresolved = 0;
+  int64_t changed_nodes = 0;  // nodes a change touched (all changes)
 };
 
 struct ReplayOptions {
