@@ -44,7 +44,8 @@ ordered_json CountsJson(const rp::ReplayCounts& c) {
           {"syncs_without_release", c.syncs_without_release},
           {"collective_groups", c.collective_groups},
           {"collectives_unmatched", c.collectives_unmatched},
-          {"cycles_broken", c.cycles_broken}};
+          {"cycles_broken", c.cycles_broken},
+          {"pinned_unresolved", c.pinned_unresolved}};
 }
 
 std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult& r,
@@ -123,8 +124,9 @@ std::vector<std::string> HeadLines(const rp::ReplayResult& r) {
                       c.gpu_without_launch, c.syncs_without_release));
   l.push_back(absl::StrFormat(
       "Collectives: %d instances with waits recomputed across ranks, %d carrying activities "
-      "without peers (recorded duration)%s",
-      c.collective_groups, c.collectives_unmatched,
+      "without peers (recorded duration); %d GPU activities behind unresolved waits keep their recorded "
+      "launch latency%s",
+      c.collective_groups, c.collectives_unmatched, c.pinned_unresolved,
       c.cycles_broken > 0 ? absl::StrFormat("; %d events forced out of cycles", c.cycles_broken) : std::string()));
   if (!r.changes.empty()) {
     std::string s = "Changes:";

@@ -43,13 +43,16 @@ class SimBuilder {
         if (fx_->moved[v] && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
       }
     }
-    for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) NodeEdges(v, restream);
+    last_call_.assign(t_.threads().size(), -1);
+    for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
+      rows_.Next(v);
+      NodeEdges(v, restream);
+    }
     if (fx_ != nullptr) {
       AddAsyncEdges(
           t_, g_, a_, changes_, *fx_, restream, [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); },
           rows_);
     }
-    HostFallback();
     rows_.Finish(sim_);
     counts->pinned_unresolved += pinned_;
     return std::move(sim_);
@@ -73,10 +76,16 @@ class SimBuilder {
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
       int64_t other = INT64_MIN, launch = INT64_MIN;
       for (const graph::Edge& e : g_.Preds(v)) {
-        if (e.kind == EdgeKind::kLaunch)
+        if (e.kind == EdgeKind::kLaunch) {
           launch = std::max(launch, g_.StartNs(e.from));
-        else if (e.kind != EdgeKind::kPeer)
+        } else if (e.kind != EdgeKind::kPeer) {
           other = std::max(other, g_.EndNs(e.from));
+        } else if (!Removed(e.from) && !Removed(v)) {
+          // Collective groups: each peer edge joins the last arriver (its source) and a participant.
+          std::vector<int32_t>& grp = sim_.group;
+          if (grp[e.from] < 0) grp[e.from] = sim_.num_groups++;
+          grp[v] = grp[e.from];
+        }
       }
       if (launch == INT64_MIN) has_launch_[v] = 0;
       // The launch bound the start when it was issued after everything else the activity waited
@@ -94,17 +103,10 @@ class SimBuilder {
     }
   }
 
-  // Collective groups: each peer edge joins the last arriver (its source) and one participant.
+  // Each group member's transfer time: its end after the group's last recorded start.
   void Groups(ReplayCounts* counts) {
-    std::vector<int32_t>& grp = sim_.group;
-    int32_t groups = 0;
-    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      for (const graph::Edge& e : g_.Preds(v)) {
-        if (e.kind != EdgeKind::kPeer || Removed(e.from) || Removed(v)) continue;
-        if (grp[e.from] < 0) grp[e.from] = groups++;
-        grp[v] = grp[e.from];
-      }
-    }
+    const std::vector<int32_t>& grp = sim_.group;
+    const int32_t groups = sim_.num_groups;
     std::vector<int64_t> last(groups, INT64_MIN);
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
       if (grp[v] >= 0) last[grp[v]] = std::max(last[grp[v]], g_.StartNs(v));
@@ -117,7 +119,6 @@ class SimBuilder {
         ++counts->collectives_unmatched;
       }
     }
-    sim_.num_groups = groups;
     counts->collective_groups += groups;
   }
 
@@ -125,27 +126,27 @@ class SimBuilder {
     const bool gpu = g_.IsGpu(v);
     const bool nosync = fx_ != nullptr && !gpu && fx_->nosync[v];
     int64_t tail = 0;
-    bool any_release = false;
+    bool any_release = false, program_order = false;
     for (const graph::Edge& e : g_.Preds(v)) {
       switch (e.kind) {
         case EdgeKind::kProgramOrder:
-          rows_.Add(v, {e.from, Dep::kAfterEnd, std::max<int64_t>(0, g_.StartNs(v) - g_.EndNs(e.from))});
-          has_host_pred_.push_back(v);
+          rows_.Append({e.from, Dep::kAfterEnd, std::max<int64_t>(0, g_.StartNs(v) - g_.EndNs(e.from))});
+          program_order = true;
           break;
         case EdgeKind::kStreamOrder:
           if (g_.Stream(v) >= 0 && restream[g_.Stream(v)]) break;  // Restream() rebuilds them
-          rows_.Add(v, {e.from, Dep::kAfterEnd, Gap(e.from, v)});
+          rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
           break;
         case EdgeKind::kEventWait:
           if (fx_ != nullptr && fx_->moved[e.from]) break;  // AddAsyncEdges() joins it later
-          rows_.Add(v, {e.from, Dep::kAfterEnd, Gap(e.from, v)});
+          rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
           break;
-        case EdgeKind::kLaunch: rows_.Add(v, {e.from, Dep::kAfterStart, LaunchLag(e.from, v)}); break;
+        case EdgeKind::kLaunch: rows_.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)}); break;
         case EdgeKind::kHostRelease: {
           const int64_t t = std::max<int64_t>(0, g_.EndNs(v) - std::max(g_.StartNs(v), g_.EndNs(e.from)));
           tail = any_release ? std::max(tail, t) : t;
           any_release = true;
-          if (!nosync) rows_.Add(v, {e.from, Dep::kRelease, t});
+          if (!nosync) rows_.Append({e.from, Dep::kRelease, t});
           break;
         }
         case EdgeKind::kPeer: break;  // Groups()
@@ -154,6 +155,14 @@ class SimBuilder {
     if (any_release) {
       sim_.release_tail[v] = tail;
       if (nosync) sim_.dur[v] = tail;
+    }
+    if (!gpu && a_.thread[v] >= 0) {
+      // A host call with no program-order predecessor (nested calls, a thread's first call)
+      // follows the previous call of its thread (host calls are numbered by start) by its
+      // recorded distance, so it moves with its thread.
+      graph::NodeId& last = last_call_[a_.thread[v]];
+      if (!program_order && last >= 0) rows_.Append({last, Dep::kAfterStart, g_.StartNs(v) - g_.StartNs(last)});
+      last = v;
     }
   }
 
@@ -170,24 +179,6 @@ class SimBuilder {
     return std::min(rec, med);
   }
 
-  // A host call with no program-order predecessor (nested calls, a thread's first call) follows
-  // the previous call of its thread by its recorded distance, so it moves with its thread.
-  void HostFallback() {
-    std::vector<uint8_t> has(g_.num_nodes(), 0);
-    for (graph::NodeId v : has_host_pred_) has[v] = 1;
-    std::vector<graph::NodeId> last(t_.threads().size(), -1);
-    std::vector<graph::NodeId> order;
-    for (graph::NodeId v = g_.num_gpu(); v < g_.num_nodes(); ++v) order.push_back(v);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](graph::NodeId x, graph::NodeId y) { return g_.StartNs(x) < g_.StartNs(y); });
-    for (graph::NodeId v : order) {
-      const model::ThreadId th = a_.thread[v];
-      if (th < 0) continue;
-      if (!has[v] && last[th] >= 0) rows_.Add(v, {last[th], Dep::kAfterStart, g_.StartNs(v) - g_.StartNs(last[th])});
-      last[th] = v;
-    }
-  }
-
   const model::Trace& t_;
   const graph::Graph& g_;
   const NodeAttrs& a_;
@@ -197,7 +188,7 @@ class SimBuilder {
   EdgeRows rows_;
   std::vector<uint8_t> launch_binding_, has_launch_;
   std::vector<int64_t> median_latency_;
-  std::vector<graph::NodeId> has_host_pred_;
+  std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
   mutable int64_t pinned_ = 0;
 };
 

@@ -100,6 +100,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const NodeAttrs& a, c
     } else {
       const int sms = sm_count_override > 0 ? sm_count_override : SmCount(t, d);
       sd = SmSlowdown(sms, held[d], a.blocks[v]);
+      if (sd == 1) continue;
       ++out.by_sm;
     }
     out.factor[v] = (1 + (sd - 1) * o_pred) / (1 + (sd - 1) * o_rec);

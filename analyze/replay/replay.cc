@@ -3,6 +3,7 @@
 #include "analyze/replay/replay.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,16 +46,20 @@ void Summarize(ReplayResult& r) {
   r.worst_abs_error = errs.back();
 }
 
-// The predicted schedule under contention: kContentionRounds of simulate-then-slow.
+// The predicted schedule under contention: simulate, slow what now overlaps, simulate again, until
+// the factors settle (at most kContentionRounds).
 Schedule WithContention(const model::Trace& t, const NodeAttrs& a, const SimGraph& sim, const Schedule& first,
                         const ChangeEffects& fx, const ReplayInputs& in, const ReplayOptions& o, ReplayResult& r) {
+  const Simulation run(sim);
   Schedule cur = first;
-  SimGraph slowed = sim;
+  std::vector<int64_t> dur = sim.dur;
+  std::vector<double> last;
   for (int round = 0; round < kContentionRounds; ++round) {
     ContentionFactors f = ComputeContention(t, a, sim, cur, fx, in.slowdowns, o.sm_count);
+    if (f.factor == last) break;
     int64_t touched = 0;
     for (int32_t v = 0; v < sim.num_gpu; ++v) {
-      slowed.dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
+      dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
       touched += f.factor[v] != 1.0;
     }
     r.contention_nodes = touched;
@@ -66,7 +71,9 @@ Schedule WithContention(const model::Trace& t, const NodeAttrs& a, const SimGrap
       r.contention_model = ContentionModel::kSmShare;
     else
       r.contention_model = ContentionModel::kNone;
-    cur = Simulate(slowed);
+    if (touched == 0 && round == 0) break;  // nothing overlaps differently: the first schedule
+    cur = run.Run(dur);
+    last = std::move(f.factor);
   }
   return cur;
 }
@@ -85,7 +92,7 @@ void DebugDump(const model::Trace& t, const NodeAttrs& a, const SimGraph& g, con
             "node %d %s '%.60s' proc %d rec [%ld,%ld] sim [%ld,%ld] shift %ld | bind %d dep %d lag %ld '%.50s' rec "
             "[%ld,%ld] sim [%ld,%ld] | bind_end %d grp %d\n",
             v, v < g.num_gpu ? "gpu" : "api", std::string(t.str(a.name[v])).c_str(), a.process[v], g.rec_start[v],
-            g.rec_end[v], s.start[v], s.end[v], d, b, (int)s.bind_dep[v], s.bind_lag[v],
+            g.rec_end[v], s.start[v], s.end[v], d, b, (int)s.bind_dep[v], 0L,
             b >= 0 ? std::string(t.str(a.name[b])).c_str() : "", b >= 0 ? g.rec_start[b] : 0, b >= 0 ? g.rec_end[b] : 0,
             b >= 0 ? s.start[b] : 0, b >= 0 ? s.end[b] : 0, s.bind_end[v], g.group[v]);
     for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
@@ -102,15 +109,27 @@ void DebugDump(const model::Trace& t, const NodeAttrs& a, const SimGraph& g, con
 
 absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in,
                                     const ReplayOptions& o) {
+  auto T = [](const char* what) {
+    static auto last = std::chrono::steady_clock::now();
+    auto now = std::chrono::steady_clock::now();
+    if (getenv("OVS_REPLAY_TIME"))
+      fprintf(stderr, "%s %.3f\n", what, std::chrono::duration<double>(now - last).count());
+    last = now;
+  };
+  T("start");
   ASSIGN_OR_RETURN(NodeAttrs a, CollectAttrs(t, g, in));
+  T("attrs");
   ReplayResult r;
   CountGraph(g, r.counts);
   const SimGraph base = BuildSim(t, g, a, {}, nullptr, &r.counts);
+  T("buildsim");
   const Schedule replayed = Simulate(base);
+  T("simulate");
   r.counts.cycles_broken = replayed.cycles_broken;
   if (getenv("OVS_REPLAY_DEBUG")) DebugDump(t, a, base, replayed);
   const int32_t iters = static_cast<int32_t>(in.iterations.size());
   const IterationNodes idx = GroupByIteration(a, iters, nullptr);
+  T("group");
 
   std::optional<ChangeEffects> fx;
   std::optional<SimGraph> sim;
@@ -118,11 +137,15 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   std::optional<IterationNodes> idx_pred;
   if (!o.changes.empty()) {
     fx = MatchChanges(t, a, o.changes);
+    T("match");
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, &scratch);
+    T("buildsim2");
     pred = Simulate(*sim);
+    T("simulate2");
     idx_pred = GroupByIteration(a, iters, &fx->removed);
     if (o.contention) pred_c = WithContention(t, a, *sim, *pred, *fx, in, o, r);
+    T("contention");
     r.counts.changed_nodes = fx->changed_nodes;
     r.change_matches = fx->matches;
     for (const Change& c : o.changes) r.changes.push_back(c.text);
@@ -151,6 +174,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     }
     r.iterations.push_back(std::move(ir));
   }
+  T("measure");
   Summarize(r);
   return r;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <numeric>
 
 namespace overlapscope::analyze::replay {
@@ -9,6 +10,7 @@ namespace overlapscope::analyze::replay {
 void SimGraph::Resize(int32_t n, int32_t gpu) {
   num_nodes = n;
   num_gpu = gpu;
+  num_groups = 0;
   rec_start.assign(n, 0);
   rec_end.assign(n, 0);
   dur.assign(n, 0);
@@ -20,15 +22,27 @@ void SimGraph::Resize(int32_t n, int32_t gpu) {
 }
 
 void EdgeRows::Finish(SimGraph& g) {
+  const int32_t n = g.num_nodes;
+  Next(n);  // closes the in-order rows
   std::vector<int64_t>& off = g.pred_off;
-  off.assign(static_cast<size_t>(g.num_nodes) + 1, 0);
+  if (pending_.empty()) {
+    off = std::move(off_);
+    g.preds = std::move(in_order_);
+    return;
+  }
+  off.assign(static_cast<size_t>(n) + 1, 0);
+  for (int32_t v = 0; v < n; ++v) off[v + 1] = off_[v + 1] - off_[v];
   for (const Pending& p : pending_) ++off[p.to + 1];
-  for (int32_t n = 0; n < g.num_nodes; ++n) off[n + 1] += off[n];
-  g.preds.resize(pending_.size());
+  for (int32_t v = 0; v < n; ++v) off[v + 1] += off[v];
+  g.preds.resize(in_order_.size() + pending_.size());
   std::vector<int64_t> fill(off.begin(), off.end() - 1);
+  for (int32_t v = 0; v < n; ++v) {
+    for (int64_t i = off_[v]; i < off_[v + 1]; ++i) g.preds[fill[v]++] = in_order_[i];
+  }
   for (const Pending& p : pending_) g.preds[fill[p.to]++] = p.e;
   pending_.clear();
-  pending_.shrink_to_fit();
+  in_order_.clear();
+  off_.clear();
 }
 
 namespace {
@@ -72,9 +86,58 @@ Succs BuildSuccs(const SimGraph& g) {
   return s;
 }
 
+}  // namespace
+
+// What every run on one graph shares: successors, initial counts, collective groups.
+struct Simulation::Plan {
+  Succs succ;
+  std::vector<int32_t> cnt_s, cnt_e;
+  std::vector<uint8_t> has_release;
+  std::vector<int32_t> group_cnt, members;
+  std::vector<int64_t> group_off;
+};
+
+namespace {
+
+using Plan = Simulation::Plan;
+
+void BuildPlan(const SimGraph& g, Plan& p) {
+  const int32_t n = g.num_nodes;
+  p.succ = BuildSuccs(g);
+  p.cnt_s.assign(n, 0);
+  p.cnt_e.assign(n, 1);
+  p.has_release.assign(n, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
+      if (g.preds[i].dep == Dep::kRelease) {
+        ++p.cnt_e[v];
+        p.has_release[v] = 1;
+      } else {
+        ++p.cnt_s[v];
+      }
+    }
+    if (g.group[v] >= 0) ++p.cnt_e[v];
+  }
+  p.group_cnt.assign(g.num_groups, 0);
+  p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    if (g.group[v] >= 0) ++p.group_off[g.group[v] + 1];
+  }
+  for (int32_t k = 0; k < g.num_groups; ++k) {
+    p.group_cnt[k] = static_cast<int32_t>(p.group_off[k + 1]);
+    p.group_off[k + 1] += p.group_off[k];
+  }
+  p.members.resize(static_cast<size_t>(p.group_off.back()));
+  std::vector<int64_t> fill(p.group_off.begin(), p.group_off.end() - 1);
+  for (int32_t v = 0; v < n; ++v) {
+    if (g.group[v] >= 0) p.members[fill[g.group[v]]++] = v;
+  }
+}
+
 class Simulator {
  public:
-  explicit Simulator(const SimGraph& g) : g_(g), succ_(BuildSuccs(g)) {}
+  Simulator(const SimGraph& g, const Plan& p, const std::vector<int64_t>& dur)
+      : g_(g), p_(p), dur_(dur), succ_(p.succ), group_off_(p.group_off), members_(p.members) {}
 
   Schedule Run() {
     const int32_t n = g_.num_nodes;
@@ -112,39 +175,13 @@ class Simulator {
     s_.end.assign(n, kUnset);
     s_.bind_start.assign(n, -1);
     s_.bind_dep.assign(n, Dep::kAfterEnd);
-    s_.bind_lag.assign(n, 0);
     s_.bind_end.assign(n, -1);
-    cnt_s_.assign(n, 0);
-    cnt_e_.assign(n, 1);
+    cnt_s_ = p_.cnt_s;
+    cnt_e_ = p_.cnt_e;
     rel_end_.assign(n, kUnset);
-    has_release_.assign(n, 0);
-    for (int32_t v = 0; v < n; ++v) {
-      for (int64_t i = g_.pred_off[v]; i < g_.pred_off[v + 1]; ++i) {
-        if (g_.preds[i].dep == Dep::kRelease) {
-          ++cnt_e_[v];
-          has_release_[v] = 1;
-        } else {
-          ++cnt_s_[v];
-        }
-      }
-      if (g_.group[v] >= 0) ++cnt_e_[v];
-    }
-    group_cnt_.assign(g_.num_groups, 0);
+    group_cnt_ = p_.group_cnt;
     group_max_.assign(g_.num_groups, kUnset);
     group_last_.assign(g_.num_groups, -1);
-    group_off_.assign(static_cast<size_t>(g_.num_groups) + 1, 0);
-    for (int32_t v = 0; v < n; ++v) {
-      if (g_.group[v] >= 0) ++group_off_[g_.group[v] + 1];
-    }
-    for (int32_t k = 0; k < g_.num_groups; ++k) {
-      group_cnt_[k] = static_cast<int32_t>(group_off_[k + 1]);
-      group_off_[k + 1] += group_off_[k];
-    }
-    members_.resize(static_cast<size_t>(group_off_.back()));
-    std::vector<int64_t> fill(group_off_.begin(), group_off_.end() - 1);
-    for (int32_t v = 0; v < n; ++v) {
-      if (g_.group[v] >= 0) members_[fill[g_.group[v]]++] = v;
-    }
     queue_.clear();
     queue_.reserve(2 * static_cast<size_t>(n));
     done_.assign(2 * static_cast<size_t>(n), 0);
@@ -197,14 +234,14 @@ class Simulator {
       const int64_t last = std::max(st, group_max_[k]);
       t = last + g_.transfer[v];
       if (group_last_[k] != v && group_max_[k] > st) s_.bind_end[v] = group_last_[k];
-    } else if (has_release_[v]) {
+    } else if (p_.has_release[v]) {
       t = st + g_.release_tail[v];
       if (rel_end_[v] > t)
         t = rel_end_[v];
       else
         s_.bind_end[v] = -1;
     } else {
-      t = st + g_.dur[v];
+      t = st + dur_[v];
     }
     s_.end[v] = t;
     for (int64_t i = succ_.off_e[v]; i < succ_.off_e[v + 1]; ++i) {
@@ -230,7 +267,6 @@ class Simulator {
       s_.start[e.to] = at;
       s_.bind_start[e.to] = from;
       s_.bind_dep[e.to] = e.dep;
-      s_.bind_lag[e.to] = e.lag;
     }
     if (--cnt_s_[e.to] == 0) Push(2 * e.to);
   }
@@ -247,13 +283,17 @@ class Simulator {
   }
 
   const SimGraph& g_;
-  Succs succ_;
+  const Plan& p_;
+  const std::vector<int64_t>& dur_;
+  const Succs& succ_;
+  const std::vector<int64_t>& group_off_;
+  const std::vector<int32_t>& members_;
   Schedule s_;
   std::vector<int32_t> cnt_s_, cnt_e_;
   std::vector<int64_t> rel_end_;
-  std::vector<uint8_t> has_release_, done_;
-  std::vector<int32_t> group_cnt_, group_last_, members_;
-  std::vector<int64_t> group_max_, group_off_;
+  std::vector<uint8_t> done_;
+  std::vector<int32_t> group_cnt_, group_last_;
+  std::vector<int64_t> group_max_;
   std::vector<int32_t> queue_;
   size_t head_ = 0;
   int64_t fired_ = 0;
@@ -261,6 +301,11 @@ class Simulator {
 
 }  // namespace
 
-Schedule Simulate(const SimGraph& g) { return Simulator(g).Run(); }
+Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>()) { BuildPlan(g, *plan_); }
+Simulation::~Simulation() = default;
+
+Schedule Simulation::Run(const std::vector<int64_t>& dur) const { return Simulator(g_, *plan_, dur).Run(); }
+
+Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur); }
 
 }  // namespace overlapscope::analyze::replay

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace overlapscope::analyze::replay {
@@ -41,11 +42,16 @@ struct SimGraph {
   void Resize(int32_t n, int32_t gpu);
 };
 
-// Appends edges into compressed rows: add (to, edge) pairs in any order, then Finish().
+// Builds the compressed rows of a SimGraph: Next(v) for v = 0, 1, ... in order with Append() of
+// v's edges after it; Add() for edges to any node (merged by Finish()).
 class EdgeRows {
  public:
+  void Next(int32_t v) {
+    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<int64_t>(in_order_.size()));
+  }
+  void Append(SimEdge e) { in_order_.push_back(e); }
   void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
-  // Fills g.pred_off / g.preds (stable: edges of one node keep their order of Add()).
+  // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
   void Finish(SimGraph& g);
 
  private:
@@ -53,6 +59,8 @@ class EdgeRows {
     int32_t to;
     SimEdge e;
   };
+  std::vector<int64_t> off_;
+  std::vector<SimEdge> in_order_;
   std::vector<Pending> pending_;
 };
 
@@ -61,13 +69,24 @@ struct Schedule {
   std::vector<int64_t> start, end;
   std::vector<int32_t> bind_start;  // the predecessor that set start, -1: none (recorded start)
   std::vector<Dep> bind_dep;        // its edge kind
-  std::vector<int64_t> bind_lag;    // its lag
   std::vector<int32_t> bind_end;    // the release source or the last-arriving group member, -1
   int64_t cycles_broken = 0;
 };
 
 // Forward list scheduling over the start/end events of every node with a ready queue (each event
 // fires once all its constraints are known). O(nodes + edges). Deterministic.
-Schedule Simulate(const SimGraph& g);
+class Simulation {
+ public:
+  explicit Simulation(const SimGraph& g);  // successors and counts, once per graph (g outlives it)
+  ~Simulation();
+  // One run with these durations (per node; nodes in groups and with releases ignore theirs).
+  Schedule Run(const std::vector<int64_t>& dur) const;
+  struct Plan;
+
+ private:
+  const SimGraph& g_;
+  std::unique_ptr<Plan> plan_;
+};
+Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
 
 }  // namespace overlapscope::analyze::replay
