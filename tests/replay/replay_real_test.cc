@@ -1,0 +1,126 @@
+// Replay and what-if on real traces (tests/data, ../shared/traces): the replay error of every trace
+// with iterations, the predictions against measured pairs, determinism, and the changes' effects.
+// Bounds are the figures achieved (docs/RESULTS.md "Replay"), so a regression fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/replay.h"
+#include "engine/session.h"
+#include "nlohmann/json.hpp"
+
+namespace overlapscope::engine {
+namespace {
+
+const std::string kData = OVERLAPSCOPE_TEST_DATA;
+// $OVERLAPSCOPE_SHARED_TRACES overrides ../shared/traces (a checkout elsewhere, e.g. a worktree).
+const std::string kShared = std::getenv("OVERLAPSCOPE_SHARED_TRACES") != nullptr
+                                ? std::getenv("OVERLAPSCOPE_SHARED_TRACES")
+                                : std::string(OVERLAPSCOPE_SOURCE_DIR) + "/../shared/traces";
+
+nlohmann::json ReplayJson(const std::string& path, const std::vector<std::string>& changes = {}) {
+  auto s = Load({path});
+  EXPECT_TRUE(s.ok()) << path << ": " << s.status();
+  if (!s.ok()) return {};
+  ReplayRequest req;
+  req.changes = changes;
+  auto out = RunReplay(*s, req, ReportFormat::kJson);
+  EXPECT_TRUE(out.ok()) << path << ": " << out.status();
+  return out.ok() ? nlohmann::json::parse(*out) : nlohmann::json{};
+}
+
+// Median over iterations of the slowest rank's step (`key`: measured, predicted, ...).
+double JobStep(const nlohmann::json& doc, const std::string& key) {
+  std::map<int64_t, int64_t> by_it;
+  for (const auto& it : doc["iterations"]) {
+    if (!it.contains(key)) continue;
+    int64_t& m = by_it[it["iteration"].get<int64_t>()];
+    m = std::max(m, it[key]["step_ns"].get<int64_t>());
+  }
+  std::vector<int64_t> v;
+  for (const auto& [k, s] : by_it) v.push_back(s);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
+}
+
+struct ErrorBound {
+  std::string dir;
+  double median, worst;  // achieved |replay error| bounds (fractions)
+};
+
+TEST(ReplayReal, ReplayErrorOnEveryTraceWithIterations) {
+  // Two-rank Kineto pairs (2 x H200) and the torch_diag programs (2 and 4 x H100).
+  const std::vector<ErrorBound> bounds = {
+      {"kineto/ag_sequential", 0.02, 0.05},
+      {"kineto/a2a_sync", 0.02, 0.05},
+      {"kineto/d2h_blocking", 0.02, 0.05},
+      {"kineto/d2h_nonblocking_event", 0.02, 0.05},
+      {"kineto/d2h_nonblocking_nosync", 0.02, 0.05},
+      {"kineto_nosync/ag_sequential", 0.02, 0.05},
+      {"kineto_nosync/a2a_sync", 0.02, 0.05},
+      {"kineto_nosync/d2h_blocking", 0.02, 0.05},
+      {"torch_diag/w2_default/mm_ag_sequential", 0.02, 0.05},
+      {"torch_diag/w4_default/mm_ag_sequential", 0.02, 0.05},
+      {"torch_diag/w4_default/dtensor_a2a_eager", 0.02, 0.05},
+      {"torch_diag/w4_default/fsdp2_straggler", 0.02, 0.05},
+  };
+  for (const ErrorBound& b : bounds) {
+    const nlohmann::json j = ReplayJson(kData + "/" + b.dir);
+    ASSERT_TRUE(j.contains("replay_error")) << b.dir;
+    EXPECT_GT(j["replay_error"]["iterations"].get<int>(), 0) << b.dir;
+    EXPECT_LE(j["replay_error"]["median_abs"].get<double>(), b.median) << b.dir;
+    EXPECT_LE(j["replay_error"]["worst_abs"].get<double>(), b.worst) << b.dir;
+  }
+}
+
+TEST(ReplayReal, SharedTracesReplayOrSkipVisibly) {
+  if (!std::filesystem::exists(kShared)) GTEST_SKIP() << kShared << " absent";
+  for (const char* dir : {"hta/trace_filter", "hta/ns_resolution_trace", "hta/nccl_parser_config"}) {
+    const nlohmann::json j = ReplayJson(kShared + "/" + dir);
+    ASSERT_TRUE(j.contains("replay_error")) << dir;
+    EXPECT_LE(j["replay_error"]["median_abs"].get<double>(), 0.02) << dir;
+    EXPECT_LE(j["replay_error"]["worst_abs"].get<double>(), 0.05) << dir;
+  }
+}
+
+TEST(ReplayReal, SameInputsSameBytes) {
+  auto s = Load({kData + "/kineto/a2a_sync"});
+  ASSERT_TRUE(s.ok());
+  ReplayRequest req;
+  req.changes = {"async:/SendRecv/", "scale:compute=0.8"};
+  auto a = RunReplay(*s, req, ReportFormat::kJson), b = RunReplay(*s, req, ReportFormat::kJson);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  auto text = RunReplay(*s, req, ReportFormat::kText);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(text->rfind("Replay error:", 0), 0u) << "the replay error comes first";
+}
+
+TEST(ReplayReal, ChangesMoveTheStepTheRightWay) {
+  const std::string base = kData + "/torch_diag/w4_default/mm_ag_sequential";
+  const double measured = JobStep(ReplayJson(base), "measured");
+  // Compute twice as fast: shorter. Compute twice as slow: longer. Remove the GEMM: shorter.
+  const nlohmann::json fast = ReplayJson(base, {"scale:compute=0.5"});
+  const nlohmann::json slow = ReplayJson(base, {"scale:compute=2"});
+  const nlohmann::json gone = ReplayJson(base, {"remove:/nvjet|gemm|Gemm/"});
+  EXPECT_LT(JobStep(fast, "predicted"), measured);
+  EXPECT_GT(JobStep(slow, "predicted"), measured);
+  EXPECT_LT(JobStep(gone, "predicted"), JobStep(fast, "predicted"));
+  EXPECT_GT(gone["changes"][0]["matched"].get<int64_t>(), 0);
+  // A faster interconnect cannot make the step longer.
+  EXPECT_LE(JobStep(ReplayJson(base, {"scale:comm=0.5"}), "predicted"), measured * 1.001);
+}
+
+TEST(ReplayReal, MalformedChangeIsInvalidArgument) {
+  EXPECT_EQ(CheckChange("async:AllGather").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(CheckChange("ce:/AllGather/").ok());
+}
+
+}  // namespace
+}  // namespace overlapscope::engine
