@@ -114,6 +114,17 @@ OVS_API int ovs_report_info(const ovs_report* report, const char* format, char**
 OVS_API int ovs_info(const char* const* paths, size_t n_paths, const char* options_json, const char* format,
                      char** out);
 
+/* Replay and what-if (`overlapscope replay`, METRICS §11): loads `paths`, replays every iteration
+ * on the dependency graph and predicts it under the changes. options_json: the analysis options
+ * of ovs_analyze (classes, iteration_marker, align_clocks, ...). replay_json (all optional):
+ *   changes   string or array of strings, as --change (scale:, async:, ce:, nosync:, remove:)
+ *   contention bool (default true: also predict with the contention model)
+ *   sm_count  int >= 2 (SMs per GPU for the SM-share model; default from the GPU's name)
+ * format: "json" (overlapscope.replay/1, the default for NULL), "text" or "markdown".
+ * OVS_BAD_ARGUMENT for a malformed change or option. */
+OVS_API int ovs_replay(const char* const* paths, size_t n_paths, const char* options_json, const char* replay_json,
+                       const char* format, char** out);
+
 /* In-process capture (CUPTI) of this process's GPU work. 1 when this build has it; without it
  * ovs_capture_start returns OVS_UNAVAILABLE. */
 OVS_API int ovs_capture_available(void);
