@@ -45,7 +45,8 @@ ordered_json CountsJson(const rp::ReplayCounts& c) {
           {"collective_groups", c.collective_groups},
           {"collectives_unmatched", c.collectives_unmatched},
           {"cycles_broken", c.cycles_broken},
-          {"pinned_unresolved", c.pinned_unresolved}};
+          {"pinned_unresolved", c.pinned_unresolved},
+          {"device_order", c.device_order}};
 }
 
 std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult& r,
@@ -125,8 +126,8 @@ std::vector<std::string> HeadLines(const rp::ReplayResult& r) {
   l.push_back(absl::StrFormat(
       "Collectives: %d instances with waits recomputed across ranks, %d carrying activities "
       "without peers (recorded duration); %d GPU activities behind unresolved waits keep their recorded "
-      "launch latency%s",
-      c.collective_groups, c.collectives_unmatched, c.pinned_unresolved,
+      "gap; %d started later than the graph explains (kept at their recorded distance)%s",
+      c.collective_groups, c.collectives_unmatched, c.pinned_unresolved, c.device_order,
       c.cycles_broken > 0 ? absl::StrFormat("; %d events forced out of cycles", c.cycles_broken) : std::string()));
   if (!r.changes.empty()) {
     std::string s = "Changes:";

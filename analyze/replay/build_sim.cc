@@ -19,6 +19,8 @@ constexpr int64_t kDefaultLaunchLatencyNs = 5'000;
 // activity waited for something the graph does not hold (an unresolved wait): it gets the median,
 // and the replay error shows the missing dependency instead of hiding it in a latency.
 constexpr int64_t kLatencyBoundNs = 20'000;
+// A start later than every recorded predecessor allows by more than this is unexplained.
+constexpr int64_t kUnexplainedNs = 5'000;
 
 int64_t Scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_t>(std::llround(ns * f)); }
 
@@ -55,6 +57,7 @@ class SimBuilder {
     }
     rows_.Finish(sim_);
     counts->pinned_unresolved += pinned_;
+    counts->device_order += device_order_;
     return std::move(sim_);
   }
 
@@ -63,8 +66,14 @@ class SimBuilder {
   double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->scale[v] : 1.0; }
   // An activity whose launch call is not in the trace keeps its whole recorded gap: what it
   // waited for is unknown (counted in GraphStats::gpu_without_launch).
+  // So does an activity behind a stream wait the graph could not place (Graph::UnresolvedWaits):
+  // the replay cannot move what it does not know (counted).
   int64_t Gap(graph::NodeId from, graph::NodeId to) const {
     const int64_t gap = std::max<int64_t>(0, g_.StartNs(to) - g_.EndNs(from));
+    if (gap > kGpuGapCapNs && has_launch_[to] && g_.UnresolvedWaits(to) > 0) {
+      ++pinned_;
+      return gap;
+    }
     return has_launch_[to] ? std::min(gap, kGpuGapCapNs) : gap;
   }
 
@@ -156,6 +165,7 @@ class SimBuilder {
       sim_.release_tail[v] = tail;
       if (nosync) sim_.dur[v] = tail;
     }
+    if (gpu) DeviceOrder(v);
     if (!gpu && a_.thread[v] >= 0) {
       // A host call with no program-order predecessor (nested calls, a thread's first call)
       // follows the previous call of its thread (host calls are numbered by start) by its
@@ -164,6 +174,59 @@ class SimBuilder {
       if (!program_order && last >= 0) rows_.Append({last, Dep::kAfterStart, g_.StartNs(v) - g_.StartNs(last)});
       last = v;
     }
+  }
+
+  // A GPU activity that started later than all its recorded predecessors allow waited for something
+  // the graph does not hold — most often SMs that another stream's kernel held (a kernel cannot
+  // start while a full-GPU GEMM runs), or a wait with no evidence at all. It is ordered after the
+  // activity of another stream of its device that ended last before its start, with the recorded
+  // gap (counted: GraphStats does not know these).
+  void DeviceOrder(graph::NodeId v) {
+    int64_t explained = INT64_MIN;
+    graph::NodeId by = -1;
+    Dep dep = Dep::kAfterEnd;
+    for (const graph::Edge& e : g_.Preds(v)) {
+      int64_t at;
+      if (e.kind == EdgeKind::kLaunch) {
+        at = g_.StartNs(e.from) + LaunchLag(e.from, v);
+      } else if (e.kind == EdgeKind::kStreamOrder || e.kind == EdgeKind::kEventWait) {
+        at = g_.EndNs(e.from) + Gap(e.from, v);
+      } else {
+        continue;
+      }
+      if (at > explained) {
+        explained = at;
+        by = e.from;
+        dep = e.kind == EdgeKind::kLaunch ? Dep::kAfterStart : Dep::kAfterEnd;
+      }
+    }
+    if (by < 0 || g_.StartNs(v) - explained <= kUnexplainedNs) return;
+    ++device_order_;
+    const model::DeviceId d = a_.device[v];
+    if (d >= 0) {
+      if (by_end_.empty()) IndexEnds();
+      const std::vector<std::pair<int64_t, graph::NodeId>>& ends = by_end_[d];
+      auto it = std::upper_bound(ends.begin(), ends.end(), std::make_pair(g_.StartNs(v), INT32_MAX));
+      for (int steps = 0; it != ends.begin() && steps < 16; ++steps) {
+        --it;
+        if (it->first <= explained) break;
+        if (g_.Stream(it->second) == g_.Stream(v) || it->second == v) continue;
+        rows_.Append({it->second, Dep::kAfterEnd, g_.StartNs(v) - it->first});
+        return;
+      }
+    }
+    // Nothing on the device ended in between: keep the recorded distance to the predecessor that
+    // bound it last.
+    const int64_t base = dep == Dep::kAfterStart ? g_.StartNs(by) : g_.EndNs(by);
+    rows_.Append({by, dep, g_.StartNs(v) - base});
+  }
+
+  void IndexEnds() {
+    by_end_.resize(t_.devices().size());
+    for (graph::NodeId u = 0; u < g_.num_gpu(); ++u) {
+      if (a_.device[u] >= 0) by_end_[a_.device[u]].push_back({g_.EndNs(u), u});
+    }
+    for (auto& e : by_end_) std::sort(e.begin(), e.end());
   }
 
   int64_t LaunchLag(graph::NodeId call, graph::NodeId v) const {
@@ -190,6 +253,8 @@ class SimBuilder {
   std::vector<int64_t> median_latency_;
   std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
   mutable int64_t pinned_ = 0;
+  int64_t device_order_ = 0;
+  std::vector<std::vector<std::pair<int64_t, graph::NodeId>>> by_end_;  // per device: (end, node)
 };
 
 }  // namespace

@@ -34,17 +34,18 @@ double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
   return static_cast<double>(c) / static_cast<double>(hi - lo);
 }
 
-// The SM share the communication holds; a kernel of more blocks than SMs (several waves) also
-// pays for the waves it gains (wave quantization). A kernel of at most one wave is taken as
-// persistent or dynamically scheduled: it slows by the share alone.
+// A kernel of B blocks (one block per SM) runs in ceil(B / S) waves on S free SMs; with H of
+// them held by communication, in ceil(B / (S − H)): a full-GPU kernel (cuBLAS' 132-block GEMMs on
+// a 132-SM H100/H200) needs a second wave beside a 24-block NCCL kernel and takes about twice as
+// long (wave quantization), a small one that still fits is not slowed. Unknown grid: the share
+// S / (S − H).
 double SmSlowdown(int sms, int held, int32_t blocks) {
   held = std::clamp(held, 0, sms - 1);
   if (held == 0) return 1;
-  const double share = static_cast<double>(sms) / (sms - held);
-  if (blocks <= sms) return share;
+  if (blocks <= 0) return static_cast<double>(sms) / (sms - held);
   const double before = std::ceil(static_cast<double>(blocks) / sms);
   const double after = std::ceil(static_cast<double>(blocks) / (sms - held));
-  return std::max(share, after / before);
+  return after / before;
 }
 
 }  // namespace

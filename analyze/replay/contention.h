@@ -6,11 +6,10 @@
 //   duration' = duration × (1 + (s − 1)·o_pred) / (1 + (s − 1)·o_rec)
 // (the recorded duration already holds the recorded contention). s is the trace's own slowdown
 // for the same name (NameSlowdown: median overlapped / median alone, on the device or any device)
-// where it has one; else the SM-share model: the communication kernels hold B_c blocks of the
-// device's S SMs (one block per SM), so compute slows by S / (S − B_c); a kernel of B > S blocks
-// (several waves) by at least ceil(B / (S − B_c)) / ceil(B / S) (wave quantization). A kernel of
-// at most S blocks is taken as persistent or dynamically scheduled (cuBLAS' large GEMMs): the
-// share alone.
+// where it has one; else the SM-share model: the communication kernels hold H blocks of the
+// device's S SMs (one block per SM), so a kernel of B blocks runs in ceil(B / (S − H)) waves
+// instead of ceil(B / S) (wave quantization: a 132-block GEMM beside a 24-block all-gather on a
+// 132-SM GPU takes two waves), or slows by S / (S − H) when its grid is unknown.
 // Copy-engine collectives (ce: changes, and copy-engine memcpys) hold no SMs.
 #pragma once
 

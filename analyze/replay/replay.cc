@@ -86,7 +86,7 @@ void DebugDump(const model::Trace& t, const NodeAttrs& a, const SimGraph& g, con
   const int64_t thr = atoll(getenv("OVS_REPLAY_DEBUG"));
   for (int32_t v : order) {
     const int64_t d = s.start[v] - g.rec_start[v];
-    if (thr > 0 ? d < thr : d > thr) continue;
+    if (thr == 0 ? (a.process[v] != 0 || v >= g.num_gpu) : (thr > 0 ? d < thr : d > thr)) continue;
     const int32_t b = s.bind_start[v];
     fprintf(stderr,
             "node %d %s '%.60s' proc %d rec [%ld,%ld] sim [%ld,%ld] shift %ld | bind %d dep %d lag %ld '%.50s' rec "
@@ -101,7 +101,7 @@ void DebugDump(const model::Trace& t, const NodeAttrs& a, const SimGraph& g, con
               std::string(t.str(a.name[e.from])).c_str(), g.rec_start[e.from], g.rec_end[e.from], s.start[e.from],
               s.end[e.from]);
     }
-    if (++shown > 6) break;
+    if (++shown > 12) break;
   }
 }
 

@@ -131,6 +131,11 @@ struct ReplayCounts {
   // GPU activities delayed by a stream wait the graph could not place (Graph::UnresolvedWaits):
   // they keep their recorded launch latency, however long, so they move only with their launch.
   int64_t pinned_unresolved = 0;
+  // GPU activities that started later than every recorded predecessor allows (SMs held by another
+  // stream's kernel, a wait without evidence): ordered after the device's activity that ended last
+  // before them with the recorded gap, else kept at their recorded distance from the predecessor
+  // that bound them last.
+  int64_t device_order = 0;
   int64_t changed_nodes = 0;  // nodes a change touched (all changes)
 };
 
