@@ -1,10 +1,13 @@
 #include "analyze/analysis.h"
 
 #include <algorithm>
+#include <optional>
 #include <system_error>
 #include <thread>
 
 #include "analyze/context.h"
+#include "analyze/graph/graph.h"
+#include "analyze/graph_inputs.h"
 #include "analyze/path_analyses.h"
 #include "model/bounds.h"
 
@@ -67,9 +70,10 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
 
 // Critical path and straggler causes (METRICS §8, one shared index) beside stream concurrency
 // (§9): they read the classes, iterations, blocking and cross-rank results.
-absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, const AnalyzeOptions& options,
-                                 AnalysisResult& r) {
+absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, const graph::Graph& g,
+                                 const AnalyzeOptions& options, AnalysisResult& r) {
   PathInputs in;
+  in.graph = &g;
   in.gpu.kernel_cls = ctx.kernel_cls, in.gpu.memcpy_cls = ctx.memcpy_cls, in.gpu.memset_cls = ctx.memset_cls;
   in.iterations = &r.iterations, in.blocking = &r.blocking, in.cross_rank = &r.cross_rank;
   in.windows = r.windows;
@@ -104,8 +108,13 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
     else
       ComputeHtaCompat(ctx, &r.hta);
   };
+  // The dependency graph (METRICS §8) needs the host syncs' releases and the collectives'
+  // last arrivals; the idle causes, sync points and paths read it.
+  std::optional<graph::Graph> g;
   auto side_b = [&] {
     ComputeBlocking(ctx, &r.blocking);
+    r.cross_rank = AnalyzeCrossRank(trace);
+    g.emplace(graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank)));
     ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
     ComputeLaunchStats(ctx, &r.launch);
   };
@@ -127,8 +136,9 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   }
   ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
   r.iterations = std::move(ctx.iters);
-  r.cross_rank = AnalyzeCrossRank(trace);
-  if (auto s = PathsAndConcurrency(trace, ctx, options, r); !s.ok()) return s;
+  r.dependency_graph = g->stats();
+  r.dependency_graph_by_process = g->process_stats();
+  if (auto s = PathsAndConcurrency(trace, ctx, *g, options, r); !s.ok()) return s;
   Summaries(trace, r);
   return r;
 }

@@ -20,6 +20,7 @@
 #include "analyze/critical_path.h"
 #include "analyze/cross_rank.h"
 #include "analyze/gpu_idle.h"
+#include "analyze/graph/graph.h"
 #include "analyze/interval_set.h"
 #include "analyze/iterations.h"
 #include "analyze/launch_stats.h"
@@ -106,6 +107,11 @@ struct AnalysisResult {
   StragglerResult stragglers;        // METRICS §8 (analyze/straggler_causes.h)
   ConcurrencyResult concurrency;     // METRICS §9 (analyze/stream_concurrency.h)
   int64_t min_gap_ns = 0;
+  // The dependency graph's counts (analyze/graph/graph.h GraphStats): edges by kind, recorded and
+  // inferred apart, and the cross-stream waits recorded, inferred, ambiguous and unresolved; in
+  // total and per process (Trace::processes() order).
+  graph::GraphStats dependency_graph;
+  std::vector<graph::GraphStats> dependency_graph_by_process;
 };
 
 absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const AnalyzeOptions& options);

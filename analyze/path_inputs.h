@@ -10,6 +10,7 @@
 #include "analyze/classify.h"
 #include "analyze/cpu_blocking.h"
 #include "analyze/cross_rank.h"
+#include "analyze/graph/graph.h"
 #include "analyze/iterations.h"
 #include "analyze/windows.h"
 #include "model/trace.h"
@@ -33,6 +34,9 @@ struct GpuFacts {
 
 struct PathInputs {
   GpuFacts gpu;
+  // The dependency graph of the trace (analyze/graph/graph.h): the walks take their cross-stream
+  // waits from it (recorded and inferred). Null: no wait is followed (tests of other parts).
+  const graph::Graph* graph = nullptr;
   const IterationAssignment* iterations = nullptr;  // required; may hold no iteration (whole trace)
   const BlockingResult* blocking = nullptr;         // required; host syncs and what released them
   const CrossRankResult* cross_rank = nullptr;      // required; may hold no instance (one rank)

@@ -15,8 +15,15 @@
 // link, placed from the evidence rule; never shown as recorded). Edges are stored twice in
 // compressed rows: the predecessors of each node and its successors.
 //
-// Every edge goes forward in recorded time (from.end <= to.start, or for kLaunch from.start <=
-// to.start); an edge that would not is not added and is counted (GraphStats::backward_edges).
+// Every edge goes forward in recorded time; an edge that would not is not added and is counted
+// (GraphStats::backward_edges). Forward, per kind:
+//   kProgramOrder, inferred kEventWait   from.end <= to.start
+//   kStreamOrder, kLaunch                from.start <= to.start (a stream's recorded activities
+//                                        can overlap by a clock tick: the edge stays)
+//   recorded kEventWait                  from.start < to.start or from.end <= to.start (the
+//                                        binding time is min(from.end, to.start))
+//   kHostRelease                         from.end <= to.end (the call returned after the work)
+//   kPeer                                from.start <= to.end
 // Units: *_ns int64 nanoseconds on the trace clock. Never fails: what cannot be joined is counted
 // in GraphStats, never guessed.
 #pragma once
@@ -54,6 +61,15 @@ struct Edge {
   bool inferred = false;
 };
 
+// One cross-stream wait edge with what placed it: the stream-wait call (and its sync record
+// when recorded). Graph::waits() lists them in the order they were added.
+struct WaitEdge {
+  NodeId from = model::kNone, to = model::kNone;  // GPU nodes: the awaited activity, the waiting one
+  int32_t api_call = model::kNone;  // the stream-wait call (index into Trace::api_calls()), kNone if unknown
+  int32_t sync = model::kNone;      // recorded: its index into Trace::syncs(); kNone when inferred
+  bool inferred = false;
+};
+
 // Declared counts of what the builder joined, inferred or could not join (like the import
 // statistics: every output prints them, recorded and inferred apart).
 struct GraphStats {
@@ -66,13 +82,27 @@ struct GraphStats {
   int64_t gpu_without_launch = 0;     // activities whose launch call is not in the trace
   int64_t syncs_without_release = 0;  // blocking calls with no GPU activity that released them
   int64_t backward_edges = 0;         // candidate edges whose source lies after their target
+  // Evidence of a wait (a stream-wait call between the launches of an activity and of its stream
+  // predecessor) where the activity was not delayed (it started within the bound after both its
+  // predecessor's end and its launch) and no source was found: nothing to place, not unresolved.
+  int64_t waits_not_delayed = 0;
+  int64_t waits_already_complete = 0;  // recorded waits on a record with nothing enqueued before it
+  // Recorded waits whose record the trace does not give (the waiting activity is known, the
+  // source is placed by the evidence rule and counted inferred, ambiguous or unresolved).
+  int64_t waits_recorded_without_source = 0;
 };
+
+// a += b, field by field.
+void AddStats(GraphStats& a, const GraphStats& b);
 
 // What the builder needs from the passes before it, as plain views (the graph sees the model
 // only; analyze/ fills these from cpu_blocking and cross_rank).
 struct HostRelease {
   int32_t api_call = model::kNone;  // index into Trace::api_calls() of the blocking call
-  model::GpuRef released_by;        // the GPU activity whose completion released it
+  model::GpuRef released_by;        // the GPU activity whose completion released it (index kNone: none)
+  // Index into Trace::syncs() of the call's sync record, kNone if none: an event sync whose
+  // record is known is released by the recorded work instead of `released_by`.
+  int32_t sync = model::kNone;
 };
 struct GraphInputs {
   std::vector<HostRelease> host_releases;
@@ -81,7 +111,7 @@ struct GraphInputs {
   // Evidence rule bound (METRICS §8): an inferred wait's target starts within
   // max(min_bound_ns, the stream's launch latency) after its source ends.
   int64_t infer_min_bound_ns = 20'000;
-  bool infer_waits = true;  // false: recorded waits only (tests compare the two)
+  bool infer_waits = true;         // false: recorded waits only (tests compare the two)
   bool use_recorded_waits = true;  // false: ignore the trace's wait records (tests: infer on a
                                    // trace that has them and compare with what was recorded)
 };
@@ -111,6 +141,18 @@ class Graph {
     return {succ_edges_.data() + succ_off_[n], static_cast<size_t>(succ_off_[n + 1] - succ_off_[n])};
   }
   const GraphStats& stats() const { return stats_; }
+  // The same counts per process (Trace::processes() order), each edge and wait counted on the
+  // process of its target node; stats() is their sum plus targets of no known process.
+  const std::vector<GraphStats>& process_stats() const { return process_stats_; }
+  // Every kEventWait edge with its call, recorded and inferred (the sync points list them).
+  const std::vector<WaitEdge>& waits() const { return waits_; }
+  // Stream-wait evidence (recorded without a source, or inferred without one) at GPU node g:
+  // how many waits enqueued before g could not be placed (PathCounts::unresolved_waits).
+  int UnresolvedWaits(NodeId g) const { return unresolved_.empty() ? 0 : unresolved_[g]; }
+  // The launch latency of stream s used by the evidence rule (graph_infer.cc): the median of
+  // (start - launch call start) over its activities whose launch started at or after their stream
+  // predecessor's end; 0 when it has none.
+  int64_t LaunchLatencyNs(model::StreamId s) const { return latency_.empty() ? 0 : latency_[s]; }
 
  private:
   friend class GraphBuilder;
@@ -122,7 +164,11 @@ class Graph {
   std::vector<int64_t> start_, end_;
   std::vector<int64_t> pred_off_, succ_off_;  // size num_nodes + 1
   std::vector<Edge> pred_edges_, succ_edges_;
+  std::vector<uint8_t> unresolved_;  // per GPU node (empty when none)
+  std::vector<int64_t> latency_;     // per stream (empty when no wait was inferred)
   GraphStats stats_;
+  std::vector<GraphStats> process_stats_;
+  std::vector<WaitEdge> waits_;
 };
 
 // Builds the graph in O(n log n). Never fails.

@@ -1,0 +1,192 @@
+// BuildGraph (graph.h): nodes, the structural edges (program order, stream order, launches,
+// peers) and the compressed rows. Waits and host releases are in graph_waits.cc, the evidence
+// rule in graph_infer.cc.
+#include "analyze/graph/graph.h"
+
+#include <algorithm>
+
+#include "analyze/graph/graph_builder.h"
+
+namespace overlapscope::analyze::graph {
+
+using model::GpuRef;
+using model::kNone;
+
+std::string_view ToString(EdgeKind k) {
+  switch (k) {
+    case EdgeKind::kProgramOrder: return "program-order";
+    case EdgeKind::kStreamOrder: return "stream-order";
+    case EdgeKind::kLaunch: return "launch";
+    case EdgeKind::kEventWait: return "event-wait";
+    case EdgeKind::kHostRelease: return "host-release";
+    case EdgeKind::kPeer: return "peer";
+  }
+  return "unknown";
+}
+
+void AddStats(GraphStats& a, const GraphStats& b) {
+  for (int k = 0; k < kEdgeKinds; ++k) a.recorded[k] += b.recorded[k], a.inferred[k] += b.inferred[k];
+  a.waits_recorded += b.waits_recorded;
+  a.waits_inferred += b.waits_inferred;
+  a.waits_ambiguous += b.waits_ambiguous;
+  a.waits_unresolved += b.waits_unresolved;
+  a.gpu_without_launch += b.gpu_without_launch;
+  a.syncs_without_release += b.syncs_without_release;
+  a.backward_edges += b.backward_edges;
+  a.waits_not_delayed += b.waits_not_delayed;
+  a.waits_already_complete += b.waits_already_complete;
+  a.waits_recorded_without_source += b.waits_recorded_without_source;
+}
+
+Graph BuildGraph(const model::Trace& trace, const GraphInputs& in) { return GraphBuilder(trace, in).Build(); }
+
+Graph GraphBuilder::Build() {
+  g_.process_stats_.assign(t_.processes().size(), {});
+  AddNodes();
+  AddProgramOrder();
+  AddStreamOrder();
+  AddLaunches();
+  AddRecordedWaits();
+  AddInferredWaits();
+  AddHostReleases();
+  AddPeers();
+  Finish();
+  g_.stats_ = other_;
+  for (const GraphStats& p : g_.process_stats_) AddStats(g_.stats_, p);
+  return std::move(g_);
+}
+
+bool GraphBuilder::Add(NodeId from, NodeId to, EdgeKind k, bool inferred) {
+  const int64_t fs = g_.start_[from], fe = g_.end_[from], ts = g_.start_[to], te = g_.end_[to];
+  bool forward = false;
+  switch (k) {
+    case EdgeKind::kProgramOrder: forward = fe <= ts; break;
+    case EdgeKind::kStreamOrder:
+    case EdgeKind::kLaunch: forward = fs <= ts; break;
+    case EdgeKind::kEventWait: forward = inferred ? fe <= ts : (fs < ts || fe <= ts); break;
+    case EdgeKind::kHostRelease: forward = fe <= te; break;
+    case EdgeKind::kPeer: forward = fs <= te; break;
+  }
+  if (!forward) {
+    ++S(to).backward_edges;
+    return false;
+  }
+  edges_.push_back({from, to, k, inferred});
+  ++(inferred ? S(to).inferred : S(to).recorded)[static_cast<int>(k)];
+  return true;
+}
+
+GraphStats& GraphBuilder::S(NodeId n) {
+  model::ProcessId p = kNone;
+  if (g_.IsGpu(n)) {
+    const model::DeviceId d = t_.DeviceOfStream(g_.gpu_stream_[n]);
+    if (d != kNone) p = t_.ProcessOfDevice(d);
+  } else if (const model::ThreadId th = t_.api_calls()[g_.ApiIndex(n)].thread; th != kNone) {
+    p = t_.ProcessOfThread(th);
+  }
+  return p >= 0 && static_cast<size_t>(p) < g_.process_stats_.size() ? g_.process_stats_[p] : other_;
+}
+
+void GraphBuilder::MarkUnresolved(NodeId g) {
+  if (g_.unresolved_.empty()) g_.unresolved_.assign(g_.num_gpu(), 0);
+  if (g_.unresolved_[g] < 255) ++g_.unresolved_[g];
+}
+
+void GraphBuilder::AddNodes() {
+  const model::Trace& t = t_;
+  g_.flat_[0].assign(t.kernels().size(), kNone);
+  g_.flat_[1].assign(t.memcpys().size(), kNone);
+  g_.flat_[2].assign(t.memsets().size(), kNone);
+  const size_t ns = t.streams().size();
+  const size_t ngpu = t.kernels().size() + t.memcpys().size() + t.memsets().size();
+  g_.num_api_ = static_cast<int32_t>(t.api_calls().size());
+  g_.stream_off_.resize(ns + 1);
+  g_.gpu_ref_.reserve(ngpu);
+  g_.gpu_stream_.reserve(ngpu);
+  g_.start_.reserve(ngpu + g_.num_api_);
+  g_.end_.reserve(ngpu + g_.num_api_);
+  launch_.reserve(ngpu);
+  for (size_t s = 0; s < ns; ++s) {
+    g_.stream_off_[s] = static_cast<NodeId>(g_.gpu_ref_.size());
+    for (GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s))) {
+      g_.flat_[static_cast<int>(r.kind)][r.index] = static_cast<NodeId>(g_.gpu_ref_.size());
+      g_.gpu_ref_.push_back(r);
+      g_.gpu_stream_.push_back(static_cast<model::StreamId>(s));
+      g_.start_.push_back(t.StartNs(r));
+      g_.end_.push_back(t.EndNs(r));
+      launch_.push_back(t.LaunchOf(r));
+    }
+  }
+  g_.stream_off_[ns] = static_cast<NodeId>(g_.gpu_ref_.size());
+  // Activities without a stream are not in StreamActivities; they stay out of the graph
+  // (GpuNode gives kNone for them).
+  for (const model::ApiCall& a : t.api_calls()) {
+    g_.start_.push_back(a.start_ns);
+    g_.end_.push_back(a.end_ns);
+  }
+}
+
+void GraphBuilder::AddProgramOrder() {
+  // Outermost calls per thread (calls are sorted by start): a call ending inside the previous
+  // outermost one is nested in it (a runtime call's driver call) and gets no edge of its own.
+  const auto& calls = t_.api_calls();
+  std::vector<int32_t> last(t_.threads().size(), kNone);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const model::ApiCall& a = calls[i];
+    if (a.thread == kNone || static_cast<size_t>(a.thread) >= last.size()) continue;
+    int32_t& prev = last[a.thread];
+    if (prev != kNone && a.end_ns <= calls[prev].end_ns) continue;
+    if (prev != kNone) Add(g_.ApiNode(prev), g_.ApiNode(static_cast<int32_t>(i)), EdgeKind::kProgramOrder, false);
+    prev = static_cast<int32_t>(i);
+  }
+}
+
+void GraphBuilder::AddStreamOrder() {
+  const int32_t ns = static_cast<int32_t>(g_.stream_off_.size()) - 1;
+  for (int32_t s = 0; s < ns; ++s)
+    for (NodeId n = g_.stream_off_[s] + 1; n < g_.stream_off_[s + 1]; ++n) Add(n - 1, n, EdgeKind::kStreamOrder, false);
+}
+
+void GraphBuilder::AddLaunches() {
+  for (NodeId n = 0; n < g_.num_gpu(); ++n) {
+    if (launch_[n] == kNone) {
+      ++S(n).gpu_without_launch;
+      continue;
+    }
+    Add(g_.ApiNode(launch_[n]), n, EdgeKind::kLaunch, false);
+  }
+}
+
+void GraphBuilder::AddPeers() {
+  const auto& colls = t_.collectives();
+  const size_t n = std::min(in_.peer_participants.size(), in_.peer_last.size());
+  auto first_node = [&](model::CollectiveId c) -> NodeId {
+    if (c == kNone || c < 0 || static_cast<size_t>(c) >= colls.size()) return kNone;
+    absl::Span<const GpuRef> acts = t_.CollectiveActivities(c);
+    return acts.empty() ? kNone : g_.GpuNode(acts.front());
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const NodeId last = first_node(in_.peer_last[i]);
+    if (last == kNone) continue;
+    for (model::CollectiveId c : in_.peer_participants[i]) {
+      if (c == in_.peer_last[i]) continue;
+      if (const NodeId to = first_node(c); to != kNone) Add(last, to, EdgeKind::kPeer, false);
+    }
+  }
+}
+
+void GraphBuilder::Finish() {
+  const size_t nn = static_cast<size_t>(g_.num_nodes());
+  g_.pred_off_.assign(nn + 1, 0);
+  g_.succ_off_.assign(nn + 1, 0);
+  for (const Edge& e : edges_) ++g_.pred_off_[e.to + 1], ++g_.succ_off_[e.from + 1];
+  for (size_t i = 0; i < nn; ++i) g_.pred_off_[i + 1] += g_.pred_off_[i], g_.succ_off_[i + 1] += g_.succ_off_[i];
+  g_.pred_edges_.resize(edges_.size());
+  g_.succ_edges_.resize(edges_.size());
+  std::vector<int64_t> pf(g_.pred_off_.begin(), g_.pred_off_.end() - 1),
+      sf(g_.succ_off_.begin(), g_.succ_off_.end() - 1);
+  for (const Edge& e : edges_) g_.pred_edges_[pf[e.to]++] = e, g_.succ_edges_[sf[e.from]++] = e;
+  std::vector<Edge>().swap(edges_);
+}
+
+}  // namespace overlapscope::analyze::graph

@@ -1,0 +1,81 @@
+// Internal to analyze/graph: the builder behind BuildGraph (graph.h). Each Add* pass appends
+// typed edges to one list (graph.cc: nodes, program/stream order, launches, host releases,
+// peers; graph_waits.cc: recorded event waits; graph_infer.cc: the evidence rule); Finish()
+// turns the list into the two compressed rows of Graph.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analyze/graph/graph.h"
+#include "model/trace.h"
+
+namespace overlapscope::analyze::graph {
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const model::Trace& t, const GraphInputs& in) : t_(t), in_(in) {}
+  Graph Build();
+
+ private:
+  void AddNodes();
+  void AddProgramOrder();
+  void AddStreamOrder();
+  void AddLaunches();
+  void AddRecordedWaits();  // graph_waits.cc
+  void AddInferredWaits();  // graph_infer.cc
+  // The evidence rule's placement for waiting activity x (graph_infer.cc), from stream-wait
+  // call `call` (kNone if unknown) and recorded sync `sync` (kNone if none).
+  void PlaceWait(NodeId x, int32_t call, int32_t sync);
+  void AddHostReleases();   // graph_waits.cc (event syncs read the recorded waits' recorders)
+  void AddPeers();
+  void Finish();
+
+  // Appends the edge when it goes forward (graph.h), else counts it backward. True if added.
+  bool Add(NodeId from, NodeId to, EdgeKind k, bool inferred);
+  void MarkUnresolved(NodeId g);
+  // The counts of the process of node n (a spare for nodes of no known process).
+  GraphStats& S(NodeId n);
+
+  // Recorded waits (graph_waits.cc): the last-ending activity the recording stream `rs` had
+  // enqueued before the record with correlation `rec_corr`, kNone when none.
+  NodeId RecorderBefore(model::StreamId rs, int64_t rec_corr);
+  // The first activity enqueued on stream s after the call with correlation `corr`, kNone if none.
+  NodeId FirstAfterCorrelation(model::StreamId s, int64_t corr);
+  // The first activity on stream s whose launch call starts at or after t, kNone if none.
+  NodeId FirstLaunchedAfter(model::StreamId s, int64_t t);
+  bool StreamOk(model::StreamId s) const {
+    return s != model::kNone && s >= 0 && s + 1 < static_cast<int>(g_.stream_off_.size());
+  }
+
+  const model::Trace& t_;
+  const GraphInputs& in_;
+  Graph g_;
+  std::vector<Edge> edges_;
+  GraphStats other_;             // counts of targets of no known process
+  std::vector<int32_t> launch_;  // per GPU node: Trace::LaunchOf, kNone when absent
+  // Per stream, filled on demand: its activities' correlations in enqueue order with the
+  // last-ending node so far (recorders), and its activities' launch starts (waits without
+  // correlation).
+  struct ByCorr {
+    bool built = false;
+    std::vector<int64_t> corr;
+    std::vector<NodeId> node;  // node of corr[i]
+    std::vector<NodeId> last;  // argmax end over node[0..i]
+  };
+  std::vector<ByCorr> by_corr_;
+  std::vector<uint8_t> recorded_wait_;  // per GPU node: 1 a recorded wait targets it, 2 one with its record
+  std::vector<uint8_t> recorded_call_;  // per API call: a recorded stream-wait sync names it
+  // Recorded waits whose record the trace does not give (torch 2.11's cuda_sync rows carry
+  // wait_on_stream = -1 and wait_on_cuda_event_record_corr_id = -1): the waiting activity is
+  // known, the source is left to the evidence rule.
+  struct SourcelessWait {
+    NodeId to = model::kNone;
+    int32_t call = model::kNone, sync = model::kNone;
+  };
+  std::vector<SourcelessWait> sourceless_;
+  std::vector<std::vector<model::StreamId>> dev_streams_;  // per device (set by AddInferredWaits)
+  const ByCorr& Corr(model::StreamId s);
+};
+
+}  // namespace overlapscope::analyze::graph

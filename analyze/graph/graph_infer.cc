@@ -1,0 +1,151 @@
+// The evidence rule for cross-stream waits the trace does not link (METRICS §8 "inferred
+// edges"). torch.profiler's defaults record cudaEventRecord / cudaStreamWaitEvent (and HIP's and
+// the driver's twins) as runtime calls without the event or the stream.
+//
+// For a GPU activity X on stream S with stream predecessor P:
+//  - evidence: X's launching thread issued a stream-wait call (ApiSemantic::kStreamWait, not
+//    linked to a recorded wait) after P's launch call started and before X's started. A
+//    collective's own wait (PyTorch's work.wait()) is such a call too;
+//  - bound: max(GraphInputs::infer_min_bound_ns, L(S)), L(S) the launch latency of S
+//    (Graph::LaunchLatencyNs): the median of (start - launch call start) over S's activities
+//    launched at or after their predecessor's end (nothing but the launch held them);
+//  - ready = max(P.end, X's launch call start): when X could have started without the wait;
+//  - candidates: per other stream of X's device, the last activity Y that ended at or before
+//    X.start, kept when Y.end >= ready and X.start - Y.end <= bound. (An earlier activity of the
+//    same stream ends earlier: the stream's last one dominates, so streams, not activities, are
+//    counted.)
+//  - one candidate: edge Y -> X, inferred. Several: ambiguous, not taken. None: unresolved when
+//    X was delayed (X.start - ready > bound), else not delayed (the wait did not hold X back and
+//    there is nothing to place).
+// An activity that a recorded wait already targets is left alone, and stream-wait calls that a
+// recorded wait names are no evidence: inferred edges never duplicate recorded ones.
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "analyze/graph/graph_builder.h"
+
+namespace overlapscope::analyze::graph {
+
+using model::kNone;
+
+namespace {
+
+// Launch latency of every stream (graph.h LaunchLatencyNs).
+std::vector<int64_t> StreamLatencies(const Graph& g, const model::Trace& t, const std::vector<int32_t>& launch) {
+  const int32_t ns = static_cast<int32_t>(t.streams().size());
+  std::vector<int64_t> out(ns, 0);
+  std::vector<int64_t> v;
+  for (int32_t s = 0; s < ns; ++s) {
+    v.clear();
+    for (NodeId n = g.StreamBegin(s); n < g.StreamEnd(s); ++n) {
+      if (launch[n] == kNone) continue;
+      const int64_t ls = t.api_calls()[launch[n]].start_ns;
+      if (n > g.StreamBegin(s) && ls < g.EndNs(n - 1)) continue;  // queued behind its predecessor
+      if (g.StartNs(n) >= ls) v.push_back(g.StartNs(n) - ls);
+    }
+    if (v.empty()) continue;
+    auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    out[s] = *mid;
+  }
+  return out;
+}
+
+}  // namespace
+
+void GraphBuilder::PlaceWait(NodeId x, int32_t call, int32_t sync) {
+  const model::StreamId s = g_.Stream(x);
+  const model::DeviceId dev = t_.DeviceOfStream(s);
+  const int64_t bound = std::max(in_.infer_min_bound_ns, g_.latency_[s]);
+  const int64_t xs = g_.start_[x];
+  int64_t ready = x > g_.StreamBegin(s) ? g_.end_[x - 1] : INT64_MIN;
+  if (launch_[x] != kNone) ready = std::max(ready, t_.api_calls()[launch_[x]].start_ns);
+  NodeId only = kNone;
+  int candidates = 0;
+  for (model::StreamId o : dev_streams_[dev]) {
+    if (o == s || g_.StreamBegin(o) == g_.StreamEnd(o)) continue;
+    // The last activity of o starting before xs, then back over those still running at xs.
+    const auto b = g_.start_.begin() + g_.StreamBegin(o), e = g_.start_.begin() + g_.StreamEnd(o);
+    NodeId y = static_cast<NodeId>(std::lower_bound(b, e, xs) - g_.start_.begin()) - 1;
+    for (int k = 0; y >= g_.StreamBegin(o) && k < 8 && g_.end_[y] > xs; ++k) --y;
+    if (y < g_.StreamBegin(o) || g_.end_[y] > xs) continue;
+    if (g_.end_[y] < ready || xs - g_.end_[y] > bound) continue;
+    ++candidates;
+    only = y;
+  }
+  const bool delayed = ready == INT64_MIN || xs - ready > bound;
+  if (candidates == 1) {
+    if (Add(only, x, EdgeKind::kEventWait, true)) {
+      ++S(x).waits_inferred;
+      g_.waits_.push_back({only, x, call, sync, true});
+    }
+  } else if (candidates > 1) {
+    ++S(x).waits_ambiguous;
+    if (delayed) MarkUnresolved(x);
+  } else if (delayed) {
+    ++S(x).waits_unresolved;
+    MarkUnresolved(x);
+  } else {
+    ++S(x).waits_not_delayed;
+  }
+}
+
+void GraphBuilder::AddInferredWaits() {
+  if (!in_.infer_waits) {
+    for (const SourcelessWait& w : sourceless_) {
+      if (recorded_wait_[w.to] & 2) continue;
+      ++S(w.to).waits_unresolved;
+      MarkUnresolved(w.to);
+    }
+    return;
+  }
+  const auto& calls = t_.api_calls();
+  // Evidence: start times of stream-wait calls no recorded wait names, per thread (calls are
+  // sorted by start).
+  std::vector<std::vector<int64_t>> waits(t_.threads().size());
+  std::vector<std::vector<int32_t>> wait_call(t_.threads().size());
+  bool any = !sourceless_.empty();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const model::ApiCall& a = calls[i];
+    if (a.semantic != model::ApiSemantic::kStreamWait || recorded_call_[i] || a.thread == kNone ||
+        static_cast<size_t>(a.thread) >= waits.size())
+      continue;
+    waits[a.thread].push_back(a.start_ns);
+    wait_call[a.thread].push_back(static_cast<int32_t>(i));
+    any = true;
+  }
+  if (!any) return;
+  g_.latency_ = StreamLatencies(g_, t_, launch_);
+  dev_streams_.assign(t_.devices().size(), {});
+  for (size_t s = 0; s < t_.streams().size(); ++s)
+    if (model::DeviceId d = t_.streams()[s].device; d != kNone && static_cast<size_t>(d) < dev_streams_.size())
+      dev_streams_[d].push_back(static_cast<model::StreamId>(s));
+  // Recorded waits without their record: the trace names the waiting activity, the source is
+  // placed by the rule.
+  // One placement per waiting activity, none where a wait with its record already targets it.
+  std::stable_sort(sourceless_.begin(), sourceless_.end(),
+                   [](const SourcelessWait& a, const SourcelessWait& b) { return a.to < b.to; });
+  for (size_t i = 0; i < sourceless_.size(); ++i) {
+    const SourcelessWait& w = sourceless_[i];
+    if ((i > 0 && sourceless_[i - 1].to == w.to) || (recorded_wait_[w.to] & 2)) continue;
+    if (t_.DeviceOfStream(g_.Stream(w.to)) != kNone) PlaceWait(w.to, w.call, w.sync);
+  }
+  const int32_t ns = static_cast<int32_t>(t_.streams().size());
+  for (model::StreamId s = 0; s < ns; ++s) {
+    if (t_.streams()[s].device == kNone) continue;
+    for (NodeId x = g_.StreamBegin(s) + 1; x < g_.StreamEnd(s); ++x) {
+      const NodeId p = x - 1;
+      if (recorded_wait_[x] || launch_[x] == kNone || launch_[p] == kNone) continue;
+      const model::ApiCall& lx = calls[launch_[x]];
+      if (lx.thread == kNone || static_cast<size_t>(lx.thread) >= waits.size()) continue;
+      const std::vector<int64_t>& w = waits[lx.thread];
+      auto it = std::upper_bound(w.begin(), w.end(), calls[launch_[p]].start_ns);
+      if (it == w.end() || *it >= lx.start_ns) continue;  // no evidence
+      // The evidence: the last stream-wait call before X's launch.
+      PlaceWait(x, wait_call[lx.thread][(std::lower_bound(it, w.end(), lx.start_ns) - w.begin()) - 1], kNone);
+    }
+  }
+}
+
+}  // namespace overlapscope::analyze::graph

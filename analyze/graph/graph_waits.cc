@@ -1,0 +1,136 @@
+// Recorded event waits and host releases (graph.h kEventWait, kHostRelease).
+//
+// A recorded stream wait (Kineto cuda_sync "Stream Wait Event" with
+// wait_on_cuda_event_record_corr_id and wait_on_stream, our captures' event records) names the
+// waiting stream, the recording stream and the record's correlation id. What it waits for is the
+// work the recording stream had enqueued before the record: of the activities enqueued there
+// with a smaller correlation id (a process's correlation ids grow with enqueue order), the one
+// that ends last. What waits is the first activity enqueued on the waiting stream after the
+// wait call (by correlation id; by launch time for a wait without one).
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "analyze/graph/graph_builder.h"
+
+namespace overlapscope::analyze::graph {
+
+using model::GpuRef;
+using model::kNoCorrelation;
+using model::kNone;
+
+const GraphBuilder::ByCorr& GraphBuilder::Corr(model::StreamId s) {
+  if (by_corr_.empty()) by_corr_.resize(g_.stream_off_.size() - 1);
+  ByCorr& b = by_corr_[s];
+  if (b.built) return b;
+  b.built = true;
+  std::vector<std::pair<int64_t, NodeId>> ce;
+  for (NodeId n = g_.StreamBegin(s); n < g_.StreamEnd(s); ++n)
+    if (const int64_t c = t_.CorrelationOf(g_.Ref(n)); c != kNoCorrelation) ce.push_back({c, n});
+  // A stream runs its work in enqueue order, so this is sorted already but for odd sources.
+  auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(ce.begin(), ce.end(), by_first)) std::stable_sort(ce.begin(), ce.end(), by_first);
+  NodeId best = kNone;
+  for (const auto& [c, n] : ce) {
+    if (best == kNone || g_.end_[n] > g_.end_[best]) best = n;
+    b.corr.push_back(c);
+    b.node.push_back(n);
+    b.last.push_back(best);
+  }
+  return b;
+}
+
+NodeId GraphBuilder::RecorderBefore(model::StreamId rs, int64_t rec_corr) {
+  if (!StreamOk(rs)) return kNone;
+  const ByCorr& b = Corr(rs);
+  const size_t n = std::lower_bound(b.corr.begin(), b.corr.end(), rec_corr) - b.corr.begin();
+  return n == 0 ? kNone : b.last[n - 1];
+}
+
+NodeId GraphBuilder::FirstAfterCorrelation(model::StreamId s, int64_t corr) {
+  const ByCorr& b = Corr(s);
+  const size_t n = std::upper_bound(b.corr.begin(), b.corr.end(), corr) - b.corr.begin();
+  return n == b.corr.size() ? kNone : b.node[n];
+}
+
+NodeId GraphBuilder::FirstLaunchedAfter(model::StreamId s, int64_t t) {
+  NodeId best = kNone;
+  int64_t best_start = 0;
+  for (NodeId n = g_.StreamBegin(s); n < g_.StreamEnd(s); ++n) {
+    if (launch_[n] == kNone) continue;
+    const int64_t ls = t_.api_calls()[launch_[n]].start_ns;
+    if (ls >= t && (best == kNone || ls < best_start)) best = n, best_start = ls;
+  }
+  return best;
+}
+
+void GraphBuilder::AddRecordedWaits() {
+  recorded_wait_.assign(g_.num_gpu(), 0);
+  recorded_call_.assign(t_.api_calls().size(), 0);
+  if (!in_.use_recorded_waits) return;
+  for (const model::Sync& y : t_.syncs()) {
+    if (y.kind != model::SyncKind::kStreamWaitEvent || !StreamOk(y.stream)) continue;
+    const model::ProcessId p = t_.ProcessOfDevice(t_.DeviceOfStream(y.stream));
+    int32_t call = kNone;
+    if (y.correlation_id != kNoCorrelation) call = t_.ApiCallIndexByCorrelation(p, y.correlation_id);
+    if (call != kNone) recorded_call_[call] = 1;
+    const NodeId to = y.correlation_id != kNoCorrelation ? FirstAfterCorrelation(y.stream, y.correlation_id)
+                                                         : FirstLaunchedAfter(y.stream, y.start_ns);
+    if (to == kNone) continue;  // nothing waited: the wait is the stream's last enqueued work
+    recorded_wait_[to] |= 1;
+    if (y.event_record_correlation_id == kNoCorrelation || !StreamOk(y.wait_on_stream)) {
+      sourceless_.push_back({to, call, static_cast<int32_t>(&y - t_.syncs().data())});
+      ++S(to).waits_recorded_without_source;
+      continue;
+    }
+    const NodeId from = RecorderBefore(y.wait_on_stream, y.event_record_correlation_id);
+    if (from == kNone) {
+      ++S(to).waits_already_complete;
+      continue;
+    }
+    if (from == to || g_.Stream(from) == y.stream) continue;  // same stream: stream order says it
+    recorded_wait_[to] |= 2;
+    if (!Add(from, to, EdgeKind::kEventWait, false)) continue;
+    ++S(to).waits_recorded;
+    g_.waits_.push_back({from, to, call, static_cast<int32_t>(&y - t_.syncs().data()), false});
+  }
+}
+
+void GraphBuilder::AddHostReleases() {
+  // Recording streams of event records, from the stream waits on the same record (Kineto's
+  // Event Sync names only the record's correlation).
+  absl::flat_hash_map<int64_t, model::StreamId> stream_of_record;
+  for (const model::Sync& y : t_.syncs())
+    if (y.kind == model::SyncKind::kStreamWaitEvent && StreamOk(y.wait_on_stream) &&
+        y.event_record_correlation_id != kNoCorrelation)
+      stream_of_record.emplace(y.event_record_correlation_id, y.wait_on_stream);
+  const int32_t ncalls = static_cast<int32_t>(t_.api_calls().size());
+  const int32_t nsyncs = static_cast<int32_t>(t_.syncs().size());
+  for (const HostRelease& h : in_.host_releases) {
+    if (h.api_call == kNone || h.api_call < 0 || h.api_call >= ncalls) continue;
+    const NodeId to = g_.ApiNode(h.api_call);
+    NodeId from = kNone;
+    if (h.sync != kNone && h.sync >= 0 && h.sync < nsyncs) {
+      const model::Sync& y = t_.syncs()[h.sync];
+      if (y.kind == model::SyncKind::kEventSync && y.event_record_correlation_id != kNoCorrelation) {
+        model::StreamId rs = StreamOk(y.stream) ? y.stream : StreamOk(y.wait_on_stream) ? y.wait_on_stream : kNone;
+        if (rs == kNone)
+          if (auto it = stream_of_record.find(y.event_record_correlation_id); it != stream_of_record.end())
+            rs = it->second;
+        from = RecorderBefore(rs, y.event_record_correlation_id);
+        if (from != kNone && g_.end_[from] > g_.end_[to]) from = kNone;
+      }
+    }
+    if (from == kNone && h.released_by.index >= 0) {
+      const auto& flat = g_.flat_[static_cast<int>(h.released_by.kind)];
+      if (static_cast<size_t>(h.released_by.index) < flat.size()) from = flat[h.released_by.index];
+    }
+    if (from == kNone) {
+      ++S(to).syncs_without_release;
+      continue;
+    }
+    Add(from, to, EdgeKind::kHostRelease, false);
+  }
+}
+
+}  // namespace overlapscope::analyze::graph
