@@ -27,6 +27,9 @@ const CommandSpec kSpec{
       "async:/REGEX/[@/JOIN/], ce:/REGEX/, nosync:/CALL-REGEX/, remove:/REGEX/",
       true},
      {"no-contention", "", "predict without the contention model only"},
+     {"strict", "",
+      "no fallbacks: GPU activities behind unresolved waits or starting later than the graph explains are "
+      "replayed from their predecessors alone (what the graph by itself explains)"},
      {"sm-count", "N", "SMs per GPU for the SM-share contention model (default: from the GPU's name, else 132)"},
      {"json", "", "machine-readable output (schema overlapscope.replay/1, docs/report-schema.md)"},
      {"markdown", "", "Markdown output"},
@@ -64,6 +67,7 @@ int RunReplay(int argc, char** argv) {
     req.changes.push_back(c);
   }
   req.contention = !args.Has("no-contention");
+  req.strict = args.Has("strict");
   if (args.Has("sm-count")) {
     int n = 0;
     if (!absl::SimpleAtoi(args.Get("sm-count"), &n) || n < 2 || n > 100000) {

@@ -76,6 +76,7 @@ absl::StatusOr<std::string> RunReplay(const Session& session, const ReplayReques
     }
     ro.contention = request.contention;
     ro.sm_count = request.sm_count;
+    ro.strict = request.strict;
     ASSIGN_OR_RETURN(analyze::AnalyzeOptions ao, ToAnalyzeOptions(request.analyze));
     ao.critical_path = false;  // replay walks its own schedules
     const model::Trace& t = session.trace();

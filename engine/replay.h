@@ -24,6 +24,7 @@ struct ReplayRequest {
   std::vector<std::string> changes;  // --change SPEC, applied together, in order
   bool contention = true;            // also predict with the contention model
   int sm_count = 0;                  // SMs per GPU for the SM-share model; 0: from the GPU's name
+  bool strict = false;               // no fallbacks (analyze/replay/replay.h ReplayOptions::strict)
 };
 
 // InvalidArgument "--change 'SPEC': reason" for a malformed change.

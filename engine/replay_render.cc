@@ -57,7 +57,8 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
   j["replay_error"] = {{"iterations", r.iterations.size()},
                        {"median_abs", r.median_abs_error},
                        {"worst_abs", r.worst_abs_error},
-                       {"flag_above", kReplayErrorFlag}};
+                       {"flag_above", kReplayErrorFlag},
+                       {"strict", r.strict}};
   j["graph"] = CountsJson(r.counts);
   ordered_json ch = ordered_json::array();
   for (size_t i = 0; i < r.changes.size(); ++i)
@@ -113,9 +114,10 @@ std::vector<std::string> HeadLines(const rp::ReplayResult& r) {
     l.push_back("Replay error: no iterations with GPU work (no ProfilerStep#N or --iteration-marker ranges)");
   } else {
     l.push_back(
-        absl::StrFormat("Replay error: median |error| %s, worst %s over %d iterations (goal: median <= 2 %%, "
+        absl::StrFormat("Replay error%s: median |error| %s, worst %s over %d iterations (goal: median <= 2 %%, "
                         "worst <= 5 %%)",
-                        AbsPct(r.median_abs_error), AbsPct(r.worst_abs_error), r.iterations.size()));
+                        r.strict ? " (strict: no fallbacks)" : "", AbsPct(r.median_abs_error),
+                        AbsPct(r.worst_abs_error), r.iterations.size()));
   }
   const rp::ReplayCounts& c = r.counts;
   l.push_back(

@@ -41,8 +41,8 @@ struct ChangeEffects {
 ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes);
 
 // The simulation graph of `g` with `fx` applied (nullptr: as recorded). Adds to `counts` what
-// it joined (groups, unmatched collectives).
+// it joined (groups, unmatched collectives) and the fallbacks it took (none when `strict`).
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-                  const ChangeEffects* fx, ReplayCounts* counts);
+                  const ChangeEffects* fx, bool strict, ReplayCounts* counts);
 
 }  // namespace overlapscope::analyze::replay

@@ -27,8 +27,8 @@ int64_t Scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_
 class SimBuilder {
  public:
   SimBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-             const ChangeEffects* fx)
-      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx) {}
+             const ChangeEffects* fx, bool strict)
+      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict) {}
 
   SimGraph Build(ReplayCounts* counts) {
     sim_.Resize(g_.num_nodes(), g_.num_gpu());
@@ -70,7 +70,7 @@ class SimBuilder {
   // the replay cannot move what it does not know (counted).
   int64_t Gap(graph::NodeId from, graph::NodeId to) const {
     const int64_t gap = std::max<int64_t>(0, g_.StartNs(to) - g_.EndNs(from));
-    if (gap > kGpuGapCapNs && has_launch_[to] && g_.UnresolvedWaits(to) > 0) {
+    if (!strict_ && gap > kGpuGapCapNs && has_launch_[to] && g_.UnresolvedWaits(to) > 0) {
       ++pinned_;
       return gap;
     }
@@ -165,7 +165,7 @@ class SimBuilder {
       sim_.release_tail[v] = tail;
       if (nosync) sim_.dur[v] = tail;
     }
-    if (gpu) DeviceOrder(v);
+    if (gpu && !strict_) DeviceOrder(v);
     if (!gpu && a_.thread[v] >= 0) {
       // A host call with no program-order predecessor (nested calls, a thread's first call)
       // follows the previous call of its thread (host calls are numbered by start) by its
@@ -235,7 +235,7 @@ class SimBuilder {
     if (launch_binding_[v] && rec <= std::max(kLatencyBoundNs, med)) return rec;
     // A stream wait the graph could not place delayed it: keep its recorded start relative to
     // its launch (counted: the replay cannot move what it does not know).
-    if (launch_binding_[v] && g_.UnresolvedWaits(v) > 0) {
+    if (!strict_ && launch_binding_[v] && g_.UnresolvedWaits(v) > 0) {
       ++pinned_;
       return rec;
     }
@@ -247,6 +247,7 @@ class SimBuilder {
   const NodeAttrs& a_;
   const std::vector<Change>& changes_;
   const ChangeEffects* fx_;
+  const bool strict_;
   SimGraph sim_;
   EdgeRows rows_;
   std::vector<uint8_t> launch_binding_, has_launch_;
@@ -260,8 +261,8 @@ class SimBuilder {
 }  // namespace
 
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-                  const ChangeEffects* fx, ReplayCounts* counts) {
-  return SimBuilder(t, g, a, changes, fx).Build(counts);
+                  const ChangeEffects* fx, bool strict, ReplayCounts* counts) {
+  return SimBuilder(t, g, a, changes, fx, strict).Build(counts);
 }
 
 }  // namespace overlapscope::analyze::replay

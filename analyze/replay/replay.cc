@@ -3,11 +3,7 @@
 #include "analyze/replay/replay.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
 
 #include "analyze/replay/build.h"
 #include "analyze/replay/contention.h"
@@ -78,58 +74,19 @@ Schedule WithContention(const model::Trace& t, const NodeAttrs& a, const SimGrap
   return cur;
 }
 
-void DebugDump(const model::Trace& t, const NodeAttrs& a, const SimGraph& g, const Schedule& s) {
-  std::vector<int32_t> order(g.num_nodes);
-  for (int32_t i = 0; i < g.num_nodes; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) { return g.rec_start[x] < g.rec_start[y]; });
-  int shown = 0;
-  const int64_t thr = atoll(getenv("OVS_REPLAY_DEBUG"));
-  for (int32_t v : order) {
-    const int64_t d = s.start[v] - g.rec_start[v];
-    if (thr == 0 ? (a.process[v] != 0 || v >= g.num_gpu) : (thr > 0 ? d < thr : d > thr)) continue;
-    const int32_t b = s.bind_start[v];
-    fprintf(stderr,
-            "node %d %s '%.60s' proc %d rec [%ld,%ld] sim [%ld,%ld] shift %ld | bind %d dep %d lag %ld '%.50s' rec "
-            "[%ld,%ld] sim [%ld,%ld] | bind_end %d grp %d\n",
-            v, v < g.num_gpu ? "gpu" : "api", std::string(t.str(a.name[v])).c_str(), a.process[v], g.rec_start[v],
-            g.rec_end[v], s.start[v], s.end[v], d, b, (int)s.bind_dep[v], 0L,
-            b >= 0 ? std::string(t.str(a.name[b])).c_str() : "", b >= 0 ? g.rec_start[b] : 0, b >= 0 ? g.rec_end[b] : 0,
-            b >= 0 ? s.start[b] : 0, b >= 0 ? s.end[b] : 0, s.bind_end[v], g.group[v]);
-    for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
-      const SimEdge& e = g.preds[i];
-      fprintf(stderr, "   pred %d dep %d lag %ld '%.50s' rec [%ld,%ld] sim [%ld,%ld]\n", e.from, (int)e.dep, e.lag_ns,
-              std::string(t.str(a.name[e.from])).c_str(), g.rec_start[e.from], g.rec_end[e.from], s.start[e.from],
-              s.end[e.from]);
-    }
-    if (++shown > 12) break;
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in,
                                     const ReplayOptions& o) {
-  auto T = [](const char* what) {
-    static auto last = std::chrono::steady_clock::now();
-    auto now = std::chrono::steady_clock::now();
-    if (getenv("OVS_REPLAY_TIME"))
-      fprintf(stderr, "%s %.3f\n", what, std::chrono::duration<double>(now - last).count());
-    last = now;
-  };
-  T("start");
   ASSIGN_OR_RETURN(NodeAttrs a, CollectAttrs(t, g, in));
-  T("attrs");
   ReplayResult r;
+  r.strict = o.strict;
   CountGraph(g, r.counts);
-  const SimGraph base = BuildSim(t, g, a, {}, nullptr, &r.counts);
-  T("buildsim");
+  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &r.counts);
   const Schedule replayed = Simulate(base);
-  T("simulate");
   r.counts.cycles_broken = replayed.cycles_broken;
-  if (getenv("OVS_REPLAY_DEBUG")) DebugDump(t, a, base, replayed);
   const int32_t iters = static_cast<int32_t>(in.iterations.size());
   const IterationNodes idx = GroupByIteration(a, iters, nullptr);
-  T("group");
 
   std::optional<ChangeEffects> fx;
   std::optional<SimGraph> sim;
@@ -137,15 +94,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   std::optional<IterationNodes> idx_pred;
   if (!o.changes.empty()) {
     fx = MatchChanges(t, a, o.changes);
-    T("match");
     ReplayCounts scratch;
-    sim = BuildSim(t, g, a, o.changes, &*fx, &scratch);
-    T("buildsim2");
+    sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch);
     pred = Simulate(*sim);
-    T("simulate2");
     idx_pred = GroupByIteration(a, iters, &fx->removed);
     if (o.contention) pred_c = WithContention(t, a, *sim, *pred, *fx, in, o, r);
-    T("contention");
     r.counts.changed_nodes = fx->changed_nodes;
     r.change_matches = fx->matches;
     for (const Change& c : o.changes) r.changes.push_back(c.text);
@@ -174,7 +127,6 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     }
     r.iterations.push_back(std::move(ir));
   }
-  T("measure");
   Summarize(r);
   return r;
 }

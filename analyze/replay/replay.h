@@ -143,6 +143,9 @@ struct ReplayOptions {
   std::vector<Change> changes;
   bool contention = true;  // also run the contention model (predicted_contention)
   int sm_count = 0;        // SMs per GPU for the SM-share model; 0: from the device name
+  // No fallbacks: activities behind unresolved waits and starts the graph does not explain are
+  // replayed from their predecessors only (shows what the graph alone explains).
+  bool strict = false;
 };
 
 struct ReplayResult {
@@ -154,6 +157,7 @@ struct ReplayResult {
   std::vector<int64_t> change_matches;  // per change: nodes it matched
   // Summary over iterations: median and worst |replay_error|.
   double median_abs_error = 0, worst_abs_error = 0;
+  bool strict = false;  // ReplayOptions::strict
 };
 
 // Replays `graph` (built from `trace`) and, when options.changes is not empty, predicts it under
