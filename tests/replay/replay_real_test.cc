@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -69,6 +70,10 @@ TEST(ReplayReal, ReplayErrorOnEveryTraceWithIterations) {
       {"torch_diag/w4_default/mm_ag_sequential", 0.02, 0.05},
       {"torch_diag/w4_default/dtensor_a2a_eager", 0.02, 0.05},
       {"torch_diag/w4_default/fsdp2_straggler", 0.02, 0.05},
+      {"torch_diag/w4_sync/fsdp2", 0.02, 0.05},
+      {"torch_diag/w4_default/mm_ag_overlap", 0.02, 0.05},
+      {"kineto/a2a_async", 0.02, 0.05},
+      {"kineto/ag_overlap", 0.02, 0.05},
   };
   for (const ErrorBound& b : bounds) {
     const nlohmann::json j = ReplayJson(kData + "/" + b.dir);
@@ -115,6 +120,42 @@ TEST(ReplayReal, ChangesMoveTheStepTheRightWay) {
   EXPECT_GT(gone["changes"][0]["matched"].get<int64_t>(), 0);
   // A faster interconnect cannot make the step longer.
   EXPECT_LE(JobStep(ReplayJson(base, {"scale:comm=0.5"}), "predicted"), measured * 1.001);
+}
+
+struct Pair {
+  std::string base, target, change;
+  double bound;      // achieved |predicted (with contention) - measured target| / measured target
+  bool sign = true;  // the sign is right where the measured change exceeds 1 % (false: a known miss)
+};
+
+// Predictions against measured pairs (docs/RESULTS.md "Replay"): the job's step (slowest rank per
+// iteration, median over iterations) of the target run predicted from the base run. The bounds
+// are the achieved errors (goal: 10 %); where the measured change exceeds 1 %, its sign must be
+// right.
+TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
+  const std::vector<Pair> pairs = {
+      // Known miss of sign: the async run measured 3 % faster, predicted 2 % slower.
+      {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/", 0.06, false},
+      {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/", 0.08},
+      {"kineto/d2h_blocking", "kineto/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.05},
+      {"kineto_nosync/d2h_blocking", "kineto_nosync/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.07},
+      {"torch_diag/w4_default/mm_ag_sequential", "torch_diag/w4_default/mm_ag_overlap", "async:/AllGather/", 0.04},
+      {"torch_diag/w2_default/mm_ag_sequential", "torch_diag/w2_default/mm_ag_overlap", "async:/AllGather/", 0.02},
+      {"torch_diag/w2_sync/mm_ag_sequential", "torch_diag/w2_sync/mm_ag_overlap", "async:/AllGather/", 0.03},
+      // Known misses (RESULTS.md): the one-wave contention model overstates these.
+      {"kineto/ag_sequential", "kineto/ag_overlap", "async:/AllGather/", 0.28},
+      {"torch_diag/w4_sync/mm_ag_sequential", "torch_diag/w4_sync/mm_ag_overlap", "async:/AllGather/", 0.29},
+  };
+  for (const Pair& p : pairs) {
+    const nlohmann::json b = ReplayJson(kData + "/" + p.base, {p.change});
+    const nlohmann::json t = ReplayJson(kData + "/" + p.target);
+    const double base = JobStep(b, "measured"), target = JobStep(t, "measured");
+    const double pred = JobStep(b, "predicted_contention");
+    ASSERT_GT(target, 0) << p.target;
+    EXPECT_LE(std::abs(pred - target) / target, p.bound) << p.base << " -> " << p.target;
+    if (std::abs(target - base) > 0.01 * base && p.sign)
+      EXPECT_GT((pred - base) * (target - base), 0) << "sign of " << p.base << " -> " << p.target;
+  }
 }
 
 TEST(ReplayReal, MalformedChangeIsInvalidArgument) {
