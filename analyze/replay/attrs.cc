@@ -2,7 +2,6 @@
 // it. Regexes run once per distinct name, never per event.
 #include <memory>
 
-#include "absl/container/flat_hash_map.h"
 #include "analyze/replay/build.h"
 #include "re2/re2.h"
 
@@ -38,21 +37,22 @@ T Pick(const std::vector<T>& k, const std::vector<T>& c, const std::vector<T>& s
   return k[r.index];
 }
 
-// Cached RE2 search over interned names.
+// Cached RE2 search over interned names: one regex run per distinct name.
 class NameMatcher {
  public:
-  NameMatcher(const model::Trace& t, const std::string& re) : t_(t), re_(std::make_unique<RE2>(re, RE2::Quiet)) {}
+  NameMatcher(const model::Trace& t, const std::string& re)
+      : t_(t), re_(std::make_unique<RE2>(re, RE2::Quiet)), cache_(t.strings().size(), -1) {}
   bool Match(model::StringId id) {
-    if (id <= 0) return false;
-    auto [it, fresh] = cache_.try_emplace(id, false);
-    if (fresh) it->second = re_->ok() && RE2::PartialMatch(t_.str(id), *re_);
-    return it->second;
+    if (id <= 0 || static_cast<size_t>(id) >= cache_.size()) return false;
+    int8_t& c = cache_[id];
+    if (c < 0) c = re_->ok() && RE2::PartialMatch(t_.str(id), *re_) ? 1 : 0;
+    return c == 1;
   }
 
  private:
   const model::Trace& t_;
   std::unique_ptr<RE2> re_;
-  absl::flat_hash_map<model::StringId, bool> cache_;
+  std::vector<int8_t> cache_;  // per StringId: -1 not yet, 0 no, 1 yes
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <thread>
 
 #include "analyze/replay/build.h"
 #include "analyze/replay/contention.h"
@@ -82,23 +84,45 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   ReplayResult r;
   r.strict = o.strict;
   CountGraph(g, r.counts);
-  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &r.counts);
-  const Schedule replayed = Simulate(base);
-  r.counts.cycles_broken = replayed.cycles_broken;
   const int32_t iters = static_cast<int32_t>(in.iterations.size());
-  const IterationNodes idx = GroupByIteration(a, iters, nullptr);
-
   std::optional<ChangeEffects> fx;
   std::optional<SimGraph> sim;
   std::optional<Schedule> pred, pred_c;
   std::optional<IterationNodes> idx_pred;
-  if (!o.changes.empty()) {
+  // The prediction is independent of the replay: it runs on a second thread beside it (same
+  // result either way: nothing is shared but read-only inputs).
+  auto predict = [&] {
     fx = MatchChanges(t, a, o.changes);
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch);
     pred = Simulate(*sim);
     idx_pred = GroupByIteration(a, iters, &fx->removed);
     if (o.contention) pred_c = WithContention(t, a, *sim, *pred, *fx, in, o, r);
+  };
+  std::exception_ptr failed;
+  std::thread side;
+  if (!o.changes.empty()) {
+    side = std::thread([&] {
+      try {
+        predict();
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+  }
+  ReplayCounts counts = r.counts;
+  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts);
+  const Schedule replayed = Simulate(base);
+  const IterationNodes idx = GroupByIteration(a, iters, nullptr);
+  if (side.joinable()) side.join();
+  if (failed) std::rethrow_exception(failed);
+  const ContentionModel model = r.contention_model;
+  const int64_t contention_nodes = r.contention_nodes;
+  r.counts = counts;
+  r.counts.cycles_broken = replayed.cycles_broken;
+  r.contention_model = model;
+  r.contention_nodes = contention_nodes;
+  if (fx) {
     r.counts.changed_nodes = fx->changed_nodes;
     r.change_matches = fx->matches;
     for (const Change& c : o.changes) r.changes.push_back(c.text);
