@@ -46,14 +46,16 @@ void Summarize(ReplayResult& r) {
 
 // The predicted schedule under contention: simulate, slow what now overlaps, simulate again, until
 // the factors settle (at most kContentionRounds).
-Schedule WithContention(const model::Trace& t, const NodeAttrs& a, const SimGraph& sim, const Schedule& first,
-                        const ChangeEffects& fx, const ReplayInputs& in, const ReplayOptions& o, ReplayResult& r) {
-  const Simulation run(sim);
-  Schedule cur = first;
+// nullopt: the model changed nothing (the schedule is `first`).
+std::optional<Schedule> WithContention(const model::Trace& t, const NodeAttrs& a, const SimGraph& sim,
+                                       const Schedule& first, const ChangeEffects& fx, const ReplayInputs& in,
+                                       const ReplayOptions& o, ReplayResult& r) {
+  std::optional<Simulation> run;
+  std::optional<Schedule> cur;
   std::vector<int64_t> dur = sim.dur;
   std::vector<double> last;
   for (int round = 0; round < kContentionRounds; ++round) {
-    ContentionFactors f = ComputeContention(t, a, sim, cur, fx, in.slowdowns, o.sm_count);
+    ContentionFactors f = ComputeContention(t, a, sim, cur ? *cur : first, fx, in.slowdowns, o.sm_count);
     if (f.factor == last) break;
     int64_t touched = 0;
     for (int32_t v = 0; v < sim.num_gpu; ++v) {
@@ -70,7 +72,8 @@ Schedule WithContention(const model::Trace& t, const NodeAttrs& a, const SimGrap
     else
       r.contention_model = ContentionModel::kNone;
     if (touched == 0 && round == 0) break;  // nothing overlaps differently: the first schedule
-    cur = run.Run(dur);
+    if (!run) run.emplace(sim);
+    cur = run->Run(dur);
     last = std::move(f.factor);
   }
   return cur;
@@ -88,6 +91,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   std::optional<ChangeEffects> fx;
   std::optional<SimGraph> sim;
   std::optional<Schedule> pred, pred_c;
+  bool contention_ran = false;
   std::optional<IterationNodes> idx_pred;
   // The prediction is independent of the replay: it runs on a second thread beside it (same
   // result either way: nothing is shared but read-only inputs).
@@ -97,7 +101,10 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch);
     pred = Simulate(*sim);
     idx_pred = GroupByIteration(a, iters, &fx->removed);
-    if (o.contention) pred_c = WithContention(t, a, *sim, *pred, *fx, in, o, r);
+    if (o.contention) {
+      pred_c = WithContention(t, a, *sim, *pred, *fx, in, o, r);
+      contention_ran = true;
+    }
   };
   std::exception_ptr failed;
   std::thread side;
@@ -148,6 +155,8 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     if (pred_c) {
       ir.predicted_contention = MeasureStep(*idx_pred, i, a, pred_c->start, pred_c->end);
       ir.predicted_contention->path = WalkPath(*idx_pred, i, a, *sim, *pred_c);
+    } else if (contention_ran) {
+      ir.predicted_contention = ir.predicted;  // the model changed nothing
     }
     r.iterations.push_back(std::move(ir));
   }
