@@ -31,6 +31,9 @@ const CommandSpec kSpec{
       "no fallbacks: GPU activities behind unresolved waits or starting later than the graph explains are "
       "replayed from their predecessors alone (what the graph by itself explains)"},
      {"sm-count", "N", "SMs per GPU for the SM-share contention model (default: from the GPU's name, else 132)"},
+     {"trace", "OUT.pftrace",
+      "also write the predicted timeline beside the measured one (Perfetto; a \"<name> predicted\" process "
+      "per rank)"},
      {"json", "", "machine-readable output (schema overlapscope.replay/1, docs/report-schema.md)"},
      {"markdown", "", "Markdown output"},
      {"comm-kernel", "REGEX", "classify GPU activities whose name matches REGEX as communication", true},
@@ -68,6 +71,7 @@ int RunReplay(int argc, char** argv) {
   }
   req.contention = !args.Has("no-contention");
   req.strict = args.Has("strict");
+  req.trace_out = args.Get("trace");
   if (args.Has("sm-count")) {
     int n = 0;
     if (!absl::SimpleAtoi(args.Get("sm-count"), &n) || n < 2 || n > 100000) {

@@ -12,6 +12,7 @@
 #include "analyze/replay/replay.h"
 #include "base/status_macros.h"
 #include "engine/replay_render.h"
+#include "engine/replay_trace.h"
 #include "engine/session_state.h"
 
 namespace overlapscope::engine {
@@ -77,6 +78,7 @@ absl::StatusOr<std::string> RunReplay(const Session& session, const ReplayReques
     ro.contention = request.contention;
     ro.sm_count = request.sm_count;
     ro.strict = request.strict;
+    ro.keep_schedule = !request.trace_out.empty();
     ASSIGN_OR_RETURN(analyze::AnalyzeOptions ao, ToAnalyzeOptions(request.analyze));
     ao.critical_path = false;  // replay walks its own schedules
     const model::Trace& t = session.trace();
@@ -84,6 +86,7 @@ absl::StatusOr<std::string> RunReplay(const Session& session, const ReplayReques
     ASSIGN_OR_RETURN(rp::ReplayInputs in, Inputs(t, ao, ar));
     const analyze::graph::Graph g = analyze::graph::BuildGraph(t, analyze::MakeGraphInputs(ar.blocking, ar.cross_rank));
     ASSIGN_OR_RETURN(rp::ReplayResult res, rp::Replay(t, g, in, ro));
+    if (!request.trace_out.empty()) RETURN_IF_ERROR(WritePredictedTrace(t, g, res.schedule, request.trace_out));
     return RenderReplay(t, session.inputs(), res, format);
   });
 }

@@ -25,6 +25,9 @@ struct ReplayRequest {
   bool contention = true;            // also predict with the contention model
   int sm_count = 0;                  // SMs per GPU for the SM-share model; 0: from the GPU's name
   bool strict = false;               // no fallbacks (analyze/replay/replay.h ReplayOptions::strict)
+  // Not empty: also write the predicted timeline beside the measured one there (Perfetto, a
+  // "<name> predicted" process per rank; without changes the replayed timeline).
+  std::string trace_out;
 };
 
 // InvalidArgument "--change 'SPEC': reason" for a malformed change.

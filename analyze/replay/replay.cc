@@ -161,6 +161,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     r.iterations.push_back(std::move(ir));
   }
   Summarize(r);
+  if (o.keep_schedule) {
+    const Schedule& s = pred_c ? *pred_c : pred ? *pred : replayed;
+    r.schedule.start_ns = s.start;
+    r.schedule.end_ns = s.end;
+  }
   return r;
 }
 

@@ -146,6 +146,14 @@ struct ReplayOptions {
   // No fallbacks: activities behind unresolved waits and starts the graph does not explain are
   // replayed from their predecessors only (shows what the graph alone explains).
   bool strict = false;
+  // Keep the predicted schedule (ReplayResult::schedule), for drawing it (--trace).
+  bool keep_schedule = false;
+};
+
+// Start and end of every node of the graph (graph.h numbering: GPU activities, then host calls)
+// in one schedule.
+struct NodeTimes {
+  std::vector<int64_t> start_ns, end_ns;
 };
 
 struct ReplayResult {
@@ -158,6 +166,9 @@ struct ReplayResult {
   // Summary over iterations: median and worst |replay_error|.
   double median_abs_error = 0, worst_abs_error = 0;
   bool strict = false;  // ReplayOptions::strict
+  // With keep_schedule: the predicted schedule (with contention when it ran), else the replayed
+  // one when there is no change.
+  NodeTimes schedule;
 };
 
 // Replays `graph` (built from `trace`) and, when options.changes is not empty, predicts it under

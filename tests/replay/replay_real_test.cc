@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -156,6 +158,24 @@ TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
     if (std::abs(target - base) > 0.01 * base && p.sign)
       EXPECT_GT((pred - base) * (target - base), 0) << "sign of " << p.base << " -> " << p.target;
   }
+}
+
+TEST(ReplayReal, PredictedTimelineBesideTheMeasuredOne) {
+  auto s = Load({kData + "/kineto/a2a_sync"});
+  ASSERT_TRUE(s.ok());
+  ReplayRequest req;
+  req.changes = {"async:/SendRecv/"};
+  req.trace_out = testing::TempDir() + "/replay_predicted.pftrace";
+  ASSERT_TRUE(RunReplay(*s, req, ReportFormat::kText).ok());
+  std::ifstream f(req.trace_out, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 1000u);
+  // Two ranks: two "... predicted" processes beside the measured ones.
+  size_t n = 0;
+  for (size_t at = bytes.find(" predicted"); at != std::string::npos; at = bytes.find(" predicted", at + 1)) ++n;
+  EXPECT_EQ(n, 2u);
+  req.trace_out = "/nonexistent/dir/x.pftrace";
+  EXPECT_FALSE(RunReplay(*s, req, ReportFormat::kText).ok());
 }
 
 TEST(ReplayReal, MalformedChangeIsInvalidArgument) {
