@@ -116,6 +116,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
     r.cross_rank = AnalyzeCrossRank(trace);
     g.emplace(graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank)));
     ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
+    AddWaitCauses(*g, &r.gaps);
     ComputeLaunchStats(ctx, &r.launch);
   };
   bool parallel = options.threads > 1;
@@ -135,6 +136,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
     side_b();
   }
   ComputeSyncPoints(ctx, r.blocking, r.overlap, &r.sync);
+  AddWaitSources(*g, &r.sync);
   r.iterations = std::move(ctx.iters);
   r.dependency_graph = g->stats();
   r.dependency_graph_by_process = g->process_stats();

@@ -89,11 +89,17 @@ void ComputeThreadBlocking(const Context& ctx, BlockingResult* out);
 // Also adds each window's GPU figures to *windows (a copy of ctx.windows).
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
                  std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows);
+// Dependency gaps that end through a cross-stream wait (graph: a recorded or inferred event-wait
+// edge into the activity that ends the gap) get the activity waited for (IdleGap::waited_for).
+void AddWaitCauses(const graph::Graph& g, std::vector<IdleGap>* gaps);
 // The analysis windows of every process (windows.h): after the launch calls are known.
 void PrepareWindows(Context& ctx);
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
                        SyncResult* out);
 void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
+// Stream-wait sync points get their source from the graph's wait edges (by sync record, else by
+// call); a wait known only from its call also gets its streams from the edge.
+void AddWaitSources(const graph::Graph& g, SyncResult* out);
 
 // What API calls do is model::ApiCall::semantic (model/api_names.h: CUDA runtime, driver and
 // HIP calls in one vocabulary); nothing here matches call names.

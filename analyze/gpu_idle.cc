@@ -186,4 +186,20 @@ void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector
   }
 }
 
+void AddWaitCauses(const graph::Graph& g, std::vector<IdleGap>* gaps) {
+  for (IdleGap& gap : *gaps) {
+    if (gap.cause != GapCause::kDependency) continue;
+    const graph::NodeId x = g.GpuNodeChecked(gap.ended_by);
+    if (x == model::kNone) continue;
+    graph::NodeId best = model::kNone;
+    bool inferred = false;
+    for (const graph::Edge& e : g.Preds(x))
+      if (e.kind == graph::EdgeKind::kEventWait && (best == model::kNone || g.EndNs(e.from) > g.EndNs(best)))
+        best = e.from, inferred = e.inferred;
+    if (best == model::kNone) continue;
+    gap.waited_for = g.Ref(best);
+    gap.wait_inferred = inferred;
+  }
+}
+
 }  // namespace overlapscope::analyze

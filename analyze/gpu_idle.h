@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "model/trace.h"
@@ -39,6 +40,10 @@ struct IdleGap {
   int32_t blocked_interval = model::kNone;  // index into BlockingResult::intervals (host-blocked)
   int32_t iteration = model::kNone;         // iteration of the ending activity
   HostSplit host;                           // host-blocked gaps only; zero otherwise
+  // Dependency gaps whose ending activity waited on another stream (a recorded or inferred
+  // event-wait edge of the dependency graph): the activity it waited for, the latest-ending one.
+  std::optional<model::GpuRef> waited_for;
+  bool wait_inferred = false;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 

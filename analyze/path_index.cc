@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyze/graph_inputs.h"
 #include "analyze/path_walker.h"
 #include "analyze/strings.h"
 
@@ -74,18 +75,22 @@ int32_t PathIndex::RecorderBefore(model::StreamId rs, int64_t rec_corr) const {
 
 void PathIndex::IndexWaits() {
   const model::Trace& t = t_;
+  if (in_.graph == nullptr) {
+    own_graph_.emplace(graph::BuildGraph(t, MakeGraphInputs(*in_.blocking, *in_.cross_rank)));
+    graph_ = &*own_graph_;
+  } else {
+    graph_ = in_.graph;
+  }
+  // Event syncs: released by the work their record covered (better than the device-wide guess of
+  // §3). Kineto's Event Sync names only the record's correlation, whose stream a stream wait on
+  // the same record gives.
   const size_t ns = t.streams().size();
   auto stream_ok = [&](model::StreamId s) { return s != kNone && static_cast<size_t>(s) < ns; };
-  // Recording streams: every wait's, and every event sync's (own captures name it; Kineto's
-  // Event Sync names only the record's correlation, whose stream a wait on the same record gives).
   absl::flat_hash_map<int64_t, model::StreamId> stream_of_record;
-  std::vector<uint8_t> recorder(ns, 0);
-  for (const model::Sync& y : t.syncs()) {
-    if (y.kind != model::SyncKind::kStreamWaitEvent || !stream_ok(y.wait_on_stream)) continue;
-    recorder[y.wait_on_stream] = 1;
-    if (y.event_record_correlation_id != kNoCorrelation)
+  for (const model::Sync& y : t.syncs())
+    if (y.kind == model::SyncKind::kStreamWaitEvent && stream_ok(y.wait_on_stream) &&
+        y.event_record_correlation_id != kNoCorrelation)
       stream_of_record.emplace(y.event_record_correlation_id, y.wait_on_stream);
-  }
   auto event_stream = [&](const model::Sync& y) -> model::StreamId {
     if (y.kind != model::SyncKind::kEventSync || y.event_record_correlation_id == kNoCorrelation) return kNone;
     if (stream_ok(y.stream)) return y.stream;
@@ -93,54 +98,33 @@ void PathIndex::IndexWaits() {
     auto it = stream_of_record.find(y.event_record_correlation_id);
     return it == stream_of_record.end() ? kNone : it->second;
   };
-  for (const model::Sync& y : t.syncs())
-    if (model::StreamId s = event_stream(y); s != kNone) recorder[s] = 1;
-  recorded_.resize(ns);
-  std::vector<std::pair<int64_t, int32_t>> ce;  // (correlation, flat index)
-  for (size_t s = 0; s < ns; ++s) {
-    if (!recorder[s]) continue;
-    ce.clear();
-    for (GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s)))
-      if (int64_t c = t.CorrelationOf(r); c != kNoCorrelation) ce.push_back({c, Flat(r)});
-    // A stream runs its work in enqueue order, so this is sorted already but for odd sources.
-    if (!std::is_sorted(ce.begin(), ce.end(), [](const auto& a, const auto& b) { return a.first < b.first; }))
-      std::stable_sort(ce.begin(), ce.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    Recorded& rec = recorded_[s];
-    int32_t best = kNone;
-    for (const auto& [c, fg] : ce) {
-      if (best == kNone || end_[fg] > end_[best]) best = fg;
-      rec.corr.push_back(c);
-      rec.last.push_back(best);
-    }
-  }
-  waits_by_corr_.resize(ns);
-  waits_by_time_.resize(ns);
-  for (const model::Sync& y : t.syncs()) {
-    if (y.kind != model::SyncKind::kStreamWaitEvent || !stream_ok(y.stream)) continue;
-    Wait w;
-    if (y.event_record_correlation_id == kNoCorrelation || !stream_ok(y.wait_on_stream))
-      w.unresolved = true;
-    else
-      w.rec = RecorderBefore(y.wait_on_stream, y.event_record_correlation_id);
-    if (y.correlation_id != kNoCorrelation) {
-      w.key = y.correlation_id;
-      waits_by_corr_[y.stream].push_back(w);
-    } else {
-      w.key = y.start_ns;
-      waits_by_time_[y.stream].push_back(w);
-    }
-  }
-  auto by_key = [](const Wait& a, const Wait& b) { return a.key < b.key; };
-  for (auto& v : waits_by_corr_) std::sort(v.begin(), v.end(), by_key);
-  for (auto& v : waits_by_time_) std::sort(v.begin(), v.end(), by_key);
-  // Host event syncs released by the recorded work (better than the device-wide guess of §3).
   const auto& iv = in_.blocking->intervals;
   event_release_.assign(iv.size(), kNone);
+  recorded_.resize(ns);
+  std::vector<uint8_t> built(ns, 0);
+  std::vector<std::pair<int64_t, int32_t>> ce;  // (correlation, flat index)
   for (size_t i = 0; i < iv.size(); ++i) {
     if (iv[i].sync == kNone) continue;
     const model::Sync& y = t.syncs()[iv[i].sync];
     const model::StreamId rs = event_stream(y);
-    const int32_t rec = rs == kNone ? kNone : RecorderBefore(rs, y.event_record_correlation_id);
+    if (rs == kNone) continue;
+    if (!built[rs]) {
+      built[rs] = 1;
+      ce.clear();
+      for (GpuRef r : t.StreamActivities(rs))
+        if (int64_t c = t.CorrelationOf(r); c != kNoCorrelation) ce.push_back({c, Flat(r)});
+      // A stream runs its work in enqueue order, so this is sorted already but for odd sources.
+      auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
+      if (!std::is_sorted(ce.begin(), ce.end(), by_first)) std::stable_sort(ce.begin(), ce.end(), by_first);
+      Recorded& rec = recorded_[rs];
+      int32_t best = kNone;
+      for (const auto& [c, fg] : ce) {
+        if (best == kNone || end_[fg] > end_[best]) best = fg;
+        rec.corr.push_back(c);
+        rec.last.push_back(best);
+      }
+    }
+    const int32_t rec = RecorderBefore(rs, y.event_record_correlation_id);
     if (rec != kNone && end_[rec] <= iv[i].end_ns) event_release_[i] = rec;
   }
 }

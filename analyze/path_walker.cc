@@ -7,7 +7,6 @@
 namespace overlapscope::analyze {
 
 using model::GpuRef;
-using model::kNoCorrelation;
 using model::kNone;
 
 namespace {
@@ -53,37 +52,17 @@ PathWalker::Pred PathWalker::BindingPred(int32_t g, int64_t c, PathCounts* count
     ++counts->gpu_without_launch;
   const model::StreamId s = ix_.stream_[g];
   const int32_t prev = g > ix_.off_[s] ? g - 1 : kNone;
-  // Event waits enqueued between the predecessor's launch and this activity's launch.
-  const auto& wc = ix_.waits_by_corr_[s];
-  const auto& wt = ix_.waits_by_time_[s];
-  const int64_t corr = wc.empty() && wt.empty() ? kNoCorrelation : t_.CorrelationOf(ix_.Ref(g));
-  if (corr != kNoCorrelation) {
-    const int64_t lo_corr = prev != kNone ? t_.CorrelationOf(ix_.Ref(prev)) : kNoCorrelation;
-    auto lo = lo_corr == kNoCorrelation
-                  ? wc.begin()
-                  : std::upper_bound(wc.begin(), wc.end(), lo_corr,
-                                     [](int64_t v, const PathIndex::Wait& w) { return v < w.key; });
-    auto take = [&](const PathIndex::Wait& w) {
-      if (w.unresolved) {
-        ++counts->unresolved_waits;
-        return;
-      }
-      if (w.rec == kNone) return;  // the event was complete when waited on
-      if (ix_.start_[w.rec] >= c && ix_.end_[w.rec] > c) {
-        ++counts->backward_edges;
-        return;
-      }
-      offer({Pred::kWait, std::min(ix_.end_[w.rec], c), w.rec, kNone});
-    };
-    for (auto it = lo; it != wc.end() && it->key < corr; ++it) take(*it);
-    if (!wt.empty() && api != kNone) {
-      const int32_t prev_api = prev != kNone ? ix_.launch_[prev] : kNone;
-      const int64_t t_lo = prev_api != kNone ? t_.api_calls()[prev_api].start_ns : INT64_MIN;
-      const int64_t t_hi = t_.api_calls()[api].start_ns;
-      auto it =
-          std::lower_bound(wt.begin(), wt.end(), t_lo, [](const PathIndex::Wait& w, int64_t v) { return w.key < v; });
-      for (; it != wt.end() && it->key < t_hi; ++it) take(*it);
+  // Cross-stream waits (recorded and inferred) from the dependency graph, whose GPU nodes are
+  // the flat indexes; waits it could not place are counted.
+  counts->unresolved_waits += ix_.graph_->UnresolvedWaits(g);
+  for (const graph::Edge& e : ix_.graph_->Preds(g)) {
+    if (e.kind != graph::EdgeKind::kEventWait) continue;
+    const int32_t rec = e.from;
+    if (ix_.start_[rec] >= c && ix_.end_[rec] > c) {
+      ++counts->backward_edges;
+      continue;
     }
+    offer({Pred::kWait, std::min(ix_.end_[rec], c), rec, kNone});
   }
   if (prev != kNone) {
     if (ix_.start_[prev] >= c && ix_.end_[prev] > c)

@@ -14,6 +14,7 @@
 
 #include "absl/types/span.h"
 #include "analyze/critical_path.h"
+#include "analyze/graph/graph.h"
 #include "analyze/interval_set.h"
 #include "analyze/path_inputs.h"
 #include "analyze/straggler_causes.h"
@@ -38,14 +39,8 @@ class PathIndex {
   int32_t Flat(model::GpuRef r) const { return flat_[static_cast<int>(r.kind)][r.index]; }
   model::GpuRef Ref(int32_t g) const { return ref_[g]; }
 
-  // A stream wait resolved to the activity it waited for (recorder), keyed by the wait's
-  // correlation id (or its host start when it has none).
-  struct Wait {
-    int64_t key = 0;
-    int32_t rec = model::kNone;  // flat index; kNone: nothing was enqueued before the record
-    bool unresolved = false;
-  };
-  // Activities of a recording stream by correlation, with the one that ends last so far.
+  // Activities of a recording stream by correlation, with the one that ends last so far (event
+  // syncs: the work an event record covers).
   struct Recorded {
     std::vector<int64_t> corr;
     std::vector<int32_t> last;  // flat index of the argmax end over corr[0..i]
@@ -71,23 +66,25 @@ class PathIndex {
 
   const model::Trace& t_;
   const PathInputs& in_;
-  std::vector<int32_t> flat_[3];                  // per kind, per activity: its flat index
-  std::vector<int32_t> off_;                      // per stream: its first flat index (size streams + 1)
-  std::vector<int64_t> start_, end_;              // per flat index
-  std::vector<model::StreamId> stream_;           // per flat index
-  std::vector<model::GpuRef> ref_;                // per flat index
-  std::vector<int32_t> launch_;                   // per flat index: Trace::LaunchOf
-  std::vector<model::StringId> name_;             // per flat index
-  std::vector<ActivityClass> cls_;                // per flat index
-  std::vector<model::CollectiveId> coll_;         // per flat index: the collective a comm activity carries
-  std::vector<model::ProcessId> stream_proc_;     // per stream: its process
-  bool any_peer_ = false;                         // some collective waited for a peer
-  std::vector<Recorded> recorded_;                // by recording stream (filled for those only)
-  std::vector<std::vector<Wait>> waits_by_corr_;  // by waiting stream, sorted by key
-  std::vector<std::vector<Wait>> waits_by_time_;  // waits without correlation id, by host start
-  std::vector<std::vector<int32_t>> blocked_;     // per thread: BlockingResult::intervals indexes by start
-  std::vector<std::vector<int32_t>> calls_;       // per thread: outermost API calls by start
-  std::vector<ThreadRanges> ranges_;              // per thread
+  // The dependency graph whose event-wait edges (recorded and inferred) the walks follow: the
+  // caller's (PathInputs::graph), else one built here. Its GPU nodes are the flat indexes.
+  std::optional<graph::Graph> own_graph_;
+  const graph::Graph* graph_ = nullptr;
+  std::vector<int32_t> flat_[3];               // per kind, per activity: its flat index
+  std::vector<int32_t> off_;                   // per stream: its first flat index (size streams + 1)
+  std::vector<int64_t> start_, end_;           // per flat index
+  std::vector<model::StreamId> stream_;        // per flat index
+  std::vector<model::GpuRef> ref_;             // per flat index
+  std::vector<int32_t> launch_;                // per flat index: Trace::LaunchOf
+  std::vector<model::StringId> name_;          // per flat index
+  std::vector<ActivityClass> cls_;             // per flat index
+  std::vector<model::CollectiveId> coll_;      // per flat index: the collective a comm activity carries
+  std::vector<model::ProcessId> stream_proc_;  // per stream: its process
+  bool any_peer_ = false;                      // some collective waited for a peer
+  std::vector<Recorded> recorded_;             // by recording stream of event syncs (filled for those only)
+  std::vector<std::vector<int32_t>> blocked_;  // per thread: BlockingResult::intervals indexes by start
+  std::vector<std::vector<int32_t>> calls_;    // per thread: outermost API calls by start
+  std::vector<ThreadRanges> ranges_;           // per thread
   std::vector<std::vector<std::pair<int64_t, int64_t>>> nccl_;  // per thread: NCCL-domain ranges
   std::vector<PeerDep> peer_;                                   // per collective (first carriers only matter)
   // Event syncs: the release (recorder, flat index) per BlockingResult interval when the event's

@@ -1,6 +1,7 @@
 // Sync points (METRICS.md §5) and the findings rules run over them (analyze/findings/).
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/findings/finding_rule.h"
 #include "model/bounds.h"
@@ -164,6 +165,28 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   std::vector<findings::Emitted> emitted;
   for (const findings::FindingRule* rule : findings::Rules()) rule->Find(in, &emitted);
   Finish(std::move(emitted), out);
+}
+
+void AddWaitSources(const graph::Graph& g, SyncResult* out) {
+  if (g.waits().empty()) return;
+  absl::flat_hash_map<int32_t, const graph::WaitEdge*> by_sync, by_call;
+  for (const graph::WaitEdge& w : g.waits()) {
+    if (w.sync != model::kNone) by_sync.emplace(w.sync, &w);
+    if (w.api_call != model::kNone) by_call.emplace(w.api_call, &w);
+  }
+  for (SyncPoint& p : out->points) {
+    if (p.kind != SyncPointKind::kStreamWaitEvent) continue;
+    const graph::WaitEdge* w = nullptr;
+    if (auto it = by_sync.find(p.sync); p.sync != model::kNone && it != by_sync.end()) w = it->second;
+    if (auto it = by_call.find(p.api_call); w == nullptr && p.api_call != model::kNone && it != by_call.end())
+      w = it->second;
+    if (w == nullptr) continue;
+    p.wait_source = g.Ref(w->from);
+    p.waiter = g.Ref(w->to);
+    p.wait_inferred = w->inferred;
+    if (p.stream == model::kNone) p.stream = g.Stream(w->to);
+    if (p.wait_on_stream == model::kNone) p.wait_on_stream = g.Stream(w->from);
+  }
 }
 
 }  // namespace overlapscope::analyze

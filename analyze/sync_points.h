@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,11 @@ struct SyncPoint {
   model::StringId name = 0;
   int64_t blocked_ns = 0;          // host-side blocked time (0 for stream edges)
   int32_t finding = model::kNone;  // index into SyncResult::findings
+  // Stream waits: the GPU activity waited for (dependency graph, METRICS §8), recorded by the
+  // trace or inferred by the evidence rule (wait_inferred); absent when none was placed.
+  std::optional<model::GpuRef> wait_source;
+  model::GpuRef waiter;  // the activity that waited (set with wait_source)
+  bool wait_inferred = false;
 };
 
 // The kinds of findings, in report order: one per rule (analyze/findings/finding_rule.h), e.g.

@@ -84,6 +84,9 @@ void DeviceIdleOf(const model::Trace& t, const analyze::AnalysisResult& r, const
         std::nullopt, Tid(t, g->thread), IterationNumber(r, g->iteration),         std::nullopt};
     if (InRange(t.api_calls(), g->launch_call)) x.launch_call = Str(t, t.api_calls()[g->launch_call].name);
     if (g->cause == analyze::GapCause::kHostBlocked) x.host = split(g->host);
+    if (g->waited_for)
+      if (std::optional<GpuActivity> a = Activity(t, *g->waited_for))
+        x.waiting_on = IdleGap::WaitingOn{a->stream, a->name, g->wait_inferred};
     d.top_gaps.push_back(std::move(x));
   }
 }
@@ -238,7 +241,22 @@ void FindingsAndSyncs(const model::Trace& t, const analyze::AnalysisResult& r, c
     if (it == rk.sync_points.by_kind.end()) it = rk.sync_points.by_kind.insert(it, KindFigures{kind, 0, 0});
     ++it->count;
     it->ns += p.blocked_ns;
+    if (!p.wait_source) continue;
+    SyncPoints::StreamWait w{NativeStream(t, p.stream), NativeStream(t, p.wait_on_stream), "", "", p.wait_inferred, 1};
+    if (std::optional<GpuActivity> a = Activity(t, *p.wait_source)) w.source = a->name;
+    if (std::optional<GpuActivity> a = Activity(t, p.waiter)) w.waiter = a->name;
+    auto same = [&](const SyncPoints::StreamWait& x) {
+      return x.stream == w.stream && x.wait_on_stream == w.wait_on_stream && x.source == w.source &&
+             x.waiter == w.waiter && x.inferred == w.inferred;
+    };
+    auto sw = std::find_if(rk.sync_points.stream_waits.begin(), rk.sync_points.stream_waits.end(), same);
+    if (sw == rk.sync_points.stream_waits.end())
+      rk.sync_points.stream_waits.push_back(std::move(w));
+    else
+      ++sw->count;
   }
+  std::stable_sort(rk.sync_points.stream_waits.begin(), rk.sync_points.stream_waits.end(),
+                   [](const SyncPoints::StreamWait& a, const SyncPoints::StreamWait& b) { return a.count > b.count; });
 }
 
 void Launches(const model::Trace& t, const analyze::AnalysisResult& r, model::ProcessId p, int64_t top_n,
@@ -323,6 +341,20 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
   Blocking(t, r, s.process, top_n, rk);
   FindingsAndSyncs(t, r, s, rk);
   Launches(t, r, s.process, top_n, rk);
+  if (InRange(r.dependency_graph_by_process, s.process)) {
+    const analyze::graph::GraphStats& g = r.dependency_graph_by_process[s.process];
+    DependencyGraph d;
+    for (int k = 0; k < analyze::graph::kEdgeKinds; ++k)
+      d.edges.push_back({std::string(analyze::graph::ToString(static_cast<analyze::graph::EdgeKind>(k))), g.recorded[k],
+                         g.inferred[k]});
+    d.waits_recorded = g.waits_recorded, d.waits_recorded_without_source = g.waits_recorded_without_source;
+    d.waits_inferred = g.waits_inferred, d.waits_ambiguous = g.waits_ambiguous;
+    d.waits_unresolved = g.waits_unresolved, d.waits_not_delayed = g.waits_not_delayed;
+    d.waits_already_complete = g.waits_already_complete;
+    d.gpu_without_launch = g.gpu_without_launch, d.syncs_without_release = g.syncs_without_release;
+    d.backward_edges = g.backward_edges;
+    rk.dependency_graph = std::move(d);
+  }
   return rk;
 }
 

@@ -86,6 +86,11 @@ DeviceReport Device(const Node& n) {
     d.top_gaps.push_back({x.At("start_ns").Int(), x.At("end_ns").Int(), x.At("cause").Str(), Activity(x.At("ended_by")),
                           x.At("launch_call").OptStr(), x.At("thread").OptInt(), x.At("iteration").OptInt(),
                           ReadSplit(x.At("host"))});
+    if (x.Has("waiting_on")) {
+      const Node w = x.At("waiting_on");
+      d.top_gaps.back().waiting_on =
+          IdleGap::WaitingOn{w.At("stream").OptInt(), w.At("name").Str(), w.At("inferred").Bool()};
+    }
   });
   n.At("launch_delay").Each([&](const Node& x) {
     d.launch_delay.push_back({x.At("stream").OptInt(), ReadPercentiles(x.At("launch_delay")),
@@ -228,6 +233,12 @@ RankReport Rank(const Node& n) {
   });
   rk.sync_points.count = n.At("sync_points").At("count").Int();
   rk.sync_points.by_kind = Kinds(n.At("sync_points").At("by_kind"), "blocked_ns");
+  if (n.At("sync_points").Has("stream_waits"))
+    n.At("sync_points").At("stream_waits").Each([&](const Node& x) {
+      rk.sync_points.stream_waits.push_back({x.At("stream").OptInt(), x.At("wait_on_stream").OptInt(),
+                                             x.At("source").Str(), x.At("waiter").Str(), x.At("inferred").Bool(),
+                                             x.At("count").Int()});
+    });
   n.At("launch_calls").Each([&](const Node& x) {
     rk.launch_calls.push_back({x.At("call").Str(), ReadPercentiles(x.At("duration")), x.At("outliers").Int()});
   });
@@ -236,6 +247,22 @@ RankReport Rank(const Node& n) {
     rk.short_kernels.top.push_back(
         {x.At("name").Str(), x.At("count").Int(), x.At("gpu_total_ns").Int(), x.At("cpu_total_ns").Int()});
   });
+  if (n.Has("dependency_graph")) {
+    const Node g = n.At("dependency_graph");
+    DependencyGraph d;
+    for (const char* k : {"program-order", "stream-order", "launch", "event-wait", "host-release", "peer"})
+      if (g.At("edges").Has(k))
+        d.edges.push_back({k, g.At("edges").At(k).At("recorded").Int(), g.At("edges").At(k).At("inferred").Int()});
+    const Node w = g.At("waits");
+    d.waits_recorded = w.At("recorded").Int(), d.waits_recorded_without_source = w.At("recorded_without_source").Int();
+    d.waits_inferred = w.At("inferred").Int(), d.waits_ambiguous = w.At("ambiguous").Int();
+    d.waits_unresolved = w.At("unresolved").Int(), d.waits_not_delayed = w.At("not_delayed").Int();
+    d.waits_already_complete = w.At("already_complete").Int();
+    d.gpu_without_launch = g.At("gpu_without_launch").Int();
+    d.syncs_without_release = g.At("syncs_without_release").Int();
+    d.backward_edges = g.At("backward_edges").Int();
+    rk.dependency_graph = std::move(d);
+  }
   return rk;
 }
 

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "report/render.h"
+#include "report/render_internal.h"
 
 namespace overlapscope::report {
 
@@ -66,6 +67,25 @@ std::string WarningsMarkdown(const std::vector<ImportWarning>& warnings) {
   std::string out = "> **Warning: part of the input could not be read; numbers below may be incomplete.**\n";
   for (const ImportWarning& w : warnings) absl::StrAppend(&out, "> - ", w.message, "\n");
   return out + "\n";
+}
+
+std::string DependencyGraphLines(const DependencyGraph& d, std::string_view indent) {
+  std::string o = absl::StrFormat(
+      "%scross-stream waits: %d recorded, %d inferred (not recorded), %d ambiguous (not taken), %d unresolved, %d "
+      "not delaying",
+      indent, d.waits_recorded, d.waits_inferred, d.waits_ambiguous, d.waits_unresolved, d.waits_not_delayed);
+  if (d.waits_recorded_without_source > 0)
+    absl::StrAppendFormat(&o, "; %d recorded without their source", d.waits_recorded_without_source);
+  absl::StrAppendFormat(&o, "\n%sedges:", indent);
+  for (const DependencyGraph::EdgeCount& e : d.edges) {
+    absl::StrAppendFormat(&o, " %s %d", e.kind, e.recorded);
+    if (e.inferred > 0) absl::StrAppendFormat(&o, " + %d inferred", e.inferred);
+    o += ",";
+  }
+  if (!d.edges.empty()) o.pop_back();
+  absl::StrAppendFormat(&o, "; not joined: %d GPU without launch, %d syncs without release, %d backward\n",
+                        d.gpu_without_launch, d.syncs_without_release, d.backward_edges);
+  return o;
 }
 
 }  // namespace overlapscope::report

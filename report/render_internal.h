@@ -8,6 +8,10 @@
 
 namespace overlapscope::report {
 
+// The dependency graph's counts of one rank in two lines (text) or one (Markdown): waits recorded,
+// inferred (always said), ambiguous, unresolved; edges by kind. Empty when the report has none.
+std::string DependencyGraphLines(const DependencyGraph& d, std::string_view indent);
+
 // Collectives across ranks (METRICS §6), every matched instance up to options.collectives_shown.
 void AppendCollectivesText(const ReportView& v, const TextOptions& options, std::string* out);
 void AppendCollectivesMarkdown(const ReportView& v, const TextOptions& options, std::string* out);

@@ -121,6 +121,9 @@ ojson DeviceJson(const DeviceReport& d) {
                   {"thread", JsonOpt(g.thread)},
                   {"iteration", JsonOpt(g.iteration)},
                   {"host", Split(g.host)}});
+  for (size_t i = 0; i < d.top_gaps.size(); ++i)
+    if (const auto& w = d.top_gaps[i].waiting_on)
+      tg[i]["waiting_on"] = {{"stream", JsonOpt(w->stream)}, {"name", w->name}, {"inferred", w->inferred}};
   j["top_gaps"] = tg;
   ojson ld = ojson::array();
   for (const StreamLaunchDelay& s : d.launch_delay)
@@ -232,6 +235,17 @@ ojson RankJson(const RankReport& rk) {
                      {"advice", f.advice}});
   jr["findings"] = {{"by_kind", Kinds(rk.findings.by_kind, "cost_ns")}, {"items", items}};
   jr["sync_points"] = {{"count", rk.sync_points.count}, {"by_kind", Kinds(rk.sync_points.by_kind, "blocked_ns")}};
+  if (!rk.sync_points.stream_waits.empty()) {
+    ojson sw = ojson::array();
+    for (const SyncPoints::StreamWait& w : rk.sync_points.stream_waits)
+      sw.push_back({{"stream", JsonOpt(w.stream)},
+                    {"wait_on_stream", JsonOpt(w.wait_on_stream)},
+                    {"source", w.source},
+                    {"waiter", w.waiter},
+                    {"inferred", w.inferred},
+                    {"count", w.count}});
+    jr["sync_points"]["stream_waits"] = sw;
+  }
   ojson calls = ojson::array();
   for (const LaunchCall& c : rk.launch_calls)
     calls.push_back({{"call", c.call}, {"duration", PercentilesJson(c.duration)}, {"outliers", c.outliers}});
@@ -241,6 +255,24 @@ ojson RankJson(const RankReport& rk) {
     shorts.push_back(
         {{"name", k.name}, {"count", k.count}, {"gpu_total_ns", k.gpu_total_ns}, {"cpu_total_ns", k.cpu_total_ns}});
   jr["short_kernels"] = {{"count", rk.short_kernels.count}, {"top", shorts}};
+  if (rk.dependency_graph) {
+    const DependencyGraph& d = *rk.dependency_graph;
+    ojson edges = ojson::object();
+    for (const DependencyGraph::EdgeCount& e : d.edges)
+      edges[e.kind] = {{"recorded", e.recorded}, {"inferred", e.inferred}};
+    jr["dependency_graph"] = {{"edges", edges},
+                              {"waits",
+                               {{"recorded", d.waits_recorded},
+                                {"recorded_without_source", d.waits_recorded_without_source},
+                                {"inferred", d.waits_inferred},
+                                {"ambiguous", d.waits_ambiguous},
+                                {"unresolved", d.waits_unresolved},
+                                {"not_delayed", d.waits_not_delayed},
+                                {"already_complete", d.waits_already_complete}}},
+                              {"gpu_without_launch", d.gpu_without_launch},
+                              {"syncs_without_release", d.syncs_without_release},
+                              {"backward_edges", d.backward_edges}};
+  }
   return jr;
 }
 

@@ -86,7 +86,11 @@ void RenderMarkdown(const ReportView& v, const TextOptions& options, const Rende
   o.clear();
   RankReport scratch;
   for (size_t i = 0; i < r.ranks.size(); ++i) {
-    FindingsOfRank(v.rank(i, &scratch), o);
+    const RankReport& rk = v.rank(i, &scratch);
+    FindingsOfRank(rk, o);
+    if (rk.dependency_graph)
+      absl::StrAppendFormat(&o, "\n**%s dependency graph**\n\n%s", rk.label,
+                            DependencyGraphLines(*rk.dependency_graph, "- "));
     out(o);
     o.clear();
   }

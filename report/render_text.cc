@@ -204,6 +204,9 @@ void GapAndLaunchTables(const Report& r, const RankReport& rk, std::string& o) {
       absl::StrAppendFormat(&o, "    %12s %-13s %9s  %s\n", Dur(Diff(g.end_ns, g.start_ns)), g.cause,
                             Id(g.iteration, "-"), g.ended_by ? Short(g.ended_by->name) : "-");
       if (g.host) absl::StrAppendFormat(&o, "    %12s host %s\n", "", SplitText(*g.host));
+      if (g.waiting_on)
+        absl::StrAppendFormat(&o, "    %12s waiting on stream %s (%s)%s\n", "", Id(g.waiting_on->stream),
+                              Short(g.waiting_on->name), g.waiting_on->inferred ? " [inferred]" : " [recorded]");
     }
   }
   for (const DeviceReport& d : rk.devices) {
@@ -245,6 +248,18 @@ void FindingsList(const Report& r, const RankReport& rk, std::string& o) {
   }
 }
 
+void StreamWaitsText(const Report& r, const RankReport& rk, std::string& o) {
+  const auto& sw = rk.sync_points.stream_waits;
+  if (sw.empty()) return;
+  absl::StrAppendFormat(&o, "\n  stream waits with their source (%d kinds)\n    %6s %8s %8s  %-10s %s\n", sw.size(),
+                        "count", "stream", "waits on", "edge", "source -> waiting activity");
+  const size_t limit = static_cast<size_t>(std::max<int64_t>(0, r.options.top_n));
+  for (size_t i = 0; i < sw.size() && i < limit; ++i)
+    absl::StrAppendFormat(&o, "    %6d %8s %8s  %-10s %s -> %s\n", sw[i].count, Id(sw[i].stream),
+                          Id(sw[i].wait_on_stream), sw[i].inferred ? "inferred" : "recorded", Short(sw[i].source, 40),
+                          Short(sw[i].waiter, 40));
+}
+
 }  // namespace
 
 int64_t SummaryValue(const RankSummary& s, const std::string& key) {
@@ -267,6 +282,9 @@ void RenderText(const ReportView& v, const TextOptions& options, const RenderSin
     BlockingTable(rk, o);
     GapAndLaunchTables(r, rk, o);
     FindingsList(r, rk, o);
+    if (rk.dependency_graph)
+      o += "\n  dependency graph (METRICS §8)\n" + DependencyGraphLines(*rk.dependency_graph, "    ");
+    StreamWaitsText(r, rk, o);
     out(o);
     o.clear();
   }

@@ -39,7 +39,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
-inline constexpr char kSchemaVersion[] = "1.8";  // minor: additive changes only
+inline constexpr char kSchemaVersion[] = "1.9";  // minor: additive changes only
 
 // A data-loss warning of the import (model::ImportWarnings): part of an input was read but not
 // understood. Every rendering shows the warnings first.
@@ -214,6 +214,14 @@ struct IdleGap {
   std::optional<std::string> launch_call;
   std::optional<int64_t> thread, iteration;
   std::optional<HostSplit> host;  // host-blocked gaps only
+  // 1.9: a dependency gap ended through a cross-stream wait: the stream and activity waited on,
+  // and whether the trace recorded that wait or the evidence rule inferred it (METRICS §8).
+  struct WaitingOn {
+    std::optional<int64_t> stream;
+    std::string name;
+    bool inferred = false;
+  };
+  std::optional<WaitingOn> waiting_on;
 };
 
 struct Percentiles {
@@ -301,6 +309,16 @@ struct Findings {
 struct SyncPoints {
   int64_t count = 0;
   std::vector<KindFigures> by_kind;  // kinds that occur, in order of first occurrence
+  // 1.9: the stream waits with a source (dependency graph, METRICS §8), grouped by (waiting
+  // stream, stream waited on, activity waited for, waiting activity, inferred), most frequent
+  // first; inferred ones are never merged with recorded ones.
+  struct StreamWait {
+    std::optional<int64_t> stream, wait_on_stream;
+    std::string source, waiter;
+    bool inferred = false;
+    int64_t count = 0;
+  };
+  std::vector<StreamWait> stream_waits;
 };
 
 struct LaunchCall {
@@ -331,6 +349,21 @@ struct Window {
   int64_t gpu_span_ns = 0, gpu_busy_ns = 0, gpu_idle_ns = 0, gpu_gap_ns = 0, gaps = 0;
 };
 
+// 1.9: the dependency graph's counts for one rank (METRICS §8; analyze/graph GraphStats): edges
+// by kind, recorded and inferred apart, and what became of the cross-stream waits.
+struct DependencyGraph {
+  struct EdgeCount {
+    std::string kind;  // "program-order", "stream-order", "launch", "event-wait", "host-release", "peer"
+    int64_t recorded = 0, inferred = 0;
+  };
+  std::vector<EdgeCount> edges;
+  int64_t waits_recorded = 0;                 // the trace links both ends
+  int64_t waits_recorded_without_source = 0;  // the trace names the waiter only (placed by the rule)
+  int64_t waits_inferred = 0, waits_ambiguous = 0, waits_unresolved = 0, waits_not_delayed = 0;
+  int64_t waits_already_complete = 0;
+  int64_t gpu_without_launch = 0, syncs_without_release = 0, backward_edges = 0;
+};
+
 struct RankReport {
   std::string label;  // "rank 3", or "pid 42 (GPU 0, GPU 1)"
   std::optional<int64_t> rank;
@@ -346,6 +379,7 @@ struct RankReport {
   SyncPoints sync_points;
   std::vector<LaunchCall> launch_calls;
   ShortKernels short_kernels;
+  std::optional<DependencyGraph> dependency_graph;  // absent in reports before 1.9
 };
 
 // collectives_across_ranks (METRICS §6).

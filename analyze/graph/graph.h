@@ -123,6 +123,12 @@ class Graph {
   int32_t num_nodes() const { return num_gpu() + num_api_; }
   bool IsGpu(NodeId n) const { return n < num_gpu(); }
   NodeId GpuNode(model::GpuRef r) const { return flat_[static_cast<int>(r.kind)][r.index]; }
+  // GpuNode for a reference that may be out of range: kNone then (and for activities without a
+  // stream).
+  NodeId GpuNodeChecked(model::GpuRef r) const {
+    const auto& v = flat_[static_cast<int>(r.kind)];
+    return r.index >= 0 && static_cast<size_t>(r.index) < v.size() ? v[r.index] : model::kNone;
+  }
   NodeId ApiNode(int32_t api_call) const { return num_gpu() + api_call; }
   int32_t ApiIndex(NodeId n) const { return n - num_gpu(); }
   model::GpuRef Ref(NodeId g) const { return gpu_ref_[g]; }

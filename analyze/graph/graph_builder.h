@@ -27,7 +27,7 @@ class GraphBuilder {
   // The evidence rule's placement for waiting activity x (graph_infer.cc), from stream-wait
   // call `call` (kNone if unknown) and recorded sync `sync` (kNone if none).
   void PlaceWait(NodeId x, int32_t call, int32_t sync);
-  void AddHostReleases();   // graph_waits.cc (event syncs read the recorded waits' recorders)
+  void AddHostReleases();  // graph_waits.cc (event syncs read the recorded waits' recorders)
   void AddPeers();
   void Finish();
 

@@ -7,8 +7,11 @@
 // (wait_on_stream = -1, wait_on_cuda_event_record_corr_id = -1). The source is therefore
 // *reconstructed* where the trace leaves one choice: when X's device has exactly one other
 // stream with activity, the source Y* is the activity of that stream, enqueued before the wait
-// call, that ends last (what an event recorded there before the wait covers). Waits on devices
-// with several other streams are counted apart, not judged.
+// call, that ends last (what an event recorded there before the wait covers). Not every wait call
+// has its row, so "the wait call" is the last stream-wait call of X's launching thread before X's
+// launch when that comes later; and a source ends before X starts (a wait completes before its
+// waiter runs). Waits on devices with several other streams are counted apart,
+// not judged. This reconstruction is the reference; it is not a record.
 //
 // Each trace is built with the waits' calls only (use_recorded_waits = false: what a trace
 // recorded with torch.profiler's defaults holds). A reconstructed wait *binds* when Y* ended after
@@ -17,6 +20,7 @@
 // waits agree) is asserted on the matmul + all-gather pair; every scenario's figures are printed.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -89,10 +93,22 @@ Agreement Measure(const std::string& rel) {
       ++a.several;
       continue;
     }
+    // Not every wait call has its row: the last stream-wait call of X's launching thread before
+    // X's launch bounds what X waited for.
+    int64_t bound = y.correlation_id;
+    if (const int32_t l = trace.LaunchOf(inf.Ref(x)); l != model::kNone) {
+      const auto& calls = trace.api_calls();
+      for (int32_t i = l - 1; i >= 0 && calls[i].start_ns >= calls[l].start_ns - 10'000'000; --i)
+        if (calls[i].thread == calls[l].thread && calls[i].semantic == model::ApiSemantic::kStreamWait) {
+          bound = std::max(bound, calls[i].correlation_id);
+          break;
+        }
+    }
     NodeId src = model::kNone;
     for (NodeId n = inf.StreamBegin(other); n < inf.StreamEnd(other); ++n) {
       const int64_t k = trace.CorrelationOf(inf.Ref(n));
-      if (k != model::kNoCorrelation && k < y.correlation_id && (src == model::kNone || inf.EndNs(n) > inf.EndNs(src)))
+      if (k != model::kNoCorrelation && k < bound && inf.EndNs(n) <= inf.StartNs(x) &&
+          (src == model::kNone || inf.EndNs(n) > inf.EndNs(src)))
         src = n;
     }
     if (src == model::kNone) {
@@ -106,6 +122,18 @@ Agreement Measure(const std::string& rel) {
     bool agree = false, any = false;
     for (const Edge& e : inf.Preds(x))
       if (e.kind == EdgeKind::kEventWait) any = true, agree |= e.from == src;
+    if (std::getenv("GRAPH_REAL_DEBUG") != nullptr && inf.EndNs(src) > ready && !agree) {
+      NodeId got = model::kNone;
+      for (const Edge& e : inf.Preds(x))
+        if (e.kind == EdgeKind::kEventWait) got = e.from;
+      auto name = [&](NodeId n) {
+        return std::string(n == model::kNone ? "-" : trace.str(trace.kernels()[inf.Ref(n).index].name)).substr(0, 40);
+      };
+      std::printf("  X %s s%d [%lld,%lld) ready %lld | Y* %s s%d end %lld | got %s end %lld\n", name(x).c_str(),
+                  inf.Stream(x), (long long)inf.StartNs(x), (long long)inf.EndNs(x), (long long)ready,
+                  name(src).c_str(), inf.Stream(src), (long long)inf.EndNs(src), name(got).c_str(),
+                  got == model::kNone ? 0LL : (long long)inf.EndNs(got));
+    }
     if (inf.EndNs(src) > ready) {
       ++a.binding;
       a.binding_agree += agree;
@@ -142,7 +170,7 @@ TEST(GraphRealTraces, InferredAgreesWithRecordedOnTheMatmulAllGatherPair) {
   EXPECT_GE(Share(w4.binding_agree, w4.binding), 0.95);
   const Agreement w2 = Measure("torch_diag/w2_sync/mm_ag_overlap");
   EXPECT_GT(w2.binding, 0);
-  EXPECT_GE(Share(w2.binding_agree, w2.binding), 0.6);  // 4 of 6 (milestone figure)
+  EXPECT_GE(Share(w2.binding_agree, w2.binding), 0.6);  // 4 of 6: below the 95 % bar (reported)
   for (const char* w : {"w4_sync", "w2_sync"}) Measure(std::string("torch_diag/") + w + "/mm_ag_sequential");
 }
 
@@ -153,6 +181,9 @@ TEST(GraphRealTraces, AgreementOnEveryScenarioWithRecordedWaits) {
       const std::string rel = std::string("torch_diag/") + w + "/" + s;
       const Agreement a = Measure(rel);
       EXPECT_GT(a.recorded, 0) << rel;
+      // The BACKGROUND §4 programs (two streams per device): 189/192, 94/97, 63/64, 44/45.
+      if (rel.find("dtensor") != std::string::npos) EXPECT_GE(Share(a.binding_agree, a.binding), 0.95) << rel;
+      EXPECT_EQ(a.binding_other, 0) << rel;  // never a wrong source where the reference has one
     }
   for (const char* s : {"a2a_async", "a2a_sync", "ag_overlap", "ag_sequential", "d2h_blocking", "d2h_nonblocking_event",
                         "d2h_nonblocking_nosync"})
