@@ -178,6 +178,25 @@ TEST(ReplayReal, PredictedTimelineBesideTheMeasuredOne) {
   EXPECT_FALSE(RunReplay(*s, req, ReportFormat::kText).ok());
 }
 
+TEST(ReplayReal, AsyncHidesTheCollectiveAndNosyncFreesTheHost) {
+  // async: the all-gather leaves the compute's way: exposed communication drops on every rank.
+  const nlohmann::json a = ReplayJson(kData + "/torch_diag/w2_default/mm_ag_sequential", {"async:/AllGather/"});
+  ASSERT_FALSE(a["ranks"].empty());
+  for (const auto& r : a["ranks"]) {
+    EXPECT_LT(r["predicted"]["exposed_comm_ns"].get<int64_t>(), r["replayed"]["exposed_comm_ns"].get<int64_t>() / 2)
+        << r["label"];
+    EXPECT_LT(r["predicted"]["step_ns"].get<int64_t>(), r["replayed"]["step_ns"].get<int64_t>()) << r["label"];
+  }
+  EXPECT_NE(a["contention_model"].get<std::string>(), "none");  // the GEMM now runs beside NCCL
+  // nosync: the blocking D2H's host wait is gone from the path.
+  const nlohmann::json n = ReplayJson(kData + "/kineto/d2h_blocking", {"nosync:/cudaStreamSynchronize/"});
+  EXPECT_GT(n["changes"][0]["matched"].get<int64_t>(), 0);
+  for (const auto& r : n["ranks"]) {
+    EXPECT_EQ(r["predicted"]["critical_path"]["blocked_ns"].get<int64_t>(), 0) << r["label"];
+    EXPECT_LE(r["predicted"]["step_ns"].get<int64_t>(), r["replayed"]["step_ns"].get<int64_t>()) << r["label"];
+  }
+}
+
 TEST(ReplayReal, MalformedChangeIsInvalidArgument) {
   EXPECT_EQ(CheckChange("async:AllGather").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(CheckChange("ce:/AllGather/").ok());
