@@ -81,7 +81,8 @@ void DeviceIdleOf(const model::Trace& t, const analyze::AnalysisResult& r, const
   for (const analyze::IdleGap* g : gaps) {
     report::IdleGap x{
         g->start_ns,  g->end_ns,         std::string(analyze::ToString(g->cause)), Activity(t, g->ended_by),
-        std::nullopt, Tid(t, g->thread), IterationNumber(r, g->iteration),         std::nullopt};
+        std::nullopt, Tid(t, g->thread), IterationNumber(r, g->iteration),         std::nullopt,
+        std::nullopt};
     if (InRange(t.api_calls(), g->launch_call)) x.launch_call = Str(t, t.api_calls()[g->launch_call].name);
     if (g->cause == analyze::GapCause::kHostBlocked) x.host = split(g->host);
     if (g->waited_for)

@@ -9,7 +9,7 @@
 //  - bound: max(GraphInputs::infer_min_bound_ns, L(S)), L(S) the launch latency of S
 //    (Graph::LaunchLatencyNs): the median of (start - launch call start) over S's activities
 //    launched at or after their predecessor's end (nothing but the launch held them);
-//  - ready = max(P.end, X's launch call start): when X could have started without the wait;
+//  - ready = max(P.end, X's launch call start + L(S)): when X could have started without the wait;
 //  - candidates: per other stream of X's device, the last activity Y that ended at or before
 //    X.start, kept when Y.end >= ready and X.start - Y.end <= bound. (An earlier activity of the
 //    same stream ends earlier: the stream's last one dominates, so streams, not activities, are
@@ -60,7 +60,9 @@ void GraphBuilder::PlaceWait(NodeId x, int32_t call, int32_t sync) {
   const int64_t bound = std::max(in_.infer_min_bound_ns, g_.latency_[s]);
   const int64_t xs = g_.start_[x];
   int64_t ready = x > g_.StreamBegin(s) ? g_.end_[x - 1] : INT64_MIN;
-  if (launch_[x] != kNone) ready = std::max(ready, t_.api_calls()[launch_[x]].start_ns);
+  // X could not start before its launch call plus the stream's usual launch latency: a wait
+  // whose source ended before that did not hold X back (the launch did).
+  if (launch_[x] != kNone) ready = std::max(ready, t_.api_calls()[launch_[x]].start_ns + g_.latency_[s]);
   NodeId only = kNone;
   int candidates = 0;
   for (model::StreamId o : dev_streams_[dev]) {
