@@ -10,5 +10,6 @@ int RunDiff(int argc, char** argv);
 int RunExport(int argc, char** argv);
 int RunProfile(int argc, char** argv);
 int RunWorkload(int argc, char** argv);
+int RunReplay(int argc, char** argv);
 
 }  // namespace overlapscope::cli

@@ -16,6 +16,8 @@ struct Entry {
 constexpr Entry kCommands[] = {
     {"info", overlapscope::cli::RunInfo, "what a trace holds: ranks, devices, streams, counts, import stats"},
     {"analyze", overlapscope::cli::RunAnalyze, "overlap, exposed communication, CPU blocking, idle gaps, sync points"},
+    {"replay", overlapscope::cli::RunReplay,
+     "replay the steps on the dependency graph; predict them under a change (what-if)"},
     {"diff", overlapscope::cli::RunDiff, "compare two runs: what changed, what moved the step time, is it noise"},
     {"export", overlapscope::cli::RunExport, "write a trace as Perfetto protobuf or Kineto-compatible Chrome JSON"},
     {"profile", overlapscope::cli::RunProfile, "run any CUDA program under CUPTI capture (like nsys profile)"},

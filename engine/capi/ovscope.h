@@ -132,6 +132,17 @@ OVS_API int ovs_job_render(const ovs_job* job, const char* format, const char* o
 OVS_API int ovs_job_gates(const ovs_job* job, const char* gates_json, char** out);
 OVS_API void ovs_job_free(ovs_job* job);
 
+/* Replay and what-if (`overlapscope replay`, METRICS §11): loads `paths`, replays every iteration
+ * on the dependency graph and predicts it under the changes. options_json: the analysis options
+ * of ovs_analyze (classes, iteration_marker, align_clocks, ...). replay_json (all optional):
+ *   changes   string or array of strings, as --change (scale:, async:, ce:, nosync:, remove:)
+ *   contention bool (default true: also predict with the contention model)
+ *   sm_count  int >= 2 (SMs per GPU for the SM-share model; default from the GPU's name)
+ * format: "json" (overlapscope.replay/1, the default for NULL), "text" or "markdown".
+ * OVS_BAD_ARGUMENT for a malformed change or option. */
+OVS_API int ovs_replay(const char* const* paths, size_t n_paths, const char* options_json, const char* replay_json,
+                       const char* format, char** out);
+
 /* In-process capture (CUPTI) of this process's GPU work. 1 when this build has it; without it
  * ovs_capture_start returns OVS_UNAVAILABLE. */
 OVS_API int ovs_capture_available(void);

@@ -27,7 +27,7 @@ from . import torch  # noqa: E402 (imports torch only when its hook runs)
 
 __version__ = "0.1.0"
 __all__ = [
-    "analyze", "info", "profile", "check_gates", "capture_available", "library_version", "Report", "GateCheck",
+    "analyze", "replay", "info", "profile", "check_gates", "capture_available", "library_version", "Report", "GateCheck",
     "GateResult", "Capture", "Error", "LibraryError", "TraceError", "OptionError", "GateError",
     "CaptureError", "UnavailableError"
 ]
@@ -68,6 +68,33 @@ def analyze(paths_or_dir, *, align_clocks=None, comm_kernel=None, compute_kernel
     out = ctypes.c_void_p()
     _lib.check(_lib.lib().ovs_analyze(arr, n, _lib.options(opts), ctypes.byref(out)))
     return Report(out.value)
+
+
+def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="json", **analysis):
+    """Replays every iteration of the traces on their dependency graph and predicts it under
+    `changes` (`overlapscope replay`, METRICS §11): with format="json" the overlapscope.replay/1
+    document as a dict (docs/report-schema.md "Replay"; its "replay_error" comes first), else the
+    "text" or "markdown" rendering.
+
+      changes     what-ifs as the CLI's --change: a string or a list, e.g.
+                  ["async:/AllGather/", "ce:/AllGather/"], "scale:comm=0.5", "nosync:/cudaStreamSynchronize/"
+      contention  also predict with the contention model (default True)
+      sm_count    SMs per GPU for the SM-share model (default: from the GPU's name)
+      analysis    analyze()'s options (align_clocks, comm_kernel, classes, iteration_marker, ...)
+    Raises OptionError (a malformed change), TraceError, LibraryError.
+    """
+    import json as _json
+    if format not in ("json", "text", "markdown"):
+        raise OptionError(f"format {format!r}: expected 'json', 'text' or 'markdown'")
+    if isinstance(changes, str):
+        changes = [changes]
+    opts = analysis_options(**analysis)
+    rep = {"changes": list(changes), "contention": bool(contention)}
+    if sm_count is not None:
+        rep["sm_count"] = sm_count
+    arr, n = _lib.path_array(_paths(paths_or_dir))
+    text = _lib.call_str(_lib.lib().ovs_replay, arr, n, _lib.options(opts), _lib.options(rep), format.encode())
+    return _json.loads(text) if format == "json" else text
 
 
 def info(paths_or_dir, *, json=False, align_clocks=None):

@@ -54,6 +54,8 @@ def _declare(lib):
         "ovs_report_export": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, out_str]),
         "ovs_report_info": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, out_str]),
         "ovs_info": (ctypes.c_int, [c_char_pp, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, out_str]),
+        "ovs_replay": (ctypes.c_int, [c_char_pp, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                      out_str]),
         "ovs_capture_available": (ctypes.c_int, []),
         "ovs_capture_start": (ctypes.c_int, [ctypes.c_char_p, out_handle]),
         "ovs_capture_stop": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, out_handle]),

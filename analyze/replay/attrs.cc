@@ -1,0 +1,150 @@
+// NodeAttrs and ChangeEffects (build.h): what each node of the graph is, and which changes touch
+// it. Regexes run once per distinct name, never per event.
+#include <memory>
+
+#include "analyze/replay/build.h"
+#include "re2/re2.h"
+
+namespace overlapscope::analyze::replay {
+namespace {
+
+struct GpuFacts {
+  model::StringId name = 0;
+  model::CollectiveId collective = model::kNone;
+  int32_t blocks = 0;
+};
+
+GpuFacts FactsOf(const model::Trace& t, model::GpuRef r) {
+  switch (r.kind) {
+    case model::GpuKind::kKernel: {
+      const model::Kernel& k = t.kernels()[r.index];
+      const int64_t b = static_cast<int64_t>(k.grid.x) * std::max(1, k.grid.y) * std::max(1, k.grid.z);
+      return {k.name, k.collective, static_cast<int32_t>(std::min<int64_t>(b, INT32_MAX))};
+    }
+    case model::GpuKind::kMemcpy: return {t.memcpys()[r.index].name, t.memcpys()[r.index].collective, 0};
+    case model::GpuKind::kMemset: return {t.memsets()[r.index].name, model::kNone, 0};
+  }
+  return {};
+}
+
+template <typename T>
+T Pick(const std::vector<T>& k, const std::vector<T>& c, const std::vector<T>& s, model::GpuRef r) {
+  switch (r.kind) {
+    case model::GpuKind::kKernel: return k[r.index];
+    case model::GpuKind::kMemcpy: return c[r.index];
+    case model::GpuKind::kMemset: return s[r.index];
+  }
+  return k[r.index];
+}
+
+// Cached RE2 search over interned names: one regex run per distinct name.
+class NameMatcher {
+ public:
+  NameMatcher(const model::Trace& t, const std::string& re)
+      : t_(t), re_(std::make_unique<RE2>(re, RE2::Quiet)), cache_(t.strings().size(), -1) {}
+  bool Match(model::StringId id) {
+    if (id <= 0 || static_cast<size_t>(id) >= cache_.size()) return false;
+    int8_t& c = cache_[id];
+    if (c < 0) c = re_->ok() && RE2::PartialMatch(t_.str(id), *re_) ? 1 : 0;
+    return c == 1;
+  }
+
+ private:
+  const model::Trace& t_;
+  std::unique_ptr<RE2> re_;
+  std::vector<int8_t> cache_;  // per StringId: -1 not yet, 0 no, 1 yes
+};
+
+}  // namespace
+
+absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in) {
+  if (in.kernel_class.size() != t.kernels().size() || in.memcpy_class.size() != t.memcpys().size() ||
+      in.memset_class.size() != t.memsets().size() || in.kernel_iteration.size() != t.kernels().size() ||
+      in.memcpy_iteration.size() != t.memcpys().size() || in.memset_iteration.size() != t.memsets().size())
+    return absl::InvalidArgumentError("replay inputs are not parallel to the trace's activities");
+  NodeAttrs a;
+  const int32_t n = g.num_nodes();
+  a.num_gpu = g.num_gpu();
+  a.process.assign(n, model::kNone);
+  a.device.assign(n, model::kNone);
+  a.thread.assign(n, model::kNone);
+  a.cls.assign(n, GpuClass::kSync);
+  a.iteration.assign(n, model::kNone);
+  a.name.assign(n, 0);
+  a.op.assign(n, 0);
+  a.communicator.assign(n, 0);
+  a.blocks.assign(n, 0);
+  a.carries_collective.assign(n, 0);
+  for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
+    const model::GpuRef r = g.Ref(v);
+    const GpuFacts f = FactsOf(t, r);
+    const model::StreamId s = t.StreamOf(r);
+    a.device[v] = s >= 0 ? t.DeviceOfStream(s) : model::kNone;
+    a.process[v] = a.device[v] >= 0 ? t.ProcessOfDevice(a.device[v]) : model::kNone;
+    a.cls[v] = Pick(in.kernel_class, in.memcpy_class, in.memset_class, r);
+    a.iteration[v] = Pick(in.kernel_iteration, in.memcpy_iteration, in.memset_iteration, r);
+    if (a.iteration[v] >= static_cast<int32_t>(in.iterations.size())) a.iteration[v] = model::kNone;
+    a.name[v] = f.name;
+    a.blocks[v] = f.blocks;
+    if (f.collective >= 0 && f.collective < static_cast<int32_t>(t.collectives().size())) {
+      a.carries_collective[v] = 1;
+      a.op[v] = t.collectives()[f.collective].op;
+      a.communicator[v] = t.collectives()[f.collective].communicator;
+    }
+  }
+  for (graph::NodeId v = g.num_gpu(); v < n; ++v) {
+    const model::ApiCall& c = t.api_calls()[g.ApiIndex(v)];
+    a.thread[v] = c.thread;
+    a.process[v] = c.thread >= 0 ? t.ProcessOfThread(c.thread) : model::kNone;
+    a.name[v] = c.name;
+  }
+  return a;
+}
+
+ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes) {
+  ChangeEffects fx;
+  const size_t n = a.name.size();
+  fx.scale.assign(n, 1.0);
+  fx.removed.assign(n, 0);
+  fx.moved.assign(n, 0);
+  fx.copy_engine.assign(n, 0);
+  fx.nosync.assign(n, 0);
+  fx.join_change.assign(n, -1);
+  fx.matches.assign(changes.size(), 0);
+  std::vector<uint8_t> touched(n, 0);
+  for (size_t ci = 0; ci < changes.size(); ++ci) {
+    const Change& c = changes[ci];
+    NameMatcher m(t, c.regex);
+    for (size_t v = 0; v < n; ++v) {
+      const bool gpu = static_cast<int32_t>(v) < a.num_gpu;
+      const bool coll = a.carries_collective[v] || (gpu && a.cls[v] == GpuClass::kComm);
+      bool hit = false;
+      switch (c.kind) {
+        case ChangeKind::kScaleClass: hit = gpu && a.cls[v] == c.cls; break;
+        case ChangeKind::kScaleName:
+        case ChangeKind::kRemove: hit = gpu && (m.Match(a.name[v]) || m.Match(a.op[v])); break;
+        case ChangeKind::kAsync:
+        case ChangeKind::kCopyEngine: hit = gpu && coll && (m.Match(a.name[v]) || m.Match(a.op[v])); break;
+        case ChangeKind::kNoSync: hit = !gpu && m.Match(a.name[v]); break;
+      }
+      if (!hit) continue;
+      ++fx.matches[ci];
+      touched[v] = 1;
+      switch (c.kind) {
+        case ChangeKind::kScaleClass:
+        case ChangeKind::kScaleName: fx.scale[v] *= c.factor; break;
+        case ChangeKind::kRemove: fx.removed[v] = 1; break;
+        case ChangeKind::kAsync:
+          fx.moved[v] = 1;
+          fx.join_change[v] = static_cast<int32_t>(ci);
+          break;
+        case ChangeKind::kCopyEngine: fx.copy_engine[v] = 1; break;
+        case ChangeKind::kNoSync: fx.nosync[v] = 1; break;
+      }
+    }
+  }
+  for (uint8_t x : touched) fx.changed_nodes += x;
+  return fx;
+}
+
+}  // namespace overlapscope::analyze::replay

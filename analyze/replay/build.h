@@ -1,0 +1,48 @@
+// From the dependency graph to the simulation graph (internal to analyze/replay): what every
+// node is (NodeAttrs), which nodes each change touches (ChangeEffects), and the SimGraph with the
+// changes applied (BuildSim).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyze/graph/graph.h"
+#include "analyze/replay/replay.h"
+#include "analyze/replay/sim.h"
+#include "model/trace.h"
+
+namespace overlapscope::analyze::replay {
+
+// Per node of the graph (GPU nodes first, then host calls, graph.h's numbering).
+struct NodeAttrs {
+  int32_t num_gpu = 0;
+  std::vector<model::ProcessId> process;
+  std::vector<model::DeviceId> device;            // GPU nodes; kNone for host calls
+  std::vector<model::ThreadId> thread;            // host calls; kNone for GPU nodes
+  std::vector<GpuClass> cls;                      // GPU nodes (host calls: kSync, unused)
+  std::vector<int32_t> iteration;                 // GPU nodes: index into ReplayInputs::iterations
+  std::vector<model::StringId> name;              // activity or call name
+  std::vector<model::StringId> op, communicator;  // collective carriers; 0 otherwise
+  std::vector<int32_t> blocks;                    // kernels: grid x*y*z; 0 otherwise
+  std::vector<uint8_t> carries_collective;
+};
+// InvalidArgument when the inputs' vectors are not parallel to the trace's.
+absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in);
+
+// Which nodes the changes touch, per node.
+struct ChangeEffects {
+  std::vector<double> scale;  // duration factor (1: unchanged)
+  std::vector<uint8_t> removed, moved, copy_engine, nosync;
+  std::vector<int32_t> join_change;  // moved nodes: the async change (index) that moved them
+  std::vector<int64_t> matches;      // per change: nodes it matched
+  int64_t changed_nodes = 0;
+};
+ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes);
+
+// The simulation graph of `g` with `fx` applied (nullptr: as recorded). Adds to `counts` what
+// it joined (groups, unmatched collectives) and the fallbacks it took (none when `strict`).
+SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
+                  const ChangeEffects* fx, bool strict, ReplayCounts* counts);
+
+}  // namespace overlapscope::analyze::replay

@@ -1,0 +1,141 @@
+// The async: change (replay.h) as edges: matching collectives leave the stream they shared with
+// other work for a side stream of their own (issued at the same point: after what preceded them
+// on the stream; in order among themselves), and whoever waited for them right after them (the
+// next activity on their stream, or the activities their event waits released: PyTorch's
+// work.wait()) waits only before the join point instead.
+#include "analyze/replay/build_async.h"
+
+#include <algorithm>
+#include <memory>
+#include <tuple>
+
+#include "re2/re2.h"
+
+namespace overlapscope::analyze::replay {
+namespace {
+
+struct Waiter {
+  graph::NodeId collective, from;  // the moved collective; the first activity that waited for it
+};
+
+class AsyncBuilder {
+ public:
+  AsyncBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
+               const ChangeEffects& fx, const GapFn& gap, EdgeRows& rows)
+      : t_(t), g_(g), a_(a), fx_(fx), gap_(gap), rows_(rows) {
+    for (const Change& c : changes)
+      joins_.push_back(c.join_regex.empty() ? nullptr : std::make_unique<RE2>(c.join_regex, RE2::Quiet));
+  }
+
+  void Build(const std::vector<uint8_t>& restream) {
+    for (size_t s = 0; s < restream.size(); ++s) {
+      if (restream[s]) Restream(static_cast<model::StreamId>(s));
+    }
+    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+      if (fx_.moved[v]) continue;
+      for (const graph::Edge& e : g_.Preds(v)) {
+        if (e.kind == graph::EdgeKind::kEventWait && fx_.moved[e.from]) waiters_.push_back({e.from, v});
+      }
+    }
+    NextSameCommunicator();
+    Join();
+  }
+
+ private:
+  void Restream(model::StreamId s) {
+    graph::NodeId main = -1, side = -1;
+    std::vector<graph::NodeId> open;  // moved, waiting for the next unmoved activity
+    for (graph::NodeId u = g_.StreamBegin(s); u < g_.StreamEnd(s); ++u) {
+      if (fx_.moved[u]) {
+        if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, 0});
+        if (side >= 0) rows_.Add(u, {side, Dep::kAfterEnd, 0});
+        side = u;
+        open.push_back(u);
+        continue;
+      }
+      if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, gap_(main, u)});
+      main = u;
+      for (graph::NodeId c : open) waiters_.push_back({c, u});
+      open.clear();
+    }
+  }
+
+  // For each moved collective: the recorded start of the next collective of its communicator in
+  // its process (INT64_MAX when none).
+  void NextSameCommunicator() {
+    std::vector<std::tuple<model::ProcessId, model::StringId, int64_t>> keys;
+    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+      if (a_.carries_collective[v]) keys.emplace_back(a_.process[v], a_.communicator[v], g_.StartNs(v));
+    }
+    std::sort(keys.begin(), keys.end());
+    next_same_.assign(g_.num_gpu(), INT64_MAX);
+    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+      if (!fx_.moved[v]) continue;
+      auto it =
+          std::lower_bound(keys.begin(), keys.end(), std::make_tuple(a_.process[v], a_.communicator[v], g_.EndNs(v)));
+      if (it != keys.end() && std::get<0>(*it) == a_.process[v] && std::get<1>(*it) == a_.communicator[v])
+        next_same_[v] = std::get<2>(*it);
+    }
+  }
+
+  bool Joins(graph::NodeId c, graph::NodeId u) const {
+    if (a_.iteration[c] != a_.iteration[u]) return true;
+    const std::unique_ptr<RE2>& join = joins_[fx_.join_change[c]];
+    if (join) return RE2::PartialMatch(t_.str(a_.name[u]), *join);
+    return (a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c]) || g_.StartNs(u) >= next_same_[c];
+  }
+
+  // One sweep per stream over its waiters, in stream order.
+  void Join() {
+    std::sort(waiters_.begin(), waiters_.end(), [&](const Waiter& x, const Waiter& y) {
+      return std::make_tuple(g_.Stream(x.from), x.from, x.collective) <
+             std::make_tuple(g_.Stream(y.from), y.from, y.collective);
+    });
+    size_t i = 0;
+    while (i < waiters_.size()) {
+      const model::StreamId s = g_.Stream(waiters_[i].from);
+      std::vector<graph::NodeId> pending;
+      graph::NodeId u = waiters_[i].from;
+      while (u < g_.StreamEnd(s)) {
+        while (i < waiters_.size() && g_.Stream(waiters_[i].from) == s && waiters_[i].from <= u)
+          pending.push_back(waiters_[i++].collective);
+        if (!fx_.moved[u]) {
+          for (size_t k = 0; k < pending.size();) {
+            if (Joins(pending[k], u)) {
+              rows_.Add(u, {pending[k], Dep::kAfterEnd, 0});
+              pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
+            } else {
+              ++k;
+            }
+          }
+        }
+        if (pending.empty()) {
+          if (i >= waiters_.size() || g_.Stream(waiters_[i].from) != s) break;
+          u = waiters_[i].from;
+        } else {
+          ++u;
+        }
+      }
+      while (i < waiters_.size() && g_.Stream(waiters_[i].from) == s) ++i;  // joined nowhere: trace end
+    }
+  }
+
+  const model::Trace& t_;
+  const graph::Graph& g_;
+  const NodeAttrs& a_;
+  const ChangeEffects& fx_;
+  const GapFn& gap_;
+  EdgeRows& rows_;
+  std::vector<std::unique_ptr<RE2>> joins_;
+  std::vector<Waiter> waiters_;
+  std::vector<int64_t> next_same_;
+};
+
+}  // namespace
+
+void AddAsyncEdges(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
+                   const ChangeEffects& fx, const std::vector<uint8_t>& restream, const GapFn& gap, EdgeRows& rows) {
+  AsyncBuilder(t, g, a, changes, fx, gap, rows).Build(restream);
+}
+
+}  // namespace overlapscope::analyze::replay

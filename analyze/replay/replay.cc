@@ -1,0 +1,172 @@
+// Replay(): the recorded schedule replayed, then the changed graph predicted with and without
+// contention (replay.h).
+#include "analyze/replay/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <thread>
+
+#include "analyze/replay/build.h"
+#include "analyze/replay/contention.h"
+#include "analyze/replay/measure.h"
+#include "analyze/replay/sim.h"
+#include "base/status_macros.h"
+
+namespace overlapscope::analyze::replay {
+namespace {
+
+// Rounds of the contention model: simulate, slow what now overlaps, simulate again.
+constexpr int kContentionRounds = 3;
+
+void CountGraph(const graph::Graph& g, ReplayCounts& c) {
+  const graph::GraphStats& st = g.stats();
+  c.nodes = g.num_nodes();
+  for (int k = 0; k < graph::kEdgeKinds; ++k) {
+    c.edges_recorded += st.recorded[k];
+    c.edges_inferred += st.inferred[k];
+  }
+  c.waits_unresolved = st.waits_unresolved;
+  c.waits_ambiguous = st.waits_ambiguous;
+  c.gpu_without_launch = st.gpu_without_launch;
+  c.syncs_without_release = st.syncs_without_release;
+}
+
+void Summarize(ReplayResult& r) {
+  std::vector<double> errs;
+  for (const IterationReplay& it : r.iterations) {
+    if (it.measured.step_ns > 0) errs.push_back(std::abs(it.replay_error));
+  }
+  if (errs.empty()) return;
+  std::sort(errs.begin(), errs.end());
+  const size_t n = errs.size();
+  r.median_abs_error = n % 2 == 1 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
+  r.worst_abs_error = errs.back();
+}
+
+// The predicted schedule under contention: simulate, slow what now overlaps, simulate again, until
+// the factors settle (at most kContentionRounds).
+// nullopt: the model changed nothing (the schedule is `first`).
+std::optional<Schedule> WithContention(const model::Trace& t, const NodeAttrs& a, const SimGraph& sim,
+                                       const Schedule& first, const ChangeEffects& fx, const ReplayInputs& in,
+                                       const ReplayOptions& o, ReplayResult& r) {
+  std::optional<Simulation> run;
+  std::optional<Schedule> cur;
+  std::vector<int64_t> dur = sim.dur;
+  std::vector<double> last;
+  for (int round = 0; round < kContentionRounds; ++round) {
+    ContentionFactors f = ComputeContention(t, a, sim, cur ? *cur : first, fx, in.slowdowns, o.sm_count);
+    if (f.factor == last) break;
+    int64_t touched = 0;
+    for (int32_t v = 0; v < sim.num_gpu; ++v) {
+      dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
+      touched += f.factor[v] != 1.0;
+    }
+    r.contention_nodes = touched;
+    if (f.by_trace > 0 && f.by_sm > 0)
+      r.contention_model = ContentionModel::kMixed;
+    else if (f.by_trace > 0)
+      r.contention_model = ContentionModel::kTraceSlowdowns;
+    else if (f.by_sm > 0)
+      r.contention_model = ContentionModel::kSmShare;
+    else
+      r.contention_model = ContentionModel::kNone;
+    if (touched == 0 && round == 0) break;  // nothing overlaps differently: the first schedule
+    if (!run) run.emplace(sim);
+    cur = run->Run(dur);
+    last = std::move(f.factor);
+  }
+  return cur;
+}
+
+}  // namespace
+
+absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in,
+                                    const ReplayOptions& o) {
+  ASSIGN_OR_RETURN(NodeAttrs a, CollectAttrs(t, g, in));
+  ReplayResult r;
+  r.strict = o.strict;
+  CountGraph(g, r.counts);
+  const int32_t iters = static_cast<int32_t>(in.iterations.size());
+  std::optional<ChangeEffects> fx;
+  std::optional<SimGraph> sim;
+  std::optional<Schedule> pred, pred_c;
+  bool contention_ran = false;
+  std::optional<IterationNodes> idx_pred;
+  // The prediction is independent of the replay: it runs on a second thread beside it (same
+  // result either way: nothing is shared but read-only inputs).
+  auto predict = [&] {
+    fx = MatchChanges(t, a, o.changes);
+    ReplayCounts scratch;
+    sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch);
+    pred = Simulate(*sim);
+    idx_pred = GroupByIteration(a, iters, &fx->removed);
+    if (o.contention) {
+      pred_c = WithContention(t, a, *sim, *pred, *fx, in, o, r);
+      contention_ran = true;
+    }
+  };
+  std::exception_ptr failed;
+  std::thread side;
+  if (!o.changes.empty()) {
+    side = std::thread([&] {
+      try {
+        predict();
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+  }
+  ReplayCounts counts = r.counts;
+  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts);
+  const Schedule replayed = Simulate(base);
+  const IterationNodes idx = GroupByIteration(a, iters, nullptr);
+  if (side.joinable()) side.join();
+  if (failed) std::rethrow_exception(failed);
+  const ContentionModel model = r.contention_model;
+  const int64_t contention_nodes = r.contention_nodes;
+  r.counts = counts;
+  r.counts.cycles_broken = replayed.cycles_broken;
+  r.contention_model = model;
+  r.contention_nodes = contention_nodes;
+  if (fx) {
+    r.counts.changed_nodes = fx->changed_nodes;
+    r.change_matches = fx->matches;
+    for (const Change& c : o.changes) r.changes.push_back(c.text);
+  }
+
+  for (int32_t i = 0; i < iters; ++i) {
+    if (idx.off[i] == idx.off[i + 1]) continue;  // no GPU work in this iteration
+    IterationReplay ir;
+    const IterationWindow& w = in.iterations[i];
+    ir.process = w.process;
+    ir.number = w.number;
+    if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size()))
+      ir.rank = t.processes()[w.process].rank;
+    ir.measured = MeasureStep(idx, i, a, base.rec_start, base.rec_end);
+    ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
+    ir.replayed.path = WalkPath(idx, i, a, base, replayed);
+    if (ir.measured.step_ns > 0)
+      ir.replay_error = static_cast<double>(ir.replayed.step_ns - ir.measured.step_ns) / ir.measured.step_ns;
+    if (pred) {
+      ir.predicted = MeasureStep(*idx_pred, i, a, pred->start, pred->end);
+      ir.predicted->path = WalkPath(*idx_pred, i, a, *sim, *pred);
+    }
+    if (pred_c) {
+      ir.predicted_contention = MeasureStep(*idx_pred, i, a, pred_c->start, pred_c->end);
+      ir.predicted_contention->path = WalkPath(*idx_pred, i, a, *sim, *pred_c);
+    } else if (contention_ran) {
+      ir.predicted_contention = ir.predicted;  // the model changed nothing
+    }
+    r.iterations.push_back(std::move(ir));
+  }
+  Summarize(r);
+  if (o.keep_schedule) {
+    const Schedule& s = pred_c ? *pred_c : pred ? *pred : replayed;
+    r.schedule.start_ns = s.start;
+    r.schedule.end_ns = s.end;
+  }
+  return r;
+}
+
+}  // namespace overlapscope::analyze::replay

@@ -1,0 +1,92 @@
+// The simulation graph replay runs (internal to analyze/replay): the dependency graph's nodes
+// with their durations and the start/end constraints its edges put on them, after the changes
+// were applied (build.cc). Separate from graph::Graph so that changes can rewrite edges and
+// tests can build one by hand.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace overlapscope::analyze::replay {
+
+// How an edge constrains its target:
+//   kAfterEnd:   start(to) >= end(from) + lag   (stream order, event waits, host program order)
+//   kAfterStart: start(to) >= start(from) + lag (a launch call -> its activity: launch latency)
+//   kRelease:    end(to)   >= end(from) + lag   (the GPU work a blocking host call waited for)
+enum class Dep : uint8_t { kAfterEnd, kAfterStart, kRelease };
+
+struct SimEdge {
+  int32_t from = -1;
+  Dep dep = Dep::kAfterEnd;
+  int64_t lag_ns = 0;
+};
+
+struct SimGraph {
+  int32_t num_nodes = 0;
+  int32_t num_gpu = 0;                      // nodes [0, num_gpu) are GPU activities, the rest host calls
+  std::vector<int64_t> rec_start, rec_end;  // recorded times
+  std::vector<int64_t> dur;                 // duration to replay (nodes without release/group)
+  // Host calls with release edges end at max(start + release_tail, end(release) + lag).
+  std::vector<int64_t> release_tail;
+  // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
+  // time: it ends at max(own start, last member's start) + transfer.
+  std::vector<int32_t> group;
+  std::vector<int64_t> transfer;
+  int32_t num_groups = 0;
+  // Predecessor edges, compressed rows: preds[pred_off[n] .. pred_off[n+1]).
+  std::vector<int64_t> pred_off;
+  std::vector<SimEdge> preds;
+
+  // Sizes every per-node vector for n nodes (no edges).
+  void Resize(int32_t n, int32_t gpu);
+};
+
+// Builds the compressed rows of a SimGraph: Next(v) for v = 0, 1, ... in order with Append() of
+// v's edges after it; Add() for edges to any node (merged by Finish()).
+class EdgeRows {
+ public:
+  void Next(int32_t v) {
+    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<int64_t>(in_order_.size()));
+  }
+  void Append(SimEdge e) { in_order_.push_back(e); }
+  void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
+  // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
+  void Finish(SimGraph& g);
+
+ private:
+  struct Pending {
+    int32_t to;
+    SimEdge e;
+  };
+  std::vector<int64_t> off_;
+  std::vector<SimEdge> in_order_;
+  std::vector<Pending> pending_;
+};
+
+// How a node's start or end was bound in the schedule (for the backward walk).
+struct Schedule {
+  std::vector<int64_t> start, end;
+  std::vector<int32_t> bind_start;  // the predecessor that set start, -1: none (recorded start)
+  std::vector<Dep> bind_dep;        // its edge kind
+  std::vector<int32_t> bind_end;    // the release source or the last-arriving group member, -1
+  int64_t cycles_broken = 0;
+};
+
+// Forward list scheduling over the start/end events of every node with a ready queue (each event
+// fires once all its constraints are known). O(nodes + edges). Deterministic.
+class Simulation {
+ public:
+  explicit Simulation(const SimGraph& g);  // successors and counts, once per graph (g outlives it)
+  ~Simulation();
+  // One run with these durations (per node; nodes in groups and with releases ignore theirs).
+  Schedule Run(const std::vector<int64_t>& dur) const;
+  struct Plan;
+
+ private:
+  const SimGraph& g_;
+  std::unique_ptr<Plan> plan_;
+};
+Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
+
+}  // namespace overlapscope::analyze::replay

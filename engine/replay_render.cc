@@ -1,0 +1,247 @@
+#include "engine/replay_render.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "engine/replay.h"
+#include "engine/replay_summary.h"
+#include "nlohmann/json.hpp"
+
+namespace overlapscope::engine {
+namespace {
+
+namespace rp = analyze::replay;
+using nlohmann::ordered_json;
+
+std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", ns / 1e6); }
+std::string SignedMs(int64_t ns) { return absl::StrFormat("%+.3f ms", ns / 1e6); }
+std::string Pct(double f) { return absl::StrFormat("%+.2f %%", f * 100); }
+std::string AbsPct(double f) { return absl::StrFormat("%.2f %%", f * 100); }
+
+ordered_json PathJson(const rp::PathComposition& p) {
+  return {{"compute_ns", p.compute_ns}, {"comm_ns", p.comm_ns}, {"memory_ns", p.memory_ns},
+          {"sync_ns", p.sync_ns},       {"host_ns", p.host_ns}, {"blocked_ns", p.blocked_ns},
+          {"idle_ns", p.idle_ns}};
+}
+
+ordered_json StepJson(const rp::StepFigures& f) {
+  return {{"step_ns", f.step_ns},
+          {"comm_ns", f.comm_ns},
+          {"exposed_comm_ns", f.exposed_comm_ns},
+          {"critical_path", PathJson(f.path)}};
+}
+
+ordered_json CountsJson(const rp::ReplayCounts& c) {
+  return {{"nodes", c.nodes},
+          {"edges_recorded", c.edges_recorded},
+          {"edges_inferred", c.edges_inferred},
+          {"waits_unresolved", c.waits_unresolved},
+          {"waits_ambiguous", c.waits_ambiguous},
+          {"gpu_without_launch", c.gpu_without_launch},
+          {"syncs_without_release", c.syncs_without_release},
+          {"collective_groups", c.collective_groups},
+          {"collectives_unmatched", c.collectives_unmatched},
+          {"cycles_broken", c.cycles_broken},
+          {"pinned_unresolved", c.pinned_unresolved},
+          {"device_order", c.device_order}};
+}
+
+std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult& r,
+                 const std::vector<ReplayRankSummary>& ranks) {
+  ordered_json j;
+  j["schema"] = std::string(kReplaySchema);
+  j["inputs"] = inputs;
+  j["replay_error"] = {{"iterations", r.iterations.size()},
+                       {"median_abs", r.median_abs_error},
+                       {"worst_abs", r.worst_abs_error},
+                       {"flag_above", kReplayErrorFlag},
+                       {"strict", r.strict}};
+  j["graph"] = CountsJson(r.counts);
+  ordered_json ch = ordered_json::array();
+  for (size_t i = 0; i < r.changes.size(); ++i)
+    ch.push_back({{"spec", r.changes[i]}, {"matched", r.change_matches[i]}});
+  j["changes"] = ch;
+  j["contention_model"] = std::string(rp::ToString(r.contention_model));
+  j["contention_activities"] = r.contention_nodes;
+  ordered_json rs = ordered_json::array();
+  for (const ReplayRankSummary& s : ranks) {
+    ordered_json x = {{"rank", s.rank},
+                      {"label", s.label},
+                      {"iterations", s.iterations},
+                      {"replay_error_median", s.median_error},
+                      {"replay_error_worst_abs", s.worst_abs_error},
+                      {"unreliable", s.unreliable},
+                      {"measured", StepJson(s.measured)},
+                      {"replayed", StepJson(s.replayed)}};
+    if (s.predicted) {
+      x["predicted"] = StepJson(*s.predicted);
+      x["predicted_gain_ns"] = s.measured.step_ns - s.predicted->step_ns;
+      x["exposed_comm_change_ns"] = s.predicted->exposed_comm_ns - s.replayed.exposed_comm_ns;
+    }
+    if (s.predicted_contention) {
+      x["predicted_contention"] = StepJson(*s.predicted_contention);
+      x["predicted_gain_contention_ns"] = s.measured.step_ns - s.predicted_contention->step_ns;
+    }
+    rs.push_back(std::move(x));
+  }
+  j["ranks"] = rs;
+  ordered_json its = ordered_json::array();
+  for (const rp::IterationReplay& it : r.iterations) {
+    ordered_json x = {{"rank", it.rank},
+                      {"iteration", it.number},
+                      {"measured", StepJson(it.measured)},
+                      {"replayed", StepJson(it.replayed)},
+                      {"replay_error", it.replay_error}};
+    if (it.predicted) x["predicted"] = StepJson(*it.predicted);
+    if (it.predicted_contention) x["predicted_contention"] = StepJson(*it.predicted_contention);
+    its.push_back(std::move(x));
+  }
+  j["iterations"] = its;
+  return j.dump(2) + "\n";
+}
+
+std::string Flag(const ReplayRankSummary& s) {
+  return s.unreliable ? absl::StrFormat(" (replay error %s > 5 %%: not reliable)", Pct(s.median_error)) : "";
+}
+
+// Header lines shared by text and Markdown: replay error first, then edge coverage and changes.
+std::vector<std::string> HeadLines(const rp::ReplayResult& r) {
+  std::vector<std::string> l;
+  if (r.iterations.empty()) {
+    l.push_back("Replay error: no iterations with GPU work (no ProfilerStep#N or --iteration-marker ranges)");
+  } else {
+    l.push_back(
+        absl::StrFormat("Replay error%s: median |error| %s, worst %s over %d iterations (goal: median <= 2 %%, "
+                        "worst <= 5 %%)",
+                        r.strict ? " (strict: no fallbacks)" : "", AbsPct(r.median_abs_error),
+                        AbsPct(r.worst_abs_error), r.iterations.size()));
+  }
+  const rp::ReplayCounts& c = r.counts;
+  l.push_back(
+      absl::StrFormat("Graph: %d nodes; edges %d recorded, %d inferred; cross-stream waits %d unresolved, %d "
+                      "ambiguous; %d GPU activities without launch call; %d blocking calls without release",
+                      c.nodes, c.edges_recorded, c.edges_inferred, c.waits_unresolved, c.waits_ambiguous,
+                      c.gpu_without_launch, c.syncs_without_release));
+  l.push_back(absl::StrFormat(
+      "Collectives: %d instances with waits recomputed across ranks, %d carrying activities "
+      "without peers (recorded duration); %d GPU activities behind unresolved waits keep their recorded "
+      "gap; %d started later than the graph explains (kept at their recorded distance)%s",
+      c.collective_groups, c.collectives_unmatched, c.pinned_unresolved, c.device_order,
+      c.cycles_broken > 0 ? absl::StrFormat("; %d events forced out of cycles", c.cycles_broken) : std::string()));
+  if (!r.changes.empty()) {
+    std::string s = "Changes:";
+    for (size_t i = 0; i < r.changes.size(); ++i)
+      absl::StrAppend(&s, i ? "," : "", " ", r.changes[i], " (", r.change_matches[i], " matched)");
+    l.push_back(s);
+    l.push_back(absl::StrFormat("Contention model: %s (%d compute activities changed)",
+                                rp::ToString(r.contention_model), r.contention_nodes));
+  }
+  return l;
+}
+
+struct Row {
+  std::vector<std::string> cells;
+};
+
+// Per-rank table rows (medians over iterations).
+std::vector<Row> RankRows(const std::vector<ReplayRankSummary>& ranks, bool pred, bool pred_c) {
+  std::vector<Row> rows;
+  Row h{{"rank", "iters", "measured", "replayed", "error"}};
+  if (pred) h.cells.insert(h.cells.end(), {"predicted", "gain", "exposed comm"});
+  if (pred_c) h.cells.insert(h.cells.end(), {"with contention", "gain"});
+  rows.push_back(h);
+  for (const ReplayRankSummary& s : ranks) {
+    Row r{{s.label, absl::StrCat(s.iterations), Ms(s.measured.step_ns), Ms(s.replayed.step_ns), Pct(s.median_error)}};
+    if (pred && s.predicted) {
+      r.cells.push_back(Ms(s.predicted->step_ns) + Flag(s));
+      r.cells.push_back(SignedMs(s.measured.step_ns - s.predicted->step_ns));
+      r.cells.push_back(absl::StrCat(Ms(s.replayed.exposed_comm_ns), " -> ", Ms(s.predicted->exposed_comm_ns)));
+    }
+    if (pred_c && s.predicted_contention) {
+      r.cells.push_back(Ms(s.predicted_contention->step_ns) + Flag(s));
+      r.cells.push_back(SignedMs(s.measured.step_ns - s.predicted_contention->step_ns));
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<Row> PathRows(const ReplayRankSummary& s) {
+  std::vector<Row> rows;
+  Row h{{"critical path", "replayed"}};
+  if (s.predicted) h.cells.push_back("predicted");
+  if (s.predicted_contention) h.cells.push_back("with contention");
+  rows.push_back(h);
+  auto add = [&](const char* name, int64_t rp::PathComposition::*m) {
+    Row r{{name, Ms(s.replayed.path.*m)}};
+    if (s.predicted) r.cells.push_back(Ms(s.predicted->path.*m));
+    if (s.predicted_contention) r.cells.push_back(Ms(s.predicted_contention->path.*m));
+    rows.push_back(std::move(r));
+  };
+  add("compute", &rp::PathComposition::compute_ns);
+  add("comm", &rp::PathComposition::comm_ns);
+  add("memory", &rp::PathComposition::memory_ns);
+  add("host", &rp::PathComposition::host_ns);
+  add("host blocked", &rp::PathComposition::blocked_ns);
+  add("idle", &rp::PathComposition::idle_ns);
+  return rows;
+}
+
+std::string Table(const std::vector<Row>& rows, bool markdown) {
+  std::vector<size_t> w;
+  for (const Row& r : rows) {
+    w.resize(std::max(w.size(), r.cells.size()), 0);
+    for (size_t i = 0; i < r.cells.size(); ++i) w[i] = std::max(w[i], r.cells[i].size());
+  }
+  std::string out;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Row& r = rows[k];
+    if (markdown) out += "|";
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      if (markdown) {
+        absl::StrAppend(&out, " ", r.cells[i], " |");
+      } else {
+        absl::StrAppend(&out, i ? "  " : "", r.cells[i], std::string(w[i] - r.cells[i].size(), ' '));
+      }
+    }
+    out += "\n";
+    if (markdown && k == 0) {
+      out += "|";
+      for (size_t i = 0; i < r.cells.size(); ++i) out += " --- |";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string Readable(const rp::ReplayResult& r, const std::vector<ReplayRankSummary>& ranks, bool md) {
+  std::string out = md ? "# overlapscope replay\n\n" : "";
+  for (const std::string& l : HeadLines(r)) absl::StrAppend(&out, md ? "- " : "", l, "\n");
+  if (ranks.empty()) return out;
+  const bool pred = ranks[0].predicted.has_value(), pred_c = ranks[0].predicted_contention.has_value();
+  absl::StrAppend(&out, md ? "\n## Per rank (median over iterations)\n\n" : "\nPer rank (median over iterations):\n",
+                  Table(RankRows(ranks, pred, pred_c), md));
+  for (const ReplayRankSummary& s : ranks) {
+    absl::StrAppend(&out, md ? "\n### " : "\n", "Critical path, ", s.label, " (mean per iteration)",
+                    md ? "\n\n" : ":\n", Table(PathRows(s), md));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderReplay(const model::Trace& t, const std::vector<std::string>& inputs, const rp::ReplayResult& r,
+                         ReportFormat format) {
+  const std::vector<ReplayRankSummary> ranks = SummarizeRanks(t, r, kReplayErrorFlag);
+  switch (format) {
+    case ReportFormat::kJson: return Json(inputs, r, ranks);
+    case ReportFormat::kMarkdown: return Readable(r, ranks, true);
+    case ReportFormat::kText: break;
+  }
+  return Readable(r, ranks, false);
+}
+
+}  // namespace overlapscope::engine

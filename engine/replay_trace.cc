@@ -1,0 +1,113 @@
+#include "engine/replay_trace.h"
+
+#include <vector>
+
+#include "base/status_macros.h"
+#include "exporters/perfetto_writer.h"
+#include "model/trace_builder.h"
+
+namespace overlapscope::engine {
+namespace {
+
+// Copies events of `t` into `b` twice: as recorded, and at the schedule's times in a process of
+// their own per rank.
+class Copier {
+ public:
+  Copier(const model::Trace& t, const analyze::graph::Graph& g, const analyze::replay::NodeTimes& times,
+         model::TraceBuilder& b)
+      : t_(t), g_(g), times_(times), b_(b) {}
+
+  void Run() {
+    for (const model::Process& p : t_.processes()) {
+      model::Process m = p, q = p;
+      m.name = Str(p.name), m.host = Str(p.host), m.source = Str(p.source);
+      q.name = b_.Intern(std::string(t_.str(p.name)) + " predicted"), q.host = m.host, q.source = m.source;
+      q.pid = p.pid + 100'000'000;
+      proc_[0].push_back(b_.AddProcess(m));
+      proc_[1].push_back(b_.AddProcess(q));
+    }
+    for (analyze::graph::NodeId v = 0; v < g_.num_gpu(); ++v) Gpu(v);
+    for (int32_t i = 0; i < static_cast<int32_t>(t_.api_calls().size()); ++i) Api(i);
+  }
+
+ private:
+  model::StringId Str(model::StringId id) { return id > 0 ? b_.Intern(t_.str(id)) : 0; }
+  bool Timed(analyze::graph::NodeId v) const {
+    return static_cast<size_t>(v) < times_.start_ns.size() && times_.start_ns[v] != INT64_MIN;
+  }
+
+  // Device and stream of a copy (`which` 0: measured, 1: predicted).
+  std::pair<model::DeviceId, model::StreamId> Place(model::StreamId s, int which) {
+    if (s < 0) return {model::kNone, model::kNone};
+    const model::Stream& st = t_.streams()[s];
+    const model::Device& dev = t_.devices()[st.device];
+    const model::DeviceId d = b_.GetOrAddDevice(proc_[which][dev.process], dev.ordinal);
+    b_.data().devices[d].name = Str(dev.name);
+    return {d, b_.GetOrAddStream(d, st.native_id)};
+  }
+
+  template <typename E>
+  void Twice(const E& e, analyze::graph::NodeId v, std::vector<E>& out) {
+    for (int which = 0; which < 2; ++which) {
+      if (which == 1 && !Timed(v)) continue;
+      E c = e;
+      c.name = Str(e.name);
+      std::tie(c.device, c.stream) = Place(e.stream, which);
+      if (which == 1) c.start_ns = times_.start_ns[v], c.end_ns = times_.end_ns[v];
+      out.push_back(c);
+    }
+  }
+
+  void Gpu(analyze::graph::NodeId v) {
+    const model::GpuRef r = g_.Ref(v);
+    auto& d = b_.data();
+    switch (r.kind) {
+      case model::GpuKind::kKernel: {
+        model::Kernel k = t_.kernels()[r.index];
+        k.collective = model::kNone;  // the collectives are not copied
+        Twice(k, v, d.kernels);
+        break;
+      }
+      case model::GpuKind::kMemcpy: {
+        model::Memcpy m = t_.memcpys()[r.index];
+        m.collective = model::kNone, m.dst_device = model::kNone;
+        Twice(m, v, d.memcpys);
+        break;
+      }
+      case model::GpuKind::kMemset: Twice(t_.memsets()[r.index], v, d.memsets); break;
+    }
+  }
+
+  void Api(int32_t i) {
+    const model::ApiCall& c = t_.api_calls()[i];
+    if (c.thread < 0) return;
+    const model::Thread& th = t_.threads()[c.thread];
+    const analyze::graph::NodeId v = g_.ApiNode(i);
+    for (int which = 0; which < 2; ++which) {
+      if (which == 1 && !Timed(v)) continue;
+      model::ApiCall a = c;
+      a.name = Str(c.name);
+      a.thread = b_.GetOrAddThread(proc_[which][th.process], th.tid);
+      if (which == 1) a.start_ns = times_.start_ns[v], a.end_ns = times_.end_ns[v];
+      b_.data().api_calls.push_back(a);
+    }
+  }
+
+  const model::Trace& t_;
+  const analyze::graph::Graph& g_;
+  const analyze::replay::NodeTimes& times_;
+  model::TraceBuilder& b_;
+  std::vector<model::ProcessId> proc_[2];
+};
+
+}  // namespace
+
+absl::Status WritePredictedTrace(const model::Trace& t, const analyze::graph::Graph& g,
+                                 const analyze::replay::NodeTimes& times, const std::string& path) {
+  model::TraceBuilder b;
+  Copier(t, g, times, b).Run();
+  ASSIGN_OR_RETURN(model::Trace out, std::move(b).Finalize());
+  return exporters::WritePerfetto(out, nullptr, path);
+}
+
+}  // namespace overlapscope::engine

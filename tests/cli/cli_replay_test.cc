@@ -1,0 +1,65 @@
+// `overlapscope replay`: help, exit codes (README), the replay error first in every form.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result Replay(const std::string& args) {
+  std::string cmd = std::string(OVERLAPSCOPE_BINARY_DIR) + "/cli/overlapscope replay " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+const std::string kTrace = std::string(OVERLAPSCOPE_TEST_DATA) + "/kineto/a2a_sync";
+
+TEST(CliReplay, HelpNamesTheChanges) {
+  Result r = Replay("--help");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("usage: overlapscope replay"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("async:/REGEX/[@/JOIN/]"), std::string::npos) << r.out;
+}
+
+TEST(CliReplay, ExitCodes) {
+  EXPECT_EQ(Replay("").code, 64);                                     // no trace
+  EXPECT_EQ(Replay(kTrace + " --change 'async:SendRecv'").code, 64);  // malformed change
+  EXPECT_EQ(Replay(kTrace + " --change 'scale:gpu=2'").code, 64);
+  EXPECT_EQ(Replay(kTrace + " --json --markdown").code, 64);
+  EXPECT_EQ(Replay(kTrace + " --sm-count 1").code, 64);
+  Result bad = Replay("/nonexistent/trace.json");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("/nonexistent/trace.json"), std::string::npos) << bad.out;
+}
+
+TEST(CliReplay, ReplayErrorComesFirst) {
+  Result text = Replay(kTrace + " --change 'async:/SendRecv/'");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_EQ(text.out.rfind("Replay error: median |error|", 0), 0u) << text.out;
+  EXPECT_NE(text.out.find("Changes: async:/SendRecv/ ("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Contention model: "), std::string::npos) << text.out;
+  Result md = Replay(kTrace + " --markdown --strict");
+  ASSERT_EQ(md.code, 0) << md.out;
+  EXPECT_EQ(md.out.rfind("# overlapscope replay\n\n- Replay error (strict: no fallbacks):", 0), 0u) << md.out;
+  Result json = Replay(kTrace + " --json --no-contention --change 'scale:comm=0.5'");
+  ASSERT_EQ(json.code, 0) << json.out;
+  EXPECT_NE(json.out.find("\"schema\": \"overlapscope.replay/1\""), std::string::npos);
+  EXPECT_LT(json.out.find("\"replay_error\""), json.out.find("\"graph\""));
+  EXPECT_EQ(json.out.find("predicted_contention"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,44 @@
+"""overlapscope.replay(): the same document as `overlapscope replay --json`, changes as arguments,
+errors as exceptions."""
+
+import json
+
+import pytest
+
+import overlapscope
+from conftest import ROOT
+
+A2A = str(ROOT / "tests" / "data" / "kineto" / "a2a_sync")
+
+
+def test_replay_matches_the_cli(cli):
+    doc = overlapscope.replay(A2A, ["async:/SendRecv/"])
+    assert doc["schema"] == "overlapscope.replay/1"
+    assert list(doc)[2] == "replay_error"  # after schema and inputs: the replay error first
+    assert doc["replay_error"]["iterations"] > 0
+    assert doc["changes"] == [{"spec": "async:/SendRecv/", "matched": doc["changes"][0]["matched"]}]
+    assert doc["changes"][0]["matched"] > 0
+    out = cli("replay", A2A, "--change", "async:/SendRecv/", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == doc
+
+
+def test_replay_text_starts_with_the_error():
+    text = overlapscope.replay(A2A, format="text")
+    assert text.startswith("Replay error:")
+    md = overlapscope.replay(A2A, "scale:comm=0.5", format="markdown", contention=False)
+    assert md.startswith("# overlapscope replay")
+
+
+def test_replay_prediction_moves_with_the_change():
+    base = overlapscope.replay(A2A, "scale:compute=0.5", contention=False)
+    for r in base["ranks"]:
+        assert r["predicted"]["step_ns"] < r["measured"]["step_ns"]
+        assert "predicted_contention" not in r
+
+
+def test_replay_bad_change_is_an_option_error():
+    with pytest.raises(overlapscope.OptionError, match="--change 'async:SendRecv'"):
+        overlapscope.replay(A2A, "async:SendRecv")
+    with pytest.raises(overlapscope.OptionError):
+        overlapscope.replay(A2A, format="html")

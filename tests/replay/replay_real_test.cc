@@ -1,0 +1,206 @@
+// Replay and what-if on real traces (tests/data, ../shared/traces): the replay error of every trace
+// with iterations, the predictions against measured pairs, determinism, and the changes' effects.
+// Bounds are the figures achieved (docs/RESULTS.md "Replay"), so a regression fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/replay.h"
+#include "engine/session.h"
+#include "nlohmann/json.hpp"
+
+namespace overlapscope::engine {
+namespace {
+
+const std::string kData = OVERLAPSCOPE_TEST_DATA;
+// $OVERLAPSCOPE_SHARED_TRACES overrides ../shared/traces (a checkout elsewhere, e.g. a worktree).
+const std::string kShared = std::getenv("OVERLAPSCOPE_SHARED_TRACES") != nullptr
+                                ? std::getenv("OVERLAPSCOPE_SHARED_TRACES")
+                                : std::string(OVERLAPSCOPE_SOURCE_DIR) + "/../shared/traces";
+
+nlohmann::json ReplayJson(const std::string& path, const std::vector<std::string>& changes = {}) {
+  auto s = Load({path});
+  EXPECT_TRUE(s.ok()) << path << ": " << s.status();
+  if (!s.ok()) return {};
+  ReplayRequest req;
+  req.changes = changes;
+  auto out = RunReplay(*s, req, ReportFormat::kJson);
+  EXPECT_TRUE(out.ok()) << path << ": " << out.status();
+  return out.ok() ? nlohmann::json::parse(*out) : nlohmann::json{};
+}
+
+// Median over iterations of the slowest rank's step (`key`: measured, predicted, ...).
+double JobStep(const nlohmann::json& doc, const std::string& key) {
+  std::map<int64_t, int64_t> by_it;
+  for (const auto& it : doc["iterations"]) {
+    if (!it.contains(key)) continue;
+    int64_t& m = by_it[it["iteration"].get<int64_t>()];
+    m = std::max(m, it[key]["step_ns"].get<int64_t>());
+  }
+  std::vector<int64_t> v;
+  for (const auto& [k, s] : by_it) v.push_back(s);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
+}
+
+struct ErrorBound {
+  std::string dir;
+  double median, worst;  // achieved |replay error| bounds (fractions)
+};
+
+TEST(ReplayReal, ReplayErrorOnEveryTraceWithIterations) {
+  // Two-rank Kineto pairs (2 x H200) and the torch_diag programs (2 and 4 x H100).
+  const std::vector<ErrorBound> bounds = {
+      {"kineto/ag_sequential", 0.02, 0.05},
+      {"kineto/a2a_sync", 0.02, 0.05},
+      {"kineto/d2h_blocking", 0.02, 0.05},
+      {"kineto/d2h_nonblocking_event", 0.02, 0.05},
+      {"kineto/d2h_nonblocking_nosync", 0.02, 0.05},
+      {"kineto_nosync/ag_sequential", 0.02, 0.05},
+      {"kineto_nosync/a2a_sync", 0.02, 0.05},
+      {"kineto_nosync/d2h_blocking", 0.02, 0.05},
+      {"torch_diag/w2_default/mm_ag_sequential", 0.02, 0.05},
+      {"torch_diag/w4_default/mm_ag_sequential", 0.02, 0.05},
+      {"torch_diag/w4_default/dtensor_a2a_eager", 0.02, 0.05},
+      {"torch_diag/w4_default/fsdp2_straggler", 0.02, 0.05},
+      {"torch_diag/w4_sync/fsdp2", 0.02, 0.05},
+      {"torch_diag/w4_default/mm_ag_overlap", 0.02, 0.05},
+      {"kineto/a2a_async", 0.02, 0.05},
+      {"kineto/ag_overlap", 0.02, 0.05},
+  };
+  for (const ErrorBound& b : bounds) {
+    const nlohmann::json j = ReplayJson(kData + "/" + b.dir);
+    ASSERT_TRUE(j.contains("replay_error")) << b.dir;
+    EXPECT_GT(j["replay_error"]["iterations"].get<int>(), 0) << b.dir;
+    EXPECT_LE(j["replay_error"]["median_abs"].get<double>(), b.median) << b.dir;
+    EXPECT_LE(j["replay_error"]["worst_abs"].get<double>(), b.worst) << b.dir;
+  }
+}
+
+TEST(ReplayReal, SharedTracesReplayOrSkipVisibly) {
+  if (!std::filesystem::exists(kShared)) GTEST_SKIP() << kShared << " absent";
+  for (const char* dir : {"hta/trace_filter", "hta/ns_resolution_trace", "hta/nccl_parser_config"}) {
+    const nlohmann::json j = ReplayJson(kShared + "/" + dir);
+    ASSERT_TRUE(j.contains("replay_error")) << dir;
+    EXPECT_LE(j["replay_error"]["median_abs"].get<double>(), 0.02) << dir;
+    EXPECT_LE(j["replay_error"]["worst_abs"].get<double>(), 0.05) << dir;
+  }
+}
+
+TEST(ReplayReal, SameInputsSameBytes) {
+  auto s = Load({kData + "/kineto/a2a_sync"});
+  ASSERT_TRUE(s.ok());
+  ReplayRequest req;
+  req.changes = {"async:/SendRecv/", "scale:compute=0.8"};
+  auto a = RunReplay(*s, req, ReportFormat::kJson), b = RunReplay(*s, req, ReportFormat::kJson);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  auto text = RunReplay(*s, req, ReportFormat::kText);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(text->rfind("Replay error:", 0), 0u) << "the replay error comes first";
+}
+
+TEST(ReplayReal, ChangesMoveTheStepTheRightWay) {
+  const std::string base = kData + "/torch_diag/w4_default/mm_ag_sequential";
+  const double measured = JobStep(ReplayJson(base), "measured");
+  // Compute twice as fast: shorter. Compute twice as slow: longer. Remove the GEMM: shorter.
+  const nlohmann::json fast = ReplayJson(base, {"scale:compute=0.5"});
+  const nlohmann::json slow = ReplayJson(base, {"scale:compute=2"});
+  const nlohmann::json gone = ReplayJson(base, {"remove:/nvjet|gemm|Gemm/"});
+  EXPECT_LT(JobStep(fast, "predicted"), measured);
+  EXPECT_GT(JobStep(slow, "predicted"), measured);
+  EXPECT_LT(JobStep(gone, "predicted"), JobStep(fast, "predicted"));
+  EXPECT_GT(gone["changes"][0]["matched"].get<int64_t>(), 0);
+  // A faster interconnect cannot make the step longer.
+  EXPECT_LE(JobStep(ReplayJson(base, {"scale:comm=0.5"}), "predicted"), measured * 1.001);
+}
+
+struct Pair {
+  std::string base, target, change;
+  double bound;      // achieved |predicted (with contention) - measured target| / measured target
+  bool sign = true;  // the sign is right where the measured change exceeds 1 % (false: a known miss)
+};
+
+// Predictions against measured pairs (docs/RESULTS.md "Replay"): the job's step (slowest rank per
+// iteration, median over iterations) of the target run predicted from the base run. The bounds
+// are the achieved errors (goal: 10 %); where the measured change exceeds 1 %, its sign must be
+// right.
+TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
+  const std::vector<Pair> pairs = {
+      // Known miss of sign: the async run measured 3 % faster, predicted 2 % slower.
+      {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/", 0.06, false},
+      {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/", 0.08},
+      {"kineto/d2h_blocking", "kineto/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.05},
+      {"kineto_nosync/d2h_blocking", "kineto_nosync/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.07},
+      {"torch_diag/w4_default/mm_ag_sequential", "torch_diag/w4_default/mm_ag_overlap", "async:/AllGather/", 0.04},
+      {"torch_diag/w2_default/mm_ag_sequential", "torch_diag/w2_default/mm_ag_overlap", "async:/AllGather/", 0.02},
+      {"torch_diag/w2_sync/mm_ag_sequential", "torch_diag/w2_sync/mm_ag_overlap", "async:/AllGather/", 0.03},
+      // Known misses (RESULTS.md): the one-wave contention model overstates these.
+      {"kineto/ag_sequential", "kineto/ag_overlap", "async:/AllGather/", 0.28},
+      {"torch_diag/w4_sync/mm_ag_sequential", "torch_diag/w4_sync/mm_ag_overlap", "async:/AllGather/", 0.29},
+  };
+  for (const Pair& p : pairs) {
+    const nlohmann::json b = ReplayJson(kData + "/" + p.base, {p.change});
+    const nlohmann::json t = ReplayJson(kData + "/" + p.target);
+    const double base = JobStep(b, "measured"), target = JobStep(t, "measured");
+    const double pred = JobStep(b, "predicted_contention");
+    ASSERT_GT(target, 0) << p.target;
+    EXPECT_LE(std::abs(pred - target) / target, p.bound) << p.base << " -> " << p.target;
+    if (std::abs(target - base) > 0.01 * base && p.sign)
+      EXPECT_GT((pred - base) * (target - base), 0) << "sign of " << p.base << " -> " << p.target;
+  }
+}
+
+TEST(ReplayReal, PredictedTimelineBesideTheMeasuredOne) {
+  auto s = Load({kData + "/kineto/a2a_sync"});
+  ASSERT_TRUE(s.ok());
+  ReplayRequest req;
+  req.changes = {"async:/SendRecv/"};
+  req.trace_out = testing::TempDir() + "/replay_predicted.pftrace";
+  ASSERT_TRUE(RunReplay(*s, req, ReportFormat::kText).ok());
+  std::ifstream f(req.trace_out, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 1000u);
+  // Two ranks: two "... predicted" processes beside the measured ones.
+  size_t n = 0;
+  for (size_t at = bytes.find(" predicted"); at != std::string::npos; at = bytes.find(" predicted", at + 1)) ++n;
+  EXPECT_EQ(n, 2u);
+  req.trace_out = "/nonexistent/dir/x.pftrace";
+  EXPECT_FALSE(RunReplay(*s, req, ReportFormat::kText).ok());
+}
+
+TEST(ReplayReal, AsyncHidesTheCollectiveAndNosyncFreesTheHost) {
+  // async: the all-gather leaves the compute's way: exposed communication drops on every rank.
+  const nlohmann::json a = ReplayJson(kData + "/torch_diag/w2_default/mm_ag_sequential", {"async:/AllGather/"});
+  ASSERT_FALSE(a["ranks"].empty());
+  for (const auto& r : a["ranks"]) {
+    EXPECT_LT(r["predicted"]["exposed_comm_ns"].get<int64_t>(), r["replayed"]["exposed_comm_ns"].get<int64_t>() / 2)
+        << r["label"];
+    EXPECT_LT(r["predicted"]["step_ns"].get<int64_t>(), r["replayed"]["step_ns"].get<int64_t>()) << r["label"];
+  }
+  EXPECT_NE(a["contention_model"].get<std::string>(), "none");  // the GEMM now runs beside NCCL
+  // nosync: the blocking D2H's host wait is gone from the path.
+  const nlohmann::json n = ReplayJson(kData + "/kineto/d2h_blocking", {"nosync:/cudaStreamSynchronize/"});
+  EXPECT_GT(n["changes"][0]["matched"].get<int64_t>(), 0);
+  for (const auto& r : n["ranks"]) {
+    EXPECT_EQ(r["predicted"]["critical_path"]["blocked_ns"].get<int64_t>(), 0) << r["label"];
+    EXPECT_LE(r["predicted"]["step_ns"].get<int64_t>(), r["replayed"]["step_ns"].get<int64_t>()) << r["label"];
+  }
+}
+
+TEST(ReplayReal, MalformedChangeIsInvalidArgument) {
+  EXPECT_EQ(CheckChange("async:AllGather").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(CheckChange("ce:/AllGather/").ok());
+}
+
+}  // namespace
+}  // namespace overlapscope::engine

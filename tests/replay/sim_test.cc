@@ -1,0 +1,148 @@
+// The forward simulation on hand-built graphs (answers computed by hand) and change parsing.
+#include "analyze/replay/sim.h"
+
+#include <gtest/gtest.h>
+
+#include "analyze/replay/replay.h"
+
+namespace overlapscope::analyze::replay {
+namespace {
+
+// Node v: recorded [start, end), duration end - start.
+void SetNode(SimGraph& g, int32_t v, int64_t start, int64_t end) {
+  g.rec_start[v] = start;
+  g.rec_end[v] = end;
+  g.dur[v] = end - start;
+}
+
+TEST(Simulate, ChainKeepsLagsAndDurations) {
+  // Host calls 2 -> 3 (program order, 5 ns of host work between); call 2 launches GPU 0 with
+  // 10 ns latency, call 3 launches GPU 1 (queued behind 0 on the stream).
+  SimGraph g;
+  g.Resize(4, 2);
+  SetNode(g, 0, 110, 200);
+  SetNode(g, 1, 200, 260);
+  SetNode(g, 2, 100, 120);
+  SetNode(g, 3, 125, 140);
+  EdgeRows rows;
+  rows.Add(3, {2, Dep::kAfterEnd, 5});
+  rows.Add(0, {2, Dep::kAfterStart, 10});
+  rows.Add(1, {3, Dep::kAfterStart, 10});
+  rows.Add(1, {0, Dep::kAfterEnd, 0});
+  rows.Finish(g);
+  Schedule s = Simulate(g);
+  EXPECT_EQ(s.start[0], 110);
+  EXPECT_EQ(s.end[0], 200);
+  EXPECT_EQ(s.start[1], 200);
+  EXPECT_EQ(s.end[1], 260);
+  EXPECT_EQ(s.bind_start[1], 0);
+  EXPECT_EQ(s.start[3], 125);
+  // Halve GPU 0: GPU 1 now starts at its launch (125 + 10 = 135) ... no: at max(110 + 45, 135).
+  g.dur[0] = 45;
+  s = Simulate(g);
+  EXPECT_EQ(s.end[0], 155);
+  EXPECT_EQ(s.start[1], 155);
+  g.dur[0] = 10;  // GPU 0 ends at 120; GPU 1 waits for its launch: 125 + 10
+  s = Simulate(g);
+  EXPECT_EQ(s.start[1], 135);
+  EXPECT_EQ(s.bind_start[1], 3);
+}
+
+TEST(Simulate, BlockingCallEndsWhenItsGpuWorkEnds) {
+  // GPU 0 [0, 100); host call 1 blocks on it from 10, returns 3 ns after the release: [10, 103).
+  // Host call 2 follows after 4 ns of host work.
+  SimGraph g;
+  g.Resize(3, 1);
+  SetNode(g, 0, 0, 100);
+  SetNode(g, 1, 10, 103);
+  SetNode(g, 2, 107, 110);
+  EdgeRows rows;
+  rows.Add(1, {0, Dep::kRelease, 3});
+  rows.Add(2, {1, Dep::kAfterEnd, 4});
+  rows.Finish(g);
+  g.release_tail[1] = 3;
+  Schedule s = Simulate(g);
+  EXPECT_EQ(s.end[1], 103);
+  EXPECT_EQ(s.start[2], 107);
+  g.dur[0] = 40;  // the GPU work is shorter: the host is released at 40 + 3
+  s = Simulate(g);
+  EXPECT_EQ(s.end[1], 43);
+  EXPECT_EQ(s.start[2], 47);
+  EXPECT_EQ(s.bind_end[1], 0);
+}
+
+TEST(Simulate, CollectiveWaitIsRecomputedFromArrivals) {
+  // Two ranks' collective kernels 1 and 3 (one group), behind compute 0 and 2.
+  // Rank 0: compute [0, 50), collective [50, 120): it waited 30 for rank 1 and transferred 40.
+  // Rank 1: compute [0, 80), collective [80, 120).
+  SimGraph g;
+  g.Resize(4, 4);
+  SetNode(g, 0, 0, 50);
+  SetNode(g, 1, 50, 120);
+  SetNode(g, 2, 0, 80);
+  SetNode(g, 3, 80, 120);
+  g.num_groups = 1;
+  g.group[1] = g.group[3] = 0;
+  g.transfer[1] = g.transfer[3] = 40;
+  EdgeRows rows;
+  rows.Add(1, {0, Dep::kAfterEnd, 0});
+  rows.Add(3, {2, Dep::kAfterEnd, 0});
+  rows.Finish(g);
+  Schedule s = Simulate(g);
+  EXPECT_EQ(s.end[1], 120);
+  EXPECT_EQ(s.end[3], 120);
+  EXPECT_EQ(s.bind_end[1], 3);
+  g.dur[2] = 20;  // rank 1's compute 4x faster: rank 0 arrives last now, at 50
+  s = Simulate(g);
+  EXPECT_EQ(s.start[3], 20);
+  EXPECT_EQ(s.end[3], 90);
+  EXPECT_EQ(s.end[1], 90);
+  EXPECT_EQ(s.bind_end[3], 1);
+}
+
+TEST(Simulate, CycleIsBrokenAndCounted) {
+  SimGraph g;
+  g.Resize(2, 2);
+  SetNode(g, 0, 0, 10);
+  SetNode(g, 1, 10, 20);
+  EdgeRows rows;
+  rows.Add(1, {0, Dep::kAfterEnd, 0});
+  rows.Add(0, {1, Dep::kAfterEnd, 0});
+  rows.Finish(g);
+  Schedule s = Simulate(g);
+  EXPECT_GE(s.cycles_broken, 1);
+  EXPECT_EQ(s.start[0], 0);
+  EXPECT_EQ(s.end[1], 20);
+}
+
+TEST(ParseChange, Forms) {
+  auto c = ParseChange("scale:comm=0.5");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->kind, ChangeKind::kScaleClass);
+  EXPECT_EQ(c->cls, GpuClass::kComm);
+  EXPECT_DOUBLE_EQ(c->factor, 0.5);
+  c = ParseChange("scale:/gemm|sm90/=2");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->kind, ChangeKind::kScaleName);
+  EXPECT_EQ(c->regex, "gemm|sm90");
+  c = ParseChange("async:/AllGather/@/Kernel_2/");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->kind, ChangeKind::kAsync);
+  EXPECT_EQ(c->join_regex, "Kernel_2");
+  c = ParseChange("nosync:/cudaStreamSynchronize/");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->kind, ChangeKind::kNoSync);
+  c = ParseChange("remove:/a\\/b/");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->regex, "a/b");
+  EXPECT_EQ(ParseChange("ce:/AllGather/")->kind, ChangeKind::kCopyEngine);
+  for (const char* bad : {"scale:comm=0", "scale:gpu=2", "scale:comm=x", "async:AllGather", "async:/x/@y", "ce:/(/",
+                          "frob:/x/", "remove:/x/trailing", "nosync://", "noconst"}) {
+    auto b = ParseChange(bad);
+    EXPECT_FALSE(b.ok()) << bad;
+    if (!b.ok()) EXPECT_NE(b.status().message().find("--change '"), std::string_view::npos);
+  }
+}
+
+}  // namespace
+}  // namespace overlapscope::analyze::replay
