@@ -156,8 +156,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
                              else
                                ComputeHtaCompat(ctx, &r.hta);
                            },
-                           [&] { ComputeBlocking(ctx, &r.blocking); },
-                           [&] { ComputeLaunchStats(ctx, &r.launch); },
+                           [&] { ComputeBlocking(ctx, &r.blocking); }, [&] { ComputeLaunchStats(ctx, &r.launch); },
                            [&] { r.cross_rank = AnalyzeCrossRank(trace); }});
   std::optional<graph::Graph> g;
   g.emplace(graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank)));
