@@ -165,7 +165,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   ComputeSyncPoints(ctx, r.blocking, r.overlap, &*g, &r.sync);
   AddWaitSources(*g, &r.sync);
   r.iterations = std::move(ctx.iters);
-  ComputeCommWait(trace, r.cross_rank, &r.overlap);
+  if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
   r.dependency_graph = g->stats();
   r.dependency_graph_by_process = g->process_stats();
   if (auto s = PathsAndConcurrency(trace, ctx, *g, options, r); !s.ok()) return s;

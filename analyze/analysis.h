@@ -48,6 +48,11 @@ struct AnalyzeOptions {
   // the per-rank reduction (engine/reduce.h) cannot compute them, since the job's path crosses
   // ranks at collectives and needs every rank's events at once.
   bool critical_path = true;
+  // The transfer/wait split of communication (METRICS §2, analyze/comm_wait.h). Like the
+  // critical path it needs every rank's events at once (each rank's comm activities against the
+  // last arrival), so the per-rank reduction leaves it out (null / n/a), and so does
+  // `--critical-path off`, which prints what the per-rank reduction prints.
+  bool comm_wait_split = true;
   // Findings' messages name times after the trace's start ("+1.234 ms"); with this they carry a
   // marker with the absolute time instead (findings/finding_rule.h), for the per-rank reduction,
   // which knows the job's start only when every rank is done.

@@ -110,21 +110,25 @@ void LaunchCollector::Calls() {
     c.duration = ComputePercentiles(v);
     out_->calls.push_back(c);
   }
-  std::sort(out_->calls.begin(), out_->calls.end(), [](const RuntimeCallStats& a, const RuntimeCallStats& b) {
+  // Ties by name text, not by interned id: ids depend on which ranks share the model, and the
+  // per-rank reduction must order exactly as the whole model does.
+  const model::Trace& t = ctx_.t;
+  std::sort(out_->calls.begin(), out_->calls.end(), [&t](const RuntimeCallStats& a, const RuntimeCallStats& b) {
     double ta = a.duration.mean_ns * static_cast<double>(a.duration.count);
     double tb = b.duration.mean_ns * static_cast<double>(b.duration.count);
     if (ta != tb) return ta > tb;
-    return a.process != b.process ? a.process < b.process : a.call < b.call;
+    return a.process != b.process ? a.process < b.process : t.str(a.call) < t.str(b.call);
   });
 }
 
 // Kernels shorter than their launch call, by count.
 void LaunchCollector::ShortKernels() {
   for (auto& [key, k] : shorts_) out_->short_kernels.push_back(k);
+  const model::Trace& t = ctx_.t;  // ties by name text (see Calls)
   std::sort(out_->short_kernels.begin(), out_->short_kernels.end(),
-            [](const ShortKernelStats& a, const ShortKernelStats& b) {
+            [&t](const ShortKernelStats& a, const ShortKernelStats& b) {
               if (a.count != b.count) return a.count > b.count;
-              return a.device != b.device ? a.device < b.device : a.name < b.name;
+              return a.device != b.device ? a.device < b.device : t.str(a.name) < t.str(b.name);
             });
 }
 

@@ -58,8 +58,8 @@ const CommandSpec kSpec{
      {"trace", "OUT.pftrace",
       "also write the analyzed trace as Perfetto with the analysis drawn in (docs/perfetto.md)"},
      {"critical-path", "on|off",
-      "the critical path and straggler causes (default on; off: not computed, the report says so; on: one "
-      "model of every rank even when it exceeds the memory budget)"},
+      "the critical path, straggler causes and the transfer/wait split of communication (default on; off: "
+      "not computed, the report says so; on: one model of every rank even when it exceeds the memory budget)"},
      {"per-rank", "",
       "reduce one rank at a time in bounded memory (no critical path or straggler causes across ranks; "
       "the rest of the report is the same as without it). Chosen by itself, with a note on stderr, when one "

@@ -40,6 +40,7 @@ absl::StatusOr<analyze::AnalyzeOptions> ToAnalyzeOptions(const AnalyzeOptions& o
   RETURN_IF_ERROR(analyze::CheckGroups(a.groups));
   a.keep_path_segments = o.keep_critical_path;
   a.critical_path = o.critical_path;
+  a.comm_wait_split = o.critical_path;  // both need one model of every rank (analysis.h)
   return a;
 }
 
