@@ -87,7 +87,7 @@ DeviceReport Device(const Node& n) {
   n.At("top_gaps").Each([&](const Node& x) {
     d.top_gaps.push_back({x.At("start_ns").Int(), x.At("end_ns").Int(), x.At("cause").Str(), Activity(x.At("ended_by")),
                           x.At("launch_call").OptStr(), x.At("thread").OptInt(), x.At("iteration").OptInt(),
-                          ReadSplit(x.At("host"))});
+                          ReadSplit(x.At("host")), std::nullopt});
     if (x.Has("waiting_on")) {
       const Node w = x.At("waiting_on");
       d.top_gaps.back().waiting_on =
