@@ -109,7 +109,17 @@ absl::StatusOr<ExpandedInputs> ImportIntoOrThrow(absl::Span<const std::string> p
       ImportOptions kineto = options.kineto;
       kineto.progress = nullptr;
       if (options.progress) kineto.progress = report;
-      RETURN_IF_ERROR(ImportKinetoFile(f, builder, kineto));
+      if (absl::Status st = ImportKinetoFile(f, builder, kineto); !st.ok()) {
+        // A file refused on several parser threads is read again on one, alone, and refused
+        // with that reading's message: where a part stops (a gzip error's offset, the first bad
+        // byte) must not depend on the thread count. Only failing inputs pay for it.
+        if (kineto.threads == 1) return st;
+        model::TraceBuilder alone;
+        kineto.threads = 1;
+        kineto.progress = nullptr;
+        absl::Status one = ImportKinetoFile(f, alone, kineto);
+        return one.ok() ? st : one;
+      }
     }
     // Callers map files to processes by position (engine exports one rank's file).
     if (builder.data().processes.size() != static_cast<size_t>(i) + 1)
