@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
-#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -158,17 +157,16 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
                            },
                            [&] { ComputeBlocking(ctx, &r.blocking); }, [&] { ComputeLaunchStats(ctx, &r.launch); },
                            [&] { r.cross_rank = AnalyzeCrossRank(trace); }});
-  std::optional<graph::Graph> g;
-  g.emplace(graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank)));
+  const graph::Graph g = graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank));
   ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
-  AddWaitCauses(*g, &r.gaps);
-  ComputeSyncPoints(ctx, r.blocking, r.overlap, &*g, &r.sync);
-  AddWaitSources(*g, &r.sync);
+  AddWaitCauses(g, &r.gaps);
+  ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
+  AddWaitSources(g, &r.sync);
   r.iterations = std::move(ctx.iters);
   if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
-  r.dependency_graph = g->stats();
-  r.dependency_graph_by_process = g->process_stats();
-  if (auto s = PathsAndConcurrency(trace, ctx, *g, options, r); !s.ok()) return s;
+  r.dependency_graph = g.stats();
+  r.dependency_graph_by_process = g.process_stats();
+  if (auto s = PathsAndConcurrency(trace, ctx, g, options, r); !s.ok()) return s;
   Summaries(trace, r);
   return r;
 }

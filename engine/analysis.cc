@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "analyze/analysis.h"
 #include "base/status_macros.h"
+#include "engine/no_throw.h"
 #include "engine/session_state.h"
 #include "report/build.h"
 #include "report/gates.h"
@@ -53,18 +54,6 @@ absl::StatusOr<report::Gate> ParseKnownGate(std::string_view expr) {
     return absl::InvalidArgumentError(absl::StrCat("--require '", g.text, "': unknown metric '", g.metric,
                                                    "'; metrics: ", absl::StrJoin(names, ", ")));
   return g;
-}
-
-// Runs `f` and turns an exception into an error: no exception leaves the engine.
-template <typename F>
-auto NoThrow(const char* what, F f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(absl::StrCat("out of memory while ", what));
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat(what, " failed: ", e.what()));
-  }
 }
 
 }  // namespace

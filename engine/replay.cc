@@ -11,6 +11,7 @@
 #include "analyze/graph_inputs.h"
 #include "analyze/replay/replay.h"
 #include "base/status_macros.h"
+#include "engine/no_throw.h"
 #include "engine/replay_render.h"
 #include "engine/replay_trace.h"
 #include "engine/session_state.h"
@@ -51,17 +52,6 @@ absl::StatusOr<rp::ReplayInputs> Inputs(const model::Trace& t, const analyze::An
       in.slowdowns.push_back({d.device, s.name, s.slowdown, s.median_alone_ns});
   }
   return in;
-}
-
-template <typename F>
-auto NoThrow(const char* what, F f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(absl::StrCat("out of memory while ", what));
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat(what, " failed: ", e.what()));
-  }
 }
 
 }  // namespace

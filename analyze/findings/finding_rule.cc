@@ -77,6 +77,22 @@ std::string FindingInputs::Stream(model::StreamId s) const {
   return absl::StrFormat("stream %d", t.streams()[s].native_id);
 }
 
+Finding FindingOfCollective(std::string_view kind, const FindingInputs& in, const CollectiveOverlap& co) {
+  const model::Trace& t = in.t;
+  Finding fd;
+  fd.kind = kind;
+  fd.time_ns = co.start_ns;
+  fd.end_ns = co.end_ns;
+  fd.process = t.ProcessOfDevice(t.streams()[co.stream].device);
+  fd.stream = co.stream;
+  fd.call = co.name;
+  fd.api_call = t.LaunchOf(co.first_activity);
+  if (fd.api_call != model::kNone) fd.thread = t.api_calls()[fd.api_call].thread;
+  fd.iteration = in.iters.Of(co.first_activity);
+  fd.cost_ns = co.own_ns - co.hidden_ns;
+  return fd;
+}
+
 Finding FindingOfBlocked(std::string_view kind, const FindingInputs& in, int32_t interval) {
   const SyncPoint& p = in.points[interval];
   Finding fd;

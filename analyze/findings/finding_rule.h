@@ -97,6 +97,10 @@ SyncPoint SyncPointOfBlocked(const model::Trace& t, const BlockedInterval& b);
 // was blocked). The rule adds the message and the advice.
 Finding FindingOfBlocked(std::string_view kind, const FindingInputs& in, int32_t interval);
 
+// A finding about collective `co`: when, where, its launch call and thread, its iteration and its
+// cost (its exposed time, own − hidden). The rule adds the message and the advice.
+Finding FindingOfCollective(std::string_view kind, const FindingInputs& in, const CollectiveOverlap& co);
+
 // A collective on a stream that also runs at least 10% of its device's compute time
 // (collective-on-compute-stream reports it; other collective rules leave it to that one).
 bool OnComputeStream(const FindingInputs& in, const DeviceOverlap& dv, const CollectiveOverlap& co);

@@ -16,17 +16,7 @@ class CollectiveOnComputeStream : public FindingRule {
       const int64_t device_compute = DeviceComputeNs(in, dv.device);
       for (const CollectiveOverlap& co : dv.collectives) {
         if (!OnComputeStream(in, dv, co)) continue;
-        Finding fd;
-        fd.kind = kind();
-        fd.time_ns = co.start_ns;
-        fd.end_ns = co.end_ns;
-        fd.process = dv.process;
-        fd.stream = co.stream;
-        fd.call = co.name;
-        fd.api_call = t.LaunchOf(co.first_activity);
-        if (fd.api_call != model::kNone) fd.thread = t.api_calls()[fd.api_call].thread;
-        fd.iteration = in.iters.Of(co.first_activity);
-        fd.cost_ns = co.own_ns - co.hidden_ns;
+        Finding fd = FindingOfCollective(kind(), in, co);
         fd.message = absl::StrFormat(
             "%s at %s runs on %s, which also runs %.0f%% of the device's compute: it cannot overlap with it (%s "
             "exposed)",

@@ -88,17 +88,7 @@ class CollectiveWaitedAtOnce : public FindingRule {
  private:
   Finding Make(const FindingInputs& in, const CollectiveOverlap& co, const graph::Graph& g, NodeId waiter) const {
     const model::Trace& t = in.t;
-    Finding fd;
-    fd.kind = kind();
-    fd.time_ns = co.start_ns;
-    fd.end_ns = co.end_ns;
-    fd.process = t.ProcessOfDevice(t.streams()[co.stream].device);
-    fd.stream = co.stream;
-    fd.call = co.name;
-    fd.api_call = t.LaunchOf(co.first_activity);
-    if (fd.api_call != model::kNone) fd.thread = t.api_calls()[fd.api_call].thread;
-    fd.iteration = in.iters.Of(co.first_activity);
-    fd.cost_ns = co.own_ns - co.hidden_ns;
+    Finding fd = FindingOfCollective(kind(), in, co);
     fd.message = absl::StrFormat(
         "%s at %s runs on %s, but %s waits for it before any other GPU work is enqueued there (next activity at %s): "
         "it cannot overlap, whatever async_op says (%s exposed)",

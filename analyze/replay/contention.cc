@@ -5,25 +5,10 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyze/replay/spans.h"
 
 namespace overlapscope::analyze::replay {
 namespace {
-
-using Span = std::pair<int64_t, int64_t>;
-
-std::vector<Span> Merge(std::vector<Span> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Span> out;
-  for (const Span& s : v) {
-    if (s.second <= s.first) continue;
-    if (!out.empty() && s.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, s.second);
-    } else {
-      out.push_back(s);
-    }
-  }
-  return out;
-}
 
 // Share of [lo, hi) covered by merged list u.
 double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
@@ -75,8 +60,8 @@ ContentionFactors ComputeContention(const model::Trace& t, const NodeAttrs& a, c
     held[d] = std::max(held[d], a.blocks[v]);
   }
   for (size_t d = 0; d < devs; ++d) {
-    rec[d] = Merge(std::move(rec[d]));
-    pred[d] = Merge(std::move(pred[d]));
+    rec[d] = MergeSpans(std::move(rec[d]));
+    pred[d] = MergeSpans(std::move(pred[d]));
   }
   absl::flat_hash_map<std::pair<model::DeviceId, model::StringId>, double> by_dev;
   absl::flat_hash_map<model::StringId, double> by_name;

@@ -4,25 +4,10 @@
 #include <climits>
 #include <utility>
 
+#include "analyze/replay/spans.h"
+
 namespace overlapscope::analyze::replay {
 namespace {
-
-using Span = std::pair<int64_t, int64_t>;
-
-// Sorts and merges intervals in place; returns the merged list.
-std::vector<Span> Union(std::vector<Span> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Span> out;
-  for (const Span& s : v) {
-    if (s.second <= s.first) continue;
-    if (!out.empty() && s.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, s.second);
-    } else {
-      out.push_back(s);
-    }
-  }
-  return out;
-}
 
 int64_t Length(const std::vector<Span>& u) {
   int64_t n = 0;
@@ -86,7 +71,7 @@ StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& 
   if (lo == INT64_MAX) return f;
   f.step_ns = hi - lo;
   for (auto& [d, sets] : per_dev) {
-    const std::vector<Span> m = Union(std::move(sets.first)), c = Union(std::move(sets.second));
+    const std::vector<Span> m = MergeSpans(std::move(sets.first)), c = MergeSpans(std::move(sets.second));
     f.comm_ns += Length(m);
     f.exposed_comm_ns += Minus(m, c);
   }
