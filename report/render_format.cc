@@ -101,7 +101,8 @@ std::string DependencyGraphLines(const DependencyGraph& d, std::string_view inde
       "not delaying",
       indent, d.waits_recorded, d.waits_inferred, d.waits_ambiguous, d.waits_unresolved, d.waits_not_delayed);
   if (d.waits_inferred_by_order > 0)
-    absl::StrAppendFormat(&o, "; of the inferred, %d placed by the host's call order (the wait did not delay or the timing "
+    absl::StrAppendFormat(&o,
+                          "; of the inferred, %d placed by the host's call order (the wait did not delay or the timing "
                           "had several candidates)",
                           d.waits_inferred_by_order);
   if (d.waits_recorded_without_source > 0)

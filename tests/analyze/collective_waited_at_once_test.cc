@@ -223,8 +223,8 @@ TEST(CollectiveWaitedAtOnce, OnFsdp2OnlyStepEndsOrHostBound) {
           if (lo < steps[k].first || lo >= steps[k].second) continue;
           other |= ag ? lo < at : lo > at;
         }
-        EXPECT_FALSE(other) << dir << ": neither the step's first all-gather nor its last reduce-scatter: "
-                            << f.message;
+        EXPECT_FALSE(other) << dir
+                            << ": neither the step's first all-gather nor its last reduce-scatter: " << f.message;
         ++step_ends;
       }
       EXPECT_GT(fired, 0) << dir;  // the step's first all-gather, at least
