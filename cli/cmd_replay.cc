@@ -16,7 +16,7 @@ namespace {
 
 const CommandSpec kSpec{
     "replay",
-    "overlapscope replay TRACE... [--change SPEC]... [--json|--markdown] [options]",
+    "overlapscope replay TRACE... [--change SPEC]... [--json|--markdown] [--html OUT.html] [options]",
     "Replays every iteration forward on the trace's dependency graph with the recorded durations\n"
     "(collective waits recomputed from the replayed arrivals across ranks) and prints, per rank and\n"
     "iteration, the measured step, the replayed step and the replay error. With --change it predicts\n"
@@ -34,6 +34,9 @@ const CommandSpec kSpec{
      {"trace", "OUT.pftrace",
       "also write the predicted timeline beside the measured one (Perfetto; a \"<name> predicted\" process "
       "per rank)"},
+     {"html", "OUT.html",
+      "also write a self-contained HTML page (the tables, and per rank the step and critical path of each "
+      "schedule as bars)"},
      {"json", "", "machine-readable output (schema overlapscope.replay/1, docs/report-schema.md)"},
      {"markdown", "", "Markdown output"},
      {"comm-kernel", "REGEX", "classify GPU activities whose name matches REGEX as communication", true},
@@ -72,6 +75,7 @@ int RunReplay(int argc, char** argv) {
   req.contention = !args.Has("no-contention");
   req.strict = args.Has("strict");
   req.trace_out = args.Get("trace");
+  req.html_out = args.Get("html");
   if (args.Has("sm-count")) {
     int n = 0;
     if (!absl::SimpleAtoi(args.Get("sm-count"), &n) || n < 2 || n > 100000) {

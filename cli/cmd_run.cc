@@ -68,8 +68,9 @@ const CommandSpec kSpec{
       "nonblocking-nosync, nonblocking-event (default all)",
       true},
      {"output", "DIR",
-      "write DIR/<workload>-<mode>/{trace.pftrace,report.json,report.txt} and "
-      "DIR/<workload>-timings.{txt,json} (-o DIR works too)"},
+      "write DIR/<workload>-<mode>/{trace.pftrace,report.json,report.txt}, the raw capture beside them "
+      "(capture.ovspill and the NCCL plugin's nccl.<pid>.ovnccl; under MPI rank<R>.ovspill), which "
+      "analyze, replay and export read again, and DIR/<workload>-timings.{txt,json} (-o DIR works too)"},
      {"gpus", "N", "GPUs (ranks) to use; default all visible (d2h: 1); under MPI the ranks are the processes"},
      {"iters", "N", "timed iterations per phase (default 20)"},
      {"warmup", "N", "warm-up iterations per phase (default 5)"},

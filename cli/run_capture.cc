@@ -2,6 +2,8 @@
 
 #if defined(OVERLAPSCOPE_HAVE_WORKLOADS)
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -85,8 +87,31 @@ workloads::CaptureHooks RunCapture::Hooks() {
   return h;
 }
 
+void KeepNcclPluginCopy(const std::string& dir) {
+  const char* nccl_dir = std::getenv("OVERLAPSCOPE_NCCL_DIR");
+  if (!nccl_dir || !*nccl_dir) return;
+  const std::string name = absl::StrCat("/nccl.", ::getpid(), ".ovnccl");
+  std::error_code ec;  // no plugin file (no NCCL in this run): nothing to keep
+  if (std::filesystem::exists(nccl_dir + name, ec))
+    std::filesystem::copy_file(nccl_dir + name, dir + name, std::filesystem::copy_options::overwrite_existing, ec);
+}
+
+std::string RunCapture::ModeDir(const std::string& mode) const {
+  return absl::StrCat(out_dir_, "/", workload_, "-", mode);
+}
+
 absl::Status RunCapture::Begin(const std::string& mode) {
-  auto s = cupti::CaptureSession::Start();
+  cupti::CaptureOptions o;
+  if (!out_dir_.empty()) {  // the raw capture stays beside the reports (replay, analyze read it again)
+    const std::string dir = ModeDir(mode);
+    o.spill_path = dir + "/" + kRunSpillName;
+    o.keep_spill_file = true;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::filesystem::remove(o.spill_path, ec);  // a capture of an earlier run (-o reused)
+    std::filesystem::remove(absl::StrCat(dir, "/nccl.", ::getpid(), ".ovnccl"), ec);
+  }
+  auto s = cupti::CaptureSession::Start(o);
   if (!s.ok()) return absl::Status(s.status().code(), absl::StrCat("capture start: ", s.status().message()));
   session_->cupti = std::move(s).value();
   return absl::OkStatus();
@@ -149,9 +174,10 @@ absl::Status RunCapture::End(const std::string& mode) {
     absl::StrAppend(&block, text);
   }
   if (!out_dir_.empty()) {
-    const std::string dir = absl::StrCat(out_dir_, "/", workload_, "-", mode);
+    const std::string dir = ModeDir(mode);
+    KeepNcclPluginCopy(dir);
     RETURN_IF_ERROR(WriteModeOutputs(dir, analysis));
-    absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt}\n");
+    absl::StrAppend(&block, "    wrote ", dir, "/{trace.pftrace, report.json, report.txt, ", kRunSpillName, "}\n");
   }
   std::fputs(block.c_str(), out_);
   std::fflush(out_);

@@ -1,6 +1,7 @@
 // Capture, analysis and output of `overlapscope run`: one CUPTI session per workload mode
 // (workloads::CaptureHooks), analyzed through the engine, summarized on stdout and, with
-// an output directory, written as DIR/<workload>-<mode>/{trace.pftrace, report.json, report.txt}.
+// an output directory, written as DIR/<workload>-<mode>/{trace.pftrace, report.json, report.txt} with
+// the raw capture beside them (capture.ovspill, the NCCL plugin's nccl.<pid>.ovnccl).
 //
 // Failure modes: a capture that cannot start or stop, an analysis error, or an output file that
 // cannot be written come back as Status from the hooks (the workload then reports that mode as
@@ -37,6 +38,7 @@ class RunCapture {
 
  private:
   absl::Status Begin(const std::string& mode);
+  std::string ModeDir(const std::string& mode) const;  // DIR/<workload>-<mode>
   absl::Status End(const std::string& mode);
 
   std::string workload_, out_dir_;
@@ -48,6 +50,16 @@ class RunCapture {
   std::string text_;
   std::string nccl_tmp_dir_;  // made by SetNcclPluginEnv for this run; removed at the end
 };
+
+// The raw capture `run -o DIR` keeps per mode of one process: DIR/<workload>-<mode>/capture.ovspill
+// (with the NCCL plugin's nccl.<pid>.ovnccl beside it), read again by analyze, replay and export.
+inline constexpr char kRunSpillName[] = "capture.ovspill";
+
+// Copies this process's NCCL plugin file (OVERLAPSCOPE_NCCL_DIR/nccl.<pid>.ovnccl) into `dir`,
+// where the spill reader merges it; the file covers the whole process, the reader keeps the
+// collectives of the spill's session window. No plugin file: nothing; a failed copy is silent
+// (the capture stays readable, without the plugin's fields).
+void KeepNcclPluginCopy(const std::string& dir);
 
 // Writes `content` to `path` (creating parent directories); the error names the path.
 absl::Status WriteTextFile(const std::string& path, const std::string& content);

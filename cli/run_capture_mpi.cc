@@ -107,12 +107,7 @@ absl::Status MpiRunCapture::End(const std::string& mode) {
   const std::string dir = absl::StrCat(base_dir_, "/", workload_, "-", mode);
   // The plugin file covers the whole process; a copy next to the spill file is what
   // ReadSpillFiles merges (records outside the window below are left out, not errors).
-  if (const char* nccl_dir = std::getenv("OVERLAPSCOPE_NCCL_DIR"); st.ok() && nccl_dir && *nccl_dir) {
-    const std::string name = absl::StrCat("/nccl.", ::getpid(), ".ovnccl");
-    std::error_code ec;
-    if (std::filesystem::exists(nccl_dir + name, ec))
-      std::filesystem::copy_file(nccl_dir + name, dir + name, std::filesystem::copy_options::overwrite_existing, ec);
-  }
+  if (st.ok()) KeepNcclPluginCopy(dir);
   // Every rank's spill file is complete once all ranks are past Stop().
   RETURN_IF_ERROR(mpi::Agree(st));
   ASSIGN_OR_RETURN(std::vector<std::string> starts, mpi::AllGather(absl::StrCat(window_start_ns_)));

@@ -2,6 +2,7 @@
 #include "engine/replay.h"
 
 #include <exception>
+#include <fstream>
 #include <new>
 
 #include "absl/strings/str_cat.h"
@@ -77,6 +78,12 @@ absl::StatusOr<std::string> RunReplay(const Session& session, const ReplayReques
     const analyze::graph::Graph g = analyze::graph::BuildGraph(t, analyze::MakeGraphInputs(ar.blocking, ar.cross_rank));
     ASSIGN_OR_RETURN(rp::ReplayResult res, rp::Replay(t, g, in, ro));
     if (!request.trace_out.empty()) RETURN_IF_ERROR(WritePredictedTrace(t, g, res.schedule, request.trace_out));
+    if (!request.html_out.empty()) {
+      std::ofstream f(request.html_out, std::ios::binary | std::ios::trunc);
+      const std::string page = RenderReplayHtml(t, session.inputs(), res);
+      if (f) f.write(page.data(), static_cast<std::streamsize>(page.size()));
+      if (!f) return absl::InternalError(absl::StrCat(request.html_out, ": cannot write the HTML page"));
+    }
     return RenderReplay(t, session.inputs(), res, format);
   });
 }

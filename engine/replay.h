@@ -28,6 +28,8 @@ struct ReplayRequest {
   // Not empty: also write the predicted timeline beside the measured one there (Perfetto, a
   // "<name> predicted" process per rank; without changes the replayed timeline).
   std::string trace_out;
+  // Not empty: also write a self-contained HTML page of the result there (no script, no network).
+  std::string html_out;
 };
 
 // InvalidArgument "--change 'SPEC': reason" for a malformed change.

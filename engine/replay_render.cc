@@ -107,8 +107,49 @@ std::string Flag(const ReplayRankSummary& s) {
   return s.unreliable ? absl::StrFormat(" (replay error %s > 5 %%: not reliable)", Pct(s.median_error)) : "";
 }
 
-// Header lines shared by text and Markdown: replay error first, then edge coverage and changes.
-std::vector<std::string> HeadLines(const rp::ReplayResult& r) {
+std::string Table(const std::vector<ReplayRow>& rows, bool markdown) {
+  std::vector<size_t> w;
+  for (const ReplayRow& r : rows) {
+    w.resize(std::max(w.size(), r.cells.size()), 0);
+    for (size_t i = 0; i < r.cells.size(); ++i) w[i] = std::max(w[i], r.cells[i].size());
+  }
+  std::string out;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const ReplayRow& r = rows[k];
+    if (markdown) out += "|";
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      if (markdown) {
+        absl::StrAppend(&out, " ", r.cells[i], " |");
+      } else {
+        absl::StrAppend(&out, i ? "  " : "", r.cells[i], std::string(w[i] - r.cells[i].size(), ' '));
+      }
+    }
+    out += "\n";
+    if (markdown && k == 0) {
+      out += "|";
+      for (size_t i = 0; i < r.cells.size(); ++i) out += " --- |";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string Readable(const rp::ReplayResult& r, const std::vector<ReplayRankSummary>& ranks, bool md) {
+  std::string out = md ? "# overlapscope replay\n\n" : "";
+  for (const std::string& l : ReplayHeadLines(r)) absl::StrAppend(&out, md ? "- " : "", l, "\n");
+  if (ranks.empty()) return out;
+  absl::StrAppend(&out, md ? "\n## Per rank (median over iterations)\n\n" : "\nPer rank (median over iterations):\n",
+                  Table(ReplayRankRows(ranks), md));
+  for (const ReplayRankSummary& s : ranks) {
+    absl::StrAppend(&out, md ? "\n### " : "\n", "Critical path, ", s.label, " (mean per iteration)",
+                    md ? "\n\n" : ":\n", Table(ReplayPathRows(s), md));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
   std::vector<std::string> l;
   if (r.iterations.empty()) {
     l.push_back("Replay error: no iterations with GPU work (no ProfilerStep#N or --iteration-marker ranges)");
@@ -136,25 +177,24 @@ std::vector<std::string> HeadLines(const rp::ReplayResult& r) {
     for (size_t i = 0; i < r.changes.size(); ++i)
       absl::StrAppend(&s, i ? "," : "", " ", r.changes[i], " (", r.change_matches[i], " matched)");
     l.push_back(s);
-    l.push_back(absl::StrFormat("Contention model: %s (%d compute activities changed)",
-                                rp::ToString(r.contention_model), r.contention_nodes));
+    l.push_back(absl::StrFormat(
+        "Contention model: %s (%d activities changed: compute slowed or sped up, collectives waiting for SMs)",
+        rp::ToString(r.contention_model), r.contention_nodes));
   }
   return l;
 }
 
-struct Row {
-  std::vector<std::string> cells;
-};
-
-// Per-rank table rows (medians over iterations).
-std::vector<Row> RankRows(const std::vector<ReplayRankSummary>& ranks, bool pred, bool pred_c) {
-  std::vector<Row> rows;
-  Row h{{"rank", "iters", "measured", "replayed", "error"}};
+std::vector<ReplayRow> ReplayRankRows(const std::vector<ReplayRankSummary>& ranks) {
+  const bool pred = !ranks.empty() && ranks[0].predicted.has_value();
+  const bool pred_c = !ranks.empty() && ranks[0].predicted_contention.has_value();
+  std::vector<ReplayRow> rows;
+  ReplayRow h{{"rank", "iters", "measured", "replayed", "error"}};
   if (pred) h.cells.insert(h.cells.end(), {"predicted", "gain", "exposed comm"});
   if (pred_c) h.cells.insert(h.cells.end(), {"with contention", "gain"});
   rows.push_back(h);
   for (const ReplayRankSummary& s : ranks) {
-    Row r{{s.label, absl::StrCat(s.iterations), Ms(s.measured.step_ns), Ms(s.replayed.step_ns), Pct(s.median_error)}};
+    ReplayRow r{
+        {s.label, absl::StrCat(s.iterations), Ms(s.measured.step_ns), Ms(s.replayed.step_ns), Pct(s.median_error)}};
     if (pred && s.predicted) {
       r.cells.push_back(Ms(s.predicted->step_ns) + Flag(s));
       r.cells.push_back(SignedMs(s.measured.step_ns - s.predicted->step_ns));
@@ -169,14 +209,14 @@ std::vector<Row> RankRows(const std::vector<ReplayRankSummary>& ranks, bool pred
   return rows;
 }
 
-std::vector<Row> PathRows(const ReplayRankSummary& s) {
-  std::vector<Row> rows;
-  Row h{{"critical path", "replayed"}};
+std::vector<ReplayRow> ReplayPathRows(const ReplayRankSummary& s) {
+  std::vector<ReplayRow> rows;
+  ReplayRow h{{"critical path", "replayed"}};
   if (s.predicted) h.cells.push_back("predicted");
   if (s.predicted_contention) h.cells.push_back("with contention");
   rows.push_back(h);
   auto add = [&](const char* name, int64_t rp::PathComposition::*m) {
-    Row r{{name, Ms(s.replayed.path.*m)}};
+    ReplayRow r{{name, Ms(s.replayed.path.*m)}};
     if (s.predicted) r.cells.push_back(Ms(s.predicted->path.*m));
     if (s.predicted_contention) r.cells.push_back(Ms(s.predicted_contention->path.*m));
     rows.push_back(std::move(r));
@@ -189,49 +229,6 @@ std::vector<Row> PathRows(const ReplayRankSummary& s) {
   add("idle", &rp::PathComposition::idle_ns);
   return rows;
 }
-
-std::string Table(const std::vector<Row>& rows, bool markdown) {
-  std::vector<size_t> w;
-  for (const Row& r : rows) {
-    w.resize(std::max(w.size(), r.cells.size()), 0);
-    for (size_t i = 0; i < r.cells.size(); ++i) w[i] = std::max(w[i], r.cells[i].size());
-  }
-  std::string out;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const Row& r = rows[k];
-    if (markdown) out += "|";
-    for (size_t i = 0; i < r.cells.size(); ++i) {
-      if (markdown) {
-        absl::StrAppend(&out, " ", r.cells[i], " |");
-      } else {
-        absl::StrAppend(&out, i ? "  " : "", r.cells[i], std::string(w[i] - r.cells[i].size(), ' '));
-      }
-    }
-    out += "\n";
-    if (markdown && k == 0) {
-      out += "|";
-      for (size_t i = 0; i < r.cells.size(); ++i) out += " --- |";
-      out += "\n";
-    }
-  }
-  return out;
-}
-
-std::string Readable(const rp::ReplayResult& r, const std::vector<ReplayRankSummary>& ranks, bool md) {
-  std::string out = md ? "# overlapscope replay\n\n" : "";
-  for (const std::string& l : HeadLines(r)) absl::StrAppend(&out, md ? "- " : "", l, "\n");
-  if (ranks.empty()) return out;
-  const bool pred = ranks[0].predicted.has_value(), pred_c = ranks[0].predicted_contention.has_value();
-  absl::StrAppend(&out, md ? "\n## Per rank (median over iterations)\n\n" : "\nPer rank (median over iterations):\n",
-                  Table(RankRows(ranks, pred, pred_c), md));
-  for (const ReplayRankSummary& s : ranks) {
-    absl::StrAppend(&out, md ? "\n### " : "\n", "Critical path, ", s.label, " (mean per iteration)",
-                    md ? "\n\n" : ":\n", Table(PathRows(s), md));
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string RenderReplay(const model::Trace& t, const std::vector<std::string>& inputs, const rp::ReplayResult& r,
                          ReportFormat format) {

@@ -8,6 +8,7 @@
 
 #include "analyze/replay/replay.h"
 #include "engine/analysis.h"
+#include "engine/replay_summary.h"
 #include "model/trace.h"
 
 namespace overlapscope::engine {
@@ -17,5 +18,21 @@ inline constexpr double kReplayErrorFlag = 0.05;
 
 std::string RenderReplay(const model::Trace& t, const std::vector<std::string>& inputs,
                          const analyze::replay::ReplayResult& r, ReportFormat format);
+
+// A self-contained HTML page of the same (replay_html.cc): the replay error first, graph
+// coverage and changes, the per-rank table, and per rank the step and the critical path's
+// composition as bars (measured, replayed, predicted, with contention). No script, no network.
+std::string RenderReplayHtml(const model::Trace& t, const std::vector<std::string>& inputs,
+                             const analyze::replay::ReplayResult& r);
+
+// What the readable forms share (replay_render.cc).
+struct ReplayRow {
+  std::vector<std::string> cells;
+};
+// Header lines: replay error first, then edge coverage, changes and the contention model.
+std::vector<std::string> ReplayHeadLines(const analyze::replay::ReplayResult& r);
+// Per-rank table (header first; medians over iterations) and a rank's critical-path table.
+std::vector<ReplayRow> ReplayRankRows(const std::vector<ReplayRankSummary>& ranks);
+std::vector<ReplayRow> ReplayPathRows(const ReplayRankSummary& s);
 
 }  // namespace overlapscope::engine

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Renders the HTML pages of `analyze --html` and `diff --html` in headless Chromium and fails when
+# Renders the HTML pages of `analyze --html`, `diff --html` and `replay --html` in headless Chromium and fails when
 # the browser logs a console message (a script or resource error) or a page tries the network.
 # With a directory as $2, also writes a screenshot of each page there (html-analyze.png,
-# html-diff.png, and html-overview-256.png of a generated 256-rank job and html-diff-16.png of a
+# html-diff.png, html-replay.png, and html-overview-256.png of a generated 256-rank job and html-diff-16.png of a
 # diff of two generated 16-rank jobs when bench/gen_multirank_job is built). Exits 77 (ctest:
 # skipped) when no chromium is installed.
 #
@@ -21,7 +21,9 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 "$bin" analyze tests/data/kineto/ag_overlap --html "$tmp/analyze.html" >/dev/null
 "$bin" diff tests/data/kineto/ag_sequential tests/data/kineto/ag_overlap --html "$tmp/diff.html" >/dev/null
-pages=(analyze diff)
+"$bin" replay tests/data/torch_diag/w2_default/mm_ag_sequential --change 'async:/AllGather/' \
+  --html "$tmp/replay.html" >/dev/null
+pages=(analyze diff replay)
 # A generated 256-rank job (straggler rank 201, pageable copies on rank 70): the job overview's
 # heat map, with per-rank sections only for the two ranks that stand out (html-overview-256.png).
 gen="$(dirname "$bin")/../bench/gen_multirank_job"
@@ -54,6 +56,7 @@ for page in "${pages[@]}"; do
   [[ $page == diff ]] && height=4200  # the verdict and deltas, then both sides down to their findings
   [[ $page == overview-256 ]] && height=1500  # the header and the job overview
   [[ $page == diff-16 ]] && height=1500       # the header and the overview of the change
+  [[ $page == replay ]] && height=1400        # the tables and both ranks' bars
   [[ -n "$shots" ]] && shot=("--window-size=1200,$height" "--screenshot=$shots/html-$page.png")
   rm -rf "$tmp/profile"
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Replay error and what-if predictions against measured pairs (docs/RESULTS.md "Replay").
 
-usage: tools/replay_pairs.py OVERLAPSCOPE [--errors]
+usage: tools/replay_pairs.py OVERLAPSCOPE [--errors | --runs DIR...]
 --errors: the replay error of every trace with iterations (tests/data, ../shared/traces) instead.
+--runs DIR...: the pairs of our own workloads in each DIR as `overlapscope run -o DIR` writes it
+  (DIR/<workload>-<mode>/ with the raw capture; files may be gzipped, as tests/data/replay_pairs
+  keeps them: they are unpacked into a temporary directory first).
 For every pair (a run, the change that turns it into another measured run), predicts the second
 from the first and compares with its measured step: the job's step per iteration is the slowest
 rank's, the figure the median over iterations. Pairs whose traces are absent are skipped visibly.
 """
-import json, os, statistics, subprocess, sys
+import gzip, json, os, shutil, statistics, subprocess, sys, tempfile
 from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,6 +32,45 @@ PAIRS = [
     ("tests/data/torch_diag/w2_sync/mm_ag_sequential", "tests/data/torch_diag/w2_sync/mm_ag_overlap",
      ["async:/AllGather/"]),
 ]
+
+# Our workloads (`overlapscope run -o DIR`): (base mode dir, target mode dir, changes).
+_AG = "async:/(?i)allgather/"
+_A2A = "async:/(?i)alltoall|sendrecv/"
+RUN_PAIRS = [
+    ("matmul-allgather-sequential", "matmul-allgather-overlap", [_AG]),
+    ("matmul-allgather-sequential", "matmul-allgather-overlap-ce", [_AG, "ce:/(?i)allgather/"]),
+    ("all-to-all-sync", "all-to-all-async", [_A2A]),
+    ("all-to-all-sync", "all-to-all-async-ce", [_A2A, "ce:/(?i)alltoall|sendrecv/"]),
+    ("d2h-blocking", "d2h-nonblocking-event", ["nosync:/^cudaMemcpy(_v[0-9]+)?$/"]),
+]
+
+
+def unpacked(mode_dir, tmp):
+    """mode_dir itself, or a copy in `tmp` with every .gz file unpacked (the reader takes no .gz spill)."""
+    names = os.listdir(mode_dir)
+    if not any(n.endswith(".gz") for n in names):
+        return mode_dir
+    out = os.path.join(tmp, os.path.relpath(mode_dir, "/").replace("/", "_"))
+    os.makedirs(out, exist_ok=True)
+    for n in names:
+        src = os.path.join(mode_dir, n)
+        if n.endswith(".ovspill.gz") or n.endswith(".ovnccl.gz"):
+            with gzip.open(src, "rb") as f, open(os.path.join(out, n[:-3]), "wb") as g:
+                shutil.copyfileobj(f, g)
+    return out
+
+
+def run_pairs(run_dirs, tmp):
+    """(base, target, changes) of every RUN_PAIRS entry present in the given `run -o` directories."""
+    out = []
+    for d in run_dirs:
+        for base, target, changes in RUN_PAIRS:
+            b, t = os.path.join(d, base), os.path.join(d, target)
+            if os.path.isdir(b) and os.path.isdir(t):
+                out.append((unpacked(b, tmp), unpacked(t, tmp), changes, f"{os.path.basename(d)}/{base} -> {target}"))
+            elif os.path.isdir(b) or os.path.isdir(t):
+                print(f"skipped (one side absent): {b} -> {t}")
+    return out
 
 
 def replay(tool, path, changes):
@@ -80,30 +122,53 @@ def main():
     if len(sys.argv) > 2 and sys.argv[2] == "--errors":
         errors(tool)
         return
+    tmp = tempfile.mkdtemp(prefix="replay_pairs_")
+    try:
+        if len(sys.argv) > 2 and sys.argv[2] == "--runs":
+            pairs = run_pairs(sys.argv[3:], tmp)
+        else:
+            pairs = []
+            for base, target, changes in PAIRS:
+                b, t = os.path.join(ROOT, base), os.path.join(ROOT, target)
+                if not (os.path.isdir(b) and os.path.isdir(t)):
+                    print(f"skipped (absent): {base} -> {target}")
+                    continue
+                pairs.append((b, t, changes, f"{base.split('data/')[1]} -> {target.split('/')[-1]}"))
+        table(tool, pairs)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def table(tool, pairs):
     rows = []
-    for base, target, changes in PAIRS:
-        if not (os.path.isdir(os.path.join(ROOT, base)) and os.path.isdir(os.path.join(ROOT, target))):
-            print(f"skipped (absent): {base} -> {target}")
+    for base, target, changes, label in pairs:
+        try:
+            b = replay(tool, base, changes)
+            t = replay(tool, target, [])
+        except subprocess.CalledProcessError as e:
+            print(f"failed: {label}: {e.stderr.strip()[:300]}")
             continue
-        b = replay(tool, base, changes)
-        t = replay(tool, target, [])
         measured_base, measured_target = job_step(b, "measured"), job_step(t, "measured")
         pred, pred_c = job_step(b, "predicted"), job_step(b, "predicted_contention")
+        if None in (measured_base, measured_target, pred):
+            print(f"no iterations: {label}")
+            continue
+        pred_c = pred_c or pred
         err = (pred - measured_target) / measured_target
-        err_c = (pred_c - measured_target) / measured_target if pred_c else None
+        err_c = (pred_c - measured_target) / measured_target
         # A measured change within 1 % is noise: no sign to get right.
         noise = abs(measured_target - measured_base) < 0.01 * measured_base
         sign_ok = "noise" if noise else ("right" if (pred_c - measured_base) * (measured_target - measured_base) > 0
                                          else "WRONG")
-        rows.append((base, target, " ".join(changes), b["replay_error"]["median_abs"], measured_base, measured_target,
+        rows.append((label, " ".join(changes), b["replay_error"]["median_abs"], measured_base, measured_target,
                      pred, err, pred_c, err_c, b["contention_model"], sign_ok))
     print("| base -> target | change | base replay error | base | target | predicted | error | with contention | "
           "error | model | sign |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r[0].split('data/')[1]} -> {r[1].split('/')[-1]} | `{r[2]}` | {r[3]*100:.2f} % | {r[4]/1e6:.3f} ms "
-              f"| {r[5]/1e6:.3f} ms | {r[6]/1e6:.3f} ms | {r[7]*100:+.1f} % | {r[8]/1e6:.3f} ms | {r[9]*100:+.1f} % "
-              f"| {r[10]} | {r[11]} |")
+        print(f"| {r[0]} | `{r[1]}` | {r[2]*100:.2f} % | {r[3]/1e6:.3f} ms "
+              f"| {r[4]/1e6:.3f} ms | {r[5]/1e6:.3f} ms | {r[6]*100:+.1f} % | {r[7]/1e6:.3f} ms | {r[8]*100:+.1f} % "
+              f"| {r[9]} | {r[10]} |")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyze/replay/residency.h"
 #include "analyze/replay/spans.h"
 
 namespace overlapscope::analyze::replay {
@@ -19,19 +21,177 @@ double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
   return static_cast<double>(c) / static_cast<double>(hi - lo);
 }
 
-// A kernel of B blocks (one block per SM) runs in ceil(B / S) waves on S free SMs; with H of
-// them held by communication, in ceil(B / (S − H)): a full-GPU kernel (cuBLAS' 132-block GEMMs on
-// a 132-SM H100/H200) needs a second wave beside a 24-block NCCL kernel and takes about twice as
-// long (wave quantization), a small one that still fits is not slowed. Unknown grid: the share
-// S / (S − H).
-double SmSlowdown(int sms, int held, int32_t blocks) {
-  held = std::clamp(held, 0, sms - 1);
-  if (held == 0) return 1;
-  if (blocks <= 0) return static_cast<double>(sms) / (sms - held);
-  const double before = std::ceil(static_cast<double>(blocks) / sms);
-  const double after = std::ceil(static_cast<double>(blocks) / (sms - held));
-  return after / before;
+BlockFootprint FootprintOf(const model::Trace& t, const graph::Graph& graph, int32_t v) {
+  const model::GpuRef r = graph.Ref(v);
+  if (r.kind != model::GpuKind::kKernel) return {};
+  const model::Kernel& k = t.kernels()[r.index];
+  BlockFootprint f;
+  const int64_t b = static_cast<int64_t>(std::max(0, k.grid.x)) * std::max(1, k.grid.y) * std::max(1, k.grid.z);
+  const int64_t th = static_cast<int64_t>(std::max(0, k.block.x)) * std::max(1, k.block.y) * std::max(1, k.block.z);
+  f.blocks = static_cast<int32_t>(std::min<int64_t>(b, INT32_MAX));
+  f.threads = static_cast<int32_t>(std::min<int64_t>(th, 1 << 20));
+  f.regs = k.registers_per_thread;
+  f.smem = k.shared_memory_bytes;
+  return f;
 }
+
+// A kernel on one device, where the model places it.
+struct Placed {
+  int32_t v = -1;
+  BlockFootprint fp;
+  int64_t start = 0, end = 0;
+};
+
+// Kernels of `list` (sorted by start) whose [start, end) meets [lo, hi), through the prefix
+// maximum of their ends.
+template <typename F>
+void Meeting(const std::vector<Placed>& list, const std::vector<int64_t>& max_end, int64_t lo, int64_t hi, F f) {
+  auto it = std::lower_bound(list.begin(), list.end(), hi, [](const Placed& p, int64_t x) { return p.start < x; });
+  for (auto j = it - list.begin() - 1; j >= 0 && max_end[j] > lo; --j)
+    if (list[j].end > lo) f(list[j]);
+}
+
+std::vector<int64_t> PrefixMaxEnd(const std::vector<Placed>& list) {
+  std::vector<int64_t> m(list.size());
+  int64_t x = INT64_MIN;
+  for (size_t i = 0; i < list.size(); ++i) m[i] = x = std::max(x, list[i].end);
+  return m;
+}
+
+void SortByStart(std::vector<Placed>& list) {
+  std::sort(list.begin(), list.end(), [](const Placed& x, const Placed& y) {
+    return std::make_pair(x.start, x.v) < std::make_pair(y.start, y.v);
+  });
+}
+
+// The kernel whose end released v: v's binding predecessors followed through GPU work that is
+// neither compute nor communication (a memset between two GEMMs); -1 when a host call or
+// nothing bound it. A collective and a compute kernel released by the same end start together.
+int32_t ReleasingKernel(const NodeAttrs& a, const Schedule& s, int32_t v) {
+  int32_t u = s.bind_start[v];
+  for (int hops = 0; hops < 16 && u >= 0 && u < a.num_gpu; ++hops) {
+    if (s.bind_dep[v] != Dep::kAfterEnd) return -1;
+    if (a.cls[u] == GpuClass::kCompute || a.cls[u] == GpuClass::kComm) return u;
+    v = u;
+    u = s.bind_start[u];
+  }
+  return -1;
+}
+
+class DeviceModel {
+ public:
+  DeviceModel(const NodeAttrs& a, const SimGraph& g, const Schedule& s, int32_t sms) : a_(a), g_(g), s_(s), sms_(sms) {}
+
+  std::vector<Placed> compute, comm, rec_comm;  // filled by the caller
+
+  // The waits of the communication kernels for SMs (into out.waits), then their placement with
+  // them.
+  void Waits(ContentionFactors& out) {
+    SortByStart(compute);
+    const std::vector<int64_t> max_end = PrefixMaxEnd(compute);
+    std::vector<Span> rec_compute;
+    absl::flat_hash_map<int32_t, const Placed*> first_released;  // releasing kernel -> first K
+    for (const Placed& k : compute) {
+      rec_compute.push_back({g_.rec_start[k.v], g_.rec_end[k.v]});
+      const int32_t root = ReleasingKernel(a_, s_, k.v);
+      if (root >= 0) first_released.try_emplace(root, &k);
+    }
+    rec_compute = MergeSpans(std::move(rec_compute));
+    for (Placed& c : comm) {
+      const int64_t ready = s_.start[c.v];
+      int64_t free = ready;
+      const Placed* by = nullptr;
+      // A recorded start inside compute already waited as recorded.
+      if (!InsideAny(rec_compute, g_.rec_start[c.v])) {
+        auto consider = [&](const Placed& k) {
+          if (const int64_t at = FreeAt(k, c, ready); at > free) free = at, by = &k;
+        };
+        Meeting(compute, max_end, ready, ready + 1, consider);
+        if (auto it = first_released.find(ReleasingKernel(a_, s_, c.v));
+            it != first_released.end() && it->second->start >= ready)
+          consider(*it->second);
+      }
+      if (by) {
+        if (free >= by->end)
+          out.waits.push_back({by->v, c.v, Dep::kAfterEnd, free - by->end});
+        else
+          out.waits.push_back({by->v, c.v, Dep::kAfterStart, free - by->start});
+      }
+      c.start = free;
+      c.end = s_.end[c.v] + (free - ready);
+    }
+    SortByStart(comm);
+    SortByStart(rec_comm);
+  }
+
+  void Prepare() {
+    comm_max_ = PrefixMaxEnd(comm);
+    rec_max_ = PrefixMaxEnd(rec_comm);
+  }
+
+  // The factor of compute kernel k (1 when its SMs are as recorded); `sd` > 0: the trace's own
+  // slowdown of its name (by_trace set).
+  double FactorWith(const Placed& k, double sd, bool& by_trace) {
+    const int64_t r0 = g_.rec_start[k.v], r1 = g_.rec_end[k.v];
+    const int64_t p0 = s_.start[k.v], dur = g_.dur[k.v];
+    HoldSteps rec, pred;
+    std::vector<Span> rec_u, pred_u;
+    Meeting(rec_comm, rec_max_, r0, r1, [&](const Placed& c) { Hold(c, rec, rec_u); });
+    Meeting(comm, comm_max_, p0, p0 + dur, [&](const Placed& c) { Hold(c, pred, pred_u); });
+    if (rec.empty() && pred.empty()) return 1;
+    by_trace = sd > 0;
+    if (by_trace) {
+      const double o_rec = Covered(MergeSpans(std::move(rec_u)), r0, r1);
+      const double o_pred = Covered(MergeSpans(std::move(pred_u)), p0, p0 + dur);
+      return (1 + (sd - 1) * o_pred) / (1 + (sd - 1) * o_rec);
+    }
+    std::sort(rec.begin(), rec.end());
+    std::sort(pred.begin(), pred.end());
+    const int32_t want = SmsOccupied(k.fp, sms_);
+    const double alone = r1 > r0 ? static_cast<double>(FluidWork(r0, r1, want, sms_, rec)) / (r1 - r0) : 1.0;
+    const int64_t work = static_cast<int64_t>(std::llround(static_cast<double>(dur) * alone));
+    int64_t end = FluidEnd(p0, work, want, sms_, pred);
+    // Slowed past its own end, it meets more communication: again over the longer span.
+    for (int pass = 0; pass < 3 && end > p0 + dur; ++pass) {
+      pred.clear();
+      Meeting(comm, comm_max_, p0, end, [&](const Placed& c) { Hold(c, pred, pred_u); });
+      std::sort(pred.begin(), pred.end());
+      const int64_t next = FluidEnd(p0, work, want, sms_, pred);
+      if (next == end) break;
+      end = next;
+    }
+    return dur > 0 ? static_cast<double>(end - p0) / dur : 1.0;
+  }
+
+ private:
+  static bool InsideAny(const std::vector<Span>& u, int64_t t) {
+    auto it = std::upper_bound(u.begin(), u.end(), t, [](int64_t x, const Span& s) { return x < s.second; });
+    return it != u.end() && it->first < t;
+  }
+
+  // When kernel k leaves room for communication kernel c that became ready at `ready`.
+  int64_t FreeAt(const Placed& k, const Placed& c, int64_t ready) const {
+    const int32_t held = SmsOccupied(c.fp, sms_);
+    if (FitsBeside(k.fp, c.fp) || sms_ - SmsOccupied(k.fp, sms_) >= held) return ready;
+    const int64_t per_wave = static_cast<int64_t>(sms_) * BlocksPerSm(k.fp);
+    const int64_t waves = k.fp.blocks > 0 ? (k.fp.blocks + per_wave - 1) / per_wave : 1;
+    if (waves <= 1) return k.end;
+    return std::min(k.end, std::max(ready, k.start) + (k.end - k.start) / waves);
+  }
+
+  void Hold(const Placed& c, HoldSteps& steps, std::vector<Span>& u) const {
+    const int32_t held = SmsOccupied(c.fp, sms_);
+    steps.push_back({c.start, held});
+    steps.push_back({c.end, -held});
+    u.push_back({c.start, c.end});
+  }
+
+  const NodeAttrs& a_;
+  const SimGraph& g_;
+  const Schedule& s_;
+  const int32_t sms_;
+  std::vector<int64_t> comm_max_, rec_max_;
+};
 
 }  // namespace
 
@@ -43,25 +203,33 @@ int SmCount(const model::Trace& t, model::DeviceId d) {
   return 132;
 }
 
-ContentionFactors ComputeContention(const model::Trace& t, const NodeAttrs& a, const SimGraph& g, const Schedule& s,
-                                    const ChangeEffects& fx, const std::vector<NameSlowdown>& slowdowns,
-                                    int sm_count_override) {
+ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
+                                    const SimGraph& g, const Schedule& s, const ChangeEffects& fx,
+                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override) {
   ContentionFactors out;
   out.factor.assign(g.num_nodes, 1.0);
   const size_t devs = t.devices().size();
-  std::vector<std::vector<Span>> rec(devs), pred(devs);
-  std::vector<int32_t> held(devs, 0);
+  std::vector<std::unique_ptr<DeviceModel>> dm(devs);
+  std::vector<uint8_t> has_comm(devs, 0);
   for (int32_t v = 0; v < g.num_gpu; ++v) {
     const model::DeviceId d = a.device[v];
-    if (d < 0 || a.cls[v] != GpuClass::kComm || a.blocks[v] <= 0) continue;  // copies hold no SMs
-    rec[d].push_back({g.rec_start[v], g.rec_end[v]});
-    if (fx.removed[v] || fx.copy_engine[v]) continue;
-    pred[d].push_back({s.start[v], s.end[v]});
-    held[d] = std::max(held[d], a.blocks[v]);
+    if (d >= 0 && a.cls[v] == GpuClass::kComm && a.blocks[v] > 0) has_comm[d] = 1;  // copies hold no SMs
   }
-  for (size_t d = 0; d < devs; ++d) {
-    rec[d] = MergeSpans(std::move(rec[d]));
-    pred[d] = MergeSpans(std::move(pred[d]));
+  for (size_t d = 0; d < devs; ++d)
+    if (has_comm[d])
+      dm[d] = std::make_unique<DeviceModel>(
+          a, g, s, sm_count_override > 0 ? sm_count_override : SmCount(t, static_cast<model::DeviceId>(d)));
+  for (int32_t v = 0; v < g.num_gpu; ++v) {
+    const model::DeviceId d = a.device[v];
+    if (d < 0 || !dm[d] || (a.cls[v] != GpuClass::kComm && a.cls[v] != GpuClass::kCompute)) continue;
+    Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
+    if (a.cls[v] == GpuClass::kCompute) {
+      if (!fx.removed[v]) dm[d]->compute.push_back(p);
+      continue;
+    }
+    if (a.blocks[v] <= 0) continue;
+    dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
+    if (!fx.removed[v] && !fx.copy_engine[v]) dm[d]->comm.push_back(p);
   }
   absl::flat_hash_map<std::pair<model::DeviceId, model::StringId>, double> by_dev;
   absl::flat_hash_map<model::StringId, double> by_name;
@@ -70,26 +238,23 @@ ContentionFactors ComputeContention(const model::Trace& t, const NodeAttrs& a, c
     by_dev.try_emplace({sd.device, sd.name}, sd.slowdown);
     by_name.try_emplace(sd.name, sd.slowdown);  // the first device's figure for other devices
   }
-  for (int32_t v = 0; v < g.num_gpu; ++v) {
-    const model::DeviceId d = a.device[v];
-    if (d < 0 || a.cls[v] != GpuClass::kCompute || fx.removed[v]) continue;
-    const double o_rec = Covered(rec[d], g.rec_start[v], g.rec_end[v]);
-    const double o_pred = Covered(pred[d], s.start[v], s.end[v]);
-    if (std::abs(o_pred - o_rec) < 0.01) continue;
-    double sd = 0;
-    if (auto it = by_dev.find({d, a.name[v]}); it != by_dev.end())
-      sd = it->second;
-    else if (auto jt = by_name.find(a.name[v]); jt != by_name.end())
-      sd = jt->second;
-    if (sd > 0) {
-      ++out.by_trace;
-    } else {
-      const int sms = sm_count_override > 0 ? sm_count_override : SmCount(t, d);
-      sd = SmSlowdown(sms, held[d], a.blocks[v]);
-      if (sd == 1) continue;
-      ++out.by_sm;
+  for (size_t d = 0; d < devs; ++d) {
+    if (!dm[d]) continue;
+    DeviceModel& m = *dm[d];
+    m.Waits(out);
+    m.Prepare();
+    for (const Placed& k : m.compute) {
+      double sd = 0;
+      if (auto it = by_dev.find({static_cast<model::DeviceId>(d), a.name[k.v]}); it != by_dev.end())
+        sd = it->second;
+      else if (auto jt = by_name.find(a.name[k.v]); jt != by_name.end())
+        sd = jt->second;
+      bool by_trace = false;
+      const double f = m.FactorWith(k, sd, by_trace);
+      if (std::abs(f - 1) < 0.005) continue;
+      out.factor[k.v] = f;
+      ++(by_trace ? out.by_trace : out.by_sm);
     }
-    out.factor[v] = (1 + (sd - 1) * o_pred) / (1 + (sd - 1) * o_rec);
   }
   return out;
 }

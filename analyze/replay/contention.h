@@ -1,21 +1,31 @@
-// The contention model of what-if (internal to analyze/replay, METRICS §11): compute that a
-// change makes run beside SM-holding communication is slowed, compute that it frees is sped up.
+// The contention model of what-if (internal to analyze/replay, METRICS §11): what happens on a
+// GPU when a change makes communication kernels and compute kernels meet, decided block by
+// block from what each kernel holds on an SM (residency.h), first come first served:
 //
-// For a compute activity with recorded overlap fraction o_rec (share of it under communication
-// kernels in the trace) and predicted fraction o_pred, and a slowdown s when fully overlapped:
-//   duration' = duration × (1 + (s − 1)·o_pred) / (1 + (s − 1)·o_rec)
-// (the recorded duration already holds the recorded contention). s is the trace's own slowdown
-// for the same name (NameSlowdown: median overlapped / median alone, on the device or any device)
-// where it has one; else the SM-share model: the communication kernels hold H blocks of the
-// device's S SMs (one block per SM), so a kernel of B blocks runs in ceil(B / (S − H)) waves
-// instead of ceil(B / S) (wave quantization: a 132-block GEMM beside a 24-block all-gather on a
-// 132-SM GPU takes two waves), or slows by S / (S − H) when its grid is unknown.
+// - A communication kernel C becoming ready while a compute kernel K runs whose blocks fill
+//   every SM and leave no room for C's blocks waits for K's blocks to retire: until K ends when
+//   K runs in one wave (cuBLAS' persistent GEMMs: 132 blocks on 132 SMs), else about one of K's
+//   waves. C is then not concurrent with K at all and slows nothing: it starts later (a start
+//   constraint on K's end, kept for the later rounds of the model).
+//   K also comes first when both are released by the same compute kernel's end (C through the
+//   event wait the change gave it, K through its own stream): every such pair in the measured
+//   PyTorch traces (H100, H200) started the in-stream kernel first.
+// - A compute kernel K starting while C holds SMs (or C's blocks fit beside K's) runs on the
+//   SMs left: fluid, at min(want, S - held) / want of its speed while C runs, where `want` is
+//   the SMs K occupies alone (its grid over its blocks per SM) and held the SMs of the
+//   communication kernels then running (their grids, one SM-load each).
+// The recorded duration already holds the recorded contention: K's work is what the same model
+// says it did under the recorded schedule, then replayed under the predicted one. Where the trace
+// has its own slowdown for K's name (the `slowdowns` table: the same name overlapped vs alone),
+// that figure replaces the fluid one: duration × (1 + (s − 1)·o_pred) / (1 + (s − 1)·o_rec), o
+// the share of K under the SM-holding communication.
 // Copy-engine collectives (ce: changes, and copy-engine memcpys) hold no SMs.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "analyze/graph/graph.h"
 #include "analyze/replay/build.h"
 #include "analyze/replay/replay.h"
 #include "analyze/replay/sim.h"
@@ -25,15 +35,17 @@ namespace overlapscope::analyze::replay {
 
 struct ContentionFactors {
   std::vector<double> factor;       // per node, 1 when untouched
+  std::vector<ExtraEdge> waits;     // new: a communication kernel waits for a compute kernel's SMs
   int64_t by_trace = 0, by_sm = 0;  // compute activities whose factor came from each model
 };
 
 // SMs of a device from its name (H100/H200: 132, A100: 108, B200: 148); 132 when unknown.
 int SmCount(const model::Trace& t, model::DeviceId d);
 
-// The factors for schedule `s` of `g` (built with effects `fx`).
-ContentionFactors ComputeContention(const model::Trace& t, const NodeAttrs& a, const SimGraph& g, const Schedule& s,
-                                    const ChangeEffects& fx, const std::vector<NameSlowdown>& slowdowns,
-                                    int sm_count_override);
+// The factors for schedule `s` of `g` (built with effects `fx`), and the waits for SMs it
+// shows that are not yet constraints (a schedule run with the waits found before: they stay).
+ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
+                                    const SimGraph& g, const Schedule& s, const ChangeEffects& fx,
+                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override);
 
 }  // namespace overlapscope::analyze::replay

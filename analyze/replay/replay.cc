@@ -47,35 +47,47 @@ void Summarize(ReplayResult& r) {
 // The predicted schedule under contention: simulate, slow what now overlaps, simulate again, until
 // the factors settle (at most kContentionRounds).
 // nullopt: the model changed nothing (the schedule is `first`).
-std::optional<Schedule> WithContention(const model::Trace& t, const NodeAttrs& a, const SimGraph& sim,
-                                       const Schedule& first, const ChangeEffects& fx, const ReplayInputs& in,
-                                       const ReplayOptions& o, ReplayResult& r) {
+std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a,
+                                       const SimGraph& sim, const Schedule& first, const ChangeEffects& fx,
+                                       const ReplayInputs& in, const ReplayOptions& o, ReplayResult& r) {
   std::optional<Simulation> run;
   std::optional<Schedule> cur;
   std::vector<int64_t> dur = sim.dur;
   std::vector<double> last;
+  std::vector<ExtraEdge> waits;  // accumulated over the rounds
+  std::vector<uint8_t> waiting(sim.num_gpu, 0);
+  int64_t by_trace = 0, by_sm = 0;
   for (int round = 0; round < kContentionRounds; ++round) {
-    ContentionFactors f = ComputeContention(t, a, sim, cur ? *cur : first, fx, in.slowdowns, o.sm_count);
-    if (f.factor == last) break;
+    ContentionFactors f = ComputeContention(t, g, a, sim, cur ? *cur : first, fx, in.slowdowns, o.sm_count);
+    size_t added = 0;
+    for (const ExtraEdge& e : f.waits) {
+      if (waiting[e.to]) continue;  // one wait per communication kernel: the first found
+      waiting[e.to] = 1;
+      waits.push_back(e);
+      ++added;
+    }
+    if (f.factor == last && added == 0) break;
     int64_t touched = 0;
     for (int32_t v = 0; v < sim.num_gpu; ++v) {
       dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
       touched += f.factor[v] != 1.0;
     }
-    r.contention_nodes = touched;
-    if (f.by_trace > 0 && f.by_sm > 0)
-      r.contention_model = ContentionModel::kMixed;
-    else if (f.by_trace > 0)
-      r.contention_model = ContentionModel::kTraceSlowdowns;
-    else if (f.by_sm > 0)
-      r.contention_model = ContentionModel::kSmShare;
-    else
-      r.contention_model = ContentionModel::kNone;
-    if (touched == 0 && round == 0) break;  // nothing overlaps differently: the first schedule
-    if (!run) run.emplace(sim);
-    cur = run->Run(dur);
+    by_trace = f.by_trace, by_sm = f.by_sm;
     last = std::move(f.factor);
+    r.contention_nodes = touched + static_cast<int64_t>(waits.size());
+    if (r.contention_nodes == 0 && round == 0) break;  // nothing overlaps differently: the first schedule
+    if (!run) run.emplace(sim);
+    cur = run->Run(dur, waits.empty() ? nullptr : &waits);
   }
+  const bool sm = by_sm > 0 || !waits.empty();  // SM residency decided these
+  if (by_trace > 0 && sm)
+    r.contention_model = ContentionModel::kMixed;
+  else if (by_trace > 0)
+    r.contention_model = ContentionModel::kTraceSlowdowns;
+  else if (sm)
+    r.contention_model = ContentionModel::kSmShare;
+  else
+    r.contention_model = ContentionModel::kNone;
   return cur;
 }
 
@@ -102,7 +114,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     pred = Simulate(*sim);
     idx_pred = GroupByIteration(a, iters, &fx->removed);
     if (o.contention) {
-      pred_c = WithContention(t, a, *sim, *pred, *fx, in, o, r);
+      pred_c = WithContention(t, g, a, *sim, *pred, *fx, in, o, r);
       contention_ran = true;
     }
   };

@@ -136,8 +136,11 @@ void BuildPlan(const SimGraph& g, Plan& p) {
 
 class Simulator {
  public:
-  Simulator(const SimGraph& g, const Plan& p, const std::vector<int64_t>& dur)
-      : g_(g), p_(p), dur_(dur), succ_(p.succ), group_off_(p.group_off), members_(p.members) {}
+  Simulator(const SimGraph& g, const Plan& p, const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra)
+      : g_(g), p_(p), dur_(dur), succ_(p.succ), group_off_(p.group_off), members_(p.members) {
+    if (extra) extra_ = *extra;
+    std::sort(extra_.begin(), extra_.end(), [](const ExtraEdge& x, const ExtraEdge& y) { return x.from < y.from; });
+  }
 
   Schedule Run() {
     const int32_t n = g_.num_nodes;
@@ -177,6 +180,7 @@ class Simulator {
     s_.bind_dep.assign(n, Dep::kAfterEnd);
     s_.bind_end.assign(n, -1);
     cnt_s_ = p_.cnt_s;
+    for (const ExtraEdge& e : extra_) ++cnt_s_[e.to];
     cnt_e_ = p_.cnt_e;
     rel_end_.assign(n, kUnset);
     group_cnt_ = p_.group_cnt;
@@ -209,6 +213,7 @@ class Simulator {
     int64_t t = s_.start[v] == kUnset ? g_.rec_start[v] : s_.start[v];
     s_.start[v] = t;
     for (int64_t i = succ_.off_s[v]; i < succ_.off_s[v + 1]; ++i) Offer(succ_.on_start[i], v, t);
+    OfferExtra(v, Dep::kAfterStart, t);
     DecEnd(v);
     const int32_t k = g_.group[v];
     if (k < 0) return;
@@ -257,6 +262,16 @@ class Simulator {
         Offer(e, v, t);
       }
     }
+    OfferExtra(v, Dep::kAfterEnd, t);
+  }
+
+  // The extra constraints from v of kind `dep` (t: v's start or end).
+  void OfferExtra(int32_t v, Dep dep, int64_t t) {
+    if (extra_.empty()) return;
+    auto it =
+        std::lower_bound(extra_.begin(), extra_.end(), v, [](const ExtraEdge& e, int32_t x) { return e.from < x; });
+    for (; it != extra_.end() && it->from == v; ++it)
+      if (it->dep == dep) Offer(SuccEdge{it->to, it->dep, it->lag_ns}, v, t);
   }
 
   // A start constraint from `from` (at time t) reaches e.to.
@@ -285,6 +300,7 @@ class Simulator {
   const SimGraph& g_;
   const Plan& p_;
   const std::vector<int64_t>& dur_;
+  std::vector<ExtraEdge> extra_;  // sorted by from
   const Succs& succ_;
   const std::vector<int64_t>& group_off_;
   const std::vector<int32_t>& members_;
@@ -304,8 +320,10 @@ class Simulator {
 Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>()) { BuildPlan(g, *plan_); }
 Simulation::~Simulation() = default;
 
-Schedule Simulation::Run(const std::vector<int64_t>& dur) const { return Simulator(g_, *plan_, dur).Run(); }
+Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra) const {
+  return Simulator(g_, *plan_, dur, extra).Run();
+}
 
-Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur); }
+Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur, nullptr); }
 
 }  // namespace overlapscope::analyze::replay

@@ -64,6 +64,14 @@ class EdgeRows {
   std::vector<Pending> pending_;
 };
 
+// A start constraint added for one run: start(to) >= end(from) + lag (kAfterEnd) or
+// start(from) + lag (kAfterStart).
+struct ExtraEdge {
+  int32_t from = -1, to = -1;
+  Dep dep = Dep::kAfterEnd;
+  int64_t lag_ns = 0;
+};
+
 // How a node's start or end was bound in the schedule (for the backward walk).
 struct Schedule {
   std::vector<int64_t> start, end;
@@ -80,7 +88,9 @@ class Simulation {
   explicit Simulation(const SimGraph& g);  // successors and counts, once per graph (g outlives it)
   ~Simulation();
   // One run with these durations (per node; nodes in groups and with releases ignore theirs).
-  Schedule Run(const std::vector<int64_t>& dur) const;
+  // `extra` (or null): start constraints beside the graph's (kAfterEnd / kAfterStart only: a
+  // kernel that waits for SMs another kernel holds, contention.h).
+  Schedule Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra = nullptr) const;
   struct Plan;
 
  private:

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -223,6 +224,28 @@ void MergePluginFile(const std::string& nccl_path, const NcclAttribution& a, con
   MergeNcclPlugin(std::move(f).value(), a, builder, process, o);
 }
 
+// The plugin file next to an in-process session's spill (`overlapscope run -o`) covers the whole
+// process, every mode of the run: only the collectives of this session's windows belong to it.
+// A capture of the whole process (`profile`) or a window the caller gave keeps `given`.
+NcclMergeOptions SessionWindowOf(const model::TraceData& d, model::ProcessId p, NcclMergeOptions given) {
+  const NcclMergeOptions unbounded;
+  if (given.window_start_ns != unbounded.window_start_ns || given.window_end_ns != unbounded.window_end_ns)
+    return given;
+  bool any = false;
+  int64_t lo = unbounded.window_end_ns, hi = unbounded.window_start_ns;
+  for (const model::CaptureWindow& w : d.windows) {
+    if (w.process != p) continue;
+    if (w.trigger != model::WindowTrigger::kSession) return given;
+    any = true;
+    lo = std::min(lo, w.start_ns);
+    hi = std::max(hi, w.end_ns);
+  }
+  if (!any) return given;
+  given.window_start_ns = lo;
+  given.window_end_ns = hi;
+  return given;
+}
+
 // NCCL attribution of the process just read (GPU work inside NCCL's ranges, NVTX payloads),
 // then the plugin file of the same process when there is one.
 void AttributeNccl(const std::string& path, const SpillReadOptions& options, bool next_to, SpillNvtxSide& nvtx,
@@ -243,11 +266,13 @@ void AttributeNccl(const std::string& path, const SpillReadOptions& options, boo
     if (nm.not_nccl_layout) st.Add(model::Stat::kNcclNvtxUnknownLayout, nm.not_nccl_layout);
   }
   std::string nccl = options.nccl_plugin_file;
+  NcclMergeOptions window = options.nccl;
   if (nccl.empty() && next_to && options.nccl_next_to_spill && d.processes.back().pid >= 0) {
     nccl = NcclPluginFileNextTo(path, d.processes.back().pid);
     if (::access(nccl.c_str(), R_OK) != 0) nccl.clear();
+    window = SessionWindowOf(d, static_cast<model::ProcessId>(d.processes.size() - 1), window);
   }
-  if (!nccl.empty()) MergePluginFile(nccl, a, options.nccl, builder);
+  if (!nccl.empty()) MergePluginFile(nccl, a, window, builder);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -60,6 +62,32 @@ TEST(CliReplay, ReplayErrorComesFirst) {
   EXPECT_NE(json.out.find("\"schema\": \"overlapscope.replay/1\""), std::string::npos);
   EXPECT_LT(json.out.find("\"replay_error\""), json.out.find("\"graph\""));
   EXPECT_EQ(json.out.find("predicted_contention"), std::string::npos);
+}
+
+// --html: a self-contained page, the replay error first, the per-rank table and per rank a chart
+// of the step and the critical path of each schedule (2 ranks: 2 charts); no script, no network.
+TEST(CliReplay, HtmlPage) {
+  const std::string out = testing::TempDir() + "/replay_page.html";
+  Result r = Replay(kTrace + " --change 'async:/SendRecv/' --html " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream f(out, std::ios::binary);
+  const std::string page((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  const size_t error = page.find("<li>Replay error: median |error|");
+  ASSERT_NE(error, std::string::npos) << page.substr(0, 2000);
+  EXPECT_LT(error, page.find("Per rank (median over iterations)"));
+  EXPECT_NE(page.find("Changes: async:/SendRecv/ ("), std::string::npos);
+  EXPECT_NE(page.find("<th>with contention</th>"), std::string::npos);
+  size_t charts = 0;
+  for (size_t at = page.find("<svg class=\"chart\""); at != std::string::npos;
+       at = page.find("<svg class=\"chart\"", at + 1))
+    ++charts;
+  EXPECT_EQ(charts, 2u);
+  EXPECT_NE(page.find(">rank 1</h3>"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("http"), std::string::npos);
+  // An unwritable path is an error (exit 1), not a bad command line.
+  EXPECT_EQ(Replay(kTrace + " --html /nonexistent/dir/x.html").code, 1);
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // Capture windows in spill files (SpillWindow, spill_records.h) read into model windows; the
 // records are framed as a writer frames them (SpillEncoder::Frame, version 2).
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "importers/ovspill/spill_reader.h"
+#include "ovnccl_writer.h"
+#include "test_util.h"
 
 namespace overlapscope::import {
 using namespace ::overlapscope::formats;  // the record layouts the tests encode
@@ -81,6 +85,45 @@ TEST(SpillWindows, ShortWindowRecordIsCounted) {
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->windows().empty());
   EXPECT_EQ(t->sources()[0].details.at({model::Stat::kSpillShortRecord, "capture window"}), 1);
+}
+
+// `overlapscope run -o DIR` keeps each mode's spill with a copy of the NCCL plugin's file next
+// to it; that file covers the whole process (every mode). Read alone, the spill merges only the
+// plugin collectives of its session window; a whole-process capture (`profile`) keeps them all.
+int64_t OutsideWindowNextTo(uint32_t trigger, const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
+  std::filesystem::create_directories(dir);
+  std::string b = Base();
+  SpillEncoder::Append(&b, SpillType::kWindow, SpillWindow{500, 0, 1, trigger, 0, kWindowEndStop});
+  Launch(b, 1, 1000, 2000, 3000);
+  SpillEncoder::Append(&b, SpillType::kWindow, SpillWindow{500, 3500, 1, trigger, 0, kWindowEndStop});
+  // Plugin: an all-reduce whose group holds the launch at 1000 (on thread 7), and one of another
+  // mode of the run at 9000 (nothing of this capture near it).
+  ::overlapscope::testing::OvncclWriter w;
+  w.Process(77).Comm(1, 0xabc, 2, 0);
+  w.Api(1, 0, 1, kTypeGroupApi, 900, 7).Api(2, 1, 1, kTypeCollApi, 950, 7, "AllReduce", 256, "ncclFloat32", 0);
+  w.Coll(3, 2, 1, 1050, 7, "AllReduce", 256, "ncclFloat32", 0, 1, "RING", "LL", 0);
+  w.Stop(3, 1090).Stop(2, 1150).Stop(1, 1200);
+  w.Api(10, 0, 1, kTypeGroupApi, 9000, 7).Api(11, 10, 1, kTypeCollApi, 9010, 7, "AllReduce", 256, "ncclFloat32", 1);
+  w.Coll(12, 11, 1, 9050, 7, "AllReduce", 256, "ncclFloat32", 1, 1, "RING", "LL", 0);
+  w.Stop(12, 9090).Stop(11, 9150).Stop(10, 9200);
+  std::ofstream(dir + "/capture.ovspill", std::ios::binary) << SpillEncoder::Frame(b);
+  std::ofstream(dir + "/nccl.77.ovnccl", std::ios::binary) << w.bytes();
+  auto t = ReadSpillFiles({dir + "/capture.ovspill"});
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok()) return -1;
+  EXPECT_EQ(t->collectives().size(), 1u);  // the launch at 1000, created from the plugin
+  for (const auto& src : t->sources())
+    if (src.format == "nccl-plugin")
+      return import::testing::DetailOf(src, model::Stat::kNcclPluginMerge,
+                                       "plugin collectives outside the capture window");
+  ADD_FAILURE() << "no plugin source";
+  return -1;
+}
+
+TEST(SpillWindows, PluginFileNextToASessionCaptureKeepsItsWindow) {
+  EXPECT_EQ(OutsideWindowNextTo(kWindowSession, "session_window"), 1);
+  EXPECT_EQ(OutsideWindowNextTo(kWindowProcess, "process_window"), 0);
 }
 
 }  // namespace

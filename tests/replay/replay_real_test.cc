@@ -136,17 +136,21 @@ struct Pair {
 // right.
 TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
   const std::vector<Pair> pairs = {
-      // Known miss of sign: the async run measured 3 % faster, predicted 2 % slower.
-      {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/", 0.06, false},
-      {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/", 0.08},
+      {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/", 0.01},
+      // Known miss of sign: the async run measured 4.7 % slower (its GEMMs ran 4 % slower beside
+      // the peer's incoming all-to-all), predicted 4 % faster.
+      {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/", 0.09, false},
       {"kineto/d2h_blocking", "kineto/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.05},
       {"kineto_nosync/d2h_blocking", "kineto_nosync/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.07},
-      {"torch_diag/w4_default/mm_ag_sequential", "torch_diag/w4_default/mm_ag_overlap", "async:/AllGather/", 0.04},
-      {"torch_diag/w2_default/mm_ag_sequential", "torch_diag/w2_default/mm_ag_overlap", "async:/AllGather/", 0.02},
-      {"torch_diag/w2_sync/mm_ag_sequential", "torch_diag/w2_sync/mm_ag_overlap", "async:/AllGather/", 0.03},
-      // Known misses (RESULTS.md): the one-wave contention model overstates these.
-      {"kineto/ag_sequential", "kineto/ag_overlap", "async:/AllGather/", 0.28},
-      {"torch_diag/w4_sync/mm_ag_sequential", "torch_diag/w4_sync/mm_ag_overlap", "async:/AllGather/", 0.29},
+      {"torch_diag/w4_default/mm_ag_sequential", "torch_diag/w4_default/mm_ag_overlap", "async:/AllGather/", 0.02},
+      {"torch_diag/w2_default/mm_ag_sequential", "torch_diag/w2_default/mm_ag_overlap", "async:/AllGather/", 0.01},
+      {"torch_diag/w2_sync/mm_ag_sequential", "torch_diag/w2_sync/mm_ag_overlap", "async:/AllGather/", 0.04},
+      {"kineto/ag_sequential", "kineto/ag_overlap", "async:/AllGather/", 0.02},
+      // Known misses (RESULTS.md): the median over 4 iterations of the base holds two host stalls
+      // (3.6 and 5.8 ms on two ranks) that the replay keeps; rank 0 of kineto_nosync got its
+      // all-gather onto the SMs before the GEMM in the measured run, the model puts it after.
+      {"torch_diag/w4_sync/mm_ag_sequential", "torch_diag/w4_sync/mm_ag_overlap", "async:/AllGather/", 0.36, false},
+      {"kineto_nosync/ag_sequential", "kineto_nosync/ag_overlap", "async:/AllGather/", 0.23, false},
   };
   for (const Pair& p : pairs) {
     const nlohmann::json b = ReplayJson(kData + "/" + p.base, {p.change});
