@@ -39,23 +39,42 @@ using model::kNone;
 
 namespace {
 
-// Launch latency of every stream (graph.h LaunchLatencyNs).
-std::vector<int64_t> StreamLatencies(const Graph& g, const model::Trace& t, const std::vector<int32_t>& launch) {
+int64_t Median(std::vector<int64_t>& v) {
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// Launch latency of every stream (graph.h LaunchLatencyNs). Activities that waited for another
+// stream (`waited`: a recorded wait or evidence of one) are left out: their start - launch holds
+// the wait (a compiled program's compute stream waits for every all_to_all: with them the median
+// was 178 us and hid the waits it should bound). A stream with no other sample takes the median of
+// its device's other streams' samples.
+std::vector<int64_t> StreamLatencies(const Graph& g, const model::Trace& t, const std::vector<int32_t>& launch,
+                                     const std::vector<uint8_t>& waited) {
   const int32_t ns = static_cast<int32_t>(t.streams().size());
-  std::vector<int64_t> out(ns, 0);
+  std::vector<int64_t> out(ns, -1);
+  std::vector<std::vector<int64_t>> by_dev(t.devices().size());
   std::vector<int64_t> v;
   for (int32_t s = 0; s < ns; ++s) {
     v.clear();
     for (NodeId n = g.StreamBegin(s); n < g.StreamEnd(s); ++n) {
-      if (launch[n] == kNone) continue;
+      if (launch[n] == kNone || waited[n]) continue;
       const int64_t ls = t.api_calls()[launch[n]].start_ns;
       if (n > g.StreamBegin(s) && ls < g.EndNs(n - 1)) continue;  // queued behind its predecessor
       if (g.StartNs(n) >= ls) v.push_back(g.StartNs(n) - ls);
     }
-    if (v.empty()) continue;
-    auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    out[s] = *mid;
+    const model::DeviceId d = t.streams()[s].device;
+    if (d != kNone && static_cast<size_t>(d) < by_dev.size()) by_dev[d].insert(by_dev[d].end(), v.begin(), v.end());
+    if (!v.empty()) out[s] = Median(v);
+  }
+  std::vector<int64_t> dev_median(by_dev.size(), 0);
+  for (size_t d = 0; d < by_dev.size(); ++d)
+    if (!by_dev[d].empty()) dev_median[d] = Median(by_dev[d]);
+  for (int32_t s = 0; s < ns; ++s) {
+    if (out[s] >= 0) continue;
+    const model::DeviceId d = t.streams()[s].device;
+    out[s] = d != kNone && static_cast<size_t>(d) < dev_median.size() ? dev_median[d] : 0;
   }
   return out;
 }
@@ -121,8 +140,14 @@ void GraphBuilder::PlaceWait(NodeId x, int32_t call, int32_t sync) {
   const int64_t xs = g_.start_[x];
   int64_t ready = x > g_.StreamBegin(s) ? g_.end_[x - 1] : INT64_MIN;
   // X could not start before its launch call plus the stream's usual launch latency: a wait
-  // whose source ended before that did not hold X back (the launch did).
-  if (launch_[x] != kNone) ready = std::max(ready, t_.api_calls()[launch_[x]].start_ns + g_.latency_[s]);
+  // whose source ended before that did not hold X back (the launch did). Less the GPU's own delay
+  // from a wait's release to the waiter's start (a few us, measured 1-10 us on H100 against
+  // recorded waits: tests/analyze/graph_own_capture_test.cc), which a source ending just before
+  // the launch latency is up still costs.
+  constexpr int64_t kReleaseNs = 10'000;
+  if (launch_[x] != kNone)
+    ready =
+        std::max(ready, t_.api_calls()[launch_[x]].start_ns + g_.latency_[s] - std::min(g_.latency_[s], kReleaseNs));
   const NodeId by_order = SourceByCallOrder(x, call);
   NodeId only = kNone;
   int candidates = 0;
@@ -196,7 +221,27 @@ void GraphBuilder::AddInferredWaits() {
     any = true;
   }
   if (!any) return;
-  g_.latency_ = StreamLatencies(g_, t_, launch_);
+  // Per activity, the evidence of a wait: the last stream-wait call of its launching thread
+  // between its stream predecessor's launch and its own (kNone: none).
+  std::vector<int32_t> evidence(g_.num_gpu(), kNone);
+  std::vector<uint8_t> waited(g_.num_gpu(), 0);
+  const int32_t ns = static_cast<int32_t>(t_.streams().size());
+  for (model::StreamId s = 0; s < ns; ++s) {
+    if (t_.streams()[s].device == kNone) continue;
+    for (NodeId x = g_.StreamBegin(s) + 1; x < g_.StreamEnd(s); ++x) {
+      const NodeId p = x - 1;
+      if (launch_[x] == kNone || launch_[p] == kNone) continue;
+      const model::ApiCall& lx = calls[launch_[x]];
+      if (lx.thread == kNone || static_cast<size_t>(lx.thread) >= waits.size()) continue;
+      const std::vector<int64_t>& w = waits[lx.thread];
+      auto it = std::upper_bound(w.begin(), w.end(), calls[launch_[p]].start_ns);
+      if (it == w.end() || *it >= lx.start_ns) continue;  // no evidence
+      evidence[x] = wait_call[lx.thread][(std::lower_bound(it, w.end(), lx.start_ns) - w.begin()) - 1];
+      waited[x] = 1;
+    }
+  }
+  for (NodeId x = 0; x < g_.num_gpu(); ++x) waited[x] |= recorded_wait_[x] != 0;
+  g_.latency_ = StreamLatencies(g_, t_, launch_, waited);
   call_node_.assign(calls.size(), kNone);
   for (NodeId n = 0; n < g_.num_gpu(); ++n)
     if (launch_[n] != kNone) call_node_[launch_[n]] = std::max(call_node_[launch_[n]], n);
@@ -205,31 +250,17 @@ void GraphBuilder::AddInferredWaits() {
     if (model::DeviceId d = t_.streams()[s].device; d != kNone && static_cast<size_t>(d) < dev_streams_.size())
       dev_streams_[d].push_back(static_cast<model::StreamId>(s));
   // Recorded waits without their record: the trace names the waiting activity, the source is
-  // placed by the rule.
-  // Each wait placed (an activity may wait for several: torch.compile issues two all_to_alls and
-  // then waits for each), none where a wait with its record already targets the activity.
+  // placed by the rule. Each wait placed (an activity may wait for several: torch.compile issues
+  // two all_to_alls and then waits for each), none where a wait with its record already targets
+  // the activity.
   std::stable_sort(sourceless_.begin(), sourceless_.end(),
                    [](const SourcelessWait& a, const SourcelessWait& b) { return a.to < b.to; });
-  for (size_t i = 0; i < sourceless_.size(); ++i) {
-    const SourcelessWait& w = sourceless_[i];
+  for (const SourcelessWait& w : sourceless_) {
     if (recorded_wait_[w.to] & 2) continue;
     if (t_.DeviceOfStream(g_.Stream(w.to)) != kNone) PlaceWait(w.to, w.call, w.sync);
   }
-  const int32_t ns = static_cast<int32_t>(t_.streams().size());
-  for (model::StreamId s = 0; s < ns; ++s) {
-    if (t_.streams()[s].device == kNone) continue;
-    for (NodeId x = g_.StreamBegin(s) + 1; x < g_.StreamEnd(s); ++x) {
-      const NodeId p = x - 1;
-      if (recorded_wait_[x] || launch_[x] == kNone || launch_[p] == kNone) continue;
-      const model::ApiCall& lx = calls[launch_[x]];
-      if (lx.thread == kNone || static_cast<size_t>(lx.thread) >= waits.size()) continue;
-      const std::vector<int64_t>& w = waits[lx.thread];
-      auto it = std::upper_bound(w.begin(), w.end(), calls[launch_[p]].start_ns);
-      if (it == w.end() || *it >= lx.start_ns) continue;  // no evidence
-      // The evidence: the last stream-wait call before X's launch.
-      PlaceWait(x, wait_call[lx.thread][(std::lower_bound(it, w.end(), lx.start_ns) - w.begin()) - 1], kNone);
-    }
-  }
+  for (NodeId x = 0; x < g_.num_gpu(); ++x)
+    if (evidence[x] != kNone && !recorded_wait_[x]) PlaceWait(x, evidence[x], kNone);
 }
 
 }  // namespace overlapscope::analyze::graph
