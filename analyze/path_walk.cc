@@ -28,6 +28,11 @@ PathSegment Seg(int64_t a, int64_t b, PathCategory cat, model::ProcessId p) {
   return x;
 }
 
+// The least of a launch's share of a gap, when twice the stream's launch latency is smaller or
+// unknown: well above a launch's usual 5-30 us (HTA counts those as launch overhead too), well
+// below the milliseconds an activity can sit behind unrecorded work.
+constexpr int64_t kLaunchSlackNs = 100'000;
+
 // Zero-length segments are left out: they carry no time.
 void Push(const PathSegment& x, std::vector<PathSegment>* out) {
   if (x.end_ns > x.start_ns) out->push_back(x);
@@ -139,6 +144,17 @@ std::optional<WalkOutcome> PathWalker::GpuStep(Cursor& cur, absl::Span<const int
   PathSegment gap = Seg(std::max(pr.ready, f), c, PathCategory::kGpuGap, p);
   gap.stream = st, gap.gpu = ix_.Ref(g);
   if (pr.kind == Pred::kLaunch) {
+    // The GPU waited for the host for the launch's usual latency at most: an activity that
+    // starts much later than that after its launch, with nothing recorded holding it (a NCCL
+    // kernel kept out by a GEMM holding every SM), was not waiting for the host; the rest of the
+    // gap stays unexplained (GPU gaps).
+    const int64_t host_until = std::min(c, pr.ready + std::max(kLaunchSlackNs, 2 * ix_.graph_->LaunchLatencyNs(st)));
+    if (host_until < c) {
+      PathSegment rest = gap;
+      rest.start_ns = std::max(host_until, f);
+      Push(rest, out);
+      gap.end_ns = rest.start_ns;
+    }
     gap.category = PathCategory::kGpuWaitHost;
     gap.api_call = pr.api;
     gap.thread = t_.api_calls()[pr.api].thread;

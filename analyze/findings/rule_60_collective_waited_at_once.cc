@@ -7,6 +7,7 @@
 // time. Collectives that collective-on-compute-stream reports (on a compute-carrying stream) are
 // left to it: one finding per collective.
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "analyze/findings/finding_rule.h"
@@ -30,20 +31,26 @@ int64_t IssuedAt(const model::Trace& t, model::GpuRef g) {
 // to back and waits for both at once): stream order makes it a wait for the collective too, so
 // the stream is followed from the collective's last activity to the first one that another stream
 // waits for.
-// A stream that does a real share of its device's computation: at least a tenth of the compute
-// time of the device's busiest stream.
-bool CarriesCompute(const FindingInputs& in, const model::Trace& t, model::StreamId s) {
-  const int64_t own = in.stream_compute_ns[s];
-  if (own <= 0) return false;
-  int64_t most = 0;
-  const model::DeviceId dev = t.DeviceOfStream(s);
-  for (size_t o = 0; o < t.streams().size(); ++o)
-    if (t.streams()[o].device == dev) most = std::max(most, in.stream_compute_ns[o]);
-  return 10 * own >= most;
+// Per stream: does it do a real share of its device's computation, at least a tenth of the
+// compute time of the device's busiest stream.
+std::vector<uint8_t> ComputeStreams(const FindingInputs& in, const model::Trace& t) {
+  std::vector<int64_t> most(t.devices().size(), 0);
+  const size_t ns = t.streams().size();
+  for (size_t s = 0; s < ns; ++s)
+    if (const model::DeviceId d = t.streams()[s].device; d != model::kNone && static_cast<size_t>(d) < most.size())
+      most[d] = std::max(most[d], in.stream_compute_ns[s]);
+  std::vector<uint8_t> out(ns, 0);
+  for (size_t s = 0; s < ns; ++s) {
+    const model::DeviceId d = t.streams()[s].device;
+    const int64_t own = in.stream_compute_ns[s];
+    out[s] = own > 0 && d != model::kNone && static_cast<size_t>(d) < most.size() && 10 * own >= most[d];
+  }
+  return out;
 }
 
-NodeId WaitedAtOnce(const FindingInputs& in, const graph::Graph& g, absl::Span<const model::GpuRef> carriers,
-                    model::StreamId own, int64_t issued_ns, int64_t start_ns) {
+NodeId WaitedAtOnce(const FindingInputs& in, const graph::Graph& g, const std::vector<uint8_t>& computes,
+                    absl::Span<const model::GpuRef> carriers, model::StreamId own, int64_t issued_ns,
+                    int64_t start_ns) {
   const model::Trace& t = in.t;
   NodeId last = model::kNone;
   for (const model::GpuRef& r : carriers) {
@@ -60,7 +67,7 @@ NodeId WaitedAtOnce(const FindingInputs& in, const graph::Graph& g, absl::Span<c
       // all-gather stream behind its reduce-scatter), or a side stream of small copies (FSDP2's
       // all-gather copy-in stream behind the previous all-gather), is ordering between
       // collectives, not this.
-      if (!CarriesCompute(in, t, g.Stream(e.to))) continue;
+      if (!computes[g.Stream(e.to)]) continue;
       waited = true;
       // The waiting activity was enqueued after the collective, and nothing else was enqueued on
       // its stream in between: the activity before it there was enqueued before the collective.
@@ -83,6 +90,7 @@ class CollectiveWaitedAtOnce : public FindingRule {
   void Find(const FindingInputs& in, std::vector<Emitted>* out) const override {
     if (in.graph == nullptr) return;
     const model::Trace& t = in.t;
+    std::vector<uint8_t> computes;
     for (const DeviceOverlap& dv : in.overlap) {
       for (const CollectiveOverlap& co : dv.collectives) {
         if (co.stream == model::kNone || OnComputeStream(in, dv, co)) continue;  // rule 40's
@@ -91,8 +99,9 @@ class CollectiveWaitedAtOnce : public FindingRule {
                                                              ? t.CollectiveActivities(co.collective)
                                                              : absl::Span<const model::GpuRef>(single);
         if (carriers.empty()) continue;
+        if (computes.empty()) computes = ComputeStreams(in, t);
         const NodeId waiter =
-            WaitedAtOnce(in, *in.graph, carriers, co.stream, IssuedAt(t, co.first_activity), co.start_ns);
+            WaitedAtOnce(in, *in.graph, computes, carriers, co.stream, IssuedAt(t, co.first_activity), co.start_ns);
         if (waiter == model::kNone) continue;
         out->push_back({Make(in, co, *in.graph, waiter), model::kNone});
       }

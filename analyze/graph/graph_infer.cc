@@ -240,7 +240,6 @@ void GraphBuilder::AddInferredWaits() {
       waited[x] = 1;
     }
   }
-  for (NodeId x = 0; x < g_.num_gpu(); ++x) waited[x] |= recorded_wait_[x] != 0;
   g_.latency_ = StreamLatencies(g_, t_, launch_, waited);
   call_node_.assign(calls.size(), kNone);
   for (NodeId n = 0; n < g_.num_gpu(); ++n)
