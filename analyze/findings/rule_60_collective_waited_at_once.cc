@@ -61,7 +61,7 @@ NodeId WaitedAtOnce(const FindingInputs& in, const graph::Graph& g, const std::v
   constexpr int kMaxFollowed = 64;  // bounded: a wait much later is no wait "at once"
   for (NodeId n = last; n < g.StreamEnd(own) && n < last + kMaxFollowed; ++n) {
     bool waited = false;
-    for (const graph::Edge& e : g.Succs(n)) {
+    for (const graph::Edge& e : g.CrossSuccs(n)) {
       if (e.kind != EdgeKind::kEventWait || !g.IsGpu(e.to) || g.Stream(e.to) == own) continue;
       // The issuing stream is one that computes: another communication stream that waits (FSDP2's
       // all-gather stream behind its reduce-scatter), or a side stream of small copies (FSDP2's

@@ -184,15 +184,27 @@ void GraphBuilder::AddPeers() {
 
 void GraphBuilder::Finish() {
   const size_t nn = static_cast<size_t>(g_.num_nodes());
+  auto crosses = [](EdgeKind k) {
+    return k == EdgeKind::kEventWait || k == EdgeKind::kHostRelease || k == EdgeKind::kPeer;
+  };
   g_.pred_off_.assign(nn + 1, 0);
   g_.succ_off_.assign(nn + 1, 0);
-  for (const Edge& e : edges_) ++g_.pred_off_[e.to + 1], ++g_.succ_off_[e.from + 1];
+  size_t ncross = 0;
+  for (const Edge& e : edges_) {
+    ++g_.pred_off_[e.to + 1];
+    if (crosses(e.kind)) ++g_.succ_off_[e.from + 1], ++ncross;
+  }
   for (size_t i = 0; i < nn; ++i) g_.pred_off_[i + 1] += g_.pred_off_[i], g_.succ_off_[i + 1] += g_.succ_off_[i];
   g_.pred_edges_.resize(edges_.size());
-  g_.succ_edges_.resize(edges_.size());
-  std::vector<int64_t> pf(g_.pred_off_.begin(), g_.pred_off_.end() - 1),
-      sf(g_.succ_off_.begin(), g_.succ_off_.end() - 1);
-  for (const Edge& e : edges_) g_.pred_edges_[pf[e.to]++] = e, g_.succ_edges_[sf[e.from]++] = e;
+  g_.succ_edges_.resize(ncross);
+  // The fill cursors reuse the offsets: each row's end after the fill is the next row's start, so
+  // the offsets are shifted back by one row afterwards.
+  for (const Edge& e : edges_) {
+    g_.pred_edges_[g_.pred_off_[e.to]++] = e;
+    if (crosses(e.kind)) g_.succ_edges_[g_.succ_off_[e.from]++] = e;
+  }
+  for (size_t i = nn; i > 0; --i) g_.pred_off_[i] = g_.pred_off_[i - 1], g_.succ_off_[i] = g_.succ_off_[i - 1];
+  g_.pred_off_[0] = 0, g_.succ_off_[0] = 0;
   std::vector<Edge>().swap(edges_);
 }
 

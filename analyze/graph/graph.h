@@ -16,7 +16,8 @@
 // compressed rows: the predecessors of each node and its successors.
 //
 // Every edge goes forward in recorded time; an edge that would not is not added and is counted
-// (GraphStats::backward_edges). Forward, per kind:
+// (GraphStats::backward_edges). Edges are stored in compressed rows of predecessors; successors
+// only for the kinds that cross lanes (CrossSuccs). Forward, per kind:
 //   kProgramOrder, inferred kEventWait   from.end <= to.start
 //   kStreamOrder, kLaunch                from.start <= to.start (a stream's recorded activities
 //                                        can overlap by a clock tick: the edge stays)
@@ -143,11 +144,15 @@ class Graph {
   int64_t StartNs(NodeId n) const { return start_[n]; }
   int64_t EndNs(NodeId n) const { return end_[n]; }
 
-  // In-edges (predecessors) and out-edges (successors) of n, in edge order of construction.
+  // In-edges (predecessors) of n, every kind, in edge order of construction.
   absl::Span<const Edge> Preds(NodeId n) const {
     return {pred_edges_.data() + pred_off_[n], static_cast<size_t>(pred_off_[n + 1] - pred_off_[n])};
   }
-  absl::Span<const Edge> Succs(NodeId n) const {
+  // Out-edges of n that cross between lanes: event waits, host releases and peers, in edge order
+  // of construction. The bulk kinds' successors follow from the layout and are not stored twice
+  // (program order: the thread's next outermost call; stream order: n + 1 on its stream; launch:
+  // the activities whose Preds hold the launch edge).
+  absl::Span<const Edge> CrossSuccs(NodeId n) const {
     return {succ_edges_.data() + succ_off_[n], static_cast<size_t>(succ_off_[n + 1] - succ_off_[n])};
   }
   const GraphStats& stats() const { return stats_; }
