@@ -138,6 +138,7 @@ OVS_API void ovs_job_free(ovs_job* job);
  *   changes   string or array of strings, as --change (scale:, async:, ce:, nosync:, remove:)
  *   contention bool (default true: also predict with the contention model)
  *   sm_count  int >= 2 (SMs per GPU for the SM-share model; default from the GPU's name)
+ *   html      string: also write a self-contained HTML page of the result to this path
  * format: "json" (overlapscope.replay/1, the default for NULL), "text" or "markdown".
  * OVS_BAD_ARGUMENT for a malformed change or option. */
 OVS_API int ovs_replay(const char* const* paths, size_t n_paths, const char* options_json, const char* replay_json,
