@@ -100,8 +100,8 @@ def errors(tool):
         dirs += [str(shared / d) for d in extra if (shared / d).is_dir()]
     else:
         print(f"skipped (absent): {shared}")
-    print("| trace | iterations | median \\|error\\| | worst | strict median | strict worst | fallbacks |")
-    print("|---|---|---|---|---|---|---|")
+    print("| trace | iterations | median \\|error\\| | worst | strict median | strict worst | fallbacks | SM waits |")
+    print("|---|---|---|---|---|---|---|---|")
     for d in dirs:
         out = []
         for strict in (False, True):
@@ -114,7 +114,7 @@ def errors(tool):
         name = d.split("tests/data/")[-1].split("traces/")[-1]
         print(f"| {name} | {e['iterations']} | {e['median_abs']*100:.2f} % | {e['worst_abs']*100:.2f} % | "
               f"{s['median_abs']*100:.2f} % | {s['worst_abs']*100:.2f} % | "
-              f"{g['pinned_unresolved'] + g['device_order']} |")
+              f"{g['pinned_unresolved'] + g['device_order']} | {g.get('sm_waits', 0)} |")
 
 
 def main():

@@ -5,6 +5,7 @@
 
 #include "analyze/replay/build.h"
 #include "analyze/replay/build_async.h"
+#include "analyze/replay/sm_holder.h"
 
 namespace overlapscope::analyze::replay {
 namespace {
@@ -58,6 +59,7 @@ class SimBuilder {
     rows_.Finish(sim_);
     counts->pinned_unresolved += pinned_;
     counts->device_order += device_order_;
+    counts->sm_waits += sm_waits_;
     return std::move(sim_);
   }
 
@@ -165,7 +167,12 @@ class SimBuilder {
       sim_.release_tail[v] = tail;
       if (nosync) sim_.dur[v] = tail;
     }
-    if (gpu && !strict_) DeviceOrder(v);
+    if (gpu) {
+      // Where its recorded predecessors allow v to start (once: LaunchLag counts what it pins).
+      Bound b;
+      b.at = Explained(v, &b.by, &b.dep);
+      if (!SmWait(v, b) && !strict_) DeviceOrder(v, b);
+    }
     if (!gpu && a_.thread[v] >= 0) {
       // A host call with no program-order predecessor (nested calls, a thread's first call)
       // follows the previous call of its thread (host calls are numbered by start) by its
@@ -176,12 +183,13 @@ class SimBuilder {
     }
   }
 
-  // A GPU activity that started later than all its recorded predecessors allow waited for something
-  // the graph does not hold — most often SMs that another stream's kernel held (a kernel cannot
-  // start while a full-GPU GEMM runs), or a wait with no evidence at all. It is ordered after the
-  // activity of another stream of its device that ended last before its start, with the recorded
-  // gap (counted: GraphStats does not know these).
-  void DeviceOrder(graph::NodeId v) {
+  struct Bound {
+    int64_t at = INT64_MIN;  // where the recorded predecessors allow the start (INT64_MIN: none)
+    graph::NodeId by = -1;   // the predecessor that binds last
+    Dep dep = Dep::kAfterEnd;
+  };
+  // Where v's recorded predecessors allow it to start (INT64_MIN: none), and which binds last.
+  int64_t Explained(graph::NodeId v, graph::NodeId* by_out, Dep* dep_out) const {
     int64_t explained = INT64_MIN;
     graph::NodeId by = -1;
     Dep dep = Dep::kAfterEnd;
@@ -200,6 +208,32 @@ class SimBuilder {
         dep = e.kind == EdgeKind::kLaunch ? Dep::kAfterStart : Dep::kAfterEnd;
       }
     }
+    *by_out = by;
+    *dep_out = dep;
+    return explained;
+  }
+
+  // A kernel that started later than its predecessors allow, inside a kernel of another stream
+  // that fills every SM with blocks its own cannot sit beside (a one-wave GEMM), got SMs only when
+  // that kernel's blocks retired: it follows that kernel's end at the recorded distance (usually
+  // negative: the first blocks retire before the last). Counted; true when it applied.
+  bool SmWait(graph::NodeId v, const Bound& b) {
+    if (b.by < 0 || g_.StartNs(v) - b.at <= kUnexplainedNs) return false;
+    const graph::NodeId k = holders_.HolderOf(v);
+    if (k < 0) return false;
+    rows_.Append({k, Dep::kAfterEnd, g_.StartNs(v) - g_.EndNs(k)});
+    ++sm_waits_;
+    return true;
+  }
+
+  // A GPU activity that started later than all its recorded predecessors allow waited for something
+  // the graph does not hold (SmWait() took the SMs it explains), a wait with no evidence at all. It
+  // is ordered after the activity of another stream of its device that ended last before its
+  // start, with the recorded gap (counted: GraphStats does not know these).
+  void DeviceOrder(graph::NodeId v, const Bound& b) {
+    const graph::NodeId by = b.by;
+    const Dep dep = b.dep;
+    const int64_t explained = b.at;
     if (by < 0 || g_.StartNs(v) - explained <= kUnexplainedNs) return;
     ++device_order_;
     const model::DeviceId d = a_.device[v];
@@ -255,6 +289,8 @@ class SimBuilder {
   std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
   mutable int64_t pinned_ = 0;
   int64_t device_order_ = 0;
+  int64_t sm_waits_ = 0;
+  SmHolders holders_{t_, g_, a_};
   std::vector<std::vector<std::pair<int64_t, graph::NodeId>>> by_end_;  // per device: (end, node)
 };
 

@@ -30,16 +30,7 @@ bool Meets(const std::vector<Span>& u, int64_t lo, int64_t hi) {
 
 BlockFootprint FootprintOf(const model::Trace& t, const graph::Graph& graph, int32_t v) {
   const model::GpuRef r = graph.Ref(v);
-  if (r.kind != model::GpuKind::kKernel) return {};
-  const model::Kernel& k = t.kernels()[r.index];
-  BlockFootprint f;
-  const int64_t b = static_cast<int64_t>(std::max(0, k.grid.x)) * std::max(1, k.grid.y) * std::max(1, k.grid.z);
-  const int64_t th = static_cast<int64_t>(std::max(0, k.block.x)) * std::max(1, k.block.y) * std::max(1, k.block.z);
-  f.blocks = static_cast<int32_t>(std::min<int64_t>(b, INT32_MAX));
-  f.threads = static_cast<int32_t>(std::min<int64_t>(th, 1 << 20));
-  f.regs = k.registers_per_thread;
-  f.smem = k.shared_memory_bytes;
-  return f;
+  return r.kind == model::GpuKind::kKernel ? FootprintOfKernel(t.kernels()[r.index]) : BlockFootprint{};
 }
 
 // A kernel on one device, where the model places it.

@@ -136,6 +136,10 @@ struct ReplayCounts {
   // before them with the recorded gap, else kept at their recorded distance from the predecessor
   // that bound them last.
   int64_t device_order = 0;
+  // GPU kernels that started late inside a kernel of another stream of their device whose blocks
+  // fill every SM and leave no room for theirs (SM residency, contention.h): they start at their
+  // recorded distance to that kernel's end (so they move with it), in strict mode too.
+  int64_t sm_waits = 0;
   int64_t changed_nodes = 0;  // nodes a change touched (all changes)
 };
 
