@@ -49,7 +49,8 @@ const CommandSpec kSpec{
     "itself (CUDA events right before and after it): skew = max - min over ranks of those durations.\n"
     "\n"
     "all-reduce compares ncclAllReduce, overlapscope's one-shot and two-shot kernels (peer pointers,\n"
-    "flag barriers in device memory) and NCCL's symmetric-memory all-reduce per message size\n"
+    "flag barriers in device memory), its one-shot-push kernel (stores into the peers' receive\n"
+    "buffers, no barrier) and NCCL's symmetric-memory all-reduce per message size\n"
     "(--impl, --sizes; needs at least 2 GPUs).\n"
     "\n"
     "MPI: `mpirun -np N overlapscope run WORKLOAD ...` (all but d2h) runs one rank per\n"
@@ -77,12 +78,14 @@ const CommandSpec kSpec{
      {"no-capture", "", "time only; no CUPTI capture or analysis"},
      {"json", "", "print the timing figures as JSON (schema overlapscope.run/1)"},
      {"report", "", "print the full analysis report of every captured mode (default: a summary)"},
-     {"impl", "I[,I]", "all-reduce: nccl, one-shot, two-shot, nccl-symmetric, or 'all' (default all)", true},
+     {"impl", "I[,I]", "all-reduce: nccl, one-shot, two-shot, one-shot-push, nccl-symmetric, or 'all' (default all)",
+      true},
      {"sizes", "SPEC",
       "all-reduce: message sizes per rank, A..B (doubling) or A,B,C; units B, KB, MB, GB are 1024-based "
       "(default 0.5MB..64MB)"},
      {"reps", "N", "all-reduce: all-reduces per timed iteration, each timed (default 5)"},
-     {"ar-blocks", "N", "all-reduce: blocks per GPU of the one-shot/two-shot kernels, at most (1..128, default 64)"},
+     {"ar-blocks", "N",
+      "all-reduce: blocks per GPU of our kernels (one-shot, two-shot, one-shot-push), at most (1..128, default 64)"},
      {"m", "N", "GEMM rows (default 8192)"},
      {"n", "N", "GEMM columns (default 8192)"},
      {"k", "N", "GEMM inner dimension (default 8192; all-to-all 2048)"},

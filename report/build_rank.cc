@@ -377,6 +377,7 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
                            g.recorded[k], g.inferred[k]});
     d.waits_recorded = g.waits_recorded, d.waits_recorded_without_source = g.waits_recorded_without_source;
     d.waits_inferred = g.waits_inferred, d.waits_ambiguous = g.waits_ambiguous;
+    d.waits_inferred_by_order = g.waits_inferred_by_order;
     d.waits_unresolved = g.waits_unresolved, d.waits_not_delayed = g.waits_not_delayed;
     d.waits_already_complete = g.waits_already_complete;
     d.gpu_without_launch = g.gpu_without_launch, d.syncs_without_release = g.syncs_without_release;

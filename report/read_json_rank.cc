@@ -272,6 +272,7 @@ RankReport Rank(const Node& n) {
     const Node w = g.At("waits");
     d.waits_recorded = w.At("recorded").Int(), d.waits_recorded_without_source = w.At("recorded_without_source").Int();
     d.waits_inferred = w.At("inferred").Int(), d.waits_ambiguous = w.At("ambiguous").Int();
+    if (w.Has("inferred_by_order")) d.waits_inferred_by_order = w.At("inferred_by_order").Int();  // 1.10
     d.waits_unresolved = w.At("unresolved").Int(), d.waits_not_delayed = w.At("not_delayed").Int();
     d.waits_already_complete = w.At("already_complete").Int();
     d.gpu_without_launch = g.At("gpu_without_launch").Int();

@@ -100,6 +100,11 @@ std::string DependencyGraphLines(const DependencyGraph& d, std::string_view inde
       "%scross-stream waits: %d recorded, %d inferred (not recorded), %d ambiguous (not taken), %d unresolved, %d "
       "not delaying",
       indent, d.waits_recorded, d.waits_inferred, d.waits_ambiguous, d.waits_unresolved, d.waits_not_delayed);
+  if (d.waits_inferred_by_order > 0)
+    absl::StrAppendFormat(&o,
+                          "; of the inferred, %d placed by the host's call order (the wait did not delay or the timing "
+                          "had several candidates)",
+                          d.waits_inferred_by_order);
   if (d.waits_recorded_without_source > 0)
     absl::StrAppendFormat(&o, "; %d recorded without their source", d.waits_recorded_without_source);
   absl::StrAppendFormat(&o, "\n%sedges:", indent);

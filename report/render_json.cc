@@ -282,6 +282,7 @@ ojson RankJson(const RankReport& rk) {
                                {{"recorded", d.waits_recorded},
                                 {"recorded_without_source", d.waits_recorded_without_source},
                                 {"inferred", d.waits_inferred},
+                                {"inferred_by_order", d.waits_inferred_by_order},
                                 {"ambiguous", d.waits_ambiguous},
                                 {"unresolved", d.waits_unresolved},
                                 {"not_delayed", d.waits_not_delayed},

@@ -39,7 +39,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
-inline constexpr char kSchemaVersion[] = "1.9";  // minor: additive changes only
+inline constexpr char kSchemaVersion[] = "1.10";  // minor: additive changes only
 
 // A data-loss warning of the import (model::ImportWarnings): part of an input was read but not
 // understood. Every rendering shows the warnings first.
@@ -381,6 +381,7 @@ struct DependencyGraph {
   int64_t waits_recorded = 0;                 // the trace links both ends
   int64_t waits_recorded_without_source = 0;  // the trace names the waiter only (placed by the rule)
   int64_t waits_inferred = 0, waits_ambiguous = 0, waits_unresolved = 0, waits_not_delayed = 0;
+  int64_t waits_inferred_by_order = 0;  // of waits_inferred: placed by the host's call order (1.10)
   int64_t waits_already_complete = 0;
   int64_t gpu_without_launch = 0, syncs_without_release = 0, backward_edges = 0;
 };

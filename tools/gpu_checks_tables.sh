@@ -2,7 +2,8 @@
 # tables on 2 and 4 GPUs of one machine, each beside the PyTorch reference program
 # (tools/workload_reference.py) run in the same call, plus the GPU tests of the realistic GEMM
 # data and of the all-reduce kernels, and the all-reduce's floor (a 16-byte all-reduce: launch
-# plus the flag barriers: one for one-shot, two for two-shot) for where the time goes.
+# plus the flag barriers: one for one-shot, two for two-shot, none for one-shot-push) for where
+# the time goes.
 #
 # Writes $OUT/tables/g<N>/ (timings, captures, reports of `overlapscope run`), $OUT/tables/ref_g<N>.json
 # (the reference), logs into $OUT, and packs $OUT/tables into $OUT/tables.tgz (the device tool
@@ -36,7 +37,7 @@ tables_one() {  # tables_one N: every table on GPUs 0..N-1
   check "t${n}_all_reduce_floor_batch" 120 "$os" run all-reduce --impl all --sizes 16B,512KB,1MB --iters 20 --reps 10 \
     --ar-timing batch --no-capture --timeout-s 60
   for b in 32 128; do
-    check "t${n}_all_reduce_blocks$b" 120 "$os" run all-reduce --impl one-shot,two-shot,nccl --sizes 0.5MB..16MB \
+    check "t${n}_all_reduce_blocks$b" 120 "$os" run all-reduce --impl one-shot,two-shot,one-shot-push,nccl --sizes 0.5MB..16MB \
       --iters 20 --reps 5 --ar-blocks $b --no-capture --timeout-s 60
   done
   # cuBLAS's own default workspace instead of 32 MiB (what the GEMM alone took before).

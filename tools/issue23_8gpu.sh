@@ -4,7 +4,7 @@
 #
 # What it runs (tools/gpu_checks_tables.sh with TABLES_GPUS=8): matmul-allgather (sequential,
 # overlapped, copy engines; captured), all-to-all (sync, async, copy engines; captured), the
-# all-reduce table 0.5-64 MiB bf16 (nccl, one-shot, two-shot, nccl-symmetric; events around each
+# all-reduce table 0.5-64 MiB bf16 (nccl, one-shot, two-shot, one-shot-push, nccl-symmetric; events around each
 # and batch; captured: every collective matched across the 8 ranks, skew, busbw), its 16-byte
 # floor, --ar-blocks 32/128, mpirun -np 8, cuBLAS's default workspace, the PyTorch reference
 # (tools/workload_reference.py under torchrun) in the same call, the GPU tests of the GEMM data

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -32,10 +33,16 @@ ncclDataType_t NcclType(DType t) {
   return ncclFloat32;
 }
 
-bool IsCustom(const std::string& impl) { return impl == "one-shot" || impl == "two-shot"; }
+bool IsCustom(const std::string& impl) { return impl == "one-shot" || impl == "two-shot" || impl == "one-shot-push"; }
+
+AllReduceAlgo AlgoOf(const std::string& impl) {
+  return impl == "one-shot"   ? AllReduceAlgo::kOneShot
+         : impl == "two-shot" ? AllReduceAlgo::kTwoShot
+                              : AllReduceAlgo::kOneShotPush;
+}
 
 struct RankState {
-  std::unique_ptr<AllReducePeers> peers;  // one-shot / two-shot
+  std::unique_ptr<AllReducePeers> peers;  // one-shot / two-shot / one-shot-push
   std::string peers_unusable;
   DeviceBuffer nccl_in, nccl_out, sym_in, sym_out;
   ncclWindow_t win_in = nullptr, win_out = nullptr;
@@ -151,8 +158,9 @@ absl::Status AllReduce::SetUp(RankContext& ctx, RankState& s) {
     ASSIGN_OR_RETURN(s.nccl_out, DeviceBuffer::Create(max_bytes, ctx.device));
     inputs.push_back(s.nccl_in.get());
   }
-  if (Wants("one-shot") || Wants("two-shot")) {
-    ASSIGN_OR_RETURN(AllReducePeers::Setup p, AllReducePeers::Create(ctx, max_bytes, *ex_));
+  if (Wants("one-shot") || Wants("two-shot") || Wants("one-shot-push")) {
+    const std::optional<DType> push = Wants("one-shot-push") ? std::optional<DType>(o_.dtype) : std::nullopt;
+    ASSIGN_OR_RETURN(AllReducePeers::Setup p, AllReducePeers::Create(ctx, max_bytes, *ex_, push));
     s.peers = std::move(p.peers);
     s.peers_unusable = p.unusable;
     if (s.peers) inputs.push_back(s.peers->in());
@@ -191,8 +199,7 @@ absl::Status AllReduce::Prewarm(RankContext& ctx, RankState& s) {
 
 absl::Status AllReduce::Issue(RankContext& ctx, RankState& s, const std::string& impl, int64_t count) {
   if (IsCustom(impl)) {
-    const AllReduceAlgo algo = impl == "one-shot" ? AllReduceAlgo::kOneShot : AllReduceAlgo::kTwoShot;
-    return s.peers->Launch(algo, o_.dtype, count, o_.max_blocks, ctx.compute, ctx.group->options().nvtx);
+    return s.peers->Launch(AlgoOf(impl), o_.dtype, count, o_.max_blocks, ctx.compute, ctx.group->options().nvtx);
   }
   const bool sym = impl == "nccl-symmetric";
   OS_NCCL(ncclAllReduce(sym ? s.sym_in.get() : s.nccl_in.get(), sym ? s.sym_out.get() : s.nccl_out.get(), count,
@@ -341,8 +348,8 @@ absl::StatusOr<WorkloadResult> AllReduce::Run() {
   }
   if (st_[0].peers)
     res_.notes.push_back(absl::StrFormat(
-        "one-shot/two-shot: overlapscope's kernels, up to %d blocks x %d threads per rank, flag barriers in device "
-        "memory, peers through %s",
+        "one-shot/two-shot/one-shot-push: overlapscope's kernels, up to %d blocks x %d threads per rank, flag "
+        "barriers in device memory (one-shot-push: none, sentinel values in a receive buffer), peers through %s",
         o_.max_blocks, kAllReduceThreads,
         g_->mpi() ? "CUDA IPC (cudaIpcGetMemHandle)" : "peer access (cudaDeviceEnablePeerAccess)"));
   if (Wants("nccl-symmetric"))

@@ -3,6 +3,8 @@
 //   nccl           — ncclAllReduce on cudaMalloc buffers;
 //   one-shot       — overlapscope's kernel: every rank reads all peers' inputs (peer pointers);
 //   two-shot       — overlapscope's kernel: reduce-scatter, then all-gather by stores to peers;
+//   one-shot-push  — overlapscope's kernel: every rank stores its input into every peer's
+//                    receive buffer, then reduces locally (no barrier; all_reduce_push.h);
 //   nccl-symmetric — ncclAllReduce on ncclMemAlloc buffers registered as symmetric windows
 //                    (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC; NCCL >= 2.27).
 // (all_reduce_kernels.h and all_reduce_peers.h describe the custom kernels.)
@@ -34,7 +36,7 @@
 namespace overlapscope::workloads {
 
 inline const std::vector<std::string>& AllReduceImpls() {
-  static const std::vector<std::string> m = {"nccl", "one-shot", "two-shot", "nccl-symmetric"};
+  static const std::vector<std::string> m = {"nccl", "one-shot", "two-shot", "one-shot-push", "nccl-symmetric"};
   return m;
 }
 

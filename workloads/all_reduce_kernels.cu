@@ -4,8 +4,11 @@
 #include <cuda_fp16.h>
 
 #include <climits>
+#include <type_traits>
 
+#include "workloads/all_reduce_device.h"
 #include "workloads/all_reduce_kernels.h"
+#include "workloads/all_reduce_push.h"
 
 namespace overlapscope::workloads {
 namespace {
@@ -13,41 +16,9 @@ namespace {
 constexpr int kFlagPhases = 2;  // start and end barrier
 constexpr int kFillThreads = 256;
 
-template <typename T>
-__device__ inline float ToFloat(T x);
-template <>
-__device__ inline float ToFloat<__half>(__half x) {
-  return __half2float(x);
-}
-template <>
-__device__ inline float ToFloat<__nv_bfloat16>(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-template <>
-__device__ inline float ToFloat<float>(float x) {
-  return x;
-}
-
-template <typename T>
-__device__ inline T FromFloat(float f);
-template <>
-__device__ inline __half FromFloat<__half>(float f) {
-  return __float2half_rn(f);
-}
-template <>
-__device__ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float f) {
-  return __float2bfloat16_rn(f);
-}
-template <>
-__device__ inline float FromFloat<float>(float f) {
-  return f;
-}
-
-__device__ inline uint64_t GlobalTimerNs() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+using ar_device::FromFloat;
+using ar_device::GlobalTimerNs;
+using ar_device::ToFloat;
 
 __device__ inline void StoreRelease(uint32_t* p, uint32_t v) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
@@ -271,7 +242,13 @@ int FillGrid(int64_t n) {
 // The kernel for `algo` and the rank count: specialised for 2, 4 and 8 ranks (loops unrolled
 // without per-rank predicates), generic otherwise.
 template <typename T>
+constexpr DType DTypeOf() {
+  return sizeof(T) == 4 ? DType::kF32 : std::is_same_v<T, __half> ? DType::kF16 : DType::kBF16;
+}
+
+template <typename T>
 void (*KernelFor(AllReduceAlgo algo, int n))(AllReduceArgs) {
+  if (algo == AllReduceAlgo::kOneShotPush) return OneShotPushKernel(DTypeOf<T>(), n);
   const bool one = algo == AllReduceAlgo::kOneShot;
   switch (n) {
     case 2: return one ? ovs_allreduce_one_shot<T, 2> : ovs_allreduce_two_shot<T, 2>;
@@ -336,6 +313,11 @@ cudaError_t LaunchAllReduce(AllReduceAlgo algo, DType t, const AllReduceArgs& a,
   for (int q = 0; q < a.nranks; ++q) {
     const auto misaligned = [](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 != 0; };
     if (misaligned(a.in[q]) || misaligned(a.out[q]) || misaligned(a.flags[q])) return cudaErrorInvalidValue;
+    if (algo == AllReduceAlgo::kOneShotPush && misaligned(a.recv[q])) return cudaErrorInvalidValue;
+  }
+  if (algo == AllReduceAlgo::kOneShotPush) {
+    const int64_t need = (a.count * DTypeBytes(t) + 15) / 16 * 16;
+    if (a.recv_slot_bytes % 16 != 0 || a.recv_slot_bytes < need || a.recv_half > 1) return cudaErrorInvalidValue;
   }
   return Dispatch3(t, [&](auto zero) { return LaunchTyped<decltype(zero)>(algo, a, blocks, ranks_per_launch, s); });
 }

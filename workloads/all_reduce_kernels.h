@@ -3,7 +3,10 @@
 // across processes) and synchronizes with flag barriers in device memory; no NCCL inside.
 //   one-shot: every rank reads all n inputs and writes the sum into its own output;
 //   two-shot: rank r reduces segment r of the inputs (reduce-scatter) and writes that sum into
-//             every rank's output (all-gather by stores through peer pointers).
+//             every rank's output (all-gather by stores through peer pointers);
+//   one-shot-push: every rank stores its input into every peer's receive buffer and reduces
+//             locally once the data has arrived, with no barrier (all_reduce_push.h: its own
+//             buffers, sentinel scheme and safety rule; the barrier text below does not apply).
 // Both add the ranks' values in rank order 0..n-1 in FP32 and round once, so every rank gets
 // bit-identical results, equal to a host reference that adds in the same order.
 //
@@ -41,7 +44,7 @@ inline constexpr int kAllReduceMaxBlocks = 128;  // blocks per rank
 inline constexpr int kAllReduceThreads = 512;    // threads per block
 inline constexpr int64_t kAllReduceBarrierTimeoutNs = int64_t{10} * 1000 * 1000 * 1000;
 
-enum class AllReduceAlgo { kOneShot, kTwoShot };
+enum class AllReduceAlgo { kOneShot, kTwoShot, kOneShotPush };
 
 // Passed by value to the kernel. in/out/flags[q] are rank q's buffers as this rank addresses
 // them (its own at q == rank). Buffers must be 16-byte aligned.
@@ -55,6 +58,12 @@ struct AllReduceArgs {
   uint32_t epoch = 0;
   unsigned int* timeouts = nullptr;                 // device counter of barriers that gave up (may be null)
   int64_t timeout_ns = kAllReduceBarrierTimeoutNs;  // how long a barrier waits before giving up
+  // one-shot-push only (all_reduce_push.h): rank q's receive buffer, the bytes of one slot
+  // (a multiple of 16, at least count x element size rounded up to 16) and the half this launch
+  // uses (0 or 1, alternating per push launch on these buffers, the same on every rank).
+  void* recv[kAllReduceMaxRanks] = {};
+  int64_t recv_slot_bytes = 0;
+  uint32_t recv_half = 0;
 };
 
 size_t AllReduceFlagBytes();
@@ -84,7 +93,8 @@ OVS_HOST_DEVICE inline void AllReduceBlockRange(int64_t begin, int64_t end, int 
 // (tests on one GPU): one launch plays ranks a.rank .. a.rank + ranks_per_launch - 1, one per
 // grid row, so the N "ranks" of a single device meet in their barriers. Returns
 // cudaErrorInvalidValue for bad arguments (nranks outside 1..8, rank range, blocks outside
-// 1..kAllReduceMaxBlocks, null or misaligned pointers, count < 0) and
+// 1..kAllReduceMaxBlocks, null or misaligned pointers, count < 0; for one-shot-push also null or
+// misaligned receive buffers, a slot too small for count, recv_half above 1) and
 // cudaErrorCooperativeLaunchTooLarge when the blocks cannot all be resident on the device.
 cudaError_t LaunchAllReduce(AllReduceAlgo algo, DType t, const AllReduceArgs& a, int blocks, int ranks_per_launch,
                             cudaStream_t s);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "workloads/all_reduce_push.h"
 #include "workloads/gemm.h"
 #include "workloads/mpi_world.h"
 
@@ -26,8 +27,8 @@ struct Identity {
   int32_t pid;
   int32_t device;
   uint64_t comm;              // rank 0's collective id
-  void* ptr[3];               // in, out, flags: threads of one process
-  cudaIpcMemHandle_t ipc[3];  // the same as IPC handles: MPI processes
+  void* ptr[4];               // in, out, flags, push receive buffer (or null): threads of one process
+  cudaIpcMemHandle_t ipc[4];  // the same as IPC handles: MPI processes
 };
 
 uint64_t RandomId() {
@@ -49,7 +50,14 @@ absl::StatusOr<std::vector<std::string>> PeerExchange::AllGather(RankContext& ct
   return all;
 }
 
-const char* AllReduceAlgoName(AllReduceAlgo algo) { return algo == AllReduceAlgo::kOneShot ? "one-shot" : "two-shot"; }
+const char* AllReduceAlgoName(AllReduceAlgo algo) {
+  switch (algo) {
+    case AllReduceAlgo::kOneShot: return "one-shot";
+    case AllReduceAlgo::kTwoShot: return "two-shot";
+    case AllReduceAlgo::kOneShotPush: return "one-shot-push";
+  }
+  return "?";
+}
 
 std::string AllReduceRangeName(uint64_t comm, int64_t seq, int64_t bytes, int rank, int nranks, DType t,
                                AllReduceAlgo algo) {
@@ -57,7 +65,8 @@ std::string AllReduceRangeName(uint64_t comm, int64_t seq, int64_t bytes, int ra
                          bytes, rank, nranks, DTypeName(t), AllReduceAlgoName(algo));
 }
 
-absl::StatusOr<AllReducePeers::Setup> AllReducePeers::Create(RankContext& ctx, size_t bytes, PeerExchange& ex) {
+absl::StatusOr<AllReducePeers::Setup> AllReducePeers::Create(RankContext& ctx, size_t bytes, PeerExchange& ex,
+                                                             std::optional<DType> push) {
   if (ctx.nranks > kAllReduceMaxRanks)  // the same on every rank: no need to agree
     return Setup{nullptr,
                  absl::StrCat("the custom kernels take at most ", kAllReduceMaxRanks, " ranks, not ", ctx.nranks)};
@@ -73,7 +82,12 @@ absl::StatusOr<AllReducePeers::Setup> AllReducePeers::Create(RankContext& ctx, s
   ASSIGN_OR_RETURN(p->timeouts_, DeviceBuffer::Create(16, ctx.device));
   OS_CUDA(cudaMemset(p->flags_.get(), 0, p->flags_.bytes()));
   OS_CUDA(cudaMemset(p->timeouts_.get(), 0, p->timeouts_.bytes()));
-  // Zeroed before any peer can learn the flags' address and signal into them.
+  if (push) {
+    ASSIGN_OR_RETURN(p->recv_, DeviceBuffer::Create(AllReducePushBytes(ctx.nranks, bytes), ctx.device));
+    OS_CUDA(FillAllReducePushSentinel(*push, p->recv_.get(), p->recv_.bytes(), nullptr));
+    p->push_elem_bytes_ = DTypeBytes(*push);
+  }
+  // Zeroed (and the receive buffer filled) before any peer can learn their addresses.
   OS_CUDA(cudaDeviceSynchronize());
 
   Identity id;
@@ -82,10 +96,10 @@ absl::StatusOr<AllReducePeers::Setup> AllReducePeers::Create(RankContext& ctx, s
   id.pid = static_cast<int32_t>(getpid());
   id.device = ctx.device;
   id.comm = ctx.rank == 0 ? RandomId() : 0;
-  void* mine[3] = {p->in_.get(), p->out_.get(), p->flags_.get()};
-  for (int k = 0; k < 3; ++k) {
+  void* mine[4] = {p->in_.get(), p->out_.get(), p->flags_.get(), p->recv_.get()};
+  for (int k = 0; k < 4; ++k) {
     id.ptr[k] = mine[k];
-    if (p->ipc_) OS_CUDA(cudaIpcGetMemHandle(&id.ipc[k], mine[k]));
+    if (p->ipc_ && mine[k]) OS_CUDA(cudaIpcGetMemHandle(&id.ipc[k], mine[k]));
   }
   ASSIGN_OR_RETURN(std::vector<std::string> ids,
                    ex.AllGather(ctx, std::string(reinterpret_cast<char*>(&id), sizeof(id))));
@@ -111,13 +125,16 @@ std::string AllReducePeers::MapPeers(const std::vector<std::string>& ids) {
   args_.in[rank_] = in_.get();
   args_.out[rank_] = out_.get();
   args_.flags[rank_] = flags_.as<uint32_t>();
+  args_.recv[rank_] = recv_.get();
+  args_.recv_slot_bytes = static_cast<int64_t>(in_.bytes());
   Identity me;
   std::memcpy(&me, ids[rank_].data(), sizeof(me));
   for (int q = 0; q < nranks_; ++q) {
     if (q == rank_) continue;
     Identity peer;
     std::memcpy(&peer, ids[q].data(), sizeof(peer));
-    void* mapped[3] = {};
+    void* mapped[4] = {};
+    const int kinds = recv_.get() ? 4 : 3;  // every rank allocated the same buffers
     if (!ipc_) {
       int can = 0;
       cudaError_t e = cudaDeviceCanAccessPeer(&can, device_, peer.device);
@@ -130,12 +147,12 @@ std::string AllReducePeers::MapPeers(const std::vector<std::string>& ids) {
         cudaGetLastError();
         return absl::StrCat("cudaDeviceEnablePeerAccess(", peer.device, ") failed: ", cudaGetErrorString(e));
       }
-      for (int k = 0; k < 3; ++k) mapped[k] = peer.ptr[k];
+      for (int k = 0; k < kinds; ++k) mapped[k] = peer.ptr[k];
     } else {
       if (std::strncmp(peer.host, me.host, sizeof(me.host)) != 0)
         return absl::StrCat("rank ", q, " runs on host ", peer.host, ", this rank on ", me.host,
                             ": CUDA IPC needs every rank on one host");
-      for (int k = 0; k < 3; ++k) {
+      for (int k = 0; k < kinds; ++k) {
         cudaError_t e = cudaIpcOpenMemHandle(&mapped[k], peer.ipc[k], cudaIpcMemLazyEnablePeerAccess);
         if (e != cudaSuccess) {
           cudaGetLastError();
@@ -147,6 +164,7 @@ std::string AllReducePeers::MapPeers(const std::vector<std::string>& ids) {
     args_.in[q] = mapped[0];
     args_.out[q] = mapped[1];
     args_.flags[q] = static_cast<uint32_t*>(mapped[2]);
+    args_.recv[q] = mapped[3];
   }
   return "";
 }
@@ -156,8 +174,14 @@ absl::Status AllReducePeers::Launch(AllReduceAlgo algo, DType t, int64_t count, 
   const int64_t bytes = count * DTypeBytes(t);
   if (count < 0 || static_cast<size_t>(bytes) > in_.bytes())
     return absl::InvalidArgumentError(absl::StrCat("all-reduce of ", bytes, " bytes in buffers of ", in_.bytes()));
+  if (algo == AllReduceAlgo::kOneShotPush && push_elem_bytes_ != DTypeBytes(t))
+    return absl::FailedPreconditionError(
+        push_elem_bytes_ == 0 ? std::string("one-shot-push: the peers were set up without its receive buffer")
+                              : absl::StrCat("one-shot-push: receive buffer set up for ", push_elem_bytes_,
+                                             "-byte elements, not ", DTypeBytes(t)));
   AllReduceArgs a = args_;
   a.count = count;
+  if (algo == AllReduceAlgo::kOneShotPush) a.recv_half = static_cast<uint32_t>(push_launches_++ % 2);
   const int64_t seq = launches_++;
   a.epoch = static_cast<uint32_t>(seq + 1);  // flags start at 0
   static const nvtxDomainHandle_t domain = nvtxDomainCreateA(kRangeDomain);

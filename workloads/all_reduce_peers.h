@@ -9,7 +9,7 @@
 // NVTX: with `nvtx` set, Launch() wraps the kernel launch in a range of the domain
 // "overlapscope.collective" whose message is
 //   "AllReduce comm=<16 hex> seq=<n> bytes=<count x type size> rank=<r> nranks=<n> dtype=<t>
-//    redop=sum impl=one-shot|two-shot"
+//    redop=sum impl=one-shot|two-shot|one-shot-push"
 // (the format importers/nccl/collective_range.h parses). comm is rank 0's random 64-bit id, the
 // same on every rank; seq counts this rank's launches from 0, the same sequence on every rank
 // because every rank launches the same all-reduces in the same order.
@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,7 @@ class PeerExchange {
 std::string AllReduceRangeName(uint64_t comm, int64_t seq, int64_t bytes, int rank, int nranks, DType t,
                                AllReduceAlgo algo);
 
-// "one-shot" / "two-shot".
+// "one-shot" / "two-shot" / "one-shot-push".
 const char* AllReduceAlgoName(AllReduceAlgo algo);
 
 class AllReducePeers {
@@ -57,8 +58,11 @@ class AllReducePeers {
     std::string unusable;                   // why (every rank's reason), when peers is null
   };
   // Collective: every rank of the group at the same time (inside RankGroup::RunOnAll).
-  // `bytes`: size of the input and of the output buffer.
-  static absl::StatusOr<Setup> Create(RankContext& ctx, size_t bytes, PeerExchange& ex);
+  // `bytes`: size of the input and of the output buffer. `push`: also the receive buffer of
+  // one-shot-push (all_reduce_push.h: 2 x nranks x bytes), holding the sentinel of that dtype
+  // (push launches must use a type of the same size).
+  static absl::StatusOr<Setup> Create(RankContext& ctx, size_t bytes, PeerExchange& ex,
+                                      std::optional<DType> push = std::nullopt);
   ~AllReducePeers();
   AllReducePeers(const AllReducePeers&) = delete;
   AllReducePeers& operator=(const AllReducePeers&) = delete;
@@ -69,6 +73,8 @@ class AllReducePeers {
 
   // Enqueues one all-reduce (sum) of `count` elements of `t` from in() into out() on `s`,
   // with AllReduceBlocks(t, count, max_blocks) blocks; `nvtx`: inside its collective range.
+  // one-shot-push without a receive buffer, or of another element size than it was set up
+  // for: FailedPrecondition.
   absl::Status Launch(AllReduceAlgo algo, DType t, int64_t count, int max_blocks, cudaStream_t s, bool nvtx);
   // Barriers that timed out so far (synchronizes the device).
   absl::StatusOr<unsigned int> Timeouts() const;
@@ -84,7 +90,9 @@ class AllReducePeers {
   bool ipc_ = false;
   uint64_t comm_ = 0;
   int64_t launches_ = 0;
-  DeviceBuffer in_, out_, flags_, timeouts_;
+  int64_t push_launches_ = 0;  // picks the receive buffer's half (all_reduce_push.h)
+  int push_elem_bytes_ = 0;    // 0: no receive buffer
+  DeviceBuffer in_, out_, flags_, timeouts_, recv_;
   AllReduceArgs args_;
   std::vector<void*> opened_;  // IPC mappings to close
 };

@@ -30,6 +30,18 @@ int64_t IssuedAt(const model::Trace& t, model::GpuRef g) {
 // to back and waits for both at once): stream order makes it a wait for the collective too, so
 // the stream is followed from the collective's last activity to the first one that another stream
 // waits for.
+// A stream that does a real share of its device's computation: at least a tenth of the compute
+// time of the device's busiest stream.
+bool CarriesCompute(const FindingInputs& in, const model::Trace& t, model::StreamId s) {
+  const int64_t own = in.stream_compute_ns[s];
+  if (own <= 0) return false;
+  int64_t most = 0;
+  const model::DeviceId dev = t.DeviceOfStream(s);
+  for (size_t o = 0; o < t.streams().size(); ++o)
+    if (t.streams()[o].device == dev) most = std::max(most, in.stream_compute_ns[o]);
+  return 10 * own >= most;
+}
+
 NodeId WaitedAtOnce(const FindingInputs& in, const graph::Graph& g, absl::Span<const model::GpuRef> carriers,
                     model::StreamId own, int64_t issued_ns, int64_t start_ns) {
   const model::Trace& t = in.t;
@@ -45,8 +57,10 @@ NodeId WaitedAtOnce(const FindingInputs& in, const graph::Graph& g, absl::Span<c
     for (const graph::Edge& e : g.Succs(n)) {
       if (e.kind != EdgeKind::kEventWait || !g.IsGpu(e.to) || g.Stream(e.to) == own) continue;
       // The issuing stream is one that computes: another communication stream that waits (FSDP2's
-      // all-gather stream behind its reduce-scatter) is ordering between collectives, not this.
-      if (in.stream_compute_ns[g.Stream(e.to)] <= 0) continue;
+      // all-gather stream behind its reduce-scatter), or a side stream of small copies (FSDP2's
+      // all-gather copy-in stream behind the previous all-gather), is ordering between
+      // collectives, not this.
+      if (!CarriesCompute(in, t, g.Stream(e.to))) continue;
       waited = true;
       // The waiting activity was enqueued after the collective, and nothing else was enqueued on
       // its stream in between: the activity before it there was enqueued before the collective.
@@ -94,6 +108,15 @@ class CollectiveWaitedAtOnce : public FindingRule {
         "it cannot overlap, whatever async_op says (%s exposed)",
         t.str(co.name), in.At(co.start_ns), in.Stream(co.stream), in.Stream(g.Stream(waiter)), in.At(g.StartNs(waiter)),
         in.Us(fd.cost_ns));
+    // A host that enqueues the next work only after the collective ended leaves the stream idle
+    // by itself: the wait is still there, but moving it alone would not fill the gap.
+    const NodeId prev = waiter - 1;
+    if (IssuedAt(t, g.Ref(waiter)) >= co.end_ns)
+      fd.message += "; the host enqueued that activity only after the collective had ended (host-bound here too)";
+    else if (prev >= g.StreamBegin(g.Stream(waiter)) && g.EndNs(prev) <= IssuedAt(t, co.first_activity))
+      fd.message +=
+          "; that stream had run out of work before the collective was even issued (host-bound here too: overlap "
+          "needs the CPU to run ahead, or an explicit prefetch)";
     fd.advice =
         "give the waiting stream independent work between the collective and its wait: issue the next independent "
         "matmul (or other compute) before calling wait() on the async handle; with torch.compile, nothing separates "

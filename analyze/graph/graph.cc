@@ -28,6 +28,7 @@ void AddStats(GraphStats& a, const GraphStats& b) {
   for (int k = 0; k < kEdgeKinds; ++k) a.recorded[k] += b.recorded[k], a.inferred[k] += b.inferred[k];
   a.waits_recorded += b.waits_recorded;
   a.waits_inferred += b.waits_inferred;
+  a.waits_inferred_by_order += b.waits_inferred_by_order;
   a.waits_ambiguous += b.waits_ambiguous;
   a.waits_unresolved += b.waits_unresolved;
   a.gpu_without_launch += b.gpu_without_launch;

@@ -77,6 +77,10 @@ struct GraphStats {
   int64_t inferred[kEdgeKinds] = {};  // edges by kind, inferred (only kEventWait today)
   int64_t waits_recorded = 0;         // cross-stream waits the trace links (cuda_sync / capture)
   int64_t waits_inferred = 0;         // placed by the evidence rule
+  // Of waits_inferred, placed by the host's call order alone (graph_infer.cc): the wait did not
+  // hold its activity back, or several streams' activities ended within the bound, and the
+  // thread's last launch before the wait call names the source.
+  int64_t waits_inferred_by_order = 0;
   int64_t waits_ambiguous = 0;        // evidence with several candidate sources: not taken
   int64_t waits_unresolved = 0;       // a stream-wait call (or record) with no source found
   int64_t gpu_without_launch = 0;     // activities whose launch call is not in the trace

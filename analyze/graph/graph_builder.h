@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "analyze/graph/graph.h"
@@ -27,6 +28,14 @@ class GraphBuilder {
   // The evidence rule's placement for waiting activity x (graph_infer.cc), from stream-wait
   // call `call` (kNone if unknown) and recorded sync `sync` (kNone if none).
   void PlaceWait(NodeId x, int32_t call, int32_t sync);
+  // The source the host's call order gives for stream-wait call `call` waited by activity x: the
+  // activity enqueued by the last launch call of the same thread before `call` onto another
+  // stream of x's device (graph_infer.cc); kNone when there is none within a few calls.
+  NodeId SourceByCallOrder(NodeId x, int32_t call);
+  // True when one framework op (a Kineto cpu_op range) of the thread encloses both API calls
+  // (`first` starts before `second`): PyTorch's collective and the wait that follows it at once
+  // sit in one op (c10d's, DTensor's redistribute, a compiled region's function).
+  bool OneCpuOpEncloses(int32_t first, int32_t second);
   void AddHostReleases();  // graph_waits.cc (event syncs read the recorded waits' recorders)
   void AddPeers();
   void Finish();
@@ -77,6 +86,10 @@ class GraphBuilder {
   };
   std::vector<SourcelessWait> sourceless_;
   std::vector<std::vector<model::StreamId>> dev_streams_;  // per device (set by AddInferredWaits)
+  std::vector<NodeId> call_node_;  // per API call: the last GPU node it launched (AddInferredWaits)
+  // Per thread, its cpu_op ranges' starts and ends sorted by start (built on first use).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> thread_ops_;
+  bool thread_ops_built_ = false;
   const ByCorr& Corr(model::StreamId s);
 };
 

@@ -14,13 +14,21 @@
 //    X.start, kept when Y.end >= ready and X.start - Y.end <= bound. (An earlier activity of the
 //    same stream ends earlier: the stream's last one dominates, so streams, not activities, are
 //    counted.)
-//  - one candidate: edge Y -> X, inferred. Several: ambiguous, not taken. None: unresolved when
+//  - the call order: the activity enqueued by the waiting thread's last launch onto another
+//    stream of the device before the stream-wait call (PyTorch enqueues the collective, records
+//    its end event on its stream, then makes the issuing stream wait), kept when it ended by
+//    X.start;
+//  - one candidate: edge Y -> X, inferred. Several: the call order's source when it is one of
+//    them (counted waits_inferred_by_order), else ambiguous, not taken. None: the call order's
+//    source (a real edge that did not bind: the collective was done before X could start;
+//    counted waits_inferred_by_order), else unresolved when
 //    X was delayed (X.start - ready > bound), else not delayed (the wait did not hold X back and
 //    there is nothing to place).
 // An activity that a recorded wait already targets is left alone, and stream-wait calls that a
 // recorded wait names are no evidence: inferred edges never duplicate recorded ones.
 #include <algorithm>
 #include <climits>
+#include <utility>
 #include <vector>
 
 #include "analyze/graph/graph_builder.h"
@@ -54,6 +62,58 @@ std::vector<int64_t> StreamLatencies(const Graph& g, const model::Trace& t, cons
 
 }  // namespace
 
+bool GraphBuilder::OneCpuOpEncloses(int32_t first, int32_t second) {
+  if (!thread_ops_built_) {
+    thread_ops_built_ = true;
+    thread_ops_.assign(t_.threads().size(), {});
+    for (const model::Range& r : t_.ranges())
+      if (r.kind == model::RangeKind::kCpuOp && r.thread != kNone && static_cast<size_t>(r.thread) < thread_ops_.size())
+        thread_ops_[r.thread].push_back({r.start_ns, r.end_ns});
+    for (auto& v : thread_ops_)
+      if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+  }
+  const model::ApiCall& a = t_.api_calls()[first];
+  const model::ApiCall& b = t_.api_calls()[second];
+  if (a.thread == kNone || static_cast<size_t>(a.thread) >= thread_ops_.size()) return false;
+  const auto& ops = thread_ops_[a.thread];
+  auto it = std::upper_bound(ops.begin(), ops.end(), std::pair<int64_t, int64_t>{a.start_ns, INT64_MAX});
+  // Ops starting at or before `first`, latest first: the enclosing ones are among them, after
+  // the siblings that ended before it (bounded: an op enclosing both has few children before).
+  constexpr int kMaxOpsBack = 256;
+  for (int k = 0; it != ops.begin() && k < kMaxOpsBack; ++k) {
+    --it;
+    if (it->second >= b.end_ns) return true;
+  }
+  return false;
+}
+
+NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) {
+  if (call == kNone || call_node_.empty()) return kNone;
+  const auto& calls = t_.api_calls();
+  const model::ThreadId th = calls[call].thread;
+  const model::StreamId s = g_.Stream(x);
+  const model::DeviceId dev = t_.DeviceOfStream(s);
+  // Bounded: the record and the wait follow the launch they cover within a few calls (PyTorch's
+  // collectives: launch, record on the collective's stream, wait on the issuing stream).
+  // Calls of other threads (NCCL's, the data loader's) interleave: both bounds are needed.
+  constexpr int kMaxCallsBack = 64, kMaxOtherThreads = 4096;
+  for (int32_t i = call - 1, k = 0, o = 0; i >= 0 && k < kMaxCallsBack && o < kMaxOtherThreads; --i) {
+    if (calls[i].thread != th) {
+      ++o;
+      continue;
+    }
+    ++k;
+    const NodeId y = call_node_[i];
+    if (y == kNone || g_.Stream(y) == s) continue;
+    if (t_.DeviceOfStream(g_.Stream(y)) != dev || g_.end_[y] > g_.start_[x]) return kNone;
+    // The last launch before a wait need not be what the wait waits for (FSDP2 waits for an
+    // all-gather issued long before, after launching a reduce-scatter): only a launch and a wait
+    // inside one framework op are taken as a pair.
+    return OneCpuOpEncloses(i, call) ? y : kNone;
+  }
+  return kNone;
+}
+
 void GraphBuilder::PlaceWait(NodeId x, int32_t call, int32_t sync) {
   const model::StreamId s = g_.Stream(x);
   const model::DeviceId dev = t_.DeviceOfStream(s);
@@ -63,8 +123,10 @@ void GraphBuilder::PlaceWait(NodeId x, int32_t call, int32_t sync) {
   // X could not start before its launch call plus the stream's usual launch latency: a wait
   // whose source ended before that did not hold X back (the launch did).
   if (launch_[x] != kNone) ready = std::max(ready, t_.api_calls()[launch_[x]].start_ns + g_.latency_[s]);
+  const NodeId by_order = SourceByCallOrder(x, call);
   NodeId only = kNone;
   int candidates = 0;
+  bool order_is_candidate = false;
   for (model::StreamId o : dev_streams_[dev]) {
     if (o == s || g_.StreamBegin(o) == g_.StreamEnd(o)) continue;
     // The last activity of o starting before xs, then back over those still running at xs.
@@ -75,11 +137,27 @@ void GraphBuilder::PlaceWait(NodeId x, int32_t call, int32_t sync) {
     if (g_.end_[y] < ready || xs - g_.end_[y] > bound) continue;
     ++candidates;
     only = y;
+    order_is_candidate |= y == by_order;
   }
   const bool delayed = ready == INT64_MIN || xs - ready > bound;
+  // The timing alone decides where it names one source; the call order settles a tie between
+  // several, and places a wait that held nothing back (the source ended before X could start:
+  // the edge is real, it just did not bind).
+  bool by_call_order = false;
+  if (candidates > 1 && order_is_candidate) {
+    only = by_order, candidates = 1, by_call_order = true;
+  } else if (candidates == 0 && by_order != kNone) {
+    // Also where X was delayed: the source ended before the bound, so something else (a slow
+    // launch) held X; the edge is still what the program asked for.
+    only = by_order, candidates = 1, by_call_order = true;
+  }
   if (candidates == 1) {
+    // A second wait of x on the same source (the timing names the same activity) is that edge.
+    for (auto it = g_.waits_.rbegin(); it != g_.waits_.rend() && it->to == x; ++it)
+      if (it->from == only) return;
     if (Add(only, x, EdgeKind::kEventWait, true)) {
       ++S(x).waits_inferred;
+      if (by_call_order) ++S(x).waits_inferred_by_order;
       g_.waits_.push_back({only, x, call, sync, true});
     }
   } else if (candidates > 1) {
@@ -119,18 +197,22 @@ void GraphBuilder::AddInferredWaits() {
   }
   if (!any) return;
   g_.latency_ = StreamLatencies(g_, t_, launch_);
+  call_node_.assign(calls.size(), kNone);
+  for (NodeId n = 0; n < g_.num_gpu(); ++n)
+    if (launch_[n] != kNone) call_node_[launch_[n]] = std::max(call_node_[launch_[n]], n);
   dev_streams_.assign(t_.devices().size(), {});
   for (size_t s = 0; s < t_.streams().size(); ++s)
     if (model::DeviceId d = t_.streams()[s].device; d != kNone && static_cast<size_t>(d) < dev_streams_.size())
       dev_streams_[d].push_back(static_cast<model::StreamId>(s));
   // Recorded waits without their record: the trace names the waiting activity, the source is
   // placed by the rule.
-  // One placement per waiting activity, none where a wait with its record already targets it.
+  // Each wait placed (an activity may wait for several: torch.compile issues two all_to_alls and
+  // then waits for each), none where a wait with its record already targets the activity.
   std::stable_sort(sourceless_.begin(), sourceless_.end(),
                    [](const SourcelessWait& a, const SourcelessWait& b) { return a.to < b.to; });
   for (size_t i = 0; i < sourceless_.size(); ++i) {
     const SourcelessWait& w = sourceless_[i];
-    if ((i > 0 && sourceless_[i - 1].to == w.to) || (recorded_wait_[w.to] & 2)) continue;
+    if (recorded_wait_[w.to] & 2) continue;
     if (t_.DeviceOfStream(g_.Stream(w.to)) != kNone) PlaceWait(w.to, w.call, w.sync);
   }
   const int32_t ns = static_cast<int32_t>(t_.streams().size());

@@ -42,19 +42,23 @@ TEST(Classify, DefaultNamesCoverCollectiveLibraries) {
 }
 
 TEST(Classify, OwnAllReduceKernelsAreCommunication) {
-  // overlapscope's one-shot / two-shot kernels as CUPTI names them (mangled), as the capture
+  // overlapscope's one-shot / two-shot / one-shot-push kernels as CUPTI names them (mangled), as the capture
   // shows them (demangled), and a compute kernel of the same workload that only mentions the
   // word all-reduce without the prefix.
   const std::vector<std::string> names = {
       "_ZN11overlapscope9workloads22ovs_allreduce_one_shotI13__nv_bfloat16EEvNS0_13AllReduceArgsE",
       "void overlapscope::workloads::ovs_allreduce_two_shot<float>(overlapscope::workloads::AllReduceArgs)",
       "void overlapscope::workloads::ValidateAllReduceKernel<float>(float*, long, int, unsigned int)",
+      // one-shot-push as the 4 x H100 capture shows it (samples/all-reduce-one-shot-push).
+      "void overlapscope::workloads::ovs_allreduce_one_shot_push<__nv_bfloat16, 4>(overlapscope::workloads::"
+      "AllReduceArgs)",
   };
   ClassRules rules = ClassRules::Defaults();
   auto c = ClassesOf(names, rules);
   EXPECT_EQ(c[0], ActivityClass::kComm);
   EXPECT_EQ(c[1], ActivityClass::kComm);
   EXPECT_EQ(c[2], ActivityClass::kCompute);
+  EXPECT_EQ(c[3], ActivityClass::kComm);
   // The rule that matched is the default one for these kernels, not a fallback.
   Synth s;
   s.Kernel(names[1], 7, 0, 10);

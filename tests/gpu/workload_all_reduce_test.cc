@@ -1,6 +1,7 @@
-// overlapscope's one-shot and two-shot all-reduce kernels on one GPU (label gpu): N buffers on
-// one device stand in for N ranks' peers, and one launch plays all N ranks (one grid row each),
-// so the kernels' arithmetic, segmenting and flag barriers run as on N GPUs. Every element of
+// overlapscope's one-shot, two-shot and one-shot-push all-reduce kernels on one GPU (label gpu):
+// N buffers on one device stand in for N ranks' peers, and one launch plays all N ranks (one grid
+// row each), so the kernels' arithmetic, segmenting, flag barriers and (one-shot-push) sentinel
+// polling and clearing run as on N GPUs. Every element of
 // every rank's output is compared bit for bit with a host reference that adds the ranks' values
 // in rank order in FP32 and rounds once, as the kernels promise. With 2+ GPUs the whole
 // workload runs too (validated on the device, captured, matched across ranks).
@@ -19,6 +20,7 @@
 #include "workloads/all_reduce.h"
 #include "workloads/all_reduce_kernels.h"
 #include "workloads/all_reduce_peers.h"
+#include "workloads/all_reduce_push.h"
 #include "workloads/device_memory.h"
 
 namespace overlapscope::workloads_test {
@@ -50,18 +52,30 @@ float TestValue(uint64_t i, int rank, int launch) {
 }
 
 struct RankBuffers {
-  workloads::DeviceBuffer in, out, flags;
+  workloads::DeviceBuffer in, out, flags, recv;
 };
 
-// N ranks' buffers on device 0 and the kernel arguments that name them.
+const char* AlgoName(AllReduceAlgo algo) { return workloads::AllReduceAlgoName(algo); }
+
+// N ranks' buffers on device 0 and the kernel arguments that name them; with `push`, also the
+// one-shot-push receive buffers (slots of `bytes` rounded up to 16) holding that type's sentinel.
 struct FakeRanks {
   std::vector<RankBuffers> r;
   workloads::DeviceBuffer timeouts;
   workloads::AllReduceArgs args;
+  int push_launches = 0;
 
-  FakeRanks(int n, int64_t bytes) {
+  FakeRanks(int n, int64_t bytes, const DType* push = nullptr) {
     r.resize(n);
+    const int64_t slot = (bytes + 15) / 16 * 16;
     for (int q = 0; q < n; ++q) {
+      if (push) {
+        r[q].recv = std::move(workloads::DeviceBuffer::Create(workloads::AllReducePushBytes(n, slot), 0)).value();
+        EXPECT_EQ(workloads::FillAllReducePushSentinel(*push, r[q].recv.get(), r[q].recv.bytes(), nullptr),
+                  cudaSuccess);
+        args.recv[q] = r[q].recv.get();
+        args.recv_slot_bytes = slot;
+      }
       r[q].in = std::move(workloads::DeviceBuffer::Create(bytes, 0)).value();
       r[q].out = std::move(workloads::DeviceBuffer::Create(bytes, 0)).value();
       r[q].flags = std::move(workloads::DeviceBuffer::Create(workloads::AllReduceFlagBytes(), 0)).value();
@@ -85,17 +99,17 @@ struct FakeRanks {
 // Runs `launches` all-reduces of `count` elements with fresh data each time (the flags are
 // reused, so the epochs advance as in a real run) and compares every rank's output.
 void CheckAgainstHost(AllReduceAlgo algo, DType t, int n, int64_t count, int blocks, int launches) {
-  SCOPED_TRACE(testing::Message() << (algo == AllReduceAlgo::kOneShot ? "one-shot" : "two-shot") << " "
-                                  << (t == DType::kBF16 ? "bf16" : "fp32") << " n=" << n << " count=" << count
-                                  << " blocks=" << blocks);
+  SCOPED_TRACE(testing::Message() << AlgoName(algo) << " " << (t == DType::kBF16 ? "bf16" : "fp32") << " n=" << n
+                                  << " count=" << count << " blocks=" << blocks);
   const int es = workloads::DTypeBytes(t);
-  FakeRanks fr(n, count * es + 16);
+  FakeRanks fr(n, count * es + 16, algo == AllReduceAlgo::kOneShotPush ? &t : nullptr);
   std::vector<std::vector<float>> val(n, std::vector<float>(count));
   std::vector<char> host(count * es), ref(count * es), got(count * es);
   for (int launch = 1; launch <= launches; ++launch) {
     for (int q = 0; q < n; ++q) {
       for (int64_t i = 0; i < count; ++i) {
-        float v = TestValue(i, q, launch);
+        // Negative zeros (the push kernel's sentinel) every 97th element: they must arrive as zeros.
+        float v = i % 97 == 5 ? -0.0f : TestValue(i, q, launch);
         if (t == DType::kBF16) {
           const uint16_t b = FloatToBf16(v);
           std::memcpy(&host[i * 2], &b, 2);
@@ -121,6 +135,7 @@ void CheckAgainstHost(AllReduceAlgo algo, DType t, int n, int64_t count, int blo
     workloads::AllReduceArgs a = fr.args;
     a.count = count;
     a.epoch = static_cast<uint32_t>(launch);
+    a.recv_half = static_cast<uint32_t>(fr.push_launches++ % 2);
     ASSERT_EQ(workloads::LaunchAllReduce(algo, t, a, blocks, n, nullptr), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     for (int q = 0; q < n; ++q) {
@@ -147,9 +162,18 @@ TEST(AllReduceKernels, MatchHostReferenceForTwoFourEightRanks) {
   const std::vector<int64_t> counts = {1, 7, 13, 1000, 4099, 65539, 1000003};
   for (int n : {2, 4, 8})
     for (DType t : {DType::kBF16, DType::kF32})
-      for (AllReduceAlgo algo : {AllReduceAlgo::kOneShot, AllReduceAlgo::kTwoShot})
+      for (AllReduceAlgo algo : {AllReduceAlgo::kOneShot, AllReduceAlgo::kTwoShot, AllReduceAlgo::kOneShotPush})
         for (int64_t count : counts)
           if (count <= cap) CheckAgainstHost(algo, t, n, count, count < 5000 ? 3 : 16, 2);
+}
+
+TEST(AllReduceKernels, PushReusesItsReceiveBuffersLaunchAfterLaunch) {
+  WORKLOAD_REQUIRE_GPUS(1);
+  // Five launches in a row on the same receive buffers (both halves twice and more, each cleared
+  // by its reader), fresh data each time: a sentinel left behind or stale data read as new
+  // would make a launch's result differ from the host's.
+  for (int n : {2, 4})
+    for (DType t : {DType::kBF16, DType::kF32}) CheckAgainstHost(AllReduceAlgo::kOneShotPush, t, n, 65539, 16, 5);
 }
 
 TEST(AllReduceKernels, WorkloadValidationAcceptsTheSumAndCatchesThePoison) {
@@ -200,6 +224,16 @@ TEST(AllReduceKernels, MissingPeerTimesOutInsteadOfHanging) {
   ASSERT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kTwoShot, DType::kF32, a, 1, 1, nullptr), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(fr.Timeouts(), 3u);
+  // one-shot-push: rank 0 pushes to rank 1 (nobody reads it) and waits for rank 1's data, which
+  // never comes: each of the 256 threads (one vector of 4 floats each) gives up once.
+  const DType f32 = DType::kF32;
+  FakeRanks pr(2, 4096, &f32);
+  workloads::AllReduceArgs p = pr.args;
+  p.count = 1024;
+  p.timeout_ns = 20 * 1000 * 1000;
+  ASSERT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kOneShotPush, DType::kF32, p, 1, 1, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(pr.Timeouts(), 256u);
 }
 
 TEST(AllReduceKernels, BadArgumentsAreRefused) {
@@ -223,6 +257,21 @@ TEST(AllReduceKernels, BadArgumentsAreRefused) {
   workloads::AllReduceArgs none = a;
   none.out[1] = nullptr;
   EXPECT_EQ(launch(none, 1, 1), cudaErrorInvalidValue);
+  // one-shot-push: no receive buffers, a slot smaller than the data, a third half.
+  EXPECT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kOneShotPush, DType::kF32, a, 1, 1, nullptr),
+            cudaErrorInvalidValue);
+  const DType f32 = DType::kF32;
+  FakeRanks pr(2, 400, &f32);
+  workloads::AllReduceArgs p = pr.args;
+  p.count = 100;
+  p.recv_slot_bytes = 384;  // 100 floats need 400 bytes, 400 rounded up to 16
+  EXPECT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kOneShotPush, DType::kF32, p, 1, 1, nullptr),
+            cudaErrorInvalidValue);
+  p = pr.args;
+  p.count = 100;
+  p.recv_half = 2;
+  EXPECT_EQ(workloads::LaunchAllReduce(AllReduceAlgo::kOneShotPush, DType::kF32, p, 1, 1, nullptr),
+            cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // nothing was launched
 }
 
@@ -345,7 +394,7 @@ TEST(WorkloadAllReduce, EveryImplementationValidatesAndIsMatchedAcrossRanks) {
   std::printf("%s\n", r->table.c_str());
   for (const auto& impl : workloads::AllReduceImpls())
     for (int64_t b : o.sizes) EXPECT_GT(r->Get(workloads::AllReduceFigureKey(impl, b, "ms")), 0) << impl << " " << b;
-  for (const char* impl : {"one-shot", "two-shot"}) {
+  for (const char* impl : {"one-shot", "two-shot", "one-shot-push"}) {
     ASSERT_EQ(c.modes.count(impl), 1u) << impl;
     const auto& a = c.modes[impl].analysis;
     EXPECT_GT(CommNs(a), 0) << impl << ": the kernels are communication";

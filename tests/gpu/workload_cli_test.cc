@@ -1,5 +1,6 @@
 // `overlapscope run` command-line checks that need no GPU (label gpu with the rest of this
-// binary): help text for MPI and the straggler options, usage errors of the delay options, and
+// binary): help text for MPI and the straggler options, usage errors of the delay options, the
+// all-reduce --impl list (one-shot-push accepted, unknown names refused), and
 // what happens under an MPI launcher's environment for d2h (with and without MPI in the build).
 #include <sys/wait.h>
 
@@ -53,6 +54,24 @@ TEST(WorkloadCli, DelayOptionsAreUsageErrors) {
   Result d2h = RunCmd("", "d2h --delay-rank 0 --delay-us 5");
   EXPECT_EQ(d2h.code, 64) << d2h.out;
   EXPECT_NE(d2h.out.find("d2h runs no collectives"), std::string::npos) << d2h.out;
+}
+
+TEST(WorkloadCli, AllReduceImplListNamesOneShotPush) {
+  Result help = RunCmd("", "--help");
+  EXPECT_NE(help.out.find("nccl, one-shot, two-shot, one-shot-push, nccl-symmetric, or 'all'"), std::string::npos)
+      << help.out;
+  // An unknown name is a usage error that lists every implementation, checked before the GPUs.
+  Result bad = RunCmd("", "all-reduce --impl one-shot-push,one-shot-pull --no-capture");
+  EXPECT_EQ(bad.code, 64) << bad.out;
+  EXPECT_NE(bad.out.find("unknown --impl 'one-shot-pull' for all-reduce (nccl, one-shot, two-shot, one-shot-push, "
+                         "nccl-symmetric, all)"),
+            std::string::npos)
+      << bad.out;
+  // one-shot-push itself is accepted: with one GPU the run stops at the GPU count instead.
+  Result one = RunCmd("", "all-reduce --impl one-shot-push --gpus 1 --no-capture");
+  EXPECT_EQ(one.code, 1) << one.out;
+  EXPECT_NE(one.out.find("all-reduce needs at least 2 GPUs"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("unknown --impl"), std::string::npos) << one.out;
 }
 
 TEST(WorkloadCli, MpiLauncherEnvironmentIsSeen) {

@@ -16,6 +16,7 @@ IMPLS = {
     "nccl-symmetric": ("nccl:", "ncclSymkDevKernel_AllReduce"),
     "one-shot": ("ovs:", "ovs_allreduce_one_shot"),
     "two-shot": ("ovs:", "ovs_allreduce_two_shot"),
+    "one-shot-push": ("ovs:", "ovs_allreduce_one_shot_push"),
 }
 
 

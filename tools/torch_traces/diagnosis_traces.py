@@ -187,11 +187,30 @@ def profiled(sc, path, exp_cfg):
     torch.cuda.synchronize()
 
 
+def captured(sc):
+    """The profiled steps without torch.profiler, for a capture by `overlapscope profile
+    --capture-range=cudaProfilerApi` (CUPTI records the event of every cudaEventRecord and
+    cudaStreamWaitEvent: the recorded cross-stream waits the inference is checked against).
+    Each step is an NVTX range ProfilerStep#N, the name torch.profiler gives its steps."""
+    torch.cuda.synchronize()
+    torch.cuda.profiler.start()
+    for i in range(4):
+        torch.cuda.nvtx.range_push(f"ProfilerStep#{i}")
+        sc.step()
+        torch.cuda.nvtx.range_pop()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--outdir", default="diag")
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
     ap.add_argument("--sync-events", action="store_true")
+    ap.add_argument("--no-profiler", action="store_true",
+                    help="run the profiled steps without torch.profiler, between "
+                         "cudaProfilerStart/Stop, for `overlapscope profile "
+                         "--capture-range=cudaProfilerApi`")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--iters", type=int, default=10)
     args = ap.parse_args()
@@ -215,19 +234,26 @@ def main():
             sc = make(name, rank, world, dev)
             tim = timed(sc, args.warmup, args.iters)
             dist.barrier()
-            profiled(sc, path, exp_cfg)
+            if args.no_profiler:
+                captured(sc)
+            else:
+                profiled(sc, path, exp_cfg)
             dist.barrier()
         except Exception:  # noqa: BLE001  one scenario failing must not stop the others
             log(rank, f"{name}: FAILED\n{traceback.format_exc()}")
             dist.barrier()
             continue
+        size = os.path.getsize(path) if os.path.exists(path) else 0
         log(rank, f"{name}: median {tim['median_iter_ms']:.3f} ms/iter "
-                  f"(min {tim['min_iter_ms']:.3f}), trace {os.path.getsize(path)} bytes, "
+                  f"(min {tim['min_iter_ms']:.3f}), trace {size} bytes, "
                   f"{time.perf_counter() - t0:.1f}s")
         if rank == 0:
+            os.makedirs(os.path.join(args.outdir, name), exist_ok=True)
             rec = {"scenario": name, "world_size": world, "timing": tim, "versions": vers,
-                   "profiler": {"schedule": "wait=1,warmup=1,active=4",
-                                "enable_cuda_sync_events": exp_cfg is not None},
+                   "profiler": ({"capture": "overlapscope profile, cudaProfilerApi range, 4 steps"}
+                                if args.no_profiler else
+                                {"schedule": "wait=1,warmup=1,active=4",
+                                 "enable_cuda_sync_events": exp_cfg is not None}),
                    "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             with open(os.path.join(args.outdir, name, "timings.json"), "w") as f:
                 json.dump(rec, f, indent=1)
