@@ -46,6 +46,7 @@ class SimBuilder {
         if (fx_->moved[v] && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
       }
     }
+    if (fx_ != nullptr) anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
     last_call_.assign(t_.threads().size(), -1);
     for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
       rows_.Next(v);
@@ -53,8 +54,8 @@ class SimBuilder {
     }
     if (fx_ != nullptr) {
       AddAsyncEdges(
-          t_, g_, a_, changes_, *fx_, restream, [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); },
-          rows_);
+          t_, g_, a_, changes_, *fx_, restream, anchors_,
+          [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); }, rows_);
     }
     rows_.Finish(sim_);
     counts->pinned_unresolved += pinned_;
@@ -152,7 +153,11 @@ class SimBuilder {
           if (fx_ != nullptr && fx_->moved[e.from]) break;  // AddAsyncEdges() joins it later
           rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
           break;
-        case EdgeKind::kLaunch: rows_.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)}); break;
+        case EdgeKind::kLaunch:
+          // A prefetched collective is launched with its iteration's first activity (AddAsyncEdges).
+          if (!anchors_.empty() && anchors_[v] >= 0) break;
+          rows_.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)});
+          break;
         case EdgeKind::kHostRelease: {
           const int64_t t = std::max<int64_t>(0, g_.EndNs(v) - std::max(g_.StartNs(v), g_.EndNs(e.from)));
           tail = any_release ? std::max(tail, t) : t;
@@ -290,6 +295,7 @@ class SimBuilder {
   mutable int64_t pinned_ = 0;
   int64_t device_order_ = 0;
   int64_t sm_waits_ = 0;
+  std::vector<graph::NodeId> anchors_;  // PrefetchAnchors(); empty without prefetch:
   SmHolders holders_{t_, g_, a_};
   std::vector<std::vector<std::pair<int64_t, graph::NodeId>>> by_end_;  // per device: (end, node)
 };

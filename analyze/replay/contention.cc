@@ -104,7 +104,11 @@ class DeviceModel {
         auto consider = [&](const Placed& k) {
           if (const int64_t at = FreeAt(k, c, ready); at > free) free = at, by = &k;
         };
-        Meeting(compute, max_end, ready, ready + 1, consider);
+        // Running when the collective became ready (one starting at the same instant: the
+        // collective, issued first, gets the SMs).
+        Meeting(compute, max_end, ready, ready + 1, [&](const Placed& k) {
+          if (k.start < ready) consider(k);
+        });
         if (auto it = first_released.find(ReleasingKernel(a_, s_, c.v));
             it != first_released.end() && it->second->start >= ready)
           consider(*it->second);

@@ -68,6 +68,11 @@ struct ReplayInputs {
 //                          the issuing stream waits for each before the first later activity
 //                          matching JOIN (default: the next collective of the same
 //                          communicator, else the first activity of the next iteration)
+//   prefetch:/REGEX/[@/JOIN/] as async:, but issued at the start of their iteration on their
+//                          stream (FSDP's prefetch): after what preceded the iteration there,
+//                          launched with the iteration's first activity of that stream — for a
+//                          program that computes first and communicates after (sequential ->
+//                          overlapped where the overlapped program issues the collective first)
 //   ce:/REGEX/             matching collectives on copy engines: they hold no SMs
 //   nosync:/CALL-REGEX/    matching blocking host calls wait for nothing (GPU order unchanged)
 //   remove:/REGEX/         matching GPU activities take no time
@@ -80,6 +85,7 @@ struct Change {
   GpuClass cls = GpuClass::kCompute;
   std::string regex, join_regex;
   double factor = 1;
+  bool prefetch = false;  // async: issued at the start of its iteration (prefetch:)
 };
 // InvalidArgument "--change 'SPEC': <reason>" on a malformed spec or an invalid regex.
 absl::StatusOr<Change> ParseChange(std::string_view spec);
