@@ -163,7 +163,7 @@ def table(tool, pairs):
         noise = abs(measured_target - measured_base) < 0.01 * measured_base
         sign_ok = "noise" if noise else ("right" if (pred_c - measured_base) * (measured_target - measured_base) > 0
                                          else "WRONG")
-        rows.append((label, " ".join(changes), b["replay_error"]["median_abs"], measured_base, measured_target,
+        rows.append((label, " ".join(changes).replace("|", "\\|"), b["replay_error"]["median_abs"], measured_base, measured_target,
                      pred, err, pred_c, err_c, b["contention_model"], sign_ok))
     print("| base -> target | change | base replay error | base | target | predicted | error | with contention | "
           "error | model | sign |")
