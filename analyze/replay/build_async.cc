@@ -1,4 +1,4 @@
-// The async: change (replay.h) as edges: matching collectives leave the stream they shared with
+// The async:, prefetch: and defer: changes (replay.h) as edges: matching collectives leave the stream they shared with
 // other work for a side stream of their own (issued at the same point: after what preceded them
 // on the stream; in order among themselves), and whoever waited for them right after them (the
 // next activity on their stream, or the activities their event waits released: PyTorch's
@@ -47,8 +47,20 @@ class AsyncBuilder {
     graph::NodeId main_before_iter = -1;  // the last unmoved activity before the current iteration's first
     int32_t iter = INT32_MIN;
     std::vector<graph::NodeId> open;  // moved, waiting for the next unmoved activity
+    std::vector<graph::NodeId> held;  // deferred, waiting for the next compute activity not deferred
+    auto chain = [&](graph::NodeId u, int64_t gap) {
+      if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, gap});
+      main = u;
+    };
+    auto place_held = [&] {
+      for (graph::NodeId h : held) chain(h, main >= 0 ? gap_(main, h) : 0);
+      held.clear();
+    };
     for (graph::NodeId u = g_.StreamBegin(s); u < g_.StreamEnd(s); ++u) {
-      if (a_.iteration[u] != iter) iter = a_.iteration[u], main_before_iter = main;
+      if (a_.iteration[u] != iter) {
+        place_held();  // a deferred activity stays in its iteration: at its end
+        iter = a_.iteration[u], main_before_iter = main;
+      }
       if (fx_.moved[u]) {
         const graph::NodeId anchor = anchors_.empty() ? -1 : anchors_[u];
         if (anchor >= 0) {  // prefetch: at the start of its iteration, with its first activity
@@ -62,11 +74,16 @@ class AsyncBuilder {
         open.push_back(u);
         continue;
       }
-      if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, gap_(main, u)});
-      main = u;
       for (graph::NodeId c : open) waiters_.push_back({c, u});
       open.clear();
+      if (fx_.deferred[u]) {
+        held.push_back(u);
+        continue;
+      }
+      chain(u, main >= 0 ? gap_(main, u) : 0);
+      if (a_.cls[u] == GpuClass::kCompute) place_held();
     }
+    place_held();
   }
 
   // For each moved collective: the recorded start of the next collective of its communicator in

@@ -43,7 +43,7 @@ class SimBuilder {
     std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
     if (fx_ != nullptr) {
       for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-        if (fx_->moved[v] && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
+        if ((fx_->moved[v] || fx_->deferred[v]) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
       }
     }
     if (fx_ != nullptr) anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);

@@ -76,9 +76,13 @@ struct ReplayInputs {
 //   ce:/REGEX/             matching collectives on copy engines: they hold no SMs
 //   nosync:/CALL-REGEX/    matching blocking host calls wait for nothing (GPU order unchanged)
 //   remove:/REGEX/         matching GPU activities take no time
+//   defer:/REGEX/          matching GPU activities move after the next compute activity of
+//                          their stream that does not match (in the same iteration, else to its
+//                          end): a consumer run later, as an async program consumes a
+//                          collective after the next layer's GEMM
 // REGEX is RE2 syntax, searched anywhere in the name (of the activity; for collectives also the
 // collective's op, e.g. "allgather").
-enum class ChangeKind : uint8_t { kScaleClass, kScaleName, kAsync, kCopyEngine, kNoSync, kRemove };
+enum class ChangeKind : uint8_t { kScaleClass, kScaleName, kAsync, kCopyEngine, kNoSync, kRemove, kDefer };
 struct Change {
   ChangeKind kind = ChangeKind::kScaleClass;
   std::string text;  // the spec as given

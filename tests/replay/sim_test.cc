@@ -142,6 +142,10 @@ TEST(ParseChange, Forms) {
   EXPECT_TRUE(c->prefetch);
   EXPECT_EQ(c->join_regex, "gemm");
   EXPECT_FALSE(ParseChange("async:/AllGather/")->prefetch);
+  c = ParseChange("defer:/FinitePoison|Sampled/");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->kind, ChangeKind::kDefer);
+  EXPECT_EQ(c->regex, "FinitePoison|Sampled");
   for (const char* bad : {"scale:comm=0", "scale:gpu=2", "scale:comm=x", "async:AllGather", "async:/x/@y", "ce:/(/",
                           "frob:/x/", "remove:/x/trailing", "nosync://", "noconst", "prefetch:x"}) {
     auto b = ParseChange(bad);
