@@ -77,7 +77,8 @@ def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="
     "text" or "markdown" rendering.
 
       changes     what-ifs as the CLI's --change: a string or a list, e.g.
-                  ["async:/AllGather/", "ce:/AllGather/"], "scale:comm=0.5", "nosync:/cudaStreamSynchronize/"
+                  ["async:/AllGather/", "ce:/AllGather/"], "scale:comm=0.5", "nosync:/cudaStreamSynchronize/",
+                  "prefetch:/AllGather/", "defer:/Consumer/"
       contention  also predict with the contention model (default True)
       sm_count    SMs per GPU for the SM-share model (default: from the GPU's name)
       html        also write a self-contained HTML page of the result to this path (`replay --html`)
