@@ -24,7 +24,8 @@ const CommandSpec kSpec{
     "exposed communication and the critical path's composition next to today's.",
     {{"change", "SPEC",
       "a what-if, repeatable (applied together): scale:CLASS=F (comm|compute|memory), scale:/REGEX/=F, "
-      "async:/REGEX/[@/JOIN/], ce:/REGEX/, nosync:/CALL-REGEX/, remove:/REGEX/",
+      "async:/REGEX/[@/JOIN/], prefetch:/REGEX/[@/JOIN/], ce:/REGEX/, nosync:/CALL-REGEX/, remove:/REGEX/, "
+      "defer:/REGEX/",
       true},
      {"no-contention", "", "predict without the contention model only"},
      {"strict", "",
@@ -48,8 +49,10 @@ const CommandSpec kSpec{
     "async:/REGEX/[@/JOIN/]: matching collectives on their own stream at the same point of the program;\n"
     "the issuing stream waits for each before the first later activity matching JOIN (default: the\n"
     "next collective of the same communicator, else the next iteration's first activity).\n"
+    "prefetch: as async:, issued at the start of the iteration on its stream (with its first activity).\n"
     "ce: matching collectives on copy engines (they hold no SMs). nosync: matching blocking host calls\n"
-    "wait for nothing. remove: matching GPU activities take no time. A prediction over a rank whose\n"
+    "wait for nothing. remove: matching GPU activities take no time. defer: matching GPU activities\n"
+    "move after the next compute activity of their stream. A prediction over a rank whose\n"
     "replay error exceeds 5 % says so next to its number.\n"
     "exit codes: 0 ok, 2 a trace cannot be read, 64 bad command line (a malformed --change)"};
 

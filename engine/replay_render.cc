@@ -46,7 +46,8 @@ ordered_json CountsJson(const rp::ReplayCounts& c) {
           {"collectives_unmatched", c.collectives_unmatched},
           {"cycles_broken", c.cycles_broken},
           {"pinned_unresolved", c.pinned_unresolved},
-          {"device_order", c.device_order}};
+          {"device_order", c.device_order},
+          {"sm_waits", c.sm_waits}};
 }
 
 std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult& r,
@@ -169,8 +170,9 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
   l.push_back(absl::StrFormat(
       "Collectives: %d instances with waits recomputed across ranks, %d carrying activities "
       "without peers (recorded duration); %d GPU activities behind unresolved waits keep their recorded "
-      "gap; %d started later than the graph explains (kept at their recorded distance)%s",
-      c.collective_groups, c.collectives_unmatched, c.pinned_unresolved, c.device_order,
+      "gap; %d started later than the graph explains (kept at their recorded distance); %d waited for the SMs "
+      "another stream's kernel filled (they follow its end)%s",
+      c.collective_groups, c.collectives_unmatched, c.pinned_unresolved, c.device_order, c.sm_waits,
       c.cycles_broken > 0 ? absl::StrFormat("; %d events forced out of cycles", c.cycles_broken) : std::string()));
   if (!r.changes.empty()) {
     std::string s = "Changes:";

@@ -9,9 +9,10 @@
 #            all-to-all sync, async, async-ce                          (one process, a thread per GPU)
 #   g2mpi/, g4mpi/ the same under mpirun -np N (one rank per process, as torchrun runs PyTorch)
 # then `tools/replay_pairs.py OVERLAPSCOPE --runs ...`: every base replayed with the change that
-# should turn it into the measured target (async:/allgather/, + ce:, async:/alltoall|sendrecv/,
-# nosync:/cudaMemcpy/), predicted vs measured step; and the text of `overlapscope replay` on one
-# base per workload.
+# should turn it into the measured target (prefetch:/allgather/, + ce:, async:/alltoall|sendrecv/
+# joined on its consumer with the consumer deferred, nosync:/cudaMemcpy/; tools/replay_pairs.py
+# RUN_PAIRS), predicted vs measured step; and the text of `overlapscope replay` on one base per
+# workload. Ran on 4 x H100 on 2026-11-26 (tests/data/replay_pairs).
 #
 # Before the call, on the development machine (repository root):
 #   cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DOVERLAPSCOPE_STATIC=ON -DOVERLAPSCOPE_BENCH=OFF
@@ -75,8 +76,8 @@ ls -lR "$WORK" > "$WORK/files.txt" 2>&1
     echo
     echo "== overlapscope replay $base"
     case $base in
-      *matmul*) ch=(--change 'async:/(?i)allgather/') ;;
-      *all-to-all*) ch=(--change 'async:/(?i)alltoall|sendrecv/') ;;
+      *matmul*) ch=(--change 'prefetch:/(?i)allgather/') ;;
+      *all-to-all*) ch=(--change 'async:/(?i)alltoall|sendrecv/@/FinitePoison/' --change 'defer:/FinitePoison|Sampled/') ;;
       *) ch=(--change 'nosync:/^cudaMemcpy(_v[0-9]+)?$/') ;;
     esac
     timeout -k 5 30 "$OS" replay "$WORK/$base" "${ch[@]}" 2>&1 | head -60

@@ -109,6 +109,7 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
   fx.moved.assign(n, 0);
   fx.copy_engine.assign(n, 0);
   fx.nosync.assign(n, 0);
+  fx.deferred.assign(n, 0);
   fx.join_change.assign(n, -1);
   fx.matches.assign(changes.size(), 0);
   std::vector<uint8_t> touched(n, 0);
@@ -122,7 +123,8 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
       switch (c.kind) {
         case ChangeKind::kScaleClass: hit = gpu && a.cls[v] == c.cls; break;
         case ChangeKind::kScaleName:
-        case ChangeKind::kRemove: hit = gpu && (m.Match(a.name[v]) || m.Match(a.op[v])); break;
+        case ChangeKind::kRemove:
+        case ChangeKind::kDefer: hit = gpu && (m.Match(a.name[v]) || m.Match(a.op[v])); break;
         case ChangeKind::kAsync:
         case ChangeKind::kCopyEngine: hit = gpu && coll && (m.Match(a.name[v]) || m.Match(a.op[v])); break;
         case ChangeKind::kNoSync: hit = !gpu && m.Match(a.name[v]); break;
@@ -140,6 +142,7 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
           break;
         case ChangeKind::kCopyEngine: fx.copy_engine[v] = 1; break;
         case ChangeKind::kNoSync: fx.nosync[v] = 1; break;
+        case ChangeKind::kDefer: fx.deferred[v] = 1; break;
       }
     }
   }

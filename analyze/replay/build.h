@@ -33,7 +33,7 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
 // Which nodes the changes touch, per node.
 struct ChangeEffects {
   std::vector<double> scale;  // duration factor (1: unchanged)
-  std::vector<uint8_t> removed, moved, copy_engine, nosync;
+  std::vector<uint8_t> removed, moved, copy_engine, nosync, deferred;
   std::vector<int32_t> join_change;  // moved nodes: the async change (index) that moved them
   std::vector<int64_t> matches;      // per change: nodes it matched
   int64_t changed_nodes = 0;

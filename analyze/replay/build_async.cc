@@ -1,4 +1,4 @@
-// The async: change (replay.h) as edges: matching collectives leave the stream they shared with
+// The async:, prefetch: and defer: changes (replay.h) as edges: matching collectives leave the stream they shared with
 // other work for a side stream of their own (issued at the same point: after what preceded them
 // on the stream; in order among themselves), and whoever waited for them right after them (the
 // next activity on their stream, or the activities their event waits released: PyTorch's
@@ -21,8 +21,8 @@ struct Waiter {
 class AsyncBuilder {
  public:
   AsyncBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-               const ChangeEffects& fx, const GapFn& gap, EdgeRows& rows)
-      : t_(t), g_(g), a_(a), fx_(fx), gap_(gap), rows_(rows) {
+               const ChangeEffects& fx, const std::vector<graph::NodeId>& anchors, const GapFn& gap, EdgeRows& rows)
+      : t_(t), g_(g), a_(a), fx_(fx), anchors_(anchors), gap_(gap), rows_(rows) {
     for (const Change& c : changes)
       joins_.push_back(c.join_regex.empty() ? nullptr : std::make_unique<RE2>(c.join_regex, RE2::Quiet));
   }
@@ -44,20 +44,46 @@ class AsyncBuilder {
  private:
   void Restream(model::StreamId s) {
     graph::NodeId main = -1, side = -1;
+    graph::NodeId main_before_iter = -1;  // the last unmoved activity before the current iteration's first
+    int32_t iter = INT32_MIN;
     std::vector<graph::NodeId> open;  // moved, waiting for the next unmoved activity
+    std::vector<graph::NodeId> held;  // deferred, waiting for the next compute activity not deferred
+    auto chain = [&](graph::NodeId u, int64_t gap) {
+      if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, gap});
+      main = u;
+    };
+    auto place_held = [&] {
+      for (graph::NodeId h : held) chain(h, main >= 0 ? gap_(main, h) : 0);
+      held.clear();
+    };
     for (graph::NodeId u = g_.StreamBegin(s); u < g_.StreamEnd(s); ++u) {
+      if (a_.iteration[u] != iter) {
+        place_held();  // a deferred activity stays in its iteration: at its end
+        iter = a_.iteration[u], main_before_iter = main;
+      }
       if (fx_.moved[u]) {
-        if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, 0});
+        const graph::NodeId anchor = anchors_.empty() ? -1 : anchors_[u];
+        if (anchor >= 0) {  // prefetch: at the start of its iteration, with its first activity
+          if (main_before_iter >= 0) rows_.Add(u, {main_before_iter, Dep::kAfterEnd, 0});
+          rows_.Add(u, {anchor, Dep::kAfterStart, 0});
+        } else if (main >= 0) {
+          rows_.Add(u, {main, Dep::kAfterEnd, 0});
+        }
         if (side >= 0) rows_.Add(u, {side, Dep::kAfterEnd, 0});
         side = u;
         open.push_back(u);
         continue;
       }
-      if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, gap_(main, u)});
-      main = u;
       for (graph::NodeId c : open) waiters_.push_back({c, u});
       open.clear();
+      if (fx_.deferred[u]) {
+        held.push_back(u);
+        continue;
+      }
+      chain(u, main >= 0 ? gap_(main, u) : 0);
+      if (a_.cls[u] == GpuClass::kCompute) place_held();
     }
+    place_held();
   }
 
   // For each moved collective: the recorded start of the next collective of its communicator in
@@ -124,6 +150,7 @@ class AsyncBuilder {
   const graph::Graph& g_;
   const NodeAttrs& a_;
   const ChangeEffects& fx_;
+  const std::vector<graph::NodeId>& anchors_;
   const GapFn& gap_;
   EdgeRows& rows_;
   std::vector<std::unique_ptr<RE2>> joins_;
@@ -134,8 +161,30 @@ class AsyncBuilder {
 }  // namespace
 
 void AddAsyncEdges(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-                   const ChangeEffects& fx, const std::vector<uint8_t>& restream, const GapFn& gap, EdgeRows& rows) {
-  AsyncBuilder(t, g, a, changes, fx, gap, rows).Build(restream);
+                   const ChangeEffects& fx, const std::vector<uint8_t>& restream,
+                   const std::vector<graph::NodeId>& anchors, const GapFn& gap, EdgeRows& rows) {
+  AsyncBuilder(t, g, a, changes, fx, anchors, gap, rows).Build(restream);
+}
+
+std::vector<graph::NodeId> PrefetchAnchors(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a,
+                                           const std::vector<Change>& changes, const ChangeEffects& fx) {
+  bool any = false;
+  for (const Change& c : changes) any |= c.prefetch;
+  if (!any) return {};
+  std::vector<graph::NodeId> anchor(g.num_gpu(), -1);
+  std::vector<uint8_t> seen(t.streams().size() + 1, 0);
+  for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
+    const model::StreamId s = g.Stream(v);
+    if (!fx.moved[v] || s < 0 || seen[s]) continue;
+    seen[s] = 1;
+    graph::NodeId first = -1;
+    int32_t iter = INT32_MIN;
+    for (graph::NodeId u = g.StreamBegin(s); u < g.StreamEnd(s); ++u) {
+      if (a.iteration[u] != iter || first < 0) iter = a.iteration[u], first = u;
+      if (fx.moved[u] && changes[fx.join_change[u]].prefetch && u != first && iter >= 0) anchor[u] = first;
+    }
+  }
+  return anchor;
 }
 
 }  // namespace overlapscope::analyze::replay

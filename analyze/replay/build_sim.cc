@@ -5,6 +5,7 @@
 
 #include "analyze/replay/build.h"
 #include "analyze/replay/build_async.h"
+#include "analyze/replay/sm_holder.h"
 
 namespace overlapscope::analyze::replay {
 namespace {
@@ -42,9 +43,10 @@ class SimBuilder {
     std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
     if (fx_ != nullptr) {
       for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-        if (fx_->moved[v] && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
+        if ((fx_->moved[v] || fx_->deferred[v]) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
       }
     }
+    if (fx_ != nullptr) anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
     last_call_.assign(t_.threads().size(), -1);
     for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
       rows_.Next(v);
@@ -52,12 +54,13 @@ class SimBuilder {
     }
     if (fx_ != nullptr) {
       AddAsyncEdges(
-          t_, g_, a_, changes_, *fx_, restream, [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); },
-          rows_);
+          t_, g_, a_, changes_, *fx_, restream, anchors_,
+          [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); }, rows_);
     }
     rows_.Finish(sim_);
     counts->pinned_unresolved += pinned_;
     counts->device_order += device_order_;
+    counts->sm_waits += sm_waits_;
     return std::move(sim_);
   }
 
@@ -150,7 +153,11 @@ class SimBuilder {
           if (fx_ != nullptr && fx_->moved[e.from]) break;  // AddAsyncEdges() joins it later
           rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
           break;
-        case EdgeKind::kLaunch: rows_.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)}); break;
+        case EdgeKind::kLaunch:
+          // A prefetched collective is launched with its iteration's first activity (AddAsyncEdges).
+          if (!anchors_.empty() && anchors_[v] >= 0) break;
+          rows_.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)});
+          break;
         case EdgeKind::kHostRelease: {
           const int64_t t = std::max<int64_t>(0, g_.EndNs(v) - std::max(g_.StartNs(v), g_.EndNs(e.from)));
           tail = any_release ? std::max(tail, t) : t;
@@ -165,7 +172,12 @@ class SimBuilder {
       sim_.release_tail[v] = tail;
       if (nosync) sim_.dur[v] = tail;
     }
-    if (gpu && !strict_) DeviceOrder(v);
+    if (gpu) {
+      // Where its recorded predecessors allow v to start (once: LaunchLag counts what it pins).
+      Bound b;
+      b.at = Explained(v, &b.by, &b.dep);
+      if (!SmWait(v, b) && !strict_) DeviceOrder(v, b);
+    }
     if (!gpu && a_.thread[v] >= 0) {
       // A host call with no program-order predecessor (nested calls, a thread's first call)
       // follows the previous call of its thread (host calls are numbered by start) by its
@@ -176,12 +188,13 @@ class SimBuilder {
     }
   }
 
-  // A GPU activity that started later than all its recorded predecessors allow waited for something
-  // the graph does not hold — most often SMs that another stream's kernel held (a kernel cannot
-  // start while a full-GPU GEMM runs), or a wait with no evidence at all. It is ordered after the
-  // activity of another stream of its device that ended last before its start, with the recorded
-  // gap (counted: GraphStats does not know these).
-  void DeviceOrder(graph::NodeId v) {
+  struct Bound {
+    int64_t at = INT64_MIN;  // where the recorded predecessors allow the start (INT64_MIN: none)
+    graph::NodeId by = -1;   // the predecessor that binds last
+    Dep dep = Dep::kAfterEnd;
+  };
+  // Where v's recorded predecessors allow it to start (INT64_MIN: none), and which binds last.
+  int64_t Explained(graph::NodeId v, graph::NodeId* by_out, Dep* dep_out) const {
     int64_t explained = INT64_MIN;
     graph::NodeId by = -1;
     Dep dep = Dep::kAfterEnd;
@@ -200,6 +213,32 @@ class SimBuilder {
         dep = e.kind == EdgeKind::kLaunch ? Dep::kAfterStart : Dep::kAfterEnd;
       }
     }
+    *by_out = by;
+    *dep_out = dep;
+    return explained;
+  }
+
+  // A kernel that started later than its predecessors allow, inside a kernel of another stream
+  // that fills every SM with blocks its own cannot sit beside (a one-wave GEMM), got SMs only when
+  // that kernel's blocks retired: it follows that kernel's end at the recorded distance (usually
+  // negative: the first blocks retire before the last). Counted; true when it applied.
+  bool SmWait(graph::NodeId v, const Bound& b) {
+    if (b.by < 0 || g_.StartNs(v) - b.at <= kUnexplainedNs) return false;
+    const graph::NodeId k = holders_.HolderOf(v);
+    if (k < 0) return false;
+    rows_.Append({k, Dep::kAfterEnd, g_.StartNs(v) - g_.EndNs(k)});
+    ++sm_waits_;
+    return true;
+  }
+
+  // A GPU activity that started later than all its recorded predecessors allow waited for something
+  // the graph does not hold (SmWait() took the SMs it explains), a wait with no evidence at all. It
+  // is ordered after the activity of another stream of its device that ended last before its
+  // start, with the recorded gap (counted: GraphStats does not know these).
+  void DeviceOrder(graph::NodeId v, const Bound& b) {
+    const graph::NodeId by = b.by;
+    const Dep dep = b.dep;
+    const int64_t explained = b.at;
     if (by < 0 || g_.StartNs(v) - explained <= kUnexplainedNs) return;
     ++device_order_;
     const model::DeviceId d = a_.device[v];
@@ -255,6 +294,9 @@ class SimBuilder {
   std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
   mutable int64_t pinned_ = 0;
   int64_t device_order_ = 0;
+  int64_t sm_waits_ = 0;
+  std::vector<graph::NodeId> anchors_;  // PrefetchAnchors(); empty without prefetch:
+  SmHolders holders_{t_, g_, a_};
   std::vector<std::vector<std::pair<int64_t, graph::NodeId>>> by_end_;  // per device: (end, node)
 };
 

@@ -94,20 +94,23 @@ absl::StatusOr<Change> ParseChange(std::string_view spec) {
   c.text = std::string(spec);
   const size_t colon = spec.find(':');
   if (colon == std::string_view::npos)
-    return Bad(spec, "expected KIND:..., KIND one of scale, async, ce, nosync, remove");
+    return Bad(spec, "expected KIND:..., KIND one of scale, async, prefetch, ce, nosync, remove, defer");
   const std::string_view kind = spec.substr(0, colon);
   std::string_view rest = spec.substr(colon + 1);
   if (kind == "scale") return ParseScale(spec, rest, std::move(c));
-  if (kind == "async")
+  if (kind == "async" || kind == "prefetch") {
     c.kind = ChangeKind::kAsync;
-  else if (kind == "ce")
+    c.prefetch = kind == "prefetch";
+  } else if (kind == "ce")
     c.kind = ChangeKind::kCopyEngine;
   else if (kind == "nosync")
     c.kind = ChangeKind::kNoSync;
   else if (kind == "remove")
     c.kind = ChangeKind::kRemove;
+  else if (kind == "defer")
+    c.kind = ChangeKind::kDefer;
   else
-    return Bad(spec, "unknown kind; expected scale, async, ce, nosync or remove");
+    return Bad(spec, "unknown kind; expected scale, async, prefetch, ce, nosync, remove or defer");
   if (!TakeRegex(rest, c.regex)) return Bad(spec, "expected /REGEX/");
   if (c.kind == ChangeKind::kAsync && !rest.empty()) {
     if (rest[0] != '@') return Bad(spec, "expected @/JOIN/ after the regex");

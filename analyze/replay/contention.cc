@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "analyze/replay/residency.h"
 #include "analyze/replay/spans.h"
 
@@ -21,18 +22,15 @@ double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
   return static_cast<double>(c) / static_cast<double>(hi - lo);
 }
 
+// Whether merged list u meets [lo, hi) (an instant when lo == hi).
+bool Meets(const std::vector<Span>& u, int64_t lo, int64_t hi) {
+  auto it = std::upper_bound(u.begin(), u.end(), lo, [](int64_t x, const Span& s) { return x < s.second; });
+  return it != u.end() && it->first <= std::max(lo, hi - 1);
+}
+
 BlockFootprint FootprintOf(const model::Trace& t, const graph::Graph& graph, int32_t v) {
   const model::GpuRef r = graph.Ref(v);
-  if (r.kind != model::GpuKind::kKernel) return {};
-  const model::Kernel& k = t.kernels()[r.index];
-  BlockFootprint f;
-  const int64_t b = static_cast<int64_t>(std::max(0, k.grid.x)) * std::max(1, k.grid.y) * std::max(1, k.grid.z);
-  const int64_t th = static_cast<int64_t>(std::max(0, k.block.x)) * std::max(1, k.block.y) * std::max(1, k.block.z);
-  f.blocks = static_cast<int32_t>(std::min<int64_t>(b, INT32_MAX));
-  f.threads = static_cast<int32_t>(std::min<int64_t>(th, 1 << 20));
-  f.regs = k.registers_per_thread;
-  f.smem = k.shared_memory_bytes;
-  return f;
+  return r.kind == model::GpuKind::kKernel ? FootprintOfKernel(t.kernels()[r.index]) : BlockFootprint{};
 }
 
 // A kernel on one device, where the model places it.
@@ -106,7 +104,11 @@ class DeviceModel {
         auto consider = [&](const Placed& k) {
           if (const int64_t at = FreeAt(k, c, ready); at > free) free = at, by = &k;
         };
-        Meeting(compute, max_end, ready, ready + 1, consider);
+        // Running when the collective became ready (one starting at the same instant: the
+        // collective, issued first, gets the SMs).
+        Meeting(compute, max_end, ready, ready + 1, [&](const Placed& k) {
+          if (k.start < ready) consider(k);
+        });
         if (auto it = first_released.find(ReleasingKernel(a_, s_, c.v));
             it != first_released.end() && it->second->start >= ready)
           consider(*it->second);
@@ -219,17 +221,29 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     if (has_comm[d])
       dm[d] = std::make_unique<DeviceModel>(
           a, g, s, sm_count_override > 0 ? sm_count_override : SmCount(t, static_cast<model::DeviceId>(d)));
+  // The collectives first; then only the compute kernels that meet one (in either schedule) or
+  // that the end releasing one also releases: the others keep their duration (most of a trace).
+  std::vector<std::vector<Span>> near(devs);
+  absl::flat_hash_set<int32_t> roots;
   for (int32_t v = 0; v < g.num_gpu; ++v) {
     const model::DeviceId d = a.device[v];
-    if (d < 0 || !dm[d] || (a.cls[v] != GpuClass::kComm && a.cls[v] != GpuClass::kCompute)) continue;
+    if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kComm || a.blocks[v] <= 0) continue;
     Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
-    if (a.cls[v] == GpuClass::kCompute) {
-      if (!fx.removed[v]) dm[d]->compute.push_back(p);
-      continue;
-    }
-    if (a.blocks[v] <= 0) continue;
     dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
-    if (!fx.removed[v] && !fx.copy_engine[v]) dm[d]->comm.push_back(p);
+    near[d].push_back({g.rec_start[v], g.rec_end[v]});
+    if (fx.removed[v] || fx.copy_engine[v]) continue;
+    dm[d]->comm.push_back(p);
+    near[d].push_back({s.start[v], s.end[v]});
+    if (const int32_t r = ReleasingKernel(a, s, v); r >= 0) roots.insert(r);
+  }
+  for (auto& n : near) n = MergeSpans(std::move(n));
+  for (int32_t v = 0; v < g.num_gpu; ++v) {
+    const model::DeviceId d = a.device[v];
+    if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.removed[v]) continue;
+    if (!Meets(near[d], s.start[v], s.end[v]) && !Meets(near[d], g.rec_start[v], g.rec_end[v]) &&
+        !roots.contains(ReleasingKernel(a, s, v)))
+      continue;
+    dm[d]->compute.push_back({v, FootprintOf(t, graph, v), s.start[v], s.end[v]});
   }
   absl::flat_hash_map<std::pair<model::DeviceId, model::StringId>, double> by_dev;
   absl::flat_hash_map<model::StringId, double> by_name;

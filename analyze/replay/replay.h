@@ -68,18 +68,28 @@ struct ReplayInputs {
 //                          the issuing stream waits for each before the first later activity
 //                          matching JOIN (default: the next collective of the same
 //                          communicator, else the first activity of the next iteration)
+//   prefetch:/REGEX/[@/JOIN/] as async:, but issued at the start of their iteration on their
+//                          stream (FSDP's prefetch): after what preceded the iteration there,
+//                          launched with the iteration's first activity of that stream — for a
+//                          program that computes first and communicates after (sequential ->
+//                          overlapped where the overlapped program issues the collective first)
 //   ce:/REGEX/             matching collectives on copy engines: they hold no SMs
 //   nosync:/CALL-REGEX/    matching blocking host calls wait for nothing (GPU order unchanged)
 //   remove:/REGEX/         matching GPU activities take no time
+//   defer:/REGEX/          matching GPU activities move after the next compute activity of
+//                          their stream that does not match (in the same iteration, else to its
+//                          end): a consumer run later, as an async program consumes a
+//                          collective after the next layer's GEMM
 // REGEX is RE2 syntax, searched anywhere in the name (of the activity; for collectives also the
 // collective's op, e.g. "allgather").
-enum class ChangeKind : uint8_t { kScaleClass, kScaleName, kAsync, kCopyEngine, kNoSync, kRemove };
+enum class ChangeKind : uint8_t { kScaleClass, kScaleName, kAsync, kCopyEngine, kNoSync, kRemove, kDefer };
 struct Change {
   ChangeKind kind = ChangeKind::kScaleClass;
   std::string text;  // the spec as given
   GpuClass cls = GpuClass::kCompute;
   std::string regex, join_regex;
   double factor = 1;
+  bool prefetch = false;  // async: issued at the start of its iteration (prefetch:)
 };
 // InvalidArgument "--change 'SPEC': <reason>" on a malformed spec or an invalid regex.
 absl::StatusOr<Change> ParseChange(std::string_view spec);
@@ -136,6 +146,10 @@ struct ReplayCounts {
   // before them with the recorded gap, else kept at their recorded distance from the predecessor
   // that bound them last.
   int64_t device_order = 0;
+  // GPU kernels that started late inside a kernel of another stream of their device whose blocks
+  // fill every SM and leave no room for theirs (SM residency, contention.h): they start at their
+  // recorded distance to that kernel's end (so they move with it), in strict mode too.
+  int64_t sm_waits = 0;
   int64_t changed_nodes = 0;  // nodes a change touched (all changes)
 };
 

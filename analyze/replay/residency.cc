@@ -35,6 +35,17 @@ void Pieces(int64_t start, int32_t want, int32_t sms, const HoldSteps& holds, F 
 
 }  // namespace
 
+BlockFootprint FootprintOfKernel(const model::Kernel& k) {
+  BlockFootprint f;
+  const int64_t b = static_cast<int64_t>(std::max(0, k.grid.x)) * std::max(1, k.grid.y) * std::max(1, k.grid.z);
+  const int64_t th = static_cast<int64_t>(std::max(0, k.block.x)) * std::max(1, k.block.y) * std::max(1, k.block.z);
+  f.blocks = static_cast<int32_t>(std::min<int64_t>(b, INT32_MAX));
+  f.threads = static_cast<int32_t>(std::min<int64_t>(th, 1 << 20));
+  f.regs = k.registers_per_thread;
+  f.smem = k.shared_memory_bytes;
+  return f;
+}
+
 int32_t BlocksPerSm(const BlockFootprint& k) {
   if (!k.Known()) return 1;
   int64_t n = std::min(kBlocksPerSm, kThreadsPerSm / k.threads);

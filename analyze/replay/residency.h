@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/events.h"
+
 namespace overlapscope::analyze::replay {
 
 // What one block of a kernel holds on its SM, and the grid.
@@ -23,6 +25,9 @@ struct BlockFootprint {
   int64_t smem = -1;    // shared memory per block, bytes; -1 unknown
   bool Known() const { return threads > 0 && regs >= 0 && smem >= 0; }
 };
+
+// A kernel's footprint as the trace recorded it (grid, block, registers, shared memory).
+BlockFootprint FootprintOfKernel(const model::Kernel& k);
 
 // Blocks of `k` one SM holds at once (>= 1; 1 when unknown).
 int32_t BlocksPerSm(const BlockFootprint& k);

@@ -135,9 +135,10 @@ OVS_API void ovs_job_free(ovs_job* job);
 /* Replay and what-if (`overlapscope replay`, METRICS §11): loads `paths`, replays every iteration
  * on the dependency graph and predicts it under the changes. options_json: the analysis options
  * of ovs_analyze (classes, iteration_marker, align_clocks, ...). replay_json (all optional):
- *   changes   string or array of strings, as --change (scale:, async:, ce:, nosync:, remove:)
+ *   changes   string or array of strings, as --change (scale:, async:, prefetch:, ce:, nosync:, remove:, defer:)
  *   contention bool (default true: also predict with the contention model)
  *   sm_count  int >= 2 (SMs per GPU for the SM-share model; default from the GPU's name)
+ *   html      string: also write a self-contained HTML page of the result to this path
  * format: "json" (overlapscope.replay/1, the default for NULL), "text" or "markdown".
  * OVS_BAD_ARGUMENT for a malformed change or option. */
 OVS_API int ovs_replay(const char* const* paths, size_t n_paths, const char* options_json, const char* replay_json,

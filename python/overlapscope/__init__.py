@@ -70,16 +70,18 @@ def analyze(paths_or_dir, *, align_clocks=None, comm_kernel=None, compute_kernel
     return Report(out.value)
 
 
-def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="json", **analysis):
+def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="json", html=None, **analysis):
     """Replays every iteration of the traces on their dependency graph and predicts it under
     `changes` (`overlapscope replay`, METRICS §11): with format="json" the overlapscope.replay/1
     document as a dict (docs/report-schema.md "Replay"; its "replay_error" comes first), else the
     "text" or "markdown" rendering.
 
       changes     what-ifs as the CLI's --change: a string or a list, e.g.
-                  ["async:/AllGather/", "ce:/AllGather/"], "scale:comm=0.5", "nosync:/cudaStreamSynchronize/"
+                  ["async:/AllGather/", "ce:/AllGather/"], "scale:comm=0.5", "nosync:/cudaStreamSynchronize/",
+                  "prefetch:/AllGather/", "defer:/Consumer/"
       contention  also predict with the contention model (default True)
       sm_count    SMs per GPU for the SM-share model (default: from the GPU's name)
+      html        also write a self-contained HTML page of the result to this path (`replay --html`)
       analysis    analyze()'s options (align_clocks, comm_kernel, classes, iteration_marker, ...)
     Raises OptionError (a malformed change), TraceError, LibraryError.
     """
@@ -92,6 +94,8 @@ def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="
     rep = {"changes": list(changes), "contention": bool(contention)}
     if sm_count is not None:
         rep["sm_count"] = sm_count
+    if html is not None:
+        rep["html"] = str(html)
     arr, n = _lib.path_array(_paths(paths_or_dir))
     text = _lib.call_str(_lib.lib().ovs_replay, arr, n, _lib.options(opts), _lib.options(rep), format.encode())
     return _json.loads(text) if format == "json" else text

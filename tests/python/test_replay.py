@@ -42,3 +42,14 @@ def test_replay_bad_change_is_an_option_error():
         overlapscope.replay(A2A, "async:SendRecv")
     with pytest.raises(overlapscope.OptionError):
         overlapscope.replay(A2A, format="html")
+
+
+def test_replay_html_page(tmp_path):
+    page = tmp_path / "replay.html"
+    doc = overlapscope.replay(A2A, "async:/SendRecv/", html=page)
+    assert doc["schema"] == "overlapscope.replay/1"
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    assert text.index("Replay error: median |error|") < text.index("Per rank (median over iterations)")
+    assert text.count('<svg class="chart"') == 2  # two ranks
+    assert "<script" not in text

@@ -16,6 +16,7 @@
 #include "engine/replay.h"
 #include "engine/session.h"
 #include "nlohmann/json.hpp"
+#include "replay_test_util.h"
 
 namespace overlapscope::engine {
 namespace {
@@ -25,32 +26,6 @@ const std::string kData = OVERLAPSCOPE_TEST_DATA;
 const std::string kShared = std::getenv("OVERLAPSCOPE_SHARED_TRACES") != nullptr
                                 ? std::getenv("OVERLAPSCOPE_SHARED_TRACES")
                                 : std::string(OVERLAPSCOPE_SOURCE_DIR) + "/../shared/traces";
-
-nlohmann::json ReplayJson(const std::string& path, const std::vector<std::string>& changes = {}) {
-  auto s = Load({path});
-  EXPECT_TRUE(s.ok()) << path << ": " << s.status();
-  if (!s.ok()) return {};
-  ReplayRequest req;
-  req.changes = changes;
-  auto out = RunReplay(*s, req, ReportFormat::kJson);
-  EXPECT_TRUE(out.ok()) << path << ": " << out.status();
-  return out.ok() ? nlohmann::json::parse(*out) : nlohmann::json{};
-}
-
-// Median over iterations of the slowest rank's step (`key`: measured, predicted, ...).
-double JobStep(const nlohmann::json& doc, const std::string& key) {
-  std::map<int64_t, int64_t> by_it;
-  for (const auto& it : doc["iterations"]) {
-    if (!it.contains(key)) continue;
-    int64_t& m = by_it[it["iteration"].get<int64_t>()];
-    m = std::max(m, it[key]["step_ns"].get<int64_t>());
-  }
-  std::vector<int64_t> v;
-  for (const auto& [k, s] : by_it) v.push_back(s);
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
-}
 
 struct ErrorBound {
   std::string dir;

@@ -136,8 +136,18 @@ TEST(ParseChange, Forms) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->regex, "a/b");
   EXPECT_EQ(ParseChange("ce:/AllGather/")->kind, ChangeKind::kCopyEngine);
+  c = ParseChange("prefetch:/AllGather/@/gemm/");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->kind, ChangeKind::kAsync);
+  EXPECT_TRUE(c->prefetch);
+  EXPECT_EQ(c->join_regex, "gemm");
+  EXPECT_FALSE(ParseChange("async:/AllGather/")->prefetch);
+  c = ParseChange("defer:/FinitePoison|Sampled/");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->kind, ChangeKind::kDefer);
+  EXPECT_EQ(c->regex, "FinitePoison|Sampled");
   for (const char* bad : {"scale:comm=0", "scale:gpu=2", "scale:comm=x", "async:AllGather", "async:/x/@y", "ce:/(/",
-                          "frob:/x/", "remove:/x/trailing", "nosync://", "noconst"}) {
+                          "frob:/x/", "remove:/x/trailing", "nosync://", "noconst", "prefetch:x"}) {
     auto b = ParseChange(bad);
     EXPECT_FALSE(b.ok()) << bad;
     if (!b.ok()) EXPECT_NE(b.status().message().find("--change '"), std::string_view::npos);

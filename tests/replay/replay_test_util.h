@@ -1,0 +1,44 @@
+// Shared by the replay tests on real traces: the replay's JSON document of a trace and the job's
+// step (the figure docs/RESULTS.md and tools/replay_pairs.py compare).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/replay.h"
+#include "engine/session.h"
+#include "nlohmann/json.hpp"
+
+namespace overlapscope::engine {
+
+inline nlohmann::json ReplayJson(const std::string& path, const std::vector<std::string>& changes = {}) {
+  auto s = Load({path});
+  EXPECT_TRUE(s.ok()) << path << ": " << s.status();
+  if (!s.ok()) return {};
+  ReplayRequest req;
+  req.changes = changes;
+  auto out = RunReplay(*s, req, ReportFormat::kJson);
+  EXPECT_TRUE(out.ok()) << path << ": " << out.status();
+  return out.ok() ? nlohmann::json::parse(*out) : nlohmann::json{};
+}
+
+// Median over iterations of the slowest rank's step (`key`: measured, predicted, ...).
+inline double JobStep(const nlohmann::json& doc, const std::string& key) {
+  std::map<int64_t, int64_t> by_it;
+  for (const auto& it : doc["iterations"]) {
+    if (!it.contains(key)) continue;
+    int64_t& m = by_it[it["iteration"].get<int64_t>()];
+    m = std::max(m, it[key]["step_ns"].get<int64_t>());
+  }
+  std::vector<int64_t> v;
+  for (const auto& [k, s] : by_it) v.push_back(s);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
+}
+
+}  // namespace overlapscope::engine
