@@ -22,6 +22,8 @@
 
 #include "analyze/analysis.h"
 #include "analyze/context.h"
+#include "analyze/graph/graph.h"
+#include "analyze/graph_inputs.h"
 #include "bench_util.h"
 #include "model/trace_builder.h"
 #include "report/build.h"
@@ -154,7 +156,11 @@ int main(int argc, char** argv) {
   for (int i = 0; i < repeats; ++i) {
     auto a = Clock::now();
     double ca = CpuSeconds();
-    auto r = analyze::AnalyzeAll(t, analyze::AnalyzeOptions{});
+    // OVERLAPSCOPE_BENCH_NO_PATH=1: without the critical path and the transfer/wait split (what
+    // --critical-path off leaves out), to see their share.
+    analyze::AnalyzeOptions all;
+    if (std::getenv("OVERLAPSCOPE_BENCH_NO_PATH") != nullptr) all.critical_path = false, all.comm_wait_split = false;
+    auto r = analyze::AnalyzeAll(t, all);
     cpu_times.push_back(CpuSeconds() - ca);
     auto b = Clock::now();
     if (!r.ok()) {
@@ -184,10 +190,12 @@ int main(int argc, char** argv) {
     double p6 = CpuSeconds();
     analyze::ComputeLaunchStats(ctx, &r.launch);
     double p7 = CpuSeconds();
+    const analyze::graph::Graph g = analyze::graph::BuildGraph(t, analyze::MakeGraphInputs(r.blocking, r.cross_rank));
+    double p8 = CpuSeconds();
     std::printf(
         "phases (CPU s): prepare (classify, sets, launch lookup, iterations) %.3f, overlap %.3f, hta %.3f, "
-        "blocking %.3f, idle %.3f, sync points %.3f, launch stats %.3f\n",
-        p1 - p0, p2 - p1, p3 - p2, p4 - p3, p5 - p4, p6 - p5, p7 - p6);
+        "blocking %.3f, idle %.3f, sync points %.3f, launch stats %.3f, dependency graph %.3f (%d nodes)\n",
+        p1 - p0, p2 - p1, p3 - p2, p4 - p3, p5 - p4, p6 - p5, p7 - p6, p8 - p7, g.num_nodes());
   }
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());
