@@ -4,24 +4,6 @@
 
 namespace overlapscope::model {
 
-int64_t Trace::StartNs(GpuRef r) const {
-  switch (r.kind) {
-    case GpuKind::kKernel: return d_.kernels[r.index].start_ns;
-    case GpuKind::kMemcpy: return d_.memcpys[r.index].start_ns;
-    case GpuKind::kMemset: return d_.memsets[r.index].start_ns;
-  }
-  return 0;
-}
-
-int64_t Trace::EndNs(GpuRef r) const {
-  switch (r.kind) {
-    case GpuKind::kKernel: return d_.kernels[r.index].end_ns;
-    case GpuKind::kMemcpy: return d_.memcpys[r.index].end_ns;
-    case GpuKind::kMemset: return d_.memsets[r.index].end_ns;
-  }
-  return 0;
-}
-
 StreamId Trace::StreamOf(GpuRef r) const {
   switch (r.kind) {
     case GpuKind::kKernel: return d_.kernels[r.index].stream;

@@ -77,8 +77,23 @@ class Trace {
   DeviceId DeviceOfStream(StreamId s) const { return d_.streams[s].device; }
 
   // Start/end/stream of any GPU activity, whatever its kind.
-  int64_t StartNs(GpuRef r) const;
-  int64_t EndNs(GpuRef r) const;
+  // Inline: every analysis reads them per activity.
+  int64_t StartNs(GpuRef r) const {
+    switch (r.kind) {
+      case GpuKind::kKernel: return d_.kernels[r.index].start_ns;
+      case GpuKind::kMemcpy: return d_.memcpys[r.index].start_ns;
+      case GpuKind::kMemset: return d_.memsets[r.index].start_ns;
+    }
+    return 0;
+  }
+  int64_t EndNs(GpuRef r) const {
+    switch (r.kind) {
+      case GpuKind::kKernel: return d_.kernels[r.index].end_ns;
+      case GpuKind::kMemcpy: return d_.memcpys[r.index].end_ns;
+      case GpuKind::kMemset: return d_.memsets[r.index].end_ns;
+    }
+    return 0;
+  }
   StreamId StreamOf(GpuRef r) const;
   int64_t CorrelationOf(GpuRef r) const;
 

@@ -60,7 +60,7 @@ Graph GraphBuilder::Build() {
   return std::move(g_);
 }
 
-bool GraphBuilder::Add(NodeId from, NodeId to, EdgeKind k, bool inferred) {
+bool GraphBuilder::Forward(NodeId from, NodeId to, EdgeKind k, bool inferred) {
   const int64_t fs = g_.start_[from], fe = g_.end_[from], ts = g_.start_[to], te = g_.end_[to];
   bool forward = false;
   switch (k) {
@@ -71,12 +71,18 @@ bool GraphBuilder::Add(NodeId from, NodeId to, EdgeKind k, bool inferred) {
     case EdgeKind::kHostRelease: forward = fe <= te; break;
     case EdgeKind::kPeer: forward = fs <= te; break;
   }
+  GraphStats& st = S(to);
   if (!forward) {
-    ++S(to).backward_edges;
+    ++st.backward_edges;
     return false;
   }
+  ++(inferred ? st.inferred : st.recorded)[static_cast<int>(k)];
+  return true;
+}
+
+bool GraphBuilder::Add(NodeId from, NodeId to, EdgeKind k, bool inferred) {
+  if (!Forward(from, to, k, inferred)) return false;
   edges_.push_back({from, to, k, inferred});
-  ++(inferred ? S(to).inferred : S(to).recorded)[static_cast<int>(k)];
   return true;
 }
 
@@ -129,8 +135,6 @@ void GraphBuilder::AddNodes() {
     g_.end_.push_back(a.end_ns);
     api_thread_.push_back(a.thread);
   }
-  // Program order, stream order and launches: about one edge per API call and two per activity.
-  edges_.reserve(t.api_calls().size() + 2 * g_.gpu_ref_.size() + 1024);
 }
 
 void GraphBuilder::AddProgramOrder() {
@@ -138,20 +142,24 @@ void GraphBuilder::AddProgramOrder() {
   // outermost one is nested in it (a runtime call's driver call) and gets no edge of its own.
   const auto& calls = t_.api_calls();
   std::vector<int32_t> last(t_.threads().size(), kNone);
+  po_pred_.assign(calls.size(), kNone);
   for (size_t i = 0; i < calls.size(); ++i) {
     const model::ApiCall& a = calls[i];
     if (a.thread == kNone || static_cast<size_t>(a.thread) >= last.size()) continue;
     int32_t& prev = last[a.thread];
     if (prev != kNone && a.end_ns <= calls[prev].end_ns) continue;
-    if (prev != kNone) Add(g_.ApiNode(prev), g_.ApiNode(static_cast<int32_t>(i)), EdgeKind::kProgramOrder, false);
+    if (prev != kNone && Forward(g_.ApiNode(prev), g_.ApiNode(static_cast<int32_t>(i)), EdgeKind::kProgramOrder, false))
+      po_pred_[i] = prev;
     prev = static_cast<int32_t>(i);
   }
 }
 
 void GraphBuilder::AddStreamOrder() {
+  bulk_.assign(g_.num_gpu(), 0);
   const int32_t ns = static_cast<int32_t>(g_.stream_off_.size()) - 1;
   for (int32_t s = 0; s < ns; ++s)
-    for (NodeId n = g_.stream_off_[s] + 1; n < g_.stream_off_[s + 1]; ++n) Add(n - 1, n, EdgeKind::kStreamOrder, false);
+    for (NodeId n = g_.stream_off_[s] + 1; n < g_.stream_off_[s + 1]; ++n)
+      if (Forward(n - 1, n, EdgeKind::kStreamOrder, false)) bulk_[n] |= kBulkStream;
 }
 
 void GraphBuilder::AddLaunches() {
@@ -160,7 +168,7 @@ void GraphBuilder::AddLaunches() {
       ++S(n).gpu_without_launch;
       continue;
     }
-    Add(g_.ApiNode(launch_[n]), n, EdgeKind::kLaunch, false);
+    if (Forward(g_.ApiNode(launch_[n]), n, EdgeKind::kLaunch, false)) bulk_[n] |= kBulkLaunch;
   }
 }
 
@@ -183,29 +191,41 @@ void GraphBuilder::AddPeers() {
 }
 
 void GraphBuilder::Finish() {
+  // The bulk edges (program order, stream order, launch) are written straight into the
+  // predecessor rows, node by node, each node's in the order the passes made them: its bulk
+  // edges, then its cross edges (waits, host releases, peers) in the order they were added.
   const size_t nn = static_cast<size_t>(g_.num_nodes());
-  auto crosses = [](EdgeKind k) {
-    return k == EdgeKind::kEventWait || k == EdgeKind::kHostRelease || k == EdgeKind::kPeer;
-  };
+  const int32_t ngpu = g_.num_gpu();
+  std::vector<Edge> by_from = edges_;
+  std::stable_sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) { return a.to < b.to; });
   g_.pred_off_.assign(nn + 1, 0);
+  for (NodeId n = 0; n < ngpu; ++n)
+    g_.pred_off_[n + 1] = ((bulk_[n] & kBulkStream) ? 1 : 0) + ((bulk_[n] & kBulkLaunch) ? 1 : 0);
+  for (size_t i = 0; i < po_pred_.size(); ++i) g_.pred_off_[ngpu + i + 1] = po_pred_[i] != kNone;
+  for (const Edge& e : edges_) ++g_.pred_off_[e.to + 1];
+  for (size_t i = 0; i < nn; ++i) g_.pred_off_[i + 1] += g_.pred_off_[i];
+  // Appended in node order (no zero-filled array written twice).
+  std::vector<Edge>& out = g_.pred_edges_;
+  out.reserve(static_cast<size_t>(g_.pred_off_[nn]));
+  size_t c = 0;
+  for (NodeId n = 0; n < static_cast<NodeId>(nn); ++n) {
+    if (n < ngpu) {
+      if (bulk_[n] & kBulkStream) out.push_back({n - 1, n, EdgeKind::kStreamOrder, false});
+      if (bulk_[n] & kBulkLaunch) out.push_back({g_.ApiNode(launch_[n]), n, EdgeKind::kLaunch, false});
+    } else if (const int32_t p = po_pred_[n - ngpu]; p != kNone) {
+      out.push_back({g_.ApiNode(p), n, EdgeKind::kProgramOrder, false});
+    }
+    for (; c < edges_.size() && edges_[c].to == n; ++c) out.push_back(edges_[c]);
+  }
+  // Successor rows: the cross edges only (CrossSuccs), in the order they were added.
+  std::stable_sort(by_from.begin(), by_from.end(), [](const Edge& a, const Edge& b) { return a.from < b.from; });
   g_.succ_off_.assign(nn + 1, 0);
-  size_t ncross = 0;
-  for (const Edge& e : edges_) {
-    ++g_.pred_off_[e.to + 1];
-    if (crosses(e.kind)) ++g_.succ_off_[e.from + 1], ++ncross;
-  }
-  for (size_t i = 0; i < nn; ++i) g_.pred_off_[i + 1] += g_.pred_off_[i], g_.succ_off_[i + 1] += g_.succ_off_[i];
-  g_.pred_edges_.resize(edges_.size());
-  g_.succ_edges_.resize(ncross);
-  // The fill cursors reuse the offsets: each row's end after the fill is the next row's start, so
-  // the offsets are shifted back by one row afterwards.
-  for (const Edge& e : edges_) {
-    g_.pred_edges_[g_.pred_off_[e.to]++] = e;
-    if (crosses(e.kind)) g_.succ_edges_[g_.succ_off_[e.from]++] = e;
-  }
-  for (size_t i = nn; i > 0; --i) g_.pred_off_[i] = g_.pred_off_[i - 1], g_.succ_off_[i] = g_.succ_off_[i - 1];
-  g_.pred_off_[0] = 0, g_.succ_off_[0] = 0;
+  for (const Edge& e : by_from) ++g_.succ_off_[e.from + 1];
+  for (size_t i = 0; i < nn; ++i) g_.succ_off_[i + 1] += g_.succ_off_[i];
+  g_.succ_edges_ = std::move(by_from);
   std::vector<Edge>().swap(edges_);
+  std::vector<uint8_t>().swap(bulk_);
+  std::vector<int32_t>().swap(po_pred_);
 }
 
 }  // namespace overlapscope::analyze::graph

@@ -40,7 +40,9 @@ class GraphBuilder {
   void AddPeers();
   void Finish();
 
-  // Appends the edge when it goes forward (graph.h), else counts it backward. True if added.
+  // Counts the edge on its target's process: backward (graph.h) or by kind. True if forward.
+  bool Forward(NodeId from, NodeId to, EdgeKind k, bool inferred);
+  // A cross edge (event wait, host release, peer): appended when it goes forward. True if added.
   bool Add(NodeId from, NodeId to, EdgeKind k, bool inferred);
   void MarkUnresolved(NodeId g);
   // The counts of the process of node n (a spare for nodes of no known process).
@@ -60,7 +62,12 @@ class GraphBuilder {
   const model::Trace& t_;
   const GraphInputs& in_;
   Graph g_;
-  std::vector<Edge> edges_;
+  std::vector<Edge> edges_;  // the cross edges (the bulk ones are written by Finish())
+  // The bulk edges, not staged: per GPU node its stream-order and launch edges (flags), per API
+  // call its program-order predecessor (kNone: none).
+  static constexpr uint8_t kBulkStream = 1, kBulkLaunch = 2;
+  std::vector<uint8_t> bulk_;
+  std::vector<int32_t> po_pred_;
   GraphStats other_;                                         // counts of targets of no known process
   std::vector<model::ProcessId> stream_proc_, thread_proc_;  // per stream / thread: its process
   std::vector<int32_t> launch_;                              // per GPU node: Trace::LaunchOf, kNone when absent
