@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "base/run_all.h"
 
 namespace overlapscope::model {
 
@@ -113,7 +114,7 @@ void BuildCsr(size_t groups, const std::vector<std::pair<int32_t, GpuRef>>& pair
 
 }  // namespace
 
-absl::Status TraceBuilder::Validate() const {
+absl::Status TraceBuilder::Validate(int threads) const {
   const size_t np = d_.processes.size(), nt = d_.threads.size(), nd = d_.devices.size(), ns = d_.streams.size(),
                nc = d_.collectives.size();
   for (const auto& t : d_.threads)
@@ -125,33 +126,38 @@ absl::Status TraceBuilder::Validate() const {
   auto gpu_ok = [&](const auto& e) {
     return InRange(e.device, nd, false) && InRange(e.stream, ns, false) && d_.streams[e.stream].device == e.device;
   };
-  if (auto s = ValidateEvents(d_.kernels, "kernels",
-                              [&](const Kernel& k) { return gpu_ok(k) && InRange(k.collective, nc, true); });
-      !s.ok())
-    return s;
-  if (auto s = ValidateEvents(d_.memcpys, "memcpys",
-                              [&](const Memcpy& m) {
-                                return gpu_ok(m) && InRange(m.collective, nc, true) && InRange(m.dst_device, nd, true);
-                              });
-      !s.ok())
-    return s;
-  if (auto s = ValidateEvents(d_.memsets, "memsets", gpu_ok); !s.ok()) return s;
-  if (auto s = ValidateEvents(d_.gpu_ranges, "gpu_ranges", gpu_ok); !s.ok()) return s;
-  if (auto s = ValidateEvents(
-          d_.api_calls, "api_calls",
-          [&](const ApiCall& a) { return InRange(a.thread, nt, false) && InRange(a.name, d_.strings.size(), false); });
-      !s.ok())
-    return s;
-  if (auto s = ValidateEvents(d_.ranges, "ranges", [&](const Range& r) { return InRange(r.thread, nt, false); });
-      !s.ok())
-    return s;
-  if (auto s = ValidateEvents(d_.syncs, "syncs",
-                              [&](const Sync& y) {
-                                return InRange(y.thread, nt, true) && InRange(y.device, nd, true) &&
-                                       InRange(y.stream, ns, true) && InRange(y.wait_on_stream, ns, true);
-                              });
-      !s.ok())
-    return s;
+  // One check per event vector, at once; the first failure in this order is the error, as
+  // when they run one after the other.
+  absl::Status st[7];
+  base::RunAll(threads, {[&] {
+                           st[0] = ValidateEvents(d_.kernels, "kernels", [&](const Kernel& k) {
+                             return gpu_ok(k) && InRange(k.collective, nc, true);
+                           });
+                         },
+                         [&] {
+                           st[1] = ValidateEvents(d_.memcpys, "memcpys", [&](const Memcpy& m) {
+                             return gpu_ok(m) && InRange(m.collective, nc, true) && InRange(m.dst_device, nd, true);
+                           });
+                         },
+                         [&] { st[2] = ValidateEvents(d_.memsets, "memsets", gpu_ok); },
+                         [&] { st[3] = ValidateEvents(d_.gpu_ranges, "gpu_ranges", gpu_ok); },
+                         [&] {
+                           st[4] = ValidateEvents(d_.api_calls, "api_calls", [&](const ApiCall& a) {
+                             return InRange(a.thread, nt, false) && InRange(a.name, d_.strings.size(), false);
+                           });
+                         },
+                         [&] {
+                           st[5] = ValidateEvents(d_.ranges, "ranges",
+                                                  [&](const Range& r) { return InRange(r.thread, nt, false); });
+                         },
+                         [&] {
+                           st[6] = ValidateEvents(d_.syncs, "syncs", [&](const Sync& y) {
+                             return InRange(y.thread, nt, true) && InRange(y.device, nd, true) &&
+                                    InRange(y.stream, ns, true) && InRange(y.wait_on_stream, ns, true);
+                           });
+                         }});
+  for (const absl::Status& s : st)
+    if (!s.ok()) return s;
   for (const auto& c : d_.collectives)
     if (!InRange(c.process, np, true) || !InRange(c.device, nd, true) || !InRange(c.stream, ns, true))
       return absl::InvalidArgumentError("collective id out of range");
@@ -338,8 +344,9 @@ void TraceBuilder::BuildGpuIndexes(Trace& t) {
   }
 }
 
-// The correlation index of the API calls and, through it, the launch call of every activity.
-void TraceBuilder::BuildCorrelationJoins(Trace& t) {
+// The correlation index of the API calls and, through it, the launch call of every activity
+// (the lookups of each kind cut into ranges for up to `threads` threads).
+void TraceBuilder::BuildCorrelationJoins(Trace& t, int threads) {
   {
     std::vector<ProcessId> process_of_call(t.d_.api_calls.size());
     for (size_t i = 0; i < t.d_.api_calls.size(); ++i)
@@ -348,9 +355,11 @@ void TraceBuilder::BuildCorrelationJoins(Trace& t) {
   }
   auto launches = [&](const auto& v, std::vector<int32_t>& out) {
     out.assign(v.size(), kNone);
-    for (size_t i = 0; i < v.size(); ++i)
-      if (v[i].correlation_id != kNoCorrelation)
-        out[i] = t.api_by_corr_.Find(t.d_.devices[v[i].device].process, v[i].correlation_id);
+    base::ParallelFor(threads, v.size(), size_t{1} << 16, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i)
+        if (v[i].correlation_id != kNoCorrelation)
+          out[i] = t.api_by_corr_.Find(t.d_.devices[v[i].device].process, v[i].correlation_id);
+    });
   };
   launches(t.d_.kernels, t.kernel_launch_);
   launches(t.d_.memcpys, t.memcpy_launch_);
@@ -380,30 +389,31 @@ void TraceBuilder::ComputeTimeSpan(Trace& t) {
 }
 
 absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && {
-  if (absl::Status s = Validate(); !s.ok()) return s;
+  const int threads = options.threads;
+  if (absl::Status s = Validate(threads); !s.ok()) return s;
   DeriveCollectiveSpans();
   if (options.clock_shift)
     if (absl::Status s = ApplyClockShift(options.clock_shift); !s.ok()) return s;
   for (size_t c = 0; c < d_.collectives.size(); ++c)
     if (d_.collectives[c].end_ns < d_.collectives[c].start_ns)
       return absl::InvalidArgumentError(absl::StrCat("collectives[", c, "]: end_ns < start_ns"));
-  SortByTime(d_.kernels);
-  SortByTime(d_.memcpys);
-  SortByTime(d_.memsets);
-  SortByTime(d_.api_calls);
-  ClassifyApiCalls();
-  SortByTime(d_.syncs);
-  SortByTime(d_.ranges);
-  SortByTime(d_.gpu_ranges);
-  std::stable_sort(d_.windows.begin(), d_.windows.end(), [](const CaptureWindow& a, const CaptureWindow& b) {
-    return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
-  });
+  // Each vector is sorted on its own: at once, with the same result as one after the other.
+  base::RunAll(threads,
+               {[&] { SortByTime(d_.kernels); }, [&] { SortByTime(d_.api_calls), ClassifyApiCalls(); },
+                [&] { SortByTime(d_.memcpys); }, [&] { SortByTime(d_.memsets); }, [&] { SortByTime(d_.syncs); },
+                [&] { SortByTime(d_.ranges); }, [&] { SortByTime(d_.gpu_ranges); },
+                [&] {
+                  std::stable_sort(d_.windows.begin(), d_.windows.end(),
+                                   [](const CaptureWindow& a, const CaptureWindow& b) {
+                                     return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
+                                   });
+                }});
   SortCollectives();
   Trace t;
   t.d_ = std::move(d_);
-  BuildGpuIndexes(t);
-  BuildCorrelationJoins(t);
-  ComputeTimeSpan(t);
+  // The indexes write disjoint members of t and read only its sorted data.
+  base::RunAll(threads, {[&] { BuildCorrelationJoins(t, std::max(1, threads - 2)); }, [&] { BuildGpuIndexes(t); },
+                         [&] { ComputeTimeSpan(t); }});
   return t;
 }
 
