@@ -27,6 +27,7 @@ struct FileContext {
   model::TraceBuilder* builder = nullptr;
   model::ProcessId process = model::kNone;
   model::SourceStats stats;
+  int threads = 1;  // parser threads of this file (also what the end-of-file checks may use)
 
   // Local -> global id maps per parser thread, extended at each merge in the order the thread's
   // parse met the ids (DropOut forgets a thread's ids after a discarded speculative parse, so

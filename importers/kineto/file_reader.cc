@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "base/phase_log.h"
 #include "base/status_macros.h"
 
 namespace overlapscope::import {
@@ -136,6 +137,7 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
   ctx_.builder = &builder;
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
+  ctx_.threads = threads_;
   // Default window: 2 MiB per parser thread, 16..32 MiB (two are held: 64 MiB at most).
   block_ = options.chunk_bytes > 0
                ? static_cast<size_t>(options.chunk_bytes)
@@ -249,6 +251,7 @@ absl::Status FileReader::Run() {
     int32_t r = RankFromFileName(ctx_.path);
     if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
   }
+  base::PhaseLog("parse (a Kineto file)");
   return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
 }
 

@@ -113,26 +113,31 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
       break;  // no more threads: the parts without one are parsed in order below
     }
   }
-  auto join = [&workers] {
-    for (std::thread& w : workers) w.join();
-  };
-  ChunkResult cur;
-  try {
-    cur = ParseEvents(p, state, splits[1], outs_[0]);
-  } catch (...) {
-    join();
-    throw;  // caught at the importer's entry
-  }
-  join();
-  MergeOut(outs_[0], 0, ctx_);
   // Part i is used only when the parse before it, sequential up to there, stopped exactly at
   // its start; from the first part that fails that test on, its work is dropped and the rest of
-  // the window is parsed in order. The result is always that of a sequential parse.
+  // the window is parsed in order. The result is always that of a sequential parse. Each part
+  // is merged as soon as its thread is done and the parts before it are in (part 0 while the
+  // others still parse): the merges, in file order, overlap the parse of the later parts.
+  size_t joined = 0;  // workers[k] parses part k + 1
+  auto join_through = [&workers, &joined](size_t count) {
+    for (; joined < std::min(count, workers.size()); ++joined) workers[joined].join();
+  };
+  ChunkResult cur;
   size_t i = 1;
-  for (; i < n && ok[i] && cur.end == ChunkEnd::kStopped && cur.pos == splits[i]; ++i) {
-    MergeOut(outs_[i], static_cast<int>(i), ctx_);
-    cur = results[i];
+  try {
+    cur = ParseEvents(p, state, splits[1], outs_[0]);
+    MergeOut(outs_[0], 0, ctx_);
+    for (; i < n; ++i) {
+      join_through(i);
+      if (!ok[i] || cur.end != ChunkEnd::kStopped || cur.pos != splits[i]) break;
+      MergeOut(outs_[i], static_cast<int>(i), ctx_);
+      cur = results[i];
+    }
+  } catch (...) {
+    join_through(workers.size());
+    throw;  // caught at the importer's entry
   }
+  join_through(workers.size());
   for (size_t j = i; j < n; ++j) DropOut(outs_[j], static_cast<int>(j), ctx_);
   if (cur.end == ChunkEnd::kStopped) {
     cur = ParseEvents(cur.pos, cur.state, nullptr, outs_[0]);
