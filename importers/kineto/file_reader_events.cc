@@ -174,7 +174,6 @@ void FileReader::ReserveFromFirstChunk(const char* parsed_to) {
   grow(d.ranges, ctx_.ranges0);
   grow(d.gpu_ranges, ctx_.gpu_ranges0);
   grow(d.collectives, ctx_.collectives0);
-  ctx_.api_correlations.reserve(static_cast<size_t>(static_cast<double>(ctx_.api_correlations.size()) * factor));
 }
 
 absl::Status FileReader::ParseEventArray() {

@@ -53,7 +53,7 @@ void CorrelationFromExternalId(FileContext& ctx) {
   move(d.memcpys, ctx.memcpys0);
   move(d.memsets, ctx.memsets0);
   for (size_t i = ctx.api0; i < d.api_calls.size(); ++i)
-    if (d.api_calls[i].correlation_id != kNoCorrelation) ctx.api_correlations.insert(d.api_calls[i].correlation_id);
+    if (d.api_calls[i].correlation_id != kNoCorrelation) ctx.api_correlations.Insert(d.api_calls[i].correlation_id);
   if (moved > 0) ctx.stats.Add(model::Stat::kKinetoCorrelationFromExternalId, moved);
 }
 
@@ -134,11 +134,11 @@ std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
     for (size_t i = ctx.memcpys0; i < d.memcpys.size(); ++i) fn(d.memcpys[i].correlation_id);
     for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i) fn(d.memsets[i].correlation_id);
   };
-  for_gpu_ids([&](int64_t c) { orphans += c != kNoCorrelation && !api_ids.contains(c); });
+  for_gpu_ids([&](int64_t c) { orphans += c != kNoCorrelation && !api_ids.Contains(c); });
   int64_t mismatches = 0;
   std::vector<int64_t> missed;
   for (int64_t id : ctx.flow_ids)
-    if (!api_ids.contains(id)) missed.push_back(id);
+    if (!api_ids.Contains(id)) missed.push_back(id);
   if (!missed.empty()) {
     std::vector<int64_t> other;
     for_gpu_ids([&](int64_t c) { other.push_back(c); });
@@ -147,7 +147,7 @@ std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
     for (int64_t id : missed) mismatches += !std::binary_search(other.begin(), other.end(), id);
   }
   std::vector<int64_t>().swap(ctx.flow_ids);
-  absl::flat_hash_set<int64_t>().swap(ctx.api_correlations);
+  ctx.api_correlations.Clear();
   return {orphans, mismatches};
 }
 

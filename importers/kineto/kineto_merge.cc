@@ -111,7 +111,7 @@ void MergeApiCalls(Remapper& r) {
   d.api_calls.reserve(d.api_calls.size() + out.api_calls.size());
   for (size_t i = 0; i < out.api_calls.size(); ++i) {
     model::ApiCall a = out.api_calls[i];
-    if (a.correlation_id != kNoCorrelation && !ctx.api_correlations.insert(a.correlation_id).second) {
+    if (a.correlation_id != kNoCorrelation && !ctx.api_correlations.Insert(a.correlation_id)) {
       skips.push_back({out.api_offsets[i], model::Stat::kKinetoRuntimeEventSkipped, "duplicate correlation id"});
       ++duplicates;
       --out.kept[static_cast<size_t>(a.kind == model::ApiKind::kRuntime ? Category::kCudaRuntime
