@@ -280,7 +280,7 @@ void TraceBuilder::SortCollectives() {
 }
 
 // Per-stream, per-device and per-collective activity lists (CSR), each sorted by (start, end).
-void TraceBuilder::BuildGpuIndexes(Trace& t) {
+void TraceBuilder::BuildGpuIndexes(Trace& t, int threads) {
   // Each kind's vector is sorted already: two linear merges give all activities in time order
   // (ties: kernels, then memcpys, then memsets, as a stable sort would order them).
   auto by_time = [&](GpuRef a, GpuRef b) {
@@ -302,6 +302,11 @@ void TraceBuilder::BuildGpuIndexes(Trace& t) {
     all.resize(km.size() + s.size());
     std::merge(km.begin(), km.end(), s.begin(), s.end(), all.begin(), by_time);
   }
+  // The per-stream/device/collective lists and the correlation keys read only `all`: at once.
+  base::RunAll(threads, {[&] { BuildGpuLists(t, all); }, [&] { BuildGpuByCorrelation(t, all); }});
+}
+
+void TraceBuilder::BuildGpuLists(Trace& t, const std::vector<GpuRef>& all) {
   std::vector<std::pair<int32_t, GpuRef>> by_stream, by_device, by_coll;
   by_stream.reserve(all.size());
   by_device.reserve(all.size());
@@ -317,7 +322,9 @@ void TraceBuilder::BuildGpuIndexes(Trace& t) {
   BuildCsr(t.d_.streams.size(), by_stream, t.stream_offsets_, t.stream_refs_);
   BuildCsr(t.d_.devices.size(), by_device, t.device_offsets_, t.device_refs_);
   BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
+}
 
+void TraceBuilder::BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all) {
   // GPU activities by (process, correlation id), in time order within one call: `all` is in
   // time order, so its position breaks ties.
   struct CorrKey {
@@ -412,7 +419,7 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
   Trace t;
   t.d_ = std::move(d_);
   // The indexes write disjoint members of t and read only its sorted data.
-  base::RunAll(threads, {[&] { BuildCorrelationJoins(t, std::max(1, threads - 2)); }, [&] { BuildGpuIndexes(t); },
+  base::RunAll(threads, {[&] { BuildCorrelationJoins(t, threads); }, [&] { BuildGpuIndexes(t, threads); },
                          [&] { ComputeTimeSpan(t); }});
   return t;
 }
