@@ -145,9 +145,12 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
                                    if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
                                  }});
   base::PhaseLog("dependency graph, idle");
-  AddWaitCauses(g, &r.gaps);
-  ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
-  AddWaitSources(g, &r.sync);
+  // The gaps' wait causes and the sync points (which do not read the gaps) at once.
+  base::RunAll(options.threads, {[&] { AddWaitCauses(g, &r.gaps); },
+                                 [&] {
+                                   ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
+                                   AddWaitSources(g, &r.sync);
+                                 }});
   r.iterations = std::move(ctx.iters);
   r.dependency_graph = g.stats();
   r.dependency_graph_by_process = g.process_stats();
