@@ -11,9 +11,12 @@
 #   cmake --build build-static --target overlapscope
 #   mkdir -p .carry/every_core && cp build-static/cli/overlapscope .carry/every_core/ &&
 #     cp -L /usr/lib/x86_64-linux-gnu/libisal.so.2 .carry/every_core/ &&
-#     cp /tmp/h26b/trace_500.json.gz .carry/every_core/    # gzip -6 of bench/gen_kineto_trace's 500 MB
+#     build/bench/gen_kineto_trace tests/data/kineto/a2a_async/rank0.json.gz /tmp/t.json --mb 500 &&
+#     gzip -6 -c /tmp/t.json >.carry/every_core/trace_500.json.gz    # 35.6 MB (the carry limit is 64 MiB)
 # Optionally the build to compare with, as .carry/every_core/overlapscope-before (measured first).
-# Then (device tool): run(carry=[".carry/every_core"], timeout_s=600, command="bash tools/every_core_carried.sh")
+# Then, on the many-core machine, from the repository root with .carry/every_core beside it (about
+# two minutes; nothing is written outside $TMPDIR or /tmp):
+#   bash tools/every_core_carried.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=.carry/every_core
