@@ -602,7 +602,9 @@ void RenderJson(const ReportView& v, const RenderSink& sink) {
         out(text);
         any = true;
       }
-      out(any ? "\n" + std::string(indent, ' ') + "]" : std::string("[]"));
+      std::string tail = any ? std::string("\n") : std::string("[]");
+      if (any) tail.append(indent, ' ').append("]");
+      out(tail);
       from = at + member.size();
     }
   }
