@@ -226,6 +226,9 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
 
 absl::Status FileReader::Run() {
   ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path));
+  // A quarter of the parser threads copy each block of a plain file from the page cache (at
+  // least one, at most 8): beside 16 parsers one copying thread would set the pace.
+  in_->SetReadThreads(std::clamp(threads_ / 4, 1, 8));
   in_file_size_ = in_->file_size();
   compressed_ = in_->compressed();
   RETURN_IF_ERROR(Refill(nullptr));
