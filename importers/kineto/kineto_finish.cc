@@ -122,7 +122,7 @@ int64_t JoinCallsByCorrelation(FileContext& ctx) {
 
 // ac2g flow ids must be correlation ids of this file; GPU work launched before the capture
 // window has no API call in the file. Both are counted, neither is an error. The API ids are
-// already in a hash set (duplicate check); GPU ids are only gathered for flows that miss it.
+// already in a set (the duplicate check's IdSet); GPU ids are only gathered for flows that miss it.
 // Frees the flow ids and the API id set: nothing needs them after this. Returns the counts of
 // GPU activities without a launch and of flows that match nothing (added by the caller).
 std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
