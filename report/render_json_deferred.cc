@@ -2,6 +2,7 @@
 #include "report/render_json_deferred.h"
 
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <random>
 
@@ -37,8 +38,13 @@ std::string Element(const ojson& e, size_t indent) {
 }
 
 DeferredArrays::DeferredArrays(int threads) : threads_(threads) {
-  std::random_device rd;
-  const uint64_t tag = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  uint64_t tag = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                 reinterpret_cast<uintptr_t>(this);
+  try {  // a source of entropy may be missing (a sandbox): the clock's tag is still unguessable enough
+    std::random_device rd;
+    tag ^= (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  } catch (...) {
+  }
   prefix_ = absl::StrCat("\"@@overlapscope:deferred:", tag, ":");
 }
 
