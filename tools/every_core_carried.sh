@@ -18,7 +18,7 @@
 # two minutes; nothing is written outside $TMPDIR or /tmp):
 #   bash tools/every_core_carried.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 carry=.carry/every_core
 export LD_LIBRARY_PATH="$PWD/$carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 work=${TMPDIR:-/tmp}/every_core
