@@ -1,10 +1,6 @@
 #include "analyze/analysis.h"
 
 #include <algorithm>
-#include <atomic>
-#include <functional>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "analyze/comm_wait.h"
@@ -12,31 +8,12 @@
 #include "analyze/graph/graph.h"
 #include "analyze/graph_inputs.h"
 #include "analyze/path_analyses.h"
+#include "base/phase_log.h"
+#include "base/run_all.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
 namespace {
-
-// Runs every task, on up to `threads` threads (this one included), each task once; in the
-// given order on this thread when threads <= 1 or no thread can be had. Each task writes only
-// its own results, so the outcome is the same at any count.
-void RunAll(int threads, const std::vector<std::function<void()>>& tasks) {
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) tasks[i]();
-  };
-  std::vector<std::thread> pool;
-  const size_t extra = std::min(static_cast<size_t>(std::max(threads, 1) - 1), tasks.size() - 1);
-  for (size_t k = 0; k < extra; ++k) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // fewer threads: the others take the rest
-    }
-  }
-  work();
-  for (std::thread& t : pool) t.join();
-}
 
 // The participant a rank's devices waited for longest, summed over its devices.
 void WaitedForMost(const AnalysisResult& r, RankSummary* s) {
@@ -148,25 +125,38 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   // dependency graph (METRICS §8) needs the host syncs' releases and the collectives' last
   // arrivals; the idle causes, sync points and paths read it. With one thread everything runs
   // in this order.
-  RunAll(options.threads, {[&] { ComputeOverlap(ctx, &r.overlap); },
-                           [&] {
-                             if (ctx.opt.hta_both_filters)
-                               ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
-                             else
-                               ComputeHtaCompat(ctx, &r.hta);
-                           },
-                           [&] { ComputeBlocking(ctx, &r.blocking); }, [&] { ComputeLaunchStats(ctx, &r.launch); },
-                           [&] { r.cross_rank = AnalyzeCrossRank(trace); }});
-  const graph::Graph g = graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank));
-  ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
-  AddWaitCauses(g, &r.gaps);
-  ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
-  AddWaitSources(g, &r.sync);
+  base::RunAll(options.threads,
+               {[&] { ComputeOverlap(ctx, &r.overlap); },
+                [&] {
+                  if (ctx.opt.hta_both_filters)
+                    ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
+                  else
+                    ComputeHtaCompat(ctx, &r.hta);
+                },
+                [&] { ComputeBlocking(ctx, &r.blocking); }, [&] { ComputeLaunchStats(ctx, &r.launch); },
+                [&] { r.cross_rank = AnalyzeCrossRank(trace); }});
+  base::PhaseLog("analyses, parallel part");
+  // The graph, the idle gaps and the transfer/wait split read only those results (and write
+  // their own): at once, too.
+  graph::Graph g;
+  base::RunAll(options.threads, {[&] { g = graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank)); },
+                                 [&] { ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows); },
+                                 [&] {
+                                   if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
+                                 }});
+  base::PhaseLog("dependency graph, idle");
+  // The gaps' wait causes and the sync points (which do not read the gaps) at once.
+  base::RunAll(options.threads, {[&] { AddWaitCauses(g, &r.gaps); },
+                                 [&] {
+                                   ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
+                                   AddWaitSources(g, &r.sync);
+                                 }});
   r.iterations = std::move(ctx.iters);
-  if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
   r.dependency_graph = g.stats();
   r.dependency_graph_by_process = g.process_stats();
+  base::PhaseLog("idle, sync points");
   if (auto s = PathsAndConcurrency(trace, ctx, g, options, r); !s.ok()) return s;
+  base::PhaseLog("paths, concurrency");
   Summaries(trace, r);
   return r;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analyze/strings.h"
+#include "base/run_all.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
@@ -147,11 +148,15 @@ void IndexLaunches(Context& ctx) {
 absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   auto classifier = Classifier::Create(ctx.opt.rules, ctx.t);
   if (!classifier.ok()) return classifier.status();
-  ClassifyActivities(ctx, *classifier, summary);
-  BuildDeviceSets(ctx);
-  PrepareWindows(ctx);
-  ctx.iters = AssignIterations(ctx.t, ctx.opt.iteration_marker);
-  IndexLaunches(ctx);
+  // Each part writes its own members of the context and reads only the trace (the device sets
+  // also the classes): at once on up to --threads threads, the same context at any count.
+  base::RunAll(ctx.opt.threads,
+               {[&] {
+                  ClassifyActivities(ctx, *classifier, summary);
+                  BuildDeviceSets(ctx);
+                },
+                [&] { PrepareWindows(ctx); }, [&] { ctx.iters = AssignIterations(ctx.t, ctx.opt.iteration_marker); },
+                [&] { IndexLaunches(ctx); }});
   return absl::OkStatus();
 }
 

@@ -1,9 +1,12 @@
 // Sync points (METRICS.md §5) and the findings rules run over them (analyze/findings/).
 #include <algorithm>
+#include <functional>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/findings/finding_rule.h"
+#include "base/run_all.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
@@ -163,8 +166,16 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   in.blocked_by_thread.resize(t.threads().size());
   for (size_t i = 0; i < blocking.intervals.size(); ++i)
     in.blocked_by_thread[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));
+  // The rules only read the inputs: each into its own list, at once, joined in rule order (the
+  // order of one pass over the rules).
+  const auto& rules = findings::Rules();
+  std::vector<std::vector<findings::Emitted>> by_rule(rules.size());
+  std::vector<std::function<void()>> tasks;
+  for (size_t i = 0; i < rules.size(); ++i) tasks.emplace_back([&, i] { rules[i]->Find(in, &by_rule[i]); });
+  base::RunAll(ctx.opt.threads, tasks);
   std::vector<findings::Emitted> emitted;
-  for (const findings::FindingRule* rule : findings::Rules()) rule->Find(in, &emitted);
+  for (std::vector<findings::Emitted>& v : by_rule)
+    for (findings::Emitted& e : v) emitted.push_back(std::move(e));
   Finish(std::move(emitted), out);
 }
 

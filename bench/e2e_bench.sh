@@ -22,9 +22,9 @@ mkdir -p "$scratch"
 json="$scratch/trace_500.json" gz="$scratch/trace_500.json.gz"
 [[ -s "$json" ]] || "$build/bench/gen_kineto_trace" "$root/tests/data/kineto/a2a_async/rank0.json.gz" "$json" --mb 500
 [[ -s "$gz" ]] || gzip -6 -c "$json" >"$gz"
-bytes=$(stat -c %s "$json")
+bytes=$(stat -L -c %s "$json")
 cat "$json" "$gz" >/dev/null  # both in the page cache
-echo "input: $json ($bytes bytes), $gz ($(stat -c %s "$gz") bytes); $(nproc) cores"
+echo "input: $json ($bytes bytes), $gz ($(stat -L -c %s "$gz") bytes); $(nproc) cores"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # measure LABEL CMD...: the run of REPEAT with the least wall; prints wall, CPU, RSS, MB/s.
 measure() {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/phase_log.h"
 #include "cli/analyze_mpi.h"
 #include "cli/analyze_options.h"
 #include "cli/analyze_per_rank.h"
@@ -143,6 +144,7 @@ int RunAnalyze(int argc, char** argv) {
                                                              : engine::ReportFormat::kText;
   if (WantsPerRank(args) || AutoPerRank(args)) return RunAnalyzePerRank(args, opt, render, format, gates);
   rc = kExitOk;
+  base::PhaseLog("start");
   auto session = LoadOrReport("analyze", args.positionals, args.Get("align-clocks"), &rc, true, opt.threads);
   if (!session) return rc;
   if (!StrictCheckOrReport("analyze", *session, args.Has("strict"), false, &rc)) return rc;
@@ -150,8 +152,10 @@ int RunAnalyze(int argc, char** argv) {
   if (!analysis.ok()) return Fail(analysis.status());
   auto out =
       args.Has("explain-classes") ? engine::ExplainClasses(*analysis) : engine::RenderReport(*analysis, format, render);
+  base::PhaseLog("render");
   if (!out.ok()) return Fail(out.status());
   if (!Print(*out)) return kExitError;
+  base::PhaseLog("print");
   if (args.Has("html") && !args.Has("explain-classes")) {
     const std::string page = report::RenderHtml(analysis->report(), engine::IterationTimelines(*analysis));
     if (!WriteFile(args.Get("html"), page)) return kExitError;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyze/analysis.h"
+#include "base/phase_log.h"
 #include "base/status_macros.h"
 #include "engine/no_throw.h"
 #include "engine/session_state.h"
@@ -87,6 +88,7 @@ absl::StatusOr<Analysis> Analyze(const Session& session, const AnalyzeOptions& o
     info.top_n = static_cast<int64_t>(options.top_n);
     info.clock_alignment = session.clock_alignment();
     report::Report rep = report::BuildReport(session.trace(), r, info);
+    base::PhaseLog("report built");
     if (!options.critical_path) rep.paths_skipped = std::string(kPathsOff);
     return Analysis(std::make_shared<Analysis::State>(Analysis::State{session, options, std::move(r), std::move(rep)}));
   });
@@ -98,7 +100,7 @@ absl::StatusOr<std::string> RenderReport(const report::Report& rep, ReportFormat
     text.collectives_shown = options.collectives_shown;
     text.ranks = options.ranks;
     switch (format) {
-      case ReportFormat::kJson: return report::RenderJson(rep);
+      case ReportFormat::kJson: return report::RenderJson(rep, std::max(options.threads, 1));
       case ReportFormat::kMarkdown: return report::RenderMarkdown(rep, text);
       case ReportFormat::kText: break;
     }
@@ -107,7 +109,9 @@ absl::StatusOr<std::string> RenderReport(const report::Report& rep, ReportFormat
 }
 
 absl::StatusOr<std::string> RenderReport(const Analysis& a, ReportFormat format, const RenderOptions& options) {
-  return RenderReport(a.report(), format, options);
+  RenderOptions o = options;
+  if (o.threads <= 0) o.threads = a.options().threads;
+  return RenderReport(a.report(), format, o);
 }
 
 absl::StatusOr<std::string> ExplainClasses(const Analysis& a) {

@@ -101,6 +101,9 @@ struct RenderOptions {
   size_t collectives_shown = 20;
   // Text and Markdown: which ranks get a detail block (--ranks; report/overview.h); JSON has all.
   report::RankSelection ranks;
+  // JSON: threads that render the long per-iteration arrays (the same bytes at any count); 0:
+  // the analysis's AnalyzeOptions::threads, or 1 for a report without an analysis.
+  int threads = 0;
 };
 // The report of the analysis; JSON ends with a newline. Fails only when memory runs out.
 absl::StatusOr<std::string> RenderReport(const Analysis& analysis, ReportFormat format,

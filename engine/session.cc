@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyze/clock_align.h"
+#include "base/phase_log.h"
+#include "base/run_all.h"
 #include "base/status_macros.h"
 #include "engine/session_state.h"
 #include "importers/import_any.h"
@@ -41,7 +43,10 @@ absl::StatusOr<Session> LoadOrThrow(const std::vector<std::string>& inputs, cons
   // collectives and added to every event before its one sort (model::ClockShift).
   model::FinalizeOptions finalize;
   finalize.clock_shift = analyze::ClockAlignmentShift(ToAnalyze(options.align_clocks), &state->alignment);
+  finalize.threads = base::ThreadsOrCores(options.threads);
+  base::PhaseLog("import");
   ASSIGN_OR_RETURN(state->trace, std::move(builder).Finalize(finalize));
+  base::PhaseLog("finalize");
   return Session(std::move(state));
 }
 

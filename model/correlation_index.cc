@@ -42,7 +42,8 @@ CorrelationIndex::CorrelationIndex(const std::vector<ApiCall>& calls, const std:
   for (PerProcess& pp : per_process_) {
     if (pp.sparse.empty()) continue;
     // (id, call index) order puts the first call of each id first; later ones are duplicates.
-    std::sort(pp.sparse.begin(), pp.sparse.end());
+    // Calls come by start time, and ids mostly grow with it: often sorted already.
+    if (!std::is_sorted(pp.sparse.begin(), pp.sparse.end())) std::sort(pp.sparse.begin(), pp.sparse.end());
     size_t out = 0;
     for (size_t i = 0; i < pp.sparse.size(); ++i) {
       if (out > 0 && pp.sparse[out - 1].first == pp.sparse[i].first) {

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "base/run_all.h"
 
 namespace overlapscope::model {
 
@@ -100,20 +101,9 @@ void SortByTime(std::vector<T>& v) {
   if (from != &v) v = std::move(*from);
 }
 
-// Builds a CSR index from (group, ref) pairs; refs keep the order in which they are given.
-void BuildCsr(size_t groups, const std::vector<std::pair<int32_t, GpuRef>>& pairs, std::vector<int32_t>& offsets,
-              std::vector<GpuRef>& refs) {
-  offsets.assign(groups + 1, 0);
-  for (const auto& [g, r] : pairs) ++offsets[g + 1];
-  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-  refs.resize(pairs.size());
-  std::vector<int32_t> fill(offsets.begin(), offsets.end() - 1);
-  for (const auto& [g, r] : pairs) refs[fill[g]++] = r;
-}
-
 }  // namespace
 
-absl::Status TraceBuilder::Validate() const {
+absl::Status TraceBuilder::Validate(int threads) const {
   const size_t np = d_.processes.size(), nt = d_.threads.size(), nd = d_.devices.size(), ns = d_.streams.size(),
                nc = d_.collectives.size();
   for (const auto& t : d_.threads)
@@ -125,33 +115,38 @@ absl::Status TraceBuilder::Validate() const {
   auto gpu_ok = [&](const auto& e) {
     return InRange(e.device, nd, false) && InRange(e.stream, ns, false) && d_.streams[e.stream].device == e.device;
   };
-  if (auto s = ValidateEvents(d_.kernels, "kernels",
-                              [&](const Kernel& k) { return gpu_ok(k) && InRange(k.collective, nc, true); });
-      !s.ok())
-    return s;
-  if (auto s = ValidateEvents(d_.memcpys, "memcpys",
-                              [&](const Memcpy& m) {
-                                return gpu_ok(m) && InRange(m.collective, nc, true) && InRange(m.dst_device, nd, true);
-                              });
-      !s.ok())
-    return s;
-  if (auto s = ValidateEvents(d_.memsets, "memsets", gpu_ok); !s.ok()) return s;
-  if (auto s = ValidateEvents(d_.gpu_ranges, "gpu_ranges", gpu_ok); !s.ok()) return s;
-  if (auto s = ValidateEvents(
-          d_.api_calls, "api_calls",
-          [&](const ApiCall& a) { return InRange(a.thread, nt, false) && InRange(a.name, d_.strings.size(), false); });
-      !s.ok())
-    return s;
-  if (auto s = ValidateEvents(d_.ranges, "ranges", [&](const Range& r) { return InRange(r.thread, nt, false); });
-      !s.ok())
-    return s;
-  if (auto s = ValidateEvents(d_.syncs, "syncs",
-                              [&](const Sync& y) {
-                                return InRange(y.thread, nt, true) && InRange(y.device, nd, true) &&
-                                       InRange(y.stream, ns, true) && InRange(y.wait_on_stream, ns, true);
-                              });
-      !s.ok())
-    return s;
+  // One check per event vector, at once; the first failure in this order is the error, as
+  // when they run one after the other.
+  absl::Status st[7];
+  base::RunAll(threads, {[&] {
+                           st[0] = ValidateEvents(d_.kernels, "kernels", [&](const Kernel& k) {
+                             return gpu_ok(k) && InRange(k.collective, nc, true);
+                           });
+                         },
+                         [&] {
+                           st[1] = ValidateEvents(d_.memcpys, "memcpys", [&](const Memcpy& m) {
+                             return gpu_ok(m) && InRange(m.collective, nc, true) && InRange(m.dst_device, nd, true);
+                           });
+                         },
+                         [&] { st[2] = ValidateEvents(d_.memsets, "memsets", gpu_ok); },
+                         [&] { st[3] = ValidateEvents(d_.gpu_ranges, "gpu_ranges", gpu_ok); },
+                         [&] {
+                           st[4] = ValidateEvents(d_.api_calls, "api_calls", [&](const ApiCall& a) {
+                             return InRange(a.thread, nt, false) && InRange(a.name, d_.strings.size(), false);
+                           });
+                         },
+                         [&] {
+                           st[5] = ValidateEvents(d_.ranges, "ranges",
+                                                  [&](const Range& r) { return InRange(r.thread, nt, false); });
+                         },
+                         [&] {
+                           st[6] = ValidateEvents(d_.syncs, "syncs", [&](const Sync& y) {
+                             return InRange(y.thread, nt, true) && InRange(y.device, nd, true) &&
+                                    InRange(y.stream, ns, true) && InRange(y.wait_on_stream, ns, true);
+                           });
+                         }});
+  for (const absl::Status& s : st)
+    if (!s.ok()) return s;
   for (const auto& c : d_.collectives)
     if (!InRange(c.process, np, true) || !InRange(c.device, nd, true) || !InRange(c.stream, ns, true))
       return absl::InvalidArgumentError("collective id out of range");
@@ -273,137 +268,32 @@ void TraceBuilder::SortCollectives() {
     if (m.collective != kNone) m.collective = new_id[m.collective];
 }
 
-// Per-stream, per-device and per-collective activity lists (CSR), each sorted by (start, end).
-void TraceBuilder::BuildGpuIndexes(Trace& t) {
-  // Each kind's vector is sorted already: two linear merges give all activities in time order
-  // (ties: kernels, then memcpys, then memsets, as a stable sort would order them).
-  auto by_time = [&](GpuRef a, GpuRef b) {
-    int64_t sa = t.StartNs(a), sb = t.StartNs(b);
-    return sa != sb ? sa < sb : t.EndNs(a) < t.EndNs(b);
-  };
-  auto refs_of = [](GpuKind kind, size_t n) {
-    std::vector<GpuRef> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = GpuRef{kind, static_cast<int32_t>(i)};
-    return v;
-  };
-  std::vector<GpuRef> all;
-  {
-    std::vector<GpuRef> k = refs_of(GpuKind::kKernel, t.d_.kernels.size());
-    std::vector<GpuRef> m = refs_of(GpuKind::kMemcpy, t.d_.memcpys.size());
-    std::vector<GpuRef> s = refs_of(GpuKind::kMemset, t.d_.memsets.size());
-    std::vector<GpuRef> km(k.size() + m.size());
-    std::merge(k.begin(), k.end(), m.begin(), m.end(), km.begin(), by_time);
-    all.resize(km.size() + s.size());
-    std::merge(km.begin(), km.end(), s.begin(), s.end(), all.begin(), by_time);
-  }
-  std::vector<std::pair<int32_t, GpuRef>> by_stream, by_device, by_coll;
-  by_stream.reserve(all.size());
-  by_device.reserve(all.size());
-  for (GpuRef r : all) {
-    StreamId s = t.StreamOf(r);
-    by_stream.push_back({s, r});
-    by_device.push_back({t.d_.streams[s].device, r});
-    CollectiveId c = r.kind == GpuKind::kKernel   ? t.d_.kernels[r.index].collective
-                     : r.kind == GpuKind::kMemcpy ? t.d_.memcpys[r.index].collective
-                                                  : kNone;
-    if (c != kNone) by_coll.push_back({c, r});
-  }
-  BuildCsr(t.d_.streams.size(), by_stream, t.stream_offsets_, t.stream_refs_);
-  BuildCsr(t.d_.devices.size(), by_device, t.device_offsets_, t.device_refs_);
-  BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
-
-  // GPU activities by (process, correlation id), in time order within one call: `all` is in
-  // time order, so its position breaks ties.
-  struct CorrKey {
-    int32_t process;
-    int64_t corr;
-    uint32_t pos;
-    bool operator<(const CorrKey& o) const {
-      return process != o.process ? process < o.process : corr != o.corr ? corr < o.corr : pos < o.pos;
-    }
-  };
-  std::vector<CorrKey> corr;
-  corr.reserve(all.size());
-  for (size_t i = 0; i < all.size(); ++i) {
-    const int64_t c = t.CorrelationOf(all[i]);
-    if (c == kNoCorrelation) continue;
-    corr.push_back({t.d_.devices[t.d_.streams[t.StreamOf(all[i])].device].process, c, static_cast<uint32_t>(i)});
-  }
-  if (!std::is_sorted(corr.begin(), corr.end())) std::sort(corr.begin(), corr.end());
-  t.gpu_by_corr_keys_.reserve(corr.size());
-  t.gpu_by_corr_refs_.reserve(corr.size());
-  for (const CorrKey& k : corr) {
-    t.gpu_by_corr_keys_.push_back({k.process, k.corr});
-    t.gpu_by_corr_refs_.push_back(all[k.pos]);
-  }
-}
-
-// The correlation index of the API calls and, through it, the launch call of every activity.
-void TraceBuilder::BuildCorrelationJoins(Trace& t) {
-  {
-    std::vector<ProcessId> process_of_call(t.d_.api_calls.size());
-    for (size_t i = 0; i < t.d_.api_calls.size(); ++i)
-      process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
-    t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size());
-  }
-  auto launches = [&](const auto& v, std::vector<int32_t>& out) {
-    out.assign(v.size(), kNone);
-    for (size_t i = 0; i < v.size(); ++i)
-      if (v[i].correlation_id != kNoCorrelation)
-        out[i] = t.api_by_corr_.Find(t.d_.devices[v[i].device].process, v[i].correlation_id);
-  };
-  launches(t.d_.kernels, t.kernel_launch_);
-  launches(t.d_.memcpys, t.memcpy_launch_);
-  launches(t.d_.memsets, t.memset_launch_);
-}
-
-// Time span over every event kind.
-void TraceBuilder::ComputeTimeSpan(Trace& t) {
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  auto span = [&](const auto& v) {
-    for (const auto& e : v) {
-      lo = std::min(lo, e.start_ns);
-      hi = std::max(hi, e.end_ns);
-    }
-  };
-  span(t.d_.kernels);
-  span(t.d_.memcpys);
-  span(t.d_.memsets);
-  span(t.d_.api_calls);
-  span(t.d_.syncs);
-  span(t.d_.ranges);
-  span(t.d_.gpu_ranges);
-  if (lo != INT64_MAX) {
-    t.start_ns_ = lo;
-    t.end_ns_ = hi;
-  }
-}
-
 absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && {
-  if (absl::Status s = Validate(); !s.ok()) return s;
+  const int threads = options.threads;
+  if (absl::Status s = Validate(threads); !s.ok()) return s;
   DeriveCollectiveSpans();
   if (options.clock_shift)
     if (absl::Status s = ApplyClockShift(options.clock_shift); !s.ok()) return s;
   for (size_t c = 0; c < d_.collectives.size(); ++c)
     if (d_.collectives[c].end_ns < d_.collectives[c].start_ns)
       return absl::InvalidArgumentError(absl::StrCat("collectives[", c, "]: end_ns < start_ns"));
-  SortByTime(d_.kernels);
-  SortByTime(d_.memcpys);
-  SortByTime(d_.memsets);
-  SortByTime(d_.api_calls);
-  ClassifyApiCalls();
-  SortByTime(d_.syncs);
-  SortByTime(d_.ranges);
-  SortByTime(d_.gpu_ranges);
-  std::stable_sort(d_.windows.begin(), d_.windows.end(), [](const CaptureWindow& a, const CaptureWindow& b) {
-    return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
-  });
+  // Each vector is sorted on its own: at once, with the same result as one after the other.
+  base::RunAll(threads,
+               {[&] { SortByTime(d_.kernels); }, [&] { SortByTime(d_.api_calls), ClassifyApiCalls(); },
+                [&] { SortByTime(d_.memcpys); }, [&] { SortByTime(d_.memsets); }, [&] { SortByTime(d_.syncs); },
+                [&] { SortByTime(d_.ranges); }, [&] { SortByTime(d_.gpu_ranges); },
+                [&] {
+                  std::stable_sort(d_.windows.begin(), d_.windows.end(),
+                                   [](const CaptureWindow& a, const CaptureWindow& b) {
+                                     return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
+                                   });
+                }});
   SortCollectives();
   Trace t;
   t.d_ = std::move(d_);
-  BuildGpuIndexes(t);
-  BuildCorrelationJoins(t);
-  ComputeTimeSpan(t);
+  // The indexes write disjoint members of t and read only its sorted data.
+  base::RunAll(threads, {[&] { BuildCorrelationJoins(t, threads); }, [&] { BuildGpuIndexes(t, threads); },
+                         [&] { ComputeTimeSpan(t); }});
   return t;
 }
 

@@ -34,6 +34,9 @@ using ClockShiftFn = std::function<absl::StatusOr<ClockShift>(const Trace& colle
 
 struct FinalizeOptions {
   ClockShiftFn clock_shift;  // empty: timestamps as recorded
+  // Threads for the sorts and indexes (independent vectors at once); the trace is the same at
+  // any count. 1: all on the caller's thread.
+  int threads = 1;
 };
 
 class TraceBuilder {
@@ -54,13 +57,15 @@ class TraceBuilder {
   absl::StatusOr<Trace> Finalize(const FinalizeOptions& options = {}) &&;
 
  private:
-  absl::Status Validate() const;
+  absl::Status Validate(int threads) const;
   void DeriveCollectiveSpans();
   absl::Status ApplyClockShift(const ClockShiftFn& fn);
   void SortCollectives();
   void ClassifyApiCalls();  // ApiCall::semantic from each call's name (api_names.h)
-  static void BuildGpuIndexes(Trace& t);
-  static void BuildCorrelationJoins(Trace& t);
+  static void BuildGpuIndexes(Trace& t, int threads);
+  static void BuildGpuLists(Trace& t, const std::vector<GpuRef>& all);          // per stream, device, collective
+  static void BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all);  // by (process, correlation)
+  static void BuildCorrelationJoins(Trace& t, int threads);
   static void ComputeTimeSpan(Trace& t);
 
   TraceData d_;

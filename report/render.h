@@ -27,7 +27,9 @@ struct TextOptions {
   RankSelection ranks;
 };
 
-std::string RenderJson(const Report& r);  // ends with a newline
+// Ends with a newline. `threads`: the long per-iteration arrays are rendered on up to this many
+// threads; the bytes are the same at any count.
+std::string RenderJson(const Report& r, int threads = 1);
 std::string RenderText(const Report& r, const TextOptions& options = {});
 std::string RenderMarkdown(const Report& r, const TextOptions& options = {});
 
@@ -59,6 +61,8 @@ struct ReportView {
   // set, RenderJson writes the devices from it, rank by rank, and does not read
   // head->stream_concurrency.devices (text and Markdown read only their `whole` figures).
   std::function<std::string(size_t i)> rank_concurrency_json;
+  // JSON: threads that render the long per-iteration arrays (same bytes at any count).
+  int threads = 1;
 };
 // One element of the JSON report's "ranks" array with its indentation in the document, without
 // the separator after it.

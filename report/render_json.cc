@@ -5,6 +5,7 @@
 #include "nlohmann/json.hpp"
 #include "report/gates.h"
 #include "report/render.h"
+#include "report/render_json_deferred.h"
 #include "report/render_json_overview.h"
 #include "report/render_json_paths.h"
 
@@ -71,26 +72,33 @@ ojson CommWaitJson(const CommWait& c) {
           {"waited_for", by}};
 }
 
-ojson DeviceJson(const DeviceReport& d) {
+ojson IterationJson(const IterationOverlap& io) {
+  ojson x;
+  x["iteration"] = io.iteration;
+  x["gpu_start_ns"] = io.gpu_start_ns;
+  x["gpu_end_ns"] = io.gpu_end_ns;
+  x["cpu_start_ns"] = io.cpu_start_ns;
+  x["cpu_end_ns"] = io.cpu_end_ns;
+  x.update(Figures(io.stats));
+  ojson gaps = ojson::object();
+  for (const NamedValue& g : io.gap_ns) gaps[g.name] = g.value;
+  x["gap_ns"] = gaps;
+  return x;
+}
+
+// `deferred`: where the per-iteration array goes (rendered apart), or null to build it here.
+ojson DeviceJson(const DeviceReport& d, DeferredArrays* deferred) {
   ojson j;
   j["device"] = d.device;
   j["name"] = d.name;
   j["overlap"] = Figures(d.overlap);
-  ojson its = ojson::array();
-  for (const IterationOverlap& io : d.iterations) {
-    ojson x;
-    x["iteration"] = io.iteration;
-    x["gpu_start_ns"] = io.gpu_start_ns;
-    x["gpu_end_ns"] = io.gpu_end_ns;
-    x["cpu_start_ns"] = io.cpu_start_ns;
-    x["cpu_end_ns"] = io.cpu_end_ns;
-    x.update(Figures(io.stats));
-    ojson gaps = ojson::object();
-    for (const NamedValue& g : io.gap_ns) gaps[g.name] = g.value;
-    x["gap_ns"] = gaps;
-    its.push_back(x);
+  if (deferred != nullptr) {
+    j["iterations"] = deferred->Add(d.iterations.size(), [&d](size_t i) { return IterationJson(d.iterations[i]); });
+  } else {
+    ojson its = ojson::array();
+    for (const IterationOverlap& io : d.iterations) its.push_back(IterationJson(io));
+    j["iterations"] = its;
   }
-  j["iterations"] = its;
   ojson top = ojson::array();
   for (const CollectiveExposure& c : d.collectives.top_exposed)
     top.push_back({{"name", c.name},
@@ -185,7 +193,7 @@ ojson WindowsJson(const std::vector<Window>& ws) {
   return out;
 }
 
-ojson RankJson(const RankReport& rk) {
+ojson RankJson(const RankReport& rk, DeferredArrays* deferred = nullptr) {
   ojson jr;
   jr["label"] = rk.label;
   jr["rank"] = JsonOpt(rk.rank);
@@ -196,7 +204,7 @@ ojson RankJson(const RankReport& rk) {
   jr["waited_for_most"] = rk.waited_for_most ? WaitedForJson(*rk.waited_for_most) : ojson(nullptr);  // 1.9
   jr["windows"] = WindowsJson(rk.windows);
   ojson devs = ojson::array();
-  for (const DeviceReport& d : rk.devices) devs.push_back(DeviceJson(d));
+  for (const DeviceReport& d : rk.devices) devs.push_back(DeviceJson(d, deferred));
   jr["devices"] = devs;
   if (rk.hta_compat)
     jr["hta_compat"] = {{"overlap_pct", JsonOpt(rk.hta_compat->overlap_pct)},
@@ -422,19 +430,6 @@ ojson ClockJson(const ClockAlignment& a) {
 // indented by `indent` spaces, exactly as nlohmann's dump(2) writes it inside the whole document;
 // element(i) is built and dumped one at a time, so neither the document's tree nor its text ever
 // holds every rank at once (a tree costs several times the text: ~6x at 256 ranks).
-// One element dumped at `indent` + 2 spaces.
-std::string Element(const ojson& e, size_t indent) {
-  const std::string pad(indent + 2, ' ');
-  const std::string d = e.dump(2, ' ', false, ojson::error_handler_t::replace);
-  std::string text = pad;
-  text.reserve(d.size() + d.size() / 8);
-  for (char c : d) {
-    text += c;
-    if (c == '\n') text += pad;  // raw newlines only separate lines (in strings they are escaped)
-  }
-  return text;
-}
-
 // The "ranks" member's line is indented by 2 (a key of the document's top object), the
 // "instances" member's by 4 (a key of collectives_across_ranks).
 constexpr size_t kRanksIndent = 2;
@@ -520,8 +515,10 @@ ReportView ViewOf(const Report& r) {
   return v;
 }
 
-void RenderJson(const ReportView& v, const RenderSink& out) {
+void RenderJson(const ReportView& v, const RenderSink& sink) {
   const Report& r = *v.head;
+  DeferredArrays deferred(v.threads);
+  const RenderSink out = [&](std::string_view text) { deferred.Write(text, sink); };
   ojson j;
   j["schema"] = kSchema;
   j["schema_version"] = kSchemaVersion;
@@ -577,14 +574,14 @@ void RenderJson(const ReportView& v, const RenderSink& out) {
   j["processes_without_gpu_work"] = others;  // 1.9
   j["ranks"] = kRanksToken;                  // spliced in below, one rank at a time
   j["collectives_across_ranks"] = CrossRankJson(r.collectives_across_ranks);
-  AppendPathsJson(r, &j);  // METRICS §8-9 (render_json_paths.cc)
+  AppendPathsJson(r, &j, &deferred);  // METRICS §8-9 (render_json_paths.cc)
   if (v.rank_concurrency_json) j["stream_concurrency"]["devices"] = kDevicesToken;
   const std::string skeleton = j.dump(2, ' ', false, ojson::error_handler_t::replace);
   j = ojson();
   size_t from = 0;
   RankReport rank;
   Splice(
-      skeleton, "ranks", kRanksToken, r.ranks.size(), [&](size_t i) { return RankJson(v.rank(i, &rank)); },
+      skeleton, "ranks", kRanksToken, r.ranks.size(), [&](size_t i) { return RankJson(v.rank(i, &rank), &deferred); },
       [&](size_t i) { return v.rank_json ? v.rank_json(i) : std::string(); }, kRanksIndent, &from, out);
   Instance instance;
   Splice(
@@ -606,7 +603,9 @@ void RenderJson(const ReportView& v, const RenderSink& out) {
         out(text);
         any = true;
       }
-      out(any ? "\n" + std::string(indent, ' ') + "]" : std::string("[]"));
+      std::string tail = any ? std::string("\n") : std::string("[]");
+      if (any) tail.append(indent, ' ').append("]");
+      out(tail);
       from = at + member.size();
     }
   }
@@ -614,9 +613,11 @@ void RenderJson(const ReportView& v, const RenderSink& out) {
   out("\n");
 }
 
-std::string RenderJson(const Report& r) {
+std::string RenderJson(const Report& r, int threads) {
   std::string o;
-  RenderJson(ViewOf(r), [&o](std::string_view s) { o.append(s); });
+  ReportView v = ViewOf(r);
+  v.threads = threads;
+  RenderJson(v, [&o](std::string_view s) { o.append(s); });
   return o;
 }
 

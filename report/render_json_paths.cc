@@ -147,7 +147,7 @@ ojson GroupsJson(const WindowConcurrency& w) {
   return a;
 }
 
-ojson StreamConcurrencyJson(const StreamConcurrency& c) {
+ojson StreamConcurrencyJson(const StreamConcurrency& c, DeferredArrays* deferred) {
   ojson j;
   ojson groups = ojson::array();
   for (const ConcurrencyGroup& g : c.groups)
@@ -160,10 +160,17 @@ ojson StreamConcurrencyJson(const StreamConcurrency& c) {
     x["label"] = d.label;
     x["device"] = d.device;
     x["whole"] = {{"streams", StreamsJson(d.whole)}, {"groups", GroupsJson(d.whole)}};
-    ojson its = ojson::array();
-    for (const IterationConcurrency& w : d.iterations)
-      its.push_back({{"iteration", w.iteration}, {"streams", StreamsJson(w.pairs)}, {"groups", GroupsJson(w.pairs)}});
-    x["iterations"] = its;
+    auto iteration = [&d](size_t i) {
+      const IterationConcurrency& w = d.iterations[i];
+      return ojson{{"iteration", w.iteration}, {"streams", StreamsJson(w.pairs)}, {"groups", GroupsJson(w.pairs)}};
+    };
+    if (deferred != nullptr) {
+      x["iterations"] = deferred->Add(d.iterations.size(), iteration);
+    } else {
+      ojson its = ojson::array();
+      for (size_t i = 0; i < d.iterations.size(); ++i) its.push_back(iteration(i));
+      x["iterations"] = its;
+    }
     devs.push_back(x);
   }
   j["devices"] = devs;
@@ -172,14 +179,14 @@ ojson StreamConcurrencyJson(const StreamConcurrency& c) {
 
 }  // namespace
 
-void AppendPathsJson(const Report& r, nlohmann::ordered_json* doc) {
+void AppendPathsJson(const Report& r, nlohmann::ordered_json* doc, DeferredArrays* deferred) {
   (*doc)["critical_path"] = CriticalPathJson(r.critical_path);
   (*doc)["straggler_causes"] = StragglerCausesJson(r.straggler_causes);
   if (r.paths_skipped) {  // 1.8: not computed, and why (the figures above are then empty)
     (*doc)["critical_path"]["skipped"] = *r.paths_skipped;
     (*doc)["straggler_causes"]["skipped"] = *r.paths_skipped;
   }
-  (*doc)["stream_concurrency"] = StreamConcurrencyJson(r.stream_concurrency);
+  (*doc)["stream_concurrency"] = StreamConcurrencyJson(r.stream_concurrency, deferred);
 }
 
 }  // namespace overlapscope::report

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "nlohmann/json.hpp"
+#include "report/render_json_deferred.h"
 #include "report/report.h"
 
 namespace overlapscope::report {
@@ -14,7 +15,8 @@ nlohmann::ordered_json JsonOpt(const std::optional<T>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
-// Appends "critical_path", "straggler_causes" and "stream_concurrency" to the document.
-void AppendPathsJson(const Report& r, nlohmann::ordered_json* doc);
+// Appends "critical_path", "straggler_causes" and "stream_concurrency" to the document; the
+// per-iteration arrays of stream concurrency go to `deferred` when it is not null.
+void AppendPathsJson(const Report& r, nlohmann::ordered_json* doc, DeferredArrays* deferred = nullptr);
 
 }  // namespace overlapscope::report

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "importers/kineto/event_parser.h"
+#include "importers/kineto/id_set.h"
 #include "model/source_stats.h"
 #include "model/trace_builder.h"
 
@@ -27,6 +28,7 @@ struct FileContext {
   model::TraceBuilder* builder = nullptr;
   model::ProcessId process = model::kNone;
   model::SourceStats stats;
+  int threads = 1;  // parser threads of this file (also what the end-of-file checks may use)
 
   // Local -> global id maps per parser thread, extended at each merge in the order the thread's
   // parse met the ids (DropOut forgets a thread's ids after a discarded speculative parse, so
@@ -35,7 +37,7 @@ struct FileContext {
   std::vector<model::ThreadId> thread_remap[kMaxParserThreads];
   std::vector<std::pair<model::DeviceId, model::StreamId>> stream_remap[kMaxParserThreads];
 
-  absl::flat_hash_set<int64_t> api_correlations;  // duplicate detection within the file
+  IdSet api_correlations;  // duplicate detection within the file
   std::vector<MetaRecord> metas;
   std::vector<int64_t> flow_ids;
   bool has_cpu_pid = false;

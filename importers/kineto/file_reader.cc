@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "base/phase_log.h"
 #include "base/status_macros.h"
 
 namespace overlapscope::import {
@@ -136,6 +137,7 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
   ctx_.builder = &builder;
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
+  ctx_.threads = threads_;
   // Default window: 2 MiB per parser thread, 16..32 MiB (two are held: 64 MiB at most).
   block_ = options.chunk_bytes > 0
                ? static_cast<size_t>(options.chunk_bytes)
@@ -224,6 +226,9 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
 
 absl::Status FileReader::Run() {
   ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path));
+  // A quarter of the parser threads copy each block of a plain file from the page cache (at
+  // least one, at most 8): beside 16 parsers one copying thread would set the pace.
+  in_->SetReadThreads(std::clamp(threads_ / 4, 1, 8));
   in_file_size_ = in_->file_size();
   compressed_ = in_->compressed();
   RETURN_IF_ERROR(Refill(nullptr));
@@ -249,6 +254,7 @@ absl::Status FileReader::Run() {
     int32_t r = RankFromFileName(ctx_.path);
     if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
   }
+  base::PhaseLog("parse (a Kineto file)");
   return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
 }
 

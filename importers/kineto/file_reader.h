@@ -72,11 +72,15 @@ class FileReader {
   // window or where no boundary is found).
   std::vector<const char*> SplitPoints(const char* p) const;
   void ReserveFromFirstChunk(const char* parsed_to);
+  // Adjusts first_share_ from one window's part parse times (seconds[0]: part 0) and the time
+  // the main thread spent merging.
+  void BalanceFirstPart(const std::vector<double>& seconds, double merge_seconds);
   ChunkResult ParseEvents(const char* p, ArrayState state, const char* stop_at, ThreadOut& out) const;
 
   FileContext ctx_;
   const ImportOptions& options_;
   int threads_ = 1;
+  double first_share_ = 1.0;  // part 0's share of a window against 1 for each other part
   std::unique_ptr<InputStream> in_;
   struct Buffer {
     std::unique_ptr<char[]> data;

@@ -1,5 +1,6 @@
 // The traceEvents array: chunked, N-thread speculative parsing (see file_reader.h).
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <system_error>
 #include <thread>
@@ -73,11 +74,13 @@ std::vector<const char*> FileReader::SplitPoints(const char* p) const {
   std::vector<const char*> splits = {p};
   const size_t bytes = static_cast<size_t>(end - p);
   const int parts = static_cast<int>(std::min<size_t>(threads_, bytes / kMinPartBytes));
+  // Part 0 weighs first_share_ against 1 for each other part (the main thread also merges).
+  const double total = first_share_ + (parts - 1);
   for (int i = 1; i < parts; ++i) {
-    // Start the search at a newline past the i-th fraction: Kineto writes one event per line,
+    // Start the search at a newline past the i-th boundary: Kineto writes one event per line,
     // and a JSON string holds no raw newline, so the next event usually begins right there.
-    // Without newlines (minified JSON) the search starts at the fraction itself.
-    const char* from = p + bytes / parts * i;
+    // Without newlines (minified JSON) the search starts at the boundary itself.
+    const char* from = p + static_cast<size_t>(static_cast<double>(bytes) * (first_share_ + (i - 1)) / total);
     if (from <= splits.back()) from = splits.back() + 1;
     const char* nl = static_cast<const char*>(std::memchr(from, '\n', std::min<size_t>(end - from, kSplitSearchBytes)));
     const char* guess = GuessSplit(p, nl != nullptr ? nl : from, end);
@@ -97,14 +100,17 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
   // Part i > 0 parses from its guessed event start up to the next guess, speculatively.
   std::vector<ChunkResult> results(n);
   std::unique_ptr<bool[]> ok(new bool[n]());
+  std::vector<double> seconds(n, 0.0);  // each part's parse, for the next window's split
   std::vector<std::thread> workers;
   workers.reserve(n - 1);
   for (size_t i = 1; i < n; ++i) {
     const char* stop = i + 1 < n ? splits[i + 1] : nullptr;
     try {
-      workers.emplace_back([this, &results, &ok, &splits, i, stop] {
+      workers.emplace_back([this, &results, &ok, &seconds, &splits, i, stop] {
         try {  // nothing may escape a thread: a failure just drops this part's work
+          const auto t0 = std::chrono::steady_clock::now();
           results[i] = ParseEvents(splits[i], ArrayState::kBeforeElement, stop, outs_[i]);
+          seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           ok[i] = true;
         } catch (...) {
         }
@@ -113,32 +119,60 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
       break;  // no more threads: the parts without one are parsed in order below
     }
   }
-  auto join = [&workers] {
-    for (std::thread& w : workers) w.join();
-  };
-  ChunkResult cur;
-  try {
-    cur = ParseEvents(p, state, splits[1], outs_[0]);
-  } catch (...) {
-    join();
-    throw;  // caught at the importer's entry
-  }
-  join();
-  MergeOut(outs_[0], 0, ctx_);
   // Part i is used only when the parse before it, sequential up to there, stopped exactly at
   // its start; from the first part that fails that test on, its work is dropped and the rest of
-  // the window is parsed in order. The result is always that of a sequential parse.
+  // the window is parsed in order. The result is always that of a sequential parse. Each part
+  // is merged as soon as its thread is done and the parts before it are in (part 0 while the
+  // others still parse): the merges, in file order, overlap the parse of the later parts.
+  size_t joined = 0;  // workers[k] parses part k + 1
+  auto join_through = [&workers, &joined](size_t count) {
+    for (; joined < std::min(count, workers.size()); ++joined) workers[joined].join();
+  };
+  ChunkResult cur;
   size_t i = 1;
-  for (; i < n && ok[i] && cur.end == ChunkEnd::kStopped && cur.pos == splits[i]; ++i) {
-    MergeOut(outs_[i], static_cast<int>(i), ctx_);
-    cur = results[i];
+  double merge_seconds = 0;
+  auto merge = [&](size_t k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    MergeOut(outs_[k], static_cast<int>(k), ctx_);
+    merge_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  try {
+    const auto t0 = std::chrono::steady_clock::now();
+    cur = ParseEvents(p, state, splits[1], outs_[0]);
+    seconds[0] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    merge(0);
+    for (; i < n; ++i) {
+      join_through(i);
+      if (!ok[i] || cur.end != ChunkEnd::kStopped || cur.pos != splits[i]) break;
+      merge(i);
+      cur = results[i];
+    }
+  } catch (...) {
+    join_through(workers.size());
+    throw;  // caught at the importer's entry
   }
+  join_through(workers.size());
+  if (i == n) BalanceFirstPart(seconds, merge_seconds);
   for (size_t j = i; j < n; ++j) DropOut(outs_[j], static_cast<int>(j), ctx_);
   if (cur.end == ChunkEnd::kStopped) {
     cur = ParseEvents(cur.pos, cur.state, nullptr, outs_[0]);
     MergeOut(outs_[0], 0, ctx_);
   }
   return cur;
+}
+
+void FileReader::BalanceFirstPart(const std::vector<double>& seconds, double merge_seconds) {
+  // The main thread parses part 0 and then merges every part: it should end its parse earlier
+  // by about the merges' time. Part 0's weight for the next window: what makes its parse plus
+  // the merges last as long as the other parts' mean parse, half-way from the current one.
+  // Only the speed depends on it: the parts' results are always a sequential parse's.
+  double others = 0;
+  for (size_t k = 1; k < seconds.size(); ++k) others += seconds[k];
+  others /= static_cast<double>(seconds.size() - 1);
+  if (seconds[0] <= 0 || others <= 0) return;
+  const double per_weight = seconds[0] / first_share_;
+  const double target = std::clamp((others - merge_seconds) / per_weight, 0.1, 1.5);
+  first_share_ = 0.5 * first_share_ + 0.5 * target;
 }
 
 void FileReader::ReserveFromFirstChunk(const char* parsed_to) {
@@ -169,7 +203,6 @@ void FileReader::ReserveFromFirstChunk(const char* parsed_to) {
   grow(d.ranges, ctx_.ranges0);
   grow(d.gpu_ranges, ctx_.gpu_ranges0);
   grow(d.collectives, ctx_.collectives0);
-  ctx_.api_correlations.reserve(static_cast<size_t>(static_cast<double>(ctx_.api_correlations.size()) * factor));
 }
 
 absl::Status FileReader::ParseEventArray() {

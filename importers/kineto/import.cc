@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/natural_order.h"
+#include "base/run_all.h"
 #include "base/status_macros.h"
 #include "importers/kineto/input_stream.h"
 
@@ -158,7 +159,9 @@ absl::StatusOr<model::Trace> ImportTracesOrThrow(absl::Span<const std::string> p
   for (size_t i : RankOrder(files)) RETURN_IF_ERROR(ImportKinetoFile(files[i], builder, options));
   RETURN_IF_ERROR(CheckOneFilePerRank(builder));
   builder.data().clock_note = kKinetoClockNote;
-  return std::move(builder).Finalize();
+  model::FinalizeOptions finalize;
+  finalize.threads = base::ThreadsOrCores(options.threads);
+  return std::move(builder).Finalize(finalize);
 }
 
 }  // namespace

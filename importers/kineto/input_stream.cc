@@ -6,9 +6,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/run_all.h"
 #include "importers/kineto/stream_util.h"
 #include "importers/open_file.h"
 
@@ -26,19 +29,46 @@ class PlainStream : public InputStream {
       std::memcpy(dst, head_.data() + head_pos_, got);
       head_pos_ += got;
     }
-    auto r = ReadFull(fd_.fd(), dst + got, n - got, path_, pos_ + static_cast<int64_t>(got));
+    // pread at the offset delivered so far: the descriptor's own position is never used.
+    auto r = ReadSlices(dst + got, n - got, pos_ + static_cast<int64_t>(got));
     if (!r.ok()) return r.status();
     got += *r;
     pos_ += static_cast<int64_t>(got);
     return got;
   }
+  void SetReadThreads(int threads) override { threads_ = std::max(threads, 1); }
   bool compressed() const override { return false; }
   int64_t file_size() const override { return size_; }
   int64_t file_position() const override { return pos_; }
 
  private:
+  // n bytes at `offset` in up to threads_ slices of at least kMinSlice bytes read at once; the
+  // bytes delivered are the slices' contiguous prefix (a short slice is the end of the file),
+  // an error the first one in file order, as one sequential read would give.
+  absl::StatusOr<size_t> ReadSlices(char* dst, size_t n, int64_t offset) {
+    constexpr size_t kMinSlice = size_t{4} << 20;
+    const size_t k = std::min<size_t>(static_cast<size_t>(threads_), n / kMinSlice);
+    if (k <= 1) return PreadFull(fd_.fd(), dst, n, path_, offset);
+    std::vector<absl::StatusOr<size_t>> got(k, size_t{0});
+    auto slice = [&](size_t i) {
+      const size_t lo = n * i / k, hi = n * (i + 1) / k;
+      got[i] = PreadFull(fd_.fd(), dst + lo, hi - lo, path_, offset + static_cast<int64_t>(lo));
+    };
+    std::vector<std::function<void()>> tasks;
+    for (size_t i = 0; i < k; ++i) tasks.emplace_back([&slice, i] { slice(i); });
+    base::RunAll(static_cast<int>(k), tasks);
+    size_t total = 0;
+    for (size_t i = 0; i < k; ++i) {
+      if (!got[i].ok()) return got[i].status();
+      total += *got[i];
+      if (*got[i] < n * (i + 1) / k - n * i / k) break;  // the end of the file
+    }
+    return total;
+  }
+
   std::string path_;
   FdHolder fd_;
+  int threads_ = 1;
   int64_t size_, pos_ = 0;
   std::string head_;
   size_t head_pos_ = 0;

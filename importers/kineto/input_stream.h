@@ -23,6 +23,9 @@ class InputStream {
   // Fills dst with up to n bytes; returns the count, 0 only at the end of the data.
   virtual absl::StatusOr<size_t> Read(char* dst, size_t n) = 0;
   virtual bool compressed() const = 0;
+  // Threads a large Read() of a plain file may use (slices read at once with pread(2): on many
+  // cores one thread copying from the page cache limits the parse); gzip streams ignore it.
+  virtual void SetReadThreads(int threads) {}
   // Size of the file on disk (compressed size for gzip), for progress reports.
   virtual int64_t file_size() const = 0;
   // Compressed bytes consumed so far (== uncompressed for plain files), for progress reports.

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/run_all.h"
 #include "importers/kineto/file_context.h"
 #include "importers/kineto/import.h"
 #include "importers/kineto/kineto_keys.h"
@@ -52,7 +53,7 @@ void CorrelationFromExternalId(FileContext& ctx) {
   move(d.memcpys, ctx.memcpys0);
   move(d.memsets, ctx.memsets0);
   for (size_t i = ctx.api0; i < d.api_calls.size(); ++i)
-    if (d.api_calls[i].correlation_id != kNoCorrelation) ctx.api_correlations.insert(d.api_calls[i].correlation_id);
+    if (d.api_calls[i].correlation_id != kNoCorrelation) ctx.api_correlations.Insert(d.api_calls[i].correlation_id);
   if (moved > 0) ctx.stats.Add(model::Stat::kKinetoCorrelationFromExternalId, moved);
 }
 
@@ -81,8 +82,9 @@ absl::Status AddBaseAtEnd(FileContext& ctx) {
 
 // Host thread of each sync and asynchrony of each copy/memset: Kineto's sync and copy rows do
 // not say them, the API call with the same correlation id does. Only the ids asked for are
-// indexed, so this stays small on huge files.
-void JoinCallsByCorrelation(FileContext& ctx) {
+// indexed, so this stays small on huge files. Returns the syncs without a call (counted by the
+// caller: this runs beside CountUnmatchedIds, which reads other members of the same events).
+int64_t JoinCallsByCorrelation(FileContext& ctx) {
   model::TraceData& d = ctx.builder->data();
   absl::flat_hash_map<int64_t, int32_t> wanted;
   for (size_t i = ctx.syncs0; i < d.syncs.size(); ++i)
@@ -109,20 +111,21 @@ void JoinCallsByCorrelation(FileContext& ctx) {
     else
       ++unattributed_syncs;
   }
-  if (unattributed_syncs > 0) ctx.stats.Add(model::Stat::kKinetoSyncWithoutCall, unattributed_syncs);
   for (size_t i = ctx.memcpys0; i < d.memcpys.size(); ++i)
     if (const model::ApiCall* a = api_of(d.memcpys[i].correlation_id))
       d.memcpys[i].is_async = CopyApiIsAsync(d.strings.Get(a->name));
   for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i)
     if (const model::ApiCall* a = api_of(d.memsets[i].correlation_id))
       d.memsets[i].is_async = CopyApiIsAsync(d.strings.Get(a->name));
+  return unattributed_syncs;
 }
 
 // ac2g flow ids must be correlation ids of this file; GPU work launched before the capture
 // window has no API call in the file. Both are counted, neither is an error. The API ids are
-// already in a hash set (duplicate check); GPU ids are only gathered for flows that miss it.
-// Frees the flow ids and the API id set: nothing needs them after this.
-void CountUnmatchedIds(FileContext& ctx) {
+// already in a set (the duplicate check's IdSet); GPU ids are only gathered for flows that miss it.
+// Frees the flow ids and the API id set: nothing needs them after this. Returns the counts of
+// GPU activities without a launch and of flows that match nothing (added by the caller).
+std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
   model::TraceData& d = ctx.builder->data();
   const auto& api_ids = ctx.api_correlations;
   int64_t orphans = 0;
@@ -131,22 +134,21 @@ void CountUnmatchedIds(FileContext& ctx) {
     for (size_t i = ctx.memcpys0; i < d.memcpys.size(); ++i) fn(d.memcpys[i].correlation_id);
     for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i) fn(d.memsets[i].correlation_id);
   };
-  for_gpu_ids([&](int64_t c) { orphans += c != kNoCorrelation && !api_ids.contains(c); });
-  if (orphans > 0) ctx.stats.Add(model::Stat::kGpuWithoutLaunch, orphans);
+  for_gpu_ids([&](int64_t c) { orphans += c != kNoCorrelation && !api_ids.Contains(c); });
+  int64_t mismatches = 0;
   std::vector<int64_t> missed;
   for (int64_t id : ctx.flow_ids)
-    if (!api_ids.contains(id)) missed.push_back(id);
+    if (!api_ids.Contains(id)) missed.push_back(id);
   if (!missed.empty()) {
     std::vector<int64_t> other;
     for_gpu_ids([&](int64_t c) { other.push_back(c); });
     for (size_t i = ctx.syncs0; i < d.syncs.size(); ++i) other.push_back(d.syncs[i].correlation_id);
     std::sort(other.begin(), other.end());
-    int64_t mismatches = 0;
     for (int64_t id : missed) mismatches += !std::binary_search(other.begin(), other.end(), id);
-    if (mismatches > 0) ctx.stats.Add(model::Stat::kKinetoFlowIdUnmatched, mismatches);
   }
   std::vector<int64_t>().swap(ctx.flow_ids);
-  absl::flat_hash_set<int64_t>().swap(ctx.api_correlations);
+  ctx.api_correlations.Clear();
+  return {orphans, mismatches};
 }
 
 // Which metadata rows name the host process and which name GPU rows: the CPU process is the
@@ -252,8 +254,15 @@ void StoreStats(FileContext& ctx, int64_t total_bytes, bool compressed) {
 absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) {
   if (absl::Status s = AddBaseAtEnd(ctx); !s.ok()) return s;
   CorrelationFromExternalId(ctx);
-  JoinCallsByCorrelation(ctx);
-  CountUnmatchedIds(ctx);
+  // The joins write the syncs' threads and the copies' asynchrony, the count reads correlation
+  // ids: at once on two threads when there are two (each returns its counts).
+  int64_t unattributed_syncs = 0;
+  std::pair<int64_t, int64_t> unmatched;
+  base::RunAll(std::min(ctx.threads, 2), {[&] { unattributed_syncs = JoinCallsByCorrelation(ctx); },
+                                          [&] { unmatched = CountUnmatchedIds(ctx); }});
+  if (unattributed_syncs > 0) ctx.stats.Add(model::Stat::kKinetoSyncWithoutCall, unattributed_syncs);
+  if (unmatched.first > 0) ctx.stats.Add(model::Stat::kGpuWithoutLaunch, unmatched.first);
+  if (unmatched.second > 0) ctx.stats.Add(model::Stat::kKinetoFlowIdUnmatched, unmatched.second);
   ApplyMetadata(ctx);
   StoreStats(ctx, total_bytes, compressed);
   return absl::OkStatus();

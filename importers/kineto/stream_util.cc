@@ -27,6 +27,20 @@ absl::StatusOr<size_t> ReadFull(int fd, char* dst, size_t n, const std::string& 
   return got;
 }
 
+absl::StatusOr<size_t> PreadFull(int fd, char* dst, size_t n, const std::string& path, int64_t offset) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(offset + static_cast<int64_t>(got)));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return StreamError(path, offset + static_cast<int64_t>(got), absl::StrCat("read error: ", std::strerror(errno)));
+    }
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
 FdHolder::~FdHolder() {
   if (fd_ >= 0) ::close(fd_);
 }

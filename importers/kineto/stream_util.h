@@ -20,6 +20,10 @@ absl::Status StreamError(const std::string& path, int64_t offset, const std::str
 // the bytes already read.
 absl::StatusOr<size_t> ReadFull(int fd, char* dst, size_t n, const std::string& path, int64_t offset);
 
+// pread(2) of n bytes at file offset `offset`, until n or the end of the file; EINTR retried. A
+// read error names the offset reached. Safe on one descriptor from several threads at once.
+absl::StatusOr<size_t> PreadFull(int fd, char* dst, size_t n, const std::string& path, int64_t offset);
+
 // Closes its descriptor when destroyed.
 class FdHolder {
  public:

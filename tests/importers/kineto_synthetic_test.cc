@@ -213,5 +213,42 @@ TEST(KinetoSynthetic, EventsLargerThanTheWindow) {
   }
 }
 
+TEST(KinetoSynthetic, BlocksReadInSlicesOnManyThreads) {
+  // 16 and 32 parser threads read each 16 MiB block of a plain file in 4 and 8 slices at once
+  // (input_stream.cc); the file's last block is short (the end of the file falls in a slice).
+  // Same trace as one thread, and a cut file fails at the same offset with the same message.
+  std::vector<std::string> ev;
+  for (int i = 0; i < 120000; ++i) {
+    const std::string ts = std::to_string(1000 + 10 * i), corr = std::to_string(i + 1);
+    ev.push_back(
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 2, "
+        "\"ts\": " +
+        ts + ", \"dur\": 3, \"args\": {\"correlation\": " + corr + "}}");
+    ev.push_back("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k" + std::to_string(i % 7) +
+                 "\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts +
+                 ".5, \"dur\": 4, \"args\": {\"device\": 0, "
+                 "\"stream\": 7, \"correlation\": " +
+                 corr + "}}");
+  }
+  const std::string text = Doc(ev);
+  ASSERT_GT(text.size(), size_t{24} << 20);
+  const std::string path = WriteTemp("sliced.json", text);
+  auto ref = ImportOne(path, 1, int64_t{16} << 20);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  ASSERT_EQ(ref->kernels().size(), 120000u);
+  const std::string want = Dump(*ref);
+  for (int threads : {16, 32}) {
+    auto t = ImportOne(path, threads, int64_t{16} << 20);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(Dump(*t), want) << threads << " threads";
+  }
+  const std::string cut = WriteTemp("sliced_cut.json", text.substr(0, (size_t{20} << 20) + 12345));
+  auto one = ImportOne(cut, 1, int64_t{16} << 20);
+  ASSERT_FALSE(one.ok());
+  auto many = ImportOne(cut, 32, int64_t{16} << 20);
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(many.status().message(), one.status().message());
+}
+
 }  // namespace
 }  // namespace overlapscope::import::testing

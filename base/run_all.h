@@ -1,0 +1,75 @@
+// RunAll: runs a fixed list of independent tasks on up to `threads` threads (the calling
+// thread included), each task exactly once. For the passes that write disjoint results (the
+// model's sorts, the analyses, the report's sections), so that the outcome is the same at any
+// thread count; with threads <= 1, or when no thread can be started, the tasks run in the given
+// order on the calling thread.
+//
+// Failure modes: an exception thrown by a task (std::bad_alloc on a trace too large for memory)
+// is caught on its thread; once every task has run or been abandoned, the first such exception
+// in task order is rethrown on the calling thread, where the module's entry turns it into a
+// status. Tasks not yet started when one throws are still run.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace overlapscope::base {
+
+inline void RunAll(int threads, const std::vector<std::function<void()>>& tasks) {
+  if (tasks.empty()) return;
+  std::vector<std::exception_ptr> errors(tasks.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) {
+      try {
+        tasks[i]();
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const size_t extra = std::min(static_cast<size_t>(std::max(threads, 1) - 1), tasks.size() - 1);
+  pool.reserve(extra);
+  for (size_t k = 0; k < extra; ++k) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // fewer threads: the others take the rest
+    }
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+// Calls fn(begin, end) over [0, n) cut into at most `threads` contiguous ranges of at least
+// `min_chunk` elements, through RunAll: for loops whose iterations write disjoint elements.
+template <typename Fn>
+void ParallelFor(int threads, size_t n, size_t min_chunk, Fn fn) {
+  const size_t parts = std::max<size_t>(
+      1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / std::max<size_t>(min_chunk, 1)));
+  if (parts <= 1) {
+    fn(size_t{0}, n);
+    return;
+  }
+  std::vector<std::function<void()>> tasks;
+  tasks.reserve(parts);
+  for (size_t k = 0; k < parts; ++k) tasks.emplace_back([&fn, k, n, parts] { fn(n * k / parts, n * (k + 1) / parts); });
+  RunAll(threads, tasks);
+}
+
+// The thread count a `threads` option means: itself when positive, else the machine's cores.
+inline int ThreadsOrCores(int threads) {
+  if (threads > 0) return threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+}  // namespace overlapscope::base

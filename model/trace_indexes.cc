@@ -1,0 +1,143 @@
+// TraceBuilder's indexes of the finalized trace (trace_builder.h): per-stream, per-device and
+// per-collective activity lists, GPU activities by correlation id, the launch call of every
+// activity and the time span. Each writes its own members of the Trace and reads only its
+// sorted data, so Finalize() builds them at once.
+#include <algorithm>
+#include <numeric>
+
+#include "base/run_all.h"
+#include "model/trace_builder.h"
+
+namespace overlapscope::model {
+namespace {
+
+// Builds a CSR index from (group, ref) pairs; refs keep the order in which they are given.
+void BuildCsr(size_t groups, const std::vector<std::pair<int32_t, GpuRef>>& pairs, std::vector<int32_t>& offsets,
+              std::vector<GpuRef>& refs) {
+  offsets.assign(groups + 1, 0);
+  for (const auto& [g, r] : pairs) ++offsets[g + 1];
+  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+  refs.resize(pairs.size());
+  std::vector<int32_t> fill(offsets.begin(), offsets.end() - 1);
+  for (const auto& [g, r] : pairs) refs[fill[g]++] = r;
+}
+
+}  // namespace
+
+// Per-stream, per-device and per-collective activity lists (CSR), each sorted by (start, end).
+void TraceBuilder::BuildGpuIndexes(Trace& t, int threads) {
+  // Each kind's vector is sorted already: two linear merges give all activities in time order
+  // (ties: kernels, then memcpys, then memsets, as a stable sort would order them).
+  auto by_time = [&](GpuRef a, GpuRef b) {
+    int64_t sa = t.StartNs(a), sb = t.StartNs(b);
+    return sa != sb ? sa < sb : t.EndNs(a) < t.EndNs(b);
+  };
+  auto refs_of = [](GpuKind kind, size_t n) {
+    std::vector<GpuRef> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = GpuRef{kind, static_cast<int32_t>(i)};
+    return v;
+  };
+  std::vector<GpuRef> all;
+  {
+    std::vector<GpuRef> k = refs_of(GpuKind::kKernel, t.d_.kernels.size());
+    std::vector<GpuRef> m = refs_of(GpuKind::kMemcpy, t.d_.memcpys.size());
+    std::vector<GpuRef> s = refs_of(GpuKind::kMemset, t.d_.memsets.size());
+    std::vector<GpuRef> km(k.size() + m.size());
+    std::merge(k.begin(), k.end(), m.begin(), m.end(), km.begin(), by_time);
+    all.resize(km.size() + s.size());
+    std::merge(km.begin(), km.end(), s.begin(), s.end(), all.begin(), by_time);
+  }
+  // The per-stream/device/collective lists and the correlation keys read only `all`: at once.
+  base::RunAll(threads, {[&] { BuildGpuLists(t, all); }, [&] { BuildGpuByCorrelation(t, all); }});
+}
+
+void TraceBuilder::BuildGpuLists(Trace& t, const std::vector<GpuRef>& all) {
+  std::vector<std::pair<int32_t, GpuRef>> by_stream, by_device, by_coll;
+  by_stream.reserve(all.size());
+  by_device.reserve(all.size());
+  for (GpuRef r : all) {
+    StreamId s = t.StreamOf(r);
+    by_stream.push_back({s, r});
+    by_device.push_back({t.d_.streams[s].device, r});
+    CollectiveId c = r.kind == GpuKind::kKernel   ? t.d_.kernels[r.index].collective
+                     : r.kind == GpuKind::kMemcpy ? t.d_.memcpys[r.index].collective
+                                                  : kNone;
+    if (c != kNone) by_coll.push_back({c, r});
+  }
+  BuildCsr(t.d_.streams.size(), by_stream, t.stream_offsets_, t.stream_refs_);
+  BuildCsr(t.d_.devices.size(), by_device, t.device_offsets_, t.device_refs_);
+  BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
+}
+
+void TraceBuilder::BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all) {
+  // GPU activities by (process, correlation id), in time order within one call: `all` is in
+  // time order, so its position breaks ties.
+  struct CorrKey {
+    int32_t process;
+    int64_t corr;
+    uint32_t pos;
+    bool operator<(const CorrKey& o) const {
+      return process != o.process ? process < o.process : corr != o.corr ? corr < o.corr : pos < o.pos;
+    }
+  };
+  std::vector<CorrKey> corr;
+  corr.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const int64_t c = t.CorrelationOf(all[i]);
+    if (c == kNoCorrelation) continue;
+    corr.push_back({t.d_.devices[t.d_.streams[t.StreamOf(all[i])].device].process, c, static_cast<uint32_t>(i)});
+  }
+  if (!std::is_sorted(corr.begin(), corr.end())) std::sort(corr.begin(), corr.end());
+  t.gpu_by_corr_keys_.reserve(corr.size());
+  t.gpu_by_corr_refs_.reserve(corr.size());
+  for (const CorrKey& k : corr) {
+    t.gpu_by_corr_keys_.push_back({k.process, k.corr});
+    t.gpu_by_corr_refs_.push_back(all[k.pos]);
+  }
+}
+
+// The correlation index of the API calls and, through it, the launch call of every activity
+// (the lookups of each kind cut into ranges for up to `threads` threads).
+void TraceBuilder::BuildCorrelationJoins(Trace& t, int threads) {
+  {
+    std::vector<ProcessId> process_of_call(t.d_.api_calls.size());
+    for (size_t i = 0; i < t.d_.api_calls.size(); ++i)
+      process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
+    t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size());
+  }
+  auto launches = [&](const auto& v, std::vector<int32_t>& out) {
+    out.assign(v.size(), kNone);
+    base::ParallelFor(threads, v.size(), size_t{1} << 16, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i)
+        if (v[i].correlation_id != kNoCorrelation)
+          out[i] = t.api_by_corr_.Find(t.d_.devices[v[i].device].process, v[i].correlation_id);
+    });
+  };
+  launches(t.d_.kernels, t.kernel_launch_);
+  launches(t.d_.memcpys, t.memcpy_launch_);
+  launches(t.d_.memsets, t.memset_launch_);
+}
+
+// Time span over every event kind.
+void TraceBuilder::ComputeTimeSpan(Trace& t) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  auto span = [&](const auto& v) {
+    for (const auto& e : v) {
+      lo = std::min(lo, e.start_ns);
+      hi = std::max(hi, e.end_ns);
+    }
+  };
+  span(t.d_.kernels);
+  span(t.d_.memcpys);
+  span(t.d_.memsets);
+  span(t.d_.api_calls);
+  span(t.d_.syncs);
+  span(t.d_.ranges);
+  span(t.d_.gpu_ranges);
+  if (lo != INT64_MAX) {
+    t.start_ns_ = lo;
+    t.end_ns_ = hi;
+  }
+}
+
+}  // namespace overlapscope::model

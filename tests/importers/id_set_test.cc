@@ -1,0 +1,71 @@
+// IdSet (importers/kineto/id_set.h): the same answers as a plain set, whether an id lands in
+// the bits or in the hash set, including ids that came before the bits covered them.
+#include "importers/kineto/id_set.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+
+namespace overlapscope::import {
+namespace {
+
+TEST(IdSet, DuplicatesAndLookupsAsASet) {
+  IdSet s;
+  EXPECT_FALSE(s.Contains(7));
+  EXPECT_TRUE(s.Insert(100));  // the first id starts the bits
+  EXPECT_FALSE(s.Insert(100));
+  EXPECT_TRUE(s.Insert(99));  // below the first id: the hash set
+  EXPECT_FALSE(s.Insert(99));
+  EXPECT_TRUE(s.Insert(INT64_MAX));  // far above: the hash set
+  EXPECT_FALSE(s.Insert(INT64_MAX));
+  EXPECT_TRUE(s.Insert(INT64_MIN));
+  EXPECT_TRUE(s.Contains(100) && s.Contains(99) && s.Contains(INT64_MAX) && s.Contains(INT64_MIN));
+  EXPECT_FALSE(s.Contains(101) || s.Contains(98) || s.Contains(INT64_MAX - 1));
+  EXPECT_EQ(s.size(), 4u);
+  s.Clear();
+  EXPECT_EQ(s.size(), 0u);
+  EXPECT_FALSE(s.Contains(100));
+}
+
+TEST(IdSet, AnIdFirstTooFarAboveIsStillADuplicateOnceTheBitsReachIt) {
+  IdSet s;
+  ASSERT_TRUE(s.Insert(0));
+  // 2^24 is beyond the first budget (2^23 bits + 256 per id): it goes to the hash set.
+  const int64_t far = int64_t{1} << 24;
+  ASSERT_TRUE(s.Insert(far));
+  // Enough ids for the budget to cover `far`; the bits then grow past it.
+  for (int64_t i = 1; i <= 40000; ++i) ASSERT_TRUE(s.Insert(i * 400));
+  ASSERT_TRUE(s.Insert(far + 1));  // in the bits now
+  EXPECT_FALSE(s.Insert(far));     // still known: a duplicate
+  EXPECT_TRUE(s.Contains(far));
+  EXPECT_TRUE(s.Contains(far + 1));
+}
+
+TEST(IdSet, RandomIdsAgreeWithStdSet) {
+  std::mt19937_64 rng(26);
+  for (int round = 0; round < 4; ++round) {
+    IdSet s;
+    std::set<int64_t> want;
+    const int64_t base = static_cast<int64_t>(rng() % 1000000) - 500000;
+    for (int i = 0; i < 20000; ++i) {
+      int64_t id;
+      switch (rng() % 4) {
+        case 0: id = base + static_cast<int64_t>(rng() % 5000); break;      // dense, many repeats
+        case 1: id = base + static_cast<int64_t>(rng() % 50000000); break;  // sparse, above
+        case 2: id = base - static_cast<int64_t>(rng() % 1000); break;      // below the first
+        default: id = static_cast<int64_t>(rng()); break;                   // anywhere
+      }
+      ASSERT_EQ(s.Insert(id), want.insert(id).second) << id;
+    }
+    EXPECT_EQ(s.size(), want.size());
+    for (int i = 0; i < 20000; ++i) {
+      const int64_t id = base + static_cast<int64_t>(rng() % 60000000) - 1000;
+      ASSERT_EQ(s.Contains(id), want.count(id) == 1) << id;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace overlapscope::import

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Issue 26's many-core figure from binaries built on the development machine and carried to a
+# machine without the toolchain (the GPU machines): `analyze --json` of the 500 MB bench trace,
+# .json and .json.gz, at --threads 1, 2, 4, 8, 16 on 16 of its CPUs (taskset), three runs each:
+# the least wall with that run's CPU (user + sys) and peak RSS; then one run per input at 16
+# threads with OVERLAPSCOPE_PHASES=1 (wall and CPU per phase); and a check that the reports
+# are the same bytes at every count. Goal: <= 0.25 s for either input at 16 threads.
+#
+# Before the call, on the development machine (repository root):
+#   cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DOVERLAPSCOPE_STATIC=ON -DOVERLAPSCOPE_BENCH=OFF
+#   cmake --build build-static --target overlapscope
+#   mkdir -p .carry/every_core && cp build-static/cli/overlapscope .carry/every_core/ &&
+#     cp -L /usr/lib/x86_64-linux-gnu/libisal.so.2 .carry/every_core/ &&
+#     build/bench/gen_kineto_trace tests/data/kineto/a2a_async/rank0.json.gz /tmp/t.json --mb 500 &&
+#     gzip -6 -c /tmp/t.json >.carry/every_core/trace_500.json.gz    # 35.6 MB (the carry limit is 64 MiB)
+# Optionally the build to compare with, as .carry/every_core/overlapscope-before (measured first).
+# Then, on the many-core machine, from the repository root with .carry/every_core beside it (about
+# two minutes; nothing is written outside $TMPDIR or /tmp):
+#   bash tools/every_core_carried.sh
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+carry=.carry/every_core
+export LD_LIBRARY_PATH="$PWD/$carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+work=${TMPDIR:-/tmp}/every_core
+mkdir -p "$work"
+gz="$work/trace_500.json.gz" json="$work/trace_500.json"
+cp "$carry/trace_500.json.gz" "$gz"
+gzip -dc "$gz" >"$json"
+cat "$json" "$gz" >/dev/null # both in the page cache
+cpus=$(nproc)
+pin=()
+if ((cpus > 16)) && command -v taskset >/dev/null; then pin=(taskset -c 0-15); fi
+echo "host: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)), pinned: ${pin[*]:-no}"
+echo "input: $json $(stat -c %s "$json") bytes, $gz $(stat -c %s "$gz") bytes"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+TIMEFORMAT='%R %U %S'
+# one BIN FILE N: three runs; prints the least wall, its CPU and the peak RSS (when GNU time is there).
+one() {
+  local bin="$1" file="$2" n="$3" best="" t
+  for _ in 1 2 3; do
+    t=$({ time "${pin[@]}" "$bin" analyze "$file" --json --threads "$n" >"$work/out_$(basename "$bin")_${n}_${file##*.}" 2>/dev/null; } 2>&1)
+    if [[ -z "$best" ]] || awk -v a="${t%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then best="$t"; fi
+  done
+  local rss="n/a"
+  if [[ -x /usr/bin/time ]]; then
+    rss=$(/usr/bin/time -f %M "${pin[@]}" "$bin" analyze "$file" --json --threads "$n" 2>&1 >/dev/null | tail -1)
+    rss="$((rss / 1024)) MB"
+  fi
+  read -r wall user sys <<<"$best"
+  awk -v b="$(basename "$bin")" -v f="${file##*/}" -v n="$n" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" \
+    'BEGIN{printf "%-22s %-18s --threads %2d  wall %.3f s  cpu %.3f s  peak %s\n", b, f, n, w, u + s, r}'
+}
+for bin in "$carry/overlapscope-before" "$carry/overlapscope"; do
+  [[ -x "$bin" ]] || continue
+  for n in 1 2 4 8 16; do
+    one "$bin" "$json" "$n"
+    one "$bin" "$gz" "$n"
+  done
+done
+for f in "$json" "$gz"; do
+  echo "phases, ${f##*/}, --threads 16:"
+  OVERLAPSCOPE_PHASES=1 "${pin[@]}" "$carry/overlapscope" analyze "$f" --json --threads 16 2>&1 >/dev/null | grep '^phase'
+done
+same=yes
+for n in 2 4 8 16; do
+  for x in json gz; do
+    cmp -s "$work/out_overlapscope_1_$x" "$work/out_overlapscope_${n}_$x" || same="no (--threads $n, .$x)"
+  done
+done
+echo "reports the same bytes at 1, 2, 4, 8, 16 threads: $same"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
