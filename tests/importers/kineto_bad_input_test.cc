@@ -37,7 +37,7 @@ std::string ErrorOf(const std::string& name, const std::string& content, bool gz
   return Try(name, content, &t, gz);
 }
 
-std::string P(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+std::string P(const std::string& name) { return TempPath(name); }
 
 TEST(KinetoBadInput, UnreadableFilesAreErrorsWithOffsets) {
   EXPECT_EQ(ErrorOf("empty.json", ""), P("empty.json") + ": offset 0: empty file");

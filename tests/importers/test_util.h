@@ -1,9 +1,11 @@
 // Helpers of the importer tests: temp files, reading real traces, comparing traces.
 #pragma once
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -32,8 +34,16 @@ inline std::string ReadFileText(const std::string& path) {
 }
 
 // A file under the test's temp dir holding `content` (gzip-compressed when gz).
+// Where WriteTemp puts NAME: a directory of this process under the test temp dir (under ctest -j
+// the tests of one binary run as parallel processes, and fixed names in one directory collided).
+inline std::string TempPath(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/ovs_test_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  return dir + "/" + name;
+}
+
 inline std::string WriteTemp(const std::string& name, const std::string& content, bool gz = false) {
-  std::string path = ::testing::TempDir() + "/" + name;
+  std::string path = TempPath(name);
   if (gz) {
     gzFile f = gzopen(path.c_str(), "wb6");
     gzwrite(f, content.data(), static_cast<unsigned>(content.size()));
