@@ -27,40 +27,38 @@ using model::kNoCorrelation;
 using model::kNone;
 
 PathIndex::PathIndex(const model::Trace& t, const PathInputs& in) : t_(t), in_(in) {
-  flat_[0].assign(t.kernels().size(), kNone);
-  flat_[1].assign(t.memcpys().size(), kNone);
-  flat_[2].assign(t.memsets().size(), kNone);
-  const size_t ns = t.streams().size();
-  const size_t n = t.kernels().size() + t.memcpys().size() + t.memsets().size();
-  off_.resize(ns + 1);
-  start_.resize(n), end_.resize(n), stream_.resize(n), launch_.resize(n), name_.resize(n), cls_.resize(n);
-  coll_.resize(n), ref_.resize(n);
-  stream_proc_.resize(ns);
-  int32_t g = 0;
-  for (size_t s = 0; s < ns; ++s) {
-    stream_proc_[s] = t.ProcessOfDevice(t.DeviceOfStream(static_cast<model::StreamId>(s)));
-    off_[s] = g;
-    for (GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s))) {
-      flat_[static_cast<int>(r.kind)][r.index] = g;
-      start_[g] = t.StartNs(r), end_[g] = t.EndNs(r);
-      stream_[g] = static_cast<model::StreamId>(s);
-      ref_[g] = r;
-      launch_[g] = t.LaunchOf(r);
-      cls_[g] = in.gpu.Cls(r);
-      switch (r.kind) {
-        case model::GpuKind::kKernel:
-          name_[g] = t.kernels()[r.index].name, coll_[g] = t.kernels()[r.index].collective;
-          break;
-        case model::GpuKind::kMemcpy:
-          name_[g] = t.memcpys()[r.index].name, coll_[g] = t.memcpys()[r.index].collective;
-          break;
-        case model::GpuKind::kMemset: name_[g] = t.memsets()[r.index].name, coll_[g] = kNone; break;
-      }
-      if (cls_[g] != ActivityClass::kComm) coll_[g] = kNone;
-      ++g;
-    }
+  if (in_.graph == nullptr) {
+    own_graph_.emplace(graph::BuildGraph(t, MakeGraphInputs(*in_.blocking, *in_.cross_rank)));
+    graph_ = &*own_graph_;
+  } else {
+    graph_ = in_.graph;
   }
-  off_[ns] = g;
+  // The graph gathered start, end, stream and launch in this flat order already.
+  for (model::GpuKind k : {model::GpuKind::kKernel, model::GpuKind::kMemcpy, model::GpuKind::kMemset})
+    flat_[static_cast<int>(k)] = graph_->FlatOfKind(k);
+  off_ = graph_->StreamOffsets();
+  start_ = graph_->GpuStarts(), end_ = graph_->GpuEnds();
+  stream_ = graph_->GpuStreams(), ref_ = graph_->GpuRefs(), launch_ = graph_->LaunchCalls();
+  const size_t ns = t.streams().size();
+  const size_t n = ref_.size();
+  name_.resize(n), cls_.resize(n), coll_.resize(n);
+  stream_proc_.resize(ns);
+  for (size_t s = 0; s < ns; ++s)
+    stream_proc_[s] = t.ProcessOfDevice(t.DeviceOfStream(static_cast<model::StreamId>(s)));
+  for (size_t g = 0; g < n; ++g) {
+    const GpuRef r = ref_[g];
+    cls_[g] = in.gpu.Cls(r);
+    switch (r.kind) {
+      case model::GpuKind::kKernel:
+        name_[g] = t.kernels()[r.index].name, coll_[g] = t.kernels()[r.index].collective;
+        break;
+      case model::GpuKind::kMemcpy:
+        name_[g] = t.memcpys()[r.index].name, coll_[g] = t.memcpys()[r.index].collective;
+        break;
+      case model::GpuKind::kMemset: name_[g] = t.memsets()[r.index].name, coll_[g] = kNone; break;
+    }
+    if (cls_[g] != ActivityClass::kComm) coll_[g] = kNone;
+  }
   IndexWaits();
   IndexHost();
   IndexCollectives();
@@ -75,12 +73,6 @@ int32_t PathIndex::RecorderBefore(model::StreamId rs, int64_t rec_corr) const {
 
 void PathIndex::IndexWaits() {
   const model::Trace& t = t_;
-  if (in_.graph == nullptr) {
-    own_graph_.emplace(graph::BuildGraph(t, MakeGraphInputs(*in_.blocking, *in_.cross_rank)));
-    graph_ = &*own_graph_;
-  } else {
-    graph_ = in_.graph;
-  }
   // Most activities have no cross-stream wait: the walk reads the graph's edges only for those
   // that do.
   waits_into_.assign(start_.size(), 0);

@@ -70,12 +70,13 @@ class PathIndex {
   // caller's (PathInputs::graph), else one built here. Its GPU nodes are the flat indexes.
   std::optional<graph::Graph> own_graph_;
   const graph::Graph* graph_ = nullptr;
-  std::vector<int32_t> flat_[3];               // per kind, per activity: its flat index
-  std::vector<int32_t> off_;                   // per stream: its first flat index (size streams + 1)
-  std::vector<int64_t> start_, end_;           // per flat index
-  std::vector<model::StreamId> stream_;        // per flat index
-  std::vector<model::GpuRef> ref_;             // per flat index
-  std::vector<int32_t> launch_;                // per flat index: Trace::LaunchOf
+  // Views of the graph's per-node arrays (the flat index is the graph's GPU node).
+  absl::Span<const int32_t> flat_[3];          // per kind, per activity: its flat index
+  absl::Span<const int32_t> off_;              // per stream: its first flat index (size streams + 1)
+  absl::Span<const int64_t> start_, end_;      // per flat index
+  absl::Span<const model::StreamId> stream_;   // per flat index
+  absl::Span<const model::GpuRef> ref_;        // per flat index
+  absl::Span<const int32_t> launch_;           // per flat index: Trace::LaunchOf
   std::vector<model::StringId> name_;          // per flat index
   std::vector<ActivityClass> cls_;             // per flat index
   std::vector<model::CollectiveId> coll_;      // per flat index: the collective a comm activity carries

@@ -138,6 +138,8 @@ class Graph {
   int32_t ApiIndex(NodeId n) const { return n - num_gpu(); }
   model::GpuRef Ref(NodeId g) const { return gpu_ref_[g]; }
   model::StreamId Stream(NodeId g) const { return gpu_stream_[g]; }
+  // The launch call of GPU node g (index into Trace::api_calls(), Trace::LaunchOf), kNone if none.
+  int32_t LaunchCall(NodeId g) const { return launch_[g]; }
   NodeId StreamBegin(model::StreamId s) const { return stream_off_[s]; }
   NodeId StreamEnd(model::StreamId s) const { return stream_off_[s + 1]; }
   // Recorded times of any node.
@@ -161,6 +163,15 @@ class Graph {
   const std::vector<GraphStats>& process_stats() const { return process_stats_; }
   // Every kEventWait edge with its call, recorded and inferred (the sync points list them).
   const std::vector<WaitEdge>& waits() const { return waits_; }
+  // The per-node arrays as views, for passes that walk GPU activities in the same flat order
+  // (analyze/path_walker.h PathIndex) instead of gathering them from the trace again.
+  absl::Span<const NodeId> FlatOfKind(model::GpuKind k) const { return flat_[static_cast<int>(k)]; }
+  absl::Span<const NodeId> StreamOffsets() const { return stream_off_; }
+  absl::Span<const int64_t> GpuStarts() const { return absl::MakeConstSpan(start_).first(gpu_ref_.size()); }
+  absl::Span<const int64_t> GpuEnds() const { return absl::MakeConstSpan(end_).first(gpu_ref_.size()); }
+  absl::Span<const model::StreamId> GpuStreams() const { return gpu_stream_; }
+  absl::Span<const model::GpuRef> GpuRefs() const { return gpu_ref_; }
+  absl::Span<const int32_t> LaunchCalls() const { return launch_; }
   // Stream-wait evidence (recorded without a source, or inferred without one) at GPU node g:
   // how many waits enqueued before g could not be placed (PathCounts::unresolved_waits).
   int UnresolvedWaits(NodeId g) const { return unresolved_.empty() ? 0 : unresolved_[g]; }
@@ -175,6 +186,7 @@ class Graph {
   std::vector<NodeId> flat_[3];  // per GpuKind, per activity: its node
   std::vector<model::GpuRef> gpu_ref_;
   std::vector<model::StreamId> gpu_stream_;
+  std::vector<int32_t> launch_;     // per GPU node: Trace::LaunchOf
   std::vector<NodeId> stream_off_;  // size streams + 1
   std::vector<int64_t> start_, end_;
   std::vector<int64_t> pred_off_, succ_off_;  // size num_nodes + 1

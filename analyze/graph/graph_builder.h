@@ -70,7 +70,7 @@ class GraphBuilder {
   std::vector<int32_t> po_pred_;
   GraphStats other_;                                         // counts of targets of no known process
   std::vector<model::ProcessId> stream_proc_, thread_proc_;  // per stream / thread: its process
-  std::vector<int32_t> launch_;                              // per GPU node: Trace::LaunchOf, kNone when absent
+  std::vector<int32_t>& launch_ = g_.launch_;                // per GPU node: Trace::LaunchOf, kNone when absent (kept)
   std::vector<model::ThreadId> api_thread_;                  // per API call: its thread
   // Per stream, filled on demand: its activities' correlations in enqueue order with the
   // last-ending node so far (recorders), and its activities' launch starts (waits without
