@@ -13,13 +13,19 @@ absl::Status StreamError(const std::string& path, int64_t offset, const std::str
   return absl::InvalidArgumentError(absl::StrCat(path, ": offset ", offset, ": ", reason));
 }
 
-absl::StatusOr<size_t> ReadFull(int fd, char* dst, size_t n, const std::string& path, int64_t offset) {
+namespace {
+
+// Reads until n bytes or end of file, retrying EINTR; `positional`: pread(2) at offset (the file
+// position is left alone), else read(2) from the current position. `offset` names the failing
+// byte in the error either way.
+absl::StatusOr<size_t> ReadLoop(int fd, char* dst, size_t n, const std::string& path, int64_t offset, bool positional) {
   size_t got = 0;
   while (got < n) {
-    ssize_t r = ::read(fd, dst + got, n - got);
+    const int64_t at = offset + static_cast<int64_t>(got);
+    ssize_t r = positional ? ::pread(fd, dst + got, n - got, static_cast<off_t>(at)) : ::read(fd, dst + got, n - got);
     if (r < 0) {
       if (errno == EINTR) continue;
-      return StreamError(path, offset + static_cast<int64_t>(got), absl::StrCat("read error: ", std::strerror(errno)));
+      return StreamError(path, at, absl::StrCat("read error: ", std::strerror(errno)));
     }
     if (r == 0) break;
     got += static_cast<size_t>(r);
@@ -27,18 +33,14 @@ absl::StatusOr<size_t> ReadFull(int fd, char* dst, size_t n, const std::string& 
   return got;
 }
 
+}  // namespace
+
+absl::StatusOr<size_t> ReadFull(int fd, char* dst, size_t n, const std::string& path, int64_t offset) {
+  return ReadLoop(fd, dst, n, path, offset, /*positional=*/false);
+}
+
 absl::StatusOr<size_t> PreadFull(int fd, char* dst, size_t n, const std::string& path, int64_t offset) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(offset + static_cast<int64_t>(got)));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return StreamError(path, offset + static_cast<int64_t>(got), absl::StrCat("read error: ", std::strerror(errno)));
-    }
-    if (r == 0) break;
-    got += static_cast<size_t>(r);
-  }
-  return got;
+  return ReadLoop(fd, dst, n, path, offset, /*positional=*/true);
 }
 
 FdHolder::~FdHolder() {
