@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "importers/kineto/import.h"
@@ -33,32 +34,42 @@ std::string ReadHead(const std::string& path, size_t* got) {
   return head;
 }
 
-// distributedInfo's "rank" (the object at p), or -1: absent, not a non-negative integer, or
-// cut by the end of the head.
-int32_t RankOfObject(const char* p, const char* end) {
-  if (*p != '{') return -1;
-  std::string scratch;
+// The value of the first member of the object whose '{' is at p that `want(key)` accepts (that
+// key in *key, which may point into *scratch), or nullptr: no such member, malformed, or cut by
+// the end of the head.
+template <typename Want>
+const char* FindMember(const char* p, const char* end, Want want, std::string* scratch, std::string_view* key) {
+  if (*p != '{') return nullptr;
   int repaired = 0;
   const char* err = nullptr;
   const char* q = scan::SkipWs(p + 1);
   while (q < end && *q == '"') {
-    std::string_view key;
-    if (scan::ParseString(q, end, &q, &scratch, &key, &repaired, &err) != Scan::kOk) return -1;
+    if (scan::ParseString(q, end, &q, scratch, key, &repaired, &err) != Scan::kOk) return nullptr;
     q = scan::SkipWs(q);
-    if (*q != ':') return -1;
+    if (*q != ':') return nullptr;
     q = scan::SkipWs(q + 1);
-    if (key == "rank") {
-      int64_t v = 0;
-      scan::NumKind kind;
-      if (scan::ParseInt(q, end, &q, &v, &kind, &err) != Scan::kOk || kind != scan::NumKind::kOk) return -1;
-      return v >= 0 && v <= INT32_MAX ? static_cast<int32_t>(v) : -1;
-    }
-    if (scan::SkipValue(q, end, &q, &err) != Scan::kOk) return -1;
+    if (want(*key)) return q;
+    if (scan::SkipValue(q, end, &q, &err) != Scan::kOk) return nullptr;
     q = scan::SkipWs(q);
-    if (*q != ',') return -1;
+    if (*q != ',') return nullptr;
     q = scan::SkipWs(q + 1);
   }
-  return -1;
+  return nullptr;
+}
+
+// distributedInfo's "rank" (the object at p), or -1: absent, not a non-negative integer, or
+// cut by the end of the head.
+int32_t RankOfObject(const char* p, const char* end) {
+  std::string scratch;
+  std::string_view key;
+  const char* q = FindMember(
+      p, end, [](std::string_view k) { return k == "rank"; }, &scratch, &key);
+  if (q == nullptr) return -1;
+  int64_t v = 0;
+  scan::NumKind kind;
+  const char* err = nullptr;
+  if (scan::ParseInt(q, end, &q, &v, &kind, &err) != Scan::kOk || kind != scan::NumKind::kOk) return -1;
+  return v >= 0 && v <= INT32_MAX ? static_cast<int32_t>(v) : -1;
 }
 
 }  // namespace
@@ -71,26 +82,13 @@ int32_t RankFromTraceHead(const std::string& path) {
   const char* q = head.data();
   if (got >= 3 && std::memcmp(q, "\xEF\xBB\xBF", 3) == 0) q += 3;
   q = scan::SkipWs(q);
-  if (*q != '{') return -1;  // a bare array of events (old Kineto) records no rank
+  // Top-level members up to traceEvents (after it nothing is read: it is the bulk of the file); a
+  // bare array of events (old Kineto) records no rank.
   std::string scratch;
-  int repaired = 0;
-  const char* err = nullptr;
-  q = scan::SkipWs(q + 1);
-  // Top-level members up to traceEvents (after it nothing is read: it is the bulk of the file).
-  while (q < end && *q == '"') {
-    std::string_view key;
-    if (scan::ParseString(q, end, &q, &scratch, &key, &repaired, &err) != Scan::kOk) return -1;
-    q = scan::SkipWs(q);
-    if (*q != ':') return -1;
-    q = scan::SkipWs(q + 1);
-    if (key == "traceEvents") return -1;
-    if (key == "distributedInfo") return RankOfObject(q, end);
-    if (scan::SkipValue(q, end, &q, &err) != Scan::kOk) return -1;
-    q = scan::SkipWs(q);
-    if (*q != ',') return -1;
-    q = scan::SkipWs(q + 1);
-  }
-  return -1;
+  std::string_view key;
+  q = FindMember(
+      q, end, [](std::string_view k) { return k == "traceEvents" || k == "distributedInfo"; }, &scratch, &key);
+  return q != nullptr && key == "distributedInfo" ? RankOfObject(q, end) : -1;
 }
 
 int32_t RankOfTraceFile(const std::string& path) {
