@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/replay_render.h"
+#include "report/html.h"
 
 namespace overlapscope::engine {
 namespace {
@@ -23,19 +24,7 @@ constexpr char kCss[] =
     ".chart text{font-size:11px;fill:#333}.legend span{margin-right:14px;font-size:12px}.legend i{"
     "display:inline-block;width:10px;height:10px;margin-right:4px}.head li{margin:3px 0}.warning{color:#b3261e}";
 
-std::string Esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
+using report::html::Esc;
 
 std::string Table(const std::vector<ReplayRow>& rows) {
   std::string o = "<table>";

@@ -37,6 +37,12 @@ struct RankTimeline {
 };
 
 std::string RenderHtml(const Report& r, const std::vector<RankTimeline>& timelines);
+
+namespace html {
+// Text escaped for HTML text and attribute values (&, <, >, "): for every page that embeds names
+// from a trace (the report pages here, the replay page in engine/).
+std::string Esc(const std::string& s);
+}  // namespace html
 std::string RenderDiffHtml(const Report& base, const Report& test, const ReportDiff& d,
                            const std::vector<RankTimeline>& base_timelines,
                            const std::vector<RankTimeline>& test_timelines);

@@ -9,7 +9,6 @@
 
 namespace overlapscope::report::html {
 
-std::string Esc(const std::string& s);  // &, <, >, " escaped
 std::string ClassColor(const std::string& cls);
 
 // Hidden vs exposed communication per iteration of one GPU (stacked bars, µs).
