@@ -1,6 +1,6 @@
-// Device helpers shared by the all-reduce kernels (all_reduce_kernels.cu, all_reduce_push.cu):
-// element conversions to and from FP32 and the GPU's global nanosecond timer. CUDA only: include
-// it from .cu files.
+// Device helpers shared by the workloads' kernels (all_reduce_kernels.cu, all_reduce_push.cu,
+// kernels.cu): element conversions to and from FP32 and the GPU's global nanosecond timer. CUDA
+// only: include it from .cu files.
 #pragma once
 
 #include <cuda_bf16.h>

@@ -5,10 +5,14 @@
 
 #include <climits>
 
+#include "workloads/all_reduce_device.h"
 #include "workloads/kernels.h"
 
 namespace overlapscope::workloads {
 namespace {
+
+using ar_device::FromFloat;
+using ar_device::GlobalTimerNs;
 
 constexpr int kThreads = 256;
 
@@ -44,21 +48,6 @@ __device__ inline uint32_t Pattern32(int64_t i, int rank, uint32_t salt) {
 }
 __device__ inline int32_t PatternI32(int64_t i, int32_t tag) {
   return static_cast<int32_t>(Mix32(static_cast<uint32_t>(i) * 0x9E3779B1u ^ static_cast<uint32_t>(tag)) & 0x7FFFFFFF);
-}
-
-template <typename T>
-__device__ inline T FromFloat(float f);
-template <>
-__device__ inline __half FromFloat<__half>(float f) {
-  return __float2half_rn(f);
-}
-template <>
-__device__ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float f) {
-  return __float2bfloat16_rn(f);
-}
-template <>
-__device__ inline float FromFloat<float>(float f) {
-  return f;
 }
 
 // Raw bits, so the comparison is exact (and NaN never equals anything).
@@ -161,12 +150,6 @@ __global__ void ValidateAllGatherKernel(const uint32_t* recv, int64_t count, int
        x += int64_t(gridDim.x) * blockDim.x) {
     if (recv[x] != Pattern32(x % count, static_cast<int>(x / count), salt)) Report(chk, x);
   }
-}
-
-__device__ inline uint64_t GlobalTimerNs() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
 }
 
 __global__ void SpinKernelImpl(int64_t duration_ns) {
