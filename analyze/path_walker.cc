@@ -55,7 +55,7 @@ PathWalker::Pred PathWalker::BindingPred(int32_t g, int64_t c, PathCounts* count
   // Cross-stream waits (recorded and inferred) from the dependency graph, whose GPU nodes are
   // the flat indexes; waits it could not place are counted.
   if (ix_.waits_into_[g]) counts->unresolved_waits += ix_.graph_->UnresolvedWaits(g);
-  for (const graph::Edge& e : ix_.waits_into_[g] ? ix_.graph_->Preds(g) : absl::Span<const graph::Edge>()) {
+  for (const graph::Edge& e : ix_.waits_into_[g] ? ix_.graph_->Preds(g) : graph::PredRange()) {
     if (e.kind != graph::EdgeKind::kEventWait) continue;
     const int32_t rec = e.from;
     if (ix_.start_[rec] >= c && ix_.end_[rec] > c) {

@@ -41,15 +41,41 @@ void AddStats(GraphStats& a, const GraphStats& b) {
 
 Graph BuildGraph(const model::Trace& trace, const GraphInputs& in) { return GraphBuilder(trace, in).Build(); }
 
+namespace {
+// The edges of `v` (sorted by `key`) whose key is n.
+template <typename Key>
+absl::Span<const Edge> EqualRange(const std::vector<Edge>& v, NodeId n, Key key) {
+  const auto lo = std::lower_bound(v.begin(), v.end(), n, [&](const Edge& e, NodeId x) { return key(e) < x; });
+  auto hi = lo;
+  while (hi != v.end() && key(*hi) == n) ++hi;
+  return {v.data() + (lo - v.begin()), static_cast<size_t>(hi - lo)};
+}
+}  // namespace
+
+absl::Span<const Edge> Graph::CrossSuccs(NodeId n) const {
+  return EqualRange(succ_edges_, n, [](const Edge& e) { return e.from; });
+}
+
+PredRange Graph::Preds(NodeId n) const {
+  PredRange r;
+  const uint8_t b = bulk_[n];
+  if (n < num_gpu()) {
+    if (b & kBulkStream) r.bulk_[r.nbulk_++] = {n - 1, n, EdgeKind::kStreamOrder, false};
+    if (b & kBulkLaunch) r.bulk_[r.nbulk_++] = {ApiNode(launch_[n]), n, EdgeKind::kLaunch, false};
+  } else if (b & kBulkProgram) {
+    r.bulk_[r.nbulk_++] = {ApiNode(po_pred_[ApiIndex(n)]), n, EdgeKind::kProgramOrder, false};
+  }
+  if (b & kBulkCross) r.cross_ = EqualRange(cross_in_, n, [](const Edge& e) { return e.to; });
+  return r;
+}
+
 Graph GraphBuilder::Build() {
   g_.process_stats_.assign(t_.processes().size(), {});
   for (const model::Stream& s : t_.streams())
     stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
   for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
-  AddNodes();
+  AddGpuNodes();
   AddProgramOrder();
-  AddStreamOrder();
-  AddLaunches();
   AddRecordedWaits();
   AddInferredWaits();
   AddHostReleases();
@@ -61,7 +87,7 @@ Graph GraphBuilder::Build() {
 }
 
 bool GraphBuilder::Forward(NodeId from, NodeId to, EdgeKind k, bool inferred) {
-  const int64_t fs = g_.start_[from], fe = g_.end_[from], ts = g_.start_[to], te = g_.end_[to];
+  const int64_t fs = g_.StartNs(from), fe = g_.EndNs(from), ts = g_.StartNs(to), te = g_.EndNs(to);
   bool forward = false;
   switch (k) {
     case EdgeKind::kProgramOrder: forward = fe <= ts; break;
@@ -90,10 +116,10 @@ GraphStats& GraphBuilder::S(NodeId n) {
   model::ProcessId p = kNone;
   if (g_.IsGpu(n)) {
     p = stream_proc_[g_.gpu_stream_[n]];
-  } else if (const model::ThreadId th = api_thread_[g_.ApiIndex(n)]; th != kNone) {
+  } else if (const model::ThreadId th = t_.api_calls()[g_.ApiIndex(n)].thread; th != kNone) {
     p = thread_proc_[th];
   }
-  return p >= 0 && static_cast<size_t>(p) < g_.process_stats_.size() ? g_.process_stats_[p] : other_;
+  return ProcessStats(p);
 }
 
 void GraphBuilder::MarkUnresolved(NodeId g) {
@@ -101,7 +127,11 @@ void GraphBuilder::MarkUnresolved(NodeId g) {
   if (g_.unresolved_[g] < 255) ++g_.unresolved_[g];
 }
 
-void GraphBuilder::AddNodes() {
+GraphStats& GraphBuilder::ProcessStats(model::ProcessId p) {
+  return p >= 0 && static_cast<size_t>(p) < g_.process_stats_.size() ? g_.process_stats_[p] : other_;
+}
+
+void GraphBuilder::AddGpuNodes() {
   const model::Trace& t = t_;
   g_.flat_[0].assign(t.kernels().size(), kNone);
   g_.flat_[1].assign(t.memcpys().size(), kNone);
@@ -109,66 +139,88 @@ void GraphBuilder::AddNodes() {
   const size_t ns = t.streams().size();
   const size_t ngpu = t.kernels().size() + t.memcpys().size() + t.memsets().size();
   g_.num_api_ = static_cast<int32_t>(t.api_calls().size());
+  g_.api_ = t.api_calls().data();
   g_.stream_off_.resize(ns + 1);
   g_.gpu_ref_.reserve(ngpu);
   g_.gpu_stream_.reserve(ngpu);
-  g_.start_.reserve(ngpu + g_.num_api_);
-  g_.end_.reserve(ngpu + g_.num_api_);
+  g_.start_.reserve(ngpu);
+  g_.end_.reserve(ngpu);
   launch_.reserve(ngpu);
+  bulk_.reserve(ngpu + t.api_calls().size());
   for (size_t s = 0; s < ns; ++s) {
-    g_.stream_off_[s] = static_cast<NodeId>(g_.gpu_ref_.size());
+    const NodeId begin = static_cast<NodeId>(g_.gpu_ref_.size());
+    g_.stream_off_[s] = begin;
+    // The bulk edges of the stream's nodes are made here, while their times are at hand, and
+    // counted per stream (graph.h's forward rule for kStreamOrder and kLaunch: from.start <=
+    // to.start).
+    int64_t stream_edges = 0, launch_edges = 0, backward = 0, without_launch = 0;
     for (GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s))) {
-      g_.flat_[static_cast<int>(r.kind)][r.index] = static_cast<NodeId>(g_.gpu_ref_.size());
+      const NodeId n = static_cast<NodeId>(g_.gpu_ref_.size());
+      const int64_t start = t.StartNs(r);
+      const int32_t call = t.LaunchOf(r);
+      uint8_t bulk = 0;
+      if (n > begin && g_.start_.back() <= start) {
+        bulk |= kBulkStream;
+        ++stream_edges;
+      } else if (n > begin) {
+        ++backward;
+      }
+      if (call == kNone) {
+        ++without_launch;
+      } else if (g_.api_[call].start_ns <= start) {
+        bulk |= kBulkLaunch;
+        ++launch_edges;
+      } else {
+        ++backward;
+      }
+      g_.flat_[static_cast<int>(r.kind)][r.index] = n;
       g_.gpu_ref_.push_back(r);
       g_.gpu_stream_.push_back(static_cast<model::StreamId>(s));
-      g_.start_.push_back(t.StartNs(r));
+      g_.start_.push_back(start);
       g_.end_.push_back(t.EndNs(r));
-      launch_.push_back(t.LaunchOf(r));
+      launch_.push_back(call);
+      bulk_.push_back(bulk);
     }
+    GraphStats& st = ProcessStats(stream_proc_[s]);
+    st.recorded[static_cast<int>(EdgeKind::kStreamOrder)] += stream_edges;
+    st.recorded[static_cast<int>(EdgeKind::kLaunch)] += launch_edges;
+    st.backward_edges += backward;
+    st.gpu_without_launch += without_launch;
   }
   g_.stream_off_[ns] = static_cast<NodeId>(g_.gpu_ref_.size());
   // Activities without a stream are not in StreamActivities; they stay out of the graph
   // (GpuNode gives kNone for them).
-  api_thread_.reserve(t.api_calls().size());
-  for (const model::ApiCall& a : t.api_calls()) {
-    g_.start_.push_back(a.start_ns);
-    g_.end_.push_back(a.end_ns);
-    api_thread_.push_back(a.thread);
-  }
 }
 
 void GraphBuilder::AddProgramOrder() {
   // Outermost calls per thread (calls are sorted by start): a call ending inside the previous
   // outermost one is nested in it (a runtime call's driver call) and gets no edge of its own.
+  // Counted per thread (forward: from.end <= to.start), added to the processes at the end.
   const auto& calls = t_.api_calls();
-  std::vector<int32_t> last(t_.threads().size(), kNone);
+  const size_t nth = t_.threads().size();
+  std::vector<int32_t> last(nth, kNone);
+  std::vector<int64_t> edges(nth, 0), backward(nth, 0);
   po_pred_.assign(calls.size(), kNone);
+  bulk_.resize(static_cast<size_t>(g_.num_nodes()), 0);
+  uint8_t* api_bulk = bulk_.data() + g_.num_gpu();
   for (size_t i = 0; i < calls.size(); ++i) {
     const model::ApiCall& a = calls[i];
-    if (a.thread == kNone || static_cast<size_t>(a.thread) >= last.size()) continue;
+    if (a.thread == kNone || static_cast<size_t>(a.thread) >= nth) continue;
     int32_t& prev = last[a.thread];
     if (prev != kNone && a.end_ns <= calls[prev].end_ns) continue;
-    if (prev != kNone && Forward(g_.ApiNode(prev), g_.ApiNode(static_cast<int32_t>(i)), EdgeKind::kProgramOrder, false))
+    if (prev != kNone && calls[prev].end_ns <= a.start_ns) {
       po_pred_[i] = prev;
+      api_bulk[i] = Graph::kBulkProgram;
+      ++edges[a.thread];
+    } else if (prev != kNone) {
+      ++backward[a.thread];
+    }
     prev = static_cast<int32_t>(i);
   }
-}
-
-void GraphBuilder::AddStreamOrder() {
-  bulk_.assign(g_.num_gpu(), 0);
-  const int32_t ns = static_cast<int32_t>(g_.stream_off_.size()) - 1;
-  for (int32_t s = 0; s < ns; ++s)
-    for (NodeId n = g_.stream_off_[s] + 1; n < g_.stream_off_[s + 1]; ++n)
-      if (Forward(n - 1, n, EdgeKind::kStreamOrder, false)) bulk_[n] |= kBulkStream;
-}
-
-void GraphBuilder::AddLaunches() {
-  for (NodeId n = 0; n < g_.num_gpu(); ++n) {
-    if (launch_[n] == kNone) {
-      ++S(n).gpu_without_launch;
-      continue;
-    }
-    if (Forward(g_.ApiNode(launch_[n]), n, EdgeKind::kLaunch, false)) bulk_[n] |= kBulkLaunch;
+  for (size_t th = 0; th < nth; ++th) {
+    GraphStats& st = ProcessStats(thread_proc_[th]);
+    st.recorded[static_cast<int>(EdgeKind::kProgramOrder)] += edges[th];
+    st.backward_edges += backward[th];
   }
 }
 
@@ -191,41 +243,14 @@ void GraphBuilder::AddPeers() {
 }
 
 void GraphBuilder::Finish() {
-  // The bulk edges (program order, stream order, launch) are written straight into the
-  // predecessor rows, node by node, each node's in the order the passes made them: its bulk
-  // edges, then its cross edges (waits, host releases, peers) in the order they were added.
-  const size_t nn = static_cast<size_t>(g_.num_nodes());
-  const int32_t ngpu = g_.num_gpu();
+  // The bulk edges stay as flags and program-order predecessors (Preds makes them on the fly);
+  // the cross edges are kept twice, by target and by source.
+  for (const Edge& e : edges_) bulk_[e.to] |= Graph::kBulkCross;
   std::vector<Edge> by_from = edges_;
   std::stable_sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) { return a.to < b.to; });
-  g_.pred_off_.assign(nn + 1, 0);
-  for (NodeId n = 0; n < ngpu; ++n)
-    g_.pred_off_[n + 1] = ((bulk_[n] & kBulkStream) ? 1 : 0) + ((bulk_[n] & kBulkLaunch) ? 1 : 0);
-  for (size_t i = 0; i < po_pred_.size(); ++i) g_.pred_off_[ngpu + i + 1] = po_pred_[i] != kNone;
-  for (const Edge& e : edges_) ++g_.pred_off_[e.to + 1];
-  for (size_t i = 0; i < nn; ++i) g_.pred_off_[i + 1] += g_.pred_off_[i];
-  // Appended in node order (no zero-filled array written twice).
-  std::vector<Edge>& out = g_.pred_edges_;
-  out.reserve(static_cast<size_t>(g_.pred_off_[nn]));
-  size_t c = 0;
-  for (NodeId n = 0; n < static_cast<NodeId>(nn); ++n) {
-    if (n < ngpu) {
-      if (bulk_[n] & kBulkStream) out.push_back({n - 1, n, EdgeKind::kStreamOrder, false});
-      if (bulk_[n] & kBulkLaunch) out.push_back({g_.ApiNode(launch_[n]), n, EdgeKind::kLaunch, false});
-    } else if (const int32_t p = po_pred_[n - ngpu]; p != kNone) {
-      out.push_back({g_.ApiNode(p), n, EdgeKind::kProgramOrder, false});
-    }
-    for (; c < edges_.size() && edges_[c].to == n; ++c) out.push_back(edges_[c]);
-  }
-  // Successor rows: the cross edges only (CrossSuccs), in the order they were added.
+  g_.cross_in_ = std::move(edges_);
   std::stable_sort(by_from.begin(), by_from.end(), [](const Edge& a, const Edge& b) { return a.from < b.from; });
-  g_.succ_off_.assign(nn + 1, 0);
-  for (const Edge& e : by_from) ++g_.succ_off_[e.from + 1];
-  for (size_t i = 0; i < nn; ++i) g_.succ_off_[i + 1] += g_.succ_off_[i];
   g_.succ_edges_ = std::move(by_from);
-  std::vector<Edge>().swap(edges_);
-  std::vector<uint8_t>().swap(bulk_);
-  std::vector<int32_t>().swap(po_pred_);
 }
 
 }  // namespace overlapscope::analyze::graph

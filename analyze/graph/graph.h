@@ -12,12 +12,15 @@
 // Edges are typed and each is recorded (both ends linked by the trace: correlation id, event
 // record id, Kineto cuda_sync with wait_on_cuda_event_record_corr_id, our captures' event
 // records) or inferred (METRICS §8 "inferred edges": a cross-stream wait that the trace does not
-// link, placed from the evidence rule; never shown as recorded). Edges are stored twice in
-// compressed rows: the predecessors of each node and its successors.
+// link, placed from the evidence rule; never shown as recorded). The bulk edges (program order,
+// stream order, launch: one or two per node) are kept as a flag byte per node and made on the fly
+// by Preds; the few cross edges (waits, host releases, peers) are kept twice, by target and by
+// source (about 2 bytes a node instead of ~28 for compressed rows of every edge: the build was
+// mostly first touches of fresh memory).
 //
 // Every edge goes forward in recorded time; an edge that would not is not added and is counted
-// (GraphStats::backward_edges). Edges are stored in compressed rows of predecessors; successors
-// only for the kinds that cross lanes (CrossSuccs). Forward, per kind:
+// (GraphStats::backward_edges). Successors are kept only for the kinds that cross lanes
+// (CrossSuccs). Forward, per kind:
 //   kProgramOrder, inferred kEventWait   from.end <= to.start
 //   kStreamOrder, kLaunch                from.start <= to.start (a stream's recorded activities
 //                                        can overlap by a clock tick: the edge stays)
@@ -121,6 +124,36 @@ struct GraphInputs {
                                    // trace that has them and compare with what was recorded)
 };
 
+// The predecessors of one node (Graph::Preds): at most two bulk edges held here, then a view of
+// the node's cross edges. Cheap to copy; iterate it, do not keep it past the graph.
+class PredRange {
+ public:
+  class Iterator {
+   public:
+    Iterator(const PredRange* r, size_t i) : r_(r), i_(i) {}
+    const Edge& operator*() const { return i_ < r_->nbulk_ ? r_->bulk_[i_] : r_->cross_[i_ - r_->nbulk_]; }
+    const Edge* operator->() const { return &**this; }
+    Iterator& operator++() { return ++i_, *this; }
+    bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const PredRange* r_;
+    size_t i_;
+  };
+  PredRange() = default;
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+  size_t size() const { return nbulk_ + cross_.size(); }
+  bool empty() const { return size() == 0; }
+
+ private:
+  friend class Graph;
+  Edge bulk_[2];
+  size_t nbulk_ = 0;
+  absl::Span<const Edge> cross_;
+};
+
 class Graph {
  public:
   int32_t num_gpu() const { return static_cast<int32_t>(gpu_ref_.size()); }
@@ -142,21 +175,22 @@ class Graph {
   int32_t LaunchCall(NodeId g) const { return launch_[g]; }
   NodeId StreamBegin(model::StreamId s) const { return stream_off_[s]; }
   NodeId StreamEnd(model::StreamId s) const { return stream_off_[s + 1]; }
-  // Recorded times of any node.
-  int64_t StartNs(NodeId n) const { return start_[n]; }
-  int64_t EndNs(NodeId n) const { return end_[n]; }
+  // Recorded times of any node (an API node's are read from the trace's calls: the graph must
+  // not outlive its trace).
+  int64_t StartNs(NodeId n) const { return n < num_gpu() ? start_[n] : api_[n - num_gpu()].start_ns; }
+  int64_t EndNs(NodeId n) const { return n < num_gpu() ? end_[n] : api_[n - num_gpu()].end_ns; }
 
-  // In-edges (predecessors) of n, every kind, in edge order of construction.
-  absl::Span<const Edge> Preds(NodeId n) const {
-    return {pred_edges_.data() + pred_off_[n], static_cast<size_t>(pred_off_[n + 1] - pred_off_[n])};
-  }
+  // In-edges (predecessors) of n, every kind, in edge order of construction: its bulk edge(s)
+  // (stream order and launch, or program order) first, then its cross edges in the order added.
+  // The bulk edges follow from the layout and are made on the fly, so the range is valid only
+  // while the graph lives and is iterated by value (`for (const Edge& e : g.Preds(n))`).
+  PredRange Preds(NodeId n) const;
   // Out-edges of n that cross between lanes: event waits, host releases and peers, in edge order
   // of construction. The bulk kinds' successors follow from the layout and are not stored twice
   // (program order: the thread's next outermost call; stream order: n + 1 on its stream; launch:
   // the activities whose Preds hold the launch edge).
-  absl::Span<const Edge> CrossSuccs(NodeId n) const {
-    return {succ_edges_.data() + succ_off_[n], static_cast<size_t>(succ_off_[n + 1] - succ_off_[n])};
-  }
+  // O(log cross edges): they are few beside the bulk ones, so no per-node offsets are kept.
+  absl::Span<const Edge> CrossSuccs(NodeId n) const;
   const GraphStats& stats() const { return stats_; }
   // The same counts per process (Trace::processes() order), each edge and wait counted on the
   // process of its target node; stats() is their sum plus targets of no known process.
@@ -167,8 +201,8 @@ class Graph {
   // (analyze/path_walker.h PathIndex) instead of gathering them from the trace again.
   absl::Span<const NodeId> FlatOfKind(model::GpuKind k) const { return flat_[static_cast<int>(k)]; }
   absl::Span<const NodeId> StreamOffsets() const { return stream_off_; }
-  absl::Span<const int64_t> GpuStarts() const { return absl::MakeConstSpan(start_).first(gpu_ref_.size()); }
-  absl::Span<const int64_t> GpuEnds() const { return absl::MakeConstSpan(end_).first(gpu_ref_.size()); }
+  absl::Span<const int64_t> GpuStarts() const { return start_; }
+  absl::Span<const int64_t> GpuEnds() const { return end_; }
   absl::Span<const model::StreamId> GpuStreams() const { return gpu_stream_; }
   absl::Span<const model::GpuRef> GpuRefs() const { return gpu_ref_; }
   absl::Span<const int32_t> LaunchCalls() const { return launch_; }
@@ -186,11 +220,17 @@ class Graph {
   std::vector<NodeId> flat_[3];  // per GpuKind, per activity: its node
   std::vector<model::GpuRef> gpu_ref_;
   std::vector<model::StreamId> gpu_stream_;
-  std::vector<int32_t> launch_;     // per GPU node: Trace::LaunchOf
-  std::vector<NodeId> stream_off_;  // size streams + 1
-  std::vector<int64_t> start_, end_;
-  std::vector<int64_t> pred_off_, succ_off_;  // size num_nodes + 1
-  std::vector<Edge> pred_edges_, succ_edges_;
+  std::vector<int32_t> launch_;          // per GPU node: Trace::LaunchOf
+  std::vector<NodeId> stream_off_;       // size streams + 1
+  std::vector<int64_t> start_, end_;     // per GPU node
+  const model::ApiCall* api_ = nullptr;  // Trace::api_calls().data()
+  // The bulk edges, per node a byte of flags (kBulk*; kBulkCross: the node has cross in-edges),
+  // per API call its program-order predecessor (kNone: none).
+  static constexpr uint8_t kBulkStream = 1, kBulkLaunch = 2, kBulkProgram = 4, kBulkCross = 8;
+  std::vector<uint8_t> bulk_;
+  std::vector<int32_t> po_pred_;
+  std::vector<Edge> cross_in_;       // the cross edges, stably sorted by `to`
+  std::vector<Edge> succ_edges_;     // the cross edges, stably sorted by `from`
   std::vector<uint8_t> unresolved_;  // per GPU node (empty when none)
   std::vector<int64_t> latency_;     // per stream (empty when no wait was inferred)
   GraphStats stats_;

@@ -1,7 +1,8 @@
-// Internal to analyze/graph: the builder behind BuildGraph (graph.h). Each Add* pass appends
-// typed edges to one list (graph.cc: nodes, program/stream order, launches, host releases,
-// peers; graph_waits.cc: recorded event waits; graph_infer.cc: the evidence rule); Finish()
-// turns the list into the two compressed rows of Graph.
+// Internal to analyze/graph: the builder behind BuildGraph (graph.h). The bulk edges are flags
+// set with the nodes (graph.cc: GPU nodes with stream order and launches, program order); each
+// other Add* pass appends cross edges to one list (graph.cc: host releases, peers;
+// graph_waits.cc: recorded event waits; graph_infer.cc: the evidence rule); Finish() sorts that
+// list by target and by source for Graph.
 #pragma once
 
 #include <cstdint>
@@ -19,10 +20,9 @@ class GraphBuilder {
   Graph Build();
 
  private:
-  void AddNodes();
+  // The GPU nodes, stream by stream, with their stream-order and launch edges.
+  void AddGpuNodes();
   void AddProgramOrder();
-  void AddStreamOrder();
-  void AddLaunches();
   void AddRecordedWaits();  // graph_waits.cc
   void AddInferredWaits();  // graph_infer.cc
   // The evidence rule's placement for waiting activity x (graph_infer.cc), from stream-wait
@@ -47,6 +47,7 @@ class GraphBuilder {
   void MarkUnresolved(NodeId g);
   // The counts of the process of node n (a spare for nodes of no known process).
   GraphStats& S(NodeId n);
+  GraphStats& ProcessStats(model::ProcessId p);  // process p's counts (the spare for kNone)
 
   // Recorded waits (graph_waits.cc): the last-ending activity the recording stream `rs` had
   // enqueued before the record with correlation `rec_corr`, kNone when none.
@@ -63,15 +64,13 @@ class GraphBuilder {
   const GraphInputs& in_;
   Graph g_;
   std::vector<Edge> edges_;  // the cross edges (the bulk ones are written by Finish())
-  // The bulk edges, not staged: per GPU node its stream-order and launch edges (flags), per API
-  // call its program-order predecessor (kNone: none).
-  static constexpr uint8_t kBulkStream = 1, kBulkLaunch = 2;
-  std::vector<uint8_t> bulk_;
-  std::vector<int32_t> po_pred_;
+  // The bulk edges, written straight into the graph (Graph::bulk_, Graph::po_pred_).
+  static constexpr uint8_t kBulkStream = Graph::kBulkStream, kBulkLaunch = Graph::kBulkLaunch;
+  std::vector<uint8_t>& bulk_ = g_.bulk_;
+  std::vector<int32_t>& po_pred_ = g_.po_pred_;
   GraphStats other_;                                         // counts of targets of no known process
   std::vector<model::ProcessId> stream_proc_, thread_proc_;  // per stream / thread: its process
   std::vector<int32_t>& launch_ = g_.launch_;                // per GPU node: Trace::LaunchOf, kNone when absent (kept)
-  std::vector<model::ThreadId> api_thread_;                  // per API call: its thread
   // Per stream, filled on demand: its activities' correlations in enqueue order with the
   // last-ending node so far (recorders), and its activities' launch starts (waits without
   // correlation).

@@ -118,7 +118,7 @@ void GraphBuilder::AddHostReleases() {
           if (auto it = stream_of_record.find(y.event_record_correlation_id); it != stream_of_record.end())
             rs = it->second;
         from = RecorderBefore(rs, y.event_record_correlation_id);
-        if (from != kNone && g_.end_[from] > g_.end_[to]) from = kNone;
+        if (from != kNone && g_.end_[from] > g_.EndNs(to)) from = kNone;
       }
     }
     if (from == kNone && h.released_by.index >= 0) {
