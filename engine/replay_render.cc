@@ -179,9 +179,18 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
     for (size_t i = 0; i < r.changes.size(); ++i)
       absl::StrAppend(&s, i ? "," : "", " ", r.changes[i], " (", r.change_matches[i], " matched)");
     l.push_back(s);
-    l.push_back(absl::StrFormat(
+    std::string model = absl::StrFormat(
         "Contention model: %s (%d activities changed: compute slowed or sped up, collectives waiting for SMs)",
-        rp::ToString(r.contention_model), r.contention_nodes));
+        rp::ToString(r.contention_model), r.contention_nodes);
+    for (const std::string& c : r.changes) {
+      if (c.rfind("ce:", 0) != 0) continue;
+      // The copy-engine model of ce: (analyze/replay/contention.h), said wherever it applies.
+      absl::StrAppend(&model,
+                      "; copy-engine collectives: recorded transfer time, no SMs held while they copy, their own "
+                      "chunk's on-device copy waits for SMs");
+      break;
+    }
+    l.push_back(model);
   }
   return l;
 }

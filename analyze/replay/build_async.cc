@@ -48,6 +48,11 @@ class AsyncBuilder {
     int32_t iter = INT32_MIN;
     std::vector<graph::NodeId> open;  // moved, waiting for the next unmoved activity
     std::vector<graph::NodeId> held;  // deferred, waiting for the next compute activity not deferred
+    // The last activity chained that was not deferred: where a moved collective is issued. The
+    // deferred activities placed before it run later than its issue point (an async program
+    // issues the next all-to-all right after the GEMM that produced it, and consumes the previous
+    // one after that), so they do not hold it back.
+    graph::NodeId issue = -1;
     auto chain = [&](graph::NodeId u, int64_t gap) {
       if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, gap});
       main = u;
@@ -66,8 +71,8 @@ class AsyncBuilder {
         if (anchor >= 0) {  // prefetch: at the start of its iteration, with its first activity
           if (main_before_iter >= 0) rows_.Add(u, {main_before_iter, Dep::kAfterEnd, 0});
           rows_.Add(u, {anchor, Dep::kAfterStart, 0});
-        } else if (main >= 0) {
-          rows_.Add(u, {main, Dep::kAfterEnd, 0});
+        } else if (issue >= 0) {
+          rows_.Add(u, {issue, Dep::kAfterEnd, 0});
         }
         if (side >= 0) rows_.Add(u, {side, Dep::kAfterEnd, 0});
         side = u;
@@ -81,6 +86,7 @@ class AsyncBuilder {
         continue;
       }
       chain(u, main >= 0 ? gap_(main, u) : 0);
+      issue = u;
       if (a_.cls[u] == GpuClass::kCompute) place_held();
     }
     place_held();

@@ -38,6 +38,7 @@ struct Placed {
   int32_t v = -1;
   BlockFootprint fp;
   int64_t start = 0, end = 0;
+  bool holds = true;  // takes SMs while it runs (false: a copy-engine collective)
 };
 
 // Kernels of `list` (sorted by start) whose [start, end) meets [lo, hi), through the prefix
@@ -182,6 +183,7 @@ class DeviceModel {
   }
 
   void Hold(const Placed& c, HoldSteps& steps, std::vector<Span>& u) const {
+    if (!c.holds) return;
     const int32_t held = SmsOccupied(c.fp, sms_);
     steps.push_back({c.start, held});
     steps.push_back({c.end, -held});
@@ -231,7 +233,14 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
     dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
     near[d].push_back({g.rec_start[v], g.rec_end[v]});
-    if (fx.removed[v] || fx.copy_engine[v]) continue;
+    if (fx.removed[v]) continue;
+    if (fx.copy_engine[v]) {
+      // Copy engines hold no SMs, but the collective's own chunk is copied on the device first,
+      // by SMs (contention.h): it waits for a kernel filling every SM as a
+      // kernel of unknown footprint would.
+      p.fp = BlockFootprint{};
+      p.holds = false;
+    }
     dm[d]->comm.push_back(p);
     near[d].push_back({s.start[v], s.end[v]});
     if (const int32_t r = ReleasingKernel(a, s, v); r >= 0) roots.insert(r);

