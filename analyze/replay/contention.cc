@@ -85,7 +85,7 @@ class DeviceModel {
 
   // The waits of the communication kernels for SMs (into out.waits), then their placement with
   // them.
-  void Waits(ContentionFactors& out) {
+  void Waits(ContentionFactors& out, const std::vector<uint8_t>& waited) {
     SortByStart(compute);
     const std::vector<int64_t> max_end = PrefixMaxEnd(compute);
     std::vector<Span> rec_compute;
@@ -100,8 +100,11 @@ class DeviceModel {
       const int64_t ready = s_.start[c.v];
       int64_t free = ready;
       const Placed* by = nullptr;
-      // A recorded start inside compute already waited as recorded.
-      if (!InsideAny(rec_compute, g_.rec_start[c.v])) {
+      // A recorded start inside compute already waited as recorded; a kernel given its wait in an
+      // earlier round starts where the schedule put it (a second wait is not added: placing it
+      // after that one would slow nothing here that the simulation then runs beside it).
+      const bool has_wait = static_cast<size_t>(c.v) < waited.size() && waited[c.v];
+      if (!has_wait && !InsideAny(rec_compute, g_.rec_start[c.v])) {
         auto consider = [&](const Placed& k) {
           if (const int64_t at = FreeAt(k, c, ready); at > free) free = at, by = &k;
         };
@@ -209,7 +212,8 @@ int SmCount(const model::Trace& t, model::DeviceId d) {
 
 ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
                                     const SimGraph& g, const Schedule& s, const ChangeEffects& fx,
-                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override) {
+                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override,
+                                    const std::vector<uint8_t>& waited) {
   ContentionFactors out;
   out.factor.assign(g.num_nodes, 1.0);
   const size_t devs = t.devices().size();
@@ -264,7 +268,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   for (size_t d = 0; d < devs; ++d) {
     if (!dm[d]) continue;
     DeviceModel& m = *dm[d];
-    m.Waits(out);
+    m.Waits(out, waited);
     m.Prepare();
     for (const Placed& k : m.compute) {
       double sd = 0;

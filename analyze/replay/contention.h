@@ -53,8 +53,11 @@ int SmCount(const model::Trace& t, model::DeviceId d);
 
 // The factors for schedule `s` of `g` (built with effects `fx`), and the waits for SMs it
 // shows that are not yet constraints (a schedule run with the waits found before: they stay).
+// `waited` (per node, or empty): communication kernels that already wait for SMs in `s` (one wait
+// each): placed where `s` put them, so that the factors describe the schedule they will slow.
 ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
                                     const SimGraph& g, const Schedule& s, const ChangeEffects& fx,
-                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override);
+                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override,
+                                    const std::vector<uint8_t>& waited);
 
 }  // namespace overlapscope::analyze::replay
