@@ -112,8 +112,9 @@ struct Pair {
 TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
   const std::vector<Pair> pairs = {
       {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/", 0.01},
-      // Known miss of sign: the async run measured 4.7 % slower (its GEMMs ran 4 % slower beside
-      // the peer's incoming all-to-all), predicted 4 % faster.
+      // Known miss of sign: the same program as kineto/a2a measured 4.7 % slower here and 3.1 %
+      // faster there (its all-to-all overlaps only the tail of the independent GEMM, and runs 44 %
+      // longer beside it); the prediction is 4 % faster on both (docs/RESULTS.md).
       {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/", 0.09, false},
       {"kineto/d2h_blocking", "kineto/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.05},
       {"kineto_nosync/d2h_blocking", "kineto_nosync/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.07},
