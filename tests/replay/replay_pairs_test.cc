@@ -115,6 +115,7 @@ TEST(ReplayPairs, CopyEngineCollectiveWaitsForTheGemmsSms) {
                                        "defer:/FinitePoison|Sampled/", "ce:/(?i)alltoall|sendrecv/"};
   const nlohmann::json j = ReplayJson(u, ch);
   EXPECT_EQ(j["contention_model"].get<std::string>(), "sm-share");
+  EXPECT_EQ(j.value("copy_engine_model", ""), "recorded-transfer");
   // 2.24 ms without the wait, 2.59 ms with it (measured target 2.75 ms).
   EXPECT_GT(JobStep(j, "predicted_contention"), 1.1 * JobStep(j, "predicted"));
   auto s = Load({u});
