@@ -240,9 +240,10 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     if (fx.removed[v]) continue;
     if (fx.copy_engine[v]) {
       // Copy engines hold no SMs, but the collective's own chunk is copied on the device first,
-      // by SMs (contention.h): it waits for a kernel filling every SM as a
-      // kernel of unknown footprint would.
+      // by SMs (contention.h): a copy kernel whose blocks are unknown, one SM at least, so it
+      // waits only for a kernel that fills every SM.
       p.fp = BlockFootprint{};
+      p.fp.blocks = 1;
       p.holds = false;
     }
     dm[d]->comm.push_back(p);
