@@ -47,7 +47,8 @@ const CommandSpec kSpec{
      {"iteration-marker", "NAME", "iterations are ranges whose name starts with NAME (default ProfilerStep#)"},
      {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"}},
     "async:/REGEX/[@/JOIN/]: matching collectives on their own stream at the same point of the program;\n"
-    "the issuing stream waits for each before the first later activity matching JOIN (default: the\n"
+    "the issuing stream waits for each before the first later activity matching JOIN, by its name or\n"
+    "the name of a host range enclosing its launch (CPU op, record_function, NVTX) (default: the\n"
     "next collective of the same communicator, else the next iteration's first activity).\n"
     "prefetch: as async:, issued at the start of the iteration on its stream (with its first activity).\n"
     "ce: matching collectives on copy engines (they hold no SMs, keep their recorded transfer time and\n"

@@ -66,7 +66,9 @@ struct ReplayInputs {
 //   scale:/REGEX/=F        durations of GPU activities whose name matches times F
 //   async:/REGEX/[@/JOIN/] matching collectives on their own stream, issued at the same point;
 //                          the issuing stream waits for each before the first later activity
-//                          matching JOIN (default: the next collective of the same
+//                          matching JOIN — its name, or the name of a host range (CPU op,
+//                          annotation, NVTX) enclosing its launch call, e.g. PyTorch's
+//                          record_function (default: the next collective of the same
 //                          communicator, else the first activity of the next iteration)
 //   prefetch:/REGEX/[@/JOIN/] as async:, but issued at the start of their iteration on their
 //                          stream (FSDP's prefetch): after what preceded the iteration there,
