@@ -9,6 +9,7 @@
 #include <iterator>
 #include <memory>
 #include <tuple>
+#include <utility>
 
 #include "re2/re2.h"
 
