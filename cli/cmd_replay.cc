@@ -47,13 +47,16 @@ const CommandSpec kSpec{
      {"iteration-marker", "NAME", "iterations are ranges whose name starts with NAME (default ProfilerStep#)"},
      {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"}},
     "async:/REGEX/[@/JOIN/]: matching collectives on their own stream at the same point of the program;\n"
-    "the issuing stream waits for each before the first later activity matching JOIN (default: the\n"
+    "the issuing stream waits for each before the first later activity matching JOIN, by its name or\n"
+    "the name of a host range enclosing its launch (CPU op, record_function, NVTX) (default: the\n"
     "next collective of the same communicator, else the next iteration's first activity).\n"
     "prefetch: as async:, issued at the start of the iteration on its stream (with its first activity).\n"
-    "ce: matching collectives on copy engines (they hold no SMs). nosync: matching blocking host calls\n"
-    "wait for nothing. remove: matching GPU activities take no time. defer: matching GPU activities\n"
-    "move after the next compute activity of their stream. A prediction over a rank whose\n"
-    "replay error exceeds 5 % says so next to its number.\n"
+    "ce: matching collectives on copy engines (they hold no SMs, keep their recorded transfer time and\n"
+    "wait, like a kernel, for SMs a compute kernel fills: their own chunk is copied by SMs).\n"
+    "nosync: matching blocking host calls wait for nothing. remove: matching GPU activities take no\n"
+    "time. defer: matching GPU activities move after the next compute activity of their stream (a\n"
+    "collective moved by async: is still issued after the last activity not deferred). A prediction\n"
+    "over a rank whose replay error exceeds 5 % says so next to its number.\n"
     "exit codes: 0 ok, 2 a trace cannot be read, 64 bad command line (a malformed --change)"};
 
 }  // namespace

@@ -21,6 +21,14 @@ std::string SignedMs(int64_t ns) { return absl::StrFormat("%+.3f ms", ns / 1e6);
 std::string Pct(double f) { return absl::StrFormat("%+.2f %%", f * 100); }
 std::string AbsPct(double f) { return absl::StrFormat("%.2f %%", f * 100); }
 
+// Whether a ce: change was given (its copy-engine model is then named in every output).
+bool HasCopyEngineChange(const rp::ReplayResult& r) {
+  for (const std::string& c : r.changes) {
+    if (c.rfind("ce:", 0) == 0) return true;
+  }
+  return false;
+}
+
 ordered_json PathJson(const rp::PathComposition& p) {
   return {{"compute_ns", p.compute_ns}, {"comm_ns", p.comm_ns}, {"memory_ns", p.memory_ns},
           {"sync_ns", p.sync_ns},       {"host_ns", p.host_ns}, {"blocked_ns", p.blocked_ns},
@@ -67,6 +75,7 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
   j["changes"] = ch;
   j["contention_model"] = std::string(rp::ToString(r.contention_model));
   j["contention_activities"] = r.contention_nodes;
+  if (HasCopyEngineChange(r)) j["copy_engine_model"] = "recorded-transfer";
   ordered_json rs = ordered_json::array();
   for (const ReplayRankSummary& s : ranks) {
     ordered_json x = {{"rank", s.rank},
@@ -179,9 +188,15 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
     for (size_t i = 0; i < r.changes.size(); ++i)
       absl::StrAppend(&s, i ? "," : "", " ", r.changes[i], " (", r.change_matches[i], " matched)");
     l.push_back(s);
-    l.push_back(absl::StrFormat(
+    std::string model = absl::StrFormat(
         "Contention model: %s (%d activities changed: compute slowed or sped up, collectives waiting for SMs)",
-        rp::ToString(r.contention_model), r.contention_nodes));
+        rp::ToString(r.contention_model), r.contention_nodes);
+    // The copy-engine model of ce: (analyze/replay/contention.h), said wherever it applies.
+    if (HasCopyEngineChange(r))
+      absl::StrAppend(&model,
+                      "; copy-engine collectives: recorded transfer time, no SMs held while they copy, their own "
+                      "chunk's on-device copy waits for SMs");
+    l.push_back(model);
   }
   return l;
 }

@@ -77,7 +77,7 @@ ls -lR "$WORK" > "$WORK/files.txt" 2>&1
     echo "== overlapscope replay $base"
     case $base in
       *matmul*) ch=(--change 'prefetch:/(?i)allgather/') ;;
-      *all-to-all*) ch=(--change 'async:/(?i)alltoall|sendrecv/@/FinitePoison/' --change 'defer:/FinitePoison|Sampled/') ;;
+      *all-to-all*) ch=(--change 'async:/(?i)alltoall|sendrecv/@/Sampled|FinitePoison/' --change 'defer:/FinitePoison|Sampled/') ;;
       *) ch=(--change 'nosync:/^cudaMemcpy(_v[0-9]+)?$/') ;;
     esac
     timeout -k 5 30 "$OS" replay "$WORK/$base" "${ch[@]}" 2>&1 | head -60

@@ -6,8 +6,10 @@
 #include "analyze/replay/build_async.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <tuple>
+#include <utility>
 
 #include "re2/re2.h"
 
@@ -23,8 +25,10 @@ class AsyncBuilder {
   AsyncBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
                const ChangeEffects& fx, const std::vector<graph::NodeId>& anchors, const GapFn& gap, EdgeRows& rows)
       : t_(t), g_(g), a_(a), fx_(fx), anchors_(anchors), gap_(gap), rows_(rows) {
-    for (const Change& c : changes)
+    for (const Change& c : changes) {
       joins_.push_back(c.join_regex.empty() ? nullptr : std::make_unique<RE2>(c.join_regex, RE2::Quiet));
+      join_hit_.push_back(joins_.back() ? JoinHits(*joins_.back()) : std::vector<uint8_t>{});
+    }
   }
 
   void Build(const std::vector<uint8_t>& restream) {
@@ -48,6 +52,11 @@ class AsyncBuilder {
     int32_t iter = INT32_MIN;
     std::vector<graph::NodeId> open;  // moved, waiting for the next unmoved activity
     std::vector<graph::NodeId> held;  // deferred, waiting for the next compute activity not deferred
+    // The last activity chained that was not deferred: where a moved collective is issued. The
+    // deferred activities placed before it run later than its issue point (an async program
+    // issues the next all-to-all right after the GEMM that produced it, and consumes the previous
+    // one after that), so they do not hold it back.
+    graph::NodeId issue = -1;
     auto chain = [&](graph::NodeId u, int64_t gap) {
       if (main >= 0) rows_.Add(u, {main, Dep::kAfterEnd, gap});
       main = u;
@@ -66,8 +75,8 @@ class AsyncBuilder {
         if (anchor >= 0) {  // prefetch: at the start of its iteration, with its first activity
           if (main_before_iter >= 0) rows_.Add(u, {main_before_iter, Dep::kAfterEnd, 0});
           rows_.Add(u, {anchor, Dep::kAfterStart, 0});
-        } else if (main >= 0) {
-          rows_.Add(u, {main, Dep::kAfterEnd, 0});
+        } else if (issue >= 0) {
+          rows_.Add(u, {issue, Dep::kAfterEnd, 0});
         }
         if (side >= 0) rows_.Add(u, {side, Dep::kAfterEnd, 0});
         side = u;
@@ -81,6 +90,7 @@ class AsyncBuilder {
         continue;
       }
       chain(u, main >= 0 ? gap_(main, u) : 0);
+      issue = u;
       if (a_.cls[u] == GpuClass::kCompute) place_held();
     }
     place_held();
@@ -104,10 +114,56 @@ class AsyncBuilder {
     }
   }
 
+  // Per GPU node: whether it matches `join`: its name, or the name of a host range (CPU op,
+  // annotation, NVTX range) of its launching thread that encloses its launch call — PyTorch's
+  // record_function("gemm") tells the consuming GEMM from an independent one of the same kernel.
+  std::vector<uint8_t> JoinHits(const RE2& join) const {
+    const int32_t n = g_.num_gpu();
+    std::vector<uint8_t> hit(n, 0);
+    std::vector<int8_t> by_name(t_.strings().size(), -1);  // per StringId: -1 not yet, 0 no, 1 yes
+    auto matches = [&](model::StringId id) {
+      if (id <= 0 || static_cast<size_t>(id) >= by_name.size()) return false;
+      if (by_name[id] < 0) by_name[id] = RE2::PartialMatch(t_.str(id), join) ? 1 : 0;
+      return by_name[id] == 1;
+    };
+    // Matching ranges per thread, merged: a launch inside one is inside a matching range.
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> inside;
+    for (const model::Range& r : t_.ranges()) {
+      if (r.thread < 0 || r.kind == model::RangeKind::kOverhead || !matches(r.name)) continue;
+      if (static_cast<size_t>(r.thread) >= inside.size()) inside.resize(r.thread + 1);
+      inside[r.thread].push_back({r.start_ns, r.end_ns});
+    }
+    for (auto& v : inside) {
+      std::sort(v.begin(), v.end());
+      size_t k = 0;
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (k > 0 && v[i].first <= v[k - 1].second)
+          v[k - 1].second = std::max(v[k - 1].second, v[i].second);
+        else
+          v[k++] = v[i];
+      }
+      v.resize(k);
+    }
+    for (graph::NodeId u = 0; u < n; ++u) {
+      if (matches(a_.name[u])) {
+        hit[u] = 1;
+        continue;
+      }
+      const int32_t call = g_.LaunchCall(u);
+      if (call < 0 || static_cast<size_t>(call) >= t_.api_calls().size()) continue;
+      const model::ApiCall& ac = t_.api_calls()[call];
+      if (ac.thread < 0 || static_cast<size_t>(ac.thread) >= inside.size()) continue;
+      const auto& v = inside[ac.thread];
+      auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(ac.start_ns, INT64_MAX));
+      if (it != v.begin() && std::prev(it)->second >= ac.start_ns) hit[u] = 1;
+    }
+    return hit;
+  }
+
   bool Joins(graph::NodeId c, graph::NodeId u) const {
     if (a_.iteration[c] != a_.iteration[u]) return true;
-    const std::unique_ptr<RE2>& join = joins_[fx_.join_change[c]];
-    if (join) return RE2::PartialMatch(t_.str(a_.name[u]), *join);
+    const std::vector<uint8_t>& hit = join_hit_[fx_.join_change[c]];
+    if (!hit.empty()) return hit[u] != 0;
     return (a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c]) || g_.StartNs(u) >= next_same_[c];
   }
 
@@ -154,6 +210,7 @@ class AsyncBuilder {
   const GapFn& gap_;
   EdgeRows& rows_;
   std::vector<std::unique_ptr<RE2>> joins_;
+  std::vector<std::vector<uint8_t>> join_hit_;  // per change with a JOIN: JoinHits()
   std::vector<Waiter> waiters_;
   std::vector<int64_t> next_same_;
 };

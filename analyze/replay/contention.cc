@@ -38,6 +38,7 @@ struct Placed {
   int32_t v = -1;
   BlockFootprint fp;
   int64_t start = 0, end = 0;
+  bool holds = true;  // takes SMs while it runs (false: a copy-engine collective)
 };
 
 // Kernels of `list` (sorted by start) whose [start, end) meets [lo, hi), through the prefix
@@ -84,7 +85,7 @@ class DeviceModel {
 
   // The waits of the communication kernels for SMs (into out.waits), then their placement with
   // them.
-  void Waits(ContentionFactors& out) {
+  void Waits(ContentionFactors& out, const std::vector<uint8_t>& waited) {
     SortByStart(compute);
     const std::vector<int64_t> max_end = PrefixMaxEnd(compute);
     std::vector<Span> rec_compute;
@@ -99,8 +100,11 @@ class DeviceModel {
       const int64_t ready = s_.start[c.v];
       int64_t free = ready;
       const Placed* by = nullptr;
-      // A recorded start inside compute already waited as recorded.
-      if (!InsideAny(rec_compute, g_.rec_start[c.v])) {
+      // A recorded start inside compute already waited as recorded; a kernel given its wait in an
+      // earlier round starts where the schedule put it (a second wait is not added: placing it
+      // after that one would slow nothing here that the simulation then runs beside it).
+      const bool has_wait = static_cast<size_t>(c.v) < waited.size() && waited[c.v];
+      if (!has_wait && !InsideAny(rec_compute, g_.rec_start[c.v])) {
         auto consider = [&](const Placed& k) {
           if (const int64_t at = FreeAt(k, c, ready); at > free) free = at, by = &k;
         };
@@ -182,6 +186,7 @@ class DeviceModel {
   }
 
   void Hold(const Placed& c, HoldSteps& steps, std::vector<Span>& u) const {
+    if (!c.holds) return;
     const int32_t held = SmsOccupied(c.fp, sms_);
     steps.push_back({c.start, held});
     steps.push_back({c.end, -held});
@@ -207,7 +212,8 @@ int SmCount(const model::Trace& t, model::DeviceId d) {
 
 ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
                                     const SimGraph& g, const Schedule& s, const ChangeEffects& fx,
-                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override) {
+                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override,
+                                    const std::vector<uint8_t>& waited) {
   ContentionFactors out;
   out.factor.assign(g.num_nodes, 1.0);
   const size_t devs = t.devices().size();
@@ -231,7 +237,15 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
     dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
     near[d].push_back({g.rec_start[v], g.rec_end[v]});
-    if (fx.removed[v] || fx.copy_engine[v]) continue;
+    if (fx.removed[v]) continue;
+    if (fx.copy_engine[v]) {
+      // Copy engines hold no SMs, but the collective's own chunk is copied on the device first,
+      // by SMs (contention.h): a copy kernel whose blocks are unknown, one SM at least, so it
+      // waits only for a kernel that fills every SM.
+      p.fp = BlockFootprint{};
+      p.fp.blocks = 1;
+      p.holds = false;
+    }
     dm[d]->comm.push_back(p);
     near[d].push_back({s.start[v], s.end[v]});
     if (const int32_t r = ReleasingKernel(a, s, v); r >= 0) roots.insert(r);
@@ -255,7 +269,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   for (size_t d = 0; d < devs; ++d) {
     if (!dm[d]) continue;
     DeviceModel& m = *dm[d];
-    m.Waits(out);
+    m.Waits(out, waited);
     m.Prepare();
     for (const Placed& k : m.compute) {
       double sd = 0;

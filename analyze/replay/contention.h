@@ -19,7 +19,17 @@
 // has its own slowdown for K's name (the `slowdowns` table: the same name overlapped vs alone),
 // that figure replaces the fluid one: duration × (1 + (s − 1)·o_pred) / (1 + (s − 1)·o_rec), o
 // the share of K under the SM-holding communication.
-// Copy-engine collectives (ce: changes, and copy-engine memcpys) hold no SMs.
+// Copy-engine collectives (ce: changes, and copy-engine memcpys) hold no SMs and keep their
+// recorded transfer time, but a ce: collective still waits for a compute kernel filling every SM,
+// as a copy kernel of at least one SM (blocks unknown) would: NCCL 2.28's copy-engine all-to-all
+// and all-gather copy the rank's own chunk on its device first (a device-to-device memcpy at
+// 1.5-1.7 TB/s on H100, four times the same run's peer copies through the copy engines,
+// 0.35-0.39 TB/s: by all signs an SM copy), and in the captures of tests/data/replay_pairs every
+// such copy that started while a GEMM ran started in the GEMM's tail, as the NCCL kernel did, while
+// the later ones started beside the 32-block consumer kernels. The transfer: measured on the same
+// GPUs, the copy-engine all-to-all's time from the last rank's start is the kernel's alone (333 vs
+// 331 us on 4 x H100, 252 vs 257 us on 2), while the kernel's grew 31-46 % beside the GEMMs; the
+// base run (kernels only) has no copy-engine records to say otherwise.
 #pragma once
 
 #include <cstdint>
@@ -44,8 +54,11 @@ int SmCount(const model::Trace& t, model::DeviceId d);
 
 // The factors for schedule `s` of `g` (built with effects `fx`), and the waits for SMs it
 // shows that are not yet constraints (a schedule run with the waits found before: they stay).
+// `waited` (per node, or empty): communication kernels that already wait for SMs in `s` (one wait
+// each): placed where `s` put them, so that the factors describe the schedule they will slow.
 ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
                                     const SimGraph& g, const Schedule& s, const ChangeEffects& fx,
-                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override);
+                                    const std::vector<NameSlowdown>& slowdowns, int sm_count_override,
+                                    const std::vector<uint8_t>& waited);
 
 }  // namespace overlapscope::analyze::replay

@@ -58,7 +58,7 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
   std::vector<uint8_t> waiting(sim.num_gpu, 0);
   int64_t by_trace = 0, by_sm = 0;
   for (int round = 0; round < kContentionRounds; ++round) {
-    ContentionFactors f = ComputeContention(t, g, a, sim, cur ? *cur : first, fx, in.slowdowns, o.sm_count);
+    ContentionFactors f = ComputeContention(t, g, a, sim, cur ? *cur : first, fx, in.slowdowns, o.sm_count, waiting);
     size_t added = 0;
     for (const ExtraEdge& e : f.waits) {
       if (waiting[e.to]) continue;  // one wait per communication kernel: the first found

@@ -66,20 +66,25 @@ struct ReplayInputs {
 //   scale:/REGEX/=F        durations of GPU activities whose name matches times F
 //   async:/REGEX/[@/JOIN/] matching collectives on their own stream, issued at the same point;
 //                          the issuing stream waits for each before the first later activity
-//                          matching JOIN (default: the next collective of the same
+//                          matching JOIN — its name, or the name of a host range (CPU op,
+//                          annotation, NVTX) enclosing its launch call, e.g. PyTorch's
+//                          record_function (default: the next collective of the same
 //                          communicator, else the first activity of the next iteration)
 //   prefetch:/REGEX/[@/JOIN/] as async:, but issued at the start of their iteration on their
 //                          stream (FSDP's prefetch): after what preceded the iteration there,
 //                          launched with the iteration's first activity of that stream — for a
 //                          program that computes first and communicates after (sequential ->
 //                          overlapped where the overlapped program issues the collective first)
-//   ce:/REGEX/             matching collectives on copy engines: they hold no SMs
+//   ce:/REGEX/             matching collectives on copy engines: they hold no SMs and keep their
+//                          recorded transfer time; they still wait for SMs a compute kernel fills
+//                          before they start (their own chunk's on-device copy, contention.h)
 //   nosync:/CALL-REGEX/    matching blocking host calls wait for nothing (GPU order unchanged)
 //   remove:/REGEX/         matching GPU activities take no time
 //   defer:/REGEX/          matching GPU activities move after the next compute activity of
 //                          their stream that does not match (in the same iteration, else to its
 //                          end): a consumer run later, as an async program consumes a
-//                          collective after the next layer's GEMM
+//                          collective after the next layer's GEMM; a collective moved by async:
+//                          is still issued after the last activity of its stream not deferred
 // REGEX is RE2 syntax, searched anywhere in the name (of the activity; for collectives also the
 // collective's op, e.g. "allgather").
 enum class ChangeKind : uint8_t { kScaleClass, kScaleName, kAsync, kCopyEngine, kNoSync, kRemove, kDefer };

@@ -106,25 +106,29 @@ struct Pair {
 };
 
 // Predictions against measured pairs (docs/RESULTS.md "Replay"): the job's step (slowest rank per
-// iteration, median over iterations) of the target run predicted from the base run. The bounds
+// iteration, lower median over iterations) of the target run predicted from the base run. The bounds
 // are the achieved errors (goal: 10 %); where the measured change exceeds 1 %, its sign must be
 // right.
 TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
   const std::vector<Pair> pairs = {
-      {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/", 0.01},
-      // Known miss of sign: the async run measured 4.7 % slower (its GEMMs ran 4 % slower beside
-      // the peer's incoming all-to-all), predicted 4 % faster.
-      {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/", 0.09, false},
+      // make_traces.py's async all-to-all: the next layer's GEMM (record_function "gemm") waits
+      // for it, the independent GEMM runs beside it. Known miss of sign on kineto/: the same
+      // program measured 3.1 % faster there and 4.7 % slower in kineto_nosync/ (it overlaps only
+      // the independent GEMM's tail, which is not modelled); predicted 4.3 and 3.0 % slower.
+      {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/@/^gemm$/", 0.08, false},
+      {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/@/^gemm$/", 0.02},
       {"kineto/d2h_blocking", "kineto/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.05},
       {"kineto_nosync/d2h_blocking", "kineto_nosync/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.07},
       {"torch_diag/w4_default/mm_ag_sequential", "torch_diag/w4_default/mm_ag_overlap", "async:/AllGather/", 0.02},
       {"torch_diag/w2_default/mm_ag_sequential", "torch_diag/w2_default/mm_ag_overlap", "async:/AllGather/", 0.01},
-      {"torch_diag/w2_sync/mm_ag_sequential", "torch_diag/w2_sync/mm_ag_overlap", "async:/AllGather/", 0.04},
+      {"torch_diag/w2_sync/mm_ag_sequential", "torch_diag/w2_sync/mm_ag_overlap", "async:/AllGather/", 0.06},
       {"kineto/ag_sequential", "kineto/ag_overlap", "async:/AllGather/", 0.02},
-      // Known misses (RESULTS.md): the median over 4 iterations of the base holds two host stalls
-      // (3.6 and 5.8 ms on two ranks) that the replay keeps; rank 0 of kineto_nosync got its
-      // all-gather onto the SMs before the GEMM in the measured run, the model puts it after.
-      {"torch_diag/w4_sync/mm_ag_sequential", "torch_diag/w4_sync/mm_ag_overlap", "async:/AllGather/", 0.36, false},
+      // Two of the base's 4 iterations hold host stalls (3.6 and 5.8 ms on two ranks) that the
+      // replay keeps: the lower median (JobStep) leaves them out (+1.0 %; the plain median +35.7 %).
+      {"torch_diag/w4_sync/mm_ag_sequential", "torch_diag/w4_sync/mm_ag_overlap", "async:/AllGather/", 0.02},
+      // Known miss (RESULTS.md): rank 1 of the base started its first iteration ~0.5 ms late;
+      // under the change that skew lands in the next iteration (the GEMM takes the SMs before the
+      // all-gather on rank 1, as in the measured target), one of the 3 iterations.
       {"kineto_nosync/ag_sequential", "kineto_nosync/ag_overlap", "async:/AllGather/", 0.23, false},
   };
   for (const Pair& p : pairs) {
@@ -137,6 +141,22 @@ TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
     if (std::abs(target - base) > 0.01 * base && p.sign)
       EXPECT_GT((pred - base) * (target - base), 0) << "sign of " << p.base << " -> " << p.target;
   }
+}
+
+// JOIN names the host range that launched the consumer: every GEMM of make_traces.py's all-to-all
+// program is the same nvjet kernel, but the next layer's is launched inside record_function("gemm")
+// and the independent one inside "gemm_indep". Joined there, the next layer's GEMM waits for the
+// all-to-all (which itself waits for the independent GEMM's SMs): later than a join matching
+// nothing (the next iteration's first activity), and no kernel name matches ^gemm$.
+TEST(ReplayReal, JoinMatchesTheRangeEnclosingTheLaunch) {
+  const std::string base = kData + "/kineto_nosync/a2a_sync";
+  const nlohmann::json by_range = ReplayJson(base, {"async:/SendRecv/@/^gemm$/"});
+  const nlohmann::json nowhere = ReplayJson(base, {"async:/SendRecv/@/^no_such_name$/"});
+  const double r = JobStep(by_range, "predicted_contention"), n = JobStep(nowhere, "predicted_contention");
+  ASSERT_GT(n, 0);
+  EXPECT_GT(r, 1.05 * n);  // measured 9.345 against 8.666 ms
+  // The measured async run: 9.494 ms (base 9.069 ms).
+  EXPECT_NEAR(r, JobStep(ReplayJson(kData + "/kineto_nosync/a2a_async"), "measured"), 0.02 * r);
 }
 
 TEST(ReplayReal, PredictedTimelineBesideTheMeasuredOne) {

@@ -26,7 +26,9 @@ inline nlohmann::json ReplayJson(const std::string& path, const std::vector<std:
   return out.ok() ? nlohmann::json::parse(*out) : nlohmann::json{};
 }
 
-// Median over iterations of the slowest rank's step (`key`: measured, predicted, ...).
+// Lower median over iterations of the slowest rank's step (`key`: measured, predicted, ...): the
+// middle value, the smaller of the two middle ones for an even count. A host stall only lengthens
+// an iteration, so the lower median ignores up to half of them (docs/RESULTS.md "What-if").
 inline double JobStep(const nlohmann::json& doc, const std::string& key) {
   std::map<int64_t, int64_t> by_it;
   for (const auto& it : doc["iterations"]) {
@@ -38,7 +40,7 @@ inline double JobStep(const nlohmann::json& doc, const std::string& key) {
   for (const auto& [k, s] : by_it) v.push_back(s);
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
+  return static_cast<double>(v[(v.size() - 1) / 2]);
 }
 
 }  // namespace overlapscope::engine
