@@ -46,4 +46,32 @@ __device__ inline uint64_t GlobalTimerNs() {
   return t;
 }
 
+// Programmatic dependent launch (a kernel launched with the programmatic stream serialization
+// attribute may start before the previous kernel on its stream has finished): Wait() returns once
+// every prerequisite grid has completed and its memory is visible (at once without one), Allow()
+// lets the next such kernel start launching. Both are no-ops for an ordinary launch.
+__device__ inline void GridDependencyWait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+__device__ inline void GridDependentsAllow() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+
+// The diagnostic stamps of AllReduceArgs::stamps (all_reduce_kernels.h: AllReduceStamp). p null:
+// nothing (one uniform branch per call).
+__device__ inline void StampEntry(unsigned long long* p) {
+  if (p == nullptr || threadIdx.x != 0) return;
+  const unsigned long long t = GlobalTimerNs();
+  if (blockIdx.x == 0) p[0] = t;
+  atomicMax(p + 3, t);
+}
+__device__ inline void StampReady(unsigned long long* p) {
+  if (p == nullptr || threadIdx.x != 0) return;
+  const unsigned long long t = GlobalTimerNs();
+  if (blockIdx.x == 0) p[1] = t;
+  atomicMax(p + 4, t);
+}
+// Call from every thread of the block (it synchronizes the block when p is set).
+__device__ inline void StampExit(unsigned long long* p) {
+  if (p == nullptr) return;
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(p + 2, static_cast<unsigned long long>(GlobalTimerNs()));
+}
+
 }  // namespace overlapscope::workloads::ar_device

@@ -64,6 +64,23 @@ struct AllReduceArgs {
   void* recv[kAllReduceMaxRanks] = {};
   int64_t recv_slot_bytes = 0;
   uint32_t recv_half = 0;
+  // Diagnostics only (null in normal runs): kAllReduceStampWords words of device memory that the
+  // launch fills with %globaltimer readings in ns (AllReduceStamp). The entry stamps are written
+  // before the kernel waits for the previous kernel on its stream (programmatic dependent launch,
+  // LaunchAllReduce), so the words must be zeroed before that previous kernel was enqueued.
+  unsigned long long* stamps = nullptr;
+};
+
+// What AllReduceArgs::stamps receives. "Ready": past the start barrier (one-shot, two-shot), or
+// the first thread's peer data arrived (one-shot-push). Block 0 thread 0 writes the *0 words,
+// every block's thread 0 the maxima (atomicMax); the exit is taken after the block's last work.
+enum AllReduceStamp : int {
+  kStampEntry0 = 0,
+  kStampReady0 = 1,
+  kStampExitMax = 2,
+  kStampEntryMax = 3,
+  kStampReadyMax = 4,
+  kAllReduceStampWords = 8,
 };
 
 size_t AllReduceFlagBytes();
@@ -89,7 +106,10 @@ OVS_HOST_DEVICE inline void AllReduceBlockRange(int64_t begin, int64_t end, int 
   *b1 = *b0 + chunk < end ? *b0 + chunk : end;
 }
 
-// Launches one all-reduce of `a` on `s` with `blocks` blocks per rank. ranks_per_launch > 1
+// Launches one all-reduce of `a` on `s` with `blocks` blocks per rank, as a programmatic
+// dependent launch (cudaLaunchKernelEx with programmatic stream serialization: the kernel may be
+// scheduled while the previous kernel on `s` finishes, then waits for it before touching any
+// buffer, so stream order is kept). ranks_per_launch > 1
 // (tests on one GPU): one launch plays ranks a.rank .. a.rank + ranks_per_launch - 1, one per
 // grid row, so the N "ranks" of a single device meet in their barriers. Returns
 // cudaErrorInvalidValue for bad arguments (nranks outside 1..8, rank range, blocks outside

@@ -12,6 +12,11 @@ namespace {
 
 using ar_device::FromFloat;
 using ar_device::GlobalTimerNs;
+using ar_device::GridDependencyWait;
+using ar_device::GridDependentsAllow;
+using ar_device::StampEntry;
+using ar_device::StampExit;
+using ar_device::StampReady;
 using ar_device::ToFloat;
 
 constexpr int kFillThreads = 256;
@@ -172,6 +177,9 @@ struct Gather {
 // "overlapscope::workloads::ovs_allreduce_one_shot_push<...>" in traces.
 template <typename T, int kN>
 __global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_one_shot_push(AllReduceArgs a) {
+  StampEntry(a.stamps);
+  GridDependencyWait();
+  GridDependentsAllow();
   constexpr int kB = sizeof(T);
   constexpr int kMax = kN > 0 ? kN : kAllReduceMaxRanks;
   const int rank = a.rank + blockIdx.y;
@@ -210,6 +218,7 @@ __global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_one_shot_push
     Gather<T, kN, kUnroll> g;
     g.Start(a, rank, n, v, step, b1);
     g.Wait(a, half, slot, v, step, &gave_up);
+    if (v == b0 + threadIdx.x) StampReady(a.stamps);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       if (v + u * step >= b1) break;
@@ -220,6 +229,7 @@ __global__ void __launch_bounds__(kAllReduceThreads) ovs_allreduce_one_shot_push
         if ((kN > 0 || q < n) && q != rank) half[q * slot + v + u * step] = make_uint4(s, s, s, s);
     }
   }
+  StampExit(a.stamps);
 }
 
 namespace {

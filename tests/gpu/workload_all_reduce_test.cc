@@ -275,6 +275,37 @@ TEST(AllReduceKernels, BadArgumentsAreRefused) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // nothing was launched
 }
 
+TEST(AllReduceKernels, DiagnosticStampsComeInOrder) {
+  WORKLOAD_REQUIRE_GPUS(1);
+  // Two ranks in one launch (4 blocks each) with the diagnostic stamps on: every word is written,
+  // and entry <= ready <= exit (a rank is ready only after its peer entered: the peer's flag or
+  // data comes from there), the blocks' maxima at or after block 0's words.
+  const DType f32 = DType::kF32;
+  for (AllReduceAlgo algo : {AllReduceAlgo::kOneShot, AllReduceAlgo::kTwoShot, AllReduceAlgo::kOneShotPush}) {
+    SCOPED_TRACE(AlgoName(algo));
+    FakeRanks fr(2, 1 << 16, algo == AllReduceAlgo::kOneShotPush ? &f32 : nullptr);
+    auto stamps = workloads::DeviceBuffer::Create(8 * workloads::kAllReduceStampWords, 0);
+    ASSERT_TRUE(stamps.ok()) << stamps.status();
+    ASSERT_EQ(cudaMemset(stamps->get(), 0, stamps->bytes()), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    workloads::AllReduceArgs a = fr.args;
+    a.count = (1 << 16) / 4;
+    a.epoch = 1;
+    a.stamps = stamps->as<unsigned long long>();
+    ASSERT_EQ(workloads::LaunchAllReduce(algo, DType::kF32, a, 4, 2, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<unsigned long long> w(workloads::kAllReduceStampWords);
+    ASSERT_EQ(cudaMemcpy(w.data(), stamps->get(), 8 * w.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_GT(w[workloads::kStampEntry0], 0u);
+    EXPECT_LE(w[workloads::kStampEntry0], w[workloads::kStampReady0]);
+    EXPECT_LE(w[workloads::kStampReady0], w[workloads::kStampExitMax]);
+    EXPECT_GE(w[workloads::kStampEntryMax], w[workloads::kStampEntry0]);
+    EXPECT_GE(w[workloads::kStampReadyMax], w[workloads::kStampReady0]);
+    EXPECT_LE(w[workloads::kStampReadyMax], w[workloads::kStampExitMax]);
+    EXPECT_EQ(fr.Timeouts(), 0u);
+  }
+}
+
 TEST(AllReduceKernels, HeldStreamTimesTheGpuNotTheHost) {
   WORKLOAD_REQUIRE_GPUS(1);
   // The host sleeps 50 ms between enqueuing [event, all-reduce, event] behind a held stream and
