@@ -53,6 +53,7 @@ absl::Span<const Edge> EqualRange(const std::vector<Edge>& v, NodeId n, Key key)
 }  // namespace
 
 absl::Span<const Edge> Graph::CrossSuccs(NodeId n) const {
+  if (!(bulk_[n] & kBulkCrossOut)) return {};
   return EqualRange(succ_edges_, n, [](const Edge& e) { return e.from; });
 }
 
@@ -245,7 +246,10 @@ void GraphBuilder::AddPeers() {
 void GraphBuilder::Finish() {
   // The bulk edges stay as flags and program-order predecessors (Preds makes them on the fly);
   // the cross edges are kept twice, by target and by source.
-  for (const Edge& e : edges_) bulk_[e.to] |= Graph::kBulkCross;
+  for (const Edge& e : edges_) {
+    bulk_[e.to] |= Graph::kBulkCross;
+    bulk_[e.from] |= Graph::kBulkCrossOut;
+  }
   std::vector<Edge> by_from = edges_;
   std::stable_sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) { return a.to < b.to; });
   g_.cross_in_ = std::move(edges_);

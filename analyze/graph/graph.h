@@ -189,7 +189,8 @@ class Graph {
   // of construction. The bulk kinds' successors follow from the layout and are not stored twice
   // (program order: the thread's next outermost call; stream order: n + 1 on its stream; launch:
   // the activities whose Preds hold the launch edge).
-  // O(log cross edges): they are few beside the bulk ones, so no per-node offsets are kept.
+  // O(1) for a node without any, else O(log cross edges): they are few beside the bulk ones, so
+  // no per-node offsets are kept.
   absl::Span<const Edge> CrossSuccs(NodeId n) const;
   const GraphStats& stats() const { return stats_; }
   // The same counts per process (Trace::processes() order), each edge and wait counted on the
@@ -225,8 +226,9 @@ class Graph {
   std::vector<int64_t> start_, end_;     // per GPU node
   const model::ApiCall* api_ = nullptr;  // Trace::api_calls().data()
   // The bulk edges, per node a byte of flags (kBulk*; kBulkCross: the node has cross in-edges),
-  // per API call its program-order predecessor (kNone: none).
-  static constexpr uint8_t kBulkStream = 1, kBulkLaunch = 2, kBulkProgram = 4, kBulkCross = 8;
+  // per API call its program-order predecessor (kNone: none). kBulkCrossOut: the node has cross
+  // out-edges (CrossSuccs searches only then: the passes ask it of most nodes).
+  static constexpr uint8_t kBulkStream = 1, kBulkLaunch = 2, kBulkProgram = 4, kBulkCross = 8, kBulkCrossOut = 16;
   std::vector<uint8_t> bulk_;
   std::vector<int32_t> po_pred_;
   std::vector<Edge> cross_in_;       // the cross edges, stably sorted by `to`
