@@ -88,6 +88,83 @@ std::vector<int32_t> CallIterations(const model::Trace& t, const std::vector<Ite
   return call_iteration;
 }
 
+// An activity whose launch call is not in the trace was launched before the recorded steps (the
+// profiler's warm-up), after them, or its launch record was lost; its own start is a fair guess
+// only while the host keeps pace with the GPU. Where the host runs ahead (the usual case: torch
+// enqueues a step in a fraction of its GPU time), the warm-up steps' backlog runs during the host
+// ranges of later recorded steps and the guess mixes it into them. A stream runs its work in launch
+// order, so such an activity was launched after the launched activity before it on its stream and
+// before the one after it: its iteration is clamped between theirs. With no launched activity
+// before it and the next one launched in its process's first recorded step, it predates the
+// recorded steps: no iteration. Only streams that hold such activities are sorted.
+struct Slot {
+  model::StreamId stream;
+  int64_t start_ns;
+  int32_t* iteration;
+  bool launched;
+};
+
+void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a) {
+  std::vector<uint8_t> mark;
+  auto note = [&](const auto& v, const std::vector<int32_t>& launch) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const model::StreamId st = v[i].stream;
+      if (launch[i] != model::kNone || st < 0) continue;
+      if (mark.size() <= static_cast<size_t>(st)) mark.resize(static_cast<size_t>(st) + 1, 0);
+      mark[st] = 1;
+    }
+  };
+  note(t.kernels(), t.kernel_launches());
+  note(t.memcpys(), t.memcpy_launches());
+  note(t.memsets(), t.memset_launches());
+  if (mark.empty()) return;
+  std::vector<Slot> s;
+  auto collect = [&](const auto& v, const std::vector<int32_t>& launch, std::vector<int32_t>& its) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const model::StreamId st = v[i].stream;
+      if (st >= 0 && static_cast<size_t>(st) < mark.size() && mark[st])
+        s.push_back({st, v[i].start_ns, &its[i], launch[i] != model::kNone});
+    }
+  };
+  collect(t.kernels(), t.kernel_launches(), a.kernel_iteration);
+  collect(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
+  collect(t.memsets(), t.memset_launches(), a.memset_iteration);
+  std::stable_sort(s.begin(), s.end(), [](const Slot& x, const Slot& y) {
+    return x.stream != y.stream ? x.stream < y.stream : x.start_ns < y.start_ns;
+  });
+  const std::vector<Iteration>& its = a.iterations;
+  auto first_of_process = [&](int32_t k) { return k == 0 || its[k - 1].process != its[k].process; };
+  std::vector<int32_t> next(s.size(), model::kNone);  // iteration of the next launched slot (same stream)
+  std::vector<uint8_t> next_launched(s.size(), 0);
+  for (size_t i = s.size(); i-- > 0;) {
+    const bool same = i + 1 < s.size() && s[i + 1].stream == s[i].stream;
+    if (same && s[i + 1].launched) {
+      next[i] = *s[i + 1].iteration, next_launched[i] = 1;
+    } else if (same) {
+      next[i] = next[i + 1], next_launched[i] = next_launched[i + 1];
+    }
+  }
+  int32_t prev = model::kNone;
+  bool any_before = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i == 0 || s[i].stream != s[i - 1].stream) prev = model::kNone, any_before = false;
+    if (s[i].launched) {
+      any_before = true;
+      if (*s[i].iteration != model::kNone) prev = *s[i].iteration;
+      continue;
+    }
+    int32_t& own = *s[i].iteration;
+    if (!any_before && next_launched[i] && next[i] != model::kNone && first_of_process(next[i])) {
+      own = model::kNone;
+    } else if (own != model::kNone) {
+      if (prev != model::kNone && own < prev) own = prev;
+      if (next[i] != model::kNone && own > next[i]) own = next[i];
+    } else if (prev != model::kNone && prev == next[i]) {
+      own = prev;
+    }
+  }
+}
+
 }  // namespace
 
 IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker) {
@@ -96,7 +173,7 @@ IterationAssignment AssignIterations(const model::Trace& t, const std::string& m
   if (!marker.empty()) a.iterations = FindIterations(t, marker);
   const std::vector<int32_t> call_iteration = CallIterations(t, a.iterations);
   // An activity is in the iteration of its launch call (the model's join, Trace::LaunchOf), else
-  // in the one its start lies in.
+  // in the one its start lies in, within the bounds its stream's order sets (ClampByStreamOrder).
   auto assign = [&](const auto& v, const std::vector<int32_t>& launch, std::vector<int32_t>& out) {
     out.assign(v.size(), model::kNone);
     for (size_t i = 0; i < v.size(); ++i) {
@@ -107,12 +184,14 @@ IterationAssignment AssignIterations(const model::Trace& t, const std::string& m
         ++a.by_own_start;
         if (!a.iterations.empty()) out[i] = IterationAt(a, t.ProcessOfDevice(v[i].device), v[i].start_ns);
       }
-      if (out[i] == model::kNone) ++a.outside;
     }
   };
   assign(t.kernels(), t.kernel_launches(), a.kernel_iteration);
   assign(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
   assign(t.memsets(), t.memset_launches(), a.memset_iteration);
+  if (!a.iterations.empty() && a.by_own_start > 0) ClampByStreamOrder(t, a);
+  for (const auto* v : {&a.kernel_iteration, &a.memcpy_iteration, &a.memset_iteration})
+    a.outside += std::count(v->begin(), v->end(), model::kNone);
   return a;
 }
 

@@ -28,7 +28,7 @@ void Header(const Report& r, std::string& o) {
   if (r.iterations.assigned_by_own_start > 0)
     absl::StrAppendFormat(&o,
                           "note: %d GPU activities have no launch call in the trace (launched before capture); "
-                          "they are placed by their own start time\n",
+                          "they are placed by their own start time, within their stream's order\n",
                           r.iterations.assigned_by_own_start);
 }
 

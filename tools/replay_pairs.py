@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Replay error and what-if predictions against measured pairs (docs/RESULTS.md "Replay").
 
-usage: tools/replay_pairs.py OVERLAPSCOPE [--errors | --runs DIR...]
+usage: tools/replay_pairs.py OVERLAPSCOPE [--errors | --noise | --runs DIR...]
 --errors: the replay error of every trace with iterations (tests/data, ../shared/traces) instead.
+--noise: per program of tests/data/whatif_torch, the job step of both captures, the spread between
+  them and the interquartile range over iterations: how large a measured change must be to count.
 --runs DIR...: the pairs of our own workloads in each DIR as `overlapscope run -o DIR` writes it
   (DIR/<workload>-<mode>/ with the raw capture; files may be gzipped, as tests/data/replay_pairs
   keeps them: they are unpacked into a temporary directory first).
 For every pair (a run, the change that turns it into another measured run), predicts the second
 from the first and compares with its measured step: the job's step per iteration is the slowest
 rank's, the figure the lower median over iterations (the plain median's error beside it). Pairs whose
-traces are absent are skipped visibly.
+traces are absent are skipped visibly. A measured change counts (its sign must be right) where it
+exceeds 1 % and, for programs captured twice (whatif_torch's run1/run2), the spread between the two
+captures of the base plus that of the target (the "noise" column).
 """
 import gzip, json, os, shutil, statistics, subprocess, sys, tempfile
 from pathlib import Path
@@ -35,6 +39,16 @@ PAIRS = [
     ("tests/data/torch_diag/w2_sync/mm_ag_sequential", "tests/data/torch_diag/w2_sync/mm_ag_overlap",
      ["async:/AllGather/"]),
 ]
+# whatif_traces.py: make_traces.py's programs, 16 profiled steps, profiler defaults ("default") and
+# with cuda_sync events ("sync"), each captured twice (run1, run2) on 2 x H100.
+for _v in ("default", "sync"):
+    for _r in ("run1", "run2"):
+        _d = f"tests/data/whatif_torch/{_v}/{_r}"
+        PAIRS += [
+            (f"{_d}/ag_sequential", f"{_d}/ag_overlap", ["async:/AllGather/"]),
+            (f"{_d}/a2a_sync", f"{_d}/a2a_async", ["async:/SendRecv/@/^gemm$/"]),
+            (f"{_d}/d2h_blocking", f"{_d}/d2h_nonblocking_event", ["nosync:/cudaStreamSynchronize/"]),
+        ]
 
 # Our workloads (`overlapscope run -o DIR`): (base mode dir, target mode dir, changes).
 # matmul-allgather's sequential program computes first and gathers after; the overlapped one
@@ -104,6 +118,39 @@ def job_step(doc, key, lower=True):
     return v[(len(v) - 1) // 2] if lower else statistics.median(v)
 
 
+def twin(path):
+    """The other capture of the same program (whatif_torch's run1/run2), or None."""
+    for a, b in (("/run1/", "/run2/"), ("/run2/", "/run1/")):
+        if a in path and os.path.isdir(path.replace(a, b)):
+            return path.replace(a, b)
+    return None
+
+
+def capture_spread(tool, path, step):
+    """|step - the twin capture's step| / step: the run-to-run noise of one program (0 without a twin)."""
+    t = twin(path)
+    return 0.0 if t is None else abs(job_step(replay(tool, t, []), "measured") - step) / step
+
+
+def noise(tool):
+    """Job step (lower median) of both captures of every whatif_torch program, their spread, and the
+    interquartile range over iterations of each capture."""
+    print("| variant | program | run1 | IQR run1 | run2 | IQR run2 | spread between captures |")
+    print("|---|---|---|---|---|---|---|")
+    for d in sorted(Path(ROOT, "tests/data/whatif_torch").glob("*/run1/*")):
+        cells = []
+        for p in (str(d), twin(str(d))):
+            doc = replay(tool, p, [])
+            by_it = {}
+            for it in doc["iterations"]:
+                by_it.setdefault(it["iteration"], []).append(it["measured"]["step_ns"])
+            q = statistics.quantiles(sorted(max(x) for x in by_it.values()), n=4)
+            cells.append((job_step(doc, "measured"), q[0], q[2]))
+        (a, a1, a3), (b, b1, b3) = cells
+        print(f"| {d.parent.parent.name} | {d.name} | {a/1e6:.3f} ms | {a1/1e6:.3f}–{a3/1e6:.3f} ms | {b/1e6:.3f} ms "
+              f"| {b1/1e6:.3f}–{b3/1e6:.3f} ms | {abs(b - a) / a * 100:.1f} % |")
+
+
 def errors(tool):
     """Replay error of every trace directory with iterations, with and without fallbacks."""
     dirs = sorted(str(p.parent.relative_to(ROOT)) for p in Path(ROOT, "tests/data").glob("**/rank0.json.gz"))
@@ -136,6 +183,9 @@ def main():
     tool = sys.argv[1]
     if len(sys.argv) > 2 and sys.argv[2] == "--errors":
         errors(tool)
+        return
+    if len(sys.argv) > 2 and sys.argv[2] == "--noise":
+        noise(tool)
         return
     tmp = tempfile.mkdtemp(prefix="replay_pairs_")
     try:
@@ -174,19 +224,21 @@ def table(tool, pairs):
         med_t = job_step(t, "measured", lower=False)
         err_med = ((job_step(b, "predicted_contention", lower=False) or job_step(b, "predicted", lower=False)) -
                    med_t) / med_t
-        # A measured change within 1 % is noise: no sign to get right.
-        noise = abs(measured_target - measured_base) < 0.01 * measured_base
-        sign_ok = "noise" if noise else ("right" if (pred_c - measured_base) * (measured_target - measured_base) > 0
+        # A measured change within 1 %, or within the spread between two captures of the base plus
+        # that of the target, is noise: no sign to get right.
+        bound = max(0.01, capture_spread(tool, base, measured_base) + capture_spread(tool, target, measured_target))
+        noisy = abs(measured_target - measured_base) < bound * measured_base
+        sign_ok = "noise" if noisy else ("right" if (pred_c - measured_base) * (measured_target - measured_base) > 0
                                          else "WRONG")
         rows.append((label, " ".join(changes).replace("|", "\\|"), b["replay_error"]["median_abs"], measured_base, measured_target,
-                     pred, err, pred_c, err_c, b["contention_model"], sign_ok, err_med))
+                     pred, err, pred_c, err_c, b["contention_model"], sign_ok, err_med, bound))
     print("| base -> target | change | base replay error | base | target | predicted | error | with contention | "
-          "error | model | sign | error (plain median) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "error | model | sign | error (plain median) | noise |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r[0]} | `{r[1]}` | {r[2]*100:.2f} % | {r[3]/1e6:.3f} ms "
               f"| {r[4]/1e6:.3f} ms | {r[5]/1e6:.3f} ms | {r[6]*100:+.1f} % | {r[7]/1e6:.3f} ms | {r[8]*100:+.1f} % "
-              f"| {r[9]} | {r[10]} | {r[11]*100:+.1f} % |")
+              f"| {r[9]} | {r[10]} | {r[11]*100:+.1f} % | {r[12]*100:.1f} % |")
 
 
 if __name__ == "__main__":

@@ -88,8 +88,9 @@ TEST(Overlap, IterationsFollowTheLaunchCall) {
   // ProfilerStep#1 [0,1000), ProfilerStep#2 [1000,2000) on the CPU.
   // gemm launched at 900 (step 1) runs [1200,1500) — after step 1's CPU range ended.
   // nccl launched at 1100 (step 2) runs [1400,1800). A kernel without a launch call at
-  // [100,200) falls back to its own start (step 1).
-  // Step 1: C = [100,200) + [1200,1500), M = {} -> no communication.
+  // [100,200) runs before gemm on its stream, and gemm was launched in the first step: it was
+  // launched before the recorded steps (warm-up), in no iteration.
+  // Step 1: C = [1200,1500), M = {} -> no communication.
   // Step 2: M = [1400,1800) = 400, C = {} -> hidden 0.
   Synth s;
   s.Range("ProfilerStep#1", 0, 1000);
@@ -102,17 +103,55 @@ TEST(Overlap, IterationsFollowTheLaunchCall) {
   EXPECT_EQ(r.iterations.iterations[0].number, 1);
   EXPECT_EQ(r.iterations.by_launch_call, 2);
   EXPECT_EQ(r.iterations.by_own_start, 1);
-  EXPECT_EQ(r.iterations.outside, 0);
+  EXPECT_EQ(r.iterations.outside, 1);
   const auto& its = r.overlap[0].iterations;
   ASSERT_EQ(its.size(), 2u);
   EXPECT_EQ(its[0].number, 1);
-  EXPECT_EQ(its[0].stats.compute_ns, 100 + 300);
+  EXPECT_EQ(its[0].stats.compute_ns, 300);
   EXPECT_FALSE(its[0].stats.overlap_ratio.has_value());
   EXPECT_EQ(its[0].gpu_end_ns, 1500);  // past the CPU range end (1000)
   EXPECT_EQ(its[1].stats.comm_ns, 400);
   EXPECT_EQ(its[1].stats.hidden_comm_ns, 0);
   // The whole trace still sees gemm [1200,1500) under nccl [1400,1800): 100 hidden.
   EXPECT_EQ(r.overlap[0].whole.hidden_comm_ns, 100);
+}
+
+TEST(Overlap, UnlaunchedActivitiesStayInTheirStreamsOrder) {
+  // The host runs ahead of the GPU: steps #1 [0,100), #2 [100,200), #3 [200,2000) on the CPU.
+  // Stream 7: a warm-up backlog kernel without launch call [50,450) (its own start lies in step 1,
+  // but gemm_a after it was launched in step 1: it predates the recorded steps), gemm_a launched at
+  // 10 runs [450,850), a kernel without launch call [850,900) (own start in step 3, but gemm_b
+  // after it was launched in step 2: step 2 at the latest), gemm_b launched at 110 [900,1300),
+  // gemm_c launched at 210 [1300,1700), and one more without launch call [1700,1750) (own start
+  // in step 3, after gemm_c of step 3: step 3).
+  Synth s;
+  s.Range("ProfilerStep#1", 0, 100);
+  s.Range("ProfilerStep#2", 100, 200);
+  s.Range("ProfilerStep#3", 200, 2000);
+  s.Kernel("backlog", 7, 50, 450);
+  s.Kernel("gemm_a", 7, 450, 850, 10);
+  s.Kernel("between", 7, 850, 900);
+  s.Kernel("gemm_b", 7, 900, 1300, 110);
+  s.Kernel("gemm_c", 7, 1300, 1700, 210);
+  s.Kernel("tail", 7, 1700, 1750);
+  const model::Trace t = s.Finish();
+  auto r = Analyze(t);
+  ASSERT_EQ(r.iterations.iterations.size(), 3u);
+  auto it_of = [&](const std::string& name) {
+    for (size_t i = 0; i < t.kernels().size(); ++i)
+      if (t.str(t.kernels()[i].name) == name) return r.iterations.kernel_iteration[i];
+    return -2;
+  };
+  EXPECT_EQ(it_of("backlog"), model::kNone);
+  EXPECT_EQ(it_of("gemm_a"), 0);
+  EXPECT_EQ(it_of("between"), 1);
+  EXPECT_EQ(it_of("gemm_b"), 1);
+  EXPECT_EQ(it_of("tail"), 2);
+  EXPECT_EQ(r.iterations.by_own_start, 3);
+  EXPECT_EQ(r.iterations.outside, 1);
+  // Step 1 is gemm_a alone: 400 ns of compute, not the backlog's 400 more.
+  ASSERT_EQ(r.overlap[0].iterations.size(), 3u);
+  EXPECT_EQ(r.overlap[0].iterations[0].stats.compute_ns, 400);
 }
 
 TEST(Overlap, UserIterationMarker) {
