@@ -41,23 +41,15 @@ PathIndex::PathIndex(const model::Trace& t, const PathInputs& in) : t_(t), in_(i
   stream_ = graph_->GpuStreams(), ref_ = graph_->GpuRefs(), launch_ = graph_->LaunchCalls();
   const size_t ns = t.streams().size();
   const size_t n = ref_.size();
-  name_.resize(n), cls_.resize(n), coll_.resize(n);
+  name_ = graph_->GpuNames();
+  cls_.resize(n), coll_.resize(n);
   stream_proc_.resize(ns);
   for (size_t s = 0; s < ns; ++s)
     stream_proc_[s] = t.ProcessOfDevice(t.DeviceOfStream(static_cast<model::StreamId>(s)));
+  const absl::Span<const model::CollectiveId> coll = graph_->GpuCollectives();
   for (size_t g = 0; g < n; ++g) {
-    const GpuRef r = ref_[g];
-    cls_[g] = in.gpu.Cls(r);
-    switch (r.kind) {
-      case model::GpuKind::kKernel:
-        name_[g] = t.kernels()[r.index].name, coll_[g] = t.kernels()[r.index].collective;
-        break;
-      case model::GpuKind::kMemcpy:
-        name_[g] = t.memcpys()[r.index].name, coll_[g] = t.memcpys()[r.index].collective;
-        break;
-      case model::GpuKind::kMemset: name_[g] = t.memsets()[r.index].name, coll_[g] = kNone; break;
-    }
-    if (cls_[g] != ActivityClass::kComm) coll_[g] = kNone;
+    cls_[g] = in.gpu.Cls(ref_[g]);
+    coll_[g] = cls_[g] == ActivityClass::kComm ? coll[g] : kNone;
   }
   IndexWaits();
   IndexHost();

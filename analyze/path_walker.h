@@ -77,7 +77,7 @@ class PathIndex {
   absl::Span<const model::StreamId> stream_;   // per flat index
   absl::Span<const model::GpuRef> ref_;        // per flat index
   absl::Span<const int32_t> launch_;           // per flat index: Trace::LaunchOf
-  std::vector<model::StringId> name_;          // per flat index
+  absl::Span<const model::StringId> name_;     // per flat index
   std::vector<ActivityClass> cls_;             // per flat index
   std::vector<model::CollectiveId> coll_;      // per flat index: the collective a comm activity carries
   std::vector<model::ProcessId> stream_proc_;  // per stream: its process

@@ -206,6 +206,9 @@ class Graph {
   absl::Span<const int64_t> GpuEnds() const { return end_; }
   absl::Span<const model::StreamId> GpuStreams() const { return gpu_stream_; }
   absl::Span<const model::GpuRef> GpuRefs() const { return gpu_ref_; }
+  // Per GPU node: its recorded name and the collective it carries (kNone if none), as recorded.
+  absl::Span<const model::StringId> GpuNames() const { return gpu_name_; }
+  absl::Span<const model::CollectiveId> GpuCollectives() const { return gpu_coll_; }
   absl::Span<const int32_t> LaunchCalls() const { return launch_; }
   // Stream-wait evidence (recorded without a source, or inferred without one) at GPU node g:
   // how many waits enqueued before g could not be placed (PathCounts::unresolved_waits).
@@ -221,6 +224,8 @@ class Graph {
   std::vector<NodeId> flat_[3];  // per GpuKind, per activity: its node
   std::vector<model::GpuRef> gpu_ref_;
   std::vector<model::StreamId> gpu_stream_;
+  std::vector<model::StringId> gpu_name_;
+  std::vector<model::CollectiveId> gpu_coll_;
   std::vector<int32_t> launch_;          // per GPU node: Trace::LaunchOf
   std::vector<NodeId> stream_off_;       // size streams + 1
   std::vector<int64_t> start_, end_;     // per GPU node
