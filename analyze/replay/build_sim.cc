@@ -32,7 +32,12 @@ class SimBuilder {
       : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict) {}
 
   SimGraph Build(ReplayCounts* counts) {
-    sim_.Resize(g_.num_nodes(), g_.num_gpu());
+    sim_.ResizeNodes(g_.num_nodes(), g_.num_gpu());
+    // Room for the graph's edges, a fallback or thread edge per node and, under a change, the
+    // restreamed streams' order and joins (capacity never written costs nothing).
+    int64_t edges = 0;
+    for (int k = 0; k < graph::kEdgeKinds; ++k) edges += g_.stats().recorded[k] + g_.stats().inferred[k];
+    rows_.Reserve(g_.num_nodes(), edges + g_.num_nodes(), fx_ != nullptr ? 2 * int64_t{g_.num_gpu()} : 0);
     for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
       sim_.rec_start[v] = g_.StartNs(v);
       sim_.rec_end[v] = std::max(g_.EndNs(v), g_.StartNs(v));

@@ -1,49 +1,16 @@
+// The forward simulation (sim.h). At 10 M nodes its cost is mostly memory touched for the first
+// time (page faults): it keeps one array per thing it must know per node, builds the successor
+// rows without copies of their offsets, keeps its ready queue as a small ring, and a one-shot
+// Simulate() hands the plan's counts to the run instead of copying them.
 #include "analyze/replay/sim.h"
 
 #include <algorithm>
 #include <climits>
 #include <memory>
 #include <numeric>
+#include <utility>
 
 namespace overlapscope::analyze::replay {
-
-void SimGraph::Resize(int32_t n, int32_t gpu) {
-  num_nodes = n;
-  num_gpu = gpu;
-  num_groups = 0;
-  rec_start.assign(n, 0);
-  rec_end.assign(n, 0);
-  dur.assign(n, 0);
-  release_tail.assign(n, 0);
-  group.assign(n, -1);
-  transfer.assign(n, 0);
-  pred_off.assign(static_cast<size_t>(n) + 1, 0);
-  preds.clear();
-}
-
-void EdgeRows::Finish(SimGraph& g) {
-  const int32_t n = g.num_nodes;
-  Next(n);  // closes the in-order rows
-  std::vector<int64_t>& off = g.pred_off;
-  if (pending_.empty()) {
-    off = std::move(off_);
-    g.preds = std::move(in_order_);
-    return;
-  }
-  off.assign(static_cast<size_t>(n) + 1, 0);
-  for (int32_t v = 0; v < n; ++v) off[v + 1] = off_[v + 1] - off_[v];
-  for (const Pending& p : pending_) ++off[p.to + 1];
-  for (int32_t v = 0; v < n; ++v) off[v + 1] += off[v];
-  g.preds.resize(in_order_.size() + pending_.size());
-  std::vector<int64_t> fill(off.begin(), off.end() - 1);
-  for (int32_t v = 0; v < n; ++v) {
-    for (int64_t i = off_[v]; i < off_[v + 1]; ++i) g.preds[fill[v]++] = in_order_[i];
-  }
-  for (const Pending& p : pending_) g.preds[fill[p.to]++] = p.e;
-  pending_.clear();
-  in_order_.clear();
-  off_.clear();
-}
 
 namespace {
 
@@ -61,30 +28,62 @@ struct Succs {
   std::vector<SuccEdge> on_start, on_end;
 };
 
+// Counting sort of the predecessor rows by source, stable (a source's successors in target
+// order, as the rows list them). The offsets serve as fill positions and are shifted back after.
 Succs BuildSuccs(const SimGraph& g) {
   Succs s;
-  s.off_s.assign(static_cast<size_t>(g.num_nodes) + 1, 0);
-  s.off_e.assign(static_cast<size_t>(g.num_nodes) + 1, 0);
+  const int32_t n = g.num_nodes;
+  s.off_s.assign(static_cast<size_t>(n) + 1, 0);
+  s.off_e.assign(static_cast<size_t>(n) + 1, 0);
   for (const SimEdge& e : g.preds) ++(e.dep == Dep::kAfterStart ? s.off_s : s.off_e)[e.from + 1];
-  for (int32_t n = 0; n < g.num_nodes; ++n) {
-    s.off_s[n + 1] += s.off_s[n];
-    s.off_e[n + 1] += s.off_e[n];
+  for (int32_t v = 0; v < n; ++v) {
+    s.off_s[v + 1] += s.off_s[v];
+    s.off_e[v + 1] += s.off_e[v];
   }
   s.on_start.resize(static_cast<size_t>(s.off_s.back()));
   s.on_end.resize(static_cast<size_t>(s.off_e.back()));
-  std::vector<int64_t> fs(s.off_s.begin(), s.off_s.end() - 1), fe(s.off_e.begin(), s.off_e.end() - 1);
-  for (int32_t to = 0; to < g.num_nodes; ++to) {
+  for (int32_t to = 0; to < n; ++to) {
     for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
       const SimEdge& e = g.preds[i];
       if (e.dep == Dep::kAfterStart) {
-        s.on_start[fs[e.from]++] = {to, e.dep, e.lag_ns};
+        s.on_start[s.off_s[e.from]++] = {to, e.dep, e.lag_ns};
       } else {
-        s.on_end[fe[e.from]++] = {to, e.dep, e.lag_ns};
+        s.on_end[s.off_e[e.from]++] = {to, e.dep, e.lag_ns};
       }
     }
   }
+  // off[v] now holds v's end (the next node's begin): shift back by one.
+  for (int32_t v = n; v > 0; --v) {
+    s.off_s[v] = s.off_s[v - 1];
+    s.off_e[v] = s.off_e[v - 1];
+  }
+  s.off_s[0] = s.off_e[0] = 0;
   return s;
 }
+
+// First-in first-out queue of event ids in a ring that doubles when full (the number of events
+// ready at once is small next to the number of events).
+class Fifo {
+ public:
+  Fifo() : buf_(1024) {}
+  bool empty() const { return head_ == tail_; }
+  void push(int32_t x) {
+    if (tail_ - head_ == buf_.size()) Grow();
+    buf_[tail_++ & (buf_.size() - 1)] = x;
+  }
+  int32_t pop() { return buf_[head_++ & (buf_.size() - 1)]; }
+
+ private:
+  void Grow() {
+    std::vector<int32_t> b(2 * buf_.size());
+    for (size_t i = 0; head_ + i < tail_; ++i) b[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    tail_ -= head_;
+    head_ = 0;
+    buf_ = std::move(b);
+  }
+  std::vector<int32_t> buf_;  // size a power of two
+  size_t head_ = 0, tail_ = 0;
+};
 
 }  // namespace
 
@@ -128,16 +127,26 @@ void BuildPlan(const SimGraph& g, Plan& p) {
     p.group_off[k + 1] += p.group_off[k];
   }
   p.members.resize(static_cast<size_t>(p.group_off.back()));
-  std::vector<int64_t> fill(p.group_off.begin(), p.group_off.end() - 1);
   for (int32_t v = 0; v < n; ++v) {
-    if (g.group[v] >= 0) p.members[fill[g.group[v]]++] = v;
+    if (g.group[v] >= 0) p.members[p.group_off[g.group[v]]++] = v;
   }
+  for (int32_t k = g.num_groups; k > 0; --k) p.group_off[k] = p.group_off[k - 1];
+  p.group_off[0] = 0;
 }
 
 class Simulator {
  public:
-  Simulator(const SimGraph& g, const Plan& p, const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra)
-      : g_(g), p_(p), dur_(dur), succ_(p.succ), group_off_(p.group_off), members_(p.members) {
+  // `cnt_s` / `cnt_e`: the plan's initial counts (copied, or moved out of a one-shot plan).
+  Simulator(const SimGraph& g, const Plan& p, const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra,
+            std::vector<int32_t> cnt_s, std::vector<int32_t> cnt_e)
+      : g_(g),
+        p_(p),
+        dur_(dur),
+        succ_(p.succ),
+        group_off_(p.group_off),
+        members_(p.members),
+        cnt_s_(std::move(cnt_s)),
+        cnt_e_(std::move(cnt_e)) {
     if (extra) extra_ = *extra;
     std::sort(extra_.begin(), extra_.end(), [](const ExtraEdge& x, const ExtraEdge& y) { return x.from < y.from; });
   }
@@ -151,7 +160,7 @@ class Simulator {
     std::vector<int32_t> by_time;  // for breaking cycles, built only when needed
     size_t next_forced = 0;
     while (true) {
-      while (head_ < queue_.size()) Fire(queue_[head_++]);
+      while (!queue_.empty()) Fire(queue_.pop());
       if (fired_ == 2 * static_cast<int64_t>(n)) break;
       // Something waits on a cycle: release the earliest recorded start not yet fired.
       if (by_time.empty()) {
@@ -175,23 +184,19 @@ class Simulator {
   void Init() {
     const int32_t n = g_.num_nodes;
     s_.start.assign(n, kUnset);
+    // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
     s_.end.assign(n, kUnset);
     s_.bind_start.assign(n, -1);
     s_.bind_dep.assign(n, Dep::kAfterEnd);
     s_.bind_end.assign(n, -1);
-    cnt_s_ = p_.cnt_s;
     for (const ExtraEdge& e : extra_) ++cnt_s_[e.to];
-    cnt_e_ = p_.cnt_e;
-    rel_end_.assign(n, kUnset);
     group_cnt_ = p_.group_cnt;
     group_max_.assign(g_.num_groups, kUnset);
     group_last_.assign(g_.num_groups, -1);
-    queue_.clear();
-    queue_.reserve(2 * static_cast<size_t>(n));
     done_.assign(2 * static_cast<size_t>(n), 0);
   }
 
-  void Push(int32_t ev) { queue_.push_back(ev); }
+  void Push(int32_t ev) { queue_.push(ev); }
 
   void DecEnd(int32_t v) {
     if (--cnt_e_[v] == 0) Push(2 * v + 1);
@@ -241,8 +246,8 @@ class Simulator {
       if (group_last_[k] != v && group_max_[k] > st) s_.bind_end[v] = group_last_[k];
     } else if (p_.has_release[v]) {
       t = st + g_.release_tail[v];
-      if (rel_end_[v] > t)
-        t = rel_end_[v];
+      if (const int64_t released = s_.end[v]; released > t)
+        t = released;
       else
         s_.bind_end[v] = -1;
     } else {
@@ -253,8 +258,8 @@ class Simulator {
       const SuccEdge& e = succ_.on_end[i];
       if (e.dep == Dep::kRelease) {
         if (done_[2 * e.to + 1]) continue;
-        if (t + e.lag > rel_end_[e.to]) {
-          rel_end_[e.to] = t + e.lag;
+        if (t + e.lag > s_.end[e.to]) {
+          s_.end[e.to] = t + e.lag;
           s_.bind_end[e.to] = v;
         }
         DecEnd(e.to);
@@ -306,12 +311,10 @@ class Simulator {
   const std::vector<int32_t>& members_;
   Schedule s_;
   std::vector<int32_t> cnt_s_, cnt_e_;
-  std::vector<int64_t> rel_end_;
   std::vector<uint8_t> done_;
   std::vector<int32_t> group_cnt_, group_last_;
   std::vector<int64_t> group_max_;
-  std::vector<int32_t> queue_;
-  size_t head_ = 0;
+  Fifo queue_;
   int64_t fired_ = 0;
 };
 
@@ -321,9 +324,14 @@ Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>(
 Simulation::~Simulation() = default;
 
 Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra) const {
-  return Simulator(g_, *plan_, dur, extra).Run();
+  return Simulator(g_, *plan_, dur, extra, plan_->cnt_s, plan_->cnt_e).Run();
 }
 
-Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur, nullptr); }
+Schedule Simulate(const SimGraph& g) {
+  Plan p;
+  BuildPlan(g, p);
+  std::vector<int32_t> cnt_s = std::move(p.cnt_s), cnt_e = std::move(p.cnt_e);
+  return Simulator(g, p, g.dur, nullptr, std::move(cnt_s), std::move(cnt_e)).Run();
+}
 
 }  // namespace overlapscope::analyze::replay

@@ -40,18 +40,24 @@ struct SimGraph {
 
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
+  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them.
+  void ResizeNodes(int32_t n, int32_t gpu);
 };
 
 // Builds the compressed rows of a SimGraph: Next(v) for v = 0, 1, ... in order with Append() of
 // v's edges after it; Add() for edges to any node (merged by Finish()).
 class EdgeRows {
  public:
+  // Room for n nodes' rows and about `edges` edges (a hint: more may be appended).
+  void Reserve(int32_t n, int64_t edges, int64_t added);
   void Next(int32_t v) {
     while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<int64_t>(in_order_.size()));
   }
   void Append(SimEdge e) { in_order_.push_back(e); }
   void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
   // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
+  // The Add()ed edges are merged into the in-order rows in place (no second copy of the rows:
+  // at 10 M nodes every fresh buffer costs its page faults).
   void Finish(SimGraph& g);
 
  private:
