@@ -7,6 +7,7 @@
 #include <exception>
 #include <thread>
 
+#include "analyze/replay/both.h"
 #include "analyze/replay/build.h"
 #include "analyze/replay/contention.h"
 #include "analyze/replay/measure.h"
@@ -91,6 +92,20 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
   return cur;
 }
 
+// The measured and replayed figures of iteration i (ir: its entry, filled here).
+void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAttrs& a, const IterationNodes& idx,
+                     int32_t i, const SimGraph& base, const Schedule& replayed, IterationReplay& ir) {
+  const IterationWindow& w = in.iterations[i];
+  ir.process = w.process;
+  ir.number = w.number;
+  if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size())) ir.rank = t.processes()[w.process].rank;
+  ir.measured = MeasureStep(idx, i, a, base.rec_start, base.rec_end);
+  ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
+  ir.replayed.path = WalkPath(idx, i, a, base, replayed);
+  if (ir.measured.step_ns > 0)
+    ir.replay_error = static_cast<double>(ir.replayed.step_ns - ir.measured.step_ns) / ir.measured.step_ns;
+}
+
 }  // namespace
 
 absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in,
@@ -131,9 +146,25 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   }
   ReplayCounts counts = r.counts;
   const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts);
-  const Schedule replayed = Simulate(base);
+  Schedule replayed = Simulate(base);
   const IterationNodes idx = GroupByIteration(a, iters, nullptr);
-  if (side.joinable()) side.join();
+  // The figures of the recorded and replayed schedules per iteration with GPU work: on this
+  // thread while the prediction runs, else in two halves at once.
+  std::vector<int32_t> kept;
+  for (int32_t i = 0; i < iters; ++i) {
+    if (idx.off[i] != idx.off[i + 1]) kept.push_back(i);  // else no GPU work in this iteration
+  }
+  std::vector<IterationReplay> its(kept.size());
+  const size_t half = kept.size() / 2;
+  auto replayed_part = [&](size_t lo, size_t hi) {
+    for (size_t k = lo; k < hi; ++k) ReplayedFigures(t, in, a, idx, kept[k], base, replayed, its[k]);
+  };
+  if (side.joinable()) {
+    replayed_part(0, kept.size());
+    side.join();
+  } else {
+    BothAtOnce([&] { replayed_part(half, kept.size()); }, [&] { replayed_part(0, half); });
+  }
   if (failed) std::rethrow_exception(failed);
   const ContentionModel model = r.contention_model;
   const int64_t contention_nodes = r.contention_nodes;
@@ -146,37 +177,29 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     r.change_matches = fx->matches;
     for (const Change& c : o.changes) r.changes.push_back(c.text);
   }
-
-  for (int32_t i = 0; i < iters; ++i) {
-    if (idx.off[i] == idx.off[i + 1]) continue;  // no GPU work in this iteration
-    IterationReplay ir;
-    const IterationWindow& w = in.iterations[i];
-    ir.process = w.process;
-    ir.number = w.number;
-    if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size()))
-      ir.rank = t.processes()[w.process].rank;
-    ir.measured = MeasureStep(idx, i, a, base.rec_start, base.rec_end);
-    ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
-    ir.replayed.path = WalkPath(idx, i, a, base, replayed);
-    if (ir.measured.step_ns > 0)
-      ir.replay_error = static_cast<double>(ir.replayed.step_ns - ir.measured.step_ns) / ir.measured.step_ns;
-    if (pred) {
-      ir.predicted = MeasureStep(*idx_pred, i, a, pred->start, pred->end);
-      ir.predicted->path = WalkPath(*idx_pred, i, a, *sim, *pred);
-    }
-    if (pred_c) {
-      ir.predicted_contention = MeasureStep(*idx_pred, i, a, pred_c->start, pred_c->end);
-      ir.predicted_contention->path = WalkPath(*idx_pred, i, a, *sim, *pred_c);
-    } else if (contention_ran) {
-      ir.predicted_contention = ir.predicted;  // the model changed nothing
-    }
-    r.iterations.push_back(std::move(ir));
+  if (pred) {
+    auto predicted_part = [&](size_t lo, size_t hi) {
+      for (size_t k = lo; k < hi; ++k) {
+        IterationReplay& ir = its[k];
+        const int32_t i = kept[k];
+        ir.predicted = MeasureStep(*idx_pred, i, a, pred->start, pred->end);
+        ir.predicted->path = WalkPath(*idx_pred, i, a, *sim, *pred);
+        if (pred_c) {
+          ir.predicted_contention = MeasureStep(*idx_pred, i, a, pred_c->start, pred_c->end);
+          ir.predicted_contention->path = WalkPath(*idx_pred, i, a, *sim, *pred_c);
+        } else if (contention_ran) {
+          ir.predicted_contention = ir.predicted;  // the model changed nothing
+        }
+      }
+    };
+    BothAtOnce([&] { predicted_part(half, kept.size()); }, [&] { predicted_part(0, half); });
   }
+  r.iterations = std::move(its);
   Summarize(r);
-  if (o.keep_schedule) {
-    const Schedule& s = pred_c ? *pred_c : pred ? *pred : replayed;
-    r.schedule.start_ns = s.start;
-    r.schedule.end_ns = s.end;
+  if (o.keep_schedule) {  // moved out: the schedules are not needed any more
+    Schedule& s = pred_c ? *pred_c : pred ? *pred : replayed;
+    r.schedule.start_ns = std::move(s.start);
+    r.schedule.end_ns = std::move(s.end);
   }
   return r;
 }

@@ -10,6 +10,8 @@
 #include <numeric>
 #include <utility>
 
+#include "analyze/replay/both.h"
+
 namespace overlapscope::analyze::replay {
 
 namespace {
@@ -100,9 +102,9 @@ namespace {
 
 using Plan = Simulation::Plan;
 
-void BuildPlan(const SimGraph& g, Plan& p) {
+// The initial counts of each node's start and end constraints, and the collective groups.
+void BuildCounts(const SimGraph& g, Plan& p) {
   const int32_t n = g.num_nodes;
-  p.succ = BuildSuccs(g);
   p.cnt_s.assign(n, 0);
   p.cnt_e.assign(n, 1);
   p.has_release.assign(n, 0);
@@ -134,19 +136,44 @@ void BuildPlan(const SimGraph& g, Plan& p) {
   p.group_off[0] = 0;
 }
 
+void BuildPlan(const SimGraph& g, Plan& p) {
+  p.succ = BuildSuccs(g);
+  BuildCounts(g, p);
+}
+
+// A run's per-node state before its first event: nothing known yet.
+struct RunState {
+  Schedule s;
+  std::vector<uint8_t> done;  // per event (2 v: start, 2 v + 1: end): fired
+};
+
+void InitRun(const SimGraph& g, RunState& r) {
+  const int32_t n = g.num_nodes;
+  r.s.start.assign(n, kUnset);
+  // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
+  r.s.end.assign(n, kUnset);
+  r.s.bind_start.assign(n, -1);
+  r.s.bind_dep.assign(n, Dep::kAfterEnd);
+  r.s.bind_end.assign(n, -1);
+  r.done.assign(2 * static_cast<size_t>(n), 0);
+}
+
 class Simulator {
  public:
-  // `cnt_s` / `cnt_e`: the plan's initial counts (copied, or moved out of a one-shot plan).
+  // `cnt_s` / `cnt_e`: the plan's initial counts (copied, or moved out of a one-shot plan);
+  // `init`: InitRun()'s state.
   Simulator(const SimGraph& g, const Plan& p, const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra,
-            std::vector<int32_t> cnt_s, std::vector<int32_t> cnt_e)
+            std::vector<int32_t> cnt_s, std::vector<int32_t> cnt_e, RunState init)
       : g_(g),
         p_(p),
         dur_(dur),
         succ_(p.succ),
         group_off_(p.group_off),
         members_(p.members),
+        s_(std::move(init.s)),
         cnt_s_(std::move(cnt_s)),
-        cnt_e_(std::move(cnt_e)) {
+        cnt_e_(std::move(cnt_e)),
+        done_(std::move(init.done)) {
     if (extra) extra_ = *extra;
     std::sort(extra_.begin(), extra_.end(), [](const ExtraEdge& x, const ExtraEdge& y) { return x.from < y.from; });
   }
@@ -182,18 +209,10 @@ class Simulator {
 
  private:
   void Init() {
-    const int32_t n = g_.num_nodes;
-    s_.start.assign(n, kUnset);
-    // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
-    s_.end.assign(n, kUnset);
-    s_.bind_start.assign(n, -1);
-    s_.bind_dep.assign(n, Dep::kAfterEnd);
-    s_.bind_end.assign(n, -1);
     for (const ExtraEdge& e : extra_) ++cnt_s_[e.to];
     group_cnt_ = p_.group_cnt;
     group_max_.assign(g_.num_groups, kUnset);
     group_last_.assign(g_.num_groups, -1);
-    done_.assign(2 * static_cast<size_t>(n), 0);
   }
 
   void Push(int32_t ev) { queue_.push(ev); }
@@ -324,14 +343,22 @@ Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>(
 Simulation::~Simulation() = default;
 
 Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra) const {
-  return Simulator(g_, *plan_, dur, extra, plan_->cnt_s, plan_->cnt_e).Run();
+  RunState init;
+  InitRun(g_, init);
+  return Simulator(g_, *plan_, dur, extra, plan_->cnt_s, plan_->cnt_e, std::move(init)).Run();
 }
 
 Schedule Simulate(const SimGraph& g) {
+  // The successor rows on a second thread; the counts and the run's fresh state on this one.
   Plan p;
-  BuildPlan(g, p);
+  RunState init;
+  BothAtOnce([&] { p.succ = BuildSuccs(g); },
+             [&] {
+               BuildCounts(g, p);
+               InitRun(g, init);
+             });
   std::vector<int32_t> cnt_s = std::move(p.cnt_s), cnt_e = std::move(p.cnt_e);
-  return Simulator(g, p, g.dur, nullptr, std::move(cnt_s), std::move(cnt_e)).Run();
+  return Simulator(g, p, g.dur, nullptr, std::move(cnt_s), std::move(cnt_e), std::move(init)).Run();
 }
 
 }  // namespace overlapscope::analyze::replay
