@@ -1,7 +1,7 @@
 // The forward simulation (sim.h). At 10 M nodes its cost is mostly memory touched for the first
-// time (page faults): it keeps one array per thing it must know per node, builds the successor
-// rows without copies of their offsets, keeps its ready queue as a small ring, and a one-shot
-// Simulate() hands the plan's counts to the run instead of copying them.
+// time (page faults): it keeps one array per thing it must know per node, keeps its ready queue
+// as a small ring, and a one-shot Simulate() builds the plan on two threads and hands the plan's
+// counts to the run instead of copying them.
 #include "analyze/replay/sim.h"
 
 #include <algorithm>
@@ -11,57 +11,13 @@
 #include <utility>
 
 #include "analyze/replay/both.h"
+#include "analyze/replay/sim_plan.h"
 
 namespace overlapscope::analyze::replay {
 
 namespace {
 
 constexpr int64_t kUnset = INT64_MIN;
-
-struct SuccEdge {
-  int32_t to;
-  Dep dep;
-  int64_t lag;
-};
-
-// The successors fired by each node's start (kAfterStart) and by its end (the others).
-struct Succs {
-  std::vector<int64_t> off_s, off_e;
-  std::vector<SuccEdge> on_start, on_end;
-};
-
-// Counting sort of the predecessor rows by source, stable (a source's successors in target
-// order, as the rows list them). The offsets serve as fill positions and are shifted back after.
-Succs BuildSuccs(const SimGraph& g) {
-  Succs s;
-  const int32_t n = g.num_nodes;
-  s.off_s.assign(static_cast<size_t>(n) + 1, 0);
-  s.off_e.assign(static_cast<size_t>(n) + 1, 0);
-  for (const SimEdge& e : g.preds) ++(e.dep == Dep::kAfterStart ? s.off_s : s.off_e)[e.from + 1];
-  for (int32_t v = 0; v < n; ++v) {
-    s.off_s[v + 1] += s.off_s[v];
-    s.off_e[v + 1] += s.off_e[v];
-  }
-  s.on_start.resize(static_cast<size_t>(s.off_s.back()));
-  s.on_end.resize(static_cast<size_t>(s.off_e.back()));
-  for (int32_t to = 0; to < n; ++to) {
-    for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
-      const SimEdge& e = g.preds[i];
-      if (e.dep == Dep::kAfterStart) {
-        s.on_start[s.off_s[e.from]++] = {to, e.dep, e.lag_ns};
-      } else {
-        s.on_end[s.off_e[e.from]++] = {to, e.dep, e.lag_ns};
-      }
-    }
-  }
-  // off[v] now holds v's end (the next node's begin): shift back by one.
-  for (int32_t v = n; v > 0; --v) {
-    s.off_s[v] = s.off_s[v - 1];
-    s.off_e[v] = s.off_e[v - 1];
-  }
-  s.off_s[0] = s.off_e[0] = 0;
-  return s;
-}
 
 // First-in first-out queue of event ids in a ring that doubles when full (the number of events
 // ready at once is small next to the number of events).
@@ -87,59 +43,7 @@ class Fifo {
   size_t head_ = 0, tail_ = 0;
 };
 
-}  // namespace
-
-// What every run on one graph shares: successors, initial counts, collective groups.
-struct Simulation::Plan {
-  Succs succ;
-  std::vector<int32_t> cnt_s, cnt_e;
-  std::vector<uint8_t> has_release;
-  std::vector<int32_t> group_cnt, members;
-  std::vector<int64_t> group_off;
-};
-
-namespace {
-
 using Plan = Simulation::Plan;
-
-// The initial counts of each node's start and end constraints, and the collective groups.
-void BuildCounts(const SimGraph& g, Plan& p) {
-  const int32_t n = g.num_nodes;
-  p.cnt_s.assign(n, 0);
-  p.cnt_e.assign(n, 1);
-  p.has_release.assign(n, 0);
-  for (int32_t v = 0; v < n; ++v) {
-    for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
-      if (g.preds[i].dep == Dep::kRelease) {
-        ++p.cnt_e[v];
-        p.has_release[v] = 1;
-      } else {
-        ++p.cnt_s[v];
-      }
-    }
-    if (g.group[v] >= 0) ++p.cnt_e[v];
-  }
-  p.group_cnt.assign(g.num_groups, 0);
-  p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
-  for (int32_t v = 0; v < n; ++v) {
-    if (g.group[v] >= 0) ++p.group_off[g.group[v] + 1];
-  }
-  for (int32_t k = 0; k < g.num_groups; ++k) {
-    p.group_cnt[k] = static_cast<int32_t>(p.group_off[k + 1]);
-    p.group_off[k + 1] += p.group_off[k];
-  }
-  p.members.resize(static_cast<size_t>(p.group_off.back()));
-  for (int32_t v = 0; v < n; ++v) {
-    if (g.group[v] >= 0) p.members[p.group_off[g.group[v]]++] = v;
-  }
-  for (int32_t k = g.num_groups; k > 0; --k) p.group_off[k] = p.group_off[k - 1];
-  p.group_off[0] = 0;
-}
-
-void BuildPlan(const SimGraph& g, Plan& p) {
-  p.succ = BuildSuccs(g);
-  BuildCounts(g, p);
-}
 
 // A run's per-node state before its first event: nothing known yet.
 struct RunState {
