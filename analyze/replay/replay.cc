@@ -53,7 +53,7 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
                                        const ReplayInputs& in, const ReplayOptions& o, ReplayResult& r) {
   std::optional<Simulation> run;
   std::optional<Schedule> cur;
-  std::vector<int64_t> dur = sim.dur;
+  std::vector<int64_t> dur;  // copied from sim.dur only once a run needs it
   std::vector<double> last;
   std::vector<ExtraEdge> waits;  // accumulated over the rounds
   std::vector<uint8_t> waiting(sim.num_gpu, 0);
@@ -69,14 +69,14 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
     }
     if (f.factor == last && added == 0) break;
     int64_t touched = 0;
-    for (int32_t v = 0; v < sim.num_gpu; ++v) {
-      dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
-      touched += f.factor[v] != 1.0;
-    }
+    for (int32_t v = 0; v < sim.num_gpu; ++v) touched += f.factor[v] != 1.0;
     by_trace = f.by_trace, by_sm = f.by_sm;
-    last = std::move(f.factor);
     r.contention_nodes = touched + static_cast<int64_t>(waits.size());
     if (r.contention_nodes == 0 && round == 0) break;  // nothing overlaps differently: the first schedule
+    if (dur.empty()) dur = sim.dur;
+    for (int32_t v = 0; v < sim.num_gpu; ++v)
+      dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
+    last = std::move(f.factor);
     if (!run) run.emplace(sim);
     cur = run->Run(dur, waits.empty() ? nullptr : &waits);
   }
