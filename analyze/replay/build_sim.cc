@@ -5,7 +5,6 @@
 #include <cmath>
 #include <memory>
 
-#include "analyze/replay/both.h"
 #include "analyze/replay/build_async.h"
 
 namespace overlapscope::analyze::replay {
@@ -19,27 +18,17 @@ int64_t Scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_
 }  // namespace
 
 SimGraph SimBuilder::Build(ReplayCounts* counts) {
-  const int32_t n = g_.num_nodes(), gpu = g_.num_gpu();
-  sim_.num_nodes = n;
-  sim_.num_gpu = gpu;
-  sim_.num_groups = 0;
-  // The per-node arrays in two halves at once (the recorded times filled as they are sized).
-  BothAtOnce(
-      [&] {
-        sim_.release_tail.assign(n, 0);
-        sim_.group.assign(n, -1);
-        sim_.transfer.assign(n, 0);
-      },
-      [&] {
-        sim_.rec_start.resize(n);
-        sim_.rec_end.resize(n);
-        sim_.dur.resize(n);
-        for (graph::NodeId v = 0; v < n; ++v) {
-          sim_.rec_start[v] = g_.StartNs(v);
-          sim_.rec_end[v] = std::max(g_.EndNs(v), g_.StartNs(v));
-          sim_.dur[v] = Removed(v) ? 0 : Scaled(sim_.rec_end[v] - sim_.rec_start[v], Scale(v));
-        }
-      });
+  sim_.ResizeNodes(g_.num_nodes(), g_.num_gpu());
+  // Room for the graph's edges, a fallback or thread edge per node and, under a change, the
+  // restreamed streams' order and joins (capacity never written costs nothing).
+  int64_t edges = 0;
+  for (int k = 0; k < graph::kEdgeKinds; ++k) edges += g_.stats().recorded[k] + g_.stats().inferred[k];
+  rows_.Reserve(g_.num_nodes(), edges + g_.num_nodes(), fx_ != nullptr ? 2 * int64_t{g_.num_gpu()} : 0);
+  for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
+    sim_.rec_start[v] = g_.StartNs(v);
+    sim_.rec_end[v] = std::max(g_.EndNs(v), g_.StartNs(v));
+    sim_.dur[v] = Removed(v) ? 0 : Scaled(sim_.rec_end[v] - sim_.rec_start[v], Scale(v));
+  }
   LaunchLatencies();
   Groups(counts);
   std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
@@ -50,29 +39,10 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   }
   if (fx_ != nullptr) anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
   last_call_.assign(t_.threads().size(), -1);
-  // Room for the graph's edges, a fallback or thread edge per node and, under a change, the
-  // restreamed streams' order and joins (capacity never written costs nothing). GPU nodes' rows
-  // here, host calls' rows on a second thread (they share no state), then joined.
-  int64_t edges = 0;
-  for (int k = 0; k < graph::kEdgeKinds; ++k) edges += g_.stats().recorded[k] + g_.stats().inferred[k];
-  rows_.Reserve(n, edges + n, fx_ != nullptr ? 2 * int64_t{gpu} : 0);
-  EdgeRows host_rows;
-  host_rows.StartAt(gpu);
-  host_rows.Reserve(n - gpu, edges + n, 0);
-  BothAtOnce(
-      [&] {
-        for (graph::NodeId v = gpu; v < n; ++v) {
-          host_rows.Next(v);
-          NodeEdges(v, restream, host_rows);
-        }
-      },
-      [&] {
-        for (graph::NodeId v = 0; v < gpu; ++v) {
-          rows_.Next(v);
-          NodeEdges(v, restream, rows_);
-        }
-      });
-  rows_.Concat(host_rows);
+  for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
+    rows_.Next(v);
+    NodeEdges(v, restream);
+  }
   if (fx_ != nullptr) {
     AddAsyncEdges(
         t_, g_, a_, changes_, *fx_, restream, anchors_,
@@ -139,7 +109,7 @@ void SimBuilder::Groups(ReplayCounts* counts) {
   counts->collective_groups += groups;
 }
 
-void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream, EdgeRows& rows) {
+void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream) {
   const bool gpu = g_.IsGpu(v);
   const bool nosync = fx_ != nullptr && !gpu && fx_->nosync[v];
   int64_t tail = 0;
@@ -147,27 +117,27 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
   for (const graph::Edge& e : g_.Preds(v)) {
     switch (e.kind) {
       case EdgeKind::kProgramOrder:
-        rows.Append({e.from, Dep::kAfterEnd, std::max<int64_t>(0, g_.StartNs(v) - g_.EndNs(e.from))});
+        rows_.Append({e.from, Dep::kAfterEnd, std::max<int64_t>(0, g_.StartNs(v) - g_.EndNs(e.from))});
         program_order = true;
         break;
       case EdgeKind::kStreamOrder:
         if (g_.Stream(v) >= 0 && restream[g_.Stream(v)]) break;  // Restream() rebuilds them
-        rows.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
+        rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
         break;
       case EdgeKind::kEventWait:
         if (fx_ != nullptr && fx_->moved[e.from]) break;  // AddAsyncEdges() joins it later
-        rows.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
+        rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
         break;
       case EdgeKind::kLaunch:
         // A prefetched collective is launched with its iteration's first activity (AddAsyncEdges).
         if (!anchors_.empty() && anchors_[v] >= 0) break;
-        rows.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)});
+        rows_.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)});
         break;
       case EdgeKind::kHostRelease: {
         const int64_t t = std::max<int64_t>(0, g_.EndNs(v) - std::max(g_.StartNs(v), g_.EndNs(e.from)));
         tail = any_release ? std::max(tail, t) : t;
         any_release = true;
-        if (!nosync) rows.Append({e.from, Dep::kRelease, t});
+        if (!nosync) rows_.Append({e.from, Dep::kRelease, t});
         break;
       }
       case EdgeKind::kPeer: break;  // Groups()
@@ -188,7 +158,7 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     // follows the previous call of its thread (host calls are numbered by start) by its
     // recorded distance, so it moves with its thread.
     graph::NodeId& last = last_call_[a_.thread[v]];
-    if (!program_order && last >= 0) rows.Append({last, Dep::kAfterStart, g_.StartNs(v) - g_.StartNs(last)});
+    if (!program_order && last >= 0) rows_.Append({last, Dep::kAfterStart, g_.StartNs(v) - g_.StartNs(last)});
     last = v;
   }
 }

@@ -4,7 +4,6 @@
 // no recorded predecessor explains).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -50,10 +49,8 @@ class SimBuilder {
   // Each group member's transfer time: its end after the group's last recorded start.
   void Groups(ReplayCounts* counts);
 
-  // v's rows of constraints into `rows` (`restream`: per stream, rebuilt by AddAsyncEdges()).
-  // GPU nodes (rows_) and host calls (their own rows) may be built at once: a host call's
-  // touches only its own entries, last_call_ and its rows; the fallbacks are GPU nodes' only.
-  void NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream, EdgeRows& rows);
+  // v's rows of constraints (`restream`: per stream, rebuilt by AddAsyncEdges()).
+  void NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream);
 
   struct Bound {
     int64_t at = INT64_MIN;  // where the recorded predecessors allow the start (INT64_MIN: none)
@@ -90,8 +87,8 @@ class SimBuilder {
   EdgeRows rows_;
   std::vector<uint8_t> launch_binding_, has_launch_;
   std::vector<int64_t> median_latency_;
-  std::vector<graph::NodeId> last_call_;    // per thread, the last host call seen
-  mutable std::atomic<int64_t> pinned_{0};  // an order-free sum: either thread may count
+  std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
+  mutable int64_t pinned_ = 0;
   int64_t device_order_ = 0;
   int64_t sm_waits_ = 0;
   std::vector<graph::NodeId> anchors_;  // PrefetchAnchors(); empty without prefetch:

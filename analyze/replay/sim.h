@@ -40,6 +40,8 @@ struct SimGraph {
 
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
+  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them.
+  void ResizeNodes(int32_t n, int32_t gpu);
 };
 
 // Builds the compressed rows of a SimGraph: Next(v) for v = 0, 1, ... in order with Append() of
@@ -48,13 +50,9 @@ class EdgeRows {
  public:
   // Room for n nodes' rows and about `edges` edges (a hint: more may be appended).
   void Reserve(int32_t n, int64_t edges, int64_t added);
-  // Rows of nodes `first`, first + 1, ... only (before the first Next()): a tail for Concat().
-  void StartAt(int32_t first) { first_ = first; }
   void Next(int32_t v) {
-    while (first_ + static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<int64_t>(in_order_.size()));
+    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<int64_t>(in_order_.size()));
   }
-  // Appends the rows of `tail` (StartAt(f), no Add()ed edges; this holds rows up to node f - 1).
-  void Concat(const EdgeRows& tail);
   void Append(SimEdge e) { in_order_.push_back(e); }
   void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
   // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
@@ -67,8 +65,7 @@ class EdgeRows {
     int32_t to;
     SimEdge e;
   };
-  int32_t first_ = 0;
-  std::vector<int64_t> off_;  // per node from first_
+  std::vector<int64_t> off_;
   std::vector<SimEdge> in_order_;
   std::vector<Pending> pending_;
 };

@@ -5,7 +5,7 @@
 
 namespace overlapscope::analyze::replay {
 
-void SimGraph::Resize(int32_t n, int32_t gpu) {
+void SimGraph::ResizeNodes(int32_t n, int32_t gpu) {
   num_nodes = n;
   num_gpu = gpu;
   num_groups = 0;
@@ -15,6 +15,10 @@ void SimGraph::Resize(int32_t n, int32_t gpu) {
   release_tail.assign(n, 0);
   group.assign(n, -1);
   transfer.assign(n, 0);
+}
+
+void SimGraph::Resize(int32_t n, int32_t gpu) {
+  ResizeNodes(n, gpu);
   pred_off.assign(static_cast<size_t>(n) + 1, 0);
   preds.clear();
 }
@@ -24,12 +28,6 @@ void EdgeRows::Reserve(int32_t n, int64_t edges, int64_t added) {
   off_.reserve(static_cast<size_t>(n) + 1);
   in_order_.reserve(static_cast<size_t>(edges + added));
   pending_.reserve(static_cast<size_t>(added));
-}
-
-void EdgeRows::Concat(const EdgeRows& tail) {
-  const int64_t base = static_cast<int64_t>(in_order_.size());
-  for (const int64_t o : tail.off_) off_.push_back(base + o);
-  in_order_.insert(in_order_.end(), tail.in_order_.begin(), tail.in_order_.end());
 }
 
 void EdgeRows::Finish(SimGraph& g) {
