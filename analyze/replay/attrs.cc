@@ -2,7 +2,6 @@
 // it. Regexes run once per distinct name, never per event.
 #include <memory>
 
-#include "analyze/replay/both.h"
 #include "analyze/replay/build.h"
 #include "re2/re2.h"
 
@@ -96,23 +95,18 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
   NodeAttrs a;
   const int32_t n = g.num_nodes();
   a.num_gpu = g.num_gpu();
-  // Sized in two halves at once, then GPU nodes beside host calls (disjoint entries).
-  BothAtOnce(
-      [&] {
-        a.process.assign(n, model::kNone);
-        a.device.assign(n, model::kNone);
-        a.thread.assign(n, model::kNone);
-        a.cls.assign(n, GpuClass::kSync);
-        a.iteration.assign(n, model::kNone);
-      },
-      [&] {
-        a.name.assign(n, 0);
-        a.op.assign(n, 0);
-        a.communicator.assign(n, 0);
-        a.blocks.assign(n, 0);
-        a.carries_collective.assign(n, 0);
-      });
-  BothAtOnce([&] { GpuAttrs(t, g, in, a); }, [&] { HostAttrs(t, g, a); });
+  a.process.assign(n, model::kNone);
+  a.device.assign(n, model::kNone);
+  a.thread.assign(n, model::kNone);
+  a.cls.assign(n, GpuClass::kSync);
+  a.iteration.assign(n, model::kNone);
+  a.name.assign(n, 0);
+  a.op.assign(n, 0);
+  a.communicator.assign(n, 0);
+  a.blocks.assign(n, 0);
+  a.carries_collective.assign(n, 0);
+  GpuAttrs(t, g, in, a);
+  HostAttrs(t, g, a);
   return a;
 }
 

@@ -1,7 +1,7 @@
 // The forward simulation (sim.h). At 10 M nodes its cost is mostly memory touched for the first
 // time (page faults): it keeps one array per thing it must know per node, keeps its ready queue
-// as a small ring, and a one-shot Simulate() builds the plan on two threads and hands the plan's
-// counts to the run instead of copying them.
+// as a small ring, and a one-shot Simulate() hands the plan's counts to the run instead of
+// copying them.
 #include "analyze/replay/sim.h"
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 #include <numeric>
 #include <utility>
 
-#include "analyze/replay/both.h"
 #include "analyze/replay/sim_plan.h"
 
 namespace overlapscope::analyze::replay {
@@ -253,14 +252,10 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
 }
 
 Schedule Simulate(const SimGraph& g) {
-  // The successor rows on a second thread; the counts and the run's fresh state on this one.
   Plan p;
+  BuildPlan(g, p);
   RunState init;
-  BothAtOnce([&] { p.succ = BuildSuccs(g); },
-             [&] {
-               BuildCounts(g, p);
-               InitRun(g, init);
-             });
+  InitRun(g, init);
   std::vector<int32_t> cnt_s = std::move(p.cnt_s), cnt_e = std::move(p.cnt_e);
   return Simulator(g, p, g.dur, nullptr, std::move(cnt_s), std::move(cnt_e), std::move(init)).Run();
 }
