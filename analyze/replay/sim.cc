@@ -17,6 +17,9 @@ namespace overlapscope::analyze::replay {
 namespace {
 
 constexpr int64_t kUnset = INT64_MIN;
+// A count once its event has fired (no array of fired flags: the count sits in the cache line
+// the event's offers touch anyway).
+constexpr int32_t kFired = INT32_MIN;
 
 // First-in first-out queue of event ids in a ring that doubles when full (the number of events
 // ready at once is small next to the number of events).
@@ -47,7 +50,6 @@ using Plan = Simulation::Plan;
 // A run's per-node state before its first event: nothing known yet.
 struct RunState {
   Schedule s;
-  std::vector<uint8_t> done;  // per event (2 v: start, 2 v + 1: end): fired
 };
 
 void InitRun(const SimGraph& g, RunState& r) {
@@ -58,7 +60,6 @@ void InitRun(const SimGraph& g, RunState& r) {
   r.s.bind_start.assign(n, -1);
   r.s.bind_dep.assign(n, Dep::kAfterEnd);
   r.s.bind_end.assign(n, -1);
-  r.done.assign(2 * static_cast<size_t>(n), 0);
 }
 
 class Simulator {
@@ -75,8 +76,7 @@ class Simulator {
         members_(p.members),
         s_(std::move(init.s)),
         cnt_s_(std::move(cnt_s)),
-        cnt_e_(std::move(cnt_e)),
-        done_(std::move(init.done)) {
+        cnt_e_(std::move(cnt_e)) {
     if (extra) extra_ = *extra;
     std::sort(extra_.begin(), extra_.end(), [](const ExtraEdge& x, const ExtraEdge& y) { return x.from < y.from; });
   }
@@ -99,7 +99,7 @@ class Simulator {
         std::stable_sort(by_time.begin(), by_time.end(),
                          [&](int32_t a, int32_t b) { return g_.rec_start[a] < g_.rec_start[b]; });
       }
-      while (next_forced < by_time.size() && done_[2 * by_time[next_forced]]) ++next_forced;
+      while (next_forced < by_time.size() && cnt_s_[by_time[next_forced]] == kFired) ++next_forced;
       if (next_forced == by_time.size()) {
         ForceEnds();
         continue;
@@ -121,14 +121,16 @@ class Simulator {
   void Push(int32_t ev) { queue_.push(ev); }
 
   void DecEnd(int32_t v) {
-    if (--cnt_e_[v] == 0) Push(2 * v + 1);
+    int32_t& c = cnt_e_[v];
+    if (c != kFired && --c == 0) Push(2 * v + 1);
   }
 
   void Fire(int32_t ev) {
-    if (done_[ev]) return;
-    done_[ev] = 1;
-    ++fired_;
     const int32_t v = ev >> 1;
+    int32_t& c = (ev & 1) == 0 ? cnt_s_[v] : cnt_e_[v];
+    if (c == kFired) return;  // queued twice (a cycle forced it first)
+    c = kFired;
+    ++fired_;
     if ((ev & 1) == 0) {
       FireStart(v);
     } else {
@@ -154,8 +156,8 @@ class Simulator {
   }
 
   void FireEnd(int32_t v) {
-    if (done_[2 * v] == 0) {  // forced out of a cycle before its start
-      done_[2 * v] = 1;
+    if (cnt_s_[v] != kFired) {  // forced out of a cycle before its start
+      cnt_s_[v] = kFired;
       ++fired_;
       if (s_.start[v] == kUnset) s_.start[v] = g_.rec_start[v];
     }
@@ -179,7 +181,7 @@ class Simulator {
     for (int64_t i = succ_.off_e[v]; i < succ_.off_e[v + 1]; ++i) {
       const SuccEdge& e = succ_.on_end[i];
       if (e.dep == Dep::kRelease) {
-        if (done_[2 * e.to + 1]) continue;
+        if (cnt_e_[e.to] == kFired) continue;
         if (t + e.lag > s_.end[e.to]) {
           s_.end[e.to] = t + e.lag;
           s_.bind_end[e.to] = v;
@@ -204,7 +206,7 @@ class Simulator {
   // A start constraint from `from` (at time t) reaches e.to.
   void Offer(const SuccEdge& e, int32_t from, int64_t t) {
     const int64_t at = t + e.lag;
-    if (done_[2 * e.to]) return;  // already forced out of a cycle
+    if (cnt_s_[e.to] == kFired) return;  // already forced out of a cycle
     if (s_.start[e.to] == kUnset || at > s_.start[e.to]) {
       s_.start[e.to] = at;
       s_.bind_start[e.to] = from;
@@ -216,7 +218,7 @@ class Simulator {
   // Every start has fired but some ends wait on a group or release that a cycle holds.
   void ForceEnds() {
     for (int32_t v = 0; v < g_.num_nodes; ++v) {
-      if (!done_[2 * v + 1]) {
+      if (cnt_e_[v] != kFired) {
         ++s_.cycles_broken;
         if (g_.group[v] >= 0 && group_max_[g_.group[v]] == kUnset) group_max_[g_.group[v]] = s_.start[v];
         Push(2 * v + 1);
@@ -233,7 +235,6 @@ class Simulator {
   const std::vector<int32_t>& members_;
   Schedule s_;
   std::vector<int32_t> cnt_s_, cnt_e_;
-  std::vector<uint8_t> done_;
   std::vector<int32_t> group_cnt_, group_last_;
   std::vector<int64_t> group_max_;
   Fifo queue_;
