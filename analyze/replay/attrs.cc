@@ -101,10 +101,10 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
   a.cls.assign(n, GpuClass::kSync);
   a.iteration.assign(n, model::kNone);
   a.name.assign(n, 0);
-  a.op.assign(n, 0);
-  a.communicator.assign(n, 0);
+  a.op = ZeroedVector<model::StringId>(n);
+  a.communicator = ZeroedVector<model::StringId>(n);
   a.blocks.assign(n, 0);
-  a.carries_collective.assign(n, 0);
+  a.carries_collective = ZeroedVector<uint8_t>(n);
   GpuAttrs(t, g, in, a);
   HostAttrs(t, g, a);
   return a;

@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "analyze/replay/zeroed.h"
+
 namespace overlapscope::analyze::replay {
 
 // How an edge constrains its target:
@@ -28,11 +30,11 @@ struct SimGraph {
   std::vector<int64_t> rec_start, rec_end;  // recorded times
   std::vector<int64_t> dur;                 // duration to replay (nodes without release/group)
   // Host calls with release edges end at max(start + release_tail, end(release) + lag).
-  std::vector<int64_t> release_tail;
+  ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
   // time: it ends at max(own start, last member's start) + transfer.
   std::vector<int32_t> group;
-  std::vector<int64_t> transfer;
+  ZeroedVector<int64_t> transfer;
   int32_t num_groups = 0;
   // Predecessor edges, compressed rows: preds[pred_off[n] .. pred_off[n+1]).
   std::vector<int64_t> pred_off;

@@ -12,9 +12,9 @@ void SimGraph::ResizeNodes(int32_t n, int32_t gpu) {
   rec_start.assign(n, 0);
   rec_end.assign(n, 0);
   dur.assign(n, 0);
-  release_tail.assign(n, 0);
+  release_tail = ZeroedVector<int64_t>(n);
   group.assign(n, -1);
-  transfer.assign(n, 0);
+  transfer = ZeroedVector<int64_t>(n);
 }
 
 void SimGraph::Resize(int32_t n, int32_t gpu) {
@@ -37,7 +37,7 @@ void EdgeRows::Finish(SimGraph& g) {
     // Per target, how many Add()ed edges it has; then, from the last node down, each node's
     // in-order rows move right by the Add()ed edges of the nodes before it (never onto rows not
     // yet moved), leaving the gap after them that the Add()ed edges fill in order.
-    std::vector<int32_t> left(n, 0);
+    ZeroedVector<int32_t> left(n);
     for (const Pending& p : pending_) ++left[p.to];
     const size_t in_order = in_order_.size();
     in_order_.resize(in_order + pending_.size());

@@ -40,7 +40,7 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
   const int32_t n = g.num_nodes;
   p.cnt_s.assign(n, 0);
   p.cnt_e.assign(n, 1);
-  p.has_release.assign(n, 0);
+  p.has_release = ZeroedVector<uint8_t>(n);
   for (int32_t v = 0; v < n; ++v) {
     for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
       if (g.preds[i].dep == Dep::kRelease) {

@@ -26,7 +26,7 @@ struct Succs {
 struct Simulation::Plan {
   Succs succ;
   std::vector<int32_t> cnt_s, cnt_e;
-  std::vector<uint8_t> has_release;
+  ZeroedVector<uint8_t> has_release;
   std::vector<int32_t> group_cnt, members;
   std::vector<int64_t> group_off;
 };
