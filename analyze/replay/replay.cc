@@ -47,11 +47,12 @@ void Summarize(ReplayResult& r) {
 
 // The predicted schedule under contention: simulate, slow what now overlaps, simulate again, until
 // the factors settle (at most kContentionRounds).
-// nullopt: the model changed nothing (the schedule is `first`).
+// nullopt: the model changed nothing (the schedule is `first`). `run`: the simulation of `sim`
+// that gave `first` (its plan serves every round).
 std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a,
-                                       const SimGraph& sim, const Schedule& first, const ChangeEffects& fx,
-                                       const ReplayInputs& in, const ReplayOptions& o, ReplayResult& r) {
-  std::optional<Simulation> run;
+                                       const SimGraph& sim, const Simulation& run, const Schedule& first,
+                                       const ChangeEffects& fx, const ReplayInputs& in, const ReplayOptions& o,
+                                       ReplayResult& r) {
   std::optional<Schedule> cur;
   std::vector<int64_t> dur;  // copied from sim.dur only once a run needs it
   std::vector<double> last;
@@ -77,8 +78,7 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
     for (int32_t v = 0; v < sim.num_gpu; ++v)
       dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
     last = std::move(f.factor);
-    if (!run) run.emplace(sim);
-    cur = run->Run(dur, waits.empty() ? nullptr : &waits);
+    cur = run.Run(dur, waits.empty() ? nullptr : &waits);
   }
   const bool sm = by_sm > 0 || !waits.empty();  // SM residency decided these
   if (by_trace > 0 && sm)
@@ -126,10 +126,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     fx = MatchChanges(t, a, o.changes);
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch);
-    pred = Simulate(*sim);
+    const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
+    pred = what_if.Run(sim->dur);
     idx_pred = GroupByIteration(a, iters, &fx->removed);
     if (o.contention) {
-      pred_c = WithContention(t, g, a, *sim, *pred, *fx, in, o, r);
+      pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, r);
       contention_ran = true;
     }
   };

@@ -81,6 +81,12 @@ class Simulator {
     std::sort(extra_.begin(), extra_.end(), [](const ExtraEdge& x, const ExtraEdge& y) { return x.from < y.from; });
   }
 
+  // The count buffers, after Run() (for the next run to refill).
+  void TakeCounts(std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e) {
+    cnt_s = std::move(cnt_s_);
+    cnt_e = std::move(cnt_e_);
+  }
+
   Schedule Run() {
     const int32_t n = g_.num_nodes;
     Init();
@@ -247,18 +253,24 @@ Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>(
 Simulation::~Simulation() = default;
 
 Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra) const {
+  std::vector<int32_t> cnt_s, cnt_e;
+  if (!counts_taken_) {
+    cnt_s = std::move(plan_->cnt_s);
+    cnt_e = std::move(plan_->cnt_e);
+    counts_taken_ = true;
+  } else {
+    cnt_s = std::move(spare_s_);
+    cnt_e = std::move(spare_e_);
+    InitialCounts(g_, cnt_s, cnt_e, nullptr);
+  }
   RunState init;
   InitRun(g_, init);
-  return Simulator(g_, *plan_, dur, extra, plan_->cnt_s, plan_->cnt_e, std::move(init)).Run();
+  Simulator sim(g_, *plan_, dur, extra, std::move(cnt_s), std::move(cnt_e), std::move(init));
+  Schedule s = sim.Run();
+  sim.TakeCounts(spare_s_, spare_e_);
+  return s;
 }
 
-Schedule Simulate(const SimGraph& g) {
-  Plan p;
-  BuildPlan(g, p);
-  RunState init;
-  InitRun(g, init);
-  std::vector<int32_t> cnt_s = std::move(p.cnt_s), cnt_e = std::move(p.cnt_e);
-  return Simulator(g, p, g.dur, nullptr, std::move(cnt_s), std::move(cnt_e), std::move(init)).Run();
-}
+Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur, nullptr); }
 
 }  // namespace overlapscope::analyze::replay

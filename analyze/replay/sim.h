@@ -97,13 +97,17 @@ class Simulation {
   ~Simulation();
   // One run with these durations (per node; nodes in groups and with releases ignore theirs).
   // `extra` (or null): start constraints beside the graph's (kAfterEnd / kAfterStart only: a
-  // kernel that waits for SMs another kernel holds, contention.h).
+  // kernel that waits for SMs another kernel holds, contention.h). The first run takes the
+  // plan's counts; later ones count again into the previous run's buffers (no fresh pages).
+  // Not for two threads at once.
   Schedule Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra = nullptr) const;
   struct Plan;
 
  private:
   const SimGraph& g_;
   std::unique_ptr<Plan> plan_;
+  mutable bool counts_taken_ = false;
+  mutable std::vector<int32_t> spare_s_, spare_e_;  // the last run's count buffers
 };
 Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
 

@@ -36,22 +36,28 @@ Succs BuildSuccs(const SimGraph& g) {
   return s;
 }
 
-void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
+void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
+                   ZeroedVector<uint8_t>* has_release) {
   const int32_t n = g.num_nodes;
-  p.cnt_s.assign(n, 0);
-  p.cnt_e.assign(n, 1);
-  p.has_release = ZeroedVector<uint8_t>(n);
+  cnt_s.assign(n, 0);
+  cnt_e.assign(n, 1);
   for (int32_t v = 0; v < n; ++v) {
     for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
       if (g.preds[i].dep == Dep::kRelease) {
-        ++p.cnt_e[v];
-        p.has_release[v] = 1;
+        ++cnt_e[v];
+        if (has_release != nullptr) (*has_release)[v] = 1;
       } else {
-        ++p.cnt_s[v];
+        ++cnt_s[v];
       }
     }
-    if (g.group[v] >= 0) ++p.cnt_e[v];
+    if (g.group[v] >= 0) ++cnt_e[v];
   }
+}
+
+void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
+  const int32_t n = g.num_nodes;
+  p.has_release = ZeroedVector<uint8_t>(n);
+  InitialCounts(g, p.cnt_s, p.cnt_e, &p.has_release);
   p.group_cnt.assign(g.num_groups, 0);
   p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
   for (int32_t v = 0; v < n; ++v) {

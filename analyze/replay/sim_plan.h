@@ -34,7 +34,11 @@ struct Simulation::Plan {
 // The successor rows: a counting sort of the predecessor rows by source, stable (a source's
 // successors in target order, as the rows list them).
 Succs BuildSuccs(const SimGraph& g);
-// The initial counts of each node's start and end constraints, and the collective groups.
+// The initial counts of each node's start and end constraints (into the vectors given: their
+// capacity is reused), and which nodes have release edges (when has_release is not null).
+void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
+                   ZeroedVector<uint8_t>* has_release);
+// The initial counts, the release flags and the collective groups.
 void BuildCounts(const SimGraph& g, Simulation::Plan& p);
 // Both.
 void BuildPlan(const SimGraph& g, Simulation::Plan& p);
