@@ -31,4 +31,13 @@ inline long RssMb() {
   return -1;
 }
 
+// The 1-, 5- and 15-minute load averages (/proc/loadavg), "?" when unreadable: on a shared
+// machine a wall time means little without them.
+inline std::string LoadAverages() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  if (!(f >> a >> b >> c)) return "?";
+  return a + " " + b + " " + c;
+}
+
 }  // namespace overlapscope::bench

@@ -120,6 +120,7 @@ analyze::replay::GpuClass ToClass(analyze::ActivityClass c) {
 int main(int argc, char** argv) {
   const int64_t events = argc > 1 ? std::atoll(argv[1]) : 10000000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+  std::printf("load averages at start: %s\n", bench::LoadAverages().c_str());
   auto t0 = Clock::now();
   model::Trace t = MakeTrace(events);
   std::printf("synthetic trace: %lld events (%zu kernels, %zu api calls), built in %.2f s\n",
@@ -165,6 +166,6 @@ int main(int argc, char** argv) {
     std::printf("%s wall: min %.2f s, median %.2f s (target <= 2 s for 10 M events)\n", what_if ? "what-if" : "replay",
                 walls.front(), walls[walls.size() / 2]);
   }
-  std::printf("peak RSS %ld MB\n", RssMb());
+  std::printf("peak RSS %ld MB; load averages at the end: %s\n", RssMb(), bench::LoadAverages().c_str());
   return 0;
 }

@@ -55,26 +55,8 @@ class NameMatcher {
   std::vector<int8_t> cache_;  // per StringId: -1 not yet, 0 no, 1 yes
 };
 
-}  // namespace
-
-absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in) {
-  if (in.kernel_class.size() != t.kernels().size() || in.memcpy_class.size() != t.memcpys().size() ||
-      in.memset_class.size() != t.memsets().size() || in.kernel_iteration.size() != t.kernels().size() ||
-      in.memcpy_iteration.size() != t.memcpys().size() || in.memset_iteration.size() != t.memsets().size())
-    return absl::InvalidArgumentError("replay inputs are not parallel to the trace's activities");
-  NodeAttrs a;
-  const int32_t n = g.num_nodes();
-  a.num_gpu = g.num_gpu();
-  a.process.assign(n, model::kNone);
-  a.device.assign(n, model::kNone);
-  a.thread.assign(n, model::kNone);
-  a.cls.assign(n, GpuClass::kSync);
-  a.iteration.assign(n, model::kNone);
-  a.name.assign(n, 0);
-  a.op.assign(n, 0);
-  a.communicator.assign(n, 0);
-  a.blocks.assign(n, 0);
-  a.carries_collective.assign(n, 0);
+// The attributes of GPU nodes (GpuAttrs) and of host calls (HostAttrs), into sized vectors.
+void GpuAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in, NodeAttrs& a) {
   for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
     const model::GpuRef r = g.Ref(v);
     const GpuFacts f = FactsOf(t, r);
@@ -92,12 +74,39 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
       a.communicator[v] = t.collectives()[f.collective].communicator;
     }
   }
-  for (graph::NodeId v = g.num_gpu(); v < n; ++v) {
+}
+
+void HostAttrs(const model::Trace& t, const graph::Graph& g, NodeAttrs& a) {
+  for (graph::NodeId v = g.num_gpu(); v < g.num_nodes(); ++v) {
     const model::ApiCall& c = t.api_calls()[g.ApiIndex(v)];
     a.thread[v] = c.thread;
     a.process[v] = c.thread >= 0 ? t.ProcessOfThread(c.thread) : model::kNone;
     a.name[v] = c.name;
   }
+}
+
+}  // namespace
+
+absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in) {
+  if (in.kernel_class.size() != t.kernels().size() || in.memcpy_class.size() != t.memcpys().size() ||
+      in.memset_class.size() != t.memsets().size() || in.kernel_iteration.size() != t.kernels().size() ||
+      in.memcpy_iteration.size() != t.memcpys().size() || in.memset_iteration.size() != t.memsets().size())
+    return absl::InvalidArgumentError("replay inputs are not parallel to the trace's activities");
+  NodeAttrs a;
+  const int32_t n = g.num_nodes();
+  a.num_gpu = g.num_gpu();
+  a.process.assign(n, model::kNone);
+  a.device.assign(n, model::kNone);
+  a.thread.assign(n, model::kNone);
+  a.cls.assign(n, GpuClass::kSync);
+  a.iteration.assign(n, model::kNone);
+  a.name.assign(n, 0);
+  a.op = ZeroedVector<model::StringId>(n);
+  a.communicator = ZeroedVector<model::StringId>(n);
+  a.blocks.assign(n, 0);
+  a.carries_collective = ZeroedVector<uint8_t>(n);
+  GpuAttrs(t, g, in, a);
+  HostAttrs(t, g, a);
   return a;
 }
 

@@ -10,6 +10,7 @@
 #include "analyze/graph/graph.h"
 #include "analyze/replay/replay.h"
 #include "analyze/replay/sim.h"
+#include "analyze/replay/zeroed.h"
 #include "model/trace.h"
 
 namespace overlapscope::analyze::replay {
@@ -18,14 +19,14 @@ namespace overlapscope::analyze::replay {
 struct NodeAttrs {
   int32_t num_gpu = 0;
   std::vector<model::ProcessId> process;
-  std::vector<model::DeviceId> device;            // GPU nodes; kNone for host calls
-  std::vector<model::ThreadId> thread;            // host calls; kNone for GPU nodes
-  std::vector<GpuClass> cls;                      // GPU nodes (host calls: kSync, unused)
-  std::vector<int32_t> iteration;                 // GPU nodes: index into ReplayInputs::iterations
-  std::vector<model::StringId> name;              // activity or call name
-  std::vector<model::StringId> op, communicator;  // collective carriers; 0 otherwise
-  std::vector<int32_t> blocks;                    // kernels: grid x*y*z; 0 otherwise
-  std::vector<uint8_t> carries_collective;
+  std::vector<model::DeviceId> device;             // GPU nodes; kNone for host calls
+  std::vector<model::ThreadId> thread;             // host calls; kNone for GPU nodes
+  std::vector<GpuClass> cls;                       // GPU nodes (host calls: kSync, unused)
+  std::vector<int32_t> iteration;                  // GPU nodes: index into ReplayInputs::iterations
+  std::vector<model::StringId> name;               // activity or call name
+  ZeroedVector<model::StringId> op, communicator;  // collective carriers; 0 otherwise
+  std::vector<int32_t> blocks;                     // kernels: grid x*y*z; 0 otherwise
+  ZeroedVector<uint8_t> carries_collective;
 };
 // InvalidArgument when the inputs' vectors are not parallel to the trace's.
 absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in);

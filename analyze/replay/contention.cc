@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyze/replay/both.h"
 #include "analyze/replay/residency.h"
 #include "analyze/replay/spans.h"
 
@@ -251,13 +252,24 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     if (const int32_t r = ReleasingKernel(a, s, v); r >= 0) roots.insert(r);
   }
   for (auto& n : near) n = MergeSpans(std::move(n));
-  for (int32_t v = 0; v < g.num_gpu; ++v) {
-    const model::DeviceId d = a.device[v];
-    if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.removed[v]) continue;
-    if (!Meets(near[d], s.start[v], s.end[v]) && !Meets(near[d], g.rec_start[v], g.rec_end[v]) &&
-        !roots.contains(ReleasingKernel(a, s, v)))
-      continue;
-    dm[d]->compute.push_back({v, FootprintOf(t, graph, v), s.start[v], s.end[v]});
+  // The halves of the node range on two threads (read-only lookups), joined in node order.
+  std::vector<std::vector<Placed>> lower(devs), upper(devs);
+  auto near_compute = [&](int32_t lo, int32_t hi, std::vector<std::vector<Placed>>& out) {
+    for (int32_t v = lo; v < hi; ++v) {
+      const model::DeviceId d = a.device[v];
+      if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.removed[v]) continue;
+      if (!Meets(near[d], s.start[v], s.end[v]) && !Meets(near[d], g.rec_start[v], g.rec_end[v]) &&
+          !roots.contains(ReleasingKernel(a, s, v)))
+        continue;
+      out[d].push_back({v, FootprintOf(t, graph, v), s.start[v], s.end[v]});
+    }
+  };
+  const int32_t mid = g.num_gpu / 2;
+  BothAtOnce([&] { near_compute(mid, g.num_gpu, upper); }, [&] { near_compute(0, mid, lower); });
+  for (size_t d = 0; d < devs; ++d) {
+    if (!dm[d]) continue;
+    dm[d]->compute = std::move(lower[d]);
+    dm[d]->compute.insert(dm[d]->compute.end(), upper[d].begin(), upper[d].end());
   }
   absl::flat_hash_map<std::pair<model::DeviceId, model::StringId>, double> by_dev;
   absl::flat_hash_map<model::StringId, double> by_name;

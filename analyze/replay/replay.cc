@@ -7,6 +7,7 @@
 #include <exception>
 #include <thread>
 
+#include "analyze/replay/both.h"
 #include "analyze/replay/build.h"
 #include "analyze/replay/contention.h"
 #include "analyze/replay/measure.h"
@@ -46,13 +47,14 @@ void Summarize(ReplayResult& r) {
 
 // The predicted schedule under contention: simulate, slow what now overlaps, simulate again, until
 // the factors settle (at most kContentionRounds).
-// nullopt: the model changed nothing (the schedule is `first`).
+// nullopt: the model changed nothing (the schedule is `first`). `run`: the simulation of `sim`
+// that gave `first` (its plan serves every round).
 std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a,
-                                       const SimGraph& sim, const Schedule& first, const ChangeEffects& fx,
-                                       const ReplayInputs& in, const ReplayOptions& o, ReplayResult& r) {
-  std::optional<Simulation> run;
+                                       const SimGraph& sim, const Simulation& run, const Schedule& first,
+                                       const ChangeEffects& fx, const ReplayInputs& in, const ReplayOptions& o,
+                                       ReplayResult& r) {
   std::optional<Schedule> cur;
-  std::vector<int64_t> dur = sim.dur;
+  std::vector<int64_t> dur;  // copied from sim.dur only once a run needs it
   std::vector<double> last;
   std::vector<ExtraEdge> waits;  // accumulated over the rounds
   std::vector<uint8_t> waiting(sim.num_gpu, 0);
@@ -68,16 +70,15 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
     }
     if (f.factor == last && added == 0) break;
     int64_t touched = 0;
-    for (int32_t v = 0; v < sim.num_gpu; ++v) {
-      dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
-      touched += f.factor[v] != 1.0;
-    }
+    for (int32_t v = 0; v < sim.num_gpu; ++v) touched += f.factor[v] != 1.0;
     by_trace = f.by_trace, by_sm = f.by_sm;
-    last = std::move(f.factor);
     r.contention_nodes = touched + static_cast<int64_t>(waits.size());
     if (r.contention_nodes == 0 && round == 0) break;  // nothing overlaps differently: the first schedule
-    if (!run) run.emplace(sim);
-    cur = run->Run(dur, waits.empty() ? nullptr : &waits);
+    if (dur.empty()) dur = sim.dur;
+    for (int32_t v = 0; v < sim.num_gpu; ++v)
+      dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
+    last = std::move(f.factor);
+    cur = run.Run(dur, waits.empty() ? nullptr : &waits);
   }
   const bool sm = by_sm > 0 || !waits.empty();  // SM residency decided these
   if (by_trace > 0 && sm)
@@ -89,6 +90,20 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
   else
     r.contention_model = ContentionModel::kNone;
   return cur;
+}
+
+// The measured and replayed figures of iteration i (ir: its entry, filled here).
+void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAttrs& a, const IterationNodes& idx,
+                     int32_t i, const SimGraph& base, const Schedule& replayed, IterationReplay& ir) {
+  const IterationWindow& w = in.iterations[i];
+  ir.process = w.process;
+  ir.number = w.number;
+  if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size())) ir.rank = t.processes()[w.process].rank;
+  ir.measured = MeasureStep(idx, i, a, base.rec_start, base.rec_end);
+  ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
+  ir.replayed.path = WalkPath(idx, i, a, base, replayed);
+  if (ir.measured.step_ns > 0)
+    ir.replay_error = static_cast<double>(ir.replayed.step_ns - ir.measured.step_ns) / ir.measured.step_ns;
 }
 
 }  // namespace
@@ -111,10 +126,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     fx = MatchChanges(t, a, o.changes);
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch);
-    pred = Simulate(*sim);
+    const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
+    pred = what_if.Run(sim->dur);
     idx_pred = GroupByIteration(a, iters, &fx->removed);
     if (o.contention) {
-      pred_c = WithContention(t, g, a, *sim, *pred, *fx, in, o, r);
+      pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, r);
       contention_ran = true;
     }
   };
@@ -131,9 +147,25 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   }
   ReplayCounts counts = r.counts;
   const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts);
-  const Schedule replayed = Simulate(base);
+  Schedule replayed = Simulate(base);
   const IterationNodes idx = GroupByIteration(a, iters, nullptr);
-  if (side.joinable()) side.join();
+  // The figures of the recorded and replayed schedules per iteration with GPU work: on this
+  // thread while the prediction runs, else in two halves at once.
+  std::vector<int32_t> kept;
+  for (int32_t i = 0; i < iters; ++i) {
+    if (idx.off[i] != idx.off[i + 1]) kept.push_back(i);  // else no GPU work in this iteration
+  }
+  std::vector<IterationReplay> its(kept.size());
+  const size_t half = kept.size() / 2;
+  auto replayed_part = [&](size_t lo, size_t hi) {
+    for (size_t k = lo; k < hi; ++k) ReplayedFigures(t, in, a, idx, kept[k], base, replayed, its[k]);
+  };
+  if (side.joinable()) {
+    replayed_part(0, kept.size());
+    side.join();
+  } else {
+    BothAtOnce([&] { replayed_part(half, kept.size()); }, [&] { replayed_part(0, half); });
+  }
   if (failed) std::rethrow_exception(failed);
   const ContentionModel model = r.contention_model;
   const int64_t contention_nodes = r.contention_nodes;
@@ -146,37 +178,29 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     r.change_matches = fx->matches;
     for (const Change& c : o.changes) r.changes.push_back(c.text);
   }
-
-  for (int32_t i = 0; i < iters; ++i) {
-    if (idx.off[i] == idx.off[i + 1]) continue;  // no GPU work in this iteration
-    IterationReplay ir;
-    const IterationWindow& w = in.iterations[i];
-    ir.process = w.process;
-    ir.number = w.number;
-    if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size()))
-      ir.rank = t.processes()[w.process].rank;
-    ir.measured = MeasureStep(idx, i, a, base.rec_start, base.rec_end);
-    ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
-    ir.replayed.path = WalkPath(idx, i, a, base, replayed);
-    if (ir.measured.step_ns > 0)
-      ir.replay_error = static_cast<double>(ir.replayed.step_ns - ir.measured.step_ns) / ir.measured.step_ns;
-    if (pred) {
-      ir.predicted = MeasureStep(*idx_pred, i, a, pred->start, pred->end);
-      ir.predicted->path = WalkPath(*idx_pred, i, a, *sim, *pred);
-    }
-    if (pred_c) {
-      ir.predicted_contention = MeasureStep(*idx_pred, i, a, pred_c->start, pred_c->end);
-      ir.predicted_contention->path = WalkPath(*idx_pred, i, a, *sim, *pred_c);
-    } else if (contention_ran) {
-      ir.predicted_contention = ir.predicted;  // the model changed nothing
-    }
-    r.iterations.push_back(std::move(ir));
+  if (pred) {
+    auto predicted_part = [&](size_t lo, size_t hi) {
+      for (size_t k = lo; k < hi; ++k) {
+        IterationReplay& ir = its[k];
+        const int32_t i = kept[k];
+        ir.predicted = MeasureStep(*idx_pred, i, a, pred->start, pred->end);
+        ir.predicted->path = WalkPath(*idx_pred, i, a, *sim, *pred);
+        if (pred_c) {
+          ir.predicted_contention = MeasureStep(*idx_pred, i, a, pred_c->start, pred_c->end);
+          ir.predicted_contention->path = WalkPath(*idx_pred, i, a, *sim, *pred_c);
+        } else if (contention_ran) {
+          ir.predicted_contention = ir.predicted;  // the model changed nothing
+        }
+      }
+    };
+    BothAtOnce([&] { predicted_part(half, kept.size()); }, [&] { predicted_part(0, half); });
   }
+  r.iterations = std::move(its);
   Summarize(r);
-  if (o.keep_schedule) {
-    const Schedule& s = pred_c ? *pred_c : pred ? *pred : replayed;
-    r.schedule.start_ns = s.start;
-    r.schedule.end_ns = s.end;
+  if (o.keep_schedule) {  // moved out: the schedules are not needed any more
+    Schedule& s = pred_c ? *pred_c : pred ? *pred : replayed;
+    r.schedule.start_ns = std::move(s.start);
+    r.schedule.end_ns = std::move(s.end);
   }
   return r;
 }

@@ -1,145 +1,90 @@
+// The forward simulation (sim.h). At 10 M nodes its cost is mostly memory touched for the first
+// time (page faults): it keeps one array per thing it must know per node, keeps its ready queue
+// as a small ring, and a one-shot Simulate() hands the plan's counts to the run instead of
+// copying them.
 #include "analyze/replay/sim.h"
 
 #include <algorithm>
 #include <climits>
 #include <memory>
 #include <numeric>
+#include <utility>
+
+#include "analyze/replay/sim_plan.h"
 
 namespace overlapscope::analyze::replay {
-
-void SimGraph::Resize(int32_t n, int32_t gpu) {
-  num_nodes = n;
-  num_gpu = gpu;
-  num_groups = 0;
-  rec_start.assign(n, 0);
-  rec_end.assign(n, 0);
-  dur.assign(n, 0);
-  release_tail.assign(n, 0);
-  group.assign(n, -1);
-  transfer.assign(n, 0);
-  pred_off.assign(static_cast<size_t>(n) + 1, 0);
-  preds.clear();
-}
-
-void EdgeRows::Finish(SimGraph& g) {
-  const int32_t n = g.num_nodes;
-  Next(n);  // closes the in-order rows
-  std::vector<int64_t>& off = g.pred_off;
-  if (pending_.empty()) {
-    off = std::move(off_);
-    g.preds = std::move(in_order_);
-    return;
-  }
-  off.assign(static_cast<size_t>(n) + 1, 0);
-  for (int32_t v = 0; v < n; ++v) off[v + 1] = off_[v + 1] - off_[v];
-  for (const Pending& p : pending_) ++off[p.to + 1];
-  for (int32_t v = 0; v < n; ++v) off[v + 1] += off[v];
-  g.preds.resize(in_order_.size() + pending_.size());
-  std::vector<int64_t> fill(off.begin(), off.end() - 1);
-  for (int32_t v = 0; v < n; ++v) {
-    for (int64_t i = off_[v]; i < off_[v + 1]; ++i) g.preds[fill[v]++] = in_order_[i];
-  }
-  for (const Pending& p : pending_) g.preds[fill[p.to]++] = p.e;
-  pending_.clear();
-  in_order_.clear();
-  off_.clear();
-}
 
 namespace {
 
 constexpr int64_t kUnset = INT64_MIN;
+// A count once its event has fired (no array of fired flags: the count sits in the cache line
+// the event's offers touch anyway).
+constexpr int32_t kFired = INT32_MIN;
 
-struct SuccEdge {
-  int32_t to;
-  Dep dep;
-  int64_t lag;
-};
-
-// The successors fired by each node's start (kAfterStart) and by its end (the others).
-struct Succs {
-  std::vector<int64_t> off_s, off_e;
-  std::vector<SuccEdge> on_start, on_end;
-};
-
-Succs BuildSuccs(const SimGraph& g) {
-  Succs s;
-  s.off_s.assign(static_cast<size_t>(g.num_nodes) + 1, 0);
-  s.off_e.assign(static_cast<size_t>(g.num_nodes) + 1, 0);
-  for (const SimEdge& e : g.preds) ++(e.dep == Dep::kAfterStart ? s.off_s : s.off_e)[e.from + 1];
-  for (int32_t n = 0; n < g.num_nodes; ++n) {
-    s.off_s[n + 1] += s.off_s[n];
-    s.off_e[n + 1] += s.off_e[n];
+// First-in first-out queue of event ids in a ring that doubles when full (the number of events
+// ready at once is small next to the number of events).
+class Fifo {
+ public:
+  Fifo() : buf_(1024) {}
+  bool empty() const { return head_ == tail_; }
+  void push(int32_t x) {
+    if (tail_ - head_ == buf_.size()) Grow();
+    buf_[tail_++ & (buf_.size() - 1)] = x;
   }
-  s.on_start.resize(static_cast<size_t>(s.off_s.back()));
-  s.on_end.resize(static_cast<size_t>(s.off_e.back()));
-  std::vector<int64_t> fs(s.off_s.begin(), s.off_s.end() - 1), fe(s.off_e.begin(), s.off_e.end() - 1);
-  for (int32_t to = 0; to < g.num_nodes; ++to) {
-    for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
-      const SimEdge& e = g.preds[i];
-      if (e.dep == Dep::kAfterStart) {
-        s.on_start[fs[e.from]++] = {to, e.dep, e.lag_ns};
-      } else {
-        s.on_end[fe[e.from]++] = {to, e.dep, e.lag_ns};
-      }
-    }
+  int32_t pop() { return buf_[head_++ & (buf_.size() - 1)]; }
+
+ private:
+  void Grow() {
+    std::vector<int32_t> b(2 * buf_.size());
+    for (size_t i = 0; head_ + i < tail_; ++i) b[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    tail_ -= head_;
+    head_ = 0;
+    buf_ = std::move(b);
   }
-  return s;
-}
-
-}  // namespace
-
-// What every run on one graph shares: successors, initial counts, collective groups.
-struct Simulation::Plan {
-  Succs succ;
-  std::vector<int32_t> cnt_s, cnt_e;
-  std::vector<uint8_t> has_release;
-  std::vector<int32_t> group_cnt, members;
-  std::vector<int64_t> group_off;
+  std::vector<int32_t> buf_;  // size a power of two
+  size_t head_ = 0, tail_ = 0;
 };
-
-namespace {
 
 using Plan = Simulation::Plan;
 
-void BuildPlan(const SimGraph& g, Plan& p) {
+// A run's per-node state before its first event: nothing known yet.
+struct RunState {
+  Schedule s;
+};
+
+void InitRun(const SimGraph& g, RunState& r) {
   const int32_t n = g.num_nodes;
-  p.succ = BuildSuccs(g);
-  p.cnt_s.assign(n, 0);
-  p.cnt_e.assign(n, 1);
-  p.has_release.assign(n, 0);
-  for (int32_t v = 0; v < n; ++v) {
-    for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
-      if (g.preds[i].dep == Dep::kRelease) {
-        ++p.cnt_e[v];
-        p.has_release[v] = 1;
-      } else {
-        ++p.cnt_s[v];
-      }
-    }
-    if (g.group[v] >= 0) ++p.cnt_e[v];
-  }
-  p.group_cnt.assign(g.num_groups, 0);
-  p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
-  for (int32_t v = 0; v < n; ++v) {
-    if (g.group[v] >= 0) ++p.group_off[g.group[v] + 1];
-  }
-  for (int32_t k = 0; k < g.num_groups; ++k) {
-    p.group_cnt[k] = static_cast<int32_t>(p.group_off[k + 1]);
-    p.group_off[k + 1] += p.group_off[k];
-  }
-  p.members.resize(static_cast<size_t>(p.group_off.back()));
-  std::vector<int64_t> fill(p.group_off.begin(), p.group_off.end() - 1);
-  for (int32_t v = 0; v < n; ++v) {
-    if (g.group[v] >= 0) p.members[fill[g.group[v]]++] = v;
-  }
+  r.s.start.assign(n, kUnset);
+  // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
+  r.s.end.assign(n, kUnset);
+  r.s.bind_start.assign(n, -1);
+  r.s.bind_dep.assign(n, Dep::kAfterEnd);
+  r.s.bind_end.assign(n, -1);
 }
 
 class Simulator {
  public:
-  Simulator(const SimGraph& g, const Plan& p, const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra)
-      : g_(g), p_(p), dur_(dur), succ_(p.succ), group_off_(p.group_off), members_(p.members) {
+  // `cnt_s` / `cnt_e`: the plan's initial counts (copied, or moved out of a one-shot plan);
+  // `init`: InitRun()'s state.
+  Simulator(const SimGraph& g, const Plan& p, const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra,
+            std::vector<int32_t> cnt_s, std::vector<int32_t> cnt_e, RunState init)
+      : g_(g),
+        p_(p),
+        dur_(dur),
+        succ_(p.succ),
+        group_off_(p.group_off),
+        members_(p.members),
+        s_(std::move(init.s)),
+        cnt_s_(std::move(cnt_s)),
+        cnt_e_(std::move(cnt_e)) {
     if (extra) extra_ = *extra;
     std::sort(extra_.begin(), extra_.end(), [](const ExtraEdge& x, const ExtraEdge& y) { return x.from < y.from; });
+  }
+
+  // The count buffers, after Run() (for the next run to refill).
+  void TakeCounts(std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e) {
+    cnt_s = std::move(cnt_s_);
+    cnt_e = std::move(cnt_e_);
   }
 
   Schedule Run() {
@@ -151,7 +96,7 @@ class Simulator {
     std::vector<int32_t> by_time;  // for breaking cycles, built only when needed
     size_t next_forced = 0;
     while (true) {
-      while (head_ < queue_.size()) Fire(queue_[head_++]);
+      while (!queue_.empty()) Fire(queue_.pop());
       if (fired_ == 2 * static_cast<int64_t>(n)) break;
       // Something waits on a cycle: release the earliest recorded start not yet fired.
       if (by_time.empty()) {
@@ -160,7 +105,7 @@ class Simulator {
         std::stable_sort(by_time.begin(), by_time.end(),
                          [&](int32_t a, int32_t b) { return g_.rec_start[a] < g_.rec_start[b]; });
       }
-      while (next_forced < by_time.size() && done_[2 * by_time[next_forced]]) ++next_forced;
+      while (next_forced < by_time.size() && cnt_s_[by_time[next_forced]] == kFired) ++next_forced;
       if (next_forced == by_time.size()) {
         ForceEnds();
         continue;
@@ -173,35 +118,25 @@ class Simulator {
 
  private:
   void Init() {
-    const int32_t n = g_.num_nodes;
-    s_.start.assign(n, kUnset);
-    s_.end.assign(n, kUnset);
-    s_.bind_start.assign(n, -1);
-    s_.bind_dep.assign(n, Dep::kAfterEnd);
-    s_.bind_end.assign(n, -1);
-    cnt_s_ = p_.cnt_s;
     for (const ExtraEdge& e : extra_) ++cnt_s_[e.to];
-    cnt_e_ = p_.cnt_e;
-    rel_end_.assign(n, kUnset);
     group_cnt_ = p_.group_cnt;
     group_max_.assign(g_.num_groups, kUnset);
     group_last_.assign(g_.num_groups, -1);
-    queue_.clear();
-    queue_.reserve(2 * static_cast<size_t>(n));
-    done_.assign(2 * static_cast<size_t>(n), 0);
   }
 
-  void Push(int32_t ev) { queue_.push_back(ev); }
+  void Push(int32_t ev) { queue_.push(ev); }
 
   void DecEnd(int32_t v) {
-    if (--cnt_e_[v] == 0) Push(2 * v + 1);
+    int32_t& c = cnt_e_[v];
+    if (c != kFired && --c == 0) Push(2 * v + 1);
   }
 
   void Fire(int32_t ev) {
-    if (done_[ev]) return;
-    done_[ev] = 1;
-    ++fired_;
     const int32_t v = ev >> 1;
+    int32_t& c = (ev & 1) == 0 ? cnt_s_[v] : cnt_e_[v];
+    if (c == kFired) return;  // queued twice (a cycle forced it first)
+    c = kFired;
+    ++fired_;
     if ((ev & 1) == 0) {
       FireStart(v);
     } else {
@@ -227,8 +162,8 @@ class Simulator {
   }
 
   void FireEnd(int32_t v) {
-    if (done_[2 * v] == 0) {  // forced out of a cycle before its start
-      done_[2 * v] = 1;
+    if (cnt_s_[v] != kFired) {  // forced out of a cycle before its start
+      cnt_s_[v] = kFired;
       ++fired_;
       if (s_.start[v] == kUnset) s_.start[v] = g_.rec_start[v];
     }
@@ -241,8 +176,8 @@ class Simulator {
       if (group_last_[k] != v && group_max_[k] > st) s_.bind_end[v] = group_last_[k];
     } else if (p_.has_release[v]) {
       t = st + g_.release_tail[v];
-      if (rel_end_[v] > t)
-        t = rel_end_[v];
+      if (const int64_t released = s_.end[v]; released > t)
+        t = released;
       else
         s_.bind_end[v] = -1;
     } else {
@@ -252,9 +187,9 @@ class Simulator {
     for (int64_t i = succ_.off_e[v]; i < succ_.off_e[v + 1]; ++i) {
       const SuccEdge& e = succ_.on_end[i];
       if (e.dep == Dep::kRelease) {
-        if (done_[2 * e.to + 1]) continue;
-        if (t + e.lag > rel_end_[e.to]) {
-          rel_end_[e.to] = t + e.lag;
+        if (cnt_e_[e.to] == kFired) continue;
+        if (t + e.lag > s_.end[e.to]) {
+          s_.end[e.to] = t + e.lag;
           s_.bind_end[e.to] = v;
         }
         DecEnd(e.to);
@@ -277,7 +212,7 @@ class Simulator {
   // A start constraint from `from` (at time t) reaches e.to.
   void Offer(const SuccEdge& e, int32_t from, int64_t t) {
     const int64_t at = t + e.lag;
-    if (done_[2 * e.to]) return;  // already forced out of a cycle
+    if (cnt_s_[e.to] == kFired) return;  // already forced out of a cycle
     if (s_.start[e.to] == kUnset || at > s_.start[e.to]) {
       s_.start[e.to] = at;
       s_.bind_start[e.to] = from;
@@ -289,7 +224,7 @@ class Simulator {
   // Every start has fired but some ends wait on a group or release that a cycle holds.
   void ForceEnds() {
     for (int32_t v = 0; v < g_.num_nodes; ++v) {
-      if (!done_[2 * v + 1]) {
+      if (cnt_e_[v] != kFired) {
         ++s_.cycles_broken;
         if (g_.group[v] >= 0 && group_max_[g_.group[v]] == kUnset) group_max_[g_.group[v]] = s_.start[v];
         Push(2 * v + 1);
@@ -306,12 +241,9 @@ class Simulator {
   const std::vector<int32_t>& members_;
   Schedule s_;
   std::vector<int32_t> cnt_s_, cnt_e_;
-  std::vector<int64_t> rel_end_;
-  std::vector<uint8_t> done_;
   std::vector<int32_t> group_cnt_, group_last_;
   std::vector<int64_t> group_max_;
-  std::vector<int32_t> queue_;
-  size_t head_ = 0;
+  Fifo queue_;
   int64_t fired_ = 0;
 };
 
@@ -321,7 +253,22 @@ Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>(
 Simulation::~Simulation() = default;
 
 Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra) const {
-  return Simulator(g_, *plan_, dur, extra).Run();
+  std::vector<int32_t> cnt_s, cnt_e;
+  if (!counts_taken_) {
+    cnt_s = std::move(plan_->cnt_s);
+    cnt_e = std::move(plan_->cnt_e);
+    counts_taken_ = true;
+  } else {
+    cnt_s = std::move(spare_s_);
+    cnt_e = std::move(spare_e_);
+    InitialCounts(g_, cnt_s, cnt_e, nullptr);
+  }
+  RunState init;
+  InitRun(g_, init);
+  Simulator sim(g_, *plan_, dur, extra, std::move(cnt_s), std::move(cnt_e), std::move(init));
+  Schedule s = sim.Run();
+  sim.TakeCounts(spare_s_, spare_e_);
+  return s;
 }
 
 Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur, nullptr); }

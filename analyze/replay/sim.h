@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "analyze/replay/zeroed.h"
+
 namespace overlapscope::analyze::replay {
 
 // How an edge constrains its target:
@@ -28,11 +30,11 @@ struct SimGraph {
   std::vector<int64_t> rec_start, rec_end;  // recorded times
   std::vector<int64_t> dur;                 // duration to replay (nodes without release/group)
   // Host calls with release edges end at max(start + release_tail, end(release) + lag).
-  std::vector<int64_t> release_tail;
+  ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
   // time: it ends at max(own start, last member's start) + transfer.
   std::vector<int32_t> group;
-  std::vector<int64_t> transfer;
+  ZeroedVector<int64_t> transfer;
   int32_t num_groups = 0;
   // Predecessor edges, compressed rows: preds[pred_off[n] .. pred_off[n+1]).
   std::vector<int64_t> pred_off;
@@ -40,18 +42,24 @@ struct SimGraph {
 
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
+  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them.
+  void ResizeNodes(int32_t n, int32_t gpu);
 };
 
 // Builds the compressed rows of a SimGraph: Next(v) for v = 0, 1, ... in order with Append() of
 // v's edges after it; Add() for edges to any node (merged by Finish()).
 class EdgeRows {
  public:
+  // Room for n nodes' rows and about `edges` edges (a hint: more may be appended).
+  void Reserve(int32_t n, int64_t edges, int64_t added);
   void Next(int32_t v) {
     while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<int64_t>(in_order_.size()));
   }
   void Append(SimEdge e) { in_order_.push_back(e); }
   void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
   // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
+  // The Add()ed edges are merged into the in-order rows in place (no second copy of the rows:
+  // at 10 M nodes every fresh buffer costs its page faults).
   void Finish(SimGraph& g);
 
  private:
@@ -89,13 +97,17 @@ class Simulation {
   ~Simulation();
   // One run with these durations (per node; nodes in groups and with releases ignore theirs).
   // `extra` (or null): start constraints beside the graph's (kAfterEnd / kAfterStart only: a
-  // kernel that waits for SMs another kernel holds, contention.h).
+  // kernel that waits for SMs another kernel holds, contention.h). The first run takes the
+  // plan's counts; later ones count again into the previous run's buffers (no fresh pages).
+  // Not for two threads at once.
   Schedule Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra = nullptr) const;
   struct Plan;
 
  private:
   const SimGraph& g_;
   std::unique_ptr<Plan> plan_;
+  mutable bool counts_taken_ = false;
+  mutable std::vector<int32_t> spare_s_, spare_e_;  // the last run's count buffers
 };
 Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analyze/replay/replay.h"
+#include "analyze/replay/zeroed.h"
 
 namespace overlapscope::analyze::replay {
 namespace {
@@ -113,6 +114,82 @@ TEST(Simulate, CycleIsBrokenAndCounted) {
   EXPECT_GE(s.cycles_broken, 1);
   EXPECT_EQ(s.start[0], 0);
   EXPECT_EQ(s.end[1], 20);
+}
+
+TEST(EdgeRows, AddedEdgesFollowTheInOrderRowsInTheOrderAdded) {
+  // Rows appended in node order (0: from 10; 1: from 11, 12; 3: from 13) and edges added for
+  // nodes 1, 3, 0, 1 (from 20, 21, 22, 23): each node's added edges after its own, in order.
+  SimGraph g;
+  g.Resize(4, 4);
+  EdgeRows rows;
+  rows.Next(0);
+  rows.Append({10, Dep::kAfterEnd, 0});
+  rows.Next(1);
+  rows.Append({11, Dep::kAfterEnd, 0});
+  rows.Append({12, Dep::kAfterStart, 0});
+  rows.Next(2);
+  rows.Next(3);
+  rows.Append({13, Dep::kAfterEnd, 0});
+  rows.Add(1, {20, Dep::kAfterEnd, 0});
+  rows.Add(3, {21, Dep::kAfterEnd, 0});
+  rows.Add(0, {22, Dep::kRelease, 0});
+  rows.Add(1, {23, Dep::kAfterEnd, 0});
+  rows.Finish(g);
+  EXPECT_EQ(g.pred_off, (std::vector<int64_t>{0, 2, 6, 6, 8}));
+  std::vector<int32_t> from;
+  for (const SimEdge& e : g.preds) from.push_back(e.from);
+  EXPECT_EQ(from, (std::vector<int32_t>{10, 22, 11, 12, 20, 23, 13, 21}));
+  EXPECT_EQ(g.preds[1].dep, Dep::kRelease);
+}
+
+TEST(Simulate, ManyReadyAtOnce) {
+  // 5000 independent activities (all ready at the start: more than the ready ring first holds)
+  // and one that waits for all of them: it starts at the last end, 4999 + 10.
+  constexpr int32_t kN = 5000;
+  SimGraph g;
+  g.Resize(kN + 1, kN + 1);
+  EdgeRows rows;
+  for (int32_t v = 0; v < kN; ++v) {
+    SetNode(g, v, v, v + 10);
+    rows.Add(kN, {v, Dep::kAfterEnd, 0});
+  }
+  SetNode(g, kN, 0, 1);
+  rows.Finish(g);
+  const Schedule s = Simulate(g);
+  for (int32_t v = 0; v < kN; ++v) ASSERT_EQ(s.start[v], v);
+  EXPECT_EQ(s.start[kN], 5009);
+  EXPECT_EQ(s.bind_start[kN], kN - 1);
+  EXPECT_EQ(s.cycles_broken, 0);
+}
+
+TEST(Simulate, RunsAgainWithOtherDurations) {
+  // Chain 0 -> 1 -> 2 (10 ns each, 5 ns apart): each run counts the constraints afresh.
+  SimGraph g;
+  g.Resize(3, 3);
+  SetNode(g, 0, 0, 10);
+  SetNode(g, 1, 15, 25);
+  SetNode(g, 2, 30, 40);
+  EdgeRows rows;
+  rows.Add(1, {0, Dep::kAfterEnd, 5});
+  rows.Add(2, {1, Dep::kAfterEnd, 5});
+  rows.Finish(g);
+  const Simulation sim(g);
+  EXPECT_EQ(sim.Run(g.dur).end[2], 40);
+  EXPECT_EQ(sim.Run({20, 20, 20}).end[2], 70);
+  EXPECT_EQ(sim.Run(g.dur).end[2], 40);
+}
+
+TEST(ZeroedVector, FreshVectorsAreZeroAndWritable) {
+  ZeroedVector<int64_t> v(1 << 20);
+  EXPECT_EQ(v[0], 0);
+  EXPECT_EQ(v[(1 << 20) - 1], 0);
+  v[12345] = 7;
+  v.push_back(9);
+  EXPECT_EQ(v[12345], 7);
+  EXPECT_EQ(v.back(), 9);
+  EXPECT_EQ(v[12346], 0);
+  v.assign(3, 4);
+  EXPECT_EQ(v, (ZeroedVector<int64_t>{4, 4, 4}));
 }
 
 TEST(ParseChange, Forms) {

@@ -1,0 +1,99 @@
+// The builder behind BuildSim (build.h), internal to analyze/replay: build_sim.cc turns the
+// graph's edges into start/end constraints (with the changes applied); build_bounds.cc says where
+// a GPU activity may start (launch latency, gaps between activities, the fallbacks for a start
+// no recorded predecessor explains).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "analyze/replay/build.h"
+#include "analyze/replay/sm_holder.h"
+
+namespace overlapscope::analyze::replay {
+
+// GPU-to-GPU edges keep at most this much of their recorded gap (the front end's switch between
+// activities); a longer recorded gap was some other constraint's doing.
+constexpr int64_t kGpuGapCapNs = 2'000;
+constexpr int64_t kDefaultLaunchLatencyNs = 5'000;
+// A binding launch keeps its recorded latency up to max(this, the device's median); beyond it the
+// activity waited for something the graph does not hold (an unresolved wait): it gets the median,
+// and the replay error shows the missing dependency instead of hiding it in a latency.
+constexpr int64_t kLatencyBoundNs = 20'000;
+// A start later than every recorded predecessor allows by more than this is unexplained.
+constexpr int64_t kUnexplainedNs = 5'000;
+
+// One build of the simulation graph (BuildSim): the graph, the node attributes and the changes
+// (fx null: as recorded) must outlive it.
+class SimBuilder {
+ public:
+  SimBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
+             const ChangeEffects* fx, bool strict)
+      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict) {}
+
+  SimGraph Build(ReplayCounts* counts);
+
+ private:
+  bool Removed(graph::NodeId v) const { return fx_ != nullptr && fx_->removed[v]; }
+  double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->scale[v] : 1.0; }
+  // An activity whose launch call is not in the trace keeps its whole recorded gap: what it
+  // waited for is unknown (counted in GraphStats::gpu_without_launch).
+  // So does an activity behind a stream wait the graph could not place (Graph::UnresolvedWaits):
+  // the replay cannot move what it does not know (counted).
+  int64_t Gap(graph::NodeId from, graph::NodeId to) const;
+
+  // Per device, the median latency of launches that bound their activity's start.
+  void LaunchLatencies();
+
+  // Each group member's transfer time: its end after the group's last recorded start.
+  void Groups(ReplayCounts* counts);
+
+  // v's rows of constraints (`restream`: per stream, rebuilt by AddAsyncEdges()).
+  void NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream);
+
+  struct Bound {
+    int64_t at = INT64_MIN;  // where the recorded predecessors allow the start (INT64_MIN: none)
+    graph::NodeId by = -1;   // the predecessor that binds last
+    Dep dep = Dep::kAfterEnd;
+  };
+  // Where v's recorded predecessors allow it to start (INT64_MIN: none), and which binds last.
+  int64_t Explained(graph::NodeId v, graph::NodeId* by_out, Dep* dep_out) const;
+
+  // A kernel that started later than its predecessors allow, inside a kernel of another stream
+  // that fills every SM with blocks its own cannot sit beside (a one-wave GEMM), got SMs only when
+  // that kernel's blocks retired: it follows that kernel's end at the recorded distance (usually
+  // negative: the first blocks retire before the last). Counted; true when it applied.
+  bool SmWait(graph::NodeId v, const Bound& b);
+
+  // A GPU activity that started later than all its recorded predecessors allow waited for something
+  // the graph does not hold (SmWait() took the SMs it explains), a wait with no evidence at all. It
+  // is ordered after the activity of another stream of its device that ended last before its
+  // start, with the recorded gap (counted: GraphStats does not know these).
+  void DeviceOrder(graph::NodeId v, const Bound& b);
+
+  void IndexEnds();  // by_end_
+
+  // The lag v keeps after the start of its launch call.
+  int64_t LaunchLag(graph::NodeId call, graph::NodeId v) const;
+
+  const model::Trace& t_;
+  const graph::Graph& g_;
+  const NodeAttrs& a_;
+  const std::vector<Change>& changes_;
+  const ChangeEffects* fx_;
+  const bool strict_;
+  SimGraph sim_;
+  EdgeRows rows_;
+  std::vector<uint8_t> launch_binding_, has_launch_;
+  std::vector<int64_t> median_latency_;
+  std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
+  mutable int64_t pinned_ = 0;
+  int64_t device_order_ = 0;
+  int64_t sm_waits_ = 0;
+  std::vector<graph::NodeId> anchors_;  // PrefetchAnchors(); empty without prefetch:
+  SmHolders holders_{t_, g_, a_};
+  std::vector<std::vector<std::pair<int64_t, graph::NodeId>>> by_end_;  // per device: (end, node)
+};
+
+}  // namespace overlapscope::analyze::replay

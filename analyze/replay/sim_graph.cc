@@ -1,0 +1,65 @@
+// SimGraph sizing and EdgeRows (sim.h): the simulation graph's compressed predecessor rows.
+#include <algorithm>
+
+#include "analyze/replay/sim.h"
+
+namespace overlapscope::analyze::replay {
+
+void SimGraph::ResizeNodes(int32_t n, int32_t gpu) {
+  num_nodes = n;
+  num_gpu = gpu;
+  num_groups = 0;
+  rec_start.assign(n, 0);
+  rec_end.assign(n, 0);
+  dur.assign(n, 0);
+  release_tail = ZeroedVector<int64_t>(n);
+  group.assign(n, -1);
+  transfer = ZeroedVector<int64_t>(n);
+}
+
+void SimGraph::Resize(int32_t n, int32_t gpu) {
+  ResizeNodes(n, gpu);
+  pred_off.assign(static_cast<size_t>(n) + 1, 0);
+  preds.clear();
+}
+
+void EdgeRows::Reserve(int32_t n, int64_t edges, int64_t added) {
+  // Capacity that is never written costs no page: generous hints are cheap.
+  off_.reserve(static_cast<size_t>(n) + 1);
+  in_order_.reserve(static_cast<size_t>(edges + added));
+  pending_.reserve(static_cast<size_t>(added));
+}
+
+void EdgeRows::Finish(SimGraph& g) {
+  const int32_t n = g.num_nodes;
+  Next(n);  // closes the in-order rows
+  if (!pending_.empty()) {
+    // Per target, how many Add()ed edges it has; then, from the last node down, each node's
+    // in-order rows move right by the Add()ed edges of the nodes before it (never onto rows not
+    // yet moved), leaving the gap after them that the Add()ed edges fill in order.
+    ZeroedVector<int32_t> left(n);
+    for (const Pending& p : pending_) ++left[p.to];
+    const size_t in_order = in_order_.size();
+    in_order_.resize(in_order + pending_.size());
+    int64_t shift = static_cast<int64_t>(pending_.size());
+    int64_t old_hi = static_cast<int64_t>(in_order);
+    for (int32_t v = n - 1; v >= 0; --v) {
+      const int64_t old_lo = off_[v];
+      off_[v + 1] = old_hi + shift;
+      shift -= left[v];
+      if (shift > 0)
+        std::copy_backward(in_order_.begin() + old_lo, in_order_.begin() + old_hi, in_order_.begin() + old_hi + shift);
+      old_hi = old_lo;
+    }
+    // off_[v + 1] is node v's new end; its Add()ed edges take the last left[v] slots, in order.
+    for (const Pending& p : pending_) in_order_[off_[p.to + 1] - left[p.to]--] = p.e;
+    pending_.clear();
+    pending_.shrink_to_fit();
+  }
+  g.pred_off = std::move(off_);
+  g.preds = std::move(in_order_);
+  off_.clear();
+  in_order_.clear();
+}
+
+}  // namespace overlapscope::analyze::replay

@@ -1,0 +1,83 @@
+// The simulation's plan (sim_plan.h). Built without copies of offset arrays: at 10 M nodes every
+// fresh array costs its page faults.
+#include "analyze/replay/sim_plan.h"
+
+namespace overlapscope::analyze::replay {
+
+// The offsets serve as fill positions and are shifted back after (no copy of them).
+Succs BuildSuccs(const SimGraph& g) {
+  Succs s;
+  const int32_t n = g.num_nodes;
+  s.off_s.assign(static_cast<size_t>(n) + 1, 0);
+  s.off_e.assign(static_cast<size_t>(n) + 1, 0);
+  for (const SimEdge& e : g.preds) ++(e.dep == Dep::kAfterStart ? s.off_s : s.off_e)[e.from + 1];
+  for (int32_t v = 0; v < n; ++v) {
+    s.off_s[v + 1] += s.off_s[v];
+    s.off_e[v + 1] += s.off_e[v];
+  }
+  s.on_start.resize(static_cast<size_t>(s.off_s.back()));
+  s.on_end.resize(static_cast<size_t>(s.off_e.back()));
+  for (int32_t to = 0; to < n; ++to) {
+    for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
+      const SimEdge& e = g.preds[i];
+      if (e.dep == Dep::kAfterStart) {
+        s.on_start[s.off_s[e.from]++] = {to, e.dep, e.lag_ns};
+      } else {
+        s.on_end[s.off_e[e.from]++] = {to, e.dep, e.lag_ns};
+      }
+    }
+  }
+  // off[v] now holds v's end (the next node's begin): shift back by one.
+  for (int32_t v = n; v > 0; --v) {
+    s.off_s[v] = s.off_s[v - 1];
+    s.off_e[v] = s.off_e[v - 1];
+  }
+  s.off_s[0] = s.off_e[0] = 0;
+  return s;
+}
+
+void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
+                   ZeroedVector<uint8_t>* has_release) {
+  const int32_t n = g.num_nodes;
+  cnt_s.assign(n, 0);
+  cnt_e.assign(n, 1);
+  for (int32_t v = 0; v < n; ++v) {
+    for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
+      if (g.preds[i].dep == Dep::kRelease) {
+        ++cnt_e[v];
+        if (has_release != nullptr) (*has_release)[v] = 1;
+      } else {
+        ++cnt_s[v];
+      }
+    }
+    if (g.group[v] >= 0) ++cnt_e[v];
+  }
+}
+
+void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
+  const int32_t n = g.num_nodes;
+  p.has_release = ZeroedVector<uint8_t>(n);
+  InitialCounts(g, p.cnt_s, p.cnt_e, &p.has_release);
+  p.group_cnt.assign(g.num_groups, 0);
+  p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
+  for (int32_t v = 0; v < n; ++v) {
+    if (g.group[v] >= 0) ++p.group_off[g.group[v] + 1];
+  }
+  for (int32_t k = 0; k < g.num_groups; ++k) {
+    p.group_cnt[k] = static_cast<int32_t>(p.group_off[k + 1]);
+    p.group_off[k + 1] += p.group_off[k];
+  }
+  p.members.resize(static_cast<size_t>(p.group_off.back()));
+  for (int32_t v = 0; v < n; ++v) {
+    if (g.group[v] >= 0) p.members[p.group_off[g.group[v]]++] = v;
+  }
+  for (int32_t k = g.num_groups; k > 0; --k) p.group_off[k] = p.group_off[k - 1];
+  p.group_off[0] = 0;
+}
+
+void BuildPlan(const SimGraph& g, Simulation::Plan& p) {
+  p.succ = BuildSuccs(g);
+  BuildCounts(g, p);
+}
+
+}  // namespace overlapscope::analyze::replay
