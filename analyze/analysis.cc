@@ -89,8 +89,21 @@ void Summaries(const model::Trace& t, AnalysisResult& r) {
   }
 }
 
-// Critical path and straggler causes (METRICS §8, one shared index) beside stream concurrency
-// (§9): they read the classes, iterations, blocking and cross-rank results.
+// Stream concurrency (METRICS §9): reads the classes and iterations only.
+absl::Status Concurrency(const model::Trace& trace, const Context& ctx, const AnalyzeOptions& options,
+                         ConcurrencyResult* out) {
+  GpuFacts gpu;
+  gpu.kernel_cls = ctx.kernel_cls, gpu.memcpy_cls = ctx.memcpy_cls, gpu.memset_cls = ctx.memset_cls;
+  ConcurrencyOptions o;
+  o.groups = options.groups;
+  absl::StatusOr<ConcurrencyResult> c = AnalyzeStreamConcurrency(trace, gpu, ctx.iters, o);
+  if (!c.ok()) return c.status();
+  *out = std::move(c).value();
+  return absl::OkStatus();
+}
+
+// Critical path and straggler causes (METRICS §8, one shared index): they read the classes,
+// iterations, blocking and cross-rank results.
 absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, const graph::Graph& g,
                                  const AnalyzeOptions& options, AnalysisResult& r) {
   PathInputs in;
@@ -102,9 +115,9 @@ absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, 
   o.critical_path.top_n = options.top_n;
   o.critical_path.keep_segments = options.keep_path_segments;
   o.stragglers.top_n = options.top_n;
-  o.concurrency.groups = options.groups;
   o.threads = options.threads;
   o.paths = options.critical_path;
+  o.concurrency_too = false;  // AnalyzeAll ran it beside the graph
   PathAnalyses p;
   if (auto s = AnalyzePathsAndConcurrency(trace, in, o, &p, &r.concurrency); !s.ok()) return s;
   r.critical_path = std::move(p.critical_path);
@@ -146,11 +159,18 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
                                  }});
   base::PhaseLog("dependency graph, idle");
   // The gaps' wait causes and the sync points (which do not read the gaps) at once.
-  base::RunAll(options.threads, {[&] { AddWaitCauses(g, &r.gaps); },
+  // Stream concurrency (classes and iterations only) goes with the shorter of them: the paths
+  // after them run their index alone.
+  absl::Status conc_status;
+  base::RunAll(options.threads, {[&] {
+                                   AddWaitCauses(g, &r.gaps);
+                                   conc_status = Concurrency(trace, ctx, options, &r.concurrency);
+                                 },
                                  [&] {
                                    ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
                                    AddWaitSources(g, &r.sync);
                                  }});
+  if (!conc_status.ok()) return conc_status;
   r.iterations = std::move(ctx.iters);
   r.dependency_graph = g.stats();
   r.dependency_graph_by_process = g.process_stats();

@@ -34,6 +34,7 @@ absl::Status AnalyzePathsAndConcurrency(const model::Trace& trace, const PathInp
                                         const PathAndConcurrencyOptions& opt, PathAnalyses* paths,
                                         ConcurrencyResult* concurrency) {
   if (!opt.paths) {
+    if (!opt.concurrency_too) return absl::OkStatus();
     absl::StatusOr<ConcurrencyResult> conc = AnalyzeStreamConcurrency(trace, in.gpu, *in.iterations, opt.concurrency);
     if (!conc.ok()) return conc.status();
     *concurrency = std::move(conc).value();
@@ -44,11 +45,15 @@ absl::Status AnalyzePathsAndConcurrency(const model::Trace& trace, const PathInp
   // them so keeps both threads busy (bench/critical_path_bench prints the phases).
   std::optional<PathIndex> ix;
   absl::StatusOr<ConcurrencyResult> conc;
-  Beside(
-      parallel, [&] { ix.emplace(trace, in); },
-      [&] { conc = AnalyzeStreamConcurrency(trace, in.gpu, *in.iterations, opt.concurrency); });
-  if (!conc.ok()) return conc.status();
-  *concurrency = std::move(conc).value();
+  if (opt.concurrency_too) {
+    Beside(
+        parallel, [&] { ix.emplace(trace, in); },
+        [&] { conc = AnalyzeStreamConcurrency(trace, in.gpu, *in.iterations, opt.concurrency); });
+    if (!conc.ok()) return conc.status();
+    *concurrency = std::move(conc).value();
+  } else {
+    ix.emplace(trace, in);
+  }
   Beside(
       parallel, [&] { paths->critical_path = CriticalPathOn(*ix, opt.critical_path); },
       [&] { paths->stragglers = StragglerCausesOn(*ix, opt.stragglers); });

@@ -27,6 +27,9 @@ struct PathAndConcurrencyOptions {
   int threads = 2;
   // false: only stream concurrency; `paths` is left empty (AnalyzeOptions::critical_path).
   bool paths = true;
+  // false: no stream concurrency (`concurrency` is left as it is: the caller ran it earlier,
+  // beside other passes).
+  bool concurrency_too = true;
 };
 
 // `in.iterations` must be set (the windows of both analyses).
