@@ -36,6 +36,9 @@ class GraphBuilder {
   // (`first` starts before `second`): PyTorch's collective and the wait that follows it at once
   // sit in one op (c10d's, DTensor's redistribute, a compiled region's function).
   bool OneCpuOpEncloses(int32_t first, int32_t second);
+  // True when GPU node x started while an activity enqueued after y on y's stream was running
+  // (y's stream had moved on past y: what held x then was that activity, not y).
+  bool HeldByLaterOnStream(NodeId y, NodeId x) const;
   void AddHostReleases();  // graph_waits.cc (event syncs read the recorded waits' recorders)
   void AddPeers();
   void Finish();

@@ -106,6 +106,15 @@ bool GraphBuilder::OneCpuOpEncloses(int32_t first, int32_t second) {
   return false;
 }
 
+bool GraphBuilder::HeldByLaterOnStream(NodeId y, NodeId x) const {
+  const model::StreamId o = g_.Stream(y);
+  const int64_t xs = g_.start_[x];
+  // The last activity of y's stream starting before X did.
+  const auto b = g_.start_.begin() + y + 1, e = g_.start_.begin() + g_.StreamEnd(o);
+  const NodeId z = static_cast<NodeId>(std::lower_bound(b, e, xs) - g_.start_.begin()) - 1;
+  return z > y && g_.end_[z] > xs;
+}
+
 NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) {
   if (call == kNone || call_node_.empty()) return kNone;
   const auto& calls = t_.api_calls();
@@ -127,8 +136,11 @@ NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) {
     if (t_.DeviceOfStream(g_.Stream(y)) != dev || g_.end_[y] > g_.start_[x]) return kNone;
     // The last launch before a wait need not be what the wait waits for (FSDP2 waits for an
     // all-gather issued long before, after launching a reduce-scatter): only a launch and a wait
-    // inside one framework op are taken as a pair.
-    return OneCpuOpEncloses(i, call) ? y : kNone;
+    // inside one framework op are taken as a pair; or where X started while a later activity of
+    // y's stream was running: y's stream had moved on, and X was kept out by that activity (a
+    // GEMM holding every SM keeps an NCCL kernel waiting after its source ended), which no
+    // timing can name.
+    return OneCpuOpEncloses(i, call) || HeldByLaterOnStream(y, x) ? y : kNone;
   }
   return kNone;
 }

@@ -11,7 +11,8 @@
 // (after its stream predecessor's end and its launch call's start), judged per waiting activity
 // on the source that ends last (an activity may wait for several: torch.compile's two
 // all_to_alls); it *agrees* when the inferred graph has that edge. Our captures have no cpu_op ranges, so the
-// call-order rule never applies here: non-binding waits stay unplaced and are counted apart.
+// call-order rule applies here only where the waiter started inside a later activity of the
+// source's stream; other non-binding waits stay unplaced and are counted apart.
 #include <unistd.h>
 
 #include <algorithm>
@@ -141,12 +142,14 @@ Agreement Measure(const std::string& rel) {
 double Share(int num, int den) { return den == 0 ? 1.0 : static_cast<double>(num) / den; }
 
 // The bar (>= 95 % of the cross-stream waits) on the matmul + all-gather pair and the
-// BACKGROUND §4 programs: of the binding waits whose waiter started at their release, the inferred
-// graph has the recorded edge, and it never invents one there. The binding waits whose waiter
-// started later (w4 3 of 12, w2 2 of 6 on mm_ag_overlap: the all-gather kernel waited for the
-// SMs of the next GEMM, 1.35 ms after its recorded source ended) cannot be told from the timing
-// and stay unresolved. FSDP2 (4 streams per device: the sources are ambiguous more often) is
-// printed, with a looser floor.
+// BACKGROUND §4 programs: of the binding waits, the inferred graph has the recorded edge, and it
+// never invents one there. On mm_ag_overlap a quarter to a third of them (w4 3 of 12, w2 2 of 6)
+// are all-gather kernels that started 1.35 ms after their recorded source ended, inside the next
+// GEMM of the source's stream (it held every SM): no timing names them; the host's call order does
+// (graph_infer.cc, HeldByLaterOnStream). Non-binding waits (the waiter was ready later anyway) are
+// placed only where the call order can (none to a third here) and never wrongly. FSDP2 (4 streams
+// per device: the sources are ambiguous more often) is judged on the waits released at once, with
+// a looser floor.
 TEST(GraphOwnCaptures, InferredAgreesWithRecordedWaits) {
   int judged = 0;
   for (const char* w : {"w4", "w2"})
@@ -160,6 +163,7 @@ TEST(GraphOwnCaptures, InferredAgreesWithRecordedWaits) {
       const double floor = std::string(s) == "fsdp2" ? 0.80 : 0.95;
       EXPECT_GE(Share(a.at_release_agree, a.at_release), floor) << rel;
       if (std::string(s) != "fsdp2") {
+        EXPECT_GE(Share(a.agree, a.binding), 0.95) << rel;
         EXPECT_EQ(a.inferred_wrong, 0) << rel;
         EXPECT_EQ(a.other, 0) << rel;
       }
