@@ -99,6 +99,8 @@ class GraphBuilder {
   // Per thread, its cpu_op ranges' starts and ends sorted by start (built on first use).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> thread_ops_;
   bool thread_ops_built_ = false;
+  // Per thread, its API calls' indexes in order (built on first use by SourceByCallOrder).
+  std::vector<std::vector<int32_t>> thread_calls_;
   const ByCorr& Corr(model::StreamId s);
 };
 

@@ -121,16 +121,22 @@ NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) {
   const model::ThreadId th = calls[call].thread;
   const model::StreamId s = g_.Stream(x);
   const model::DeviceId dev = t_.DeviceOfStream(s);
-  // Bounded: the record and the wait follow the launch they cover within a few calls (PyTorch's
-  // collectives: launch, record on the collective's stream, wait on the issuing stream).
-  // Calls of other threads (NCCL's, the data loader's) interleave: both bounds are needed.
-  constexpr int kMaxCallsBack = 64, kMaxOtherThreads = 4096;
-  for (int32_t i = call - 1, k = 0, o = 0; i >= 0 && k < kMaxCallsBack && o < kMaxOtherThreads; --i) {
-    if (calls[i].thread != th) {
-      ++o;
-      continue;
-    }
-    ++k;
+  // Bounded: the record and the wait follow the launch they cover within a few calls of the
+  // thread (PyTorch's collectives: launch, record on the collective's stream, wait on the issuing
+  // stream). Walked over the thread's own calls: how many calls of other threads (NCCL's, the
+  // data loader's, other ranks' in a one-model job) interleave must not change the answer.
+  constexpr int kMaxCallsBack = 64;
+  if (thread_calls_.empty()) {
+    thread_calls_.assign(t_.threads().size(), {});
+    for (size_t i = 0; i < calls.size(); ++i)
+      if (calls[i].thread != kNone && static_cast<size_t>(calls[i].thread) < thread_calls_.size())
+        thread_calls_[calls[i].thread].push_back(static_cast<int32_t>(i));
+  }
+  if (th == kNone || static_cast<size_t>(th) >= thread_calls_.size()) return kNone;
+  const std::vector<int32_t>& own = thread_calls_[th];
+  const auto at = std::lower_bound(own.begin(), own.end(), call);
+  for (auto it = at; it != own.begin() && at - it < kMaxCallsBack;) {
+    const int32_t i = *--it;
     const NodeId y = call_node_[i];
     if (y == kNone || g_.Stream(y) == s) continue;
     if (t_.DeviceOfStream(g_.Stream(y)) != dev || g_.end_[y] > g_.start_[x]) return kNone;
