@@ -146,7 +146,7 @@ NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) {
     // y's stream was running: y's stream had moved on, and X was kept out by that activity (a
     // GEMM holding every SM keeps an NCCL kernel waiting after its source ended), which no
     // timing can name.
-    return OneCpuOpEncloses(i, call) || HeldByLaterOnStream(y, x) ? y : kNone;
+    return HeldByLaterOnStream(y, x) || OneCpuOpEncloses(i, call) ? y : kNone;
   }
   return kNone;
 }
