@@ -1,5 +1,5 @@
 // Device helpers shared by the workloads' kernels (all_reduce_kernels.cu, all_reduce_push.cu,
-// kernels.cu): element conversions to and from FP32 and the GPU's global nanosecond timer. CUDA
+// kernels.cu, gemm_data.cu): element conversions to and from FP32 and the GPU's global nanosecond timer. CUDA
 // only: include it from .cu files.
 #pragma once
 

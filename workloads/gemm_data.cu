@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "workloads/all_reduce_device.h"
 #include "workloads/gemm_data.h"
 
 namespace overlapscope::workloads {
@@ -31,28 +32,13 @@ __device__ inline float Normal(uint32_t seed, int64_t x) {
   return r * ((x & 1) ? sn : cs);
 }
 
-template <typename T>
-__device__ inline T Round(float f);
-template <>
-__device__ inline __half Round<__half>(float f) {
-  return __float2half_rn(f);
-}
-template <>
-__device__ inline __nv_bfloat16 Round<__nv_bfloat16>(float f) {
-  return __float2bfloat16_rn(f);
-}
-template <>
-__device__ inline float Round<float>(float f) {
-  return f;
-}
-__device__ inline double AsDouble(__half x) { return __half2float(x); }
-__device__ inline double AsDouble(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ inline double AsDouble(float x) { return x; }
+using ar_device::FromFloat;
+using ar_device::ToFloat;
 
 // The input element as the GEMM saw it (rounded to T), exactly, in double.
 template <typename T>
 __device__ inline double Input(uint32_t seed, int64_t x) {
-  return AsDouble(Round<T>(Normal(seed, x)));
+  return ToFloat(FromFloat<T>(Normal(seed, x)));
 }
 
 template <typename T>
@@ -73,7 +59,7 @@ __device__ constexpr double EpsOut<float>() {
 template <typename T>
 __global__ void FillNormalKernel(T* p, int64_t count, uint32_t seed) {
   for (int64_t x = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; x < count; x += int64_t(gridDim.x) * blockDim.x)
-    p[x] = Round<T>(Normal(seed, x));
+    p[x] = FromFloat<T>(Normal(seed, x));
 }
 
 __device__ inline void Report(DeviceCheck chk, long long idx) {
@@ -113,7 +99,7 @@ __global__ void SampledKernel(SampledGemm g, const T* out, int samples, uint32_t
       mag += __shfl_down_sync(0xFFFFFFFFu, mag, off);
     }
     if (lane == 0) {
-      const double got = AsDouble(out[x]);
+      const double got = ToFloat(out[x]);
       const double tol = EpsOut<T>() * fabs(acc) + 4.0 * sqrt(static_cast<double>(g.k)) * 0x1p-24 * mag;
       const bool ok = fabs(got - acc) <= tol;  // false for NaN and Inf
       if (!ok && chk.bad) Report(chk, x);
@@ -123,7 +109,7 @@ __global__ void SampledKernel(SampledGemm g, const T* out, int samples, uint32_t
 
 template <typename T>
 __device__ inline bool Finite(T v) {
-  return isfinite(static_cast<float>(AsDouble(v)));
+  return isfinite(ToFloat(v));
 }
 
 template <typename T, bool kPoison>
@@ -137,7 +123,7 @@ __global__ void FiniteKernel(T* p, int64_t count, DeviceCheck chk) {
       if (first < 0) first = x;
     }
     // The poison depends on the check, so the read is never optimized away.
-    if (kPoison) p[x] = Round<T>(ok ? __int_as_float(0x7FC00000) : -__int_as_float(0x7FC00000));
+    if (kPoison) p[x] = FromFloat<T>(ok ? __int_as_float(0x7FC00000) : -__int_as_float(0x7FC00000));
   }
   if (bad && chk.bad) {
     atomicAdd(chk.bad, bad);
