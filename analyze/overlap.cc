@@ -151,9 +151,7 @@ void DeviceOverlapBuilder::AddCompute(model::StringId name, int32_t it, const In
 // communication activity that belongs to no collective.
 void DeviceOverlapBuilder::AddCollective(model::GpuRef r, const Interval& span) {
   const int64_t s = span.start_ns, e = span.end_ns;
-  model::CollectiveId cid = r.kind == model::GpuKind::kKernel   ? t_.kernels()[r.index].collective
-                            : r.kind == model::GpuKind::kMemcpy ? t_.memcpys()[r.index].collective
-                                                                : model::kNone;
+  model::CollectiveId cid = t_.CollectiveOf(r);
   CollectiveOverlap co;
   co.collective = cid;
   co.first_activity = r;

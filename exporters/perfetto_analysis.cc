@@ -22,14 +22,7 @@ constexpr const char* kBlockReasonNames[] = {"stream sync", "event sync",       
 
 std::string Pct(double ratio) { return absl::StrFormat("%.1f%%", 100.0 * ratio); }
 
-std::string_view GpuName(const model::Trace& t, model::GpuRef r) {
-  switch (r.kind) {
-    case model::GpuKind::kKernel: return t.str(t.kernels()[r.index].name);
-    case model::GpuKind::kMemcpy: return t.str(t.memcpys()[r.index].name);
-    case model::GpuKind::kMemset: return t.str(t.memsets()[r.index].name);
-  }
-  return "";
-}
+std::string_view GpuName(const model::Trace& t, model::GpuRef r) { return t.str(t.NameOf(r)); }
 
 // Returns the ordinal of a child track of `parent` named `name`, creating it on first use.
 int32_t Child(Layout* L, std::vector<int32_t>& slot, size_t i, int32_t parent, std::string name, int32_t rank,

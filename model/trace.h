@@ -96,6 +96,24 @@ class Trace {
   }
   StreamId StreamOf(GpuRef r) const;
   int64_t CorrelationOf(GpuRef r) const;
+  // The recorded name of a GPU activity, and the collective it carries (kNone for memsets and
+  // activities of no collective).
+  StringId NameOf(GpuRef r) const {
+    switch (r.kind) {
+      case GpuKind::kKernel: return d_.kernels[r.index].name;
+      case GpuKind::kMemcpy: return d_.memcpys[r.index].name;
+      case GpuKind::kMemset: return d_.memsets[r.index].name;
+    }
+    return 0;
+  }
+  CollectiveId CollectiveOf(GpuRef r) const {
+    switch (r.kind) {
+      case GpuKind::kKernel: return d_.kernels[r.index].collective;
+      case GpuKind::kMemcpy: return d_.memcpys[r.index].collective;
+      case GpuKind::kMemset: return kNone;
+    }
+    return kNone;
+  }
 
   // The API call with this correlation id in this process, or nullptr. When a source had
   // duplicate ids the first call (by start time) wins; duplicates are counted in

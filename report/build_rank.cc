@@ -19,9 +19,7 @@ std::optional<GpuActivity> Activity(const model::Trace& t, const model::GpuRef& 
                   : r.kind == model::GpuKind::kMemcpy ? InRange(t.memcpys(), r.index)
                                                       : InRange(t.memsets(), r.index);
   if (!ok) return std::nullopt;
-  const model::StringId name = r.kind == model::GpuKind::kKernel   ? t.kernels()[r.index].name
-                               : r.kind == model::GpuKind::kMemcpy ? t.memcpys()[r.index].name
-                                                                   : t.memsets()[r.index].name;
+  const model::StringId name = t.NameOf(r);
   return GpuActivity{std::string(model::ToString(r.kind)), Str(t, name), t.StartNs(r), t.EndNs(r),
                      NativeStream(t, t.StreamOf(r))};
 }

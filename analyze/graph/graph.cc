@@ -132,25 +132,6 @@ GraphStats& GraphBuilder::ProcessStats(model::ProcessId p) {
   return p >= 0 && static_cast<size_t>(p) < g_.process_stats_.size() ? g_.process_stats_[p] : other_;
 }
 
-namespace {
-model::StringId NameOf(const model::Trace& t, GpuRef r) {
-  switch (r.kind) {
-    case model::GpuKind::kKernel: return t.kernels()[r.index].name;
-    case model::GpuKind::kMemcpy: return t.memcpys()[r.index].name;
-    case model::GpuKind::kMemset: return t.memsets()[r.index].name;
-  }
-  return 0;
-}
-model::CollectiveId CollectiveOf(const model::Trace& t, GpuRef r) {
-  switch (r.kind) {
-    case model::GpuKind::kKernel: return t.kernels()[r.index].collective;
-    case model::GpuKind::kMemcpy: return t.memcpys()[r.index].collective;
-    case model::GpuKind::kMemset: return kNone;
-  }
-  return kNone;
-}
-}  // namespace
-
 void GraphBuilder::AddGpuNodes() {
   const model::Trace& t = t_;
   g_.flat_[0].assign(t.kernels().size(), kNone);
@@ -199,8 +180,8 @@ void GraphBuilder::AddGpuNodes() {
       g_.gpu_ref_.push_back(r);
       g_.gpu_stream_.push_back(static_cast<model::StreamId>(s));
       // The name and collective ride along: the activity's record was just read for its times.
-      g_.gpu_name_.push_back(NameOf(t, r));
-      g_.gpu_coll_.push_back(CollectiveOf(t, r));
+      g_.gpu_name_.push_back(t.NameOf(r));
+      g_.gpu_coll_.push_back(t.CollectiveOf(r));
       g_.start_.push_back(start);
       g_.end_.push_back(t.EndNs(r));
       launch_.push_back(call);
