@@ -38,7 +38,7 @@ import torch.distributed as dist
 from torch.profiler import ProfilerActivity, record_function
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_traces import cat_counts, versions  # noqa: E402
+from make_traces import cat_counts, init_distributed, log, versions  # noqa: E402
 
 SCENARIOS = ["dtensor_a2a_eager", "dtensor_a2a_compiled", "fsdp2", "fsdp2_straggler",
              "mm_ag_sequential", "mm_ag_overlap"]
@@ -46,10 +46,6 @@ A2A_M, A2A_K, A2A_LAYERS = 8192, 4096, 4
 FSDP_DIM, FSDP_LAYERS, FSDP_BATCH = 4096, 8, 8192
 MM_N = 8192
 AG_ELEMS = 32 * 1024 * 1024  # fp16: 64 MiB per rank
-
-
-def log(rank, *a):
-    print(f"[rank{rank}]", *a, flush=True)
 
 
 class DTensorA2A:
@@ -214,14 +210,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--iters", type=int, default=10)
     args = ap.parse_args()
-    for k in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
-        if k not in os.environ:
-            sys.exit(f"refusing to run: {k} must be set (NVLink multicast must stay off)")
-    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    local = int(os.environ.get("LOCAL_RANK", rank))
-    torch.cuda.set_device(local)
-    dev = torch.device("cuda", local)
-    dist.init_process_group("nccl", device_id=dev)
+    rank, world, dev = init_distributed()
     exp_cfg = None
     if args.sync_events:
         exp_cfg = torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)

@@ -54,6 +54,20 @@ def log(rank, *a):
     print(f"[rank{rank}]", *a, flush=True)
 
 
+def init_distributed():
+    """Refuses to run unless NVLink multicast is switched off (../shared/GPU.md), then joins the
+    NCCL process group torchrun set up on this rank's GPU. Returns (rank, world, device)."""
+    for k in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
+        if k not in os.environ:
+            sys.exit(f"refusing to run: {k} must be set (NVLink multicast must stay off)")
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    local_rank = int(os.environ.get("LOCAL_RANK", rank))
+    torch.cuda.set_device(local_rank)
+    dev = torch.device("cuda", local_rank)
+    dist.init_process_group("nccl", device_id=dev)
+    return rank, world, dev
+
+
 class Scenario:
     """Holds tensors and one iteration's work for one scenario."""
 
@@ -278,16 +292,7 @@ def main():
                     help="do not ask Kineto for cuda_sync events")
     args = ap.parse_args()
 
-    for k in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
-        if k not in os.environ:
-            sys.exit(f"refusing to run: {k} must be set (NVLink multicast must stay off)")
-
-    rank = int(os.environ["RANK"])
-    world = int(os.environ["WORLD_SIZE"])
-    local_rank = int(os.environ.get("LOCAL_RANK", rank))
-    torch.cuda.set_device(local_rank)
-    dev = torch.device("cuda", local_rank)
-    dist.init_process_group("nccl", device_id=dev)
+    rank, world, dev = init_distributed()
 
     exp_cfg = None
     if not args.no_sync_events:

@@ -34,7 +34,7 @@ import torch.distributed as dist
 from torch.profiler import ProfilerActivity
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_traces import Scenario, log, time_scenario, versions  # noqa: E402
+from make_traces import Scenario, init_distributed, log, time_scenario, versions  # noqa: E402
 
 SCENARIOS = ["ag_sequential", "ag_overlap", "a2a_sync", "a2a_async", "d2h_blocking",
              "d2h_nonblocking_event"]
@@ -73,15 +73,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
     args = ap.parse_args()
-    for k in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
-        if k not in os.environ:
-            sys.exit(f"refusing to run: {k} must be set (NVLink multicast must stay off)")
-
-    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    local_rank = int(os.environ.get("LOCAL_RANK", rank))
-    torch.cuda.set_device(local_rank)
-    dev = torch.device("cuda", local_rank)
-    dist.init_process_group("nccl", device_id=dev)
+    rank, world, dev = init_distributed()
     vers = versions() if rank == 0 else None
     if rank == 0:
         log(rank, "versions:", json.dumps(vers))
