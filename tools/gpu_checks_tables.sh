@@ -26,14 +26,12 @@ tables_one() {  # tables_one N: every table on GPUs 0..N-1
   # Floor: a 16-byte all-reduce is the launch and the barrier(s) (one vector of data).
   check "t${n}_all_reduce_floor" 120 "$os" run all-reduce --impl all --sizes 16B,512KB,1MB --iters 20 --reps 5 \
     --no-capture --timeout-s 60
-  if [ "$n" -ge 4 ]; then
-    # One rank per process (CUDA IPC for the custom kernels): the same table.
-    check "t${n}_all_reduce_mpi" 180 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-      mpirun -np "$n" --bind-to none --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-      -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS -x LD_LIBRARY_PATH \
-      -x CUDA_VISIBLE_DEVICES "$os" run all-reduce --impl all --sizes 0.5MB..64MB --iters 20 --reps 5 --no-capture \
-      --timeout-s 60
-  fi
+  # One rank per process (CUDA IPC for the custom kernels): the same table.
+  check "t${n}_all_reduce_mpi" 180 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    mpirun -np "$n" --bind-to none --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+    -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST -x NVSHMEM_DISABLE_NVLS -x LD_LIBRARY_PATH \
+    -x CUDA_VISIBLE_DEVICES "$os" run all-reduce --impl all --sizes 0.5MB..64MB --iters 20 --reps 5 --no-capture \
+    --timeout-s 60
   check "t${n}_all_reduce_floor_batch" 120 "$os" run all-reduce --impl all --sizes 16B,512KB,1MB --iters 20 --reps 10 \
     --ar-timing batch --no-capture --timeout-s 60
   for b in 32 128; do

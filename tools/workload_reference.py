@@ -9,7 +9,9 @@ Run it on the same machine, in the same call, as `overlapscope run`, and compare
 Workloads (same shapes and sizes as the built-in ones, inputs from torch.randn):
   mm-ag: C = A @ B (8192^3 fp16) and all_gather_into_tensor of 64 MiB per rank. Rows: GEMM alone,
          all-gather alone, sequential (matmul, then the all-gather), overlapped (all-gather with
-         async_op=True, the matmul, then work.wait()).
+         async_op=True, the matmul, then work.wait()); and GEMM, all-gather and sequential
+         LOOP (10) times back to back between one event pair, divided by LOOP ("_loop" rows: the
+         GPU busy throughout, as in a training loop and as the workload's own timed phases run).
   a2a:   4 layers of Y_l = X @ W_l (8192x2048 @ 2048x8192 fp16), all_to_all_single of Y_l (128 MiB
          per rank), and a consumer of what arrived (z.mul_(0.5): reads and writes every element
          once, like the workload's check-and-poison kernel). Rows: compute alone, communication
@@ -44,13 +46,16 @@ import torch.distributed as dist  # noqa: E402
 
 MIB = 1 << 20
 HOLD_CYCLES = 4_000_000  # ~2 ms at ~2 GHz: longer than the host needs to enqueue an iteration
+LOOP = 10  # calls per event pair of the mm-ag "_loop" rows
 
 
 class ClockSampler:
-    """SM clock of this rank's GPU (NVML) while `active` is set."""
+    """SM clock of this rank's GPU (NVML) while `active` is set, with the board power and how often
+    the SW power cap (reason bit 0x4) held the clock down, as the workload's sampler reports them."""
 
     def __init__(self, device):
         self.samples, self.active, self.stop = [], False, False
+        self.power, self.capped, self.reasons_n = [], 0, 0
         try:
             import pynvml
 
@@ -72,12 +77,23 @@ class ClockSampler:
             if self.active:
                 try:
                     self.samples.append(self.nvml.nvmlDeviceGetClockInfo(self.h, self.nvml.NVML_CLOCK_SM))
+                    self.power.append(self.nvml.nvmlDeviceGetPowerUsage(self.h) / 1000.0)
+                    reasons = (getattr(self.nvml, "nvmlDeviceGetCurrentClocksEventReasons", None)
+                               or self.nvml.nvmlDeviceGetCurrentClocksThrottleReasons)
+                    why = reasons(self.h)
+                    self.reasons_n += 1
+                    self.capped += 1 if why & 0x4 else 0
                 except Exception:
                     pass
             time.sleep(0.01)
 
     def take(self):
+        """Median SM clock since the last take(); the power and power-cap share go to `last`."""
         s, self.samples = self.samples, []
+        p, self.power = self.power, []
+        self.last = {"power_w": statistics.median(p) if p else 0.0,
+                     "power_cap_pct": 100.0 * self.capped / self.reasons_n if self.reasons_n else 0.0}
+        self.capped = self.reasons_n = 0
         return statistics.median(s) if s else 0.0
 
 
@@ -129,10 +145,46 @@ def burn_in(a, b, ms=500):
         torch.cuda.synchronize()
 
 
+def _u64(c):
+    """A 64-bit constant as the int64 with the same bits (torch has no uint64 arithmetic)."""
+    return c - (1 << 64) if c >= 1 << 63 else c
+
+
+def _shr(x, k):
+    """Logical right shift of int64 bit patterns (>> is arithmetic on int64)."""
+    return (x >> k) & ((1 << (64 - k)) - 1)
+
+
+def ovs_normal(seed, count, dtype):
+    """The workload's own N(0,1) inputs (workloads/gemm_data.cu: Box-Muller on two 24-bit uniforms of
+    a splitmix64 hash of (seed, index / 2)), to tell its data from its program (--inputs ovs).
+    int64 products wrap modulo 2^64 on the GPU, as the workload's uint64 ones do."""
+    x = torch.arange(count, dtype=torch.int64, device="cuda")
+    h = (seed << 40) ^ _shr(x, 1)
+    h = h + _u64(0x9E3779B97F4A7C15)
+    h = (h ^ _shr(h, 30)) * _u64(0xBF58476D1CE4E5B9)
+    h = (h ^ _shr(h, 27)) * _u64(0x94D049BB133111EB)
+    h = h ^ _shr(h, 31)
+    u1 = (_shr(h, 40) + 1).to(torch.float32) * 2.0**-24
+    u2 = (h & 0xFFFFFF).to(torch.float32) * 2.0**-24
+    r = torch.sqrt(-2.0 * torch.log(u1))
+    ang = 2.0 * torch.pi * u2
+    return torch.where((x & 1) == 1, r * torch.sin(ang), r * torch.cos(ang)).to(dtype)
+
+
+def inputs(args, seed, *shape):
+    if args.inputs == "ovs":
+        n = 1
+        for d in shape:
+            n *= d
+        return ovs_normal(seed, n, torch.float16).view(*shape)
+    return torch.randn(*shape, dtype=torch.float16, device="cuda")
+
+
 def run_mm_ag(args, clock):
     n = dist.get_world_size()
-    a = torch.randn(8192, 8192, dtype=torch.float16, device="cuda")
-    b = torch.randn(8192, 8192, dtype=torch.float16, device="cuda")
+    a = inputs(args, 11, 8192, 8192)
+    b = inputs(args, 12, 8192, 8192)
     c = torch.empty(8192, 8192, dtype=torch.float16, device="cuda")
     inp = torch.randn(args.ag_mb * MIB // 2, dtype=torch.float16, device="cuda")
     out = torch.empty(n * inp.numel(), dtype=torch.float16, device="cuda")
@@ -165,9 +217,21 @@ def run_mm_ag(args, clock):
             torch.backends.cuda.preferred_blas_library(before)
         return fn
 
+    def loop(fn):
+        # LOOP calls back to back between one event pair: the GPU never idles, as in a training
+        # loop; the single calls above start after the hold's ~2 ms of a nearly idle GPU, whose
+        # power controller has let the clock rise meanwhile.
+        def run(ev):
+            for _ in range(LOOP):
+                fn(ev)
+        return run
+
     kinds = {"gemm_alone": gemm, "allgather_alone": ag, "sequential": seq, "overlap": ovl,
-             "gemm_cublas": with_backend("cublas"), "gemm_cublaslt": with_backend("cublaslt")}
+             "gemm_cublas": with_backend("cublas"), "gemm_cublaslt": with_backend("cublaslt"),
+             "gemm_loop": loop(gemm), "allgather_loop": loop(ag), "sequential_loop": loop(seq)}
     med, cnt = timed_interleaved(kinds, args.warmup, args.iters, clock)
+    for k in ("gemm_loop", "allgather_loop", "sequential_loop"):
+        med[k] /= LOOP
     ref = (a.double()[:64] @ b.double()).to(torch.float16)  # spot check of 64 rows
     ok = torch.allclose(c[:64].double(), ref.double(), rtol=2e-3, atol=0.5)
     med["gemm_tflops"] = 2 * 8192**3 / (med["gemm_alone"] * 1e-3) / 1e12
@@ -308,6 +372,8 @@ def main():
     ap.add_argument("--ar-min-kib", type=int, default=512)
     ap.add_argument("--ar-max-mib", type=int, default=64)
     ap.add_argument("--out", default="")
+    ap.add_argument("--inputs", choices=["randn", "ovs"], default="randn",
+                    help="mm-ag's GEMM inputs: torch.randn, or the workload's own N(0,1) generator")
     args = ap.parse_args()
     local = int(os.environ.get("LOCAL_RANK", "0"))
     torch.cuda.set_device(local)
@@ -320,11 +386,14 @@ def main():
         t0 = time.time()
         out[w] = todo[w](args, clock)
         out[w]["wall_s"] = round(time.time() - t0, 1)
-        # Every rank's median SM clock of this workload's timed loops.
-        t = torch.zeros(dist.get_world_size(), dtype=torch.float64, device="cuda")
-        t[dist.get_rank()] = out[w].get("sm_clock_mhz", 0)
-        dist.all_reduce(t)
-        out[w]["sm_clock_mhz"] = t.tolist()
+        # Every rank's median SM clock of this workload's timed loops, power and power-cap share.
+        last = getattr(clock, "last", {})
+        for key, v in (("sm_clock_mhz", out[w].get("sm_clock_mhz", 0)), ("power_w", last.get("power_w", 0)),
+                       ("power_cap_pct", last.get("power_cap_pct", 0))):
+            t = torch.zeros(dist.get_world_size(), dtype=torch.float64, device="cuda")
+            t[dist.get_rank()] = v
+            dist.all_reduce(t)
+            out[w][key] = t.tolist()
         if dist.get_rank() == 0:
             print(f"[ref] {w}: " + json.dumps(out[w], default=str), flush=True)
     if dist.get_rank() == 0 and args.out:
