@@ -14,7 +14,7 @@
 //   torch_diag captures) and 4 of 9 in the 3-step ones (`tools/replay_pairs.py OVERLAPSCOPE
 //   --race`). Where K won, C started in K's last tile round (cuBLAS' persistent GEMMs retire the
 //   blocks without a last tile one round early: 45-47 us of 357-375, 107-115 of 1,460-1,520),
-//   and its transfer (end - last rank's start) took 110-124 us against 90-95 alone; where C won,
+//   and its transfer (end - last rank's start) took 111-113 us against 90-96 alone; where C won,
 //   both ran side by side (the GEMM 28-31 % longer). Neither the round (the GEMM's shape, absent
 //   without record_shapes) nor C's slowdown is in a base trace, so C waits for K's end: the tail
 //   is partly offset by the slowdown and the iterations C won (docs/RESULTS.md "Why the
