@@ -8,8 +8,17 @@
 //   waves. C is then not concurrent with K at all and slows nothing: it starts later (a start
 //   constraint on K's end, kept for the later rounds of the model).
 //   K also comes first when both are released by the same compute kernel's end (C through the
-//   event wait the change gave it, K through its own stream): every such pair in the measured
-//   PyTorch traces (H100, H200) started the in-stream kernel first.
+//   event wait the change gave it, K through its own stream). That is a race the trace cannot
+//   decide (C's cross-stream event against K's stream, a 0.7 us memset ahead of it): in the
+//   measured overlapped PyTorch all-gathers K won 146 of 182 rank-iterations (H100, 16-step and
+//   torch_diag captures) and 4 of 9 in the 3-step ones (`tools/replay_pairs.py OVERLAPSCOPE
+//   --race`). Where K won, C started in K's last tile round (cuBLAS' persistent GEMMs retire the
+//   blocks without a last tile one round early: 45-47 us of 357-375, 107-115 of 1,460-1,520),
+//   and its transfer (end - last rank's start) took 111-113 us against 90-96 alone; where C won,
+//   both ran side by side (the GEMM 28-31 % longer). Neither the round (the GEMM's shape, absent
+//   without record_shapes) nor C's slowdown is in a base trace, so C waits for K's end: the tail
+//   is partly offset by the slowdown and the iterations C won (docs/RESULTS.md "Why the
+//   all-gather pairs miss").
 // - A compute kernel K starting while C holds SMs (or C's blocks fit beside K's) runs on the
 //   SMs left: fluid, at min(want, S - held) / want of its speed while C runs, where `want` is
 //   the SMs K occupies alone (its grid over its blocks per SM) and held the SMs of the
