@@ -98,6 +98,9 @@ struct PathCounts {
   int64_t backward_edges = 0;         // dependencies whose source lies after their target (not taken)
   int64_t guard_stops = 0;
   int64_t no_predecessor_stops = 0;
+  // Kernels on a path that waited for SMs: started long after they could, while a kernel of
+  // another stream filling the device ran; the path went on through that kernel.
+  int64_t sm_holders = 0;
 };
 
 struct RankPath {

@@ -141,6 +141,18 @@ std::optional<WalkOutcome> PathWalker::GpuStep(Cursor& cur, absl::Span<const int
     ++counts->no_predecessor_stops;
     return WalkOutcome{PathStop::kNoPredecessor, c};
   }
+  // Held back by another stream's kernel that filled the device: the path goes on through it (its
+  // work up to g's start is on the path), after the moment between its end and g's start.
+  if (const int32_t h = SmHolder(g, pr.ready, c); h != kNone) {
+    ++counts->sm_holders;
+    const int64_t held_until = std::min(c, ix_.end_[h]);
+    PathSegment after = Seg(std::max(held_until, f), c, PathCategory::kGpuGap, p);
+    after.stream = st, after.gpu = ix_.Ref(g);
+    Push(after, out);
+    if (held_until <= f) return WalkOutcome{PathStop::kReachedStart, f};
+    cur = {WalkStart::kGpuEnd, h, kNone, held_until};
+    return std::nullopt;
+  }
   PathSegment gap = Seg(std::max(pr.ready, f), c, PathCategory::kGpuGap, p);
   gap.stream = st, gap.gpu = ix_.Ref(g);
   if (pr.kind == Pred::kLaunch) {

@@ -99,6 +99,7 @@ CriticalPath BuildCriticalPath(const model::Trace& t, const analyze::CriticalPat
   const analyze::PathCounts& n = cp.counts;
   j.unjoined = {n.gpu_without_launch, n.unresolved_waits,     n.syncs_without_release,
                 n.backward_edges,     n.no_predecessor_stops, n.guard_stops};
+  j.sm_holders = n.sm_holders;
   for (const analyze::IterationPath& ip : cp.iterations) {
     IterationCriticalPath x;
     x.iteration = IntOrNone(ip.number);

@@ -65,6 +65,7 @@ CriticalPath ReadCriticalPath(const Node& n) {
   cp.unjoined = {u.At("gpu_without_launch").Int(),    u.At("unresolved_waits").Int(),
                  u.At("syncs_without_release").Int(), u.At("backward_edges").Int(),
                  u.At("no_predecessor_stops").Int(),  u.At("guard_stops").Int()};
+  cp.sm_holders = n.At("sm_holders").OptInt().value_or(0);  // absent before 1.11
   n.At("per_iteration").Each([&](const Node& x) {
     IterationCriticalPath ip;
     ip.iteration = x.At("iteration").OptInt();

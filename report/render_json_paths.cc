@@ -66,6 +66,7 @@ ojson CriticalPathJson(const CriticalPath& cp) {
   j["unjoined"] = {{"gpu_without_launch", u.gpu_without_launch},       {"unresolved_waits", u.unresolved_waits},
                    {"syncs_without_release", u.syncs_without_release}, {"backward_edges", u.backward_edges},
                    {"no_predecessor_stops", u.no_predecessor_stops},   {"guard_stops", u.guard_stops}};
+  j["sm_holders"] = cp.sm_holders;
   ojson its = ojson::array();
   for (const IterationCriticalPath& ip : cp.per_iteration) {
     ojson x;

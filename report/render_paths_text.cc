@@ -102,6 +102,11 @@ void CriticalPathText(const CriticalPath& cp, size_t top_n, std::string& o) {
                           it.iteration ? std::to_string(*it.iteration) : "-", Dur(it.composition.length_ns), it.ends_on,
                           c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
   }
+  if (cp.sm_holders > 0)
+    absl::StrAppendFormat(&o,
+                          "  waited for SMs: %d kernels on the paths started only as another stream's kernel that "
+                          "filled the device ended or reached its last wave (the path goes on through that kernel)\n",
+                          cp.sm_holders);
   const PathUnjoined& u = cp.unjoined;
   if (u.gpu_without_launch + u.unresolved_waits + u.syncs_without_release + u.backward_edges + u.guard_stops > 0)
     absl::StrAppendFormat(&o,

@@ -39,7 +39,7 @@
 namespace overlapscope::report {
 
 inline constexpr char kSchema[] = "overlapscope.report/1";
-inline constexpr char kSchemaVersion[] = "1.10";  // minor: additive changes only
+inline constexpr char kSchemaVersion[] = "1.11";  // minor: additive changes only
 
 // A data-loss warning of the import (model::ImportWarnings): part of an input was read but not
 // understood. Every rendering shows the warnings first.

@@ -65,6 +65,9 @@ struct CriticalPath {
   std::vector<PathActivity> top;    // top_n activities on them
   std::vector<RankPath> own_total;  // each rank's own paths, summed (ranks with a path only)
   PathUnjoined unjoined;
+  // Kernels on the paths that waited for SMs held by a kernel of another stream filling the
+  // device (the walk went on through that kernel; 1.11).
+  int64_t sm_holders = 0;
   std::vector<IterationCriticalPath> per_iteration;
 };
 

@@ -45,7 +45,8 @@ int64_t Median(std::vector<int64_t>& v) {
   return *mid;
 }
 
-// Launch latency of every stream (graph.h LaunchLatencyNs). Activities that waited for another
+// Launch latency of every stream (graph.h LaunchLatencyNs), from its activities after the first.
+// Activities that waited for another
 // stream (`waited`: a recorded wait or evidence of one) are left out: their start - launch holds
 // the wait (a compiled program's compute stream waits for every all_to_all: with them the median
 // was 178 us and hid the waits it should bound). A stream with no other sample takes the median of
@@ -61,7 +62,9 @@ std::vector<int64_t> StreamLatencies(const Graph& g, const model::Trace& t, cons
     for (NodeId n = g.StreamBegin(s); n < g.StreamEnd(s); ++n) {
       if (launch[n] == kNone || waited[n]) continue;
       const int64_t ls = t.api_calls()[launch[n]].start_ns;
-      if (n > g.StreamBegin(s) && ls < g.EndNs(n - 1)) continue;  // queued behind its predecessor
+      // The stream's first activity may sit behind work the trace did not record (a profiler's
+      // warm-up backlog: the host ran milliseconds ahead): its delay says nothing of a launch.
+      if (n == g.StreamBegin(s) || ls < g.EndNs(n - 1)) continue;  // else queued behind its predecessor
       if (g.StartNs(n) >= ls) v.push_back(g.StartNs(n) - ls);
     }
     const model::DeviceId d = t.streams()[s].device;

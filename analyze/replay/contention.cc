@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyze/graph/device_sms.h"
 #include "analyze/replay/both.h"
 #include "analyze/replay/residency.h"
 #include "analyze/replay/spans.h"
@@ -203,13 +204,7 @@ class DeviceModel {
 
 }  // namespace
 
-int SmCount(const model::Trace& t, model::DeviceId d) {
-  if (d < 0 || d >= static_cast<model::DeviceId>(t.devices().size())) return 132;
-  const std::string_view n = t.str(t.devices()[d].name);
-  if (n.find("A100") != n.npos || n.find("A800") != n.npos) return 108;
-  if (n.find("B200") != n.npos) return 148;
-  return 132;
-}
+int SmCount(const model::Trace& t, model::DeviceId d) { return graph::DeviceSmCount(t, d); }
 
 ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
                                     const SimGraph& g, const Schedule& s, const ChangeEffects& fx,

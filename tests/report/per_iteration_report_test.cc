@@ -79,7 +79,7 @@ TEST(PerIterationReport, IdleByCausePerIterationByHand) {
   // JSON: an object per iteration; read back unchanged.
   const std::string text = RenderJson(rep);
   const nlohmann::json j = nlohmann::json::parse(text);
-  EXPECT_EQ(j["schema_version"], "1.10");
+  EXPECT_EQ(j["schema_version"], "1.11");
   EXPECT_EQ(j["ranks"][0]["devices"][0]["iterations"][1]["gap_ns"]["dependency"], 300);
   std::string version;
   auto back = ReadReportJson(text, "mem", &version);

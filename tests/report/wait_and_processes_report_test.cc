@@ -75,7 +75,7 @@ TEST(ProcessesWithoutGpu, ListedApartInEveryRendering) {
   EXPECT_NE(RenderHtml(rep, {}).find("pid 1467 <code>torchrun</code> \u2014 no GPU work"), std::string::npos);
   EXPECT_EQ(RenderText(rep).find("pid 1467 ("), std::string::npos);  // no rank block for it
   const json j = json::parse(RenderJson(rep));
-  EXPECT_EQ(j["schema_version"], "1.10");
+  EXPECT_EQ(j["schema_version"], "1.11");
   ASSERT_EQ(j["ranks"].size(), 2u);
   ASSERT_EQ(j["processes_without_gpu_work"].size(), 1u);
   EXPECT_EQ(j["processes_without_gpu_work"][0]["pid"], 1467);

@@ -1,0 +1,20 @@
+// The number of streaming multiprocessors of a traced device, for the rules that ask whether a
+// kernel's grid fills the device (the critical path's SM holders, the replay's contention model).
+//
+// Traces carry the device's name, not its SM count: known names map to their count (A100/A800
+// 108, B200 148); every other device, H100 and H200 included, is taken as 132. An unknown device
+// index gives 132 too. Never fails.
+#pragma once
+
+#include "model/trace.h"
+
+namespace overlapscope::analyze::graph {
+
+int DeviceSmCount(const model::Trace& t, model::DeviceId d);
+
+// Whether kernel `k`'s grid has at least one block per SM of its device: while it runs, a kernel
+// of another stream finds no free SM until its blocks retire (its last wave). A grid of 0
+// (unknown) is false.
+bool GridFillsDevice(const model::Trace& t, const model::Kernel& k);
+
+}  // namespace overlapscope::analyze::graph
