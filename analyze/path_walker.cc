@@ -76,31 +76,13 @@ PathWalker::Pred PathWalker::BindingPred(int32_t g, int64_t c, PathCounts* count
 }
 
 int32_t PathWalker::SmHolder(int32_t g, int64_t ready, int64_t c) const {
-  // A delay shorter than this is launch and scheduling noise, not a wait for SMs.
+  // A delay shorter than this is launch and scheduling noise, not a wait for SMs; the holder must
+  // have been running that long before g started.
   constexpr int64_t kMinDelayNs = 50'000;
-  // How long after a holder's end the kernel may start and still have waited for it: the
-  // scheduler places the next grid within microseconds of the last block's retirement.
+  // How long after a holder's end the kernel may start and still have waited for it.
   constexpr int64_t kAfterEndNs = 20'000;
-  if (ix_.ref_[g].kind != model::GpuKind::kKernel || c - ready < kMinDelayNs) return kNone;
-  const model::StreamId own = ix_.stream_[g];
-  const model::DeviceId dev = t_.streams()[own].device;
-  if (dev == kNone) return kNone;
-  int32_t best = kNone;
-  const int32_t ns = static_cast<int32_t>(t_.streams().size());
-  for (model::StreamId s = 0; s < ns; ++s) {
-    if (s == own || t_.streams()[s].device != dev) continue;
-    const auto first = ix_.start_.begin() + ix_.off_[s], last = ix_.start_.begin() + ix_.off_[s + 1];
-    // The stream's last activity starting before c (its activities run in order: the one that
-    // can still be running at c).
-    const auto it = std::lower_bound(first, last, c);
-    if (it == first) continue;
-    const int32_t k = static_cast<int32_t>(it - ix_.start_.begin()) - 1;
-    if (ix_.end_[k] + kAfterEndNs < c || ix_.start_[k] >= c - kMinDelayNs) continue;
-    const model::GpuRef r = ix_.ref_[k];
-    if (r.kind != model::GpuKind::kKernel || !graph::GridFillsDevice(t_, t_.kernels()[r.index])) continue;
-    if (best == kNone || ix_.end_[k] > ix_.end_[best]) best = k;
-  }
-  return best;
+  if (c - ready < kMinDelayNs) return kNone;
+  return graph::SmHolderAt(t_, *ix_.graph_, g, c, kMinDelayNs, kAfterEndNs);
 }
 
 void PathWalker::EmitGap(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi,

@@ -1,5 +1,6 @@
 #include "analyze/graph/device_sms.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace overlapscope::analyze::graph {
@@ -15,6 +16,36 @@ int DeviceSmCount(const model::Trace& t, model::DeviceId d) {
 bool GridFillsDevice(const model::Trace& t, const model::Kernel& k) {
   const int64_t blocks = int64_t{k.grid.x} * k.grid.y * k.grid.z;
   return blocks > 0 && blocks >= DeviceSmCount(t, k.device);
+}
+
+NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t c, int64_t min_before_ns,
+                  int64_t after_end_ns) {
+  if (!g.IsGpu(n) || g.Ref(n).kind != model::GpuKind::kKernel) return model::kNone;
+  const model::StreamId own = g.Stream(n);
+  const model::DeviceId dev = t.streams()[own].device;
+  if (dev == model::kNone) return model::kNone;
+  NodeId best = model::kNone;
+  const int32_t ns = static_cast<int32_t>(t.streams().size());
+  for (model::StreamId s = 0; s < ns; ++s) {
+    if (s == own || t.streams()[s].device != dev || g.StreamBegin(s) == g.StreamEnd(s)) continue;
+    // The stream's last activity starting before c: its activities run in order, so it is the
+    // one that can still be running at c.
+    NodeId lo = g.StreamBegin(s), hi = g.StreamEnd(s);
+    while (lo < hi) {
+      const NodeId mid = lo + (hi - lo) / 2;
+      if (g.StartNs(mid) < c)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == g.StreamBegin(s)) continue;
+    const NodeId k = lo - 1;
+    if (g.EndNs(k) + after_end_ns < c || g.StartNs(k) > c - min_before_ns) continue;
+    const model::GpuRef r = g.Ref(k);
+    if (r.kind != model::GpuKind::kKernel || !GridFillsDevice(t, t.kernels()[r.index])) continue;
+    if (best == model::kNone || g.EndNs(k) > g.EndNs(best)) best = k;
+  }
+  return best;
 }
 
 }  // namespace overlapscope::analyze::graph

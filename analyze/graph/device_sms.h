@@ -6,6 +6,9 @@
 // index gives 132 too. Never fails.
 #pragma once
 
+#include <cstdint>
+
+#include "analyze/graph/graph.h"
 #include "model/trace.h"
 
 namespace overlapscope::analyze::graph {
@@ -16,5 +19,14 @@ int DeviceSmCount(const model::Trace& t, model::DeviceId d);
 // of another stream finds no free SM until its blocks retire (its last wave). A grid of 0
 // (unknown) is false.
 bool GridFillsDevice(const model::Trace& t, const model::Kernel& k);
+
+// What held kernel n (a GPU node of `g`) out of the SMs until `c`, its start: the kernel of
+// another stream of its device whose grid fills the device, that had started at least
+// `min_before_ns` before c and was still running at c or had ended at most `after_end_ns`
+// before it (the scheduler places the next grid within microseconds of the last block's
+// retirement); the one ending last. kNone when n is no kernel or there is no such kernel.
+// O(streams of the trace × log activities per stream).
+NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t c, int64_t min_before_ns,
+                  int64_t after_end_ns);
 
 }  // namespace overlapscope::analyze::graph
