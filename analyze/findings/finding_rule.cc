@@ -93,6 +93,22 @@ Finding FindingOfCollective(std::string_view kind, const FindingInputs& in, cons
   return fd;
 }
 
+std::vector<uint8_t> ComputeStreams(const FindingInputs& in) {
+  const model::Trace& t = in.t;
+  std::vector<int64_t> most(t.devices().size(), 0);
+  const size_t ns = t.streams().size();
+  for (size_t s = 0; s < ns; ++s)
+    if (const model::DeviceId d = t.streams()[s].device; d != model::kNone && static_cast<size_t>(d) < most.size())
+      most[d] = std::max(most[d], in.stream_compute_ns[s]);
+  std::vector<uint8_t> out(ns, 0);
+  for (size_t s = 0; s < ns; ++s) {
+    const model::DeviceId d = t.streams()[s].device;
+    const int64_t own = in.stream_compute_ns[s];
+    out[s] = own > 0 && d != model::kNone && static_cast<size_t>(d) < most.size() && 10 * own >= most[d];
+  }
+  return out;
+}
+
 Finding FindingOfBlocked(std::string_view kind, const FindingInputs& in, int32_t interval) {
   const SyncPoint& p = in.points[interval];
   Finding fd;

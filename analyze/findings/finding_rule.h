@@ -104,6 +104,9 @@ Finding FindingOfCollective(std::string_view kind, const FindingInputs& in, cons
 // A collective on a stream that also runs at least 10% of its device's compute time
 // (collective-on-compute-stream reports it; other collective rules leave it to that one).
 bool OnComputeStream(const FindingInputs& in, const DeviceOverlap& dv, const CollectiveOverlap& co);
+// Per stream: does it do a real share of its device's computation, at least a tenth of the
+// compute time of the device's busiest stream.
+std::vector<uint8_t> ComputeStreams(const FindingInputs& in);
 // Summed compute-class GPU time of a device's streams.
 int64_t DeviceComputeNs(const FindingInputs& in, model::DeviceId device);
 

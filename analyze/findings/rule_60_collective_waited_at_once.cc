@@ -31,23 +31,6 @@ int64_t IssuedAt(const model::Trace& t, model::GpuRef g) {
 // to back and waits for both at once): stream order makes it a wait for the collective too, so
 // the stream is followed from the collective's last activity to the first one that another stream
 // waits for.
-// Per stream: does it do a real share of its device's computation, at least a tenth of the
-// compute time of the device's busiest stream.
-std::vector<uint8_t> ComputeStreams(const FindingInputs& in, const model::Trace& t) {
-  std::vector<int64_t> most(t.devices().size(), 0);
-  const size_t ns = t.streams().size();
-  for (size_t s = 0; s < ns; ++s)
-    if (const model::DeviceId d = t.streams()[s].device; d != model::kNone && static_cast<size_t>(d) < most.size())
-      most[d] = std::max(most[d], in.stream_compute_ns[s]);
-  std::vector<uint8_t> out(ns, 0);
-  for (size_t s = 0; s < ns; ++s) {
-    const model::DeviceId d = t.streams()[s].device;
-    const int64_t own = in.stream_compute_ns[s];
-    out[s] = own > 0 && d != model::kNone && static_cast<size_t>(d) < most.size() && 10 * own >= most[d];
-  }
-  return out;
-}
-
 NodeId WaitedAtOnce(const FindingInputs& in, const graph::Graph& g, const std::vector<uint8_t>& computes,
                     absl::Span<const model::GpuRef> carriers, model::StreamId own, int64_t issued_ns,
                     int64_t start_ns) {
@@ -99,7 +82,7 @@ class CollectiveWaitedAtOnce : public FindingRule {
                                                              ? t.CollectiveActivities(co.collective)
                                                              : absl::Span<const model::GpuRef>(single);
         if (carriers.empty()) continue;
-        if (computes.empty()) computes = ComputeStreams(in, t);
+        if (computes.empty()) computes = ComputeStreams(in);
         const NodeId waiter =
             WaitedAtOnce(in, *in.graph, computes, carriers, co.stream, IssuedAt(t, co.first_activity), co.start_ns);
         if (waiter == model::kNone) continue;

@@ -162,16 +162,18 @@ TEST(CollectiveWaitedAtOnce, FiresOnTheRealTracesAndOnlyThere) {
   }
 }
 
-// Correctly overlapped programs: no finding of any kind. The matmul + all-gather pair is clean;
-// on fsdp2 the rule fires on a few collectives (the first all-gather of a step, which nothing
-// precedes, and reduce-scatters the compute stream waits for at the end of backward): exposed
-// collectives that the report should name, left out of this test.
+// Programs that overlap as written: no finding of any kind but collective-starved-of-sms, which
+// the matmul + all-gather program does earn (its all-gather waits for the GEMM's SMs:
+// collective_starved_of_sms_test.cc) — its waits and streams are clean; on fsdp2 the rule fires on a few collectives
+// (the first all-gather of a step, which nothing precedes, and reduce-scatters the compute stream waits for at the end
+// of backward): exposed collectives that the report should name, left out of this test.
 TEST(CollectiveWaitedAtOnce, NoFindingOnOverlappedRealTraces) {
   for (const char* variant : {"w4_sync", "w4_default", "w2_sync", "w2_default"}) {
     for (const char* scenario : {"mm_ag_overlap"}) {
       const std::string dir = std::string(variant) + "/" + scenario;
       const AnalysisResult r = AnalyzeIt(LoadReal(variant, scenario));
-      for (const Finding& f : r.sync.findings) ADD_FAILURE() << dir << ": " << f.kind << ": " << f.message;
+      for (const Finding& f : r.sync.findings)
+        if (f.kind != "collective-starved-of-sms") ADD_FAILURE() << dir << ": " << f.kind << ": " << f.message;
     }
   }
 }

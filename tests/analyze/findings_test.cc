@@ -122,7 +122,8 @@ TEST(Findings, SyncPointsListWaitEdgesAndAllocations) {
 TEST(FindingRules, RegistryIsTheReportOrder) {
   const std::vector<std::string_view> want = {
       "pageable-async-copy",          "unsynchronized-d2h",       "blocking-d2h-before-independent-work",
-      "collective-on-compute-stream", "device-wide-sync-in-loop", "collective-waited-at-once"};
+      "collective-on-compute-stream", "device-wide-sync-in-loop", "collective-waited-at-once",
+      "collective-starved-of-sms"};
   EXPECT_EQ(FindingKinds(), want);
   ASSERT_EQ(findings::Rules().size(), want.size());
   for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(FindingKindIndex(findings::Rules()[k]->kind()), int32_t(k));

@@ -139,12 +139,14 @@ TEST(RealTraces, EveryTraceEndsWithOneFinalSyncPerRank) {
 }
 
 TEST(RealTraces, FindingsFireWhereTheyShouldAndNowhereElse) {
-  // Which finding each scenario must show (on both ranks); every other kind must be absent.
+  // Which finding each scenario must show (on both ranks); every other kind must be absent, but
+  // for collective-starved-of-sms on ag_overlap: its all-gather and GEMM race for the SMs, and
+  // the GEMM won on rank 1 only (2 of 3 iterations there; tools/replay_pairs.py --race).
   const std::map<std::string, std::vector<std::string_view>> expected = {
       {"ag_sequential", {"collective-on-compute-stream"}},
       {"ag_overlap", {}},
       {"a2a_sync", {"collective-on-compute-stream"}},
-      {"a2a_async", {}},
+      {"a2a_async", {"collective-starved-of-sms"}},
       {"d2h_blocking", {"blocking-d2h-before-independent-work"}},
       {"d2h_nonblocking_nosync", {"unsynchronized-d2h"}},
       {"d2h_nonblocking_event", {}},
@@ -158,6 +160,8 @@ TEST(RealTraces, FindingsFireWhereTheyShouldAndNowhereElse) {
         bool want = std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
         if (want)
           EXPECT_GT(s.finding_count[k], 0) << sc << " rank " << s.rank << " " << kind;
+        else if (sc == "ag_overlap" && kind == "collective-starved-of-sms")
+          EXPECT_EQ(s.finding_count[k], s.rank == 1 ? 2 : 0) << sc << " rank " << s.rank << " " << kind;
         else
           EXPECT_EQ(s.finding_count[k], 0) << sc << " rank " << s.rank << " " << kind;
       }

@@ -1,0 +1,97 @@
+// collective-starved-of-sms: a collective kernel on its own stream that could have started (its
+// latest dependency — launch, stream predecessor, event wait — was done) at least 50 µs before it
+// did, while a compute kernel of another stream of its GPU whose grid fills the device (one block
+// per SM or more: a persistent cuBLAS GEMM) ran: it waited for SMs, and started only as that
+// kernel ended or reached its last wave. The overlap the program asked for did not happen, and no
+// dependency is to blame (H100's matmul + all-gather of BACKGROUND §3 on PyTorch's NCCL stream).
+// Cost: the time it was held while the compute kernel ran, at most its exposed time.
+// Collectives on a compute stream are collective-on-compute-stream's.
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "analyze/findings/finding_rule.h"
+#include "analyze/graph/device_sms.h"
+#include "analyze/graph/graph.h"
+
+namespace overlapscope::analyze::findings {
+namespace {
+
+using graph::EdgeKind;
+using graph::NodeId;
+
+// Shorter delays are launch and scheduling noise.
+constexpr int64_t kMinDelayNs = 50'000;
+// A kernel starting within this long after the holder's end still waited for it.
+constexpr int64_t kAfterEndNs = 20'000;
+
+// When GPU node n could have started: the latest of its launch call's start, its stream
+// predecessor's end and the ends of the activities it waits for (recorded or inferred edges).
+int64_t ReadyNs(const graph::Graph& g, NodeId n) {
+  int64_t ready = INT64_MIN;
+  for (const graph::Edge& e : g.Preds(n)) {
+    if (e.kind == EdgeKind::kLaunch)
+      ready = std::max(ready, g.StartNs(e.from));
+    else if (e.kind == EdgeKind::kStreamOrder || e.kind == EdgeKind::kEventWait)
+      ready = std::max(ready, g.EndNs(e.from));
+  }
+  return ready;
+}
+
+class CollectiveStarvedOfSms : public FindingRule {
+ public:
+  std::string_view kind() const override { return "collective-starved-of-sms"; }
+  void Find(const FindingInputs& in, std::vector<Emitted>* out) const override {
+    if (in.graph == nullptr) return;
+    const graph::Graph& g = *in.graph;
+    std::vector<uint8_t> computes;
+    for (const DeviceOverlap& dv : in.overlap) {
+      for (const CollectiveOverlap& co : dv.collectives) {
+        if (co.stream == model::kNone || OnComputeStream(in, dv, co)) continue;
+        const NodeId n = g.GpuNode(co.first_activity);
+        if (n == model::kNone) continue;
+        const int64_t ready = ReadyNs(g, n), c = g.StartNs(n);
+        if (ready == INT64_MIN || c - ready < kMinDelayNs) continue;
+        const NodeId h = graph::SmHolderAt(in.t, g, n, c, kMinDelayNs, kAfterEndNs);
+        if (h == model::kNone) continue;
+        if (computes.empty()) computes = ComputeStreams(in);
+        if (!computes[g.Stream(h)]) continue;
+        const int64_t held = std::min(c, g.EndNs(h)) - std::max(ready, g.StartNs(h));
+        if (held < kMinDelayNs) continue;
+        out->push_back({Make(in, co, g, h, ready, held), model::kNone});
+      }
+    }
+  }
+
+ private:
+  Finding Make(const FindingInputs& in, const CollectiveOverlap& co, const graph::Graph& g, NodeId h, int64_t ready,
+               int64_t held) const {
+    const model::Trace& t = in.t;
+    Finding fd = FindingOfCollective(kind(), in, co);
+    const int64_t exposed = fd.cost_ns;
+    fd.cost_ns = std::min(held, exposed);
+    const model::Kernel& k = t.kernels()[g.Ref(h).index];
+    fd.message = absl::StrFormat(
+        "%s on %s could start at %s but started at %s, as `%s` on %s (%d blocks: every SM of the GPU) %s: it waited "
+        "%s for SMs and overlapped %.0f%% (%s exposed)",
+        t.str(co.name), in.Stream(co.stream), in.At(ready), in.At(co.start_ns), t.str(t.NameOf(g.Ref(h))),
+        in.Stream(g.Stream(h)), int64_t{k.grid.x} * k.grid.y * k.grid.z,
+        g.EndNs(h) > co.start_ns ? "reached its last wave" : "ended", in.Us(held),
+        co.overlap_ratio ? 100 * *co.overlap_ratio : 0.0, in.Us(exposed));
+    fd.advice =
+        "take the collective off the SMs or leave it some: copy engines take none (NCCL's zero-CTA path with "
+        "symmetric memory, or an all-gather by cudaMemcpyBatchAsync); a GEMM that leaves SMs free (an SM count "
+        "target / carve-out) lets it run beside; a higher-priority stream for the collective places its blocks "
+        "first when both kernels are ready at once";
+    return fd;
+  }
+};
+
+}  // namespace
+
+const FindingRule& rule_70_collective_starved_of_sms() {
+  static const CollectiveStarvedOfSms rule;
+  return rule;
+}
+
+}  // namespace overlapscope::analyze::findings
