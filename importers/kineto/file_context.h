@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "importers/kineto/event_parser.h"
 #include "importers/kineto/id_set.h"
 #include "model/source_stats.h"
@@ -65,6 +66,9 @@ struct FileContext {
 
 // Appends `out` (the chunk output `which`, < FileContext::kOutputs) to the builder; clears it.
 void MergeOut(ThreadOut& out, int which, FileContext& ctx);
+// MergeOut of outs[k] (output which[k]) for k in order, with the same result, each kind of
+// event of all of them on one of up to three threads (one fork-join for a whole window).
+void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, FileContext& ctx);
 
 // Forgets `out` whole (events and the ids its parse met) and output `which`'s id maps:
 // the output of a speculative parse that started at a wrong guess.

@@ -92,7 +92,11 @@ std::vector<const char*> FileReader::SplitPoints(const char* p) const {
 double FileReader::MergePending() {
   if (pending_parts_ == 0) return 0;
   const auto t0 = std::chrono::steady_clock::now();
-  for (size_t k = 0; k < pending_parts_; ++k) MergeOut(Out(pending_set_, k), Which(pending_set_, k), ctx_);
+  std::vector<ThreadOut*> outs;
+  std::vector<int> which;
+  for (size_t k = 0; k < pending_parts_; ++k)
+    outs.push_back(&Out(pending_set_, k)), which.push_back(Which(pending_set_, k));
+  MergeOuts(outs, which, ctx_);
   pending_parts_ = 0;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
