@@ -64,7 +64,7 @@ namespace {
 
 // Explicit host waits (the blocked intervals, in their order: point i is interval i), then
 // implicit ones (allocation calls that sync the device), then stream -> stream waits.
-void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vector<SyncPoint>* points) {
+void AddPoints(const model::Trace& t, const BlockingResult& blocking, int threads, std::vector<SyncPoint>* points) {
   for (const BlockedInterval& b : blocking.intervals) points->push_back(findings::SyncPointOfBlocked(t, b));
   // Implicit syncs: allocation and release calls that are not stream-ordered.
   for (size_t i = 0; i < t.api_calls().size(); ++i) {
@@ -82,6 +82,19 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
     points->push_back(p);
   }
   // Processes whose trace records stream waits (cuda_sync "Stream Wait Event", our captures).
+  // Each wait's call is looked up by correlation in ranges of waits at once (the lookups only
+  // read the trace); the points are made in order after.
+  std::vector<int32_t> call_of(t.syncs().size(), model::kNone);
+  base::ParallelFor(threads, t.syncs().size(), 4096, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const model::Sync& s = t.syncs()[i];
+      if (s.kind != model::SyncKind::kStreamWaitEvent || s.device == model::kNone ||
+          s.correlation_id == model::kNoCorrelation)
+        continue;
+      const model::ProcessId p = t.ProcessOfDevice(s.device);
+      if (p != model::kNone) call_of[i] = t.ApiCallIndexByCorrelation(p, s.correlation_id);
+    }
+  });
   std::vector<uint8_t> records_waits(t.processes().size(), 0);
   for (size_t i = 0; i < t.syncs().size(); ++i) {
     const model::Sync& s = t.syncs()[i];
@@ -97,7 +110,7 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
     p.name = s.name;
     p.thread = s.thread;
     if (p.process != model::kNone && s.correlation_id != model::kNoCorrelation) {
-      p.api_call = t.ApiCallIndexByCorrelation(p.process, s.correlation_id);
+      p.api_call = call_of[i];
       if (p.api_call != model::kNone && p.thread == model::kNone) p.thread = t.api_calls()[p.api_call].thread;
     }
     points->push_back(p);
@@ -151,7 +164,7 @@ void Finish(std::vector<findings::Emitted> emitted, SyncResult* out) {
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
                        const graph::Graph* g, SyncResult* out) {
   const model::Trace& t = ctx.t;
-  AddPoints(t, blocking, &out->points);
+  AddPoints(t, blocking, ctx.opt.threads, &out->points);
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
   findings::FindingInputs in{t,
                              ctx.iters,
