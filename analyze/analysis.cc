@@ -152,7 +152,11 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   // The graph, the idle gaps and the transfer/wait split read only those results (and write
   // their own): at once, too.
   graph::Graph g;
-  base::RunAll(options.threads, {[&] { g = graph::BuildGraph(trace, MakeGraphInputs(r.blocking, r.cross_rank)); },
+  base::RunAll(options.threads, {[&] {
+                                   graph::GraphInputs in = MakeGraphInputs(r.blocking, r.cross_rank);
+                                   in.threads = options.threads;
+                                   g = graph::BuildGraph(trace, in);
+                                 },
                                  [&] { ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows); },
                                  [&] {
                                    if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);

@@ -64,8 +64,13 @@ namespace {
 
 // Explicit host waits (the blocked intervals, in their order: point i is interval i), then
 // implicit ones (allocation calls that sync the device), then stream -> stream waits.
-void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vector<SyncPoint>* points) {
+// `runs` gets the offset where each of the four lists starts (Finish sorts them one by one and
+// merges them).
+void AddPoints(const model::Trace& t, const BlockingResult& blocking, int threads, std::vector<SyncPoint>* points,
+               std::vector<size_t>* runs) {
+  runs->push_back(0);
   for (const BlockedInterval& b : blocking.intervals) points->push_back(findings::SyncPointOfBlocked(t, b));
+  runs->push_back(points->size());
   // Implicit syncs: allocation and release calls that are not stream-ordered.
   for (size_t i = 0; i < t.api_calls().size(); ++i) {
     const model::ApiCall& a = t.api_calls()[i];
@@ -82,7 +87,21 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
     points->push_back(p);
   }
   // Processes whose trace records stream waits (cuda_sync "Stream Wait Event", our captures).
+  // Each wait's call is looked up by correlation in ranges of waits at once (the lookups only
+  // read the trace); the points are made in order after.
+  std::vector<int32_t> call_of(t.syncs().size(), model::kNone);
+  base::ParallelFor(threads, t.syncs().size(), 4096, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      const model::Sync& s = t.syncs()[i];
+      if (s.kind != model::SyncKind::kStreamWaitEvent || s.device == model::kNone ||
+          s.correlation_id == model::kNoCorrelation)
+        continue;
+      const model::ProcessId p = t.ProcessOfDevice(s.device);
+      if (p != model::kNone) call_of[i] = t.ApiCallIndexByCorrelation(p, s.correlation_id);
+    }
+  });
   std::vector<uint8_t> records_waits(t.processes().size(), 0);
+  runs->push_back(points->size());
   for (size_t i = 0; i < t.syncs().size(); ++i) {
     const model::Sync& s = t.syncs()[i];
     if (s.kind != model::SyncKind::kStreamWaitEvent) continue;
@@ -97,7 +116,7 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
     p.name = s.name;
     p.thread = s.thread;
     if (p.process != model::kNone && s.correlation_id != model::kNoCorrelation) {
-      p.api_call = t.ApiCallIndexByCorrelation(p.process, s.correlation_id);
+      p.api_call = call_of[i];
       if (p.api_call != model::kNone && p.thread == model::kNone) p.thread = t.api_calls()[p.api_call].thread;
     }
     points->push_back(p);
@@ -108,6 +127,7 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
   // without cuda_sync rows, PyTorch < 2.1 or the sync activity off): the streams are not
   // recorded (HIP's "stream" arg is a handle). Where waits are recorded, a call whose record is
   // missing is left out: the trace itself shows no wait for it.
+  runs->push_back(points->size());
   for (size_t i = 0; i < t.api_calls().size(); ++i) {
     const model::ApiCall& a = t.api_calls()[i];
     if (a.semantic != model::ApiSemantic::kStreamWait || records_waits[t.ProcessOfThread(a.thread)]) continue;
@@ -125,7 +145,7 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, std::vecto
 
 // Findings in time order (stable: rules in registry order on ties), each sync point pointing at
 // the finding about it, points in time order, and the per-kind totals.
-void Finish(std::vector<findings::Emitted> emitted, SyncResult* out) {
+void Finish(std::vector<findings::Emitted> emitted, const std::vector<size_t>& runs, SyncResult* out) {
   std::stable_sort(emitted.begin(), emitted.end(), [](const findings::Emitted& a, const findings::Emitted& b) {
     return a.finding.time_ns < b.finding.time_ns;
   });
@@ -142,8 +162,16 @@ void Finish(std::vector<findings::Emitted> emitted, SyncResult* out) {
     }
     out->findings.push_back(std::move(e.finding));
   }
-  std::stable_sort(out->points.begin(), out->points.end(),
-                   [](const SyncPoint& a, const SyncPoint& b) { return a.start_ns < b.start_ns; });
+  // Points in time order, ties in their order here: each list (mostly in time order already)
+  // sorted stably, then merged stably in list order: what one stable sort of them all gives.
+  auto by_start = [](const SyncPoint& a, const SyncPoint& b) { return a.start_ns < b.start_ns; };
+  std::vector<SyncPoint>& v = out->points;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto b = v.begin() + static_cast<std::ptrdiff_t>(runs[r]);
+    const auto e = r + 1 < runs.size() ? v.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]) : v.end();
+    if (!std::is_sorted(b, e, by_start)) std::stable_sort(b, e, by_start);
+    if (r > 0) std::inplace_merge(v.begin(), b, e, by_start);
+  }
 }
 
 }  // namespace
@@ -151,7 +179,8 @@ void Finish(std::vector<findings::Emitted> emitted, SyncResult* out) {
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
                        const graph::Graph* g, SyncResult* out) {
   const model::Trace& t = ctx.t;
-  AddPoints(t, blocking, &out->points);
+  std::vector<size_t> runs;
+  AddPoints(t, blocking, ctx.opt.threads, &out->points, &runs);
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
   findings::FindingInputs in{t,
                              ctx.iters,
@@ -176,7 +205,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   std::vector<findings::Emitted> emitted;
   for (std::vector<findings::Emitted>& v : by_rule)
     for (findings::Emitted& e : v) emitted.push_back(std::move(e));
-  Finish(std::move(emitted), out);
+  Finish(std::move(emitted), runs, out);
 }
 
 void AddWaitSources(const graph::Graph& g, SyncResult* out) {

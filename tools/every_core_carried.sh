@@ -14,18 +14,30 @@
 #     build/bench/gen_kineto_trace tests/data/kineto/a2a_async/rank0.json.gz /tmp/t.json --mb 500 &&
 #     gzip -6 -c /tmp/t.json >.carry/every_core/trace_500.json.gz    # 35.6 MB (the carry limit is 64 MiB)
 # Optionally the build to compare with, as .carry/every_core/overlapscope-before (measured first).
+# Dynamic builds instead: their libraries (`ldd`, the loader included) in $CARRY/lib, where the
+# binaries are run through the carried loader; without trace_500.json.gz the trace is made there
+# by a carried gen_kineto_trace (and gzip -6). CARRY=<dir> (default .carry/every_core),
+# THREADS="4 8 16" (default 1 2 4 8 16), MB=50 for a smaller made trace (default 500).
 # Then, on the many-core machine, from the repository root with .carry/every_core beside it (about
 # two minutes; nothing is written outside $TMPDIR or /tmp):
 #   bash tools/every_core_carried.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-carry=.carry/every_core
+carry=${CARRY:-.carry/every_core}
+counts=(${THREADS:-1 2 4 8 16})
 export LD_LIBRARY_PATH="$PWD/$carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+loader=()
+[[ -x "$carry/lib/ld-linux-x86-64.so.2" ]] && loader=("$carry/lib/ld-linux-x86-64.so.2" --library-path "$carry/lib")
 work=${TMPDIR:-/tmp}/every_core
 mkdir -p "$work"
 gz="$work/trace_500.json.gz" json="$work/trace_500.json"
-cp "$carry/trace_500.json.gz" "$gz"
-gzip -dc "$gz" >"$json"
+if [[ -f "$carry/trace_500.json.gz" ]]; then
+  cp "$carry/trace_500.json.gz" "$gz"
+  gzip -dc "$gz" >"$json"
+else
+  "${loader[@]}" "$carry/gen_kineto_trace" tests/data/kineto/a2a_async/rank0.json.gz "$json" --mb "${MB:-500}" >/dev/null
+  gzip -6 -c "$json" >"$gz"
+fi
 cat "$json" "$gz" >/dev/null # both in the page cache
 cpus=$(nproc)
 pin=()
@@ -38,12 +50,12 @@ TIMEFORMAT='%R %U %S'
 one() {
   local bin="$1" file="$2" n="$3" best="" t
   for _ in 1 2 3; do
-    t=$({ time "${pin[@]}" "$bin" analyze "$file" --json --threads "$n" >"$work/out_$(basename "$bin")_${n}_${file##*.}" 2>/dev/null; } 2>&1)
+    t=$({ time "${pin[@]}" "${loader[@]}" "$bin" analyze "$file" --json --threads "$n" >"$work/out_$(basename "$bin")_${n}_${file##*.}" 2>/dev/null; } 2>&1)
     if [[ -z "$best" ]] || awk -v a="${t%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then best="$t"; fi
   done
   local rss="n/a"
   if [[ -x /usr/bin/time ]]; then
-    rss=$(/usr/bin/time -f %M "${pin[@]}" "$bin" analyze "$file" --json --threads "$n" 2>&1 >/dev/null | tail -1)
+    rss=$(/usr/bin/time -f %M "${pin[@]}" "${loader[@]}" "$bin" analyze "$file" --json --threads "$n" 2>&1 >/dev/null | tail -1)
     rss="$((rss / 1024)) MB"
   fi
   read -r wall user sys <<<"$best"
@@ -52,20 +64,22 @@ one() {
 }
 for bin in "$carry/overlapscope-before" "$carry/overlapscope"; do
   [[ -x "$bin" ]] || continue
-  for n in 1 2 4 8 16; do
+  for n in "${counts[@]}"; do
     one "$bin" "$json" "$n"
     one "$bin" "$gz" "$n"
   done
 done
 for f in "$json" "$gz"; do
   echo "phases, ${f##*/}, --threads 16:"
-  OVERLAPSCOPE_PHASES=1 "${pin[@]}" "$carry/overlapscope" analyze "$f" --json --threads 16 2>&1 >/dev/null | grep '^phase'
+  OVERLAPSCOPE_PHASES=1 "${pin[@]}" "${loader[@]}" "$carry/overlapscope" analyze "$f" --json --threads 16 2>&1 >/dev/null | grep '^phase'
 done
 same=yes
-for n in 2 4 8 16; do
+for n in "${counts[@]}"; do
   for x in json gz; do
-    cmp -s "$work/out_overlapscope_1_$x" "$work/out_overlapscope_${n}_$x" || same="no (--threads $n, .$x)"
+    cmp -s "$work/out_overlapscope_${counts[0]}_$x" "$work/out_overlapscope_${n}_$x" || same="no (--threads $n, .$x)"
+    [[ ! -f "$work/out_overlapscope-before_${n}_$x" ]] || cmp -s "$work/out_overlapscope-before_${n}_$x" \
+      "$work/out_overlapscope_${n}_$x" || same="no (--threads $n, .$x, against overlapscope-before)"
   done
 done
-echo "reports the same bytes at 1, 2, 4, 8, 16 threads: $same"
+echo "reports the same bytes at ${counts[*]} threads (and as overlapscope-before's): $same"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

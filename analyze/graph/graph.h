@@ -122,6 +122,12 @@ struct GraphInputs {
   bool infer_waits = true;         // false: recorded waits only (tests compare the two)
   bool use_recorded_waits = true;  // false: ignore the trace's wait records (tests: infer on a
                                    // trace that has them and compare with what was recorded)
+  // The evidence rule's searches run on up to this many threads (the graph is the same at any
+  // count: they only read; the edges are added in activity order on the calling thread).
+  int threads = 1;
+  // The fewest activities or syncs one thread's range of a search holds (tests set 1 to split
+  // small traces).
+  int min_chunk = 1024;
 };
 
 // The predecessors of one node (Graph::Preds): at most two bulk edges held here, then a view of

@@ -24,18 +24,43 @@ class GraphBuilder {
   void AddGpuNodes();
   void AddProgramOrder();
   void AddRecordedWaits();  // graph_waits.cc
+  // One recorded stream wait `y`, its wait call, waiting and awaited activities as found (kNone
+  // where not): the edge, or the count of why none (graph_waits.cc).
+  void AddRecordedWait(const model::Sync& y, int32_t call, NodeId to, NodeId from);
   void AddInferredWaits();  // graph_infer.cc
-  // The evidence rule's placement for waiting activity x (graph_infer.cc), from stream-wait
-  // call `call` (kNone if unknown) and recorded sync `sync` (kNone if none).
-  void PlaceWait(NodeId x, int32_t call, int32_t sync);
+  // What the evidence rule finds for waiting activity x (graph_infer.cc): the source (`only`
+  // when candidates == 1), whether the call order named it, whether x was delayed.
+  struct Placement {
+    NodeId only = model::kNone;
+    int candidates = 0;
+    bool by_call_order = false, delayed = false;
+  };
+  // Reads only the graph's times, latencies and the indexes of BuildInferIndexes: several
+  // activities are searched at once (graph_infer.cc).
+  Placement FindPlacement(NodeId x, int32_t call) const;
+  // Adds the edge (or counts the wait) that `p` says, from stream-wait call `call` (kNone if
+  // unknown) and recorded sync `sync` (kNone if none). In activity order: the counts and edges.
+  void ApplyPlacement(NodeId x, int32_t call, int32_t sync, const Placement& p);
+  // A wait to place: the waiting activity, its stream-wait call and recorded sync (kNone if none).
+  struct Wanted {
+    NodeId to = model::kNone;
+    int32_t call = model::kNone, sync = model::kNone;
+  };
+  // FindPlacement for each (on up to in_.threads threads), then ApplyPlacement for each in order.
+  void PlaceAll(const std::vector<Wanted>& wanted);
+  // The indexes FindPlacement reads (graph_infer.cc): call_node_ and dev_streams_;
+  // thread_calls_; thread_ops_. Each writes only its own.
+  void BuildInferIndexes();
+  void BuildThreadCalls();
+  void BuildThreadOps();
   // The source the host's call order gives for stream-wait call `call` waited by activity x: the
   // activity enqueued by the last launch call of the same thread before `call` onto another
   // stream of x's device (graph_infer.cc); kNone when there is none within a few calls.
-  NodeId SourceByCallOrder(NodeId x, int32_t call);
+  NodeId SourceByCallOrder(NodeId x, int32_t call) const;
   // True when one framework op (a Kineto cpu_op range) of the thread encloses both API calls
   // (`first` starts before `second`): PyTorch's collective and the wait that follows it at once
   // sit in one op (c10d's, DTensor's redistribute, a compiled region's function).
-  bool OneCpuOpEncloses(int32_t first, int32_t second);
+  bool OneCpuOpEncloses(int32_t first, int32_t second) const;
   // True when GPU node x started while an activity enqueued after y on y's stream was running
   // (y's stream had moved on past y: what held x then was that activity, not y).
   bool HeldByLaterOnStream(NodeId y, NodeId x) const;
@@ -96,10 +121,9 @@ class GraphBuilder {
   std::vector<SourcelessWait> sourceless_;
   std::vector<std::vector<model::StreamId>> dev_streams_;  // per device (set by AddInferredWaits)
   std::vector<NodeId> call_node_;  // per API call: the last GPU node it launched (AddInferredWaits)
-  // Per thread, its cpu_op ranges' starts and ends sorted by start (built on first use).
+  // Per thread, its cpu_op ranges' starts and ends sorted by start (BuildInferIndexes).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> thread_ops_;
-  bool thread_ops_built_ = false;
-  // Per thread, its API calls' indexes in order (built on first use by SourceByCallOrder).
+  // Per thread, its API calls' indexes in order (BuildInferIndexes).
   std::vector<std::vector<int32_t>> thread_calls_;
   const ByCorr& Corr(model::StreamId s);
 };

@@ -28,10 +28,12 @@
 // recorded wait names are no evidence: inferred edges never duplicate recorded ones.
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <utility>
 #include <vector>
 
 #include "analyze/graph/graph_builder.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze::graph {
 
@@ -84,16 +86,7 @@ std::vector<int64_t> StreamLatencies(const Graph& g, const model::Trace& t, cons
 
 }  // namespace
 
-bool GraphBuilder::OneCpuOpEncloses(int32_t first, int32_t second) {
-  if (!thread_ops_built_) {
-    thread_ops_built_ = true;
-    thread_ops_.assign(t_.threads().size(), {});
-    for (const model::Range& r : t_.ranges())
-      if (r.kind == model::RangeKind::kCpuOp && r.thread != kNone && static_cast<size_t>(r.thread) < thread_ops_.size())
-        thread_ops_[r.thread].push_back({r.start_ns, r.end_ns});
-    for (auto& v : thread_ops_)
-      if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
-  }
+bool GraphBuilder::OneCpuOpEncloses(int32_t first, int32_t second) const {
   const model::ApiCall& a = t_.api_calls()[first];
   const model::ApiCall& b = t_.api_calls()[second];
   if (a.thread == kNone || static_cast<size_t>(a.thread) >= thread_ops_.size()) return false;
@@ -118,7 +111,7 @@ bool GraphBuilder::HeldByLaterOnStream(NodeId y, NodeId x) const {
   return z > y && g_.end_[z] > xs;
 }
 
-NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) {
+NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) const {
   if (call == kNone || call_node_.empty()) return kNone;
   const auto& calls = t_.api_calls();
   const model::ThreadId th = calls[call].thread;
@@ -129,12 +122,6 @@ NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) {
   // stream). Walked over the thread's own calls: how many calls of other threads (NCCL's, the
   // data loader's, other ranks' in a one-model job) interleave must not change the answer.
   constexpr int kMaxCallsBack = 64;
-  if (thread_calls_.empty()) {
-    thread_calls_.assign(t_.threads().size(), {});
-    for (size_t i = 0; i < calls.size(); ++i)
-      if (calls[i].thread != kNone && static_cast<size_t>(calls[i].thread) < thread_calls_.size())
-        thread_calls_[calls[i].thread].push_back(static_cast<int32_t>(i));
-  }
   if (th == kNone || static_cast<size_t>(th) >= thread_calls_.size()) return kNone;
   const std::vector<int32_t>& own = thread_calls_[th];
   const auto at = std::lower_bound(own.begin(), own.end(), call);
@@ -154,7 +141,7 @@ NodeId GraphBuilder::SourceByCallOrder(NodeId x, int32_t call) {
   return kNone;
 }
 
-void GraphBuilder::PlaceWait(NodeId x, int32_t call, int32_t sync) {
+GraphBuilder::Placement GraphBuilder::FindPlacement(NodeId x, int32_t call) const {
   const model::StreamId s = g_.Stream(x);
   const model::DeviceId dev = t_.DeviceOfStream(s);
   const int64_t bound = std::max(in_.infer_min_bound_ns, g_.latency_[s]);
@@ -185,31 +172,34 @@ void GraphBuilder::PlaceWait(NodeId x, int32_t call, int32_t sync) {
     only = y;
     order_is_candidate |= y == by_order;
   }
-  const bool delayed = ready == INT64_MIN || xs - ready > bound;
+  Placement p{only, candidates, false, ready == INT64_MIN || xs - ready > bound};
   // The timing alone decides where it names one source; the call order settles a tie between
   // several, and places a wait that held nothing back (the source ended before X could start:
   // the edge is real, it just did not bind).
-  bool by_call_order = false;
   if (candidates > 1 && order_is_candidate) {
-    only = by_order, candidates = 1, by_call_order = true;
+    p.only = by_order, p.candidates = 1, p.by_call_order = true;
   } else if (candidates == 0 && by_order != kNone) {
     // Also where X was delayed: the source ended before the bound, so something else (a slow
     // launch) held X; the edge is still what the program asked for.
-    only = by_order, candidates = 1, by_call_order = true;
+    p.only = by_order, p.candidates = 1, p.by_call_order = true;
   }
-  if (candidates == 1) {
+  return p;
+}
+
+void GraphBuilder::ApplyPlacement(NodeId x, int32_t call, int32_t sync, const Placement& p) {
+  if (p.candidates == 1) {
     // A second wait of x on the same source (the timing names the same activity) is that edge.
     for (auto it = g_.waits_.rbegin(); it != g_.waits_.rend() && it->to == x; ++it)
-      if (it->from == only) return;
-    if (Add(only, x, EdgeKind::kEventWait, true)) {
+      if (it->from == p.only) return;
+    if (Add(p.only, x, EdgeKind::kEventWait, true)) {
       ++S(x).waits_inferred;
-      if (by_call_order) ++S(x).waits_inferred_by_order;
-      g_.waits_.push_back({only, x, call, sync, true});
+      if (p.by_call_order) ++S(x).waits_inferred_by_order;
+      g_.waits_.push_back({p.only, x, call, sync, true});
     }
-  } else if (candidates > 1) {
+  } else if (p.candidates > 1) {
     ++S(x).waits_ambiguous;
-    if (delayed) MarkUnresolved(x);
-  } else if (delayed) {
+    if (p.delayed) MarkUnresolved(x);
+  } else if (p.delayed) {
     ++S(x).waits_unresolved;
     MarkUnresolved(x);
   } else {
@@ -243,14 +233,15 @@ void GraphBuilder::AddInferredWaits() {
   }
   if (!any) return;
   // Per activity, the evidence of a wait: the last stream-wait call of its launching thread
-  // between its stream predecessor's launch and its own (kNone: none).
+  // between its stream predecessor's launch and its own (kNone: none). Found in ranges of
+  // activities beside the indexes the placement reads.
   std::vector<int32_t> evidence(g_.num_gpu(), kNone);
   std::vector<uint8_t> waited(g_.num_gpu(), 0);
-  const int32_t ns = static_cast<int32_t>(t_.streams().size());
-  for (model::StreamId s = 0; s < ns; ++s) {
-    if (t_.streams()[s].device == kNone) continue;
-    for (NodeId x = g_.StreamBegin(s) + 1; x < g_.StreamEnd(s); ++x) {
+  auto find_evidence = [&](NodeId begin, NodeId end) {
+    for (NodeId x = begin; x < end; ++x) {
+      const model::StreamId s = g_.Stream(x);
       const NodeId p = x - 1;
+      if (x == g_.StreamBegin(s) || t_.streams()[s].device == kNone) continue;
       if (launch_[x] == kNone || launch_[p] == kNone) continue;
       const model::ApiCall& lx = calls[launch_[x]];
       if (lx.thread == kNone || static_cast<size_t>(lx.thread) >= waits.size()) continue;
@@ -260,27 +251,44 @@ void GraphBuilder::AddInferredWaits() {
       evidence[x] = wait_call[lx.thread][(std::lower_bound(it, w.end(), lx.start_ns) - w.begin()) - 1];
       waited[x] = 1;
     }
+  };
+  const int parts = std::max(1, std::min(in_.threads, g_.num_gpu() / std::max(1, in_.min_chunk)));
+  std::vector<std::function<void()>> tasks = {[&] { BuildInferIndexes(); }, [&] { BuildThreadCalls(); },
+                                              [&] { BuildThreadOps(); }};
+  for (int k = 0; k < parts; ++k) {
+    const NodeId n = g_.num_gpu();
+    tasks.emplace_back([&, k, n] {
+      find_evidence(static_cast<NodeId>(int64_t{n} * k / parts), static_cast<NodeId>(int64_t{n} * (k + 1) / parts));
+    });
   }
+  base::RunAll(in_.threads, tasks);
   g_.latency_ = StreamLatencies(g_, t_, launch_, waited);
-  call_node_.assign(calls.size(), kNone);
-  for (NodeId n = 0; n < g_.num_gpu(); ++n)
-    if (launch_[n] != kNone) call_node_[launch_[n]] = std::max(call_node_[launch_[n]], n);
-  dev_streams_.assign(t_.devices().size(), {});
-  for (size_t s = 0; s < t_.streams().size(); ++s)
-    if (model::DeviceId d = t_.streams()[s].device; d != kNone && static_cast<size_t>(d) < dev_streams_.size())
-      dev_streams_[d].push_back(static_cast<model::StreamId>(s));
   // Recorded waits without their record: the trace names the waiting activity, the source is
   // placed by the rule. Each wait placed (an activity may wait for several: torch.compile issues
   // two all_to_alls and then waits for each), none where a wait with its record already targets
   // the activity.
   std::stable_sort(sourceless_.begin(), sourceless_.end(),
                    [](const SourcelessWait& a, const SourcelessWait& b) { return a.to < b.to; });
-  for (const SourcelessWait& w : sourceless_) {
-    if (recorded_wait_[w.to] & 2) continue;
-    if (t_.DeviceOfStream(g_.Stream(w.to)) != kNone) PlaceWait(w.to, w.call, w.sync);
-  }
+  std::vector<Wanted> wanted;
+  for (const SourcelessWait& w : sourceless_)
+    if (!(recorded_wait_[w.to] & 2) && t_.DeviceOfStream(g_.Stream(w.to)) != kNone)
+      wanted.push_back({w.to, w.call, w.sync});
+  PlaceAll(wanted);
+  // Then the activities with evidence, in activity order.
+  wanted.clear();
   for (NodeId x = 0; x < g_.num_gpu(); ++x)
-    if (evidence[x] != kNone && !recorded_wait_[x]) PlaceWait(x, evidence[x], kNone);
+    if (evidence[x] != kNone && !recorded_wait_[x]) wanted.push_back({x, evidence[x], kNone});
+  PlaceAll(wanted);
+}
+
+void GraphBuilder::PlaceAll(const std::vector<Wanted>& wanted) {
+  // Searched in ranges at once (FindPlacement only reads), placed in the given order.
+  std::vector<Placement> found(wanted.size());
+  base::ParallelFor(in_.threads, wanted.size(), static_cast<size_t>(std::max(1, in_.min_chunk)),
+                    [&](size_t b, size_t e) {
+                      for (size_t i = b; i < e; ++i) found[i] = FindPlacement(wanted[i].to, wanted[i].call);
+                    });
+  for (size_t i = 0; i < wanted.size(); ++i) ApplyPlacement(wanted[i].to, wanted[i].call, wanted[i].sync, found[i]);
 }
 
 }  // namespace overlapscope::analyze::graph

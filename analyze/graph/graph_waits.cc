@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyze/graph/graph_builder.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze::graph {
 
@@ -68,32 +69,63 @@ void GraphBuilder::AddRecordedWaits() {
   recorded_wait_.assign(g_.num_gpu(), 0);
   recorded_call_.assign(t_.api_calls().size(), 0);
   if (!in_.use_recorded_waits) return;
-  for (const model::Sync& y : t_.syncs()) {
+  // The lookups (the wait call, the waiting and the awaited activity) only read the trace and
+  // the streams' correlation lists, which are built first (the streams the waits name, at
+  // once): they are made in ranges of syncs at once, the edges added in sync order after.
+  const auto& syncs = t_.syncs();
+  std::vector<uint8_t> named(g_.stream_off_.size() - 1, 0);
+  for (const model::Sync& y : syncs) {
     if (y.kind != model::SyncKind::kStreamWaitEvent || !StreamOk(y.stream)) continue;
-    const model::ProcessId p = t_.ProcessOfDevice(t_.DeviceOfStream(y.stream));
-    int32_t call = kNone;
-    if (y.correlation_id != kNoCorrelation) call = t_.ApiCallIndexByCorrelation(p, y.correlation_id);
-    if (call != kNone) recorded_call_[call] = 1;
-    const NodeId to = y.correlation_id != kNoCorrelation ? FirstAfterCorrelation(y.stream, y.correlation_id)
-                                                         : FirstLaunchedAfter(y.stream, y.start_ns);
-    if (to == kNone) continue;  // nothing waited: the wait is the stream's last enqueued work
-    recorded_wait_[to] |= 1;
-    if (y.event_record_correlation_id == kNoCorrelation || !StreamOk(y.wait_on_stream)) {
-      sourceless_.push_back({to, call, static_cast<int32_t>(&y - t_.syncs().data())});
-      ++S(to).waits_recorded_without_source;
-      continue;
-    }
-    const NodeId from = RecorderBefore(y.wait_on_stream, y.event_record_correlation_id);
-    if (from == kNone) {
-      ++S(to).waits_already_complete;
-      continue;
-    }
-    if (from == to || g_.Stream(from) == y.stream) continue;  // same stream: stream order says it
-    recorded_wait_[to] |= 2;
-    if (!Add(from, to, EdgeKind::kEventWait, false)) continue;
-    ++S(to).waits_recorded;
-    g_.waits_.push_back({from, to, call, static_cast<int32_t>(&y - t_.syncs().data()), false});
+    named[y.stream] = 1;
+    if (StreamOk(y.wait_on_stream)) named[y.wait_on_stream] = 1;
   }
+  by_corr_.resize(named.size());
+  base::ParallelFor(in_.threads, named.size(), 1, [&](size_t b, size_t e) {
+    for (size_t s = b; s < e; ++s)
+      if (named[s]) Corr(static_cast<model::StreamId>(s));
+  });
+  struct Found {
+    int32_t call = kNone;
+    NodeId to = kNone, from = kNone;
+  };
+  std::vector<Found> found(syncs.size());
+  base::ParallelFor(
+      in_.threads, syncs.size(), static_cast<size_t>(std::max(1, in_.min_chunk)), [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) {
+          const model::Sync& y = syncs[i];
+          if (y.kind != model::SyncKind::kStreamWaitEvent || !StreamOk(y.stream)) continue;
+          Found& f = found[i];
+          const model::ProcessId p = t_.ProcessOfDevice(t_.DeviceOfStream(y.stream));
+          if (y.correlation_id != kNoCorrelation) f.call = t_.ApiCallIndexByCorrelation(p, y.correlation_id);
+          f.to = y.correlation_id != kNoCorrelation ? FirstAfterCorrelation(y.stream, y.correlation_id)
+                                                    : FirstLaunchedAfter(y.stream, y.start_ns);
+          if (f.to != kNone && y.event_record_correlation_id != kNoCorrelation && StreamOk(y.wait_on_stream))
+            f.from = RecorderBefore(y.wait_on_stream, y.event_record_correlation_id);
+        }
+      });
+  for (size_t i = 0; i < syncs.size(); ++i) AddRecordedWait(syncs[i], found[i].call, found[i].to, found[i].from);
+}
+
+void GraphBuilder::AddRecordedWait(const model::Sync& y, int32_t call, NodeId to, NodeId from) {
+  if (y.kind != model::SyncKind::kStreamWaitEvent || !StreamOk(y.stream)) return;
+  if (call != kNone) recorded_call_[call] = 1;
+  if (to == kNone) return;  // nothing waited: the wait is the stream's last enqueued work
+  recorded_wait_[to] |= 1;
+  const int32_t index = static_cast<int32_t>(&y - t_.syncs().data());
+  if (y.event_record_correlation_id == kNoCorrelation || !StreamOk(y.wait_on_stream)) {
+    sourceless_.push_back({to, call, index});
+    ++S(to).waits_recorded_without_source;
+    return;
+  }
+  if (from == kNone) {
+    ++S(to).waits_already_complete;
+    return;
+  }
+  if (from == to || g_.Stream(from) == y.stream) return;  // same stream: stream order says it
+  recorded_wait_[to] |= 2;
+  if (!Add(from, to, EdgeKind::kEventWait, false)) return;
+  ++S(to).waits_recorded;
+  g_.waits_.push_back({from, to, call, index, false});
 }
 
 void GraphBuilder::AddHostReleases() {

@@ -144,7 +144,8 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
     if (consumed) {
       // stream string, handled above
     } else if (k == ArgKey::kIgnored || k == ArgKey::kUnknown || !typed_ok) {
-      OS_SCAN(scan::SkipValue(v, end, &q, err), v);
+      // Most skipped args are plain numbers ("queued", "registers per thread", "cbid", ...).
+      if (!scan::SkipPlainNumber(v, &q)) OS_SCAN(scan::SkipValue(v, end, &q, err), v);
       if (!typed_ok) ev->bad_has |= Bit(k);
     } else {
       ev->has |= Bit(k);
@@ -227,12 +228,16 @@ Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev
   for (;;) {
     if (*q != '"') return Expect(q, end, "expected a key string in event", err_pos, err);
     std::string_view key;
-    const char* key_at = q;
-    OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
+    EventKey ek;
+    if (!QuickEventKey(q, &ek, &q)) {
+      const char* key_at = q;
+      OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
+      ek = ClassifyEventKey(key);
+    }
     q = scan::SkipWs(q);
     if (*q != ':') return Expect(q, end, "expected ':' in event", err_pos, err);
     const char* v = scan::SkipWs(q + 1);
-    switch (ClassifyEventKey(key)) {
+    switch (ek) {
       case EventKey::kPh:
         OS_SCAN(ParseStringField(v, end, &q, &ev->ph, &ev->scratch[1], "ph not a string", ev, err_pos, err), v);
         break;

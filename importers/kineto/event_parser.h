@@ -49,7 +49,11 @@ struct RawEvent {
   int64_t Int(ArgKey k) const { return arg_int[static_cast<size_t>(k)]; }
   std::string_view Str(ArgKey k) const { return arg_str[static_cast<size_t>(k)]; }
   void Reset() {
-    ph = cat = name = {};
+    // One assignment each: a chained one stored the empty view, then loaded it back as one
+    // 16-byte value before the two halves were written (a store-forwarding stall per event).
+    ph = {};
+    cat = {};
+    name = {};
     has_ts = has_dur = false;
     pid_slot = tid_slot = id_slot = Slot::kMissing;
     has = bad_has = 0;

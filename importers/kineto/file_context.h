@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "importers/kineto/event_parser.h"
 #include "importers/kineto/id_set.h"
 #include "model/source_stats.h"
@@ -30,12 +31,14 @@ struct FileContext {
   model::SourceStats stats;
   int threads = 1;  // parser threads of this file (also what the end-of-file checks may use)
 
-  // Local -> global id maps per parser thread, extended at each merge in the order the thread's
-  // parse met the ids (DropOut forgets a thread's ids after a discarded speculative parse, so
-  // that none of them reaches the builder).
-  std::vector<model::StringId> str_remap[kMaxParserThreads];
-  std::vector<model::ThreadId> thread_remap[kMaxParserThreads];
-  std::vector<std::pair<model::DeviceId, model::StreamId>> stream_remap[kMaxParserThreads];
+  // Local -> global id maps per parser output (two sets of kMaxParserThreads: a window's parts
+  // parse into one set while the other window's are merged), extended at each merge in the
+  // order the part's parse met the ids (DropOut forgets an output's ids after a discarded
+  // speculative parse, so that none of them reaches the builder).
+  static constexpr int kOutputs = 2 * kMaxParserThreads;
+  std::vector<model::StringId> str_remap[kOutputs];
+  std::vector<model::ThreadId> thread_remap[kOutputs];
+  std::vector<std::pair<model::DeviceId, model::StreamId>> stream_remap[kOutputs];
 
   IdSet api_correlations;  // duplicate detection within the file
   std::vector<MetaRecord> metas;
@@ -61,10 +64,13 @@ struct FileContext {
   std::vector<std::pair<int64_t, std::string>> device_names;  // deviceProperties: id -> name
 };
 
-// Appends `out` (the chunk output of parser thread `which`) to the builder; clears it.
+// Appends `out` (the chunk output `which`, < FileContext::kOutputs) to the builder; clears it.
 void MergeOut(ThreadOut& out, int which, FileContext& ctx);
+// MergeOut of outs[k] (output which[k]) for k in order, with the same result, each kind of
+// event of all of them on one of up to three threads (one fork-join for a whole window).
+void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, FileContext& ctx);
 
-// Forgets `out` whole (events and the ids its parse met) and parser thread `which`'s id maps:
+// Forgets `out` whole (events and the ids its parse met) and output `which`'s id maps:
 // the output of a speculative parse that started at a wrong guess.
 void DropOut(ThreadOut& out, int which, FileContext& ctx);
 

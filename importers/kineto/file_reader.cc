@@ -243,6 +243,7 @@ absl::Status FileReader::Run() {
 
   bool saw_events = false;
   absl::Status top = ParseTopLevel(&saw_events);
+  MergePending();  // (ParseEventArray merged them on its way out: nothing is left here)
   if (!top.ok()) {
     // The brief of an unreadable file is "ends before traceEvents closes": once every event is
     // in, a file cut in its trailing keys (traceName, a late baseTimeNanoseconds) still imports,

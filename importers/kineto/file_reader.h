@@ -13,7 +13,8 @@
 // from a verified start) stopped at exactly part i's start; from the first part that fails this,
 // the speculative work is dropped and the rest of the window is parsed in order. The result
 // (events, order, skips, errors and their offsets) is therefore always that of a sequential
-// parse, whatever the thread count.
+// parse, whatever the thread count. A window whose parts all hold is merged into the builder
+// (in file order) by the main thread while the next window's parts parse.
 #pragma once
 
 #include <cstdint>
@@ -75,6 +76,11 @@ class FileReader {
   // Adjusts first_share_ from one window's part parse times (seconds[0]: part 0) and the time
   // the main thread spent merging.
   void BalanceFirstPart(const std::vector<double>& seconds, double merge_seconds);
+  // Merges the previous window's parts (pending_parts_ of set pending_set_), in file order;
+  // returns the seconds it took (0 when none were pending).
+  double MergePending();
+  ThreadOut& Out(int set, size_t part) { return outs_[set][part]; }
+  static int Which(int set, size_t part) { return set * kMaxParserThreads + static_cast<int>(part); }
   ChunkResult ParseEvents(const char* p, ArrayState state, const char* stop_at, ThreadOut& out) const;
 
   FileContext ctx_;
@@ -101,7 +107,12 @@ class FileReader {
   bool compressed_ = false;  // input file position (compressed) at the window's end
   bool eof_ = false, reserved_ = false, truncated_ = false;
   const char* pos_ = nullptr;
-  ThreadOut outs_[kMaxParserThreads];
+  // Two sets of parser outputs: a window's parts parse into set_ while the main thread merges
+  // the previous window's (the other set) beside them, in file order, before its own part.
+  ThreadOut outs_[2][kMaxParserThreads];
+  int set_ = 0;
+  int pending_set_ = 0;
+  size_t pending_parts_ = 0;
 };
 
 }  // namespace overlapscope::import

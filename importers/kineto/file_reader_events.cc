@@ -89,12 +89,25 @@ std::vector<const char*> FileReader::SplitPoints(const char* p) const {
   return splits;
 }
 
+double FileReader::MergePending() {
+  if (pending_parts_ == 0) return 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<ThreadOut*> outs;
+  std::vector<int> which;
+  for (size_t k = 0; k < pending_parts_; ++k)
+    outs.push_back(&Out(pending_set_, k)), which.push_back(Which(pending_set_, k));
+  MergeOuts(outs, which, ctx_);
+  pending_parts_ = 0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) {
   const std::vector<const char*> splits = threads_ >= 2 ? SplitPoints(p) : std::vector<const char*>{p};
   const size_t n = splits.size();
   if (n == 1) {
-    ChunkResult r = ParseEvents(p, state, nullptr, outs_[0]);
-    MergeOut(outs_[0], 0, ctx_);
+    MergePending();
+    ChunkResult r = ParseEvents(p, state, nullptr, Out(set_, 0));
+    MergeOut(Out(set_, 0), Which(set_, 0), ctx_);
     return r;
   }
   // Part i > 0 parses from its guessed event start up to the next guess, speculatively.
@@ -103,13 +116,14 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
   std::vector<double> seconds(n, 0.0);  // each part's parse, for the next window's split
   std::vector<std::thread> workers;
   workers.reserve(n - 1);
+  const int set = set_;
   for (size_t i = 1; i < n; ++i) {
     const char* stop = i + 1 < n ? splits[i + 1] : nullptr;
     try {
-      workers.emplace_back([this, &results, &ok, &seconds, &splits, i, stop] {
+      workers.emplace_back([this, &results, &ok, &seconds, &splits, i, stop, set] {
         try {  // nothing may escape a thread: a failure just drops this part's work
           const auto t0 = std::chrono::steady_clock::now();
-          results[i] = ParseEvents(splits[i], ArrayState::kBeforeElement, stop, outs_[i]);
+          results[i] = ParseEvents(splits[i], ArrayState::kBeforeElement, stop, Out(set, i));
           seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           ok[i] = true;
         } catch (...) {
@@ -121,9 +135,10 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
   }
   // Part i is used only when the parse before it, sequential up to there, stopped exactly at
   // its start; from the first part that fails that test on, its work is dropped and the rest of
-  // the window is parsed in order. The result is always that of a sequential parse. Each part
-  // is merged as soon as its thread is done and the parts before it are in (part 0 while the
-  // others still parse): the merges, in file order, overlap the parse of the later parts.
+  // the window is parsed in order. The result is always that of a sequential parse. The main
+  // thread merges the previous window's parts while the others parse this one's, then parses
+  // part 0; a window whose parts all hold waits for the next one to be merged, one that does
+  // not is merged at once (the rest is parsed in order into part 0's output).
   size_t joined = 0;  // workers[k] parses part k + 1
   auto join_through = [&workers, &joined](size_t count) {
     for (; joined < std::min(count, workers.size()); ++joined) workers[joined].join();
@@ -131,20 +146,14 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
   ChunkResult cur;
   size_t i = 1;
   double merge_seconds = 0;
-  auto merge = [&](size_t k) {
-    const auto t0 = std::chrono::steady_clock::now();
-    MergeOut(outs_[k], static_cast<int>(k), ctx_);
-    merge_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   try {
+    merge_seconds = MergePending();
     const auto t0 = std::chrono::steady_clock::now();
-    cur = ParseEvents(p, state, splits[1], outs_[0]);
+    cur = ParseEvents(p, state, splits[1], Out(set, 0));
     seconds[0] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    merge(0);
     for (; i < n; ++i) {
       join_through(i);
       if (!ok[i] || cur.end != ChunkEnd::kStopped || cur.pos != splits[i]) break;
-      merge(i);
       cur = results[i];
     }
   } catch (...) {
@@ -152,11 +161,16 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
     throw;  // caught at the importer's entry
   }
   join_through(workers.size());
-  if (i == n) BalanceFirstPart(seconds, merge_seconds);
-  for (size_t j = i; j < n; ++j) DropOut(outs_[j], static_cast<int>(j), ctx_);
+  if (i == n) {
+    BalanceFirstPart(seconds, merge_seconds);
+    pending_set_ = set, pending_parts_ = n, set_ = 1 - set;
+    return cur;
+  }
+  for (size_t k = 0; k < i; ++k) MergeOut(Out(set, k), Which(set, k), ctx_);
+  for (size_t j = i; j < n; ++j) DropOut(Out(set, j), Which(set, j), ctx_);
   if (cur.end == ChunkEnd::kStopped) {
-    cur = ParseEvents(cur.pos, cur.state, nullptr, outs_[0]);
-    MergeOut(outs_[0], 0, ctx_);
+    cur = ParseEvents(cur.pos, cur.state, nullptr, Out(set, 0));
+    MergeOut(Out(set, 0), Which(set, 0), ctx_);
   }
   return cur;
 }
@@ -182,6 +196,7 @@ void FileReader::ReserveFromFirstChunk(const char* parsed_to) {
   const int64_t consumed = base_ + (parsed_to - win_);
   if (consumed < (int64_t{8} << 20)) return;
   reserved_ = true;
+  MergePending();  // the builder's sizes are the extrapolation's base
   // Fraction of the file behind us: for gzip from the compressed position at the window's end
   // (in_ itself belongs to the reader thread now), scaled to the part of the window parsed.
   const double window_end = static_cast<double>(base_ + static_cast<int64_t>(len_));
@@ -210,6 +225,7 @@ absl::Status FileReader::ParseEventArray() {
   for (;;) {
     ChunkResult r = ParseChunk(pos_, state);
     if (r.end == ChunkEnd::kNeedMore) ReserveFromFirstChunk(r.pos);
+    if (r.end == ChunkEnd::kDone || r.end == ChunkEnd::kError) MergePending();
     switch (r.end) {
       case ChunkEnd::kDone: pos_ = r.pos; return absl::OkStatus();
       case ChunkEnd::kError:

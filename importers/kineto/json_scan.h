@@ -145,6 +145,19 @@ inline bool IsDelimiter(char c) {
   return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// Skips a plain number at p (an optional '-', a digit, then digits, '.', 'e', 'E', '+', '-')
+// that a delimiter ends, without converting it: true with *after at the delimiter. False for
+// anything else (another type, 0x..., the window's end, a malformed number): the caller takes
+// SkipValue, which gives the same answer where this one does.
+inline bool SkipPlainNumber(const char* p, const char** after) {
+  const char* q = p + (*p == '-');
+  if (*q < '0' || *q > '9' || (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))) return false;
+  for (++q; (*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' || *q == '-';) ++q;
+  if (!IsDelimiter(*q)) return false;
+  *after = q;
+  return true;
+}
+
 // General (slow) paths of the two parsers below: signs, exponents, long digit strings, NaN.
 Scan ParseIntSlow(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err);
 Scan ParseMicrosAsNsSlow(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,

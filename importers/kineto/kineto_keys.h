@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "model/api_names.h"
@@ -36,6 +37,50 @@ inline EventKey ClassifyEventKey(std::string_view k) {
     default: break;
   }
   return ClassifyOtherEventKey(k);
+}
+
+// The first n bytes of s as a little-endian word (n <= 8), for QuickEventKey's compares.
+constexpr uint64_t KeyWord(const char* s, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+  return v;
+}
+
+// The keys of every event, read straight from the bytes after the opening quote at q when the
+// key is one of them written plainly (the closing quote right after it): sets *key and *after
+// (past the closing quote) and returns true. False for anything else (another key, an escape,
+// the window's end): the caller takes ParseString and ClassifyEventKey. Reads the 8 bytes after
+// q, which the window's padding (scan::kPad) keeps readable.
+inline bool QuickEventKey(const char* q, EventKey* key, const char** after) {
+  uint64_t w;
+  std::memcpy(&w, q + 1, sizeof w);
+  const uint64_t w3 = w & 0xFFFFFFu, w4 = w & 0xFFFFFFFFu, w5 = w & 0xFFFFFFFFFFu;
+  EventKey k;
+  int n;
+  if (w3 == KeyWord("ph\"", 3)) {
+    k = EventKey::kPh, n = 2;
+  } else if (w3 == KeyWord("ts\"", 3)) {
+    k = EventKey::kTs, n = 2;
+  } else if (w3 == KeyWord("id\"", 3)) {
+    k = EventKey::kId, n = 2;
+  } else if (w4 == KeyWord("pid\"", 4)) {
+    k = EventKey::kPid, n = 3;
+  } else if (w4 == KeyWord("tid\"", 4)) {
+    k = EventKey::kTid, n = 3;
+  } else if (w4 == KeyWord("cat\"", 4)) {
+    k = EventKey::kCat, n = 3;
+  } else if (w4 == KeyWord("dur\"", 4)) {
+    k = EventKey::kDur, n = 3;
+  } else if (w5 == KeyWord("name\"", 5)) {
+    k = EventKey::kName, n = 4;
+  } else if (w5 == KeyWord("args\"", 5)) {
+    k = EventKey::kArgs, n = 4;
+  } else {
+    return false;
+  }
+  *key = k;
+  *after = q + n + 2;
+  return true;
 }
 
 // Args the importer keeps (kUnknown: counted in SourceStats::unknown_args; kIgnored: known

@@ -3,6 +3,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "base/run_all.h"
 #include "importers/kineto/file_context.h"
 #include "importers/kineto/import.h"
@@ -153,32 +154,64 @@ void MergeCounts(ThreadOut& out, FileContext& ctx) {
 
 }  // namespace
 
-void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
-  Remapper r{ctx, out, which};
-  // Ids the parse met first (strings, threads, streams) get their global ids now, in the order
-  // the parse met them: the builder's order is then that of first appearance in the file,
-  // whatever the split into parts, windows and threads (the Perfetto export's interned ids,
-  // the order of threads and streams in every output). Mapping them while merging, kind by
-  // kind, would order them by the split.
-  auto& sm = ctx.str_remap[which];
+namespace {
+
+// Ids the parse met first (strings, threads, streams; the devices of syncs after them) get their
+// global ids now, in the order the parse met them: the builder's order is then that of first
+// appearance in the file, whatever the split into parts, windows and threads (the Perfetto
+// export's interned ids, the order of threads, devices and streams in every output). Mapping
+// them while merging, kind by kind, would order them by the split.
+void MapIds(Remapper& r) {
+  FileContext& ctx = r.ctx;
+  ThreadOut& out = r.out;
+  auto& sm = ctx.str_remap[r.which];
   for (size_t i = sm.size(); i < out.strings.size(); ++i) sm.push_back(i == 0 ? 0 : r.b.Intern(out.strings.Get(i)));
-  auto& tm = ctx.thread_remap[which];
+  auto& tm = ctx.thread_remap[r.which];
   for (size_t i = tm.size(); i < out.thread_tids.size(); ++i)
     tm.push_back(r.b.GetOrAddThread(ctx.process, out.thread_tids[i]));
-  auto& stm = ctx.stream_remap[which];
+  auto& stm = ctx.stream_remap[r.which];
   for (size_t i = stm.size(); i < out.stream_keys.size(); ++i) {
     const model::DeviceId d = r.b.GetOrAddDevice(ctx.process, out.stream_keys[i].first);
     stm.emplace_back(d, r.b.GetOrAddStream(d, out.stream_keys[i].second));
   }
+  // MergeHost gives each sync its device; made here, in this order, MergeHost only finds them.
+  for (const model::Sync& y : out.syncs) r.b.GetOrAddDevice(ctx.process, y.device);
   if (!ctx.has_base && out.events_read > 0) ctx.merged_without_base = true;
+}
+
+}  // namespace
+
+void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, FileContext& ctx) {
+  std::vector<Remapper> gpu, api, host;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    gpu.push_back(Remapper{ctx, *outs[k], which[k]});
+    MapIds(gpu.back());
+    api.push_back(gpu.back());
+    host.push_back(gpu.back());
+  }
   // GPU work, host ranges and syncs, API calls: each kind goes to its own vectors of the
-  // builder (only MergeHost adds devices, only MergeApiCalls touches the stats and the id
-  // set): on up to three threads, with the same result as in this order.
-  Remapper host = r, api = r;
-  base::RunAll(std::min(ctx.threads, 3), {[&] { MergeGpu(r); }, [&] { MergeApiCalls(api); }, [&] { MergeHost(host); }});
-  ctx.base_overflow |= r.overflow || host.overflow || api.overflow;
-  MergeCounts(out, ctx);
-  out.ClearChunk();
+  // builder (only MergeApiCalls touches the stats and the id set), output after output: on up
+  // to three threads, with the same result as in this order.
+  base::RunAll(std::min(ctx.threads, 3), {[&] {
+                                            for (Remapper& r : gpu) MergeGpu(r);
+                                          },
+                                          [&] {
+                                            for (Remapper& r : api) MergeApiCalls(r);
+                                          },
+                                          [&] {
+                                            for (Remapper& r : host) MergeHost(r);
+                                          }});
+  for (size_t k = 0; k < outs.size(); ++k) {
+    ctx.base_overflow |= gpu[k].overflow || host[k].overflow || api[k].overflow;
+    MergeCounts(*outs[k], ctx);
+    outs[k]->ClearChunk();
+  }
+}
+
+void MergeOut(ThreadOut& out, int which, FileContext& ctx) {
+  ThreadOut* const outs[] = {&out};
+  const int whiches[] = {which};
+  MergeOuts(outs, whiches, ctx);
 }
 
 void DropOut(ThreadOut& out, int which, FileContext& ctx) {
