@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "analyze/replay/both.h"
 #include "analyze/replay/residency.h"
 #include "analyze/replay/spans.h"
@@ -23,11 +22,27 @@ double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
   return static_cast<double>(c) / static_cast<double>(hi - lo);
 }
 
-// Whether merged list u meets [lo, hi) (an instant when lo == hi).
-bool Meets(const std::vector<Span>& u, int64_t lo, int64_t hi) {
-  auto it = std::upper_bound(u.begin(), u.end(), lo, [](int64_t x, const Span& s) { return x < s.second; });
-  return it != u.end() && it->first <= std::max(lo, hi - 1);
-}
+// Whether merged list u meets [lo, hi) (an instant when lo == hi). Queries in rising `lo` (a
+// stream's kernels in node order) move `at` forward; a query below the last one searches again.
+class MeetsCursor {
+ public:
+  explicit MeetsCursor(const std::vector<Span>& u) : u_(u) {}
+  bool Meets(int64_t lo, int64_t hi) {
+    if (lo < last_lo_) {
+      at_ = std::upper_bound(u_.begin(), u_.end(), lo, [](int64_t x, const Span& s) { return x < s.second; }) -
+            u_.begin();
+    } else {
+      while (at_ < u_.size() && u_[at_].second <= lo) ++at_;  // the first span ending after lo
+    }
+    last_lo_ = lo;
+    return at_ < u_.size() && u_[at_].first <= std::max(lo, hi - 1);
+  }
+
+ private:
+  const std::vector<Span>& u_;
+  size_t at_ = 0;
+  int64_t last_lo_ = INT64_MIN;
+};
 
 BlockFootprint FootprintOf(const model::Trace& t, const graph::Graph& graph, int32_t v) {
   const model::GpuRef r = graph.Ref(v);
@@ -231,7 +246,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   // The collectives first; then only the compute kernels that meet one (in either schedule) or
   // that the end releasing one also releases: the others keep their duration (most of a trace).
   std::vector<std::vector<Span>> near(devs);
-  absl::flat_hash_set<int32_t> roots;
+  std::vector<bool> root(g.num_gpu, false);  // releasing kernels (ReleasingKernel) of the collectives
   for (int32_t v = 0; v < g.num_gpu; ++v) {
     const model::DeviceId d = a.device[v];
     if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kComm || a.blocks[v] <= 0) continue;
@@ -249,18 +264,21 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     }
     dm[d]->comm.push_back(p);
     near[d].push_back({s.start[v], s.end[v]});
-    if (const int32_t r = ReleasingKernel(a, s, v); r >= 0) roots.insert(r);
+    if (const int32_t r = ReleasingKernel(a, s, v); r >= 0) root[r] = true;
   }
   for (auto& n : near) n = MergeSpans(std::move(n));
   // The halves of the node range on two threads (read-only lookups), joined in node order.
   std::vector<std::vector<Placed>> lower(devs), upper(devs);
   auto near_compute = [&](int32_t lo, int32_t hi, std::vector<std::vector<Placed>>& out) {
+    std::vector<MeetsCursor> pred, rec;  // per device
+    for (const std::vector<Span>& n : near) pred.emplace_back(n), rec.emplace_back(n);
     for (int32_t v = lo; v < hi; ++v) {
       const model::DeviceId d = a.device[v];
       if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.removed[v]) continue;
-      if (!Meets(near[d], s.start[v], s.end[v]) && !Meets(near[d], g.rec_start[v], g.rec_end[v]) &&
-          !roots.contains(ReleasingKernel(a, s, v)))
-        continue;
+      if (!pred[d].Meets(s.start[v], s.end[v]) && !rec[d].Meets(g.rec_start[v], g.rec_end[v])) {
+        const int32_t r = ReleasingKernel(a, s, v);
+        if (r < 0 || !root[r]) continue;
+      }
       out[d].push_back({v, FootprintOf(t, graph, v), s.start[v], s.end[v]});
     }
   };
