@@ -110,6 +110,13 @@ void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAt
 
 absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in,
                                     const ReplayOptions& o) {
+  // The simulation graph holds at most the graph's edges, one fallback or thread edge per node
+  // and under a change up to three per restreamed activity and a join per waiter (at most an
+  // edge or a node each): its 32-bit row offsets must hold them.
+  int64_t graph_edges = 0;
+  for (int k = 0; k < graph::kEdgeKinds; ++k) graph_edges += g.stats().recorded[k] + g.stats().inferred[k];
+  if (2 * graph_edges + 5 * int64_t{g.num_nodes()} > kMaxSimEdges)
+    return absl::ResourceExhaustedError("replay: the dependency graph is too large to simulate (over 2^31 edges)");
   ASSIGN_OR_RETURN(NodeAttrs a, CollectAttrs(t, g, in));
   ReplayResult r;
   r.strict = o.strict;

@@ -192,7 +192,8 @@ struct ReplayResult {
 
 // Replays `graph` (built from `trace`) and, when options.changes is not empty, predicts it under
 // them. InvalidArgument when a change's regex does not compile or inputs are not parallel to the
-// trace's vectors.
+// trace's vectors; ResourceExhausted when the simulation's edges could exceed 2^31 (a graph of
+// some 500 M nodes: far beyond the memory such a trace needs anyway).
 absl::StatusOr<ReplayResult> Replay(const model::Trace& trace, const graph::Graph& graph, const ReplayInputs& in,
                                     const ReplayOptions& options);
 

@@ -18,11 +18,19 @@ namespace overlapscope::analyze::replay {
 //   kRelease:    end(to)   >= end(from) + lag   (the GPU work a blocking host call waited for)
 enum class Dep : uint8_t { kAfterEnd, kAfterStart, kRelease };
 
+// Packed (13 bytes, not 16): at 10 M nodes every byte per edge is ~4 MB of fresh pages.
+#pragma pack(push, 1)
 struct SimEdge {
   int32_t from = -1;
   Dep dep = Dep::kAfterEnd;
   int64_t lag_ns = 0;
 };
+#pragma pack(pop)
+
+// Row offsets into the edge arrays: 32 bits (half the pages of 64); Replay() refuses a graph
+// whose edges could exceed them (kMaxSimEdges).
+using RowOffset = int32_t;
+constexpr int64_t kMaxSimEdges = INT32_MAX;
 
 struct SimGraph {
   int32_t num_nodes = 0;
@@ -37,7 +45,7 @@ struct SimGraph {
   ZeroedVector<int64_t> transfer;
   int32_t num_groups = 0;
   // Predecessor edges, compressed rows: preds[pred_off[n] .. pred_off[n+1]).
-  std::vector<int64_t> pred_off;
+  std::vector<RowOffset> pred_off;
   std::vector<SimEdge> preds;
 
   // Sizes every per-node vector for n nodes (no edges).
@@ -53,7 +61,7 @@ class EdgeRows {
   // Room for n nodes' rows and about `edges` edges (a hint: more may be appended).
   void Reserve(int32_t n, int64_t edges, int64_t added);
   void Next(int32_t v) {
-    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<int64_t>(in_order_.size()));
+    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<RowOffset>(in_order_.size()));
   }
   void Append(SimEdge e) { in_order_.push_back(e); }
   void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
@@ -67,7 +75,7 @@ class EdgeRows {
     int32_t to;
     SimEdge e;
   };
-  std::vector<int64_t> off_;
+  std::vector<RowOffset> off_;
   std::vector<SimEdge> in_order_;
   std::vector<Pending> pending_;
 };

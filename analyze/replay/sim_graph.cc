@@ -45,7 +45,7 @@ void EdgeRows::Finish(SimGraph& g) {
     int64_t old_hi = static_cast<int64_t>(in_order);
     for (int32_t v = n - 1; v >= 0; --v) {
       const int64_t old_lo = off_[v];
-      off_[v + 1] = old_hi + shift;
+      off_[v + 1] = static_cast<RowOffset>(old_hi + shift);
       shift -= left[v];
       if (shift > 0)
         std::copy_backward(in_order_.begin() + old_lo, in_order_.begin() + old_hi, in_order_.begin() + old_hi + shift);

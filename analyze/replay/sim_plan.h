@@ -10,15 +10,17 @@
 namespace overlapscope::analyze::replay {
 
 // A constraint seen from its source: target, kind, lag (ns) after the source's start or end.
+#pragma pack(push, 1)  // 13 bytes, not 16 (fewer fresh pages)
 struct SuccEdge {
   int32_t to;
   Dep dep;
   int64_t lag;
 };
+#pragma pack(pop)
 
 // The successors fired by each node's start (kAfterStart) and by its end (the others).
 struct Succs {
-  std::vector<int64_t> off_s, off_e;
+  std::vector<RowOffset> off_s, off_e;
   std::vector<SuccEdge> on_start, on_end;
 };
 
