@@ -31,13 +31,16 @@ struct NodeAttrs {
 // InvalidArgument when the inputs' vectors are not parallel to the trace's.
 absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in);
 
-// Which nodes the changes touch, per node.
+// Which nodes the changes touch, per node. Zeroed: the pages of nodes no change touches are
+// never written (a change usually matches a few nodes of millions).
 struct ChangeEffects {
-  std::vector<double> scale;  // duration factor (1: unchanged)
-  std::vector<uint8_t> removed, moved, copy_engine, nosync, deferred;
-  std::vector<int32_t> join_change;  // moved nodes: the async change (index) that moved them
-  std::vector<int64_t> matches;      // per change: nodes it matched
+  ZeroedVector<double> scale;  // duration factor; 0 for 1 (unchanged): read it with Scale()
+  ZeroedVector<uint8_t> removed, moved, copy_engine, nosync, deferred;
+  ZeroedVector<int32_t> join_change;  // moved nodes: the async change (index) that moved them
+  std::vector<int64_t> matches;       // per change: nodes it matched
   int64_t changed_nodes = 0;
+
+  double Scale(int32_t v) const { return scale[v] == 0 ? 1.0 : scale[v]; }
 };
 ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes);
 

@@ -36,7 +36,7 @@ class SimBuilder {
 
  private:
   bool Removed(graph::NodeId v) const { return fx_ != nullptr && fx_->removed[v]; }
-  double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->scale[v] : 1.0; }
+  double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->Scale(v) : 1.0; }
   // An activity whose launch call is not in the trace keeps its whole recorded gap: what it
   // waited for is unknown (counted in GraphStats::gpu_without_launch).
   // So does an activity behind a stream wait the graph could not place (Graph::UnresolvedWaits):
