@@ -1,5 +1,7 @@
 // NodeAttrs and ChangeEffects (build.h): what each node of the graph is, and which changes touch
 // it. Regexes run once per distinct name, never per event.
+#include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "analyze/replay/build.h"
@@ -143,14 +145,26 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
       if (!touched[v]) touched[v] = 1, ++fx.changed_nodes;
       switch (c.kind) {
         case ChangeKind::kScaleClass:
-        case ChangeKind::kScaleName: fx.scale[v] = fx.Scale(v) * c.factor; break;
-        case ChangeKind::kRemove: fx.removed[v] = 1; break;
+        case ChangeKind::kScaleName:
+          // 0 stands for 1: a product that underflows to 0 is kept as the smallest double
+          // (any duration times it rounds to 0, as times 0 would).
+          fx.scale[v] =
+              std::max((fx.scale[v] == 0 ? 1.0 : fx.scale[v]) * c.factor, std::numeric_limits<double>::denorm_min());
+          fx.any_scale = true;
+          break;
+        case ChangeKind::kRemove:
+          fx.removed[v] = 1;
+          fx.any_removed = true;
+          break;
         case ChangeKind::kAsync:
           fx.moved[v] = 1;
           fx.join_change[v] = static_cast<int32_t>(ci);
           break;
         case ChangeKind::kCopyEngine: fx.copy_engine[v] = 1; break;
-        case ChangeKind::kNoSync: fx.nosync[v] = 1; break;
+        case ChangeKind::kNoSync:
+          fx.nosync[v] = 1;
+          fx.any_nosync = true;
+          break;
         case ChangeKind::kDefer: fx.deferred[v] = 1; break;
       }
     }

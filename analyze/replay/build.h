@@ -39,14 +39,26 @@ struct ChangeEffects {
   ZeroedVector<int32_t> join_change;  // moved nodes: the async change (index) that moved them
   std::vector<int64_t> matches;       // per change: nodes it matched
   int64_t changed_nodes = 0;
+  // Whether any node is scaled, removed, made nosync: where none is, their arrays are never
+  // read (a read of an untouched page faults too, if more cheaply).
+  bool any_scale = false, any_removed = false, any_nosync = false;
 
-  double Scale(int32_t v) const { return scale[v] == 0 ? 1.0 : scale[v]; }
+  double Scale(int32_t v) const { return any_scale && scale[v] != 0 ? scale[v] : 1.0; }
+  bool Removed(int32_t v) const { return any_removed && removed[v]; }
+  bool NoSync(int32_t v) const { return any_nosync && nosync[v]; }
 };
 ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes);
 
+// The recorded times of g's nodes (an end never before its start), as SimGraph holds them.
+struct RecordedTimes {
+  SharedTimes start, end;
+};
+RecordedTimes RecordTimes(const graph::Graph& g);
+
 // The simulation graph of `g` with `fx` applied (nullptr: as recorded). Adds to `counts` what
 // it joined (groups, unmatched collectives) and the fallbacks it took (none when `strict`).
+// `rec` (or null: computed here): RecordTimes(g), shared by the graph.
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-                  const ChangeEffects* fx, bool strict, ReplayCounts* counts);
+                  const ChangeEffects* fx, bool strict, ReplayCounts* counts, const RecordedTimes* rec = nullptr);
 
 }  // namespace overlapscope::analyze::replay

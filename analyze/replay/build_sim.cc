@@ -17,18 +17,31 @@ int64_t Scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_
 
 }  // namespace
 
+RecordedTimes RecordTimes(const graph::Graph& g) {
+  std::vector<int64_t> start(g.num_nodes()), end(g.num_nodes());
+  for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
+    start[v] = g.StartNs(v);
+    end[v] = std::max(g.EndNs(v), g.StartNs(v));
+  }
+  RecordedTimes r;
+  r.start = std::move(start);
+  r.end = std::move(end);
+  return r;
+}
+
 SimGraph SimBuilder::Build(ReplayCounts* counts) {
-  sim_.ResizeNodes(g_.num_nodes(), g_.num_gpu());
+  sim_.ResizeNodes(g_.num_nodes(), g_.num_gpu(), /*times=*/false);
+  const RecordedTimes rec = rec_ != nullptr ? *rec_ : RecordTimes(g_);
+  sim_.rec_start = rec.start;
+  sim_.rec_end = rec.end;
   // Room for the graph's edges, a fallback or thread edge per node and, under a change, the
   // restreamed streams' order and joins (capacity never written costs nothing).
   int64_t edges = 0;
   for (int k = 0; k < graph::kEdgeKinds; ++k) edges += g_.stats().recorded[k] + g_.stats().inferred[k];
   rows_.Reserve(g_.num_nodes(), edges + g_.num_nodes(), fx_ != nullptr ? 2 * int64_t{g_.num_gpu()} : 0);
-  for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
-    sim_.rec_start[v] = g_.StartNs(v);
-    sim_.rec_end[v] = std::max(g_.EndNs(v), g_.StartNs(v));
-    sim_.dur[v] = Removed(v) ? 0 : Scaled(sim_.rec_end[v] - sim_.rec_start[v], Scale(v));
-  }
+  const SimGraph& s = sim_;  // reads only: the times may be shared
+  for (graph::NodeId v = 0; v < g_.num_nodes(); ++v)
+    sim_.dur[v] = Removed(v) ? 0 : Scaled(s.rec_end[v] - s.rec_start[v], Scale(v));
   LaunchLatencies();
   Groups(counts);
   std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
@@ -111,7 +124,7 @@ void SimBuilder::Groups(ReplayCounts* counts) {
 
 void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream) {
   const bool gpu = g_.IsGpu(v);
-  const bool nosync = fx_ != nullptr && !gpu && fx_->nosync[v];
+  const bool nosync = fx_ != nullptr && !gpu && fx_->NoSync(v);
   int64_t tail = 0;
   bool any_release = false, program_order = false;
   for (const graph::Edge& e : g_.Preds(v)) {
@@ -163,8 +176,8 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
   }
 }
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-                  const ChangeEffects* fx, bool strict, ReplayCounts* counts) {
-  return SimBuilder(t, g, a, changes, fx, strict).Build(counts);
+                  const ChangeEffects* fx, bool strict, ReplayCounts* counts, const RecordedTimes* rec) {
+  return SimBuilder(t, g, a, changes, fx, strict, rec).Build(counts);
 }
 
 }  // namespace overlapscope::analyze::replay

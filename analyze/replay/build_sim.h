@@ -29,13 +29,13 @@ constexpr int64_t kUnexplainedNs = 5'000;
 class SimBuilder {
  public:
   SimBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-             const ChangeEffects* fx, bool strict)
-      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict) {}
+             const ChangeEffects* fx, bool strict, const RecordedTimes* rec)
+      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict), rec_(rec) {}
 
   SimGraph Build(ReplayCounts* counts);
 
  private:
-  bool Removed(graph::NodeId v) const { return fx_ != nullptr && fx_->removed[v]; }
+  bool Removed(graph::NodeId v) const { return fx_ != nullptr && fx_->Removed(v); }
   double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->Scale(v) : 1.0; }
   // An activity whose launch call is not in the trace keeps its whole recorded gap: what it
   // waited for is unknown (counted in GraphStats::gpu_without_launch).
@@ -83,6 +83,7 @@ class SimBuilder {
   const std::vector<Change>& changes_;
   const ChangeEffects* fx_;
   const bool strict_;
+  const RecordedTimes* rec_;  // shared recorded times, or null
   SimGraph sim_;
   EdgeRows rows_;
   std::vector<uint8_t> launch_binding_, has_launch_;

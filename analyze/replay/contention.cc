@@ -253,7 +253,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
     dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
     near[d].push_back({g.rec_start[v], g.rec_end[v]});
-    if (fx.removed[v]) continue;
+    if (fx.Removed(v)) continue;
     if (fx.copy_engine[v]) {
       // Copy engines hold no SMs, but the collective's own chunk is copied on the device first,
       // by SMs (contention.h): a copy kernel whose blocks are unknown, one SM at least, so it
@@ -274,7 +274,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     for (const std::vector<Span>& n : near) pred.emplace_back(n), rec.emplace_back(n);
     for (int32_t v = lo; v < hi; ++v) {
       const model::DeviceId d = a.device[v];
-      if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.removed[v]) continue;
+      if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.Removed(v)) continue;
       if (!pred[d].Meets(s.start[v], s.end[v]) && !rec[d].Meets(g.rec_start[v], g.rec_end[v])) {
         const int32_t r = ReleasingKernel(a, s, v);
         if (r < 0 || !root[r]) continue;

@@ -99,7 +99,7 @@ void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAt
   ir.process = w.process;
   ir.number = w.number;
   if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size())) ir.rank = t.processes()[w.process].rank;
-  ir.measured = MeasureStep(idx, i, a, base.rec_start, base.rec_end);
+  ir.measured = MeasureStep(idx, i, a, base.rec_start.values(), base.rec_end.values());
   ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
   ir.replayed.path = WalkPath(idx, i, a, base, replayed);
   if (ir.measured.step_ns > 0)
@@ -127,15 +127,16 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   std::optional<Schedule> pred, pred_c;
   bool contention_ran = false;
   std::optional<IterationNodes> idx_pred;
+  const RecordedTimes rec = RecordTimes(g);  // one copy for the replayed graph and the prediction's
   // The prediction is independent of the replay: it runs on a second thread beside it (same
   // result either way: nothing is shared but read-only inputs).
   auto predict = [&] {
     fx = MatchChanges(t, a, o.changes);
     ReplayCounts scratch;
-    sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch);
+    sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &rec);
     const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
     pred = what_if.Run(sim->dur);
-    idx_pred = GroupByIteration(a, iters, &fx->removed);
+    idx_pred = GroupByIteration(a, iters, fx->any_removed ? &fx->removed : nullptr);
     if (o.contention) {
       pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, r);
       contention_ran = true;
@@ -153,7 +154,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     });
   }
   ReplayCounts counts = r.counts;
-  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts);
+  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &rec);
   Schedule replayed = Simulate(base);
   const IterationNodes idx = GroupByIteration(a, iters, nullptr);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this

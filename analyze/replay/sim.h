@@ -32,11 +32,31 @@ struct SimEdge {
 using RowOffset = int32_t;
 constexpr int64_t kMaxSimEdges = INT32_MAX;
 
+// Per-node times that several simulation graphs of one replay share (the recorded times are the
+// same in the replayed graph and a what-if's: one copy, not two, of 16 bytes a node). Copies
+// share the values; write them only before the first copy.
+class SharedTimes {
+ public:
+  SharedTimes() : v_(std::make_shared<std::vector<int64_t>>()) {}
+  SharedTimes& operator=(std::vector<int64_t> v) {
+    v_ = std::make_shared<std::vector<int64_t>>(std::move(v));
+    return *this;
+  }
+  void assign(size_t n, int64_t x) { *this = std::vector<int64_t>(n, x); }
+  int64_t& operator[](size_t i) { return (*v_)[i]; }
+  int64_t operator[](size_t i) const { return (*v_)[i]; }
+  size_t size() const { return v_->size(); }
+  const std::vector<int64_t>& values() const { return *v_; }
+
+ private:
+  std::shared_ptr<std::vector<int64_t>> v_;
+};
+
 struct SimGraph {
   int32_t num_nodes = 0;
-  int32_t num_gpu = 0;                      // nodes [0, num_gpu) are GPU activities, the rest host calls
-  std::vector<int64_t> rec_start, rec_end;  // recorded times
-  std::vector<int64_t> dur;                 // duration to replay (nodes without release/group)
+  int32_t num_gpu = 0;             // nodes [0, num_gpu) are GPU activities, the rest host calls
+  SharedTimes rec_start, rec_end;  // recorded times
+  std::vector<int64_t> dur;        // duration to replay (nodes without release/group)
   // Host calls with release edges end at max(start + release_tail, end(release) + lag).
   ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
@@ -50,8 +70,9 @@ struct SimGraph {
 
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
-  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them.
-  void ResizeNodes(int32_t n, int32_t gpu);
+  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them, and
+  // without rec_start / rec_end unless `times` (a caller that shares them leaves them).
+  void ResizeNodes(int32_t n, int32_t gpu, bool times = true);
 };
 
 // Builds the compressed rows of a SimGraph: Next(v) for v = 0, 1, ... in order with Append() of
@@ -71,10 +92,12 @@ class EdgeRows {
   void Finish(SimGraph& g);
 
  private:
+#pragma pack(push, 1)  // 17 bytes, not 24
   struct Pending {
     int32_t to;
     SimEdge e;
   };
+#pragma pack(pop)
   std::vector<RowOffset> off_;
   std::vector<SimEdge> in_order_;
   std::vector<Pending> pending_;

@@ -5,12 +5,14 @@
 
 namespace overlapscope::analyze::replay {
 
-void SimGraph::ResizeNodes(int32_t n, int32_t gpu) {
+void SimGraph::ResizeNodes(int32_t n, int32_t gpu, bool times) {
   num_nodes = n;
   num_gpu = gpu;
   num_groups = 0;
-  rec_start.assign(n, 0);
-  rec_end.assign(n, 0);
+  if (times) {
+    rec_start.assign(n, 0);
+    rec_end.assign(n, 0);
+  }
   dur.assign(n, 0);
   release_tail = ZeroedVector<int64_t>(n);
   group.assign(n, -1);
