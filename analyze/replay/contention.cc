@@ -231,7 +231,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
                                     const std::vector<NameSlowdown>& slowdowns, int sm_count_override,
                                     const std::vector<uint8_t>& waited) {
   ContentionFactors out;
-  out.factor.assign(g.num_nodes, 1.0);
+  out.factor.assign(g.num_gpu, 1.0);  // GPU nodes only: host calls are never slowed
   const size_t devs = t.devices().size();
   std::vector<std::unique_ptr<DeviceModel>> dm(devs);
   std::vector<uint8_t> has_comm(devs, 0);

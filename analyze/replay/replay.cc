@@ -12,7 +12,6 @@
 #include "analyze/replay/contention.h"
 #include "analyze/replay/measure.h"
 #include "analyze/replay/sim.h"
-#include "base/status_macros.h"
 
 namespace overlapscope::analyze::replay {
 namespace {
@@ -117,7 +116,13 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   for (int k = 0; k < graph::kEdgeKinds; ++k) graph_edges += g.stats().recorded[k] + g.stats().inferred[k];
   if (2 * graph_edges + 5 * int64_t{g.num_nodes()} > kMaxSimEdges)
     return absl::ResourceExhaustedError("replay: the dependency graph is too large to simulate (over 2^31 edges)");
-  ASSIGN_OR_RETURN(NodeAttrs a, CollectAttrs(t, g, in));
+  // The recorded times (one copy for the replayed graph and the prediction's) beside the
+  // attributes: both only read the graph.
+  RecordedTimes rec;
+  absl::StatusOr<NodeAttrs> attrs;
+  BothAtOnce([&] { rec = RecordTimes(g); }, [&] { attrs = CollectAttrs(t, g, in); });
+  if (!attrs.ok()) return attrs.status();
+  const NodeAttrs& a = *attrs;
   ReplayResult r;
   r.strict = o.strict;
   CountGraph(g, r.counts);
@@ -127,7 +132,6 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   std::optional<Schedule> pred, pred_c;
   bool contention_ran = false;
   std::optional<IterationNodes> idx_pred;
-  const RecordedTimes rec = RecordTimes(g);  // one copy for the replayed graph and the prediction's
   // The prediction is independent of the replay: it runs on a second thread beside it (same
   // result either way: nothing is shared but read-only inputs).
   auto predict = [&] {
