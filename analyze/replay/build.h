@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -49,16 +50,22 @@ struct ChangeEffects {
 };
 ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes);
 
-// The recorded times of g's nodes (an end never before its start), as SimGraph holds them.
-struct RecordedTimes {
+// What the simulation graphs of one replay (the replayed one and a what-if's) share, computed
+// once from the graph: the recorded times of its nodes (an end never before its start) and
+// what its launches say.
+struct SimShared {
   SharedTimes start, end;
+  std::vector<uint8_t> launch_binding;  // per GPU node: its launch bound its start (true latency)
+  std::vector<uint8_t> has_launch;      // per node: 0 for a GPU activity without a launch call
+  std::vector<int64_t> median_latency;  // per device: of the launches that bound their start
+  std::vector<std::pair<graph::NodeId, graph::NodeId>> peers;  // (from, to) of every peer edge
 };
-RecordedTimes RecordTimes(const graph::Graph& g);
+SimShared ShareOf(const model::Trace& t, const graph::Graph& g);
 
 // The simulation graph of `g` with `fx` applied (nullptr: as recorded). Adds to `counts` what
 // it joined (groups, unmatched collectives) and the fallbacks it took (none when `strict`).
-// `rec` (or null: computed here): RecordTimes(g), shared by the graph.
+// `shared` (or null: computed here): ShareOf(t, g), the times shared by the graph.
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-                  const ChangeEffects* fx, bool strict, ReplayCounts* counts, const RecordedTimes* rec = nullptr);
+                  const ChangeEffects* fx, bool strict, ReplayCounts* counts, const SimShared* shared = nullptr);
 
 }  // namespace overlapscope::analyze::replay

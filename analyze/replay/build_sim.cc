@@ -17,23 +17,14 @@ int64_t Scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_
 
 }  // namespace
 
-RecordedTimes RecordTimes(const graph::Graph& g) {
-  std::vector<int64_t> start(g.num_nodes()), end(g.num_nodes());
-  for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
-    start[v] = g.StartNs(v);
-    end[v] = std::max(g.EndNs(v), g.StartNs(v));
-  }
-  RecordedTimes r;
-  r.start = std::move(start);
-  r.end = std::move(end);
-  return r;
-}
-
 SimGraph SimBuilder::Build(ReplayCounts* counts) {
   sim_.ResizeNodes(g_.num_nodes(), g_.num_gpu(), /*times=*/false);
-  const RecordedTimes rec = rec_ != nullptr ? *rec_ : RecordTimes(g_);
-  sim_.rec_start = rec.start;
-  sim_.rec_end = rec.end;
+  if (shared_ == nullptr) {
+    own_ = ShareOf(t_, g_);
+    shared_ = &own_;
+  }
+  sim_.rec_start = shared_->start;
+  sim_.rec_end = shared_->end;
   // Room for the graph's edges, a fallback or thread edge per node and, under a change, the
   // restreamed streams' order and joins (capacity never written costs nothing).
   int64_t edges = 0;
@@ -42,7 +33,7 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   const SimGraph& s = sim_;  // reads only: the times may be shared
   for (graph::NodeId v = 0; v < g_.num_nodes(); ++v)
     sim_.dur[v] = Removed(v) ? 0 : Scaled(s.rec_end[v] - s.rec_start[v], Scale(v));
-  LaunchLatencies();
+  JoinPeers();
   Groups(counts);
   std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
   if (fx_ != nullptr) {
@@ -68,39 +59,57 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   return std::move(sim_);
 }
 
-// Per device, the median latency of launches that bound their activity's start.
-void SimBuilder::LaunchLatencies() {
-  std::vector<std::vector<int64_t>> per_dev(t_.devices().size());
-  launch_binding_.assign(g_.num_gpu(), 0);
-  has_launch_.assign(g_.num_nodes(), 1);
-  for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+// Every peer edge in node order, then edge order: the groups are numbered as they are met.
+void SimBuilder::JoinPeers() {
+  std::vector<int32_t>& grp = sim_.group;
+  for (const auto& [from, v] : shared_->peers) {
+    if (Removed(from) || Removed(v)) continue;
+    if (grp[from] < 0) grp[from] = sim_.num_groups++;
+    grp[v] = grp[from];
+  }
+}
+
+SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
+  SimShared s;
+  std::vector<int64_t> start(g.num_nodes()), end(g.num_nodes());
+  for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
+    start[v] = g.StartNs(v);
+    end[v] = std::max(g.EndNs(v), g.StartNs(v));
+  }
+  s.start = std::move(start);
+  s.end = std::move(end);
+  // Per device, the median latency of launches that bound their activity's start.
+  std::vector<std::vector<int64_t>> per_dev(t.devices().size());
+  s.launch_binding.assign(g.num_gpu(), 0);
+  s.has_launch.assign(g.num_nodes(), 1);
+  for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
     int64_t other = INT64_MIN, launch = INT64_MIN;
-    for (const graph::Edge& e : g_.Preds(v)) {
+    for (const graph::Edge& e : g.Preds(v)) {
       if (e.kind == EdgeKind::kLaunch) {
-        launch = std::max(launch, g_.StartNs(e.from));
+        launch = std::max(launch, g.StartNs(e.from));
       } else if (e.kind != EdgeKind::kPeer) {
-        other = std::max(other, g_.EndNs(e.from));
-      } else if (!Removed(e.from) && !Removed(v)) {
-        // Collective groups: each peer edge joins the last arriver (its source) and a participant.
-        std::vector<int32_t>& grp = sim_.group;
-        if (grp[e.from] < 0) grp[e.from] = sim_.num_groups++;
-        grp[v] = grp[e.from];
+        other = std::max(other, g.EndNs(e.from));
+      } else {
+        s.peers.emplace_back(e.from, v);
       }
     }
-    if (launch == INT64_MIN) has_launch_[v] = 0;
+    if (launch == INT64_MIN) s.has_launch[v] = 0;
     // The launch bound the start when it was issued after everything else the activity waited
     // for had ended (the GPU was idle): its recorded latency is then the true one.
     if (launch == INT64_MIN || launch < other) continue;
-    launch_binding_[v] = 1;
-    if (a_.device[v] >= 0) per_dev[a_.device[v]].push_back(g_.StartNs(v) - launch);
+    s.launch_binding[v] = 1;
+    const model::StreamId st = t.StreamOf(g.Ref(v));  // the device as NodeAttrs::device says it
+    const model::DeviceId d = st >= 0 ? t.DeviceOfStream(st) : model::kNone;
+    if (d >= 0) per_dev[d].push_back(g.StartNs(v) - launch);
   }
-  median_latency_.assign(per_dev.size(), kDefaultLaunchLatencyNs);
+  s.median_latency.assign(per_dev.size(), kDefaultLaunchLatencyNs);
   for (size_t d = 0; d < per_dev.size(); ++d) {
     std::vector<int64_t>& l = per_dev[d];
     if (l.empty()) continue;
     std::nth_element(l.begin(), l.begin() + l.size() / 2, l.end());
-    median_latency_[d] = l[l.size() / 2];
+    s.median_latency[d] = l[l.size() / 2];
   }
+  return s;
 }
 
 // Each group member's transfer time: its end after the group's last recorded start.
@@ -176,8 +185,8 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
   }
 }
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-                  const ChangeEffects* fx, bool strict, ReplayCounts* counts, const RecordedTimes* rec) {
-  return SimBuilder(t, g, a, changes, fx, strict, rec).Build(counts);
+                  const ChangeEffects* fx, bool strict, ReplayCounts* counts, const SimShared* shared) {
+  return SimBuilder(t, g, a, changes, fx, strict, shared).Build(counts);
 }
 
 }  // namespace overlapscope::analyze::replay

@@ -29,8 +29,8 @@ constexpr int64_t kUnexplainedNs = 5'000;
 class SimBuilder {
  public:
   SimBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-             const ChangeEffects* fx, bool strict, const RecordedTimes* rec)
-      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict), rec_(rec) {}
+             const ChangeEffects* fx, bool strict, const SimShared* shared)
+      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict), shared_(shared) {}
 
   SimGraph Build(ReplayCounts* counts);
 
@@ -43,8 +43,8 @@ class SimBuilder {
   // the replay cannot move what it does not know (counted).
   int64_t Gap(graph::NodeId from, graph::NodeId to) const;
 
-  // Per device, the median latency of launches that bound their activity's start.
-  void LaunchLatencies();
+  // The collective groups: each peer edge joins the last arriver (its source) and a participant.
+  void JoinPeers();
 
   // Each group member's transfer time: its end after the group's last recorded start.
   void Groups(ReplayCounts* counts);
@@ -83,11 +83,10 @@ class SimBuilder {
   const std::vector<Change>& changes_;
   const ChangeEffects* fx_;
   const bool strict_;
-  const RecordedTimes* rec_;  // shared recorded times, or null
+  const SimShared* shared_;  // ShareOf(), computed by the caller or by Build()
+  SimShared own_;
   SimGraph sim_;
   EdgeRows rows_;
-  std::vector<uint8_t> launch_binding_, has_launch_;
-  std::vector<int64_t> median_latency_;
   std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
   mutable int64_t pinned_ = 0;
   int64_t device_order_ = 0;

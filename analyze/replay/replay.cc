@@ -116,11 +116,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   for (int k = 0; k < graph::kEdgeKinds; ++k) graph_edges += g.stats().recorded[k] + g.stats().inferred[k];
   if (2 * graph_edges + 5 * int64_t{g.num_nodes()} > kMaxSimEdges)
     return absl::ResourceExhaustedError("replay: the dependency graph is too large to simulate (over 2^31 edges)");
-  // The recorded times (one copy for the replayed graph and the prediction's) beside the
-  // attributes: both only read the graph.
-  RecordedTimes rec;
+  // What the replayed graph and the prediction's share (one copy of the recorded times, the
+  // launches' facts) beside the attributes: both only read the graph.
+  SimShared shared;
   absl::StatusOr<NodeAttrs> attrs;
-  BothAtOnce([&] { rec = RecordTimes(g); }, [&] { attrs = CollectAttrs(t, g, in); });
+  BothAtOnce([&] { shared = ShareOf(t, g); }, [&] { attrs = CollectAttrs(t, g, in); });
   if (!attrs.ok()) return attrs.status();
   const NodeAttrs& a = *attrs;
   ReplayResult r;
@@ -137,7 +137,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   auto predict = [&] {
     fx = MatchChanges(t, a, o.changes);
     ReplayCounts scratch;
-    sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &rec);
+    sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
     const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
     pred = what_if.Run(sim->dur);
     idx_pred = GroupByIteration(a, iters, fx->any_removed ? &fx->removed : nullptr);
@@ -158,7 +158,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     });
   }
   ReplayCounts counts = r.counts;
-  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &rec);
+  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
   Schedule replayed = Simulate(base);
   const IterationNodes idx = GroupByIteration(a, iters, nullptr);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
