@@ -54,7 +54,7 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
 // once from the graph: the recorded times of its nodes (an end never before its start) and
 // what its launches say.
 struct SimShared {
-  SharedTimes start, end;
+  SharedTimes start, end, dur;          // dur: end - start
   std::vector<uint8_t> launch_binding;  // per GPU node: its launch bound its start (true latency)
   std::vector<uint8_t> has_launch;      // per node: 0 for a GPU activity without a launch call
   std::vector<int64_t> median_latency;  // per device: of the launches that bound their start

@@ -30,9 +30,14 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   int64_t edges = 0;
   for (int k = 0; k < graph::kEdgeKinds; ++k) edges += g_.stats().recorded[k] + g_.stats().inferred[k];
   rows_.Reserve(g_.num_nodes(), edges + g_.num_nodes(), fx_ != nullptr ? 2 * int64_t{g_.num_gpu()} : 0);
-  const SimGraph& s = sim_;  // reads only: the times may be shared
-  for (graph::NodeId v = 0; v < g_.num_nodes(); ++v)
-    sim_.dur[v] = Removed(v) ? 0 : Scaled(s.rec_end[v] - s.rec_start[v], Scale(v));
+  if (fx_ != nullptr && (fx_->any_scale || fx_->any_removed || fx_->any_nosync)) {
+    std::vector<int64_t> dur(g_.num_nodes());  // its own: the changes rewrite some
+    const SharedTimes& rec = shared_->dur;
+    for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) dur[v] = Removed(v) ? 0 : Scaled(rec[v], Scale(v));
+    sim_.dur = std::move(dur);
+  } else {
+    sim_.dur = shared_->dur;
+  }
   JoinPeers();
   Groups(counts);
   std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
@@ -71,13 +76,15 @@ void SimBuilder::JoinPeers() {
 
 SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
   SimShared s;
-  std::vector<int64_t> start(g.num_nodes()), end(g.num_nodes());
+  std::vector<int64_t> start(g.num_nodes()), end(g.num_nodes()), dur(g.num_nodes());
   for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
     start[v] = g.StartNs(v);
     end[v] = std::max(g.EndNs(v), g.StartNs(v));
+    dur[v] = end[v] - start[v];
   }
   s.start = std::move(start);
   s.end = std::move(end);
+  s.dur = std::move(dur);
   // Per device, the median latency of launches that bound their activity's start.
   std::vector<std::vector<int64_t>> per_dev(t.devices().size());
   s.launch_binding.assign(g.num_gpu(), 0);

@@ -33,8 +33,9 @@ using RowOffset = int32_t;
 constexpr int64_t kMaxSimEdges = INT32_MAX;
 
 // Per-node times that several simulation graphs of one replay share (the recorded times are the
-// same in the replayed graph and a what-if's: one copy, not two, of 16 bytes a node). Copies
-// share the values; write them only before the first copy.
+// same in the replayed graph and a what-if's, and so are the durations unless a change scales,
+// removes or unblocks something: one copy, not two, of 24 bytes a node). Copies share the
+// values; write them only before the first copy.
 class SharedTimes {
  public:
   SharedTimes() : v_(std::make_shared<std::vector<int64_t>>()) {}
@@ -47,6 +48,7 @@ class SharedTimes {
   int64_t operator[](size_t i) const { return (*v_)[i]; }
   size_t size() const { return v_->size(); }
   const std::vector<int64_t>& values() const { return *v_; }
+  operator const std::vector<int64_t>&() const { return *v_; }  // NOLINT: read as a vector
 
  private:
   std::shared_ptr<std::vector<int64_t>> v_;
@@ -56,7 +58,7 @@ struct SimGraph {
   int32_t num_nodes = 0;
   int32_t num_gpu = 0;             // nodes [0, num_gpu) are GPU activities, the rest host calls
   SharedTimes rec_start, rec_end;  // recorded times
-  std::vector<int64_t> dur;        // duration to replay (nodes without release/group)
+  SharedTimes dur;                 // duration to replay (nodes without release/group)
   // Host calls with release edges end at max(start + release_tail, end(release) + lag).
   ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
@@ -71,7 +73,7 @@ struct SimGraph {
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
   // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them, and
-  // without rec_start / rec_end unless `times` (a caller that shares them leaves them).
+  // without rec_start / rec_end / dur unless `times` (a caller that shares them leaves them).
   void ResizeNodes(int32_t n, int32_t gpu, bool times = true);
 };
 

@@ -12,8 +12,8 @@ void SimGraph::ResizeNodes(int32_t n, int32_t gpu, bool times) {
   if (times) {
     rec_start.assign(n, 0);
     rec_end.assign(n, 0);
+    dur.assign(n, 0);
   }
-  dur.assign(n, 0);
   release_tail = ZeroedVector<int64_t>(n);
   group.assign(n, -1);
   transfer = ZeroedVector<int64_t>(n);
