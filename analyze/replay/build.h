@@ -59,6 +59,8 @@ struct SimShared {
   std::vector<uint8_t> has_launch;      // per node: 0 for a GPU activity without a launch call
   std::vector<int64_t> median_latency;  // per device: of the launches that bound their start
   std::vector<std::pair<graph::NodeId, graph::NodeId>> peers;  // (from, to) of every peer edge
+  SharedVector<int32_t> group;                                 // the collective groups of all peers (none removed)
+  int32_t num_groups = 0;
 };
 SimShared ShareOf(const model::Trace& t, const graph::Graph& g);
 

@@ -64,14 +64,36 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   return std::move(sim_);
 }
 
-// Every peer edge in node order, then edge order: the groups are numbered as they are met.
-void SimBuilder::JoinPeers() {
-  std::vector<int32_t>& grp = sim_.group;
-  for (const auto& [from, v] : shared_->peers) {
-    if (Removed(from) || Removed(v)) continue;
-    if (grp[from] < 0) grp[from] = sim_.num_groups++;
+namespace {
+
+// The collective groups (per node, -1: none), numbered as the peer edges are met (node order,
+// then edge order): each joins the last arriver (its source) and a participant. The edges of
+// nodes `removed` says are left out.
+template <typename Removed>
+int32_t NumberGroups(const std::vector<std::pair<graph::NodeId, graph::NodeId>>& peers, Removed removed,
+                     std::vector<int32_t>& grp) {
+  int32_t groups = 0;
+  for (const auto& [from, v] : peers) {
+    if (removed(from) || removed(v)) continue;
+    if (grp[from] < 0) grp[from] = groups++;
     grp[v] = grp[from];
   }
+  return groups;
+}
+
+}  // namespace
+
+// The shared groups unless a node is removed.
+void SimBuilder::JoinPeers() {
+  if (fx_ == nullptr || !fx_->any_removed) {
+    sim_.group = shared_->group;
+    sim_.num_groups = shared_->num_groups;
+    return;
+  }
+  std::vector<int32_t> grp(g_.num_nodes(), -1);
+  sim_.num_groups = NumberGroups(
+      shared_->peers, [this](graph::NodeId v) { return Removed(v); }, grp);
+  sim_.group = std::move(grp);
 }
 
 SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
@@ -116,6 +138,10 @@ SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
     std::nth_element(l.begin(), l.begin() + l.size() / 2, l.end());
     s.median_latency[d] = l[l.size() / 2];
   }
+  std::vector<int32_t> grp(g.num_nodes(), -1);
+  s.num_groups = NumberGroups(
+      s.peers, [](graph::NodeId) { return false; }, grp);
+  s.group = std::move(grp);
   return s;
 }
 

@@ -32,27 +32,29 @@ struct SimEdge {
 using RowOffset = int32_t;
 constexpr int64_t kMaxSimEdges = INT32_MAX;
 
-// Per-node times that several simulation graphs of one replay share (the recorded times are the
-// same in the replayed graph and a what-if's, and so are the durations unless a change scales,
-// removes or unblocks something: one copy, not two, of 24 bytes a node). Copies share the
-// values; write them only before the first copy.
-class SharedTimes {
+// Per-node values that several simulation graphs of one replay share (the recorded times are
+// the same in the replayed graph and a what-if's, and so are the durations and the collective
+// groups unless a change scales, removes or unblocks something: one copy, not two, of 28 bytes a
+// node). Copies share the values; write them only before the first copy.
+template <typename T>
+class SharedVector {
  public:
-  SharedTimes() : v_(std::make_shared<std::vector<int64_t>>()) {}
-  SharedTimes& operator=(std::vector<int64_t> v) {
-    v_ = std::make_shared<std::vector<int64_t>>(std::move(v));
+  SharedVector() : v_(std::make_shared<std::vector<T>>()) {}
+  SharedVector& operator=(std::vector<T> v) {
+    v_ = std::make_shared<std::vector<T>>(std::move(v));
     return *this;
   }
-  void assign(size_t n, int64_t x) { *this = std::vector<int64_t>(n, x); }
-  int64_t& operator[](size_t i) { return (*v_)[i]; }
-  int64_t operator[](size_t i) const { return (*v_)[i]; }
+  void assign(size_t n, T x) { *this = std::vector<T>(n, x); }
+  T& operator[](size_t i) { return (*v_)[i]; }
+  T operator[](size_t i) const { return (*v_)[i]; }
   size_t size() const { return v_->size(); }
-  const std::vector<int64_t>& values() const { return *v_; }
-  operator const std::vector<int64_t>&() const { return *v_; }  // NOLINT: read as a vector
+  const std::vector<T>& values() const { return *v_; }
+  operator const std::vector<T>&() const { return *v_; }  // NOLINT: read as a vector
 
  private:
-  std::shared_ptr<std::vector<int64_t>> v_;
+  std::shared_ptr<std::vector<T>> v_;
 };
+using SharedTimes = SharedVector<int64_t>;
 
 struct SimGraph {
   int32_t num_nodes = 0;
@@ -63,7 +65,7 @@ struct SimGraph {
   ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
   // time: it ends at max(own start, last member's start) + transfer.
-  std::vector<int32_t> group;
+  SharedVector<int32_t> group;
   ZeroedVector<int64_t> transfer;
   int32_t num_groups = 0;
   // Predecessor edges, compressed rows: preds[pred_off[n] .. pred_off[n+1]).
@@ -73,7 +75,8 @@ struct SimGraph {
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
   // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them, and
-  // without rec_start / rec_end / dur unless `times` (a caller that shares them leaves them).
+  // without rec_start / rec_end / dur / group unless `times` (a caller that shares them leaves
+  // them).
   void ResizeNodes(int32_t n, int32_t gpu, bool times = true);
 };
 

@@ -13,9 +13,9 @@ void SimGraph::ResizeNodes(int32_t n, int32_t gpu, bool times) {
     rec_start.assign(n, 0);
     rec_end.assign(n, 0);
     dur.assign(n, 0);
+    group.assign(n, -1);
   }
   release_tail = ZeroedVector<int64_t>(n);
-  group.assign(n, -1);
   transfer = ZeroedVector<int64_t>(n);
 }
 
