@@ -51,22 +51,24 @@ struct ChangeEffects {
 ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes);
 
 // What the simulation graphs of one replay (the replayed one and a what-if's) share, computed
-// once from the graph: the recorded times of its nodes (an end never before its start) and
-// what its launches say.
+// once from the graph: the recorded times and durations of its nodes (an end never before its
+// start), what its launches say and its collective groups. A graph whose changes alter
+// durations or groups keeps its own copy of those.
 struct SimShared {
   SharedTimes start, end, dur;          // dur: end - start
   std::vector<uint8_t> launch_binding;  // per GPU node: its launch bound its start (true latency)
   std::vector<uint8_t> has_launch;      // per node: 0 for a GPU activity without a launch call
   std::vector<int64_t> median_latency;  // per device: of the launches that bound their start
   std::vector<std::pair<graph::NodeId, graph::NodeId>> peers;  // (from, to) of every peer edge
-  SharedVector<int32_t> group;                                 // the collective groups of all peers (none removed)
+  // The collective groups of every peer edge (per node, -1: none), as SimGraph::group.
+  SharedVector<int32_t> group;
   int32_t num_groups = 0;
 };
 SimShared ShareOf(const model::Trace& t, const graph::Graph& g);
 
 // The simulation graph of `g` with `fx` applied (nullptr: as recorded). Adds to `counts` what
 // it joined (groups, unmatched collectives) and the fallbacks it took (none when `strict`).
-// `shared` (or null: computed here): ShareOf(t, g), the times shared by the graph.
+// `shared` (or null: computed here): ShareOf(t, g), whose arrays the graph shares.
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
                   const ChangeEffects* fx, bool strict, ReplayCounts* counts, const SimShared* shared = nullptr);
 
