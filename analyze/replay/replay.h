@@ -193,7 +193,7 @@ struct ReplayResult {
 // Replays `graph` (built from `trace`) and, when options.changes is not empty, predicts it under
 // them. InvalidArgument when a change's regex does not compile or inputs are not parallel to the
 // trace's vectors; ResourceExhausted when the simulation's edges could exceed 2^31 (a graph of
-// some 500 M nodes: far beyond the memory such a trace needs anyway).
+// about 250 M nodes, some 100 GB of memory for the replay alone).
 absl::StatusOr<ReplayResult> Replay(const model::Trace& trace, const graph::Graph& graph, const ReplayInputs& in,
                                     const ReplayOptions& options);
 
