@@ -1,5 +1,7 @@
 // NodeAttrs and ChangeEffects (build.h): what each node of the graph is, and which changes touch
 // it. Regexes run once per distinct name, never per event.
+#include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "analyze/replay/build.h"
@@ -113,15 +115,15 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
 ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes) {
   ChangeEffects fx;
   const size_t n = a.name.size();
-  fx.scale.assign(n, 1.0);
-  fx.removed.assign(n, 0);
-  fx.moved.assign(n, 0);
-  fx.copy_engine.assign(n, 0);
-  fx.nosync.assign(n, 0);
-  fx.deferred.assign(n, 0);
-  fx.join_change.assign(n, -1);
+  fx.scale = ZeroedVector<double>(n);
+  fx.removed = ZeroedVector<uint8_t>(n);
+  fx.moved = ZeroedVector<uint8_t>(n);
+  fx.copy_engine = ZeroedVector<uint8_t>(n);
+  fx.nosync = ZeroedVector<uint8_t>(n);
+  fx.deferred = ZeroedVector<uint8_t>(n);
+  fx.join_change = ZeroedVector<int32_t>(n);
   fx.matches.assign(changes.size(), 0);
-  std::vector<uint8_t> touched(n, 0);
+  ZeroedVector<uint8_t> touched(n);
   for (size_t ci = 0; ci < changes.size(); ++ci) {
     const Change& c = changes[ci];
     NameMatcher m(t, c.regex);
@@ -140,22 +142,33 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
       }
       if (!hit) continue;
       ++fx.matches[ci];
-      touched[v] = 1;
+      if (!touched[v]) touched[v] = 1, ++fx.changed_nodes;
       switch (c.kind) {
         case ChangeKind::kScaleClass:
-        case ChangeKind::kScaleName: fx.scale[v] *= c.factor; break;
-        case ChangeKind::kRemove: fx.removed[v] = 1; break;
+        case ChangeKind::kScaleName:
+          // 0 stands for 1: a product that underflows to 0 is kept as the smallest double
+          // (any duration times it rounds to 0, as times 0 would).
+          fx.scale[v] =
+              std::max((fx.scale[v] == 0 ? 1.0 : fx.scale[v]) * c.factor, std::numeric_limits<double>::denorm_min());
+          fx.any_scale = true;
+          break;
+        case ChangeKind::kRemove:
+          fx.removed[v] = 1;
+          fx.any_removed = true;
+          break;
         case ChangeKind::kAsync:
           fx.moved[v] = 1;
           fx.join_change[v] = static_cast<int32_t>(ci);
           break;
         case ChangeKind::kCopyEngine: fx.copy_engine[v] = 1; break;
-        case ChangeKind::kNoSync: fx.nosync[v] = 1; break;
+        case ChangeKind::kNoSync:
+          fx.nosync[v] = 1;
+          fx.any_nosync = true;
+          break;
         case ChangeKind::kDefer: fx.deferred[v] = 1; break;
       }
     }
   }
-  for (uint8_t x : touched) fx.changed_nodes += x;
   return fx;
 }
 

@@ -14,11 +14,11 @@ using graph::EdgeKind;
 // the replay cannot move what it does not know (counted).
 int64_t SimBuilder::Gap(graph::NodeId from, graph::NodeId to) const {
   const int64_t gap = std::max<int64_t>(0, g_.StartNs(to) - g_.EndNs(from));
-  if (!strict_ && gap > kGpuGapCapNs && has_launch_[to] && g_.UnresolvedWaits(to) > 0) {
+  if (!strict_ && gap > kGpuGapCapNs && shared_->has_launch[to] && g_.UnresolvedWaits(to) > 0) {
     ++pinned_;
     return gap;
   }
-  return has_launch_[to] ? std::min(gap, kGpuGapCapNs) : gap;
+  return shared_->has_launch[to] ? std::min(gap, kGpuGapCapNs) : gap;
 }
 
 // Where v's recorded predecessors allow it to start (INT64_MIN: none), and which binds last.
@@ -98,11 +98,11 @@ void SimBuilder::IndexEnds() {
 
 int64_t SimBuilder::LaunchLag(graph::NodeId call, graph::NodeId v) const {
   const int64_t rec = std::max<int64_t>(0, g_.StartNs(v) - g_.StartNs(call));
-  const int64_t med = a_.device[v] >= 0 ? median_latency_[a_.device[v]] : kDefaultLaunchLatencyNs;
-  if (launch_binding_[v] && rec <= std::max(kLatencyBoundNs, med)) return rec;
+  const int64_t med = a_.device[v] >= 0 ? shared_->median_latency[a_.device[v]] : kDefaultLaunchLatencyNs;
+  if (shared_->launch_binding[v] && rec <= std::max(kLatencyBoundNs, med)) return rec;
   // A stream wait the graph could not place delayed it: keep its recorded start relative to
   // its launch (counted: the replay cannot move what it does not know).
-  if (!strict_ && launch_binding_[v] && g_.UnresolvedWaits(v) > 0) {
+  if (!strict_ && shared_->launch_binding[v] && g_.UnresolvedWaits(v) > 0) {
     ++pinned_;
     return rec;
   }

@@ -18,18 +18,27 @@ int64_t Scaled(int64_t ns, double f) { return f == 1.0 ? ns : static_cast<int64_
 }  // namespace
 
 SimGraph SimBuilder::Build(ReplayCounts* counts) {
-  sim_.ResizeNodes(g_.num_nodes(), g_.num_gpu());
+  sim_.ResizeNodes(g_.num_nodes(), g_.num_gpu(), /*times=*/false);
+  if (shared_ == nullptr) {
+    own_ = ShareOf(t_, g_);
+    shared_ = &own_;
+  }
+  sim_.rec_start = shared_->start;
+  sim_.rec_end = shared_->end;
   // Room for the graph's edges, a fallback or thread edge per node and, under a change, the
   // restreamed streams' order and joins (capacity never written costs nothing).
   int64_t edges = 0;
   for (int k = 0; k < graph::kEdgeKinds; ++k) edges += g_.stats().recorded[k] + g_.stats().inferred[k];
   rows_.Reserve(g_.num_nodes(), edges + g_.num_nodes(), fx_ != nullptr ? 2 * int64_t{g_.num_gpu()} : 0);
-  for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
-    sim_.rec_start[v] = g_.StartNs(v);
-    sim_.rec_end[v] = std::max(g_.EndNs(v), g_.StartNs(v));
-    sim_.dur[v] = Removed(v) ? 0 : Scaled(sim_.rec_end[v] - sim_.rec_start[v], Scale(v));
+  if (fx_ != nullptr && (fx_->any_scale || fx_->any_removed || fx_->any_nosync)) {
+    std::vector<int64_t> dur(g_.num_nodes());  // its own: the changes rewrite some
+    const SharedTimes& rec = shared_->dur;
+    for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) dur[v] = Removed(v) ? 0 : Scaled(rec[v], Scale(v));
+    sim_.dur = std::move(dur);
+  } else {
+    sim_.dur = shared_->dur;
   }
-  LaunchLatencies();
+  JoinPeers();
   Groups(counts);
   std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
   if (fx_ != nullptr) {
@@ -55,39 +64,85 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   return std::move(sim_);
 }
 
-// Per device, the median latency of launches that bound their activity's start.
-void SimBuilder::LaunchLatencies() {
-  std::vector<std::vector<int64_t>> per_dev(t_.devices().size());
-  launch_binding_.assign(g_.num_gpu(), 0);
-  has_launch_.assign(g_.num_nodes(), 1);
-  for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
+namespace {
+
+// The collective groups (per node, -1: none), numbered as the peer edges are met (node order,
+// then edge order): each joins the last arriver (its source) and a participant. The edges of
+// nodes `removed` says are left out.
+template <typename Removed>
+int32_t NumberGroups(const std::vector<std::pair<graph::NodeId, graph::NodeId>>& peers, Removed removed,
+                     std::vector<int32_t>& grp) {
+  int32_t groups = 0;
+  for (const auto& [from, v] : peers) {
+    if (removed(from) || removed(v)) continue;
+    if (grp[from] < 0) grp[from] = groups++;
+    grp[v] = grp[from];
+  }
+  return groups;
+}
+
+}  // namespace
+
+// The shared groups unless a node is removed.
+void SimBuilder::JoinPeers() {
+  if (fx_ == nullptr || !fx_->any_removed) {
+    sim_.group = shared_->group;
+    sim_.num_groups = shared_->num_groups;
+    return;
+  }
+  std::vector<int32_t> grp(g_.num_nodes(), -1);
+  sim_.num_groups = NumberGroups(
+      shared_->peers, [this](graph::NodeId v) { return Removed(v); }, grp);
+  sim_.group = std::move(grp);
+}
+
+SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
+  SimShared s;
+  std::vector<int64_t> start(g.num_nodes()), end(g.num_nodes()), dur(g.num_nodes());
+  for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
+    start[v] = g.StartNs(v);
+    end[v] = std::max(g.EndNs(v), g.StartNs(v));
+    dur[v] = end[v] - start[v];
+  }
+  s.start = std::move(start);
+  s.end = std::move(end);
+  s.dur = std::move(dur);
+  // Per device, the median latency of launches that bound their activity's start.
+  std::vector<std::vector<int64_t>> per_dev(t.devices().size());
+  s.launch_binding.assign(g.num_gpu(), 0);
+  s.has_launch.assign(g.num_nodes(), 1);
+  for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
     int64_t other = INT64_MIN, launch = INT64_MIN;
-    for (const graph::Edge& e : g_.Preds(v)) {
+    for (const graph::Edge& e : g.Preds(v)) {
       if (e.kind == EdgeKind::kLaunch) {
-        launch = std::max(launch, g_.StartNs(e.from));
+        launch = std::max(launch, g.StartNs(e.from));
       } else if (e.kind != EdgeKind::kPeer) {
-        other = std::max(other, g_.EndNs(e.from));
-      } else if (!Removed(e.from) && !Removed(v)) {
-        // Collective groups: each peer edge joins the last arriver (its source) and a participant.
-        std::vector<int32_t>& grp = sim_.group;
-        if (grp[e.from] < 0) grp[e.from] = sim_.num_groups++;
-        grp[v] = grp[e.from];
+        other = std::max(other, g.EndNs(e.from));
+      } else {
+        s.peers.emplace_back(e.from, v);
       }
     }
-    if (launch == INT64_MIN) has_launch_[v] = 0;
+    if (launch == INT64_MIN) s.has_launch[v] = 0;
     // The launch bound the start when it was issued after everything else the activity waited
     // for had ended (the GPU was idle): its recorded latency is then the true one.
     if (launch == INT64_MIN || launch < other) continue;
-    launch_binding_[v] = 1;
-    if (a_.device[v] >= 0) per_dev[a_.device[v]].push_back(g_.StartNs(v) - launch);
+    s.launch_binding[v] = 1;
+    const model::StreamId st = t.StreamOf(g.Ref(v));  // the device as NodeAttrs::device says it
+    const model::DeviceId d = st >= 0 ? t.DeviceOfStream(st) : model::kNone;
+    if (d >= 0) per_dev[d].push_back(g.StartNs(v) - launch);
   }
-  median_latency_.assign(per_dev.size(), kDefaultLaunchLatencyNs);
+  s.median_latency.assign(per_dev.size(), kDefaultLaunchLatencyNs);
   for (size_t d = 0; d < per_dev.size(); ++d) {
     std::vector<int64_t>& l = per_dev[d];
     if (l.empty()) continue;
     std::nth_element(l.begin(), l.begin() + l.size() / 2, l.end());
-    median_latency_[d] = l[l.size() / 2];
+    s.median_latency[d] = l[l.size() / 2];
   }
+  std::vector<int32_t> grp(g.num_nodes(), -1);
+  s.num_groups = NumberGroups(
+      s.peers, [](graph::NodeId) { return false; }, grp);
+  s.group = std::move(grp);
+  return s;
 }
 
 // Each group member's transfer time: its end after the group's last recorded start.
@@ -111,7 +166,7 @@ void SimBuilder::Groups(ReplayCounts* counts) {
 
 void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream) {
   const bool gpu = g_.IsGpu(v);
-  const bool nosync = fx_ != nullptr && !gpu && fx_->nosync[v];
+  const bool nosync = fx_ != nullptr && !gpu && fx_->NoSync(v);
   int64_t tail = 0;
   bool any_release = false, program_order = false;
   for (const graph::Edge& e : g_.Preds(v)) {
@@ -163,8 +218,8 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
   }
 }
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-                  const ChangeEffects* fx, bool strict, ReplayCounts* counts) {
-  return SimBuilder(t, g, a, changes, fx, strict).Build(counts);
+                  const ChangeEffects* fx, bool strict, ReplayCounts* counts, const SimShared* shared) {
+  return SimBuilder(t, g, a, changes, fx, strict, shared).Build(counts);
 }
 
 }  // namespace overlapscope::analyze::replay

@@ -29,22 +29,22 @@ constexpr int64_t kUnexplainedNs = 5'000;
 class SimBuilder {
  public:
   SimBuilder(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
-             const ChangeEffects* fx, bool strict)
-      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict) {}
+             const ChangeEffects* fx, bool strict, const SimShared* shared)
+      : t_(t), g_(g), a_(a), changes_(changes), fx_(fx), strict_(strict), shared_(shared) {}
 
   SimGraph Build(ReplayCounts* counts);
 
  private:
-  bool Removed(graph::NodeId v) const { return fx_ != nullptr && fx_->removed[v]; }
-  double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->scale[v] : 1.0; }
+  bool Removed(graph::NodeId v) const { return fx_ != nullptr && fx_->Removed(v); }
+  double Scale(graph::NodeId v) const { return fx_ != nullptr ? fx_->Scale(v) : 1.0; }
   // An activity whose launch call is not in the trace keeps its whole recorded gap: what it
   // waited for is unknown (counted in GraphStats::gpu_without_launch).
   // So does an activity behind a stream wait the graph could not place (Graph::UnresolvedWaits):
   // the replay cannot move what it does not know (counted).
   int64_t Gap(graph::NodeId from, graph::NodeId to) const;
 
-  // Per device, the median latency of launches that bound their activity's start.
-  void LaunchLatencies();
+  // The collective groups: each peer edge joins the last arriver (its source) and a participant.
+  void JoinPeers();
 
   // Each group member's transfer time: its end after the group's last recorded start.
   void Groups(ReplayCounts* counts);
@@ -83,10 +83,10 @@ class SimBuilder {
   const std::vector<Change>& changes_;
   const ChangeEffects* fx_;
   const bool strict_;
+  const SimShared* shared_;  // ShareOf(), computed by the caller or by Build()
+  SimShared own_;
   SimGraph sim_;
   EdgeRows rows_;
-  std::vector<uint8_t> launch_binding_, has_launch_;
-  std::vector<int64_t> median_latency_;
   std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
   mutable int64_t pinned_ = 0;
   int64_t device_order_ = 0;

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "analyze/graph/device_sms.h"
 #include "analyze/replay/both.h"
 #include "analyze/replay/residency.h"
@@ -22,12 +21,6 @@ double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
   int64_t c = 0;
   for (; it != u.end() && it->first < hi; ++it) c += std::min(hi, it->second) - std::max(lo, it->first);
   return static_cast<double>(c) / static_cast<double>(hi - lo);
-}
-
-// Whether merged list u meets [lo, hi) (an instant when lo == hi).
-bool Meets(const std::vector<Span>& u, int64_t lo, int64_t hi) {
-  auto it = std::upper_bound(u.begin(), u.end(), lo, [](int64_t x, const Span& s) { return x < s.second; });
-  return it != u.end() && it->first <= std::max(lo, hi - 1);
 }
 
 BlockFootprint FootprintOf(const model::Trace& t, const graph::Graph& graph, int32_t v) {
@@ -211,7 +204,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
                                     const std::vector<NameSlowdown>& slowdowns, int sm_count_override,
                                     const std::vector<uint8_t>& waited) {
   ContentionFactors out;
-  out.factor.assign(g.num_nodes, 1.0);
+  out.factor.assign(g.num_gpu, 1.0);  // GPU nodes only: host calls are never slowed
   const size_t devs = t.devices().size();
   std::vector<std::unique_ptr<DeviceModel>> dm(devs);
   std::vector<uint8_t> has_comm(devs, 0);
@@ -226,14 +219,14 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   // The collectives first; then only the compute kernels that meet one (in either schedule) or
   // that the end releasing one also releases: the others keep their duration (most of a trace).
   std::vector<std::vector<Span>> near(devs);
-  absl::flat_hash_set<int32_t> roots;
+  std::vector<bool> root(g.num_gpu, false);  // releasing kernels (ReleasingKernel) of the collectives
   for (int32_t v = 0; v < g.num_gpu; ++v) {
     const model::DeviceId d = a.device[v];
     if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kComm || a.blocks[v] <= 0) continue;
     Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
     dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
     near[d].push_back({g.rec_start[v], g.rec_end[v]});
-    if (fx.removed[v]) continue;
+    if (fx.Removed(v)) continue;
     if (fx.copy_engine[v]) {
       // Copy engines hold no SMs, but the collective's own chunk is copied on the device first,
       // by SMs (contention.h): a copy kernel whose blocks are unknown, one SM at least, so it
@@ -244,18 +237,21 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     }
     dm[d]->comm.push_back(p);
     near[d].push_back({s.start[v], s.end[v]});
-    if (const int32_t r = ReleasingKernel(a, s, v); r >= 0) roots.insert(r);
+    if (const int32_t r = ReleasingKernel(a, s, v); r >= 0) root[r] = true;
   }
   for (auto& n : near) n = MergeSpans(std::move(n));
   // The halves of the node range on two threads (read-only lookups), joined in node order.
   std::vector<std::vector<Placed>> lower(devs), upper(devs);
   auto near_compute = [&](int32_t lo, int32_t hi, std::vector<std::vector<Placed>>& out) {
+    std::vector<MeetsCursor> pred, rec;  // per device
+    for (const std::vector<Span>& n : near) pred.emplace_back(n), rec.emplace_back(n);
     for (int32_t v = lo; v < hi; ++v) {
       const model::DeviceId d = a.device[v];
-      if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.removed[v]) continue;
-      if (!Meets(near[d], s.start[v], s.end[v]) && !Meets(near[d], g.rec_start[v], g.rec_end[v]) &&
-          !roots.contains(ReleasingKernel(a, s, v)))
-        continue;
+      if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.Removed(v)) continue;
+      if (!pred[d].Meets(s.start[v], s.end[v]) && !rec[d].Meets(g.rec_start[v], g.rec_end[v])) {
+        const int32_t r = ReleasingKernel(a, s, v);
+        if (r < 0 || !root[r]) continue;
+      }
       out[d].push_back({v, FootprintOf(t, graph, v), s.start[v], s.end[v]});
     }
   };

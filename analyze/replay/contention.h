@@ -53,7 +53,7 @@
 namespace overlapscope::analyze::replay {
 
 struct ContentionFactors {
-  std::vector<double> factor;       // per node, 1 when untouched
+  std::vector<double> factor;       // per GPU node, 1 when untouched
   std::vector<ExtraEdge> waits;     // new: a communication kernel waits for a compute kernel's SMs
   int64_t by_trace = 0, by_sm = 0;  // compute activities whose factor came from each model
 };

@@ -31,7 +31,7 @@ int64_t Minus(const std::vector<Span>& a, const std::vector<Span>& b) {
 
 }  // namespace
 
-IterationNodes GroupByIteration(const NodeAttrs& a, int32_t iterations, const std::vector<uint8_t>* skip) {
+IterationNodes GroupByIteration(const NodeAttrs& a, int32_t iterations, const ZeroedVector<uint8_t>* skip) {
   IterationNodes idx;
   idx.off.assign(static_cast<size_t>(iterations) + 1, 0);
   auto keep = [&](int32_t v) {

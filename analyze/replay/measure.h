@@ -18,7 +18,7 @@ struct IterationNodes {
   std::vector<int32_t> nodes;
 };
 // `skip` (may be null): nodes left out (removed by a change).
-IterationNodes GroupByIteration(const NodeAttrs& a, int32_t iterations, const std::vector<uint8_t>* skip);
+IterationNodes GroupByIteration(const NodeAttrs& a, int32_t iterations, const ZeroedVector<uint8_t>* skip);
 
 // Step, comm and exposed comm of iteration `it` on times start/end (recorded or simulated).
 StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const std::vector<int64_t>& start,

@@ -12,7 +12,6 @@
 #include "analyze/replay/contention.h"
 #include "analyze/replay/measure.h"
 #include "analyze/replay/sim.h"
-#include "base/status_macros.h"
 
 namespace overlapscope::analyze::replay {
 namespace {
@@ -99,7 +98,7 @@ void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAt
   ir.process = w.process;
   ir.number = w.number;
   if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size())) ir.rank = t.processes()[w.process].rank;
-  ir.measured = MeasureStep(idx, i, a, base.rec_start, base.rec_end);
+  ir.measured = MeasureStep(idx, i, a, base.rec_start.values(), base.rec_end.values());
   ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
   ir.replayed.path = WalkPath(idx, i, a, base, replayed);
   if (ir.measured.step_ns > 0)
@@ -110,7 +109,20 @@ void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAt
 
 absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in,
                                     const ReplayOptions& o) {
-  ASSIGN_OR_RETURN(NodeAttrs a, CollectAttrs(t, g, in));
+  // The simulation graph holds at most the graph's edges, one fallback or thread edge per node
+  // and under a change up to three per restreamed activity and a join per waiter (at most an
+  // edge or a node each): its 32-bit row offsets must hold them.
+  int64_t graph_edges = 0;
+  for (int k = 0; k < graph::kEdgeKinds; ++k) graph_edges += g.stats().recorded[k] + g.stats().inferred[k];
+  if (2 * graph_edges + 5 * int64_t{g.num_nodes()} > kMaxSimEdges)
+    return absl::ResourceExhaustedError("replay: the dependency graph is too large to simulate (over 2^31 edges)");
+  // What the replayed graph and the prediction's share (one copy of the recorded times, the
+  // launches' facts) beside the attributes: both only read the graph.
+  SimShared shared;
+  absl::StatusOr<NodeAttrs> attrs;
+  BothAtOnce([&] { shared = ShareOf(t, g); }, [&] { attrs = CollectAttrs(t, g, in); });
+  if (!attrs.ok()) return attrs.status();
+  const NodeAttrs& a = *attrs;
   ReplayResult r;
   r.strict = o.strict;
   CountGraph(g, r.counts);
@@ -125,10 +137,10 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   auto predict = [&] {
     fx = MatchChanges(t, a, o.changes);
     ReplayCounts scratch;
-    sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch);
+    sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
     const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
     pred = what_if.Run(sim->dur);
-    idx_pred = GroupByIteration(a, iters, &fx->removed);
+    idx_pred = GroupByIteration(a, iters, fx->any_removed ? &fx->removed : nullptr);
     if (o.contention) {
       pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, r);
       contention_ran = true;
@@ -146,7 +158,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     });
   }
   ReplayCounts counts = r.counts;
-  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts);
+  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
   Schedule replayed = Simulate(base);
   const IterationNodes idx = GroupByIteration(a, iters, nullptr);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this

@@ -192,7 +192,8 @@ struct ReplayResult {
 
 // Replays `graph` (built from `trace`) and, when options.changes is not empty, predicts it under
 // them. InvalidArgument when a change's regex does not compile or inputs are not parallel to the
-// trace's vectors.
+// trace's vectors; ResourceExhausted when the simulation's edges could exceed 2^31 (a graph of
+// about 250 M nodes, some 100 GB of memory for the replay alone).
 absl::StatusOr<ReplayResult> Replay(const model::Trace& trace, const graph::Graph& graph, const ReplayInputs& in,
                                     const ReplayOptions& options);
 

@@ -18,32 +18,66 @@ namespace overlapscope::analyze::replay {
 //   kRelease:    end(to)   >= end(from) + lag   (the GPU work a blocking host call waited for)
 enum class Dep : uint8_t { kAfterEnd, kAfterStart, kRelease };
 
+// Packed (13 bytes, not 16): at 10 M nodes every byte per edge is ~4 MB of fresh pages.
+#pragma pack(push, 1)
 struct SimEdge {
   int32_t from = -1;
   Dep dep = Dep::kAfterEnd;
   int64_t lag_ns = 0;
 };
+#pragma pack(pop)
+
+// Row offsets into the edge arrays: 32 bits (half the pages of 64); Replay() refuses a graph
+// whose edges could exceed them (kMaxSimEdges).
+using RowOffset = int32_t;
+constexpr int64_t kMaxSimEdges = INT32_MAX;
+
+// Per-node values that several simulation graphs of one replay share (the recorded times are
+// the same in the replayed graph and a what-if's, and so are the durations and the collective
+// groups unless a change scales, removes or unblocks something: one copy, not two, of 28 bytes a
+// node). Copies share the values; write them only before the first copy.
+template <typename T>
+class SharedVector {
+ public:
+  SharedVector() : v_(std::make_shared<std::vector<T>>()) {}
+  SharedVector& operator=(std::vector<T> v) {
+    v_ = std::make_shared<std::vector<T>>(std::move(v));
+    return *this;
+  }
+  void assign(size_t n, T x) { *this = std::vector<T>(n, x); }
+  T& operator[](size_t i) { return (*v_)[i]; }
+  T operator[](size_t i) const { return (*v_)[i]; }
+  size_t size() const { return v_->size(); }
+  const std::vector<T>& values() const { return *v_; }
+  operator const std::vector<T>&() const { return *v_; }  // NOLINT: read as a vector
+
+ private:
+  std::shared_ptr<std::vector<T>> v_;
+};
+using SharedTimes = SharedVector<int64_t>;
 
 struct SimGraph {
   int32_t num_nodes = 0;
-  int32_t num_gpu = 0;                      // nodes [0, num_gpu) are GPU activities, the rest host calls
-  std::vector<int64_t> rec_start, rec_end;  // recorded times
-  std::vector<int64_t> dur;                 // duration to replay (nodes without release/group)
+  int32_t num_gpu = 0;             // nodes [0, num_gpu) are GPU activities, the rest host calls
+  SharedTimes rec_start, rec_end;  // recorded times
+  SharedTimes dur;                 // duration to replay (nodes without release/group)
   // Host calls with release edges end at max(start + release_tail, end(release) + lag).
   ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
   // time: it ends at max(own start, last member's start) + transfer.
-  std::vector<int32_t> group;
+  SharedVector<int32_t> group;
   ZeroedVector<int64_t> transfer;
   int32_t num_groups = 0;
   // Predecessor edges, compressed rows: preds[pred_off[n] .. pred_off[n+1]).
-  std::vector<int64_t> pred_off;
+  std::vector<RowOffset> pred_off;
   std::vector<SimEdge> preds;
 
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
-  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them.
-  void ResizeNodes(int32_t n, int32_t gpu);
+  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them, and
+  // without rec_start / rec_end / dur / group unless `times` (a caller that shares them leaves
+  // them).
+  void ResizeNodes(int32_t n, int32_t gpu, bool times = true);
 };
 
 // Builds the compressed rows of a SimGraph: Next(v) for v = 0, 1, ... in order with Append() of
@@ -53,7 +87,7 @@ class EdgeRows {
   // Room for n nodes' rows and about `edges` edges (a hint: more may be appended).
   void Reserve(int32_t n, int64_t edges, int64_t added);
   void Next(int32_t v) {
-    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<int64_t>(in_order_.size()));
+    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<RowOffset>(in_order_.size()));
   }
   void Append(SimEdge e) { in_order_.push_back(e); }
   void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
@@ -63,11 +97,13 @@ class EdgeRows {
   void Finish(SimGraph& g);
 
  private:
+#pragma pack(push, 1)  // 17 bytes, not 24
   struct Pending {
     int32_t to;
     SimEdge e;
   };
-  std::vector<int64_t> off_;
+#pragma pack(pop)
+  std::vector<RowOffset> off_;
   std::vector<SimEdge> in_order_;
   std::vector<Pending> pending_;
 };

@@ -5,15 +5,17 @@
 
 namespace overlapscope::analyze::replay {
 
-void SimGraph::ResizeNodes(int32_t n, int32_t gpu) {
+void SimGraph::ResizeNodes(int32_t n, int32_t gpu, bool times) {
   num_nodes = n;
   num_gpu = gpu;
   num_groups = 0;
-  rec_start.assign(n, 0);
-  rec_end.assign(n, 0);
-  dur.assign(n, 0);
+  if (times) {
+    rec_start.assign(n, 0);
+    rec_end.assign(n, 0);
+    dur.assign(n, 0);
+    group.assign(n, -1);
+  }
   release_tail = ZeroedVector<int64_t>(n);
-  group.assign(n, -1);
   transfer = ZeroedVector<int64_t>(n);
 }
 
@@ -45,7 +47,7 @@ void EdgeRows::Finish(SimGraph& g) {
     int64_t old_hi = static_cast<int64_t>(in_order);
     for (int32_t v = n - 1; v >= 0; --v) {
       const int64_t old_lo = off_[v];
-      off_[v + 1] = old_hi + shift;
+      off_[v + 1] = static_cast<RowOffset>(old_hi + shift);
       shift -= left[v];
       if (shift > 0)
         std::copy_backward(in_order_.begin() + old_lo, in_order_.begin() + old_hi, in_order_.begin() + old_hi + shift);

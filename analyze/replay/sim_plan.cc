@@ -3,11 +3,34 @@
 #include "analyze/replay/sim_plan.h"
 
 namespace overlapscope::analyze::replay {
+namespace {
+
+// Node v's start and end constraints counted (cnt_e starts at 1: its own start), its release
+// flag set.
+void CountRow(const SimGraph& g, int32_t v, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
+              ZeroedVector<uint8_t>* has_release) {
+  for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
+    if (g.preds[i].dep == Dep::kRelease) {
+      ++cnt_e[v];
+      if (has_release != nullptr) (*has_release)[v] = 1;
+    } else {
+      ++cnt_s[v];
+    }
+  }
+  if (g.group[v] >= 0) ++cnt_e[v];
+}
+
+}  // namespace
 
 // The offsets serve as fill positions and are shifted back after (no copy of them).
-Succs BuildSuccs(const SimGraph& g) {
+Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p) {
   Succs s;
   const int32_t n = g.num_nodes;
+  if (p != nullptr) {
+    p->cnt_s.assign(n, 0);
+    p->cnt_e.assign(n, 1);
+    p->has_release = ZeroedVector<uint8_t>(n);
+  }
   s.off_s.assign(static_cast<size_t>(n) + 1, 0);
   s.off_e.assign(static_cast<size_t>(n) + 1, 0);
   for (const SimEdge& e : g.preds) ++(e.dep == Dep::kAfterStart ? s.off_s : s.off_e)[e.from + 1];
@@ -26,6 +49,7 @@ Succs BuildSuccs(const SimGraph& g) {
         s.on_end[s.off_e[e.from]++] = {to, e.dep, e.lag_ns};
       }
     }
+    if (p != nullptr) CountRow(g, to, p->cnt_s, p->cnt_e, &p->has_release);
   }
   // off[v] now holds v's end (the next node's begin): shift back by one.
   for (int32_t v = n; v > 0; --v) {
@@ -41,23 +65,15 @@ void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<i
   const int32_t n = g.num_nodes;
   cnt_s.assign(n, 0);
   cnt_e.assign(n, 1);
-  for (int32_t v = 0; v < n; ++v) {
-    for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
-      if (g.preds[i].dep == Dep::kRelease) {
-        ++cnt_e[v];
-        if (has_release != nullptr) (*has_release)[v] = 1;
-      } else {
-        ++cnt_s[v];
-      }
-    }
-    if (g.group[v] >= 0) ++cnt_e[v];
-  }
+  for (int32_t v = 0; v < n; ++v) CountRow(g, v, cnt_s, cnt_e, has_release);
 }
 
-void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
+void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted) {
   const int32_t n = g.num_nodes;
-  p.has_release = ZeroedVector<uint8_t>(n);
-  InitialCounts(g, p.cnt_s, p.cnt_e, &p.has_release);
+  if (!counted) {
+    p.has_release = ZeroedVector<uint8_t>(n);
+    InitialCounts(g, p.cnt_s, p.cnt_e, &p.has_release);
+  }
   p.group_cnt.assign(g.num_groups, 0);
   p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
   for (int32_t v = 0; v < n; ++v) {
@@ -76,8 +92,8 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
 }
 
 void BuildPlan(const SimGraph& g, Simulation::Plan& p) {
-  p.succ = BuildSuccs(g);
-  BuildCounts(g, p);
+  p.succ = BuildSuccs(g, &p);
+  BuildCounts(g, p, /*counted=*/true);
 }
 
 }  // namespace overlapscope::analyze::replay

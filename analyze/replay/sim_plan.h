@@ -10,15 +10,17 @@
 namespace overlapscope::analyze::replay {
 
 // A constraint seen from its source: target, kind, lag (ns) after the source's start or end.
+#pragma pack(push, 1)  // 13 bytes, not 16 (fewer fresh pages)
 struct SuccEdge {
   int32_t to;
   Dep dep;
   int64_t lag;
 };
+#pragma pack(pop)
 
 // The successors fired by each node's start (kAfterStart) and by its end (the others).
 struct Succs {
-  std::vector<int64_t> off_s, off_e;
+  std::vector<RowOffset> off_s, off_e;
   std::vector<SuccEdge> on_start, on_end;
 };
 
@@ -32,14 +34,15 @@ struct Simulation::Plan {
 };
 
 // The successor rows: a counting sort of the predecessor rows by source, stable (a source's
-// successors in target order, as the rows list them).
-Succs BuildSuccs(const SimGraph& g);
+// successors in target order, as the rows list them). With `p` (or null) it also fills p's
+// initial counts and release flags (InitialCounts() in the same pass over the rows).
+Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p = nullptr);
 // The initial counts of each node's start and end constraints (into the vectors given: their
 // capacity is reused), and which nodes have release edges (when has_release is not null).
 void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
                    ZeroedVector<uint8_t>* has_release);
-// The initial counts, the release flags and the collective groups.
-void BuildCounts(const SimGraph& g, Simulation::Plan& p);
+// The collective groups (and, unless `counted`, the initial counts and the release flags).
+void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted = false);
 // Both.
 void BuildPlan(const SimGraph& g, Simulation::Plan& p);
 

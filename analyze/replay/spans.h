@@ -27,4 +27,26 @@ inline std::vector<Span> MergeSpans(std::vector<Span> v) {
   return out;
 }
 
+// Whether merged list u meets [lo, hi) (an instant when lo == hi). Queries in rising `lo` (a
+// stream's kernels in node order) move `at` forward; a query below the last one searches again.
+class MeetsCursor {
+ public:
+  explicit MeetsCursor(const std::vector<Span>& u) : u_(u) {}
+  bool Meets(int64_t lo, int64_t hi) {
+    if (lo < last_lo_) {
+      at_ = std::upper_bound(u_.begin(), u_.end(), lo, [](int64_t x, const Span& s) { return x < s.second; }) -
+            u_.begin();
+    } else {
+      while (at_ < u_.size() && u_[at_].second <= lo) ++at_;  // the first span ending after lo
+    }
+    last_lo_ = lo;
+    return at_ < u_.size() && u_[at_].first <= std::max(lo, hi - 1);
+  }
+
+ private:
+  const std::vector<Span>& u_;
+  size_t at_ = 0;
+  int64_t last_lo_ = INT64_MIN;
+};
+
 }  // namespace overlapscope::analyze::replay

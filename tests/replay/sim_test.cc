@@ -135,7 +135,7 @@ TEST(EdgeRows, AddedEdgesFollowTheInOrderRowsInTheOrderAdded) {
   rows.Add(0, {22, Dep::kRelease, 0});
   rows.Add(1, {23, Dep::kAfterEnd, 0});
   rows.Finish(g);
-  EXPECT_EQ(g.pred_off, (std::vector<int64_t>{0, 2, 6, 6, 8}));
+  EXPECT_EQ(g.pred_off, (std::vector<RowOffset>{0, 2, 6, 6, 8}));
   std::vector<int32_t> from;
   for (const SimEdge& e : g.preds) from.push_back(e.from);
   EXPECT_EQ(from, (std::vector<int32_t>{10, 22, 11, 12, 20, 23, 13, 21}));
