@@ -220,8 +220,8 @@ class Graph {
   // how many waits enqueued before g could not be placed (PathCounts::unresolved_waits).
   int UnresolvedWaits(NodeId g) const { return unresolved_.empty() ? 0 : unresolved_[g]; }
   // The launch latency of stream s used by the evidence rule (graph_infer.cc): the median of
-  // (start - launch call start) over its activities whose launch started at or after their stream
-  // predecessor's end; 0 when it has none.
+  // (start - launch call start) over its activities (the first excluded) whose launch started at
+  // or after their stream predecessor's end; else its device's other streams' median; 0 when none.
   int64_t LaunchLatencyNs(model::StreamId s) const { return latency_.empty() ? 0 : latency_[s]; }
 
  private:

@@ -8,7 +8,8 @@
 //    collective's own wait (PyTorch's work.wait()) is such a call too;
 //  - bound: max(GraphInputs::infer_min_bound_ns, L(S)), L(S) the launch latency of S
 //    (Graph::LaunchLatencyNs): the median of (start - launch call start) over S's activities
-//    launched at or after their predecessor's end (nothing but the launch held them);
+//    launched at or after their predecessor's end (nothing but the launch held them), the
+//    stream's first activity excluded (what ran before it may be unrecorded);
 //  - ready = max(P.end, X's launch call start + L(S)): when X could have started without the wait;
 //  - candidates: per other stream of X's device, the last activity Y that ended at or before
 //    X.start, kept when Y.end >= ready and X.start - Y.end <= bound. (An earlier activity of the
@@ -48,11 +49,10 @@ int64_t Median(std::vector<int64_t>& v) {
 }
 
 // Launch latency of every stream (graph.h LaunchLatencyNs), from its activities after the first.
-// Activities that waited for another
-// stream (`waited`: a recorded wait or evidence of one) are left out: their start - launch holds
-// the wait (a compiled program's compute stream waits for every all_to_all: with them the median
-// was 178 us and hid the waits it should bound). A stream with no other sample takes the median of
-// its device's other streams' samples.
+// Activities that waited for another stream (`waited`: a recorded wait or evidence of one) are
+// left out: their start - launch holds the wait (a compiled program's compute stream waits for
+// every all_to_all: with them the median was 178 us and hid the waits it should bound). A stream
+// with no other sample takes the median of its device's other streams' samples.
 std::vector<int64_t> StreamLatencies(const Graph& g, const model::Trace& t, const std::vector<int32_t>& launch,
                                      const std::vector<uint8_t>& waited) {
   const int32_t ns = static_cast<int32_t>(t.streams().size());
