@@ -21,6 +21,10 @@ bool GridFillsDevice(const model::Trace& t, const model::Kernel& k) {
 NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t c, int64_t min_before_ns,
                   int64_t after_end_ns) {
   if (!g.IsGpu(n) || g.Ref(n).kind != model::GpuKind::kKernel) return model::kNone;
+  // Without its grid (a trace that records none) nothing can be said of whose SMs it needed; and
+  // the check spares the searches below where no kernel carries one.
+  const model::Dim3& grid = t.kernels()[g.Ref(n).index].grid;
+  if (int64_t{grid.x} * grid.y * grid.z <= 0) return model::kNone;
   const model::StreamId own = g.Stream(n);
   const model::DeviceId dev = t.streams()[own].device;
   if (dev == model::kNone) return model::kNone;

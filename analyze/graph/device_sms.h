@@ -24,7 +24,8 @@ bool GridFillsDevice(const model::Trace& t, const model::Kernel& k);
 // another stream of its device whose grid fills the device, that had started at least
 // `min_before_ns` before c and was still running at c or had ended at most `after_end_ns`
 // before it (the scheduler places the next grid within microseconds of the last block's
-// retirement); the one ending last. kNone when n is no kernel or there is no such kernel.
+// retirement); the one ending last. kNone when n is no kernel, its grid is not in the trace, or
+// there is no such kernel.
 // O(streams of the trace × log activities per stream).
 NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t c, int64_t min_before_ns,
                   int64_t after_end_ns);
