@@ -8,12 +8,13 @@
 
 #include "analyze/analysis.h"
 #include "gtest/gtest.h"
-#include "importers/kineto/import.h"
 #include "multi_synth.h"
+#include "torch_diag.h"
 
 namespace overlapscope::analyze {
 namespace {
 
+using testing::AnalyzeOneThread;
 using testing::MultiSynth;
 
 constexpr char kKind[] = "collective-starved-of-sms";
@@ -24,14 +25,6 @@ std::vector<Finding> Of(const AnalysisResult& r) {
   for (const Finding& f : r.sync.findings)
     if (f.kind == kKind) v.push_back(f);
   return v;
-}
-
-AnalysisResult AnalyzeIt(const model::Trace& t) {
-  AnalyzeOptions o;
-  o.threads = 1;
-  auto r = AnalyzeAll(t, o);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return std::move(r).value();
 }
 
 // Rank 0 (ns): gemm on compute stream 7 launched at 1000, runs [5000, 305000) with `blocks`
@@ -51,7 +44,7 @@ TEST(CollectiveStarvedOfSms, FiresWhenAFullGridGemmHoldsTheSms) {
   // Ready at its launch (2000), started at 295000 in the gemm's last 10 us: held from the gemm's
   // start (5000) to its own start, 290000 ns; it overlapped the gemm for 10000 of its 100000,
   // 90000 exposed: the cost is the lesser, 90000.
-  const AnalysisResult r = AnalyzeIt(Program(132, 295'000));
+  const AnalysisResult r = AnalyzeOneThread(Program(132, 295'000));
   const std::vector<Finding> f = Of(r);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].time_ns, 295'000);
@@ -62,7 +55,7 @@ TEST(CollectiveStarvedOfSms, FiresWhenAFullGridGemmHoldsTheSms) {
   EXPECT_NE(f[0].advice.find("copy engines"), std::string::npos);
   // Started right after the gemm ended (within 20 us): held for the gemm's whole 300 us; all
   // 100 us exposed.
-  const std::vector<Finding> g = Of(AnalyzeIt(Program(132, 310'000)));
+  const std::vector<Finding> g = Of(AnalyzeOneThread(Program(132, 310'000)));
   ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0].cost_ns, 100'000);
   EXPECT_NE(g[0].message.find(") ended: it waited 300.0 µs"), std::string::npos) << g[0].message;
@@ -70,23 +63,13 @@ TEST(CollectiveStarvedOfSms, FiresWhenAFullGridGemmHoldsTheSms) {
 
 TEST(CollectiveStarvedOfSms, SilentWhenNothingHeldTheSms) {
   // A 64-block gemm leaves SMs free: whatever delayed the all-gather, it was not this.
-  EXPECT_TRUE(Of(AnalyzeIt(Program(64, 295'000))).empty());
+  EXPECT_TRUE(Of(AnalyzeOneThread(Program(64, 295'000))).empty());
   // Started 40 us after the gemm ended: beyond the scheduler's 20 us, not held by it.
-  EXPECT_TRUE(Of(AnalyzeIt(Program(132, 345'000))).empty());
+  EXPECT_TRUE(Of(AnalyzeOneThread(Program(132, 345'000))).empty());
   // Started 30 us after it could: launch and scheduling noise, not a wait for SMs.
-  EXPECT_TRUE(Of(AnalyzeIt(Program(132, 32'000))).empty());
+  EXPECT_TRUE(Of(AnalyzeOneThread(Program(132, 32'000))).empty());
   // On the compute stream itself: collective-on-compute-stream's, stream order holds it there.
-  EXPECT_TRUE(Of(AnalyzeIt(Program(132, 305'000, true))).empty());
-}
-
-model::Trace LoadReal(const std::string& variant, const std::string& scenario) {
-  const std::string dir = std::string(OVERLAPSCOPE_TEST_DATA) + "/torch_diag/" + variant + "/" + scenario;
-  std::vector<std::string> files;
-  for (int r = 0; r < (variant.rfind("w4", 0) == 0 ? 4 : 2); ++r)
-    files.push_back(dir + "/rank" + std::to_string(r) + ".json.gz");
-  auto t = import::ImportTraces(files);
-  EXPECT_TRUE(t.ok()) << dir << ": " << t.status();
-  return std::move(t).value();
+  EXPECT_TRUE(Of(AnalyzeOneThread(Program(132, 305'000, true))).empty());
 }
 
 // The overlapped matmul + all-gather on 4 and 2 x H100, profiler defaults and cuda_sync events: a
@@ -94,8 +77,8 @@ model::Trace LoadReal(const std::string& variant, const std::string& scenario) {
 // its 1.46 ms; the sequential program (all-gather on the compute stream) has none.
 TEST(CollectiveStarvedOfSms, RealMatmulAllGatherProgram) {
   for (const char* v : {"w4_default", "w4_sync", "w2_default", "w2_sync"}) {
-    const model::Trace t = LoadReal(v, "mm_ag_overlap");
-    const AnalysisResult r = AnalyzeIt(t);
+    const model::Trace t = testing::LoadTorchDiag(v, "mm_ag_overlap");
+    const AnalysisResult r = AnalyzeOneThread(t);
     std::vector<int> per_rank(t.processes().size(), 0);
     for (const Finding& f : Of(r)) {
       ++per_rank[f.process];
@@ -104,7 +87,7 @@ TEST(CollectiveStarvedOfSms, RealMatmulAllGatherProgram) {
       EXPECT_GT(f.cost_ns, 100'000) << v << ": " << f.message;
     }
     for (size_t p = 0; p < per_rank.size(); ++p) EXPECT_GE(per_rank[p], 2) << v << " rank " << p;
-    EXPECT_TRUE(Of(AnalyzeIt(LoadReal(v, "mm_ag_sequential"))).empty()) << v;
+    EXPECT_TRUE(Of(AnalyzeOneThread(testing::LoadTorchDiag(v, "mm_ag_sequential"))).empty()) << v;
   }
 }
 

@@ -8,12 +8,13 @@
 
 #include "analyze/analysis.h"
 #include "gtest/gtest.h"
-#include "importers/kineto/import.h"
 #include "multi_synth.h"
+#include "torch_diag.h"
 
 namespace overlapscope::analyze {
 namespace {
 
+using testing::AnalyzeOneThread;
 using testing::MultiSynth;
 
 constexpr char kKind[] = "collective-waited-at-once";
@@ -23,25 +24,6 @@ int Count(const AnalysisResult& r, std::string_view kind) {
   int n = 0;
   for (const Finding& f : r.sync.findings) n += f.kind == kind ? 1 : 0;
   return n;
-}
-
-// The ranks of tests/data/torch_diag/VARIANT/SCENARIO (w4_*: 4 ranks, w2_*: 2).
-model::Trace LoadReal(const std::string& variant, const std::string& scenario) {
-  const std::string dir = std::string(OVERLAPSCOPE_TEST_DATA) + "/torch_diag/" + variant + "/" + scenario;
-  std::vector<std::string> files;
-  for (int r = 0; r < (variant.rfind("w4", 0) == 0 ? 4 : 2); ++r)
-    files.push_back(dir + "/rank" + std::to_string(r) + ".json.gz");
-  auto t = import::ImportTraces(files);
-  EXPECT_TRUE(t.ok()) << dir << ": " << t.status();
-  return std::move(t).value();
-}
-
-AnalysisResult AnalyzeIt(const model::Trace& t) {
-  AnalyzeOptions o;
-  o.threads = 1;
-  auto r = AnalyzeAll(t, o);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return std::move(r).value();
 }
 
 // Rank 0, compute stream 7, NCCL stream 17 (host times in ns):
@@ -70,7 +52,7 @@ model::Trace Program(bool overlapped) {
 
 TEST(CollectiveWaitedAtOnce, FiresWhenTheIssuingStreamWaitsBeforeAnyOtherWork) {
   const model::Trace t = Program(false);
-  const AnalysisResult r = AnalyzeIt(t);
+  const AnalysisResult r = AnalyzeOneThread(t);
   ASSERT_EQ(Count(r, kKind), 1);
   for (const Finding& f : r.sync.findings) {
     if (f.kind != kKind) continue;
@@ -84,7 +66,7 @@ TEST(CollectiveWaitedAtOnce, FiresWhenTheIssuingStreamWaitsBeforeAnyOtherWork) {
 }
 
 TEST(CollectiveWaitedAtOnce, SilentWhenIndependentWorkWasEnqueuedBeforeTheWait) {
-  const AnalysisResult r = AnalyzeIt(Program(true));
+  const AnalysisResult r = AnalyzeOneThread(Program(true));
   EXPECT_EQ(Count(r, kKind), 0);
 }
 
@@ -98,7 +80,7 @@ TEST(CollectiveWaitedAtOnce, NotTogetherWithCollectiveOnComputeStream) {
   const int64_t w = s.Api(0, "cudaStreamWaitEvent", 65, 67);
   s.StreamWait(0, 17, 7, rec, w, 1600);
   s.Launch(0, "gemm3", 17, 80, 1600, 2100);
-  const AnalysisResult r = AnalyzeIt(s.Finish());
+  const AnalysisResult r = AnalyzeOneThread(s.Finish());
   EXPECT_EQ(Count(r, "collective-on-compute-stream"), 1);
   EXPECT_EQ(Count(r, kKind), 0);
 }
@@ -111,8 +93,8 @@ TEST(CollectiveWaitedAtOnce, EveryAllToAllOfTheRealTraces) {
   for (const char* variant : {"w4_sync", "w4_default", "w2_sync", "w2_default"}) {
     for (const char* scenario : {"dtensor_a2a_eager", "dtensor_a2a_compiled"}) {
       const std::string dir = std::string(variant) + "/" + scenario;
-      const model::Trace t = LoadReal(variant, scenario);
-      const AnalysisResult r = AnalyzeIt(t);
+      const model::Trace t = testing::LoadTorchDiag(variant, scenario);
+      const AnalysisResult r = AnalyzeOneThread(t);
       // Every all_to_all collective that ran on the GPU has its finding (same process and start);
       // other findings of the kind only on NCCL kernels without a collective record.
       std::set<std::pair<model::ProcessId, int64_t>> fired;
@@ -145,8 +127,8 @@ TEST(CollectiveWaitedAtOnce, EveryAllToAllOfTheRealTraces) {
 TEST(CollectiveWaitedAtOnce, FiresOnTheRealTracesAndOnlyThere) {
   for (const char* variant : {"w4_sync", "w4_default", "w2_sync", "w2_default"}) {
     for (const char* scenario : {"dtensor_a2a_eager", "dtensor_a2a_compiled"}) {
-      const model::Trace t = LoadReal(variant, scenario);
-      const AnalysisResult r = AnalyzeIt(t);
+      const model::Trace t = testing::LoadTorchDiag(variant, scenario);
+      const AnalysisResult r = AnalyzeOneThread(t);
       int n = 0;
       for (const Finding& f : r.sync.findings) {
         EXPECT_NE(f.kind, "collective-on-compute-stream") << variant << "/" << scenario;
@@ -171,7 +153,7 @@ TEST(CollectiveWaitedAtOnce, NoFindingOnOverlappedRealTraces) {
   for (const char* variant : {"w4_sync", "w4_default", "w2_sync", "w2_default"}) {
     for (const char* scenario : {"mm_ag_overlap"}) {
       const std::string dir = std::string(variant) + "/" + scenario;
-      const AnalysisResult r = AnalyzeIt(LoadReal(variant, scenario));
+      const AnalysisResult r = AnalyzeOneThread(testing::LoadTorchDiag(variant, scenario));
       for (const Finding& f : r.sync.findings)
         if (f.kind != "collective-starved-of-sms") ADD_FAILURE() << dir << ": " << f.kind << ": " << f.message;
     }
@@ -187,8 +169,8 @@ TEST(CollectiveWaitedAtOnce, OnFsdp2OnlyStepEndsOrHostBound) {
   for (const char* variant : {"w4_sync", "w4_default", "w2_sync", "w2_default"}) {
     for (const char* scenario : {"fsdp2", "fsdp2_straggler"}) {
       const std::string dir = std::string(variant) + "/" + scenario;
-      const model::Trace t = LoadReal(variant, scenario);
-      const AnalysisResult r = AnalyzeIt(t);
+      const model::Trace t = testing::LoadTorchDiag(variant, scenario);
+      const AnalysisResult r = AnalyzeOneThread(t);
       std::vector<std::pair<int64_t, int64_t>> steps;  // host spans of ProfilerStep#N, any process
       std::vector<model::ProcessId> step_proc;
       for (const model::Range& g : t.ranges())

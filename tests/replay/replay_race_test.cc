@@ -23,6 +23,12 @@ const std::string kData = OVERLAPSCOPE_TEST_DATA;
 struct Race {
   int gemm_first = 0, collective_first = 0;
   double min_lead = 1, max_lead = 0;  // the all-gather's start before the GEMM's end / its duration
+  void Add(const Race& o) {
+    gemm_first += o.gemm_first;
+    collective_first += o.collective_first;
+    min_lead = std::min(min_lead, o.min_lead);
+    max_lead = std::max(max_lead, o.max_lead);
+  }
 };
 
 // Every GEMM that meets an all-gather on its device, per trace directory.
@@ -65,11 +71,7 @@ TEST(ReplayRace, PersistentGemmWinsMostTiesAndTheAllGatherStartsInItsLastRound) 
   // all-gather starts about 1/8 of the GEMM before its end (measured 44.5-47.2 us of 357-375).
   Race w;
   for (const char* run : {"default/run1", "default/run2", "sync/run1", "sync/run2"}) {
-    const Race r = RaceOf(kData + "/whatif_torch/" + run + "/ag_overlap");
-    w.gemm_first += r.gemm_first;
-    w.collective_first += r.collective_first;
-    w.min_lead = std::min(w.min_lead, r.min_lead);
-    w.max_lead = std::max(w.max_lead, r.max_lead);
+    w.Add(RaceOf(kData + "/whatif_torch/" + run + "/ag_overlap"));
   }
   EXPECT_EQ(w.gemm_first, 107);
   EXPECT_EQ(w.collective_first, 27);
@@ -78,11 +80,7 @@ TEST(ReplayRace, PersistentGemmWinsMostTiesAndTheAllGatherStartsInItsLastRound) 
   // torch_diag: 8192^3 with 320x128 tiles, 1664 tiles = 13 rounds (measured 107-115 of 1,459-1,516).
   Race d;
   for (const char* v : {"w2_default", "w2_sync", "w4_default", "w4_sync"}) {
-    const Race r = RaceOf(kData + "/torch_diag/" + std::string(v) + "/mm_ag_overlap");
-    d.gemm_first += r.gemm_first;
-    d.collective_first += r.collective_first;
-    d.min_lead = std::min(d.min_lead, r.min_lead);
-    d.max_lead = std::max(d.max_lead, r.max_lead);
+    d.Add(RaceOf(kData + "/torch_diag/" + std::string(v) + "/mm_ag_overlap"));
   }
   EXPECT_EQ(d.gemm_first, 39);
   EXPECT_EQ(d.collective_first, 9);
