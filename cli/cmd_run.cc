@@ -85,7 +85,8 @@ const CommandSpec kSpec{
       "(default 0.5MB..64MB)"},
      {"reps", "N", "all-reduce: all-reduces per timed iteration, each timed (default 5)"},
      {"ar-blocks", "N",
-      "all-reduce: blocks per GPU of our kernels (one-shot, two-shot, one-shot-push), at most (1..128, default 64)"},
+      "all-reduce: blocks per GPU of our kernels (one-shot, two-shot, one-shot-push), at most (1..128; default "
+      "64, one-shot-push 128)"},
      {"m", "N", "GEMM rows (default 8192)"},
      {"n", "N", "GEMM columns (default 8192)"},
      {"k", "N", "GEMM inner dimension (default 8192; all-to-all 2048)"},
@@ -94,8 +95,9 @@ const CommandSpec kSpec{
       "matmul-allgather, all-to-all: GEMM inputs: random (default; N(0,1) as torch.randn, sampled FP64 "
       "validation) or structured (closed form, every element checked exactly; draws less power)"},
      {"ar-timing", "T",
-      "all-reduce: each (default; an event pair around every all-reduce) or batch (the --reps all-reduces "
-      "back to back between one event pair, time / reps, as nccl-tests and CUDA-graph benchmarks time)"},
+      "all-reduce: each (default; an event pair around every all-reduce), batch (the --reps all-reduces "
+      "back to back between one event pair, time / reps, as nccl-tests time) or graph (the same captured "
+      "into one CUDA graph, as inference servers' custom all-reduce tables time)"},
      {"ag-mb", "MIB", "matmul-allgather: all-gather input per rank in MiB (default 64)"},
      {"ag-sweep", "MIB[,MIB]", "matmul-allgather: also time the all-gather alone at these sizes"},
      {"layers", "N", "all-to-all: matmul + all-to-all layers per step (default 4)"},
@@ -157,11 +159,11 @@ nlohmann::json ToJson(const workloads::WorkloadResult& r) {
 struct RunOptions {
   int64_t gpus = 0, iters = 20, warmup = 5, cap = 5, m = 8192, n = 8192, k = 8192, layers = 4, max_ctas = 0,
           prod = 2000, irr = 500, host = 1000, carve = 0, burn = 500, delay_rank = -1, delay_us = 0, reps = 5,
-          ar_blocks = 64, blas_ws = 32;
+          ar_blocks = 0, blas_ws = 32;
   double ag_mb = 64, timeout = 300;
   workloads::DType dtype{};
   workloads::GemmData data = workloads::GemmData::kRandom;
-  bool ar_batch = false;
+  workloads::AllReduceTiming ar_timing = workloads::AllReduceTiming::kEach;
   std::vector<double> sweep;
   std::vector<int64_t> sizes;
 };
@@ -184,6 +186,8 @@ std::string ParseRunOptions(const ParsedArgs& args, const std::string& wl, RunOp
       ParseDouble(args, "ag-mb", o.ag_mb, err) && ParseDouble(args, "timeout-s", o.timeout, err);
   if (err.empty() && (o.iters < 1 || o.warmup < 0 || o.cap < 0 || o.gpus < 0 || o.blas_ws < 0 || o.blas_ws > 4096))
     err = "--iters must be >= 1; --warmup, --capture-iters, --gpus >= 0; --cublas-workspace-mb 0..4096";
+  if (err.empty() && args.Has("ar-blocks") && (o.ar_blocks < 1 || o.ar_blocks > 128))
+    err = absl::StrCat("--ar-blocks must be 1..128, got ", o.ar_blocks);
   auto dtype = workloads::ParseDType(args.Get("dtype", wl == "all-reduce" ? "bf16" : "fp16"));
   if (err.empty() && !dtype.ok()) err = std::string(dtype.status().message());
   if (dtype.ok()) o.dtype = *dtype;
@@ -191,9 +195,11 @@ std::string ParseRunOptions(const ParsedArgs& args, const std::string& wl, RunOp
   if (err.empty() && !data.ok()) err = std::string(data.status().message());
   if (data.ok()) o.data = *data;
   const std::string timing = args.Get("ar-timing", "each");
-  if (err.empty() && timing != "each" && timing != "batch")
-    err = absl::StrCat("--ar-timing must be each or batch, got '", timing, "'");
-  o.ar_batch = timing == "batch";
+  if (err.empty() && timing != "each" && timing != "batch" && timing != "graph")
+    err = absl::StrCat("--ar-timing must be each, batch or graph, got '", timing, "'");
+  o.ar_timing = timing == "batch"   ? workloads::AllReduceTiming::kBatch
+                : timing == "graph" ? workloads::AllReduceTiming::kGraph
+                                    : workloads::AllReduceTiming::kEach;
   for (auto part : absl::StrSplit(args.Get("ag-sweep"), ',', absl::SkipEmpty())) {
     double v = 0;
     if (!absl::SimpleAtod(part, &v) || v <= 0) err = absl::StrCat("--ag-sweep: bad size '", part, "'");
@@ -302,7 +308,7 @@ absl::StatusOr<workloads::WorkloadResult> Dispatch(const std::string& wl, const 
     o.impls = AllReduceImplsOf(args);
     o.reps = static_cast<int>(ro.reps);
     o.max_blocks = static_cast<int>(ro.ar_blocks);
-    o.batch_timing = ro.ar_batch;
+    o.timing = ro.ar_timing;
     return workloads::RunAllReduce(o, hooks);
   }
   workloads::D2HOptions o;

@@ -23,6 +23,9 @@ tables_one() {  # tables_one N: every table on GPUs 0..N-1
     --timeout-s 60 -o "$d"
   check "t${n}_all_reduce_batch" 240 "$os" run all-reduce --impl all --sizes 0.5MB..64MB --iters 20 --reps 10 \
     --ar-timing batch --no-capture --timeout-s 60
+  # The same all-reduces inside one CUDA graph per iteration (how inference servers' tables time).
+  check "t${n}_all_reduce_graph" 240 "$os" run all-reduce --impl all --sizes 0.5MB..64MB --iters 20 --reps 10 \
+    --ar-timing graph --no-capture --timeout-s 60
   # Floor: a 16-byte all-reduce is the launch and the barrier(s) (one vector of data).
   check "t${n}_all_reduce_floor" 120 "$os" run all-reduce --impl all --sizes 16B,512KB,1MB --iters 20 --reps 5 \
     --no-capture --timeout-s 60
@@ -34,9 +37,9 @@ tables_one() {  # tables_one N: every table on GPUs 0..N-1
     --timeout-s 60
   check "t${n}_all_reduce_floor_batch" 120 "$os" run all-reduce --impl all --sizes 16B,512KB,1MB --iters 20 --reps 10 \
     --ar-timing batch --no-capture --timeout-s 60
-  for b in 32 128; do
+  for b in 64 128; do
     check "t${n}_all_reduce_blocks$b" 120 "$os" run all-reduce --impl one-shot,two-shot,one-shot-push,nccl --sizes 0.5MB..16MB \
-      --iters 20 --reps 5 --ar-blocks $b --no-capture --timeout-s 60
+      --iters 20 --reps 10 --ar-timing batch --ar-blocks $b --no-capture --timeout-s 60
   done
   # cuBLAS's own default workspace instead of 32 MiB (what the GEMM alone took before).
   check "t${n}_matmul_allgather_ws0" 120 "$os" run matmul-allgather --mode sequential,overlap --cublas-workspace-mb 0 \

@@ -6,12 +6,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "workloads/all_reduce_peers.h"
 #include "workloads/gemm.h"
+#include "workloads/graph_timing.h"
 #include "workloads/mode_runner.h"
 #include "workloads/mpi_world.h"
 #include "workloads/rank_group.h"
@@ -49,6 +51,7 @@ struct RankState {
   PinnedBuffer hold;  // HoldStream's flag
   DeviceBuffer hold_timeouts;
   std::map<std::string, std::vector<DeviceChecker>> checks;  // per implementation, per size
+  std::map<std::string, std::string> graph_shape;            // --ar-timing graph: GraphShape per implementation
 };
 
 class AllReduce {
@@ -76,11 +79,19 @@ class AllReduce {
   // One all-reduce inside event pair `pair` (none when empty), then its validation.
   absl::Status OneAllReduce(RankContext& ctx, RankState& s, const std::string& impl, size_t i, IterEvents& ev,
                             const std::string& pair);
-  // --ar-timing batch: the reps back to back inside the event pair "batch", then the last one validated.
-  absl::Status BatchAllReduce(RankContext& ctx, RankState& s, const std::string& impl, size_t i, IterEvents& ev) {
-    RETURN_IF_ERROR(ev.Begin("batch", ctx.compute));
-    for (int j = 0; j < o_.reps; ++j) RETURN_IF_ERROR(Issue(ctx, s, impl, Count(i)));
-    RETURN_IF_ERROR(ev.End("batch", ctx.compute));
+  // --ar-timing batch: `reps` all-reduces back to back inside the event pair "batch", then the
+  // last one validated. --ar-timing graph: the same, captured into a CUDA graph first.
+  absl::Status BatchAllReduce(RankContext& ctx, RankState& s, const std::string& impl, size_t i, IterEvents& ev,
+                              int reps) {
+    if (o_.timing == AllReduceTiming::kGraph) {
+      std::string* shape = reps > 1 ? &s.graph_shape[impl] : nullptr;
+      RETURN_IF_ERROR(LaunchAsGraph(
+          ctx.compute, reps, [&] { return Issue(ctx, s, impl, Count(i)); }, ev, "batch", shape));
+    } else {
+      RETURN_IF_ERROR(ev.Begin("batch", ctx.compute));
+      for (int j = 0; j < reps; ++j) RETURN_IF_ERROR(Issue(ctx, s, impl, Count(i)));
+      RETURN_IF_ERROR(ev.End("batch", ctx.compute));
+    }
     OS_CUDA(ValidateAndPoisonAllReduce(o_.dtype, Out(s, impl), Count(i), ctx.nranks, kSalt, s.checks[impl][i].check(),
                                        ctx.compute));
     return absl::OkStatus();
@@ -116,7 +127,7 @@ absl::Status AllReduce::CheckOptions() {
       return absl::InvalidArgumentError(absl::StrCat("--sizes: ", b, " bytes is not a whole number of ",
                                                      DTypeName(o_.dtype), " elements (", DTypeBytes(o_.dtype),
                                                      " bytes each)"));
-  if (o_.max_blocks < 1 || o_.max_blocks > kAllReduceMaxBlocks)
+  if (o_.max_blocks < 0 || o_.max_blocks > kAllReduceMaxBlocks)
     return absl::InvalidArgumentError(absl::StrCat("--ar-blocks must be 1..", kAllReduceMaxBlocks));
   if (o_.reps < 1) return absl::InvalidArgumentError("--reps must be >= 1");
   return absl::OkStatus();
@@ -191,6 +202,9 @@ absl::Status AllReduce::Prewarm(RankContext& ctx, RankState& s) {
     for (size_t i = 0; i < o_.sizes.size(); ++i) {
       RETURN_IF_ERROR(s.checks[impl][i].Reset(ctx.compute));
       RETURN_IF_ERROR(OneAllReduce(ctx, s, impl, i, unused, ""));
+      // A library's first capture may set things up (NCCL registers the buffers of captured
+      // calls): once here too, before any stream is held.
+      if (o_.timing == AllReduceTiming::kGraph) RETURN_IF_ERROR(BatchAllReduce(ctx, s, impl, i, unused, 1));
       RETURN_IF_ERROR(ReadChecks(ctx, s, impl, i));
     }
   }
@@ -199,7 +213,9 @@ absl::Status AllReduce::Prewarm(RankContext& ctx, RankState& s) {
 
 absl::Status AllReduce::Issue(RankContext& ctx, RankState& s, const std::string& impl, int64_t count) {
   if (IsCustom(impl)) {
-    return s.peers->Launch(AlgoOf(impl), o_.dtype, count, o_.max_blocks, ctx.compute, ctx.group->options().nvtx);
+    const AllReduceAlgo algo = AlgoOf(impl);
+    const int blocks = o_.max_blocks > 0 ? o_.max_blocks : AllReduceDefaultBlocks(algo);
+    return s.peers->Launch(algo, o_.dtype, count, blocks, ctx.compute, ctx.group->options().nvtx);
   }
   const bool sym = impl == "nccl-symmetric";
   OS_NCCL(ncclAllReduce(sym ? s.sym_in.get() : s.nccl_in.get(), sym ? s.sym_out.get() : s.nccl_out.get(), count,
@@ -253,13 +269,13 @@ PhaseBody AllReduce::SizePhase(size_t i) {
     RankState& s = st_[ctx.local];
     auto fn = [&](int k, IterEvents& ev) {
       return Held(ctx, s, [&]() -> absl::Status {
-        if (o_.batch_timing) return BatchAllReduce(ctx, s, impls_[k], i, ev);
+        if (o_.timing != AllReduceTiming::kEach) return BatchAllReduce(ctx, s, impls_[k], i, ev, o_.reps);
         for (const auto& pair : pairs_) RETURN_IF_ERROR(OneAllReduce(ctx, s, impls_[k], i, ev, pair));
         return absl::OkStatus();
       });
     };
     ASSIGN_OR_RETURN(Samples smp, TimeInterleaved(ctx, ctx.compute, warmup, iters, impls_, fn));
-    if (o_.batch_timing) {
+    if (o_.timing != AllReduceTiming::kEach) {
       for (const auto& impl : impls_) {
         const auto it = smp.ms.find(absl::StrCat(impl, "_batch_ms"));
         if (it != smp.ms.end()) fig[AllReduceFigureKey(impl, o_.sizes[i], "ms")] = Median(it->second) / o_.reps;
@@ -334,9 +350,13 @@ absl::StatusOr<WorkloadResult> AllReduce::Run() {
       "ranks%s",
       DTypeName(o_.dtype), FormatBytes(o_.sizes.front()), FormatBytes(o_.sizes.back()), o_.reps * o_.run.iters, o_.reps,
       o_.run.iters, o_.run.warmup, n,
-      o_.batch_timing ? "; --ar-timing batch: the all-reduces of an iteration back to back between one event pair, "
-                        "time / reps (median over the iterations), the last one validated"
-                      : "");
+      o_.timing == AllReduceTiming::kBatch
+          ? "; --ar-timing batch: the all-reduces of an iteration back to back between one event pair, time / reps "
+            "(median over the iterations), the last one validated"
+      : o_.timing == AllReduceTiming::kGraph
+          ? "; --ar-timing graph: the all-reduces of an iteration captured into one CUDA graph, launched between "
+            "one event pair, time / reps (median over the iterations), the last one validated"
+          : "");
   st_ = std::vector<RankState>(g_->size());
   RETURN_IF_ERROR(g_->RunOnAll([&](RankContext& ctx) { return SetUp(ctx, st_[ctx.local]); }));
   for (const auto& impl : o_.impls) {
@@ -348,10 +368,12 @@ absl::StatusOr<WorkloadResult> AllReduce::Run() {
   }
   if (st_[0].peers)
     res_.notes.push_back(absl::StrFormat(
-        "one-shot/two-shot/one-shot-push: overlapscope's kernels, up to %d blocks x %d threads per rank, flag "
+        "one-shot/two-shot/one-shot-push: overlapscope's kernels, up to %s blocks x %d threads per rank, flag "
         "barriers in device memory (one-shot-push: none, sentinel values in a receive buffer), peers through %s",
-        o_.max_blocks, kAllReduceThreads,
-        g_->mpi() ? "CUDA IPC (cudaIpcGetMemHandle)" : "peer access (cudaDeviceEnablePeerAccess)"));
+        o_.max_blocks > 0 ? absl::StrCat(o_.max_blocks)
+                          : absl::StrCat(AllReduceDefaultBlocks(AllReduceAlgo::kOneShot), " (one-shot-push ",
+                                         AllReduceDefaultBlocks(AllReduceAlgo::kOneShotPush), ")"),
+        kAllReduceThreads, g_->mpi() ? "CUDA IPC (cudaIpcGetMemHandle)" : "peer access (cudaDeviceEnablePeerAccess)"));
   if (Wants("nccl-symmetric"))
     res_.notes.push_back("nccl-symmetric: ncclMemAlloc buffers, ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC)");
   bool alive = !impls_.empty();
@@ -366,6 +388,9 @@ absl::StatusOr<WorkloadResult> AllReduce::Run() {
   for (size_t k = 0; alive && k < impls_.size(); ++k)
     phase(absl::StrCat("captured run of ", impls_[k]),
           CaptureMode(*g_, impls_[k], o_.run, hooks_, CapturePhase(impls_[k])));
+  for (const auto& [impl, shape] : st_[0].graph_shape)
+    res_.notes.push_back(
+        absl::StrCat("--ar-timing graph, ", impl, ": the graph of ", o_.reps, " all-reduces has ", shape));
   if (alive) phase("release", g_->RunOnAll([&](RankContext& ctx) { return Release(ctx, st_[ctx.local]); }));
   res_.figures = f_;
   RenderAllReduceTable(o_.sizes, o_.impls, n, res_);

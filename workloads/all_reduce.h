@@ -17,8 +17,8 @@
 // timed iterations, the maximum of that over ranks. Every result is validated on the device
 // (each element against the exact sum of the ranks' integer inputs, then poisoned with NaN), so
 // a wrong or missing result fails the run. bytes = one rank's buffer; algbw = bytes / time;
-// busbw = algbw x 2(n-1)/n (nccl-tests). With batch_timing the reps run back to back between one
-// event pair instead (the figure is the median over iterations of time / reps).
+// busbw = algbw x 2(n-1)/n (nccl-tests). With AllReduceTiming::kBatch or kGraph the reps run back
+// to back between one event pair instead (the figure is the median over iterations of time / reps).
 //
 // Needs at least 2 GPUs (ranks): with one, Run() fails with FailedPrecondition saying so.
 // Sets NCCL_NVLS_ENABLE=0 unless the environment sets it (NVLink multicast stays off on shared
@@ -40,17 +40,26 @@ inline const std::vector<std::string>& AllReduceImpls() {
   return m;
 }
 
+// How the table times an all-reduce.
+//   kEach:  an event pair around every all-reduce (each validated);
+//   kBatch: the `reps` all-reduces of an iteration back to back between one event pair, figure =
+//           time / reps (as nccl-tests time), only the last one's output validated;
+//   kGraph: the same `reps` all-reduces captured into one CUDA graph per iteration (stream capture,
+//           programmatic launches becoming programmatic edges) and the graph launched between one
+//           event pair, time / reps: how the published custom all-reduce tables of inference
+//           servers time (they run their all-reduces inside CUDA graphs).
+enum class AllReduceTiming { kEach, kBatch, kGraph };
+
 struct AllReduceOptions {
   RunParams run;
   DType dtype = DType::kBF16;
   std::vector<int64_t> sizes;  // bytes per rank; empty: 0.5 MiB .. 64 MiB, doubling
   std::vector<std::string> impls = AllReduceImpls();
-  int max_blocks = 64;  // blocks per rank of the custom kernels, at most (1..128)
-  int reps = 5;         // all-reduces per timed iteration
-  // false: an event pair around every all-reduce (validated one by one). true: the `reps`
-  // all-reduces of an iteration back to back between one event pair, figure = time / reps (as
-  // nccl-tests and CUDA-graph benchmarks time), only the last one's output validated.
-  bool batch_timing = false;
+  // Blocks per rank of the custom kernels, at most (1..128); 0: each kernel's default
+  // (AllReduceDefaultBlocks: one-shot and two-shot 64, one-shot-push 128).
+  int max_blocks = 0;
+  int reps = 5;  // all-reduces per timed iteration
+  AllReduceTiming timing = AllReduceTiming::kEach;
 };
 
 // Message sizes in bytes from "A..B" (A, 2A, 4A, ... up to B) or "A,B,C"; each a number with

@@ -89,6 +89,14 @@ size_t AllReduceFlagBytes();
 // vectors (so small all-reduces still spread over many SMs: the reads over NVLink are issued by
 // more SMs at once), at most `max_blocks` (clamped to 1..kAllReduceMaxBlocks).
 inline constexpr int kAllReduceVecsPerBlock = 128;
+// The most blocks per rank a kernel uses by default. one-shot-push: 128, since each thread of it
+// issues its stores to every peer and then polls its own buffer, and more threads keep more of a
+// large message in flight (4 x H200, back to back, 128 against 64 blocks: 2 MiB 0.0250 / 0.0286 ms,
+// 16 MiB 0.178 / 0.204, 64 MiB 0.708 / 0.804; 0.5-1 MiB within run-to-run noise; docs/RESULTS.md,
+// sixth round); one-shot and two-shot: 64 (one-shot 3-6 % slower at 128 from 0.5 to 4 MiB).
+inline constexpr int AllReduceDefaultBlocks(AllReduceAlgo algo) {
+  return algo == AllReduceAlgo::kOneShotPush ? 128 : 64;
+}
 int AllReduceBlocks(DType t, int64_t count, int max_blocks);
 
 #ifdef __CUDACC__

@@ -441,5 +441,35 @@ TEST(WorkloadAllReduce, EveryImplementationValidatesAndIsMatchedAcrossRanks) {
   }
 }
 
+// --ar-timing graph: every implementation's all-reduces captured into a CUDA graph (NCCL's too)
+// and launched; the last of each graph validated on the device, so a graph that ran nothing or
+// the wrong epochs would fail here. Batch timing of the same sizes beside it: a graph holds the
+// same kernels, so it cannot be several times slower.
+TEST(WorkloadAllReduce, GraphTimingRunsAndValidatesEveryImplementation) {
+  WORKLOAD_REQUIRE_GPUS(2);
+  workloads::AllReduceOptions o;
+  o.run.gpus = 2;
+  o.run.iters = 5;
+  o.run.warmup = 2;
+  o.reps = 4;
+  o.sizes = {1 << 20, 3 * (1 << 20) + 6};
+  o.timing = workloads::AllReduceTiming::kGraph;
+  auto g = workloads::RunAllReduce(o);
+  ASSERT_TRUE(g.ok()) << g.status();
+  for (const auto& e : g->errors) ADD_FAILURE() << e;
+  EXPECT_NE(g->config.find("--ar-timing graph"), std::string::npos) << g->config;
+  o.timing = workloads::AllReduceTiming::kBatch;
+  auto b = workloads::RunAllReduce(o);
+  ASSERT_TRUE(b.ok()) << b.status();
+  std::printf("graph:\n%s\nbatch:\n%s\n", g->table.c_str(), b->table.c_str());
+  for (const auto& impl : workloads::AllReduceImpls())
+    for (int64_t bytes : o.sizes) {
+      const double gm = g->Get(workloads::AllReduceFigureKey(impl, bytes, "ms"));
+      const double bm = b->Get(workloads::AllReduceFigureKey(impl, bytes, "ms"));
+      EXPECT_GT(gm, 0) << impl << " " << bytes;
+      EXPECT_LT(gm, 3 * bm) << impl << " " << bytes << ": graph " << gm << " ms, batch " << bm << " ms";
+    }
+}
+
 }  // namespace
 }  // namespace overlapscope::workloads_test

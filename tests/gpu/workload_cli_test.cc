@@ -74,6 +74,21 @@ TEST(WorkloadCli, AllReduceImplListNamesOneShotPush) {
   EXPECT_EQ(one.out.find("unknown --impl"), std::string::npos) << one.out;
 }
 
+TEST(WorkloadCli, AllReduceTimingAndBlocksAreCheckedBeforeTheGpus) {
+  Result help = RunCmd("", "--help");
+  EXPECT_NE(help.out.find("or graph (the same captured into one CUDA graph"), std::string::npos) << help.out;
+  Result bad = RunCmd("", "all-reduce --ar-timing graphs --no-capture");
+  EXPECT_EQ(bad.code, 64) << bad.out;
+  EXPECT_NE(bad.out.find("--ar-timing must be each, batch or graph, got 'graphs'"), std::string::npos) << bad.out;
+  Result blocks = RunCmd("", "all-reduce --ar-blocks 0 --no-capture");
+  EXPECT_EQ(blocks.code, 64) << blocks.out;
+  EXPECT_NE(blocks.out.find("--ar-blocks must be 1..128, got 0"), std::string::npos) << blocks.out;
+  // graph is accepted: with one GPU the run stops at the GPU count instead.
+  Result one = RunCmd("", "all-reduce --ar-timing graph --gpus 1 --no-capture");
+  EXPECT_EQ(one.code, 1) << one.out;
+  EXPECT_NE(one.out.find("all-reduce needs at least 2 GPUs"), std::string::npos) << one.out;
+}
+
 TEST(WorkloadCli, MpiLauncherEnvironmentIsSeen) {
   // Open MPI's variable without mpirun: the d2h check comes before MPI_Init.
   Result r = RunCmd("OMPI_COMM_WORLD_SIZE=2", "d2h --no-capture");
