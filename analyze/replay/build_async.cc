@@ -18,6 +18,7 @@ namespace {
 
 struct Waiter {
   graph::NodeId collective, from;  // the moved collective; the first activity that waited for it
+  int64_t lag_ns = 0;              // the recorded gap from the collective's end to `from`'s start
 };
 
 class AsyncBuilder {
@@ -38,7 +39,8 @@ class AsyncBuilder {
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
       if (fx_.moved[v]) continue;
       for (const graph::Edge& e : g_.Preds(v)) {
-        if (e.kind == graph::EdgeKind::kEventWait && fx_.moved[e.from]) waiters_.push_back({e.from, v});
+        if (e.kind == graph::EdgeKind::kEventWait && fx_.moved[e.from])
+          waiters_.push_back({e.from, v, gap_(e.from, v)});
       }
     }
     NextSameCommunicator();
@@ -83,7 +85,7 @@ class AsyncBuilder {
         open.push_back(u);
         continue;
       }
-      for (graph::NodeId c : open) waiters_.push_back({c, u});
+      for (graph::NodeId c : open) waiters_.push_back({c, u, gap_(c, u)});
       open.clear();
       if (fx_.deferred[u]) {
         held.push_back(u);
@@ -176,15 +178,18 @@ class AsyncBuilder {
     size_t i = 0;
     while (i < waiters_.size()) {
       const model::StreamId s = g_.Stream(waiters_[i].from);
-      std::vector<graph::NodeId> pending;
+      std::vector<const Waiter*> pending;
       graph::NodeId u = waiters_[i].from;
       while (u < g_.StreamEnd(s)) {
         while (i < waiters_.size() && g_.Stream(waiters_[i].from) == s && waiters_[i].from <= u)
-          pending.push_back(waiters_[i++].collective);
+          pending.push_back(&waiters_[i++]);
         if (!fx_.moved[u]) {
           for (size_t k = 0; k < pending.size();) {
-            if (Joins(pending[k], u)) {
-              rows_.Add(u, {pending[k], Dep::kAfterEnd, 0});
+            if (Joins(pending[k]->collective, u)) {
+              // The wait keeps the recorded gap of the dependency it replaces (as the replay keeps
+              // every recorded stream-order and event-wait edge's): the GPU's front end starts a
+              // dependent activity that long after the collective's end, on its stream or across.
+              rows_.Add(u, {pending[k]->collective, Dep::kAfterEnd, pending[k]->lag_ns});
               pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
             } else {
               ++k;
