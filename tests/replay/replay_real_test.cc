@@ -246,7 +246,7 @@ TEST(ReplayReal, JoinMatchesTheRangeEnclosingTheLaunch) {
   const nlohmann::json nowhere = ReplayJson(base, {"async:/SendRecv/@/^no_such_name$/"});
   const double r = JobStep(by_range, "predicted_contention"), n = JobStep(nowhere, "predicted_contention");
   ASSERT_GT(n, 0);
-  EXPECT_GT(r, 1.05 * n);  // 3.913 against 3.562 ms
+  EXPECT_GT(r, 1.05 * n);  // 3.918 against 3.562 ms
   // The measured async run: 3.981 ms (base 3.931 ms).
   EXPECT_NEAR(r, JobStep(ReplayJson(kData + "/whatif_torch/default/run1/a2a_async"), "measured"), 0.02 * r);
 }
