@@ -2,7 +2,8 @@
 // other work for a side stream of their own (issued at the same point: after what preceded them
 // on the stream; in order among themselves), and whoever waited for them right after them (the
 // next activity on their stream, or the activities their event waits released: PyTorch's
-// work.wait()) waits only before the join point instead.
+// work.wait()) waits only before the join point instead, with the recorded gap from the
+// collective's end to that first waiter (the GPU's front end takes as long across streams).
 #include "analyze/replay/build_async.h"
 
 #include <algorithm>
