@@ -18,7 +18,12 @@ from the first and compares with its measured step: the job's step per iteration
 rank's, the figure the lower median over iterations (the plain median's error beside it). Pairs whose
 traces are absent are skipped visibly. A measured change counts (its sign must be right) where it
 exceeds 1 % and, for programs captured twice (whatif_torch's run1/run2), the spread between the two
-captures of the base plus that of the target (the "noise" column). A program captured once takes the
+captures of the base plus that of the target (the "noise" column). The same bound holds for the
+prediction: a predicted change within it says "no change", so a counted change is "right" or
+"WRONG" where the predicted one exceeds the bound (same or opposite direction) and "missed" where it
+does not. "un-profiled": the change between the two programs' un-profiled medians of the same
+session (timings.json of make_traces.py / whatif_traces.py: 20 iterations timed with CUDA events on
+rank 0 just before each capture), a second witness of the measured change's sign. A program captured once takes the
 spread of its recaptures where the same program was recaptured on the same GPU model with the same
 profiler settings (RECAPTURED: kineto_nosync's 3-step traces and whatif_torch/default, both make_traces.py's
 Scenario at the same sizes on H100 without cuda_sync events); else 0 (kineto: 2 x H200, never
@@ -142,6 +147,22 @@ def twin(path):
         if a in path and os.path.isdir(path.replace(a, b)):
             return path.replace(a, b)
     return None
+
+
+def unprofiled(path):
+    """The un-profiled median iteration (ms) of the session that captured `path` (timings.json of
+    make_traces.py / whatif_traces.py), or None."""
+    for name in ("timings.json", "timings.json.gz"):
+        p = os.path.join(path, name)
+        if os.path.exists(p):
+            with (gzip.open(p) if name.endswith(".gz") else open(p)) as f:
+                return json.load(f).get("timing", {}).get("median_iter_ms")
+    return None
+
+
+def unprofiled_change(base, target):
+    b, t = unprofiled(base), unprofiled(target)
+    return (t - b) / b if b and t else None
 
 
 def capture_spread(tool, path, step):
@@ -299,20 +320,28 @@ def table(tool, pairs):
         err_med = ((job_step(b, "predicted_contention", lower=False) or job_step(b, "predicted", lower=False)) -
                    med_t) / med_t
         # A measured change within 1 %, or within the spread between two captures of the base plus
-        # that of the target, is noise: no sign to get right.
+        # that of the target, is noise: no sign to get right. A predicted change within the same
+        # bound predicts none: where the measured one counts, that is a miss, not a right sign.
         bound = max(0.01, capture_spread(tool, base, measured_base) + capture_spread(tool, target, measured_target))
         noisy = abs(measured_target - measured_base) < bound * measured_base
-        sign_ok = "noise" if noisy else ("right" if (pred_c - measured_base) * (measured_target - measured_base) > 0
-                                         else "WRONG")
+        if noisy:
+            sign_ok = "noise"
+        elif abs(pred_c - measured_base) < bound * measured_base:
+            sign_ok = "missed"
+        else:
+            sign_ok = "right" if (pred_c - measured_base) * (measured_target - measured_base) > 0 else "WRONG"
         rows.append((label, " ".join(changes).replace("|", "\\|"), b["replay_error"]["median_abs"], measured_base, measured_target,
-                     pred, err, pred_c, err_c, b["contention_model"], sign_ok, err_med, bound))
+                     pred, err, pred_c, err_c, b["contention_model"], sign_ok, err_med, bound,
+                     (pred_c - measured_base) / measured_base, unprofiled_change(base, target)))
     print("| base -> target | change | base replay error | base | target | predicted | error | with contention | "
-          "error | model | sign | error (plain median) | noise |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "error | model | sign | error (plain median) | noise | measured change | predicted change | un-profiled |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        up = f"{r[14]*100:+.1f} %" if r[14] is not None else "-"
         print(f"| {r[0]} | `{r[1]}` | {r[2]*100:.2f} % | {r[3]/1e6:.3f} ms "
               f"| {r[4]/1e6:.3f} ms | {r[5]/1e6:.3f} ms | {r[6]*100:+.1f} % | {r[7]/1e6:.3f} ms | {r[8]*100:+.1f} % "
-              f"| {r[9]} | {r[10]} | {r[11]*100:+.1f} % | {r[12]*100:.1f} % |")
+              f"| {r[9]} | {r[10]} | {r[11]*100:+.1f} % | {r[12]*100:.1f} % | {(r[4]-r[3])/r[3]*100:+.1f} % "
+              f"| {r[13]*100:+.1f} % | {up} |")
 
 
 if __name__ == "__main__":

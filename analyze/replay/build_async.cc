@@ -2,7 +2,8 @@
 // other work for a side stream of their own (issued at the same point: after what preceded them
 // on the stream; in order among themselves), and whoever waited for them right after them (the
 // next activity on their stream, or the activities their event waits released: PyTorch's
-// work.wait()) waits only before the join point instead.
+// work.wait()) waits only before the join point instead, with the recorded gap from the
+// collective's end to that first waiter (the GPU's front end takes as long across streams).
 #include "analyze/replay/build_async.h"
 
 #include <algorithm>
@@ -176,15 +177,20 @@ class AsyncBuilder {
     size_t i = 0;
     while (i < waiters_.size()) {
       const model::StreamId s = g_.Stream(waiters_[i].from);
-      std::vector<graph::NodeId> pending;
+      std::vector<const Waiter*> pending;
       graph::NodeId u = waiters_[i].from;
       while (u < g_.StreamEnd(s)) {
         while (i < waiters_.size() && g_.Stream(waiters_[i].from) == s && waiters_[i].from <= u)
-          pending.push_back(waiters_[i++].collective);
+          pending.push_back(&waiters_[i++]);
         if (!fx_.moved[u]) {
           for (size_t k = 0; k < pending.size();) {
-            if (Joins(pending[k], u)) {
-              rows_.Add(u, {pending[k], Dep::kAfterEnd, 0});
+            if (Joins(pending[k]->collective, u)) {
+              // The wait keeps the recorded gap of the dependency it replaces, the collective's end
+              // to its first waiter's start (as the replay keeps every recorded stream-order and
+              // event-wait edge's): the GPU's front end starts a dependent activity that long after
+              // the collective's end, on its stream or across (1.5-1.6 us after an all-to-all).
+              const Waiter& w = *pending[k];
+              rows_.Add(u, {w.collective, Dep::kAfterEnd, gap_(w.collective, w.from)});
               pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
             } else {
               ++k;

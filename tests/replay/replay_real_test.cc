@@ -109,8 +109,7 @@ TEST(ReplayReal, ChangesMoveTheStepTheRightWay) {
 
 struct Pair {
   std::string base, target, change;
-  double bound;      // achieved |predicted (with contention) - measured target| / measured target
-  bool sign = true;  // the sign is right where the measured change counts (false: a known miss)
+  double bound;  // achieved |predicted (with contention) - measured target| / measured target
 };
 
 // |step - step of the other capture of the same program| / step for whatif_torch's run1/run2 (the
@@ -139,19 +138,20 @@ double CaptureSpread(const std::string& dir, double step) {
 
 // Predictions against measured pairs (docs/RESULTS.md "Replay"): the job's step (slowest rank per
 // iteration, lower median over iterations) of the target run predicted from the base run. The bounds
-// are the achieved errors (goal: 10 %); where the measured change counts — it exceeds 1 % and the
-// spread between two captures of the base plus that of the target (programs captured twice) — its
-// sign must be right.
+// are the achieved errors (goal: 10 %). A change counts where it exceeds 1 % and the spread between
+// two captures of the base plus that of the target (programs captured twice, or their recaptures) —
+// measured or predicted alike: where the measured change counts, the prediction is right (beyond the
+// bound, same direction), wrong (beyond it, opposite) or a miss (within it: no change predicted).
 TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
   std::vector<Pair> pairs = {
       // make_traces.py's async all-to-all: the next layer's GEMM (record_function "gemm") waits
-      // for it, the independent GEMM runs beside it. Known misses of sign (the model's, not noise):
-      // these 3-step captures measured +1.1 % (H200, noise unknown) and +8.0 % (beyond the 3.5 % of
-      // its recaptures), predicted -1.2 and -7.6 %; every one of the six captures of this program
-      // measured async slower or equal (+0.1 to +8.0 %), while the model predicts a small gain
-      // (RESULTS.md: the async program's GEMMs run 1-6 % longer, also where nothing overlaps them).
-      {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/@/^gemm$/", 0.02, false},
-      {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/@/^gemm$/", 0.08, false},
+      // for it, the independent GEMM runs beside it. These 3-step captures measured +1.1 % (H200,
+      // noise unknown: the 1 % floor) and +7.9 % (beyond the 3.5 % of its recaptures); the model
+      // predicts no change (+0.0, -0.1 %): misses (RESULTS.md "Why the async all-to-all is slower":
+      // the all-to-all ends 5-9 us later after the GEMM than alone, and kineto_nosync's async
+      // capture ran every GEMM of GPU 1 8 % slower, with or without the all-to-all beside it).
+      {"kineto/a2a_sync", "kineto/a2a_async", "async:/SendRecv/@/^gemm$/", 0.02},
+      {"kineto_nosync/a2a_sync", "kineto_nosync/a2a_async", "async:/SendRecv/@/^gemm$/", 0.08},
       {"kineto/d2h_blocking", "kineto/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.05},
       {"kineto_nosync/d2h_blocking", "kineto_nosync/d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", 0.07},
       {"torch_diag/w4_default/mm_ag_sequential", "torch_diag/w4_default/mm_ag_overlap", "async:/AllGather/", 0.02},
@@ -186,7 +186,7 @@ TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
     pairs.push_back({d + "a2a_sync", d + "a2a_async", "async:/SendRecv/@/^gemm$/", b[1]});
     pairs.push_back({d + "d2h_blocking", d + "d2h_nonblocking_event", "nosync:/cudaStreamSynchronize/", b[2]});
   }
-  int counted = 0;
+  int right = 0, missed = 0;
   for (const Pair& p : pairs) {
     const nlohmann::json b = ReplayJson(kData + "/" + p.base, {p.change});
     const nlohmann::json t = ReplayJson(kData + "/" + p.target);
@@ -196,14 +196,20 @@ TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
     EXPECT_LE(std::abs(pred - target) / target, p.bound) << p.base << " -> " << p.target;
     const double noise =
         std::max(0.01, CaptureSpread(kData + "/" + p.base, base) + CaptureSpread(kData + "/" + p.target, target));
-    if (std::abs(target - base) > noise * base && p.sign) {
-      ++counted;
-      EXPECT_GT((pred - base) * (target - base), 0) << "sign of " << p.base << " -> " << p.target;
+    if (std::abs(target - base) <= noise * base) continue;  // noise: no sign to judge
+    if (std::abs(pred - base) <= noise * base) {
+      ++missed;
+      continue;
     }
+    ++right;
+    EXPECT_GT((pred - base) * (target - base), 0) << "sign of " << p.base << " -> " << p.target;
   }
-  // Signs judged: kineto/ag, w4_default and w2_sync mm_ag of the older pairs and, of the
-  // twice-captured ones, default/run1 d2h and both sync all-gathers.
-  EXPECT_EQ(counted, 6);
+  // Right: whatif default/run1 d2h (predicted -6.7 %, measured -2.8 %). Missed (predicted within
+  // +-0.5 %): both a2a rows above and the all-gathers of kineto, w4_default, w2_sync and both sync
+  // whatif captures (measured +1.3, -1.7, -5.4, -5.7, -8.6 %: RESULTS.md "Why the all-gather pairs
+  // miss"). The other 14 changes are within their noise.
+  EXPECT_EQ(right, 1);
+  EXPECT_EQ(missed, 7);
 }
 
 // A program captured once takes its noise from the recaptures of the same program on the same GPU
@@ -240,7 +246,7 @@ TEST(ReplayReal, JoinMatchesTheRangeEnclosingTheLaunch) {
   const nlohmann::json nowhere = ReplayJson(base, {"async:/SendRecv/@/^no_such_name$/"});
   const double r = JobStep(by_range, "predicted_contention"), n = JobStep(nowhere, "predicted_contention");
   ASSERT_GT(n, 0);
-  EXPECT_GT(r, 1.05 * n);  // 3.913 against 3.562 ms
+  EXPECT_GT(r, 1.05 * n);  // 3.918 against 3.562 ms
   // The measured async run: 3.981 ms (base 3.931 ms).
   EXPECT_NEAR(r, JobStep(ReplayJson(kData + "/whatif_torch/default/run1/a2a_async"), "measured"), 0.02 * r);
 }
