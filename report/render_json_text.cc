@@ -6,14 +6,41 @@
 
 namespace overlapscope::report {
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong form, no surrogate,
+// nothing above U+10FFFF) that starts at s[i] with a byte >= 0x80; 0 when it is not one.
+size_t Utf8Length(std::string_view s, size_t i) {
+  const auto at = [&s](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const auto cont = [](unsigned c, unsigned lo = 0x80, unsigned hi = 0xbf) { return c >= lo && c <= hi; };
+  const unsigned c = at(i);
+  if (c >= 0xc2 && c <= 0xdf) return cont(at(i + 1)) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    return cont(at(i + 1), lo, hi) && cont(at(i + 2)) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    return cont(at(i + 1), lo, hi) && cont(at(i + 2)) && cont(at(i + 3)) ? 4 : 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
 void AppendJsonString(std::string_view s, std::string* out) {
+  // dump() copies printable ASCII but '"' and '\\' (0x7f included) and well-formed UTF-8
+  // unchanged; anything else (escapes, invalid bytes) is left to it.
   bool plain = true;
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    // dump() copies printable ASCII but '"' and '\\' unchanged (0x7f included).
-    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
-      plain = false;
-      break;
+  for (size_t i = 0; i < s.size() && plain;) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x80) {
+      const size_t n = Utf8Length(s, i);
+      plain = n > 0;
+      i += n;
+    } else {
+      plain = u >= 0x20 && u != '"' && u != '\\';
+      ++i;
     }
   }
   if (plain) {

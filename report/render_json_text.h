@@ -4,9 +4,9 @@
 // per element and dumping it cost more than the rest of the render.
 //
 // Only what those elements hold: objects of strings, 64-bit integers and optional integers.
-// Strings of printable ASCII without '"' or '\\' are copied as they are; any other string is
-// escaped by nlohmann's own dump, so escapes and invalid UTF-8 (replaced by U+FFFD) come out
-// as in a dumped tree.
+// Strings of printable ASCII without '"' or '\\' and well-formed UTF-8 are copied as they are;
+// any other string is escaped by nlohmann's own dump, so escapes and invalid UTF-8 (replaced by
+// U+FFFD) come out as in a dumped tree.
 #pragma once
 
 #include <cstddef>

@@ -28,6 +28,12 @@ const std::vector<std::string> kStrings = {
     "delete \x7f stays",
     "micro \xc2\xb5s, arrow \xe2\x86\x92, emoji \xf0\x9f\x98\x80",
     "invalid \xff\xfe and cut \xe2\x86",
+    "overlong \xc0\x80 \xe0\x80\x80 \xf0\x80\x80\x80",
+    "surrogate \xed\xa0\x80, last of the BMP \xed\x9f\xbf \xef\xbf\xbf",
+    "above U+10FFFF \xf4\x90\x80\x80 \xf5\x80\x80\x80, U+10FFFF \xf4\x8f\xbf\xbf",
+    "lone continuation \x80 and lead \xc3",
+    "cut at the end \xf0\x9f\x98",
+    "\xc3\xa9 first and last \xc3\xa9",
 };
 
 std::string Dumped(const std::string& s) { return ojson(s).dump(-1, ' ', false, ojson::error_handler_t::replace); }
