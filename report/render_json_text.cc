@@ -1,6 +1,8 @@
 // JSON text written straight into a string (render_json_text.h).
 #include "report/render_json_text.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
@@ -26,6 +28,18 @@ size_t Utf8Length(std::string_view s, size_t i) {
   return 0;
 }
 
+// Whether the 8 bytes at p are all printable ASCII other than '"' and '\\' (what most of a
+// message is), tested at once: a byte below 0x20, at or above 0x80, or equal to either sets its
+// high bit in the mask.
+bool PlainAscii8(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  const auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  const uint64_t low = (w - kOnes * 0x20) & ~w;  // high bit where a byte < 0x20 (bytes < 0x80)
+  return ((low | w | zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\'))) & kHigh) == 0;
+}
+
 }  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out) {
@@ -33,6 +47,10 @@ void AppendJsonString(std::string_view s, std::string* out) {
   // unchanged; anything else (escapes, invalid bytes) is left to it.
   bool plain = true;
   for (size_t i = 0; i < s.size() && plain;) {
+    if (i + 8 <= s.size() && PlainAscii8(s.data() + i)) {
+      i += 8;
+      continue;
+    }
     const auto u = static_cast<unsigned char>(s[i]);
     if (u >= 0x80) {
       const size_t n = Utf8Length(s, i);
