@@ -150,12 +150,14 @@ int RunAnalyze(int argc, char** argv) {
   if (!StrictCheckOrReport("analyze", *session, args.Has("strict"), false, &rc)) return rc;
   auto analysis = engine::Analyze(*session, opt);
   if (!analysis.ok()) return Fail(analysis.status());
-  auto out =
-      args.Has("explain-classes") ? engine::ExplainClasses(*analysis) : engine::RenderReport(*analysis, format, render);
-  base::PhaseLog("render");
-  if (!out.ok()) return Fail(out.status());
-  if (!Print(*out)) return kExitError;
-  base::PhaseLog("print");
+  if (args.Has("explain-classes")) {
+    auto out = engine::ExplainClasses(*analysis);
+    if (!out.ok()) return Fail(out.status());
+    if (!Print(*out)) return kExitError;
+  } else if (absl::Status st = engine::WriteReport(*analysis, format, render, stdout); !st.ok()) {
+    return Fail(st);  // written as rendered: a report of a long trace is tens of MB
+  }
+  base::PhaseLog("render and print");
   if (args.Has("html") && !args.Has("explain-classes")) {
     const std::string page = report::RenderHtml(analysis->report(), engine::IterationTimelines(*analysis));
     if (!WriteFile(args.Get("html"), page)) return kExitError;

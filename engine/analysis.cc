@@ -114,6 +114,29 @@ absl::StatusOr<std::string> RenderReport(const Analysis& a, ReportFormat format,
   return RenderReport(a.report(), format, o);
 }
 
+absl::Status WriteReport(const Analysis& a, ReportFormat format, const RenderOptions& options, std::FILE* out) {
+  bool written = true;
+  const report::RenderSink sink = [&](std::string_view text) {
+    if (written && !text.empty()) written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  };
+  const absl::Status rendered = NoThrow("rendering the report", [&]() -> absl::Status {
+    report::ReportView v = report::ViewOf(a.report());
+    v.threads = std::max(options.threads > 0 ? options.threads : a.options().threads, 1);
+    report::TextOptions text;
+    text.collectives_shown = options.collectives_shown;
+    text.ranks = options.ranks;
+    switch (format) {
+      case ReportFormat::kJson: report::RenderJson(v, sink); break;
+      case ReportFormat::kMarkdown: report::RenderMarkdown(v, text, sink); break;
+      case ReportFormat::kText: report::RenderText(v, text, sink); break;
+    }
+    return absl::OkStatus();
+  });
+  if (!rendered.ok()) return rendered;
+  if (!written || std::fflush(out) != 0) return absl::InternalError("cannot write the report to stdout");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ExplainClasses(const Analysis& a) {
   return NoThrow("explaining the classes", [&]() -> absl::StatusOr<std::string> {
     return report::RenderExplainClasses(report::BuildClassExplanations(a.session().trace(), a.result().classes));

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -111,6 +112,10 @@ absl::StatusOr<std::string> RenderReport(const Analysis& analysis, ReportFormat 
 // The same for a report assembled without an Analysis (the per-rank reduction, engine/reduce.h).
 absl::StatusOr<std::string> RenderReport(const report::Report& report, ReportFormat format,
                                          const RenderOptions& options = {});
+// Writes RenderReport's bytes to `out` as they are rendered, never holding the whole text (a
+// JSON report of a long trace is tens of MB). Internal when writing fails (a full disk, a closed
+// pipe); when rendering fails (memory), part of the report may already be written.
+absl::Status WriteReport(const Analysis& analysis, ReportFormat format, const RenderOptions& options, std::FILE* out);
 // --explain-classes: the rule table, then each distinct activity name with its class, rule,
 // count and time.
 absl::StatusOr<std::string> ExplainClasses(const Analysis& analysis);

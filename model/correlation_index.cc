@@ -53,13 +53,38 @@ CorrelationIndex::CorrelationIndex(const std::vector<ApiCall>& calls, const std:
       pp.sparse[out++] = pp.sparse[i];
     }
     pp.sparse.resize(out);
+    BuildBuckets(pp);
+  }
+}
+
+void CorrelationIndex::BuildBuckets(PerProcess& pp) {
+  // The span in uint64 (ids from a hostile file may span more than INT64_MAX); the smallest
+  // power of two that leaves at most one bucket per two entries (and at least one bucket).
+  const uint64_t span = static_cast<uint64_t>(pp.hi) - static_cast<uint64_t>(pp.lo);
+  const uint64_t most = std::max<uint64_t>(pp.sparse.size() / 2, 1);
+  int shift = 0;
+  while (shift < 63 && (span >> shift) >= most) ++shift;
+  pp.shift = shift;
+  const size_t buckets = static_cast<size_t>(span >> shift) + 1;
+  pp.bucket.assign(buckets + 1, 0);
+  // bucket[b]: the first entry of bucket b or later (entries are sorted by id, so by bucket).
+  size_t e = 0;
+  for (size_t b = 0; b <= buckets; ++b) {
+    while (e < pp.sparse.size() &&
+           (static_cast<uint64_t>(pp.sparse[e].first) - static_cast<uint64_t>(pp.lo)) >> shift < b)
+      ++e;
+    pp.bucket[b] = static_cast<uint32_t>(e);
   }
 }
 
 int32_t CorrelationIndex::FindSparse(const PerProcess& pp, int64_t correlation_id) {
-  auto it = std::lower_bound(pp.sparse.begin(), pp.sparse.end(), correlation_id,
+  // lo <= correlation_id <= hi (Find checked): its bucket exists.
+  const size_t b =
+      static_cast<size_t>((static_cast<uint64_t>(correlation_id) - static_cast<uint64_t>(pp.lo)) >> pp.shift);
+  const auto first = pp.sparse.begin() + pp.bucket[b], last = pp.sparse.begin() + pp.bucket[b + 1];
+  auto it = std::lower_bound(first, last, correlation_id,
                              [](const std::pair<int64_t, int32_t>& e, int64_t c) { return e.first < c; });
-  return it != pp.sparse.end() && it->first == correlation_id ? it->second : kNone;
+  return it != last && it->first == correlation_id ? it->second : kNone;
 }
 
 }  // namespace overlapscope::model

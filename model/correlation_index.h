@@ -5,7 +5,7 @@
 // Correlation ids of one process are usually dense (CUPTI and Kineto number calls one by one),
 // so a process whose id range is at most 4 × its call count + 1024 gets a direct table (one
 // int32 per id in the range); other processes get a sorted (id, call) list searched by binary
-// search. When a source has duplicate ids, the first call by start time wins (calls are indexed
+// search within buckets of ids. When a source has duplicate ids, the first call by start time wins (calls are indexed
 // in api_calls() order, which is by start); duplicates are counted.
 #pragma once
 
@@ -41,8 +41,15 @@ class CorrelationIndex {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     std::vector<int32_t> table;                       // dense: call per id in [lo, hi]
     std::vector<std::pair<int64_t, int32_t>> sparse;  // else: (id, call), sorted by id
+    // Sparse: ids in [lo, hi] cut into buckets of 2^shift ids, about one per two entries;
+    // bucket b's entries are sparse[bucket[b], bucket[b + 1]). A lookup searches its bucket
+    // only, not the whole list (a binary search over a million entries misses the cache at
+    // every step).
+    int shift = 0;
+    std::vector<uint32_t> bucket;
   };
   static int32_t FindSparse(const PerProcess& pp, int64_t correlation_id);
+  static void BuildBuckets(PerProcess& pp);
   std::vector<PerProcess> per_process_;
   int64_t duplicates_ = 0;
 };

@@ -8,6 +8,7 @@
 #include "report/render_json_deferred.h"
 #include "report/render_json_overview.h"
 #include "report/render_json_paths.h"
+#include "report/render_json_text.h"
 
 namespace overlapscope::report {
 namespace {
@@ -193,7 +194,8 @@ ojson WindowsJson(const std::vector<Window>& ws) {
   return out;
 }
 
-ojson RankJson(const RankReport& rk, DeferredArrays* deferred = nullptr) {
+// The long arrays (iterations, findings) go to `deferred`, which writes them in place.
+ojson RankJson(const RankReport& rk, DeferredArrays* deferred) {
   ojson jr;
   jr["label"] = rk.label;
   jr["rank"] = JsonOpt(rk.rank);
@@ -246,18 +248,24 @@ ojson RankJson(const RankReport& rk, DeferredArrays* deferred = nullptr) {
                   {"iteration", JsonOpt(b.iteration)},
                   {"final_sync", b.final_sync}});
   jr["blocked_intervals"] = {{"count", rk.blocked_intervals.count}, {"top", tb}};
-  ojson items = ojson::array();
-  for (const Finding& f : rk.findings.items)
-    items.push_back({{"kind", f.kind},
-                     {"time_ns", f.time_ns},
-                     {"end_ns", f.end_ns},
-                     {"thread", JsonOpt(f.thread)},
-                     {"stream", JsonOpt(f.stream)},
-                     {"call", f.call},
-                     {"iteration", JsonOpt(f.iteration)},
-                     {"cost_ns", f.cost_ns},
-                     {"message", f.message},
-                     {"advice", f.advice}});
+  // Findings may number tens of thousands on a long trace (one per starved collective): written
+  // as text, rendered apart like the iterations.
+  const auto finding = [&rk](size_t i, size_t indent, std::string* out) {
+    const Finding& f = rk.findings.items[i];
+    ObjectText(indent, out)
+        .Str("kind", f.kind)
+        .Int("time_ns", f.time_ns)
+        .Int("end_ns", f.end_ns)
+        .OptInt("thread", f.thread)
+        .OptInt("stream", f.stream)
+        .Str("call", f.call)
+        .OptInt("iteration", f.iteration)
+        .Int("cost_ns", f.cost_ns)
+        .Str("message", f.message)
+        .Str("advice", f.advice)
+        .Close();
+  };
+  const ojson items = deferred->AddText(rk.findings.items.size(), finding);
   jr["findings"] = {{"by_kind", Kinds(rk.findings.by_kind, "cost_ns")}, {"items", items}};
   jr["sync_points"] = {{"count", rk.sync_points.count}, {"by_kind", Kinds(rk.sync_points.by_kind, "blocked_ns")}};
   if (!rk.sync_points.stream_waits.empty()) {
@@ -466,7 +474,12 @@ void Splice(const std::string& skeleton, const std::string& key, const char* tok
   *from = at + member.size();
 }
 
-std::string RankElementJson(const RankReport& rk) { return Element(RankJson(rk), kRanksIndent); }
+std::string RankElementJson(const RankReport& rk) {
+  DeferredArrays deferred(1);
+  std::string text;
+  deferred.Write(Element(RankJson(rk, &deferred), kRanksIndent), [&text](std::string_view s) { text.append(s); });
+  return text;
+}
 std::string InstanceElementJson(const Instance& ci) { return Element(InstanceJson(ci), kInstancesIndent); }
 
 std::string RankConcurrencyOfDocument(std::string_view doc) {

@@ -1,6 +1,7 @@
 // The JSON report's long arrays, rendered apart and on several threads (render_json_deferred.h).
 #include "report/render_json_deferred.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstring>
@@ -15,6 +16,7 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 constexpr size_t kElementsPerTask = 256;
+constexpr size_t kRunsPerThread = 4;
 
 }  // namespace
 
@@ -49,7 +51,13 @@ DeferredArrays::DeferredArrays(int threads) : threads_(threads) {
 }
 
 ojson DeferredArrays::Add(size_t n, std::function<ojson(size_t i)> element) {
-  entries_.push_back(Entry{n, std::move(element)});
+  entries_.push_back(Entry{n, std::move(element), nullptr});
+  // The value without its opening quote, which prefix_ includes.
+  return absl::StrCat(prefix_.substr(1), entries_.size() - 1, "@@");
+}
+
+ojson DeferredArrays::AddText(size_t n, ElementText text) {
+  entries_.push_back(Entry{n, nullptr, std::move(text)});
   // The value without its opening quote, which prefix_ includes.
   return absl::StrCat(prefix_.substr(1), entries_.size() - 1, "@@");
 }
@@ -59,24 +67,32 @@ void DeferredArrays::WriteArray(const Entry& e, size_t indent, const RenderSink&
     out("[]");
     return;
   }
-  // Elements in contiguous runs, one text per run, runs on up to threads_ threads; joined in
-  // order, the bytes are those of one dump of the whole array.
+  // Elements in contiguous runs, one text per run, runs on up to threads_ threads, a few per
+  // thread at a time (kRunsPerThread), written in order after each wave: the bytes are those of
+  // one dump of the whole array, and at most one wave's text is held.
   const size_t runs = (e.n + kElementsPerTask - 1) / kElementsPerTask;
-  std::vector<std::string> texts(runs);
-  base::ParallelFor(threads_, runs, 1, [&](size_t lo, size_t hi) {
-    for (size_t r = lo; r < hi; ++r) {
-      const size_t end = std::min(e.n, (r + 1) * kElementsPerTask);
-      std::string& t = texts[r];
-      for (size_t i = r * kElementsPerTask; i < end; ++i) {
-        t += Element(e.element(i), indent);
-        t += i + 1 < e.n ? ",\n" : "\n";
-      }
-    }
-  });
+  const size_t wave = static_cast<size_t>(std::max(threads_, 1)) * kRunsPerThread;
+  std::vector<std::string> texts(std::min(runs, wave));
   out("[\n");
-  for (std::string& t : texts) {
-    out(t);
-    std::string().swap(t);
+  for (size_t first = 0; first < runs; first += wave) {
+    const size_t count = std::min(wave, runs - first);
+    base::ParallelFor(threads_, count, 1, [&](size_t lo, size_t hi) {
+      for (size_t k = lo; k < hi; ++k) {
+        const size_t r = first + k;
+        const size_t end = std::min(e.n, (r + 1) * kElementsPerTask);
+        std::string& t = texts[k];
+        t.clear();
+        for (size_t i = r * kElementsPerTask; i < end; ++i) {
+          if (e.text) {
+            e.text(i, indent, &t);
+          } else {
+            t += Element(e.element(i), indent);
+          }
+          t += i + 1 < e.n ? ",\n" : "\n";
+        }
+      }
+    });
+    for (size_t k = 0; k < count; ++k) out(texts[k]);
   }
   out(std::string(indent, ' ') + "]");
 }

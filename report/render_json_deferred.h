@@ -9,7 +9,9 @@
 // DeferredArrays is made, so no string of the trace (a kernel name) can pass for one.
 //
 // Element functions are called from several threads at once: they must only read. The data
-// they read must live until Write() has written their placeholder.
+// they read must live until Write() has written their placeholder. An array's elements are
+// rendered a few runs per thread at a time and written before the next runs, so its whole
+// text is never held at once.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +35,10 @@ class DeferredArrays {
   explicit DeferredArrays(int threads);
   // The placeholder of an array of n elements, element(i) each.
   nlohmann::ordered_json Add(size_t n, std::function<nlohmann::ordered_json(size_t i)> element);
+  // The same for elements written as text: text(i, indent, out) appends what Element(element(i),
+  // indent) would return (render_json_text.h writes such text).
+  using ElementText = std::function<void(size_t i, size_t indent, std::string* out)>;
+  nlohmann::ordered_json AddText(size_t n, ElementText text);
   // Writes `text` to out, placeholders replaced by their arrays.
   void Write(std::string_view text, const RenderSink& out);
 
@@ -40,6 +46,7 @@ class DeferredArrays {
   struct Entry {
     size_t n = 0;
     std::function<nlohmann::ordered_json(size_t)> element;
+    ElementText text;  // set instead of element
   };
   void WriteArray(const Entry& e, size_t indent, const RenderSink& out) const;
 

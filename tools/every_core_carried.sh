@@ -17,7 +17,10 @@
 # Dynamic builds instead: their libraries (`ldd`, the loader included) in $CARRY/lib, where the
 # binaries are run through the carried loader; without trace_500.json.gz the trace is made there
 # by a carried gen_kineto_trace (and gzip -6). CARRY=<dir> (default .carry/every_core),
-# THREADS="4 8 16" (default 1 2 4 8 16), MB=50 for a smaller made trace (default 500).
+# THREADS="4 8 16" (default 1 2 4 8 16), MB=50 for a smaller made trace (default 500), PAIRS=5:
+# then, with overlapscope-before carried, the two builds alternated, PAIRS runs each per count
+# and input (wall and CPU per run, mean and least per build: the least of three moves by
+# +-0.05 s between runs on those machines). tools/every_core_prepare.sh fills .carry/every_core.
 # Then, on the many-core machine, from the repository root with .carry/every_core beside it (about
 # two minutes; nothing is written outside $TMPDIR or /tmp):
 #   bash tools/every_core_carried.sh
@@ -69,6 +72,31 @@ for bin in "$carry/overlapscope-before" "$carry/overlapscope"; do
     one "$bin" "$gz" "$n"
   done
 done
+# pairs FILE N: PAIRS alternated runs of overlapscope-before and overlapscope; mean (least).
+pairs() {
+  local file="$1" n="$2" t k bin
+  local -A walls=() cpus=()
+  for ((k = 0; k < PAIRS; ++k)); do
+    for bin in overlapscope-before overlapscope; do
+      t=$({ time "${pin[@]}" "${loader[@]}" "$carry/$bin" analyze "$file" --json --threads "$n" >/dev/null 2>&1; } 2>&1)
+      read -r wall user sys <<<"$t"
+      walls[$bin]+="$wall " cpus[$bin]+="$(awk -v u="$user" -v s="$sys" 'BEGIN{print u + s}') "
+    done
+  done
+  for bin in overlapscope-before overlapscope; do
+    awk -v b="$bin" -v f="${file##*/}" -v n="$n" -v w="${walls[$bin]}" -v c="${cpus[$bin]}" 'BEGIN{
+      k = split(w, ws, " "); split(c, cs, " "); mw = 0; mc = 0; lw = ws[1]; lc = cs[1]
+      for (i = 1; i <= k; ++i) { mw += ws[i]; mc += cs[i]; if (ws[i] < lw) lw = ws[i]; if (cs[i] < lc) lc = cs[i] }
+      printf "pairs %-20s %-18s --threads %2d  wall %.3f (%.3f) s  cpu %.3f (%.3f) s  [%d runs]\n", b, f, n, mw / k, lw, mc / k, lc, k }'
+  done
+}
+if [[ -x "$carry/overlapscope-before" ]] && ((${PAIRS:-0} > 0)); then
+  echo "alternated pairs (mean (least)), load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  for n in "${counts[@]}"; do
+    pairs "$json" "$n"
+    pairs "$gz" "$n"
+  done
+fi
 for f in "$json" "$gz"; do
   echo "phases, ${f##*/}, --threads 16:"
   OVERLAPSCOPE_PHASES=1 "${pin[@]}" "${loader[@]}" "$carry/overlapscope" analyze "$f" --json --threads 16 2>&1 >/dev/null | grep '^phase'

@@ -1,6 +1,8 @@
 #include "model/trace_builder.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -222,6 +224,41 @@ TEST(TraceBuilder, LaunchOfJoinsByProcessAndCorrelation) {
   EXPECT_EQ(launch(4), 10);
   EXPECT_EQ(t->ApiCallIndexByCorrelation(f.p0, 2), kNone);
   EXPECT_EQ(t->ApiCallIndexByCorrelation(f.p0, kNoCorrelation), kNone);
+}
+
+// Sparse ids (too spread for a direct table) in clusters far apart, negative ones, the int64
+// extremes and duplicates: every id finds the first call by start that has it, and ids between
+// them, in empty buckets and beyond the range find none (checked against a plain map).
+TEST(TraceBuilder, SparseCorrelationIdsFoundInTheirBuckets) {
+  Fixture f;
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < 1000; ++i) ids.push_back(i * 7);
+  for (int64_t i = 0; i < 500; ++i) ids.push_back(1000000000000 + i * 13);
+  for (int64_t i = 0; i < 300; ++i) ids.push_back(-4000000000000000000 + i);
+  ids.push_back(INT64_MAX);
+  ids.push_back(INT64_MIN);
+  for (int64_t i = 0; i < 50; ++i) ids.push_back(i * 7 * 3);  // duplicates of earlier ids
+  std::map<int64_t, int64_t> first_start;                     // id -> start of its first call
+  for (size_t i = 0; i < ids.size(); ++i) {
+    // Starts interleave the clusters, so the calls' id order is not their start order.
+    const int64_t start = static_cast<int64_t>((i * 7919) % ids.size()) * 10 + static_cast<int64_t>(i % 3);
+    f.Api(start, start + 1, f.t0, ids[i]);
+    auto [it, added] = first_start.emplace(ids[i], start);
+    if (!added) it->second = std::min(it->second, start);
+  }
+  auto t = std::move(f.b).Finalize();
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->duplicate_api_correlations(), 50);
+  for (const auto& [id, start] : first_start) {
+    const int32_t a = t->ApiCallIndexByCorrelation(f.p0, id);
+    ASSERT_NE(a, kNone) << id;
+    EXPECT_EQ(t->api_calls()[static_cast<size_t>(a)].start_ns, start) << id;
+  }
+  for (int64_t absent :
+       {int64_t{1}, int64_t{6995}, int64_t{7001}, int64_t{500000000000}, int64_t{1000000000001}, int64_t{1000000006500},
+        int64_t{-4000000000000000001}, int64_t{-3999999999999999700}, INT64_MAX - 1, INT64_MIN + 1})
+    EXPECT_EQ(t->ApiCallIndexByCorrelation(f.p0, absent), kNone) << absent;
+  EXPECT_EQ(t->ApiCallIndexByCorrelation(f.p1, 0), kNone);  // no calls in rank 1
 }
 
 // A clock shift moves every event of the processes it names before the sort; collective spans

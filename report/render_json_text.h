@@ -1,0 +1,42 @@
+// Internal to the JSON renderer: JSON text written straight into a string, the same bytes as
+// nlohmann's dump(2, ' ', false, replace) of the equivalent tree, for the report's long arrays
+// (a finding per starved collective: tens of thousands on a long trace), where building a tree
+// per element and dumping it cost more than the rest of the render.
+//
+// Only what those elements hold: objects of strings, 64-bit integers and optional integers.
+// Strings of printable ASCII without '"' or '\\' and well-formed UTF-8 are copied as they are;
+// any other string is escaped by nlohmann's own dump, so escapes and invalid UTF-8 (replaced by
+// U+FFFD) come out as in a dumped tree.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace overlapscope::report {
+
+// Appends `s` as a JSON string (quoted, escaped as dump() escapes it).
+void AppendJsonString(std::string_view s, std::string* out);
+
+// One object as Element() (render_json_deferred.h) writes an element of an array whose member
+// line is indented by `indent` spaces: "{" after the pad, one member per line, "}" on its own
+// line. Members in call order; Close() once at the end (an object with no member is "{}").
+class ObjectText {
+ public:
+  ObjectText(size_t indent, std::string* out);
+  ObjectText& Str(std::string_view key, std::string_view v);
+  ObjectText& Int(std::string_view key, int64_t v);
+  ObjectText& OptInt(std::string_view key, const std::optional<int64_t>& v);
+  void Close();
+
+ private:
+  void Key(std::string_view key);
+
+  std::string* out_;
+  size_t pad_;  // spaces before the braces; members have two more
+  bool first_ = true;
+};
+
+}  // namespace overlapscope::report
