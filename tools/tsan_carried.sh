@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 26's ThreadSanitizer run on a many-core machine that has no toolchain (the GPU machines'
 # CPUs), from binaries built on the development machine: the checks of tools/tsan_check.sh
-# (importers_tests, analyze_tests and engine_tests, each in one gtest shard per CPU at once;
+# (importers_tests, analyze_tests, engine_tests and replay_tests, one gtest shard per CPU at once;
 # tools/threads_check.sh over its inputs and the golden inputs; a 50 MB trace and its .json.gz at
 # --threads 16 against --threads 1), every report fatal (halt_on_error).
 #
@@ -20,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 carry=${CARRY:-.carry/tsan}
 lib=/tmp/ovs-tsan-lib
-bins=(cli/overlapscope tests/importers_tests tests/analyze_tests tests/engine_tests bench/gen_kineto_trace)
+bins=(cli/overlapscope tests/importers_tests tests/analyze_tests tests/engine_tests tests/replay_tests bench/gen_kineto_trace)
 
 pack() {
   local build=${BUILD:-build-tsan} b
@@ -29,6 +29,8 @@ pack() {
   for b in "${bins[@]}"; do
     [[ -x "$build/$b" ]] || { echo "tsan_carried: $build/$b missing (TSAN_BUILD_ONLY=1 bash tools/tsan_check.sh)" >&2; return 1; }
     cp "$build/$b" "$carry/" || return 1
+    # Function names stay (the symbol table) for the reports; line tables would not fit the carry.
+    strip --strip-debug "$carry/$(basename "$b")" || return 1
     ldd "$build/$b" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u |
       while read -r so; do cp -Ln "$so" "$carry/lib/" 2>/dev/null || true; done
   done
@@ -54,7 +56,7 @@ fi
 cpus=$(nproc)
 echo "host: $cpus CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)); source dir $src"
 status=0
-for t in importers_tests analyze_tests engine_tests; do
+for t in importers_tests analyze_tests engine_tests replay_tests; do
   start=$SECONDS
   pids=()
   for ((i = 0; i < cpus; ++i)); do

@@ -2,7 +2,8 @@
 # ThreadSanitizer run of the parallel paths (issue 26): a clang build with -fsanitize=thread
 # (build-tsan; CUDA off), then
 #  - importers_tests (the parse at 1..16 threads and small windows, both inflaters),
-#  - analyze_tests and engine_tests (analyses side by side, the per-rank reduction's jobs),
+#  - analyze_tests, engine_tests and replay_tests (analyses side by side, the per-rank reduction's
+#    jobs, the replay's and what-if's threads),
 #  - tools/threads_check.sh on its inputs and every golden input (one-model and per-rank
 #    reports, info, Perfetto with --analyze: --threads 2 and 16 against --threads 1; not against
 #    the goldens, which are GCC's bytes: a clang build's --analyze Perfetto file differs),
@@ -15,11 +16,11 @@ cd "$(dirname "$0")/.."
 build=build-tsan
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1" -DOVERLAPSCOPE_TSAN=ON -DOVERLAPSCOPE_CUDA=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target overlapscope importers_tests analyze_tests engine_tests gen_kineto_trace
+cmake --build "$build" -j"$(nproc)" --target overlapscope importers_tests analyze_tests engine_tests replay_tests gen_kineto_trace
 # TSAN_BUILD_ONLY=1: the build alone (tools/tsan_carried.sh packs it for a machine without clang).
 [[ -z "${TSAN_BUILD_ONLY:-}" ]] || exit 0
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -L '^(importers_tests|analyze_tests|engine_tests)$'
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -L '^(importers_tests|analyze_tests|engine_tests|replay_tests)$'
 mapfile -t golden < <(grep -v '^#' tests/data/golden/inputs.txt | grep -v '^$')
 bash tools/threads_check.sh "$build/cli/overlapscope" "${golden[@]}"
 tmp="$(mktemp -d)"
