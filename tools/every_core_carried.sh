@@ -7,12 +7,9 @@
 # are the same bytes at every count. Goal: <= 0.25 s for either input at 16 threads.
 #
 # Before the call, on the development machine (repository root):
-#   cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DOVERLAPSCOPE_STATIC=ON -DOVERLAPSCOPE_BENCH=OFF
-#   cmake --build build-static --target overlapscope
-#   mkdir -p .carry/every_core && cp build-static/cli/overlapscope .carry/every_core/ &&
-#     cp -L /usr/lib/x86_64-linux-gnu/libisal.so.2 .carry/every_core/ &&
-#     build/bench/gen_kineto_trace tests/data/kineto/a2a_async/rank0.json.gz /tmp/t.json --mb 500 &&
-#     gzip -6 -c /tmp/t.json >.carry/every_core/trace_500.json.gz    # 35.6 MB (the carry limit is 64 MiB)
+#   bash tools/every_core_prepare.sh [BEFORE_STATIC_BINARY]     # fills .carry/every_core
+# (the static overlapscope, libisal.so.2, the static gen_kineto_trace that makes the trace there;
+# a carried .carry/every_core/trace_500.json.gz is used instead where present).
 # Optionally the build to compare with, as .carry/every_core/overlapscope-before (measured first).
 # Dynamic builds instead: their libraries (`ldd`, the loader included) in $CARRY/lib, where the
 # binaries are run through the carried loader; without trace_500.json.gz the trace is made there
