@@ -8,17 +8,19 @@
 # Before the call, on the development machine (repository root; needs clang and patchelf):
 #   TSAN_BUILD_ONLY=1 bash tools/tsan_check.sh    # build-tsan/
 #   bash tools/tsan_carried.sh --pack              # .carry/tsan/: the binaries and every library
-#                                                  # they load, the loader included
+#                                                  # they load, the loader included; packed in
+#                                                  # .carry/tsan_pack/tsan.tgz (carry that: ~10 MB)
 # The packed binaries load their libraries from /tmp/ovs-tsan-lib (their interpreter and run path
 # are set there with patchelf; this script copies the carried ones there first), so they run
 # with the glibc they were built against, and directly: tools/threads_check.sh execs them. The test
 # binaries read tests/data under the source directory compiled into them; where that path does not
 # exist on the machine it is linked to this repository root (needs write access to its parent).
-# Then, on the machine, from the repository root with .carry/tsan beside it:
+# Then, on the machine, from the repository root with .carry/tsan or .carry/tsan_pack beside it:
 #   bash tools/tsan_carried.sh                     # exit 0: no report, same bytes at every count
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 carry=${CARRY:-.carry/tsan}
+packed=${carry}_pack
 lib=/tmp/ovs-tsan-lib
 bins=(cli/overlapscope tests/importers_tests tests/analyze_tests tests/engine_tests tests/replay_tests bench/gen_kineto_trace)
 
@@ -39,7 +41,10 @@ pack() {
     patchelf --set-interpreter "$lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$lib" "$carry/$(basename "$b")" || return 1
   done
   sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" >"$carry/source_dir"
-  du -sh "$carry"
+  # The same, packed (about a quarter of the size): carry the folder of the archive, the run
+  # unpacks it where the folder itself was not carried.
+  mkdir -p "$packed" && tar czf "$packed/tsan.tgz" -C "$(dirname "$carry")" "$(basename "$carry")" || return 1
+  du -sh "$carry" "$packed/tsan.tgz"
 }
 
 if [[ "${1:-}" == "--pack" ]]; then
@@ -47,6 +52,7 @@ if [[ "${1:-}" == "--pack" ]]; then
   exit
 fi
 
+if [[ ! -d "$carry" && -f "$packed/tsan.tgz" ]]; then tar xzf "$packed/tsan.tgz" -C "$(dirname "$carry")" || exit 1; fi
 mkdir -p "$lib" && cp "$carry"/lib/* "$lib/" || exit 1
 export LD_LIBRARY_PATH=$lib TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 src=$(cat "$carry/source_dir")
