@@ -46,16 +46,20 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
       if ((fx_->moved[v] || fx_->deferred[v]) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
     }
   }
-  if (fx_ != nullptr) anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
+  if (fx_ != nullptr) {
+    anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
+    // The async edges first (they read only the recorded graph): in node order they join the
+    // rows as these are built, instead of being merged into them after.
+    AddAsyncEdges(
+        t_, g_, a_, changes_, *fx_, restream, anchors_,
+        [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); }, rows_);
+    rows_.InlineAdded();
+  }
   last_call_.assign(t_.threads().size(), -1);
   for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
     rows_.Next(v);
     NodeEdges(v, restream);
-  }
-  if (fx_ != nullptr) {
-    AddAsyncEdges(
-        t_, g_, a_, changes_, *fx_, restream, anchors_,
-        [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); }, rows_);
+    rows_.AppendAdded(v);
   }
   rows_.Finish(sim_);
   counts->pinned_unresolved += pinned_;
