@@ -35,10 +35,12 @@ class AsyncBuilder {
     for (size_t s = 0; s < restream.size(); ++s) {
       if (restream[s]) Restream(static_cast<model::StreamId>(s));
     }
-    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if (fx_.moved[v]) continue;
-      for (const graph::Edge& e : g_.Preds(v)) {
-        if (e.kind == graph::EdgeKind::kEventWait && fx_.moved[e.from]) waiters_.push_back({e.from, v});
+    // The activities that waited for a moved collective's event, found from the collectives' out-
+    // edges (the same edges as the waiters' in-edges, and sorted alike by Join()).
+    for (graph::NodeId c = 0; c < g_.num_gpu(); ++c) {
+      if (!fx_.moved[c]) continue;
+      for (const graph::Edge& e : g_.CrossSuccs(c)) {
+        if (e.kind == graph::EdgeKind::kEventWait && g_.IsGpu(e.to) && !fx_.moved[e.to]) waiters_.push_back({c, e.to});
       }
     }
     NextSameCommunicator();
@@ -96,22 +98,22 @@ class AsyncBuilder {
     place_held();
   }
 
-  // For each moved collective: the recorded start of the next collective of its communicator in
-  // its process (INT64_MAX when none).
+  // The collectives by process, communicator and recorded start (NextSame() searches them).
   void NextSameCommunicator() {
-    std::vector<std::tuple<model::ProcessId, model::StringId, int64_t>> keys;
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if (a_.carries_collective[v]) keys.emplace_back(a_.process[v], a_.communicator[v], g_.StartNs(v));
+      if (a_.carries_collective[v]) keys_.emplace_back(a_.process[v], a_.communicator[v], g_.StartNs(v));
     }
-    std::sort(keys.begin(), keys.end());
-    next_same_.assign(g_.num_gpu(), INT64_MAX);
-    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if (!fx_.moved[v]) continue;
-      auto it =
-          std::lower_bound(keys.begin(), keys.end(), std::make_tuple(a_.process[v], a_.communicator[v], g_.EndNs(v)));
-      if (it != keys.end() && std::get<0>(*it) == a_.process[v] && std::get<1>(*it) == a_.communicator[v])
-        next_same_[v] = std::get<2>(*it);
-    }
+    std::sort(keys_.begin(), keys_.end());
+  }
+
+  // For moved collective v: the recorded start of the next collective of its communicator in its
+  // process (INT64_MAX when none). Asked once per waiter (not kept per node: no array of them all).
+  int64_t NextSame(graph::NodeId v) const {
+    auto it =
+        std::lower_bound(keys_.begin(), keys_.end(), std::make_tuple(a_.process[v], a_.communicator[v], g_.EndNs(v)));
+    if (it != keys_.end() && std::get<0>(*it) == a_.process[v] && std::get<1>(*it) == a_.communicator[v])
+      return std::get<2>(*it);
+    return INT64_MAX;
   }
 
   // Per GPU node: whether it matches `join`: its name, or the name of a host range (CPU op,
@@ -160,11 +162,12 @@ class AsyncBuilder {
     return hit;
   }
 
-  bool Joins(graph::NodeId c, graph::NodeId u) const {
+  // Whether u is where moved collective c joins (next_same: NextSame(c)).
+  bool Joins(graph::NodeId c, graph::NodeId u, int64_t next_same) const {
     if (a_.iteration[c] != a_.iteration[u]) return true;
     const std::vector<uint8_t>& hit = join_hit_[fx_.join_change[c]];
     if (!hit.empty()) return hit[u] != 0;
-    return (a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c]) || g_.StartNs(u) >= next_same_[c];
+    return (a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c]) || g_.StartNs(u) >= next_same;
   }
 
   // One sweep per stream over its waiters, in stream order.
@@ -176,15 +179,17 @@ class AsyncBuilder {
     size_t i = 0;
     while (i < waiters_.size()) {
       const model::StreamId s = g_.Stream(waiters_[i].from);
-      std::vector<graph::NodeId> pending;
+      std::vector<std::pair<graph::NodeId, int64_t>> pending;  // collective, NextSame()
       graph::NodeId u = waiters_[i].from;
       while (u < g_.StreamEnd(s)) {
-        while (i < waiters_.size() && g_.Stream(waiters_[i].from) == s && waiters_[i].from <= u)
-          pending.push_back(waiters_[i++].collective);
+        while (i < waiters_.size() && g_.Stream(waiters_[i].from) == s && waiters_[i].from <= u) {
+          const graph::NodeId c = waiters_[i++].collective;
+          pending.emplace_back(c, NextSame(c));
+        }
         if (!fx_.moved[u]) {
           for (size_t k = 0; k < pending.size();) {
-            if (Joins(pending[k], u)) {
-              rows_.Add(u, {pending[k], Dep::kAfterEnd, 0});
+            if (Joins(pending[k].first, u, pending[k].second)) {
+              rows_.Add(u, {pending[k].first, Dep::kAfterEnd, 0});
               pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
             } else {
               ++k;
@@ -212,7 +217,7 @@ class AsyncBuilder {
   std::vector<std::unique_ptr<RE2>> joins_;
   std::vector<std::vector<uint8_t>> join_hit_;  // per change with a JOIN: JoinHits()
   std::vector<Waiter> waiters_;
-  std::vector<int64_t> next_same_;
+  std::vector<std::tuple<model::ProcessId, model::StringId, int64_t>> keys_;  // NextSameCommunicator()
 };
 
 }  // namespace
