@@ -173,6 +173,10 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
   const bool nosync = fx_ != nullptr && !gpu && fx_->NoSync(v);
   int64_t tail = 0;
   bool any_release = false, program_order = false;
+  Explain explain;  // GPU nodes: where the recorded predecessors allow the start
+  // A lag that pinned a recorded gap is counted once for the row that keeps it and once for
+  // where the start is explained (GPU nodes), as two separate passes over the edges counted it.
+  auto count_pin = [&](bool pinned, bool kept) { pinned_ += static_cast<int64_t>(pinned) * (kept + gpu); };
   for (const graph::Edge& e : g_.Preds(v)) {
     switch (e.kind) {
       case EdgeKind::kProgramOrder:
@@ -180,18 +184,28 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
         program_order = true;
         break;
       case EdgeKind::kStreamOrder:
-        if (g_.Stream(v) >= 0 && restream[g_.Stream(v)]) break;  // Restream() rebuilds them
-        rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
+      case EdgeKind::kEventWait: {
+        bool pinned = false;
+        const int64_t lag = GapOf(e.from, v, &pinned);
+        // Restream() rebuilds a restreamed stream's order; AddAsyncEdges() joins a moved
+        // collective's waiters later.
+        const bool kept = e.kind == EdgeKind::kStreamOrder ? !(g_.Stream(v) >= 0 && restream[g_.Stream(v)])
+                                                           : !(fx_ != nullptr && fx_->moved[e.from]);
+        if (kept) rows_.Append({e.from, Dep::kAfterEnd, lag});
+        count_pin(pinned, kept);
+        explain.Offer(g_.EndNs(e.from) + lag, e.from, Dep::kAfterEnd);
         break;
-      case EdgeKind::kEventWait:
-        if (fx_ != nullptr && fx_->moved[e.from]) break;  // AddAsyncEdges() joins it later
-        rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
-        break;
-      case EdgeKind::kLaunch:
+      }
+      case EdgeKind::kLaunch: {
+        bool pinned = false;
+        const int64_t lag = LaunchLagOf(e.from, v, &pinned);
         // A prefetched collective is launched with its iteration's first activity (AddAsyncEdges).
-        if (!anchors_.empty() && anchors_[v] >= 0) break;
-        rows_.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)});
+        const bool kept = anchors_.empty() || anchors_[v] < 0;
+        if (kept) rows_.Append({e.from, Dep::kAfterStart, lag});
+        count_pin(pinned, kept);
+        explain.Offer(g_.StartNs(e.from) + lag, e.from, Dep::kAfterStart);
         break;
+      }
       case EdgeKind::kHostRelease: {
         const int64_t t = std::max<int64_t>(0, g_.EndNs(v) - std::max(g_.StartNs(v), g_.EndNs(e.from)));
         tail = any_release ? std::max(tail, t) : t;
@@ -206,12 +220,7 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     sim_.release_tail[v] = tail;
     if (nosync) sim_.dur[v] = tail;
   }
-  if (gpu) {
-    // Where its recorded predecessors allow v to start (once: LaunchLag counts what it pins).
-    Bound b;
-    b.at = Explained(v, &b.by, &b.dep);
-    if (!SmWait(v, b) && !strict_) DeviceOrder(v, b);
-  }
+  if (gpu && !SmWait(v, explain.b) && !strict_) DeviceOrder(v, explain.b);
   if (!gpu && a_.thread[v] >= 0) {
     // A host call with no program-order predecessor (nested calls, a thread's first call)
     // follows the previous call of its thread (host calls are numbered by start) by its
