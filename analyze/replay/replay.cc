@@ -118,17 +118,22 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   if (2 * graph_edges + 5 * int64_t{g.num_nodes()} > kMaxSimEdges)
     return absl::ResourceExhaustedError("replay: the dependency graph is too large to simulate (over 2^31 edges)");
   // What the replayed graph and the prediction's share (one copy of the recorded times, the
-  // launches' facts) beside the attributes: both only read the graph.
+  // launches' facts) beside the attributes: both only read the graph. The changes' matches follow
+  // the attributes on their thread (the shorter of the two, off the prediction's path).
   SimShared shared;
   absl::StatusOr<NodeAttrs> attrs;
-  BothAtOnce([&] { shared = ShareOf(t, g); }, [&] { attrs = CollectAttrs(t, g, in); });
+  std::optional<ChangeEffects> fx;
+  BothAtOnce([&] { shared = ShareOf(t, g); },
+             [&] {
+               attrs = CollectAttrs(t, g, in);
+               if (attrs.ok() && !o.changes.empty()) fx = MatchChanges(t, *attrs, o.changes);
+             });
   if (!attrs.ok()) return attrs.status();
   const NodeAttrs& a = *attrs;
   ReplayResult r;
   r.strict = o.strict;
   CountGraph(g, r.counts);
   const int32_t iters = static_cast<int32_t>(in.iterations.size());
-  std::optional<ChangeEffects> fx;
   std::optional<SimGraph> sim;
   std::optional<Schedule> pred, pred_c;
   bool contention_ran = false;
@@ -142,7 +147,6 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   // The prediction is independent of the replay: it runs on a second thread beside it (same
   // result either way: nothing is shared but read-only inputs).
   auto predict = [&] {
-    fx = MatchChanges(t, a, o.changes);
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
     const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
