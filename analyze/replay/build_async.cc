@@ -33,7 +33,8 @@ class AsyncBuilder {
 
   void Build(const std::vector<uint8_t>& restream) {
     for (size_t s = 0; s < restream.size(); ++s) {
-      if (restream[s]) Restream(static_cast<model::StreamId>(s));
+      if (restream[s] == kRestreamMerged) Restream(static_cast<model::StreamId>(s));
+      if (restream[s] == kRestreamInline) InlineWaiters(static_cast<model::StreamId>(s));
     }
     // The activities that waited for a moved collective's event, found from the collectives' out-
     // edges (the same edges as the waiters' in-edges, and sorted alike by Join()).
@@ -96,6 +97,20 @@ class AsyncBuilder {
       if (a_.cls[u] == GpuClass::kCompute) place_held();
     }
     place_held();
+  }
+
+  // The waiters Restream() would find on a stream without deferred activities: each moved
+  // collective's next activity not moved (the caller builds the stream's order itself).
+  void InlineWaiters(model::StreamId s) {
+    std::vector<graph::NodeId> open;
+    for (graph::NodeId u = g_.StreamBegin(s); u < g_.StreamEnd(s); ++u) {
+      if (fx_.moved[u]) {
+        open.push_back(u);
+        continue;
+      }
+      for (graph::NodeId c : open) waiters_.push_back({c, u});
+      open.clear();
+    }
   }
 
   // The collectives by process, communicator and recorded start (NextSame() searches them).

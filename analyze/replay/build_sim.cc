@@ -40,14 +40,22 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   }
   JoinPeers();
   Groups(counts);
+  // Per stream: kRestreamMerged, or kRestreamInline where it holds no deferred activity and no
+  // collective is prefetched (its order then follows the stream's activities one by one).
   std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
   if (fx_ != nullptr) {
+    anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
+    std::vector<uint8_t> deferred(restream.size(), 0);
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
       if ((fx_->moved[v] || fx_->deferred[v]) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
+      if (fx_->deferred[v] && g_.Stream(v) >= 0) deferred[g_.Stream(v)] = 1;
     }
+    for (size_t st = 0; st < restream.size(); ++st) {
+      if (restream[st]) restream[st] = deferred[st] || !anchors_.empty() ? kRestreamMerged : kRestreamInline;
+    }
+    inline_.assign(restream.size(), {});
   }
   if (fx_ != nullptr) {
-    anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
     // The async edges first (they read only the recorded graph): in node order they join the
     // rows as these are built, instead of being merged into them after.
     AddAsyncEdges(
@@ -59,6 +67,7 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
     rows_.Next(v);
     NodeEdges(v, restream);
+    if (v < g_.num_gpu() && g_.Stream(v) >= 0 && restream[g_.Stream(v)] == kRestreamInline) RestreamInline(v);
     rows_.AppendAdded(v);
   }
   rows_.Finish(sim_);
@@ -230,6 +239,23 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     last = v;
   }
 }
+// As AddAsyncEdges' Restream() (build_async.cc) without deferred activities or prefetches, one
+// activity at a time: a moved collective is issued after the last activity not moved and after
+// the previous moved one (its side stream); the others follow the last one not moved with their
+// gap. Appended where Restream()'s Add() would have put them: after v's own rows, before its
+// joins.
+void SimBuilder::RestreamInline(graph::NodeId v) {
+  InlineStream& st = inline_[g_.Stream(v)];
+  if (fx_->moved[v]) {
+    if (st.main >= 0) rows_.Append({st.main, Dep::kAfterEnd, 0});
+    if (st.side >= 0) rows_.Append({st.side, Dep::kAfterEnd, 0});
+    st.side = v;
+    return;
+  }
+  if (st.main >= 0) rows_.Append({st.main, Dep::kAfterEnd, Gap(st.main, v)});
+  st.main = v;
+}
+
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
                   const ChangeEffects* fx, bool strict, ReplayCounts* counts, const SimShared* shared) {
   return SimBuilder(t, g, a, changes, fx, strict, shared).Build(counts);

@@ -83,6 +83,14 @@ class SimBuilder {
 
   void IndexEnds();  // by_end_
 
+  // v's rows of its restreamed stream (kRestreamInline), after NodeEdges().
+  void RestreamInline(graph::NodeId v);
+  struct InlineStream {
+    graph::NodeId main = -1;  // the last activity not moved (where a moved collective is issued)
+    graph::NodeId side = -1;  // the last moved collective
+  };
+  std::vector<InlineStream> inline_;  // per stream
+
   // The lag v keeps after the start of its launch call.
   int64_t LaunchLag(graph::NodeId call, graph::NodeId v) const;
   int64_t LaunchLagOf(graph::NodeId call, graph::NodeId v, bool* pinned) const;  // uncounted (GapOf)
