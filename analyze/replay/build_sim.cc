@@ -239,6 +239,7 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     last = v;
   }
 }
+
 // As AddAsyncEdges' Restream() (build_async.cc) without deferred activities or prefetches, one
 // activity at a time: a moved collective is issued after the last activity not moved and after
 // the previous moved one (its side stream); the others follow the last one not moved with their

@@ -98,10 +98,9 @@ class EdgeRows {
   void InlineAdded();
   // After v's in-order edges: v's Add()ed edges when InlineAdded() took them (else nothing).
   void AppendAdded(int32_t v) {
-    for (size_t& i : run_next_) {
+    for (size_t r = 0; r < run_next_.size(); ++r) {
       // A run's targets never decrease: the edges of v are at its cursor.
-      const size_t end = run_end_[&i - run_next_.data()];
-      for (; i < end && pending_[i].to == v; ++i) in_order_.push_back(pending_[i].e);
+      for (size_t& i = run_next_[r]; i < run_end_[r] && pending_[i].to == v; ++i) in_order_.push_back(pending_[i].e);
     }
   }
   // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
@@ -120,7 +119,7 @@ class EdgeRows {
   std::vector<SimEdge> in_order_;
   std::vector<Pending> pending_;
   std::vector<size_t> run_next_, run_end_;  // InlineAdded(): per run, its cursor and end
-  bool inline_ = false;
+  bool added_inline_ = false;               // InlineAdded() took them
 };
 
 // A start constraint added for one run: start(to) >= end(from) + lag (kAfterEnd) or

@@ -44,18 +44,18 @@ void EdgeRows::InlineAdded() {
     run_next_.push_back(starts[k]);
     run_end_.push_back(k + 1 < starts.size() ? starts[k + 1] : pending_.size());
   }
-  inline_ = true;
+  added_inline_ = true;
 }
 
 void EdgeRows::Finish(SimGraph& g) {
   const int32_t n = g.num_nodes;
-  Next(n);        // closes the in-order rows
-  if (inline_) {  // AppendAdded() placed them all
+  Next(n);              // closes the in-order rows
+  if (added_inline_) {  // AppendAdded() placed them all
     pending_.clear();
     pending_.shrink_to_fit();
     run_next_.clear();
     run_end_.clear();
-    inline_ = false;
+    added_inline_ = false;
   }
   if (!pending_.empty()) {
     // Per target, how many Add()ed edges it has; then, from the last node down, each node's
