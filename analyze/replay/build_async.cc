@@ -34,12 +34,15 @@ class AsyncBuilder {
 
   void Build(const std::vector<uint8_t>& restream) {
     for (size_t s = 0; s < restream.size(); ++s) {
-      if (restream[s]) Restream(static_cast<model::StreamId>(s));
+      if (restream[s] == kRestreamMerged) Restream(static_cast<model::StreamId>(s));
+      if (restream[s] == kRestreamInline) InlineWaiters(static_cast<model::StreamId>(s));
     }
-    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if (fx_.moved[v]) continue;
-      for (const graph::Edge& e : g_.Preds(v)) {
-        if (e.kind == graph::EdgeKind::kEventWait && fx_.moved[e.from]) waiters_.push_back({e.from, v});
+    // The activities that waited for a moved collective's event, found from the collectives' out-
+    // edges (the same edges as the waiters' in-edges, and sorted alike by Join()).
+    for (graph::NodeId c = 0; c < g_.num_gpu(); ++c) {
+      if (!fx_.moved[c]) continue;
+      for (const graph::Edge& e : g_.CrossSuccs(c)) {
+        if (e.kind == graph::EdgeKind::kEventWait && g_.IsGpu(e.to) && !fx_.moved[e.to]) waiters_.push_back({c, e.to});
       }
     }
     NextSameCommunicator();
@@ -97,22 +100,36 @@ class AsyncBuilder {
     place_held();
   }
 
-  // For each moved collective: the recorded start of the next collective of its communicator in
-  // its process (INT64_MAX when none).
+  // The waiters Restream() would find on a stream without deferred activities: each moved
+  // collective's next activity not moved (the caller builds the stream's order itself).
+  void InlineWaiters(model::StreamId s) {
+    std::vector<graph::NodeId> open;
+    for (graph::NodeId u = g_.StreamBegin(s); u < g_.StreamEnd(s); ++u) {
+      if (fx_.moved[u]) {
+        open.push_back(u);
+        continue;
+      }
+      for (graph::NodeId c : open) waiters_.push_back({c, u});
+      open.clear();
+    }
+  }
+
+  // The collectives by process, communicator and recorded start (NextSame() searches them).
   void NextSameCommunicator() {
-    std::vector<std::tuple<model::ProcessId, model::StringId, int64_t>> keys;
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if (a_.carries_collective[v]) keys.emplace_back(a_.process[v], a_.communicator[v], g_.StartNs(v));
+      if (a_.carries_collective[v]) keys_.emplace_back(a_.process[v], a_.communicator[v], g_.StartNs(v));
     }
-    std::sort(keys.begin(), keys.end());
-    next_same_.assign(g_.num_gpu(), INT64_MAX);
-    for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if (!fx_.moved[v]) continue;
-      auto it =
-          std::lower_bound(keys.begin(), keys.end(), std::make_tuple(a_.process[v], a_.communicator[v], g_.EndNs(v)));
-      if (it != keys.end() && std::get<0>(*it) == a_.process[v] && std::get<1>(*it) == a_.communicator[v])
-        next_same_[v] = std::get<2>(*it);
-    }
+    std::sort(keys_.begin(), keys_.end());
+  }
+
+  // For moved collective v: the recorded start of the next collective of its communicator in its
+  // process (INT64_MAX when none). Asked once per waiter (not kept per node: no array of them all).
+  int64_t NextSame(graph::NodeId v) const {
+    auto it =
+        std::lower_bound(keys_.begin(), keys_.end(), std::make_tuple(a_.process[v], a_.communicator[v], g_.EndNs(v)));
+    if (it != keys_.end() && std::get<0>(*it) == a_.process[v] && std::get<1>(*it) == a_.communicator[v])
+      return std::get<2>(*it);
+    return INT64_MAX;
   }
 
   // Per GPU node: whether it matches `join`: its name, or the name of a host range (CPU op,
@@ -161,11 +178,12 @@ class AsyncBuilder {
     return hit;
   }
 
-  bool Joins(graph::NodeId c, graph::NodeId u) const {
+  // Whether u is where moved collective c joins (next_same: NextSame(c)).
+  bool Joins(graph::NodeId c, graph::NodeId u, int64_t next_same) const {
     if (a_.iteration[c] != a_.iteration[u]) return true;
     const std::vector<uint8_t>& hit = join_hit_[fx_.join_change[c]];
     if (!hit.empty()) return hit[u] != 0;
-    return (a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c]) || g_.StartNs(u) >= next_same_[c];
+    return (a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c]) || g_.StartNs(u) >= next_same;
   }
 
   // One sweep per stream over its waiters, in stream order.
@@ -177,19 +195,21 @@ class AsyncBuilder {
     size_t i = 0;
     while (i < waiters_.size()) {
       const model::StreamId s = g_.Stream(waiters_[i].from);
-      std::vector<const Waiter*> pending;
+      std::vector<std::pair<const Waiter*, int64_t>> pending;  // waiter, NextSame() of its collective
       graph::NodeId u = waiters_[i].from;
       while (u < g_.StreamEnd(s)) {
-        while (i < waiters_.size() && g_.Stream(waiters_[i].from) == s && waiters_[i].from <= u)
-          pending.push_back(&waiters_[i++]);
+        while (i < waiters_.size() && g_.Stream(waiters_[i].from) == s && waiters_[i].from <= u) {
+          const Waiter* w = &waiters_[i++];
+          pending.emplace_back(w, NextSame(w->collective));
+        }
         if (!fx_.moved[u]) {
           for (size_t k = 0; k < pending.size();) {
-            if (Joins(pending[k]->collective, u)) {
+            if (Joins(pending[k].first->collective, u, pending[k].second)) {
               // The wait keeps the recorded gap of the dependency it replaces, the collective's end
               // to its first waiter's start (as the replay keeps every recorded stream-order and
               // event-wait edge's): the GPU's front end starts a dependent activity that long after
               // the collective's end, on its stream or across (1.5-1.6 us after an all-to-all).
-              const Waiter& w = *pending[k];
+              const Waiter& w = *pending[k].first;
               rows_.Add(u, {w.collective, Dep::kAfterEnd, gap_(w.collective, w.from)});
               pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
             } else {
@@ -218,7 +238,7 @@ class AsyncBuilder {
   std::vector<std::unique_ptr<RE2>> joins_;
   std::vector<std::vector<uint8_t>> join_hit_;  // per change with a JOIN: JoinHits()
   std::vector<Waiter> waiters_;
-  std::vector<int64_t> next_same_;
+  std::vector<std::tuple<model::ProcessId, model::StringId, int64_t>> keys_;  // NextSameCommunicator()
 };
 
 }  // namespace

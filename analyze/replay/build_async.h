@@ -14,10 +14,15 @@ namespace overlapscope::analyze::replay {
 // The lag to keep between two consecutive activities of a stream.
 using GapFn = std::function<int64_t(graph::NodeId from, graph::NodeId to)>;
 
-// Adds to `rows`: the stream order of every stream flagged in `restream` (moved collectives on a
-// side stream, the others chained as before), and the join edges of every moved collective. The
-// caller leaves out those streams' recorded stream-order edges and the event waits out of moved
-// collectives.
+// Per stream, how its order is rebuilt under a change (0: as recorded).
+constexpr uint8_t kRestreamMerged = 1;  // by AddAsyncEdges()
+constexpr uint8_t kRestreamInline = 2;  // by the caller, activity by activity (no deferred ones,
+                                        // no prefetch): AddAsyncEdges() finds only its waiters
+
+// Adds to `rows`: the stream order of every stream `restream` flags kRestreamMerged (moved
+// collectives on a side stream, the others chained as before), and the join edges of every
+// moved collective. The caller leaves out the flagged streams' recorded stream-order edges and
+// the event waits out of moved collectives.
 // Collectives moved by a prefetch: change are issued at the start of their iteration on their
 // stream (`anchors`, PrefetchAnchors()): they wait for what preceded the iteration's first
 // activity there and start no earlier than it (their own launch edge is left out by the caller).

@@ -13,37 +13,20 @@ using graph::EdgeKind;
 // So does an activity behind a stream wait the graph could not place (Graph::UnresolvedWaits):
 // the replay cannot move what it does not know (counted).
 int64_t SimBuilder::Gap(graph::NodeId from, graph::NodeId to) const {
+  bool pinned = false;
+  const int64_t gap = GapOf(from, to, &pinned);
+  pinned_ += pinned;
+  return gap;
+}
+
+int64_t SimBuilder::GapOf(graph::NodeId from, graph::NodeId to, bool* pinned) const {
   const int64_t gap = std::max<int64_t>(0, g_.StartNs(to) - g_.EndNs(from));
+  *pinned = false;
   if (!strict_ && gap > kGpuGapCapNs && shared_->has_launch[to] && g_.UnresolvedWaits(to) > 0) {
-    ++pinned_;
+    *pinned = true;
     return gap;
   }
   return shared_->has_launch[to] ? std::min(gap, kGpuGapCapNs) : gap;
-}
-
-// Where v's recorded predecessors allow it to start (INT64_MIN: none), and which binds last.
-int64_t SimBuilder::Explained(graph::NodeId v, graph::NodeId* by_out, Dep* dep_out) const {
-  int64_t explained = INT64_MIN;
-  graph::NodeId by = -1;
-  Dep dep = Dep::kAfterEnd;
-  for (const graph::Edge& e : g_.Preds(v)) {
-    int64_t at;
-    if (e.kind == EdgeKind::kLaunch) {
-      at = g_.StartNs(e.from) + LaunchLag(e.from, v);
-    } else if (e.kind == EdgeKind::kStreamOrder || e.kind == EdgeKind::kEventWait) {
-      at = g_.EndNs(e.from) + Gap(e.from, v);
-    } else {
-      continue;
-    }
-    if (at > explained) {
-      explained = at;
-      by = e.from;
-      dep = e.kind == EdgeKind::kLaunch ? Dep::kAfterStart : Dep::kAfterEnd;
-    }
-  }
-  *by_out = by;
-  *dep_out = dep;
-  return explained;
 }
 
 // A kernel that started later than its predecessors allow, inside a kernel of another stream
@@ -97,13 +80,21 @@ void SimBuilder::IndexEnds() {
 }
 
 int64_t SimBuilder::LaunchLag(graph::NodeId call, graph::NodeId v) const {
+  bool pinned = false;
+  const int64_t lag = LaunchLagOf(call, v, &pinned);
+  pinned_ += pinned;
+  return lag;
+}
+
+int64_t SimBuilder::LaunchLagOf(graph::NodeId call, graph::NodeId v, bool* pinned) const {
   const int64_t rec = std::max<int64_t>(0, g_.StartNs(v) - g_.StartNs(call));
   const int64_t med = a_.device[v] >= 0 ? shared_->median_latency[a_.device[v]] : kDefaultLaunchLatencyNs;
+  *pinned = false;
   if (shared_->launch_binding[v] && rec <= std::max(kLatencyBoundNs, med)) return rec;
   // A stream wait the graph could not place delayed it: keep its recorded start relative to
   // its launch (counted: the replay cannot move what it does not know).
   if (!strict_ && shared_->launch_binding[v] && g_.UnresolvedWaits(v) > 0) {
-    ++pinned_;
+    *pinned = true;
     return rec;
   }
   return std::min(rec, med);

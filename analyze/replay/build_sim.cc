@@ -40,22 +40,35 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
   }
   JoinPeers();
   Groups(counts);
+  // Per stream: kRestreamMerged, or kRestreamInline where it holds no deferred activity and no
+  // collective is prefetched (its order then follows the stream's activities one by one).
   std::vector<uint8_t> restream(t_.streams().size() + 1, 0);
   if (fx_ != nullptr) {
+    anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
+    std::vector<uint8_t> deferred(restream.size(), 0);
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
       if ((fx_->moved[v] || fx_->deferred[v]) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
+      if (fx_->deferred[v] && g_.Stream(v) >= 0) deferred[g_.Stream(v)] = 1;
     }
+    for (size_t st = 0; st < restream.size(); ++st) {
+      if (restream[st]) restream[st] = deferred[st] || !anchors_.empty() ? kRestreamMerged : kRestreamInline;
+    }
+    inline_.assign(restream.size(), {});
   }
-  if (fx_ != nullptr) anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
+  if (fx_ != nullptr) {
+    // The async edges first (they read only the recorded graph): in node order they join the
+    // rows as these are built, instead of being merged into them after.
+    AddAsyncEdges(
+        t_, g_, a_, changes_, *fx_, restream, anchors_,
+        [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); }, rows_);
+    rows_.InlineAdded();
+  }
   last_call_.assign(t_.threads().size(), -1);
   for (graph::NodeId v = 0; v < g_.num_nodes(); ++v) {
     rows_.Next(v);
     NodeEdges(v, restream);
-  }
-  if (fx_ != nullptr) {
-    AddAsyncEdges(
-        t_, g_, a_, changes_, *fx_, restream, anchors_,
-        [this](graph::NodeId from, graph::NodeId to) { return Gap(from, to); }, rows_);
+    if (v < g_.num_gpu() && g_.Stream(v) >= 0 && restream[g_.Stream(v)] == kRestreamInline) RestreamInline(v);
+    rows_.AppendAdded(v);
   }
   rows_.Finish(sim_);
   counts->pinned_unresolved += pinned_;
@@ -169,6 +182,10 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
   const bool nosync = fx_ != nullptr && !gpu && fx_->NoSync(v);
   int64_t tail = 0;
   bool any_release = false, program_order = false;
+  Explain explain;  // GPU nodes: where the recorded predecessors allow the start
+  // A lag that pinned a recorded gap is counted once for the row that keeps it and once for
+  // where the start is explained (GPU nodes), as two separate passes over the edges counted it.
+  auto count_pin = [&](bool pinned, bool kept) { pinned_ += static_cast<int64_t>(pinned) * (kept + gpu); };
   for (const graph::Edge& e : g_.Preds(v)) {
     switch (e.kind) {
       case EdgeKind::kProgramOrder:
@@ -176,18 +193,28 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
         program_order = true;
         break;
       case EdgeKind::kStreamOrder:
-        if (g_.Stream(v) >= 0 && restream[g_.Stream(v)]) break;  // Restream() rebuilds them
-        rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
+      case EdgeKind::kEventWait: {
+        bool pinned = false;
+        const int64_t lag = GapOf(e.from, v, &pinned);
+        // Restream() rebuilds a restreamed stream's order; AddAsyncEdges() joins a moved
+        // collective's waiters later.
+        const bool kept = e.kind == EdgeKind::kStreamOrder ? !(g_.Stream(v) >= 0 && restream[g_.Stream(v)])
+                                                           : !(fx_ != nullptr && fx_->moved[e.from]);
+        if (kept) rows_.Append({e.from, Dep::kAfterEnd, lag});
+        count_pin(pinned, kept);
+        explain.Offer(g_.EndNs(e.from) + lag, e.from, Dep::kAfterEnd);
         break;
-      case EdgeKind::kEventWait:
-        if (fx_ != nullptr && fx_->moved[e.from]) break;  // AddAsyncEdges() joins it later
-        rows_.Append({e.from, Dep::kAfterEnd, Gap(e.from, v)});
-        break;
-      case EdgeKind::kLaunch:
+      }
+      case EdgeKind::kLaunch: {
+        bool pinned = false;
+        const int64_t lag = LaunchLagOf(e.from, v, &pinned);
         // A prefetched collective is launched with its iteration's first activity (AddAsyncEdges).
-        if (!anchors_.empty() && anchors_[v] >= 0) break;
-        rows_.Append({e.from, Dep::kAfterStart, LaunchLag(e.from, v)});
+        const bool kept = anchors_.empty() || anchors_[v] < 0;
+        if (kept) rows_.Append({e.from, Dep::kAfterStart, lag});
+        count_pin(pinned, kept);
+        explain.Offer(g_.StartNs(e.from) + lag, e.from, Dep::kAfterStart);
         break;
+      }
       case EdgeKind::kHostRelease: {
         const int64_t t = std::max<int64_t>(0, g_.EndNs(v) - std::max(g_.StartNs(v), g_.EndNs(e.from)));
         tail = any_release ? std::max(tail, t) : t;
@@ -202,12 +229,7 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     sim_.release_tail[v] = tail;
     if (nosync) sim_.dur[v] = tail;
   }
-  if (gpu) {
-    // Where its recorded predecessors allow v to start (once: LaunchLag counts what it pins).
-    Bound b;
-    b.at = Explained(v, &b.by, &b.dep);
-    if (!SmWait(v, b) && !strict_) DeviceOrder(v, b);
-  }
+  if (gpu && !SmWait(v, explain.b) && !strict_) DeviceOrder(v, explain.b);
   if (!gpu && a_.thread[v] >= 0) {
     // A host call with no program-order predecessor (nested calls, a thread's first call)
     // follows the previous call of its thread (host calls are numbered by start) by its
@@ -217,6 +239,24 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     last = v;
   }
 }
+
+// As AddAsyncEdges' Restream() (build_async.cc) without deferred activities or prefetches, one
+// activity at a time: a moved collective is issued after the last activity not moved and after
+// the previous moved one (its side stream); the others follow the last one not moved with their
+// gap. Appended where Restream()'s Add() would have put them: after v's own rows, before its
+// joins.
+void SimBuilder::RestreamInline(graph::NodeId v) {
+  InlineStream& st = inline_[g_.Stream(v)];
+  if (fx_->moved[v]) {
+    if (st.main >= 0) rows_.Append({st.main, Dep::kAfterEnd, 0});
+    if (st.side >= 0) rows_.Append({st.side, Dep::kAfterEnd, 0});
+    st.side = v;
+    return;
+  }
+  if (st.main >= 0) rows_.Append({st.main, Dep::kAfterEnd, Gap(st.main, v)});
+  st.main = v;
+}
+
 SimGraph BuildSim(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a, const std::vector<Change>& changes,
                   const ChangeEffects* fx, bool strict, ReplayCounts* counts, const SimShared* shared) {
   return SimBuilder(t, g, a, changes, fx, strict, shared).Build(counts);

@@ -42,6 +42,8 @@ class SimBuilder {
   // So does an activity behind a stream wait the graph could not place (Graph::UnresolvedWaits):
   // the replay cannot move what it does not know (counted).
   int64_t Gap(graph::NodeId from, graph::NodeId to) const;
+  // The same without counting: *pinned says whether it kept the recorded gap for that reason.
+  int64_t GapOf(graph::NodeId from, graph::NodeId to, bool* pinned) const;
 
   // The collective groups: each peer edge joins the last arriver (its source) and a participant.
   void JoinPeers();
@@ -57,8 +59,15 @@ class SimBuilder {
     graph::NodeId by = -1;   // the predecessor that binds last
     Dep dep = Dep::kAfterEnd;
   };
-  // Where v's recorded predecessors allow it to start (INT64_MIN: none), and which binds last.
-  int64_t Explained(graph::NodeId v, graph::NodeId* by_out, Dep* dep_out) const;
+  // Where a GPU activity's recorded predecessors (launch, stream order, event waits: also those a
+  // change leaves out) allow it to start, and which binds last: NodeEdges() finds it with the
+  // lags of its rows, in one pass over the node's in-edges.
+  struct Explain {
+    Bound b;
+    void Offer(int64_t at, graph::NodeId from, Dep dep) {
+      if (at > b.at) b = {at, from, dep};
+    }
+  };
 
   // A kernel that started later than its predecessors allow, inside a kernel of another stream
   // that fills every SM with blocks its own cannot sit beside (a one-wave GEMM), got SMs only when
@@ -74,8 +83,17 @@ class SimBuilder {
 
   void IndexEnds();  // by_end_
 
+  // v's rows of its restreamed stream (kRestreamInline), after NodeEdges().
+  void RestreamInline(graph::NodeId v);
+  struct InlineStream {
+    graph::NodeId main = -1;  // the last activity not moved (where a moved collective is issued)
+    graph::NodeId side = -1;  // the last moved collective
+  };
+  std::vector<InlineStream> inline_;  // per stream
+
   // The lag v keeps after the start of its launch call.
   int64_t LaunchLag(graph::NodeId call, graph::NodeId v) const;
+  int64_t LaunchLagOf(graph::NodeId call, graph::NodeId v, bool* pinned) const;  // uncounted (GapOf)
 
   const model::Trace& t_;
   const graph::Graph& g_;

@@ -269,23 +269,39 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     by_dev.try_emplace({sd.device, sd.name}, sd.slowdown);
     by_name.try_emplace(sd.name, sd.slowdown);  // the first device's figure for other devices
   }
-  for (size_t d = 0; d < devs; ++d) {
-    if (!dm[d]) continue;
-    DeviceModel& m = *dm[d];
-    m.Waits(out, waited);
-    m.Prepare();
-    for (const Placed& k : m.compute) {
-      double sd = 0;
-      if (auto it = by_dev.find({static_cast<model::DeviceId>(d), a.name[k.v]}); it != by_dev.end())
-        sd = it->second;
-      else if (auto jt = by_name.find(a.name[k.v]); jt != by_name.end())
-        sd = jt->second;
-      bool by_trace = false;
-      const double f = m.FactorWith(k, sd, by_trace);
-      if (std::abs(f - 1) < 0.005) continue;
-      out.factor[k.v] = f;
-      ++(by_trace ? out.by_trace : out.by_sm);
+  // Each device on its own (its kernels' factors, its waits and tallies), the devices split in
+  // two runs of about the same number of compute kernels on two threads; the waits then joined
+  // in device order, as one thread would have found them.
+  std::vector<ContentionFactors> part(devs);
+  auto model_devices = [&](size_t lo, size_t hi) {
+    for (size_t d = lo; d < hi; ++d) {
+      if (!dm[d]) continue;
+      DeviceModel& m = *dm[d];
+      ContentionFactors& o = part[d];
+      m.Waits(o, waited);
+      m.Prepare();
+      for (const Placed& k : m.compute) {
+        double sd = 0;
+        if (auto it = by_dev.find({static_cast<model::DeviceId>(d), a.name[k.v]}); it != by_dev.end())
+          sd = it->second;
+        else if (auto jt = by_name.find(a.name[k.v]); jt != by_name.end())
+          sd = jt->second;
+        bool by_trace = false;
+        const double f = m.FactorWith(k, sd, by_trace);
+        if (std::abs(f - 1) < 0.005) continue;
+        out.factor[k.v] = f;  // a node has one device: the threads write apart
+        ++(by_trace ? o.by_trace : o.by_sm);
+      }
     }
+  };
+  size_t total = 0, split = 0;
+  for (size_t d = 0; d < devs; ++d) total += dm[d] ? dm[d]->compute.size() : 0;
+  for (size_t below = 0; split < devs && 2 * below < total; ++split) below += dm[split] ? dm[split]->compute.size() : 0;
+  BothAtOnce([&] { model_devices(split, devs); }, [&] { model_devices(0, split); });
+  for (const ContentionFactors& o : part) {
+    out.waits.insert(out.waits.end(), o.waits.begin(), o.waits.end());
+    out.by_trace += o.by_trace;
+    out.by_sm += o.by_sm;
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <future>
 #include <thread>
 
 #include "analyze/replay/both.h"
@@ -117,30 +118,45 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   if (2 * graph_edges + 5 * int64_t{g.num_nodes()} > kMaxSimEdges)
     return absl::ResourceExhaustedError("replay: the dependency graph is too large to simulate (over 2^31 edges)");
   // What the replayed graph and the prediction's share (one copy of the recorded times, the
-  // launches' facts) beside the attributes: both only read the graph.
+  // launches' facts) beside the attributes: both only read the graph. The changes' matches follow
+  // the attributes on their thread (the shorter of the two, off the prediction's path).
   SimShared shared;
   absl::StatusOr<NodeAttrs> attrs;
-  BothAtOnce([&] { shared = ShareOf(t, g); }, [&] { attrs = CollectAttrs(t, g, in); });
+  std::optional<ChangeEffects> fx;
+  BothAtOnce([&] { shared = ShareOf(t, g); },
+             [&] {
+               attrs = CollectAttrs(t, g, in);
+               if (attrs.ok() && !o.changes.empty()) fx = MatchChanges(t, *attrs, o.changes);
+             });
   if (!attrs.ok()) return attrs.status();
   const NodeAttrs& a = *attrs;
   ReplayResult r;
   r.strict = o.strict;
   CountGraph(g, r.counts);
   const int32_t iters = static_cast<int32_t>(in.iterations.size());
-  std::optional<ChangeEffects> fx;
   std::optional<SimGraph> sim;
   std::optional<Schedule> pred, pred_c;
   bool contention_ran = false;
-  std::optional<IterationNodes> idx_pred;
+  // The GPU nodes per iteration: the replay's, and the prediction's where a change removes nodes
+  // (else the same: the replay's thread groups them first and the prediction takes them).
+  IterationNodes idx;
+  std::promise<void> grouped;
+  const std::shared_future<void> idx_done = grouped.get_future().share();
+  std::optional<IterationNodes> own_idx_pred;
+  const IterationNodes* idx_pred = &idx;
   // The prediction is independent of the replay: it runs on a second thread beside it (same
   // result either way: nothing is shared but read-only inputs).
   auto predict = [&] {
-    fx = MatchChanges(t, a, o.changes);
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
     const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
     pred = what_if.Run(sim->dur);
-    idx_pred = GroupByIteration(a, iters, fx->any_removed ? &fx->removed : nullptr);
+    if (fx->any_removed) {
+      own_idx_pred = GroupByIteration(a, iters, &fx->removed);
+      idx_pred = &*own_idx_pred;
+    } else {
+      idx_done.wait();
+    }
     if (o.contention) {
       pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, r);
       contention_ran = true;
@@ -157,10 +173,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
       }
     });
   }
+  idx = GroupByIteration(a, iters, nullptr);
+  grouped.set_value();
   ReplayCounts counts = r.counts;
-  const SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
+  SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
   Schedule replayed = Simulate(base);
-  const IterationNodes idx = GroupByIteration(a, iters, nullptr);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
   // thread while the prediction runs, else in two halves at once.
   std::vector<int32_t> kept;
@@ -172,8 +189,13 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   auto replayed_part = [&](size_t lo, size_t hi) {
     for (size_t k = lo; k < hi; ++k) ReplayedFigures(t, in, a, idx, kept[k], base, replayed, its[k]);
   };
+  const int64_t cycles_broken = replayed.cycles_broken;
   if (side.joinable()) {
     replayed_part(0, kept.size());
+    // The replay's graph and schedule are read no more (a what-if keeps the prediction's
+    // schedule): given back here while the prediction still runs.
+    base = SimGraph{};
+    replayed = Schedule{};
     side.join();
   } else {
     BothAtOnce([&] { replayed_part(half, kept.size()); }, [&] { replayed_part(0, half); });
@@ -182,7 +204,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   const ContentionModel model = r.contention_model;
   const int64_t contention_nodes = r.contention_nodes;
   r.counts = counts;
-  r.counts.cycles_broken = replayed.cycles_broken;
+  r.counts.cycles_broken = cycles_broken;
   r.contention_model = model;
   r.contention_nodes = contention_nodes;
   if (fx) {
@@ -213,6 +235,23 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     Schedule& s = pred_c ? *pred_c : pred ? *pred : replayed;
     r.schedule.start_ns = std::move(s.start);
     r.schedule.end_ns = std::move(s.end);
+  }
+  // What a what-if leaves (about 1 GB at 10 M nodes) given back on two threads at once. A replay
+  // alone frees as it returns, on one thread (a second one there saved nothing measurable).
+  if (pred) {
+    BothAtOnce(
+        [&] {
+          sim.reset();
+          pred.reset();
+          pred_c.reset();
+          own_idx_pred.reset();
+          fx.reset();
+        },
+        [&] {
+          attrs = NodeAttrs{};
+          shared = SimShared{};
+          idx = IterationNodes{};
+        });
   }
   return r;
 }

@@ -91,9 +91,21 @@ class EdgeRows {
   }
   void Append(SimEdge e) { in_order_.push_back(e); }
   void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
+  // Called once every Add() is done and before the first Next(): where the Add()ed edges fall
+  // into few runs of non-decreasing targets (a restreamed stream's order, then the joins, in
+  // node order), AppendAdded(v) appends v's right after its in-order edges, so that Finish()
+  // has nothing to merge; else they wait for Finish(). Either way the rows are the same.
+  void InlineAdded();
+  // After v's in-order edges: v's Add()ed edges when InlineAdded() took them (else nothing).
+  void AppendAdded(int32_t v) {
+    for (size_t r = 0; r < run_next_.size(); ++r) {
+      // A run's targets never decrease: the edges of v are at its cursor.
+      for (size_t& i = run_next_[r]; i < run_end_[r] && pending_[i].to == v; ++i) in_order_.push_back(pending_[i].e);
+    }
+  }
   // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
-  // The Add()ed edges are merged into the in-order rows in place (no second copy of the rows:
-  // at 10 M nodes every fresh buffer costs its page faults).
+  // The Add()ed edges not appended inline are merged into the in-order rows in place (no second
+  // copy of the rows: at 10 M nodes every fresh buffer costs its page faults).
   void Finish(SimGraph& g);
 
  private:
@@ -106,6 +118,8 @@ class EdgeRows {
   std::vector<RowOffset> off_;
   std::vector<SimEdge> in_order_;
   std::vector<Pending> pending_;
+  std::vector<size_t> run_next_, run_end_;  // InlineAdded(): per run, its cursor and end
+  bool added_inline_ = false;               // InlineAdded() took them
 };
 
 // A start constraint added for one run: start(to) >= end(from) + lag (kAfterEnd) or

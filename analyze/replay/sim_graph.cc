@@ -32,9 +32,31 @@ void EdgeRows::Reserve(int32_t n, int64_t edges, int64_t added) {
   pending_.reserve(static_cast<size_t>(added));
 }
 
+void EdgeRows::InlineAdded() {
+  // Each run costs a check per node: beyond a few, the merge of Finish() is cheaper.
+  constexpr size_t kMaxRuns = 8;
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    if (i == 0 || pending_[i].to < pending_[i - 1].to) starts.push_back(i);
+    if (starts.size() > kMaxRuns) return;
+  }
+  for (size_t k = 0; k < starts.size(); ++k) {
+    run_next_.push_back(starts[k]);
+    run_end_.push_back(k + 1 < starts.size() ? starts[k + 1] : pending_.size());
+  }
+  added_inline_ = true;
+}
+
 void EdgeRows::Finish(SimGraph& g) {
   const int32_t n = g.num_nodes;
-  Next(n);  // closes the in-order rows
+  Next(n);              // closes the in-order rows
+  if (added_inline_) {  // AppendAdded() placed them all
+    pending_.clear();
+    pending_.shrink_to_fit();
+    run_next_.clear();
+    run_end_.clear();
+    added_inline_ = false;
+  }
   if (!pending_.empty()) {
     // Per target, how many Add()ed edges it has; then, from the last node down, each node's
     // in-order rows move right by the Add()ed edges of the nodes before it (never onto rows not

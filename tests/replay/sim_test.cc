@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "analyze/replay/replay.h"
 #include "analyze/replay/zeroed.h"
 
@@ -140,6 +143,59 @@ TEST(EdgeRows, AddedEdgesFollowTheInOrderRowsInTheOrderAdded) {
   for (const SimEdge& e : g.preds) from.push_back(e.from);
   EXPECT_EQ(from, (std::vector<int32_t>{10, 22, 11, 12, 20, 23, 13, 21}));
   EXPECT_EQ(g.preds[1].dep, Dep::kRelease);
+}
+
+// The rows of `in_order` (per node, the sources appended in order) with the edges `added` (target,
+// source) added: after the rows (Finish() merges them), or before them (InlineAdded(), then
+// AppendAdded() after each node's own).
+SimGraph RowsOf(const std::vector<std::vector<int32_t>>& in_order,
+                const std::vector<std::pair<int32_t, int32_t>>& added, bool added_first) {
+  SimGraph g;
+  const int32_t n = static_cast<int32_t>(in_order.size());
+  g.Resize(n, n);
+  EdgeRows rows;
+  auto add = [&] {
+    for (const auto& [to, from] : added) rows.Add(to, {from, Dep::kAfterEnd, 0});
+  };
+  if (added_first) {
+    add();
+    rows.InlineAdded();
+  }
+  for (int32_t v = 0; v < n; ++v) {
+    rows.Next(v);
+    for (int32_t from : in_order[v]) rows.Append({from, Dep::kAfterStart, 0});
+    rows.AppendAdded(v);
+  }
+  if (!added_first) add();
+  rows.Finish(g);
+  return g;
+}
+
+std::vector<int32_t> Sources(const SimGraph& g) {
+  std::vector<int32_t> from;
+  for (const SimEdge& e : g.preds) from.push_back(e.from);
+  return from;
+}
+
+TEST(EdgeRows, AddedBeforeTheRowsGiveTheSameRows) {
+  const std::vector<std::vector<int32_t>> in_order = {{10}, {11, 12}, {}, {13}};
+  // Two runs of rising targets (1, 3 | 0, 1): taken inline; each node's added edges after its
+  // own, in the order added, as the merge puts them.
+  const std::vector<std::pair<int32_t, int32_t>> two_runs = {{1, 20}, {3, 21}, {0, 22}, {1, 23}};
+  const SimGraph merged = RowsOf(in_order, two_runs, false), first = RowsOf(in_order, two_runs, true);
+  EXPECT_EQ(first.pred_off, (std::vector<RowOffset>{0, 2, 6, 6, 8}));
+  EXPECT_EQ(Sources(first), (std::vector<int32_t>{10, 22, 11, 12, 20, 23, 13, 21}));
+  EXPECT_EQ(first.pred_off, merged.pred_off);
+  EXPECT_EQ(Sources(first), Sources(merged));
+  // Falling targets: one run per edge, more than are checked per node: merged by Finish(), same
+  // rows.
+  std::vector<std::pair<int32_t, int32_t>> many_runs;
+  for (int32_t k = 0; k < 12; ++k) many_runs.push_back({3 - k % 4, 30 + k});
+  const SimGraph merged2 = RowsOf(in_order, many_runs, false), first2 = RowsOf(in_order, many_runs, true);
+  EXPECT_EQ(first2.pred_off, (std::vector<RowOffset>{0, 4, 9, 12, 16}));
+  EXPECT_EQ(Sources(first2), (std::vector<int32_t>{10, 33, 37, 41, 11, 12, 32, 36, 40, 31, 35, 39, 13, 30, 34, 38}));
+  EXPECT_EQ(first2.pred_off, merged2.pred_off);
+  EXPECT_EQ(Sources(first2), Sources(merged2));
 }
 
 TEST(Simulate, ManyReadyAtOnce) {
