@@ -15,7 +15,7 @@ using graph::EdgeKind;
 int64_t SimBuilder::Gap(graph::NodeId from, graph::NodeId to) const {
   bool pinned = false;
   const int64_t gap = GapOf(from, to, &pinned);
-  pinned_ += pinned;
+  if (pinned) Pin(to);
   return gap;
 }
 
@@ -82,7 +82,7 @@ void SimBuilder::IndexEnds() {
 int64_t SimBuilder::LaunchLag(graph::NodeId call, graph::NodeId v) const {
   bool pinned = false;
   const int64_t lag = LaunchLagOf(call, v, &pinned);
-  pinned_ += pinned;
+  if (pinned) Pin(v);
   return lag;
 }
 

@@ -183,9 +183,10 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
   int64_t tail = 0;
   bool any_release = false, program_order = false;
   Explain explain;  // GPU nodes: where the recorded predecessors allow the start
-  // A lag that pinned a recorded gap is counted once for the row that keeps it and once for
-  // where the start is explained (GPU nodes), as two separate passes over the edges counted it.
-  auto count_pin = [&](bool pinned, bool kept) { pinned_ += static_cast<int64_t>(pinned) * (kept + gpu); };
+  // The activity counts once however many of its edges keep a recorded gap (Pin).
+  auto count_pin = [&](bool pinned, bool kept) {
+    if (pinned && (kept || gpu)) Pin(v);
+  };
   for (const graph::Edge& e : g_.Preds(v)) {
     switch (e.kind) {
       case EdgeKind::kProgramOrder:

@@ -106,6 +106,15 @@ class SimBuilder {
   SimGraph sim_;
   EdgeRows rows_;
   std::vector<graph::NodeId> last_call_;  // per thread, the last host call seen
+  // GPU activities that kept a recorded gap for an unresolved wait (ReplayCounts::pinned_unresolved),
+  // each counted once whatever the number of its edges that kept one.
+  void Pin(graph::NodeId v) const {
+    if (pinned_nodes_.empty()) pinned_nodes_.assign(static_cast<size_t>(g_.num_nodes()), 0);
+    if (v < 0 || v >= static_cast<graph::NodeId>(pinned_nodes_.size()) || pinned_nodes_[v]) return;
+    pinned_nodes_[v] = 1;
+    ++pinned_;
+  }
+  mutable std::vector<uint8_t> pinned_nodes_;  // per node, sized on first use
   mutable int64_t pinned_ = 0;
   int64_t device_order_ = 0;
   int64_t sm_waits_ = 0;
