@@ -54,7 +54,9 @@ fi
 
 if [[ ! -d "$carry" && -f "$packed/tsan.tgz" ]]; then tar xzf "$packed/tsan.tgz" -C "$(dirname "$carry")" || exit 1; fi
 mkdir -p "$lib" && cp "$carry"/lib/* "$lib/" || exit 1
-export LD_LIBRARY_PATH=$lib TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+# Not LD_LIBRARY_PATH: the machine's own tools (bash, grep, gzip) must keep their own libraries;
+# the packed binaries find theirs through their interpreter and run path.
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 src=$(cat "$carry/source_dir")
 if [[ ! -e "$src" ]]; then
   mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src" || echo "tsan_carried: cannot link $src: the unit tests will not find their data"
