@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "engine/no_throw.h"
 #include "engine/session_state.h"
+#include "engine/stream_report.h"
 #include "report/build.h"
 #include "report/gates.h"
 #include "report/render.h"
@@ -115,26 +116,9 @@ absl::StatusOr<std::string> RenderReport(const Analysis& a, ReportFormat format,
 }
 
 absl::Status WriteReport(const Analysis& a, ReportFormat format, const RenderOptions& options, std::FILE* out) {
-  bool written = true;
-  const report::RenderSink sink = [&](std::string_view text) {
-    if (written && !text.empty()) written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  };
-  const absl::Status rendered = NoThrow("rendering the report", [&]() -> absl::Status {
-    report::ReportView v = report::ViewOf(a.report());
-    v.threads = std::max(options.threads > 0 ? options.threads : a.options().threads, 1);
-    report::TextOptions text;
-    text.collectives_shown = options.collectives_shown;
-    text.ranks = options.ranks;
-    switch (format) {
-      case ReportFormat::kJson: report::RenderJson(v, sink); break;
-      case ReportFormat::kMarkdown: report::RenderMarkdown(v, text, sink); break;
-      case ReportFormat::kText: report::RenderText(v, text, sink); break;
-    }
-    return absl::OkStatus();
-  });
-  if (!rendered.ok()) return rendered;
-  if (!written || std::fflush(out) != 0) return absl::InternalError("cannot write the report to stdout");
-  return absl::OkStatus();
+  report::ReportView v = report::ViewOf(a.report());
+  v.threads = std::max(options.threads > 0 ? options.threads : a.options().threads, 1);
+  return StreamReport(v, format, options, out);
 }
 
 absl::StatusOr<std::string> ExplainClasses(const Analysis& a) {

@@ -22,6 +22,7 @@
 #include "base/status_macros.h"
 #include "engine/reduce_internal.h"
 #include "engine/session_state.h"
+#include "engine/stream_report.h"
 #include "report/build.h"
 #include "report/shift_times.h"
 
@@ -254,26 +255,7 @@ absl::StatusOr<report::Report> PerRankReport::Materialize() const {
 
 absl::Status WriteReport(const PerRankReport& report, ReportFormat format, const RenderOptions& options,
                          std::FILE* out) {
-  bool written = true;
-  const report::RenderSink sink = [&](std::string_view text) {
-    if (written && !text.empty()) written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  };
-  try {
-    const report::ReportView v = report.view();
-    report::TextOptions text;
-    text.collectives_shown = options.collectives_shown;
-    text.ranks = options.ranks;
-    switch (format) {
-      case ReportFormat::kJson: report::RenderJson(v, sink); break;
-      case ReportFormat::kMarkdown: report::RenderMarkdown(v, text, sink); break;
-      case ReportFormat::kText: report::RenderText(v, text, sink); break;
-    }
-  } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError("out of memory while rendering the report");
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("rendering the report failed: ", e.what()));
-  }
-  if (!written || std::fflush(out) != 0) return absl::InternalError("cannot write the report to stdout");
+  RETURN_IF_ERROR(StreamReport(report.view(), format, options, out));
   reduce::Phase("report written");
   return report.status();
 }
