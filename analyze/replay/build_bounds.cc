@@ -79,13 +79,6 @@ void SimBuilder::IndexEnds() {
   for (auto& e : by_end_) std::sort(e.begin(), e.end());
 }
 
-int64_t SimBuilder::LaunchLag(graph::NodeId call, graph::NodeId v) const {
-  bool pinned = false;
-  const int64_t lag = LaunchLagOf(call, v, &pinned);
-  if (pinned) Pin(v);
-  return lag;
-}
-
 int64_t SimBuilder::LaunchLagOf(graph::NodeId call, graph::NodeId v, bool* pinned) const {
   const int64_t rec = std::max<int64_t>(0, g_.StartNs(v) - g_.StartNs(call));
   const int64_t med = a_.device[v] >= 0 ? shared_->median_latency[a_.device[v]] : kDefaultLaunchLatencyNs;

@@ -92,8 +92,8 @@ class SimBuilder {
   std::vector<InlineStream> inline_;  // per stream
 
   // The lag v keeps after the start of its launch call.
-  int64_t LaunchLag(graph::NodeId call, graph::NodeId v) const;
-  int64_t LaunchLagOf(graph::NodeId call, graph::NodeId v, bool* pinned) const;  // uncounted (GapOf)
+  // *pinned: kept the recorded lag for an unresolved wait (NodeEdges counts it, Pin).
+  int64_t LaunchLagOf(graph::NodeId call, graph::NodeId v, bool* pinned) const;
 
   const model::Trace& t_;
   const graph::Graph& g_;

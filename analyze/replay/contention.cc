@@ -197,8 +197,6 @@ class DeviceModel {
 
 }  // namespace
 
-int SmCount(const model::Trace& t, model::DeviceId d) { return graph::DeviceSmCount(t, d); }
-
 ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
                                     const SimGraph& g, const Schedule& s, const ChangeEffects& fx,
                                     const std::vector<NameSlowdown>& slowdowns, int sm_count_override,
@@ -215,7 +213,8 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   for (size_t d = 0; d < devs; ++d)
     if (has_comm[d])
       dm[d] = std::make_unique<DeviceModel>(
-          a, g, s, sm_count_override > 0 ? sm_count_override : SmCount(t, static_cast<model::DeviceId>(d)));
+          a, g, s,
+          sm_count_override > 0 ? sm_count_override : graph::DeviceSmCount(t, static_cast<model::DeviceId>(d)));
   // The collectives first; then only the compute kernels that meet one (in either schedule) or
   // that the end releasing one also releases: the others keep their duration (most of a trace).
   std::vector<std::vector<Span>> near(devs);

@@ -58,9 +58,6 @@ struct ContentionFactors {
   int64_t by_trace = 0, by_sm = 0;  // compute activities whose factor came from each model
 };
 
-// SMs of a device from its name: graph::DeviceSmCount (analyze/graph/device_sms.h).
-int SmCount(const model::Trace& t, model::DeviceId d);
-
 // The factors for schedule `s` of `g` (built with effects `fx`), and the waits for SMs it
 // shows that are not yet constraints (a schedule run with the waits found before: they stay).
 // `waited` (per node, or empty): communication kernels that already wait for SMs in `s` (one wait

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "analyze/replay/contention.h"
+#include "analyze/graph/device_sms.h"
 #include "analyze/replay/residency.h"
 
 namespace overlapscope::analyze::replay {
@@ -34,7 +34,7 @@ graph::NodeId SmHolders::HolderOf(graph::NodeId v) {
   if (!indexed_) Index();
   const DeviceKernels& ix = by_device_[d];
   const BlockFootprint mine = FootprintOfKernel(t_.kernels()[r.index]);
-  const int32_t sms = SmCount(t_, d);
+  const int32_t sms = graph::DeviceSmCount(t_, d);
   const int64_t at = g_.StartNs(v);
   auto it = std::lower_bound(ix.start.begin(), ix.start.end(), at);
   for (auto j = it - ix.start.begin() - 1; j >= 0 && ix.max_end[j] > at; --j) {
