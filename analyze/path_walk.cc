@@ -3,6 +3,7 @@
 #include <climits>
 #include <optional>
 
+#include "analyze/graph/device_sms.h"
 #include "analyze/path_walker.h"
 
 namespace overlapscope::analyze {
@@ -143,7 +144,7 @@ std::optional<WalkOutcome> PathWalker::GpuStep(Cursor& cur, absl::Span<const int
   }
   // Held back by another stream's kernel that filled the device: the path goes on through it (its
   // work up to g's start is on the path), after the moment between its end and g's start.
-  if (const int32_t h = SmHolder(g, pr.ready, c); h != kNone) {
+  if (const int32_t h = graph::SmHolderAt(t_, *ix_.graph_, g, pr.ready, c); h != kNone) {
     ++counts->sm_holders;
     const int64_t held_until = std::min(c, ix_.end_[h]);
     PathSegment after = Seg(std::max(held_until, f), c, PathCategory::kGpuGap, p);

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <climits>
 
-#include "analyze/graph/device_sms.h"
-
 namespace overlapscope::analyze {
 
 using model::GpuRef;
@@ -73,16 +71,6 @@ PathWalker::Pred PathWalker::BindingPred(int32_t g, int64_t c, PathCounts* count
       offer({Pred::kStream, std::min(ix_.end_[prev], c), prev, kNone});
   }
   return best;
-}
-
-int32_t PathWalker::SmHolder(int32_t g, int64_t ready, int64_t c) const {
-  // A delay shorter than this is launch and scheduling noise, not a wait for SMs; the holder must
-  // have been running that long before g started.
-  constexpr int64_t kMinDelayNs = 50'000;
-  // How long after a holder's end the kernel may start and still have waited for it.
-  constexpr int64_t kAfterEndNs = 20'000;
-  if (c - ready < kMinDelayNs) return kNone;
-  return graph::SmHolderAt(t_, *ix_.graph_, g, c, kMinDelayNs, kAfterEndNs);
 }
 
 void PathWalker::EmitGap(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi,

@@ -145,10 +145,6 @@ class PathWalker {
   std::optional<WalkOutcome> GpuWork(Cursor& cur, int64_t f, bool follow_peers, std::vector<PathSegment>* out,
                                      bool* crossed) const;
   Pred BindingPred(int32_t g, int64_t c, PathCounts* counts) const;
-  // The kernel that held the SMs kernel g waited for: g started at c, long after it could
-  // (ready), while a kernel of another stream of its device whose grid fills the device was
-  // running (or had just ended). kNone when g is no kernel, the delay is short, or no such kernel.
-  int32_t SmHolder(int32_t g, int64_t ready, int64_t c) const;
   int64_t LaunchReady(int32_t api, int32_t g) const;
   // Host time [lo, hi) on thread th, split into API calls, recorded ops and untraced time.
   void EmitHost(model::ThreadId th, model::ProcessId p, int64_t lo, int64_t hi, std::vector<PathSegment>* out) const;

@@ -20,11 +20,6 @@ namespace {
 using graph::EdgeKind;
 using graph::NodeId;
 
-// Shorter delays are launch and scheduling noise.
-constexpr int64_t kMinDelayNs = 50'000;
-// A kernel starting within this long after the holder's end still waited for it.
-constexpr int64_t kAfterEndNs = 20'000;
-
 // When GPU node n could have started: the latest of its launch call's start, its stream
 // predecessor's end and the ends of the activities it waits for (recorded or inferred edges).
 int64_t ReadyNs(const graph::Graph& g, NodeId n) {
@@ -51,13 +46,12 @@ class CollectiveStarvedOfSms : public FindingRule {
         const NodeId n = g.GpuNode(co.first_activity);
         if (n == model::kNone) continue;
         const int64_t ready = ReadyNs(g, n), c = g.StartNs(n);
-        if (ready == INT64_MIN || c - ready < kMinDelayNs) continue;
-        const NodeId h = graph::SmHolderAt(in.t, g, n, c, kMinDelayNs, kAfterEndNs);
+        const NodeId h = graph::SmHolderAt(in.t, g, n, ready, c);
         if (h == model::kNone) continue;
         if (computes.empty()) computes = ComputeStreams(in);
         if (!computes[g.Stream(h)]) continue;
         const int64_t held = std::min(c, g.EndNs(h)) - std::max(ready, g.StartNs(h));
-        if (held < kMinDelayNs) continue;
+        if (held < graph::kSmHoldMinNs) continue;
         out->push_back({Make(in, co, g, h, ready, held), model::kNone});
       }
     }

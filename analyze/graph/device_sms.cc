@@ -18,8 +18,8 @@ bool GridFillsDevice(const model::Trace& t, const model::Kernel& k) {
   return blocks > 0 && blocks >= DeviceSmCount(t, k.device);
 }
 
-NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t c, int64_t min_before_ns,
-                  int64_t after_end_ns) {
+NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t ready, int64_t c) {
+  if (ready == INT64_MIN || c - ready < kSmHoldMinNs) return model::kNone;
   if (!g.IsGpu(n) || g.Ref(n).kind != model::GpuKind::kKernel) return model::kNone;
   // Without its grid (a trace that records none) nothing can be said of whose SMs it needed; and
   // the check spares the searches below where no kernel carries one.
@@ -44,7 +44,7 @@ NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t c, in
     }
     if (lo == g.StreamBegin(s)) continue;
     const NodeId k = lo - 1;
-    if (g.EndNs(k) + after_end_ns < c || g.StartNs(k) > c - min_before_ns) continue;
+    if (g.EndNs(k) + kSmHoldAfterEndNs < c || g.StartNs(k) > c - kSmHoldMinNs) continue;
     const model::GpuRef r = g.Ref(k);
     if (r.kind != model::GpuKind::kKernel || !GridFillsDevice(t, t.kernels()[r.index])) continue;
     if (best == model::kNone || g.EndNs(k) > g.EndNs(best)) best = k;

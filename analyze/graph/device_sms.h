@@ -20,14 +20,21 @@ int DeviceSmCount(const model::Trace& t, model::DeviceId d);
 // (unknown) is false.
 bool GridFillsDevice(const model::Trace& t, const model::Kernel& k);
 
-// What held kernel n (a GPU node of `g`) out of the SMs until `c`, its start: the kernel of
-// another stream of its device whose grid fills the device, that had started at least
-// `min_before_ns` before c and was still running at c or had ended at most `after_end_ns`
-// before it (the scheduler places the next grid within microseconds of the last block's
-// retirement); the one ending last. kNone when n is no kernel, its grid is not in the trace, or
-// there is no such kernel.
+// What counts as a kernel held out of the SMs, the same for the critical path's SM holders and
+// the finding collective-starved-of-sms: a start at least kSmHoldMinNs after the kernel was ready
+// (shorter is launch and scheduling noise), behind a kernel that had run at least that long and
+// ended at most kSmHoldAfterEndNs before that start (the scheduler places the next grid within
+// microseconds of the last block's retirement).
+inline constexpr int64_t kSmHoldMinNs = 50'000;
+inline constexpr int64_t kSmHoldAfterEndNs = 20'000;
+
+// What held kernel n (a GPU node of `g`, ready at `ready`: when its dependencies allowed it to
+// start) out of the SMs until `c`, its start: the kernel of another stream of its device whose
+// grid fills the device, that had started at least kSmHoldMinNs before c and was still running at
+// c or had ended at most kSmHoldAfterEndNs before it; the one ending last. kNone when n started
+// less than kSmHoldMinNs after `ready` (or `ready` is INT64_MIN: unknown), n is no kernel, its grid
+// is not in the trace, or there is no such kernel.
 // O(streams of the trace × log activities per stream).
-NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t c, int64_t min_before_ns,
-                  int64_t after_end_ns);
+NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t ready, int64_t c);
 
 }  // namespace overlapscope::analyze::graph
