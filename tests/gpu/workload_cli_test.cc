@@ -138,9 +138,17 @@ TEST(WorkloadMpi, TwoRanksUnderMpirunAgreeOnSkew) {
   EXPECT_NE(json.find("\"2 processes (MPI)\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"ok\": true"), std::string::npos) << json;
   const double events = Find(json, R"("captured_sequential_skew_median_ms":\s*([0-9.eE+-]+))");
+  const double alone = Find(json, R"("ag_alone_skew_median_ms":\s*([0-9.eE+-]+))");
   const double analysis = Find(err, R"(analysis of matmul-allgather sequential[\s\S]*?skew median ([0-9.]+) ms)");
-  std::printf("MPI median skew: CUDA events %.4f ms, capture analysis %.4f ms\n", events, analysis);
-  ASSERT_GT(events, 0.45) << json;
+  std::printf("MPI median skew: all-gather alone %.4f ms; sequential: CUDA events %.4f ms, capture analysis %.4f ms\n",
+              alone, events, analysis);
+  // With nothing before it, the all-gather shows the whole 500 us delay. In `sequential` each
+  // rank's GEMM runs first, and on N(0,1) data each GPU's GEMM runs at its own power-capped clock:
+  // a rank 0 clocked lower than rank 1 ends its GEMM later and hides part of the delay (2 x H100,
+  // 2026-11-27: SM clock medians 1545 / 1680 MHz, skew 0.378 ms against 0.489 alone). So the
+  // sequential skew must only show most of the delay; the check is that capture and events agree.
+  ASSERT_GT(alone, 0.45) << json;
+  ASSERT_GT(events, 0.25) << json;
   ASSERT_GT(analysis, 0) << err;
   EXPECT_NEAR(analysis, events, 0.05 * events) << err;
 #endif
