@@ -72,7 +72,8 @@ def main():
                 tails.append(tail)
                 trans.append(transfer(group))
         if not tails or not base_t:
-            print(f"| {base} -> {target.split('/')[-1]} | {name} {grid} | 0 of {total} | - | - | - | - | - |")
+            print(f"| {base} -> {target.split('/')[-1]} | {name[len('ncclDevKernel_'):]} {grid} | 0 of {total} | "
+                  "- | - | - | - | - |")
             continue
         tail, tr, bt = med(tails), med(trans), med(base_t)
         done = tail - (tr - bt)
