@@ -18,7 +18,9 @@
 //   both ran side by side (the GEMM 28-31 % longer). Neither the round (the GEMM's shape, absent
 //   without record_shapes) nor C's slowdown is in a base trace, so C waits for K's end: the tail
 //   is partly offset by the slowdown and the iterations C won (docs/RESULTS.md "Why the
-//   all-gather pairs miss").
+//   all-gather pairs miss"). How fast C runs beside the last round differs by collective: the
+//   all-gather gets 0.29-0.78 of the tail's time done, the all-to-all nothing, beside the same
+//   GEMM (tools/replay_tail.py, RESULTS "Seventh round"): no one rate fits both.
 // - A compute kernel K starting while C holds SMs (or C's blocks fit beside K's) runs on the
 //   SMs left: fluid, at min(want, S - held) / want of its speed while C runs, where `want` is
 //   the SMs K occupies alone (its grid over its blocks per SM) and held the SMs of the
