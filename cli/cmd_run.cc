@@ -98,6 +98,9 @@ const CommandSpec kSpec{
       "all-reduce: each (default; an event pair around every all-reduce), batch (the --reps all-reduces "
       "back to back between one event pair, time / reps, as nccl-tests time) or graph (the same captured "
       "into one CUDA graph, as inference servers' custom all-reduce tables time)"},
+     {"ar-no-hold", "",
+      "all-reduce: enqueue without holding the stream behind a spinning kernel, for profilers that serialize "
+      "every launch (Nsight Compute); the figures then include the host's launch gaps"},
      {"ag-mb", "MIB", "matmul-allgather: all-gather input per rank in MiB (default 64)"},
      {"ag-sweep", "MIB[,MIB]", "matmul-allgather: also time the all-gather alone at these sizes"},
      {"layers", "N", "all-to-all: matmul + all-to-all layers per step (default 4)"},
@@ -309,6 +312,7 @@ absl::StatusOr<workloads::WorkloadResult> Dispatch(const std::string& wl, const 
     o.reps = static_cast<int>(ro.reps);
     o.max_blocks = static_cast<int>(ro.ar_blocks);
     o.timing = ro.ar_timing;
+    o.hold = !args.Has("ar-no-hold");
     return workloads::RunAllReduce(o, hooks);
   }
   workloads::D2HOptions o;

@@ -234,6 +234,7 @@ absl::Status AllReduce::OneAllReduce(RankContext& ctx, RankState& s, const std::
 }
 
 absl::Status AllReduce::Held(RankContext& ctx, RankState& s, const std::function<absl::Status()>& body) {
+  if (!o_.hold) return body();
   volatile int* flag = s.hold.as<int>();
   *flag = 0;
   OS_CUDA(HoldStream(flag, kHoldTimeoutNs, s.hold_timeouts.as<unsigned int>(), ctx.compute));
@@ -374,6 +375,10 @@ absl::StatusOr<WorkloadResult> AllReduce::Run() {
                           : absl::StrCat(AllReduceDefaultBlocks(AllReduceAlgo::kOneShot), " (one-shot-push ",
                                          AllReduceDefaultBlocks(AllReduceAlgo::kOneShotPush), ")"),
         kAllReduceThreads, g_->mpi() ? "CUDA IPC (cudaIpcGetMemHandle)" : "peer access (cudaDeviceEnablePeerAccess)"));
+  if (!o_.hold)
+    res_.notes.push_back(
+        "--ar-no-hold: the iterations were enqueued without holding the stream, so the figures include the "
+        "host's launch gaps (for profilers that serialize launches; not comparable with held runs)");
   if (Wants("nccl-symmetric"))
     res_.notes.push_back("nccl-symmetric: ncclMemAlloc buffers, ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC)");
   bool alive = !impls_.empty();

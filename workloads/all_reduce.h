@@ -60,6 +60,10 @@ struct AllReduceOptions {
   int max_blocks = 0;
   int reps = 5;  // all-reduces per timed iteration
   AllReduceTiming timing = AllReduceTiming::kEach;
+  // false: the iteration's launches are not held behind a spinning kernel (--ar-no-hold). For
+  // profilers that serialize every launch (Nsight Compute), where a held stream would wait for
+  // the host until the hold's 10 s timeout; the figures then include the host's launch gaps.
+  bool hold = true;
 };
 
 // Message sizes in bytes from "A..B" (A, 2A, 4A, ... up to B) or "A,B,C"; each a number with
