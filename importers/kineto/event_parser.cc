@@ -2,6 +2,8 @@
 // event_emit.cc.
 #include "importers/kineto/event_parser.h"
 
+#include <cstring>
+
 namespace overlapscope::import {
 
 using scan::NumKind;
@@ -226,28 +228,72 @@ Scan ParseStringField(const char* v, const char* end, const char** after, std::s
   return Scan::kOk;
 }
 
+// The ph kinds whose events share a layout: the separators' memory is kept per kind.
+int PhKind(std::string_view ph) {
+  if (ph.size() != 1) return 0;
+  return ph[0] == 'X' ? 1 : ph[0] == 's' ? 2 : ph[0] == 'f' ? 3 : 0;
+}
+
+// True when the 16 bytes at q begin with the kept separator (and it is not followed by more
+// whitespace, which the scan would have skipped too). Its bytes hold no NUL, so a match never
+// reaches past the window's end.
+inline bool SeparatorMatches(const char* q, const RawEvent::Separator& s) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+  const __m128i k = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.bytes));
+  const uint32_t eq = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, k)));
+  return (eq & s.mask) == s.mask && s.mask != 0 && !scan::IsWs(q[s.len]);
+}
+
 }  // namespace
 
 Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
                 const char** err) {
   ev->Reset();
-  const char* q = scan::SkipWs(p + 1);
-  if (*q == '}') {
-    *after = q + 1;
-    return Scan::kOk;
-  }
+  constexpr int kOpen = RawEvent::kSepSlots - 1;  // the separator after '{'
+  int kind = 0, slot = kOpen;
+  const char* q = p + 1;
   for (;;) {
-    if (*q != '"') return Expect(q, end, "expected a key string in event", err_pos, err);
+    // From the end of the previous value (or the '{'): the separator, the key, ':', to the value.
     std::string_view key;
     EventKey ek;
-    if (!QuickEventKey(q, &ek, &q)) {
-      const char* key_at = q;
-      OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
-      ek = ClassifyEventKey(key);
+    const char* v;
+    RawEvent::Separator& sep = ev->separators[kind][slot];
+    if (SeparatorMatches(q, sep)) {
+      ek = sep.key;
+      v = q + sep.len;
+    } else {
+      const char* from = q;
+      q = scan::SkipWs(q);
+      if (slot == kOpen) {
+        if (*q == '}') {
+          *after = q + 1;
+          return Scan::kOk;
+        }
+      } else if (*q == ',') {
+        q = scan::SkipWs(q + 1);
+      } else if (*q == '}') {
+        *after = q + 1;
+        return Scan::kOk;
+      } else {
+        return Expect(q, end, "expected ',' or '}' in event", err_pos, err);
+      }
+      if (*q != '"') return Expect(q, end, "expected a key string in event", err_pos, err);
+      const bool plain = QuickEventKey(q, &ek, &q);
+      if (!plain) {
+        const char* key_at = q;
+        OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
+        ek = ClassifyEventKey(key);
+      }
+      q = scan::SkipWs(q);
+      if (*q != ':') return Expect(q, end, "expected ':' in event", err_pos, err);
+      v = scan::SkipWs(q + 1);
+      if (plain && v - from <= 16) {
+        std::memcpy(sep.bytes, from, sizeof sep.bytes);
+        sep.len = static_cast<uint8_t>(v - from);
+        sep.mask = (1u << sep.len) - 1;
+        sep.key = ek;
+      }
     }
-    q = scan::SkipWs(q);
-    if (*q != ':') return Expect(q, end, "expected ':' in event", err_pos, err);
-    const char* v = scan::SkipWs(q + 1);
     switch (ek) {
       case EventKey::kPh:
         if (OneCharString(v)) {
@@ -288,16 +334,8 @@ Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev
         OS_SCAN(scan::SkipValue(v, end, &q, err), v);
         break;
     }
-    q = scan::SkipWs(q);
-    if (*q == ',') {
-      q = scan::SkipWs(q + 1);
-      continue;
-    }
-    if (*q == '}') {
-      *after = q + 1;
-      return Scan::kOk;
-    }
-    return Expect(q, end, "expected ',' or '}' in event", err_pos, err);
+    if (ek == EventKey::kPh) kind = PhKind(ev->ph);
+    slot = static_cast<int>(ek);
   }
 }
 
