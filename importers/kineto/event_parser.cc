@@ -244,6 +244,36 @@ inline bool SeparatorMatches(const char* q, const RawEvent::Separator& s) {
   return (eq & s.mask) == s.mask && s.mask != 0 && !scan::IsWs(q[s.len]);
 }
 
+// The scan from the end of a value (or from the '{' when first) to the next value: whitespace,
+// ',' (or '}', which ends the event: *closed, *after past it), the key (*ek; its text in *key
+// when not one of the keys every event has; *plain when read by QuickEventKey), ':', whitespace.
+// kOk with *v at the value.
+Scan ScanToValue(const char* q, const char* end, bool first, RawEvent* ev, EventKey* ek, std::string_view* key,
+                 bool* plain, const char** v, bool* closed, const char** after, const char** err_pos,
+                 const char** err) {
+  q = scan::SkipWs(q);
+  if (*q == '}') {
+    *closed = true;
+    *after = q + 1;
+    return Scan::kOk;
+  }
+  if (!first) {
+    if (*q != ',') return Expect(q, end, "expected ',' or '}' in event", err_pos, err);
+    q = scan::SkipWs(q + 1);
+  }
+  if (*q != '"') return Expect(q, end, "expected a key string in event", err_pos, err);
+  *plain = QuickEventKey(q, ek, &q);
+  if (!*plain) {
+    const char* key_at = q;
+    OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], key, &ev->repaired, err), key_at);
+    *ek = ClassifyEventKey(*key);
+  }
+  q = scan::SkipWs(q);
+  if (*q != ':') return Expect(q, end, "expected ':' in event", err_pos, err);
+  *v = scan::SkipWs(q + 1);
+  return Scan::kOk;
+}
+
 }  // namespace
 
 Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
@@ -262,34 +292,12 @@ Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev
       ek = sep.key;
       v = q + sep.len;
     } else {
-      const char* from = q;
-      q = scan::SkipWs(q);
-      if (slot == kOpen) {
-        if (*q == '}') {
-          *after = q + 1;
-          return Scan::kOk;
-        }
-      } else if (*q == ',') {
-        q = scan::SkipWs(q + 1);
-      } else if (*q == '}') {
-        *after = q + 1;
-        return Scan::kOk;
-      } else {
-        return Expect(q, end, "expected ',' or '}' in event", err_pos, err);
-      }
-      if (*q != '"') return Expect(q, end, "expected a key string in event", err_pos, err);
-      const bool plain = QuickEventKey(q, &ek, &q);
-      if (!plain) {
-        const char* key_at = q;
-        OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
-        ek = ClassifyEventKey(key);
-      }
-      q = scan::SkipWs(q);
-      if (*q != ':') return Expect(q, end, "expected ':' in event", err_pos, err);
-      v = scan::SkipWs(q + 1);
-      if (plain && v - from <= 16) {
-        std::memcpy(sep.bytes, from, sizeof sep.bytes);
-        sep.len = static_cast<uint8_t>(v - from);
+      bool plain = false, closed = false;
+      const Scan s = ScanToValue(q, end, slot == kOpen, ev, &ek, &key, &plain, &v, &closed, after, err_pos, err);
+      if (s != Scan::kOk || closed) return s;
+      if (plain && v - q <= 16) {  // keep this separator for the next event of the kind
+        std::memcpy(sep.bytes, q, sizeof sep.bytes);
+        sep.len = static_cast<uint8_t>(v - q);
         sep.mask = (1u << sep.len) - 1;
         sep.key = ek;
       }

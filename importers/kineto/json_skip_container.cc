@@ -46,7 +46,7 @@ Scan SkipContainerBytes(const char* q, const char* end, int depth, bool in_strin
   }
 }
 
-// Bit i set where byte i of the 16 at p equals c.
+// Bit i set where byte i of v equals byte i of c.
 inline uint64_t Eq16(__m128i v, __m128i c) { return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c))); }
 
 }  // namespace
