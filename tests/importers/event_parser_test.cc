@@ -76,8 +76,21 @@ Result Parse(const std::string& text, RawEvent* ev) {
            "|" + slot(ev->pid_slot, ev->pid) + "|" + slot(ev->tid_slot, ev->tid) + "|" + slot(ev->id_slot, ev->id) +
            "|" + std::to_string(ev->has) + "|" + std::to_string(ev->bad_has) + "|" + (ev->bad ? ev->bad : "-") + "|" +
            std::to_string(ev->repaired) + "|" + std::to_string(ev->non_json);
-  for (int k = 0; k < static_cast<int>(ArgKey::kCount); ++k)
-    if (ev->Has(static_cast<ArgKey>(k))) r.text += "|" + std::to_string(ev->arg_int[k]) + std::string(ev->arg_str[k]);
+  // Each arg that was read, where its value lives: grid and block in their own fields, the
+  // string args in arg_str, the others in arg_int.
+  for (int i = 0; i < static_cast<int>(ArgKey::kCount); ++i) {
+    const auto k = static_cast<ArgKey>(i);
+    if (!ev->Has(k)) continue;
+    if (k == ArgKey::kGrid || k == ArgKey::kBlock) {
+      const model::Dim3& d = k == ArgKey::kGrid ? ev->grid : ev->block;
+      r.text += "|" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z);
+    } else if (k == ArgKey::kCollectiveName || k == ArgKey::kDtype || k == ArgKey::kPgName || k == ArgKey::kName ||
+               k == ArgKey::kLabels) {
+      r.text += "|" + std::string(ev->Str(k));
+    } else {
+      r.text += "|" + std::to_string(ev->Int(k));
+    }
+  }
   for (const std::string& u : ev->unknown_args) r.text += "|" + u;
   return r;
 }
