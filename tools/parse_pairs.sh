@@ -15,11 +15,11 @@ for _ in $(seq "$pairs"); do
     OVERLAPSCOPE_PHASES=1 /usr/bin/time -o "$tmp/t" -f "%U %S %e %M" "$bin" analyze "$file" --json \
       --threads "$threads" 2>"$tmp/ph" >/dev/null
     parse=$(awk '/phase parse/ {for (i = 1; i <= NF; i++) {if ($i == "wall") w = $(i + 1); if ($i == "cpu") c = $(i + 1)}}
-                 END {print w, c}' "$tmp/ph")
-    awk -v b="$name" -v p="$parse" '{printf "%s cpu %.2f wall %.2f peak %d MiB parse %s\n", b, $1 + $2, $3, $4 / 1024, p}' \
+                 END {print "parse-wall", w, "parse-cpu", c}' "$tmp/ph")
+    awk -v b="$name" -v p="$parse" '{printf "%s cpu %.2f wall %.2f peak %d MiB %s\n", b, $1 + $2, $3, $4 / 1024, p}' \
       "$tmp/t"
   done
 done | tee "$tmp/runs"
-awk '{n[$1]++; c[$1] += $3; if (!($1 in m) || $3 < m[$1]) m[$1] = $3; p[$1] += $10; if (!($1 in mp) || $10 < mp[$1]) mp[$1] = $10}
+awk '{n[$1]++; c[$1] += $3; if (!($1 in m) || $3 < m[$1]) m[$1] = $3; p[$1] += $12; if (!($1 in mp) || $12 < mp[$1]) mp[$1] = $12}
      END {for (k in n) printf "%s: CPU %.3f (%.2f) s, parse CPU %.3f (%.3f) s, %d runs\n", k, c[k] / n[k], m[k], p[k] / n[k], mp[k], n[k]}' \
   "$tmp/runs"
