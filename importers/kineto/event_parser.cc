@@ -2,6 +2,8 @@
 // event_emit.cc.
 #include "importers/kineto/event_parser.h"
 
+#include <cstring>
+
 namespace overlapscope::import {
 
 using scan::NumKind;
@@ -86,12 +88,15 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
   for (;;) {
     if (*q != '"') return Expect(q, end, "expected a key string in args", err_pos, err);
     std::string_view key;
-    const char* key_at = q;
-    OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
+    ArgKey k;
+    if (!QuickArgKey(q, &k, &q)) {
+      const char* key_at = q;
+      OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
+      k = ClassifyArgKey(key);
+    }
     q = scan::SkipWs(q);
     if (*q != ':') return Expect(q, end, "expected ':' in args", err_pos, err);
     q = scan::SkipWs(q + 1);
-    ArgKey k = ClassifyArgKey(key);
     const char* v = q;
     bool typed_ok = true, consumed = false;
     if (scan::IsNonJsonToken(v)) ++ev->non_json;  // N/A, inf, nan, 0x... of old Kineto versions
@@ -164,8 +169,8 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
 }
 
 // pid / tid / id: an integer or a string (Kineto writes "Spans", "Traces", "" for its own rows).
-Scan ParseSlot(const char* v, const char* end, const char** after, Slot* slot, int64_t* x, RawEvent* ev,
-               const char** err_pos, const char** err) {
+[[gnu::always_inline]] inline Scan ParseSlot(const char* v, const char* end, const char** after, Slot* slot, int64_t* x,
+                                             RawEvent* ev, const char** err_pos, const char** err) {
   if (*v == '"') {
     std::string_view s;
     OS_SCAN(scan::ParseString(v, end, after, &ev->scratch[9], &s, &ev->repaired, err), v);
@@ -184,8 +189,8 @@ Scan ParseSlot(const char* v, const char* end, const char** after, Slot* slot, i
   return Scan::kOk;
 }
 
-Scan ParseTime(const char* v, const char* end, const char** after, int64_t* ns, bool* has, const char* name,
-               RawEvent* ev, const char** err_pos, const char** err) {
+[[gnu::always_inline]] inline Scan ParseTime(const char* v, const char* end, const char** after, int64_t* ns, bool* has,
+                                             const char* name, RawEvent* ev, const char** err_pos, const char** err) {
   NumKind kind;
   OS_SCAN(scan::ParseMicrosAsNs(v, end, after, ns, &kind, err), v);
   switch (kind) {
@@ -204,6 +209,14 @@ Scan ParseTime(const char* v, const char* end, const char** after, int64_t* ns, 
   return Scan::kOk;
 }
 
+// A one-character string written plainly ("X", "e"): what ph always is and bp usually. Tested
+// by a branch, which predicts, where ParseString's vector search would put its result on the
+// chain of loads from one key to the next.
+inline bool OneCharString(const char* v) {
+  const unsigned char c = static_cast<unsigned char>(v[1]);
+  return v[0] == '"' && v[2] == '"' && c >= 0x20 && c < 0x80 && c != '\\' && c != '"';
+}
+
 Scan ParseStringField(const char* v, const char* end, const char** after, std::string_view* out, std::string* scratch,
                       const char* bad_reason, RawEvent* ev, const char** err_pos, const char** err) {
   if (*v == '"') {
@@ -215,30 +228,87 @@ Scan ParseStringField(const char* v, const char* end, const char** after, std::s
   return Scan::kOk;
 }
 
+// The ph kinds whose events share a layout: the separators' memory is kept per kind.
+int PhKind(std::string_view ph) {
+  if (ph.size() != 1) return 0;
+  return ph[0] == 'X' ? 1 : ph[0] == 's' ? 2 : ph[0] == 'f' ? 3 : 0;
+}
+
+// True when the 16 bytes at q begin with the kept separator (and it is not followed by more
+// whitespace, which the scan would have skipped too). Its bytes hold no NUL, so a match never
+// reaches past the window's end.
+inline bool SeparatorMatches(const char* q, const RawEvent::Separator& s) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+  const __m128i k = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.bytes));
+  const uint32_t eq = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, k)));
+  return (eq & s.mask) == s.mask && s.mask != 0 && !scan::IsWs(q[s.len]);
+}
+
+// The scan from the end of a value (or from the '{' when first) to the next value: whitespace,
+// ',' (or '}', which ends the event: *closed, *after past it), the key (*ek; its text in *key
+// when not one of the keys every event has; *plain when read by QuickEventKey), ':', whitespace.
+// kOk with *v at the value.
+Scan ScanToValue(const char* q, const char* end, bool first, RawEvent* ev, EventKey* ek, std::string_view* key,
+                 bool* plain, const char** v, bool* closed, const char** after, const char** err_pos,
+                 const char** err) {
+  q = scan::SkipWs(q);
+  if (*q == '}') {
+    *closed = true;
+    *after = q + 1;
+    return Scan::kOk;
+  }
+  if (!first) {
+    if (*q != ',') return Expect(q, end, "expected ',' or '}' in event", err_pos, err);
+    q = scan::SkipWs(q + 1);
+  }
+  if (*q != '"') return Expect(q, end, "expected a key string in event", err_pos, err);
+  *plain = QuickEventKey(q, ek, &q);
+  if (!*plain) {
+    const char* key_at = q;
+    OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], key, &ev->repaired, err), key_at);
+    *ek = ClassifyEventKey(*key);
+  }
+  q = scan::SkipWs(q);
+  if (*q != ':') return Expect(q, end, "expected ':' in event", err_pos, err);
+  *v = scan::SkipWs(q + 1);
+  return Scan::kOk;
+}
+
 }  // namespace
 
 Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
                 const char** err) {
   ev->Reset();
-  const char* q = scan::SkipWs(p + 1);
-  if (*q == '}') {
-    *after = q + 1;
-    return Scan::kOk;
-  }
+  constexpr int kOpen = RawEvent::kSepSlots - 1;  // the separator after '{'
+  int kind = 0, slot = kOpen;
+  const char* q = p + 1;
   for (;;) {
-    if (*q != '"') return Expect(q, end, "expected a key string in event", err_pos, err);
+    // From the end of the previous value (or the '{'): the separator, the key, ':', to the value.
     std::string_view key;
     EventKey ek;
-    if (!QuickEventKey(q, &ek, &q)) {
-      const char* key_at = q;
-      OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
-      ek = ClassifyEventKey(key);
+    const char* v;
+    RawEvent::Separator& sep = ev->separators[kind][slot];
+    if (SeparatorMatches(q, sep)) {
+      ek = sep.key;
+      v = q + sep.len;
+    } else {
+      bool plain = false, closed = false;
+      const Scan s = ScanToValue(q, end, slot == kOpen, ev, &ek, &key, &plain, &v, &closed, after, err_pos, err);
+      if (s != Scan::kOk || closed) return s;
+      if (plain && v - q <= 16) {  // keep this separator for the next event of the kind
+        std::memcpy(sep.bytes, q, sizeof sep.bytes);
+        sep.len = static_cast<uint8_t>(v - q);
+        sep.mask = (1u << sep.len) - 1;
+        sep.key = ek;
+      }
     }
-    q = scan::SkipWs(q);
-    if (*q != ':') return Expect(q, end, "expected ':' in event", err_pos, err);
-    const char* v = scan::SkipWs(q + 1);
     switch (ek) {
       case EventKey::kPh:
+        if (OneCharString(v)) {
+          ev->ph = std::string_view(v + 1, 1);
+          q = v + 3;
+          break;
+        }
         OS_SCAN(ParseStringField(v, end, &q, &ev->ph, &ev->scratch[1], "ph not a string", ev, err_pos, err), v);
         break;
       case EventKey::kCat:
@@ -260,22 +330,20 @@ Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev
           if (!ev->bad) ev->bad = "args not an object";
         }
         break;
-      case EventKey::kIgnored: OS_SCAN(scan::SkipValue(v, end, &q, err), v); break;
+      case EventKey::kIgnored:
+        if (OneCharString(v)) {
+          q = v + 3;
+          break;
+        }
+        OS_SCAN(scan::SkipValue(v, end, &q, err), v);
+        break;
       case EventKey::kOther:
         ev->unknown_args.push_back("(event key) " + std::string(key.substr(0, 256)));
         OS_SCAN(scan::SkipValue(v, end, &q, err), v);
         break;
     }
-    q = scan::SkipWs(q);
-    if (*q == ',') {
-      q = scan::SkipWs(q + 1);
-      continue;
-    }
-    if (*q == '}') {
-      *after = q + 1;
-      return Scan::kOk;
-    }
-    return Expect(q, end, "expected ',' or '}' in event", err_pos, err);
+    if (ek == EventKey::kPh) kind = PhKind(ev->ph);
+    slot = static_cast<int>(ek);
   }
 }
 

@@ -45,6 +45,21 @@ struct RawEvent {
   std::vector<std::string> unknown_args;
   std::string scratch[10];  // decoded strings that needed unescaping
 
+  // ParseEvent's memory of separators, kept across the events of one parse (Reset leaves it):
+  // the bytes from the end of a value to the start of the next one (`, "name": `), as last seen
+  // after each key (or the '{') in events of each ph kind, with the key they hold. An event
+  // whose bytes there are the same skips scanning them; the match is on the bytes themselves,
+  // so the result is always the scan's. Only keys read plainly (QuickEventKey) are kept.
+  struct Separator {
+    char bytes[16] = {};
+    uint32_t mask = 0;  // (1 << len) - 1; 0: nothing kept
+    EventKey key = EventKey::kOther;
+    uint8_t len = 0;
+  };
+  static constexpr int kPhKinds = 4;                                          // other, X, s, f
+  static constexpr int kSepSlots = static_cast<int>(EventKey::kIgnored) + 2;  // each key, then '{'
+  Separator separators[kPhKinds][kSepSlots];
+
   bool Has(ArgKey k) const { return (has >> static_cast<int>(k)) & 1u; }
   int64_t Int(ArgKey k) const { return arg_int[static_cast<size_t>(k)]; }
   std::string_view Str(ArgKey k) const { return arg_str[static_cast<size_t>(k)]; }

@@ -304,43 +304,7 @@ Scan ParseStringSlow(const char* s, const char* q, const char* end, const char**
 Scan SkipValue(const char* p, const char* end, const char** after, const char** err) {
   char c = *p;
   if (c == '"') return SkipString(p, end, after);
-  if (c == '{' || c == '[') {
-    // Bracket depth with string awareness; the SSE mask finds " [ ] { } and the '\0' sentinel.
-    const __m128i quote = _mm_set1_epi8('"'), zero = _mm_setzero_si128(), bit = _mm_set1_epi8(0x20),
-                  open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
-    int depth = 0;
-    const char* q = p;
-    for (;;) {
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-      __m128i folded = _mm_or_si128(v, bit);  // '[' -> '{', ']' -> '}'
-      __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)),
-                               _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, zero)));
-      int mask = _mm_movemask_epi8(m);
-      if (mask == 0) {
-        q += 16;
-        continue;
-      }
-      q += __builtin_ctz(static_cast<unsigned>(mask));
-      char d = *q;
-      if (d == '"') {
-        Scan s = SkipString(q, end, &q);
-        if (s != Scan::kOk) return s;
-      } else if (d == '{' || d == '[') {
-        ++depth;
-        ++q;
-      } else if (d == '}' || d == ']') {
-        ++q;
-        if (--depth == 0) {
-          *after = q;
-          return Scan::kOk;
-        }
-      } else if (q >= end) {
-        return Scan::kNeedMore;
-      } else {
-        ++q;  // a raw NUL inside a container: not used, tolerated
-      }
-    }
-  }
+  if (c == '{' || c == '[') return SkipContainer(p, end, after);
   if (c == '0' && (p[1] == 'x' || p[1] == 'X')) {
     uint64_t hex;
     bool fits;

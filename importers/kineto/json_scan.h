@@ -124,6 +124,14 @@ inline Scan SkipString(const char* p, const char* end, const char** after) {
   }
 }
 
+// Skips a container ('{' or '[' at p), 64 bytes at a time: the quotes' running parity marks
+// the bytes inside strings, the brackets outside them are counted, and they are walked one by
+// one only in a block where the depth may fall to zero. A block with a backslash (an escape
+// may hide a quote) or a NUL (the window's end, or a raw NUL) hands over to the byte walk at
+// that block's start: the same answer as the byte walk from p. Loads stay within the window's
+// padding: a block is passed only when it holds no NUL, so the next starts at or before end.
+Scan SkipContainer(const char* p, const char* end, const char** after);
+
 // Skips any JSON value at p (after whitespace). Containers are skipped by bracket depth and
 // string awareness only; the scalars inside them are not validated (they are not used).
 Scan SkipValue(const char* p, const char* end, const char** after, const char** err);

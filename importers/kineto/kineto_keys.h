@@ -112,6 +112,44 @@ enum class ArgKey : uint8_t {
   kCount
 };
 ArgKey ClassifyArgKey(std::string_view k);
+
+// The args most events carry, read from the bytes after the opening quote at q when written
+// plainly (the closing quote right after): "External id", "correlation", "cbid", "stream",
+// "device", "context", "queued", "Ev Idx", "Record function id". Sets *key (what
+// ClassifyArgKey gives) and *after (past the closing quote) and returns true; false for anything
+// else, where the caller takes ParseString and ClassifyArgKey. Compares by branches on whole
+// words, so the key's end is predicted, not computed from a vector search. Reads the 24 bytes
+// after q: the window's padding keeps them readable, and its NUL sentinel (the padding is zero)
+// stops a match at the window's end.
+inline bool QuickArgKey(const char* q, ArgKey* key, const char** after) {
+  uint64_t w[3];
+  std::memcpy(w, q + 1, sizeof w);
+  constexpr uint64_t kMask4 = 0xFFFFFFFFu, kMask5 = 0xFFFFFFFFFFu, kMask7 = 0xFFFFFFFFFFFFFFu;
+  ArgKey k;
+  int n;
+  if (w[0] == KeyWord("External", 8) && (w[1] & kMask4) == KeyWord(" id\"", 4)) {
+    k = ArgKey::kExternalId, n = 11;
+  } else if (w[0] == KeyWord("correlat", 8) && (w[1] & kMask4) == KeyWord("ion\"", 4)) {
+    k = ArgKey::kCorrelation, n = 11;
+  } else if ((w[0] & kMask5) == KeyWord("cbid\"", 5)) {
+    k = ArgKey::kIgnored, n = 4;
+  } else if ((w[0] & kMask7) == KeyWord("stream\"", 7)) {
+    k = ArgKey::kStream, n = 6;
+  } else if ((w[0] & kMask7) == KeyWord("device\"", 7)) {
+    k = ArgKey::kDevice, n = 6;
+  } else if (w[0] == KeyWord("context\"", 8) || (w[0] & kMask7) == KeyWord("queued\"", 7) ||
+             (w[0] & kMask7) == KeyWord("Ev Idx\"", 7)) {
+    k = ArgKey::kIgnored, n = w[0] == KeyWord("context\"", 8) ? 7 : 6;
+  } else if (w[0] == KeyWord("Record f", 8) && w[1] == KeyWord("unction ", 8) &&
+             (w[2] & 0xFFFFFFu) == KeyWord("id\"", 3)) {
+    k = ArgKey::kIgnored, n = 18;
+  } else {
+    return false;
+  }
+  *key = k;
+  *after = q + n + 2;
+  return true;
+}
 std::string_view ArgKeyName(ArgKey k);  // the JSON spelling, for skip reasons
 const char* BadArgReason(ArgKey k);     // "bad arg value: <spelling>", a string that lives forever
 

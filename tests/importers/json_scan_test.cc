@@ -1,9 +1,12 @@
 // The scanner primitives: exact decimal -> ns conversion, integers, strings, skipping.
 #include "importers/kineto/json_scan.h"
 
+#include <random>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
+#include "importers/kineto/kineto_keys.h"
 
 namespace overlapscope::import::scan {
 namespace {
@@ -182,5 +185,130 @@ TEST(JsonScan, SkipValue) {
   EXPECT_EQ(SkipValue(open.begin(), open.end(), &after, &err), Scan::kNeedMore);
 }
 
+// A container skipped one byte at a time, the plain reading of SkipValue's contract: brackets
+// counted outside strings, escapes skip a byte, a NUL before the end is content, the end needs
+// more. Returns the status and the offset past the container.
+std::pair<Scan, size_t> SkipContainerByBytes(const std::string& t) {
+  size_t q = 0;
+  int depth = 0;
+  for (;;) {
+    if (q >= t.size()) return {Scan::kNeedMore, 0};
+    const char c = t[q];
+    if (c == '"') {
+      for (++q;; ++q) {
+        if (q >= t.size()) return {Scan::kNeedMore, 0};
+        if (t[q] == '"') break;
+        if (t[q] == '\\') {
+          if (++q >= t.size()) return {Scan::kNeedMore, 0};
+        }
+      }
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && --depth == 0) {
+      return {Scan::kOk, q + 1};
+    }
+    ++q;
+  }
+}
+
+TEST(JsonScan, SkipContainerAgreesWithAByteWalk) {
+  // Nested arrays and objects of strings that cross 64-byte blocks, escaped quotes and
+  // backslashes, raw NULs and bytes >= 0x80, cut at every place for the window's end.
+  std::mt19937 rng(26);
+  const char kFill[] = {'a', ' ', ',', '1', ':', '\x01', '\x80', '\xC3', '\0'};
+  int ok = 0, more = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string t = "[";
+    int depth = 1;
+    while (depth > 0 && t.size() < 600) {
+      switch (rng() % 8) {
+        case 0: t += (rng() % 2) ? "[" : "{", ++depth; break;
+        case 1: t += (rng() % 2) ? "]" : "}", --depth; break;
+        case 2:
+        case 3: {
+          t += '"';
+          for (int n = static_cast<int>(rng() % 90); n > 0; --n) {
+            const unsigned r = round % 4 == 1 ? 15 : rng() % 16;  // some rounds without escapes
+            if (r == 0)
+              t += "\\\"";
+            else if (r == 1)
+              t += "\\\\";
+            else if (r == 2)
+              t += (rng() % 2) ? "[" : "}";
+            else
+              t += kFill[rng() % (round % 3 == 0 ? 9 : 6)];
+          }
+          t += '"';
+          break;
+        }
+        default: t += kFill[rng() % (round % 5 == 0 ? 9 : 4)];
+      }
+    }
+    const size_t cut = rng() % 4 == 0 ? rng() % (t.size() + 1) : t.size();
+    const std::string text = t.substr(0, cut) + (cut == t.size() ? ",x" : "");
+    if (text.empty() || text[0] != '[') continue;
+    Buf b(text);
+    const char *after = nullptr, *err = nullptr;
+    const Scan s = SkipValue(b.begin(), b.end(), &after, &err);
+    const auto [want, want_at] = SkipContainerByBytes(text);
+    ASSERT_EQ(s, want) << round;
+    if (s == Scan::kOk) {
+      ASSERT_EQ(static_cast<size_t>(after - b.begin()), want_at) << round;
+      ++ok;
+    } else {
+      ++more;
+    }
+  }
+  EXPECT_GT(ok, 1000);
+  EXPECT_GT(more, 300);
+}
+
 }  // namespace
 }  // namespace overlapscope::import::scan
+
+namespace overlapscope::import {
+namespace {
+
+TEST(QuickArgKey, GivesWhatClassifyArgKeyGives) {
+  // The keys it reads by words, and near misses it must leave to ParseString + ClassifyArgKey.
+  const std::string quick[] = {"External id", "correlation",       "cbid", "stream", "device", "context", "queued",
+                               "Ev Idx",      "Record function id"};
+  const std::string other[] = {"External ids",
+                               "External i",
+                               "correlation id",
+                               "cbi",
+                               "cbidx",
+                               "streams",
+                               "Device",
+                               "contexts",
+                               "Ev Id",
+                               "Record function",
+                               "Record function ids",
+                               "external id",
+                               "External\\u0020id",
+                               ""};
+  auto run = [](const std::string& key, bool want_quick) {
+    const std::string text = "\"" + key + "\": 1," + std::string(scan::kPad, '\0');
+    ArgKey k = ArgKey::kCount;
+    const char* after = nullptr;
+    const bool got = QuickArgKey(text.data(), &k, &after);
+    EXPECT_EQ(got, want_quick) << key;
+    if (got) {
+      EXPECT_EQ(k, ClassifyArgKey(key)) << key;
+      EXPECT_EQ(after, text.data() + key.size() + 2) << key;
+    }
+  };
+  for (const std::string& key : quick) run(key, true);
+  for (const std::string& key : other) run(key, false);
+  // Cut by the window's end (the NUL sentinel) anywhere inside the key: never a match.
+  const std::string key = "\"Record function id\"";
+  for (size_t n = 1; n < key.size(); ++n) {
+    const std::string text = key.substr(0, n) + std::string(scan::kPad, '\0');
+    ArgKey k;
+    const char* after;
+    EXPECT_FALSE(QuickArgKey(text.data(), &k, &after)) << n;
+  }
+}
+
+}  // namespace
+}  // namespace overlapscope::import

@@ -1,0 +1,122 @@
+// ParseEvent's memory of separators (RawEvent::separators) must never change a result: each
+// event parsed after thousands of others (the memory warm) gives what a fresh parse gives.
+#include "importers/kineto/event_parser.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace overlapscope::import {
+namespace {
+
+using scan::Scan;
+
+// Kineto's layouts, and shapes near them: other spacing, escaped and unknown keys, missing or
+// doubled separators.
+const std::vector<std::string>& Events() {
+  static const std::vector<std::string> kEvents = {
+      "{\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 628, \"tid\": 628,\n"
+      "    \"ts\": 4430935779136.913, \"dur\": 0.372,\n    \"args\": {\n      \"External id\": 25936046,      "
+      "\"cbid\": 461, \"correlation\": 25962252\n    }\n  }",
+      "{\n    \"ph\": \"f\", \"id\": 25962252, \"pid\": 628, \"tid\": 628, \"ts\": 4430935779136.913,\n    \"cat\": "
+      "\"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  }",
+      "{\n    \"ph\": \"s\", \"id\": 25962258, \"pid\": 628, \"tid\": 628, \"ts\": 4430935779143.678,\n    \"cat\": "
+      "\"ac2g\", \"name\": \"ac2g\"\n  }",
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,\n    \"ts\": 12.5, \"dur\": "
+      "3,\n    \"args\": {\n      \"device\": 0, \"stream\": 7, \"correlation\": 9, \"grid\": [1, 2, 3]\n    }\n  }",
+      "{\n    \"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0,\n    \"args\": {\n      \"name\": "
+      "\"python\"\n    }\n  }",
+      // The same keys, other spacing: the memory holds the layouts above, these must not match.
+      "{\n    \"ph\":  \"X\", \"cat\":\"cuda_runtime\", \"name\" : \"a\",\"pid\": 1, \"tid\":\t2, \"ts\": 1, \"dur\": "
+      "2}",
+      "{\"ph\": \"f\",\n\"id\": 3, \"pid\": 628, \"tid\": 628, \"ts\": 4430935779136.913,\n    \"cat\": \"ac2g\",  "
+      "\"name\": \"ac2g\", \"bp\": \"e\"}",
+      "{\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"n\", \"pid\": 628, \"tid\": 628,\n    \"ts\":  "
+      "4430935779136.913, \"dur\": 0.372\n  }",
+      // Escaped, unknown and repeated keys; a key cut short.
+      "{\n    \"p\\u0068\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": "
+      "1}",
+      "{\n    \"ph\": \"X\", \"phx\": 1, \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1}",
+      "{\n    \"ph\": \"X\", \"ph\": \"i\", \"cat\": \"cpu_op\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1}",
+      // Malformed: a missing ':' or ',', a doubled ',', a trailing ',', a value missing.
+      "{\n    \"ph\": \"X\", \"cat\" \"kernel\", \"name\": \"k\"}",
+      "{\n    \"ph\": \"X\" \"cat\": \"kernel\", \"name\": \"k\"}",
+      "{\n    \"ph\": \"X\",, \"cat\": \"kernel\"}",
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\",\n  }",
+      "{\n    \"ph\": \"X\", \"cat\": , \"name\": \"k\"}",
+      "{}",
+      "{ }",
+  };
+  return kEvents;
+}
+
+struct Result {
+  Scan scan;
+  ptrdiff_t after = -1, err_pos = -1;
+  std::string err, text;  // text: every field of the RawEvent
+};
+
+Result Parse(const std::string& text, RawEvent* ev) {
+  const std::string data = text + std::string(scan::kPad, '\0');
+  const char* base = data.data();
+  const char *after = nullptr, *err_pos = nullptr, *err = nullptr;
+  Result r;
+  r.scan = ParseEvent(base, base + text.size(), &after, ev, &err_pos, &err);
+  if (r.scan == Scan::kOk) r.after = after - base;
+  if (r.scan == Scan::kError) r.err_pos = err_pos - base, r.err = err;
+  if (r.scan != Scan::kOk) return r;
+  // Values only where their flag or slot says they were read (Reset leaves the others).
+  auto slot = [](Slot s, int64_t v) {
+    return std::to_string(static_cast<int>(s)) + (s == Slot::kMissing ? "" : std::to_string(v));
+  };
+  r.text = std::string(ev->ph) + "|" + std::string(ev->cat) + "|" + std::string(ev->name) + "|" +
+           (ev->has_ts ? std::to_string(ev->ts_ns) : "-") + "|" + (ev->has_dur ? std::to_string(ev->dur_ns) : "-") +
+           "|" + slot(ev->pid_slot, ev->pid) + "|" + slot(ev->tid_slot, ev->tid) + "|" + slot(ev->id_slot, ev->id) +
+           "|" + std::to_string(ev->has) + "|" + std::to_string(ev->bad_has) + "|" + (ev->bad ? ev->bad : "-") + "|" +
+           std::to_string(ev->repaired) + "|" + std::to_string(ev->non_json);
+  // Each arg that was read, where its value lives: grid and block in their own fields, the
+  // string args in arg_str, the others in arg_int.
+  for (int i = 0; i < static_cast<int>(ArgKey::kCount); ++i) {
+    const auto k = static_cast<ArgKey>(i);
+    if (!ev->Has(k)) continue;
+    if (k == ArgKey::kGrid || k == ArgKey::kBlock) {
+      const model::Dim3& d = k == ArgKey::kGrid ? ev->grid : ev->block;
+      r.text += "|" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z);
+    } else if (k == ArgKey::kCollectiveName || k == ArgKey::kDtype || k == ArgKey::kPgName || k == ArgKey::kName ||
+               k == ArgKey::kLabels) {
+      r.text += "|" + std::string(ev->Str(k));
+    } else {
+      r.text += "|" + std::to_string(ev->Int(k));
+    }
+  }
+  for (const std::string& u : ev->unknown_args) r.text += "|" + u;
+  return r;
+}
+
+TEST(EventParser, SeparatorMemoryNeverChangesAResult) {
+  std::mt19937 rng(26);
+  RawEvent warm;  // one parse's memory, across every event below
+  int ok = 0, errors = 0, more = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = Events()[rng() % Events().size()];
+    if (rng() % 4 == 0) text.resize(rng() % (text.size() + 1));  // cut by the window's end
+    if (text.empty() || text[0] != '{') continue;
+    const Result got = Parse(text, &warm);
+    RawEvent cold;
+    const Result want = Parse(text, &cold);
+    ASSERT_EQ(got.scan, want.scan) << text;
+    ASSERT_EQ(got.after, want.after) << text;
+    ASSERT_EQ(got.err_pos, want.err_pos) << text;
+    ASSERT_EQ(got.err, want.err) << text;
+    ASSERT_EQ(got.text, want.text) << text;
+    ok += got.scan == Scan::kOk, errors += got.scan == Scan::kError, more += got.scan == Scan::kNeedMore;
+  }
+  EXPECT_GT(ok, 10000);
+  EXPECT_GT(errors, 1000);
+  EXPECT_GT(more, 2000);
+}
+
+}  // namespace
+}  // namespace overlapscope::import
