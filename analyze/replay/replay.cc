@@ -162,13 +162,18 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
       }
     }
   };
+  // The prediction's first schedule, its arrays filled on the replay's thread (ahead of the run,
+  // after the replay's graph: that thread has time to spare, the prediction's has not).
+  std::promise<Schedule> pred_initial;
+  std::future<Schedule> pred_initial_done = pred_initial.get_future();
   std::promise<bool> pred_ready;  // true once `pred` and `idx_pred` are set; false: failed before
   bool pred_signalled = false;    // (the prediction's thread only)
   auto predict = [&] {
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
     const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
-    pred = what_if.Run(sim->dur);
+    Schedule initial = pred_initial_done.get();
+    pred = what_if.Run(sim->dur, nullptr, &initial);
     if (fx->any_removed) {
       own_idx_pred = GroupByIteration(a, iters, &fx->removed);
       idx_pred = &*own_idx_pred;
@@ -204,6 +209,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   grouped.set_value();
   ReplayCounts counts = r.counts;
   SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
+  if (side.joinable()) pred_initial.set_value(InitialSchedule(g.num_nodes()));
   Schedule replayed = Simulate(base);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
   // thread while the prediction runs, else in two halves at once.

@@ -52,8 +52,7 @@ struct RunState {
   Schedule s;
 };
 
-void InitRun(const SimGraph& g, RunState& r) {
-  const int32_t n = g.num_nodes;
+void InitRun(int32_t n, RunState& r) {
   r.s.start.assign(n, kUnset);
   // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
   r.s.end.assign(n, kUnset);
@@ -252,7 +251,8 @@ class Simulator {
 Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>()) { BuildPlan(g, *plan_); }
 Simulation::~Simulation() = default;
 
-Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra) const {
+Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra,
+                         Schedule* initial) const {
   std::vector<int32_t> cnt_s, cnt_e;
   if (!counts_taken_) {
     cnt_s = std::move(plan_->cnt_s);
@@ -264,7 +264,11 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
     InitialCounts(g_, cnt_s, cnt_e, nullptr);
   }
   RunState init;
-  InitRun(g_, init);
+  if (initial != nullptr && static_cast<int32_t>(initial->start.size()) == g_.num_nodes) {
+    init.s = std::move(*initial);  // InitialSchedule(n): the same values
+  } else {
+    InitRun(g_.num_nodes, init);
+  }
   Simulator sim(g_, *plan_, dur, extra, std::move(cnt_s), std::move(cnt_e), std::move(init));
   Schedule s = sim.Run();
   sim.TakeCounts(spare_s_, spare_e_);
@@ -272,5 +276,11 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
 }
 
 Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur, nullptr); }
+
+Schedule InitialSchedule(int32_t n) {
+  RunState r;
+  InitRun(n, r);
+  return std::move(r.s);
+}
 
 }  // namespace overlapscope::analyze::replay

@@ -150,7 +150,10 @@ class Simulation {
   // kernel that waits for SMs another kernel holds, contention.h). The first run takes the
   // plan's counts; later ones count again into the previous run's buffers (no fresh pages).
   // Not for two threads at once.
-  Schedule Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra = nullptr) const;
+  // `initial` (or null): InitialSchedule() of this graph's node count, made ahead (its pages
+  // touched on another thread): this run takes it instead of filling fresh arrays.
+  Schedule Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra = nullptr,
+               Schedule* initial = nullptr) const;
   struct Plan;
 
  private:
@@ -160,5 +163,8 @@ class Simulation {
   mutable std::vector<int32_t> spare_s_, spare_e_;  // the last run's count buffers
 };
 Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
+// A run's schedule before its first event, for n nodes: nothing known yet (every time unset,
+// nothing bound). Made on one thread for a run on another, it takes its page faults off that one.
+Schedule InitialSchedule(int32_t n);
 
 }  // namespace overlapscope::analyze::replay
