@@ -146,7 +146,8 @@ class Simulator {
   void FireStart(int32_t v) {
     int64_t t = s_.start[v] == kUnset ? g_.rec_start[v] : s_.start[v];
     s_.start[v] = t;
-    for (int64_t i = succ_.off_s[v]; i < succ_.off_s[v + 1]; ++i) Offer(succ_.on_start[i], v, t);
+    for (int64_t i = succ_.off_s[v]; i < succ_.off_s[v + 1]; ++i)
+      Offer(succ_.on_start[i].to, Dep::kAfterStart, v, t + Succs::Lag(succ_.on_start, succ_.big_start, i));
     OfferExtra(v, Dep::kAfterStart, t);
     DecEnd(v);
     const int32_t k = g_.group[v];
@@ -185,15 +186,17 @@ class Simulator {
     s_.end[v] = t;
     for (int64_t i = succ_.off_e[v]; i < succ_.off_e[v + 1]; ++i) {
       const SuccEdge& e = succ_.on_end[i];
-      if (e.dep == Dep::kRelease) {
-        if (cnt_e_[e.to] == kFired) continue;
-        if (t + e.lag > s_.end[e.to]) {
-          s_.end[e.to] = t + e.lag;
-          s_.bind_end[e.to] = v;
+      const int64_t at = t + Succs::Lag(succ_.on_end, succ_.big_end, i);
+      if (e.to < 0) {  // a release: ~target
+        const int32_t to = ~e.to;
+        if (cnt_e_[to] == kFired) continue;
+        if (at > s_.end[to]) {
+          s_.end[to] = at;
+          s_.bind_end[to] = v;
         }
-        DecEnd(e.to);
+        DecEnd(to);
       } else {
-        Offer(e, v, t);
+        Offer(e.to, Dep::kAfterEnd, v, at);
       }
     }
     OfferExtra(v, Dep::kAfterEnd, t);
@@ -205,19 +208,18 @@ class Simulator {
     auto it =
         std::lower_bound(extra_.begin(), extra_.end(), v, [](const ExtraEdge& e, int32_t x) { return e.from < x; });
     for (; it != extra_.end() && it->from == v; ++it)
-      if (it->dep == dep) Offer(SuccEdge{it->to, it->dep, it->lag_ns}, v, t);
+      if (it->dep == dep) Offer(it->to, it->dep, v, t + it->lag_ns);
   }
 
-  // A start constraint from `from` (at time t) reaches e.to.
-  void Offer(const SuccEdge& e, int32_t from, int64_t t) {
-    const int64_t at = t + e.lag;
-    if (cnt_s_[e.to] == kFired) return;  // already forced out of a cycle
-    if (s_.start[e.to] == kUnset || at > s_.start[e.to]) {
-      s_.start[e.to] = at;
-      s_.bind_start[e.to] = from;
-      s_.bind_dep[e.to] = e.dep;
+  // A start constraint from `from` reaches `to`: start(to) >= at.
+  void Offer(int32_t to, Dep dep, int32_t from, int64_t at) {
+    if (cnt_s_[to] == kFired) return;  // already forced out of a cycle
+    if (s_.start[to] == kUnset || at > s_.start[to]) {
+      s_.start[to] = at;
+      s_.bind_start[to] = from;
+      s_.bind_dep[to] = dep;
     }
-    if (--cnt_s_[e.to] == 0) Push(2 * e.to);
+    if (--cnt_s_[to] == 0) Push(2 * to);
   }
 
   // Every start has fired but some ends wait on a group or release that a cycle holds.

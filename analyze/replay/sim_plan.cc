@@ -2,6 +2,9 @@
 // fresh array costs its page faults.
 #include "analyze/replay/sim_plan.h"
 
+#include <algorithm>
+#include <climits>
+
 namespace overlapscope::analyze::replay {
 namespace {
 
@@ -40,13 +43,21 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p) {
   }
   s.on_start.resize(static_cast<size_t>(s.off_s.back()));
   s.on_end.resize(static_cast<size_t>(s.off_e.back()));
+  // A lag that does not fit 32 bits goes to the big-lag list (kBigLag in the row).
+  auto narrow = [](int64_t lag, int64_t at, BigLags& big) {
+    if (lag > INT32_MIN && lag <= INT32_MAX) return static_cast<int32_t>(lag);
+    big.emplace_back(at, lag);
+    return kBigLag;
+  };
   for (int32_t to = 0; to < n; ++to) {
     for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
       const SimEdge& e = g.preds[i];
       if (e.dep == Dep::kAfterStart) {
-        s.on_start[s.off_s[e.from]++] = {to, e.dep, e.lag_ns};
+        const int64_t at = s.off_s[e.from]++;
+        s.on_start[at] = {to, narrow(e.lag_ns, at, s.big_start)};
       } else {
-        s.on_end[s.off_e[e.from]++] = {to, e.dep, e.lag_ns};
+        const int64_t at = s.off_e[e.from]++;
+        s.on_end[at] = {e.dep == Dep::kRelease ? ~to : to, narrow(e.lag_ns, at, s.big_end)};
       }
     }
     if (p != nullptr) CountRow(g, to, p->cnt_s, p->cnt_e, &p->has_release);
@@ -57,6 +68,8 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p) {
     s.off_e[v] = s.off_e[v - 1];
   }
   s.off_s[0] = s.off_e[0] = 0;
+  std::sort(s.big_start.begin(), s.big_start.end());
+  std::sort(s.big_end.begin(), s.big_end.end());
   return s;
 }
 
