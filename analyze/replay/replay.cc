@@ -162,8 +162,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
       }
     }
   };
-  // The prediction's first schedule, its arrays filled on the replay's thread (ahead of the run,
-  // after the replay's graph: that thread has time to spare, the prediction's has not).
+  // The per-node arrays of the prediction's plan and of its first schedule, filled on the
+  // replay's thread (after the replay's graph, ahead of their use: that thread has time to
+  // spare, the prediction's has not).
+  std::promise<PlanBuffers> pred_plan;
+  std::future<PlanBuffers> pred_plan_done = pred_plan.get_future();
   std::promise<Schedule> pred_initial;
   std::future<Schedule> pred_initial_done = pred_initial.get_future();
   std::promise<bool> pred_ready;  // true once `pred` and `idx_pred` are set; false: failed before
@@ -171,7 +174,8 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   auto predict = [&] {
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
-    const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
+    PlanBuffers plan_buffers = pred_plan_done.get();
+    const Simulation what_if(*sim, &plan_buffers);  // kept for the contention rounds: one plan for all runs
     Schedule initial = pred_initial_done.get();
     pred = what_if.Run(sim->dur, nullptr, &initial);
     if (fx->any_removed) {
@@ -209,7 +213,10 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   grouped.set_value();
   ReplayCounts counts = r.counts;
   SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
-  if (side.joinable()) pred_initial.set_value(InitialSchedule(g.num_nodes()));
+  if (side.joinable()) {
+    pred_plan.set_value(PlanBuffersFor(g.num_nodes()));
+    pred_initial.set_value(InitialSchedule(g.num_nodes()));
+  }
   Schedule replayed = Simulate(base);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
   // thread while the prediction runs, else in two halves at once.

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <utility>
 
+#include "analyze/replay/fresh.h"
 #include "analyze/replay/sim_plan.h"
 
 namespace overlapscope::analyze::replay {
@@ -53,12 +54,12 @@ struct RunState {
 };
 
 void InitRun(int32_t n, RunState& r) {
-  r.s.start.assign(n, kUnset);
+  AssignFresh(r.s.start, n, kUnset);
   // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
-  r.s.end.assign(n, kUnset);
-  r.s.bind_start.assign(n, -1);
-  r.s.bind_dep.assign(n, Dep::kAfterEnd);
-  r.s.bind_end.assign(n, -1);
+  AssignFresh(r.s.end, n, kUnset);
+  AssignFresh(r.s.bind_start, n, -1);
+  AssignFresh(r.s.bind_dep, n, Dep::kAfterEnd);
+  AssignFresh(r.s.bind_end, n, -1);
 }
 
 class Simulator {
@@ -250,7 +251,9 @@ class Simulator {
 
 }  // namespace
 
-Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>()) { BuildPlan(g, *plan_); }
+Simulation::Simulation(const SimGraph& g, PlanBuffers* buffers) : g_(g), plan_(std::make_unique<Plan>()) {
+  BuildPlan(g, *plan_, buffers);
+}
 Simulation::~Simulation() = default;
 
 Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra,

@@ -141,9 +141,20 @@ struct Schedule {
 
 // Forward list scheduling over the start/end events of every node with a ready queue (each event
 // fires once all its constraints are known). O(nodes + edges). Deterministic.
+// The plan's per-node arrays (successor offsets and constraint counts) with their initial
+// values, made ahead for a graph of n nodes: filled on one thread for a Simulation built on
+// another, they take their page faults off that one.
+struct PlanBuffers {
+  std::vector<RowOffset> off_s, off_e;  // n + 1 zeros each
+  std::vector<int32_t> cnt_s, cnt_e;    // n zeros, n ones
+};
+PlanBuffers PlanBuffersFor(int32_t n);
+
 class Simulation {
  public:
-  explicit Simulation(const SimGraph& g);  // successors and counts, once per graph (g outlives it)
+  // Successors and counts, once per graph (g outlives it). `buffers` (or null): PlanBuffersFor()
+  // this graph's node count, taken instead of fresh arrays.
+  explicit Simulation(const SimGraph& g, PlanBuffers* buffers = nullptr);
   ~Simulation();
   // One run with these durations (per node; nodes in groups and with releases ignore theirs).
   // `extra` (or null): start constraints beside the graph's (kAfterEnd / kAfterStart only: a

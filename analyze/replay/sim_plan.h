@@ -50,7 +50,8 @@ struct Simulation::Plan {
 // The successor rows: a counting sort of the predecessor rows by source, stable (a source's
 // successors in target order, as the rows list them). With `p` (or null) it also fills p's
 // initial counts and release flags (InitialCounts() in the same pass over the rows).
-Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p = nullptr);
+// `b` (or null): PlanBuffersFor(g.num_nodes), whose arrays it takes.
+Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p = nullptr, PlanBuffers* b = nullptr);
 // The initial counts of each node's start and end constraints (into the vectors given: their
 // capacity is reused), and which nodes have release edges (when has_release is not null).
 void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
@@ -58,6 +59,6 @@ void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<i
 // The collective groups (and, unless `counted`, the initial counts and the release flags).
 void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted = false);
 // Both.
-void BuildPlan(const SimGraph& g, Simulation::Plan& p);
+void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b = nullptr);
 
 }  // namespace overlapscope::analyze::replay
