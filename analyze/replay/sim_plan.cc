@@ -69,10 +69,10 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
       const SimEdge& e = g.preds[i];
       if (e.dep == Dep::kAfterStart) {
         const int64_t at = s.off_s[e.from]++;
-        s.on_start[at] = {to, narrow(e.lag_ns, at, s.big_start)};
+        s.on_start[at] = {to, narrow(g.Lag(i), at, s.big_start)};
       } else {
         const int64_t at = s.off_e[e.from]++;
-        s.on_end[at] = {e.dep == Dep::kRelease ? ~to : to, narrow(e.lag_ns, at, s.big_end)};
+        s.on_end[at] = {e.dep == Dep::kRelease ? ~to : to, narrow(g.Lag(i), at, s.big_end)};
       }
     }
     if (p != nullptr) CountRow(g, to, p->cnt_s, p->cnt_e, &p->has_release);

@@ -19,10 +19,6 @@ struct SuccEdge {
   int32_t to;
   int32_t lag;
 };
-constexpr int32_t kBigLag = INT32_MIN;
-
-// Lags that do not fit a SuccEdge: (index into the rows, lag ns), sorted by index.
-using BigLags = std::vector<std::pair<int64_t, int64_t>>;
 
 // The successors fired by each node's start (kAfterStart) and by its end (the others).
 struct Succs {
@@ -31,11 +27,7 @@ struct Succs {
   BigLags big_start, big_end;  // usually empty
 
   // The lag of on_start[i] (`big` = big_start) or on_end[i] (big_end).
-  static int64_t Lag(const std::vector<SuccEdge>& rows, const BigLags& big, int64_t i) {
-    const int32_t lag = rows[i].lag;
-    if (lag != kBigLag) return lag;
-    return std::lower_bound(big.begin(), big.end(), std::make_pair(i, INT64_MIN))->second;
-  }
+  static int64_t Lag(const std::vector<SuccEdge>& rows, const BigLags& big, int64_t i) { return LagOf(rows, big, i); }
 };
 
 // What every run on one graph shares: successors, initial counts, collective groups.

@@ -90,6 +90,31 @@ TEST(Simulate, LagsBeyond32BitsAreKept) {
   EXPECT_EQ(s.start[5], 6 * s1 + 500'000'000);
 }
 
+TEST(EdgeRows, LagsBeyond32BitsMoveWithTheirRows) {
+  // In-order rows with a 3 s lag (node 2's) and a -4 s one (node 3's), then an Add()ed edge to
+  // node 1 that Finish() merges in front of them: every lag reads back as given.
+  const int64_t s1 = 1'000'000'000;
+  SimGraph g;
+  g.Resize(4, 0);
+  EdgeRows rows;
+  rows.Add(1, {0, Dep::kAfterEnd, 5 * s1});
+  rows.Next(0);
+  rows.Next(1);
+  rows.Append({0, Dep::kAfterEnd, 7});
+  rows.Next(2);
+  rows.Append({1, Dep::kAfterStart, 3 * s1});
+  rows.Next(3);
+  rows.Append({2, Dep::kAfterEnd, 11});
+  rows.Append({0, Dep::kAfterEnd, -4 * s1});
+  rows.Finish(g);
+  ASSERT_EQ(g.preds.size(), 5u);
+  EXPECT_EQ(g.pred_off, (std::vector<RowOffset>{0, 0, 2, 3, 5}));
+  std::vector<int64_t> lags;
+  for (size_t i = 0; i < g.preds.size(); ++i) lags.push_back(g.Lag(static_cast<int64_t>(i)));
+  EXPECT_EQ(lags, (std::vector<int64_t>{7, 5 * s1, 3 * s1, 11, -4 * s1}));
+  EXPECT_EQ(g.preds[2].dep, Dep::kAfterStart);
+}
+
 TEST(Simulate, BlockingCallEndsWhenItsGpuWorkEnds) {
   // GPU 0 [0, 100); host call 1 blocks on it from 10, returns 3 ns after the release: [10, 103).
   // Host call 2 follows after 4 ns of host work.
