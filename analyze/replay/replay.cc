@@ -7,6 +7,7 @@
 #include <cmath>
 #include <exception>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include "analyze/replay/both.h"
@@ -19,6 +20,27 @@ namespace overlapscope::analyze::replay {
 namespace {
 
 // Rounds of the contention model: simulate, slow what now overlaps, simulate again.
+
+// Buffers one thread makes for another, without making either wait long: whichever comes first
+// claims the hand-off. The maker fills it only where the taker has not yet come for it (the taker
+// then waits at most for the fill underway); a taker that comes first makes its own.
+template <typename T>
+class Handoff {
+ public:
+  template <typename Make>
+  void Offer(Make make) {
+    if (!claimed_.exchange(true)) made_.set_value(make());
+  }
+  std::optional<T> Take() {
+    if (claimed_.exchange(true)) return done_.get();
+    return std::nullopt;
+  }
+
+ private:
+  std::atomic<bool> claimed_{false};
+  std::promise<T> made_;
+  std::future<T> done_ = made_.get_future();
+};
 constexpr int kContentionRounds = 3;
 
 void CountGraph(const graph::Graph& g, ReplayCounts& c) {
@@ -164,19 +186,18 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   };
   // The per-node arrays of the prediction's plan and of its first schedule, filled on the
   // replay's thread (after the replay's graph, ahead of their use: that thread has time to
-  // spare, the prediction's has not).
-  std::promise<PlanBuffers> pred_plan;
-  std::future<PlanBuffers> pred_plan_done = pred_plan.get_future();
-  std::promise<Schedule> pred_initial;
-  std::future<Schedule> pred_initial_done = pred_initial.get_future();
+  // spare, the prediction's has not). Where the replay's thread is late (a machine that leaves
+  // the process one core), the prediction makes its own rather than wait for it.
+  Handoff<PlanBuffers> pred_plan;
+  Handoff<Schedule> pred_initial;
   std::promise<bool> pred_ready;  // true once `pred` and `idx_pred` are set; false: failed before
   bool pred_signalled = false;    // (the prediction's thread only)
   auto predict = [&] {
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
-    PlanBuffers plan_buffers = pred_plan_done.get();
+    PlanBuffers plan_buffers = pred_plan.Take().value_or(PlanBuffers{});  // empty: fresh arrays
     const Simulation what_if(*sim, &plan_buffers);  // kept for the contention rounds: one plan for all runs
-    Schedule initial = pred_initial_done.get();
+    Schedule initial = pred_initial.Take().value_or(Schedule{});
     pred = what_if.Run(sim->dur, nullptr, &initial);
     if (fx->any_removed) {
       own_idx_pred = GroupByIteration(a, iters, &fx->removed);
@@ -214,8 +235,8 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   ReplayCounts counts = r.counts;
   SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
   if (side.joinable()) {
-    pred_plan.set_value(PlanBuffersFor(g.num_nodes()));
-    pred_initial.set_value(InitialSchedule(g.num_nodes()));
+    pred_plan.Offer([&] { return PlanBuffersFor(g.num_nodes()); });
+    pred_initial.Offer([&] { return InitialSchedule(g.num_nodes()); });
   }
   Schedule replayed = Simulate(base);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
