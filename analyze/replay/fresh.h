@@ -1,5 +1,5 @@
-// Large per-node vectors sized with their pages faulted in by one system call (internal to
-// analyze/replay). At 10 M nodes the replay's arrays are gigabytes touched for the first time:
+// Large per-node vectors sized with their pages faulted in by the kernel ahead of the fill
+// (internal to analyze/replay). At 10 M nodes the replay's arrays are gigabytes touched for the first time:
 // one page fault per 4 KiB page as a fill writes them costs about a third more here than asking
 // the kernel to populate the range at once (MADV_POPULATE_WRITE, Linux 5.14+; elsewhere, or
 // when the call fails, the fill faults the pages in as before). Only for arrays that are

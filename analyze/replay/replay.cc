@@ -20,27 +20,6 @@ namespace overlapscope::analyze::replay {
 namespace {
 
 // Rounds of the contention model: simulate, slow what now overlaps, simulate again.
-
-// Buffers one thread makes for another, without making either wait long: whichever comes first
-// claims the hand-off. The maker fills it only where the taker has not yet come for it (the taker
-// then waits at most for the fill underway); a taker that comes first makes its own.
-template <typename T>
-class Handoff {
- public:
-  template <typename Make>
-  void Offer(Make make) {
-    if (!claimed_.exchange(true)) made_.set_value(make());
-  }
-  std::optional<T> Take() {
-    if (claimed_.exchange(true)) return done_.get();
-    return std::nullopt;
-  }
-
- private:
-  std::atomic<bool> claimed_{false};
-  std::promise<T> made_;
-  std::future<T> done_ = made_.get_future();
-};
 constexpr int kContentionRounds = 3;
 
 void CountGraph(const graph::Graph& g, ReplayCounts& c) {
@@ -167,8 +146,6 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   const std::shared_future<void> idx_done = grouped.get_future().share();
   std::optional<IterationNodes> own_idx_pred;
   const IterationNodes* idx_pred = &idx;
-  // The prediction is independent of the replay: it runs on a second thread beside it (same
-  // result either way: nothing is shared but read-only inputs).
   // The prediction's figures without contention are computed in chunks by whichever thread is
   // free once the uncontended schedule is known: the replay's thread (done with its own
   // figures while the contention model runs) and the prediction's (after that model).
@@ -214,6 +191,9 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     idx_done.wait();
     predicted_chunks();
   };
+  // The prediction runs on a second thread beside the replay (same result either way: they
+  // share read-only inputs, buffers handed over before their first write and figures each
+  // thread writes apart).
   std::exception_ptr failed;
   std::thread side;
   if (!o.changes.empty()) {
