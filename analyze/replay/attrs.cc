@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "analyze/replay/build.h"
+#include "analyze/replay/fresh.h"
 #include "re2/re2.h"
 
 namespace overlapscope::analyze::replay {
@@ -97,15 +98,15 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
   NodeAttrs a;
   const int32_t n = g.num_nodes();
   a.num_gpu = g.num_gpu();
-  a.process.assign(n, model::kNone);
-  a.device.assign(n, model::kNone);
-  a.thread.assign(n, model::kNone);
-  a.cls.assign(n, GpuClass::kSync);
-  a.iteration.assign(n, model::kNone);
-  a.name.assign(n, 0);
+  AssignFresh(a.process, n, model::ProcessId{model::kNone});
+  AssignFresh(a.device, n, model::DeviceId{model::kNone});
+  AssignFresh(a.thread, n, model::ThreadId{model::kNone});
+  AssignFresh(a.cls, n, GpuClass::kSync);
+  AssignFresh(a.iteration, n, int32_t{model::kNone});
+  AssignFresh(a.name, n, model::StringId{0});
   a.op = ZeroedVector<model::StringId>(n);
   a.communicator = ZeroedVector<model::StringId>(n);
-  a.blocks.assign(n, 0);
+  AssignFresh(a.blocks, n, 0);
   a.carries_collective = ZeroedVector<uint8_t>(n);
   GpuAttrs(t, g, in, a);
   HostAttrs(t, g, a);

@@ -3,7 +3,10 @@
 // other, on one core or two.
 #pragma once
 
+#include <atomic>
 #include <exception>
+#include <future>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -30,5 +33,26 @@ void BothAtOnce(A&& a, B&& b) {
   if (failed_a) std::rethrow_exception(failed_a);
   if (failed_b) std::rethrow_exception(failed_b);
 }
+
+// Buffers one thread makes for another, without making either wait long: whichever comes first
+// claims the hand-off. The maker fills it only where the taker has not yet come for it (the taker
+// then waits at most for the fill underway); a taker that comes first makes its own.
+template <typename T>
+class Handoff {
+ public:
+  template <typename Make>
+  void Offer(Make make) {
+    if (!claimed_.exchange(true)) made_.set_value(make());
+  }
+  std::optional<T> Take() {
+    if (claimed_.exchange(true)) return done_.get();
+    return std::nullopt;
+  }
+
+ private:
+  std::atomic<bool> claimed_{false};
+  std::promise<T> made_;
+  std::future<T> done_ = made_.get_future();
+};
 
 }  // namespace overlapscope::analyze::replay

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "analyze/replay/build_async.h"
+#include "analyze/replay/fresh.h"
 
 namespace overlapscope::analyze::replay {
 
@@ -111,7 +112,10 @@ void SimBuilder::JoinPeers() {
 
 SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
   SimShared s;
-  std::vector<int64_t> start(g.num_nodes()), end(g.num_nodes()), dur(g.num_nodes());
+  std::vector<int64_t> start, end, dur;
+  AssignFresh(start, g.num_nodes(), int64_t{0});
+  AssignFresh(end, g.num_nodes(), int64_t{0});
+  AssignFresh(dur, g.num_nodes(), int64_t{0});
   for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
     start[v] = g.StartNs(v);
     end[v] = std::max(g.EndNs(v), g.StartNs(v));
@@ -122,8 +126,8 @@ SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
   s.dur = std::move(dur);
   // Per device, the median latency of launches that bound their activity's start.
   std::vector<std::vector<int64_t>> per_dev(t.devices().size());
-  s.launch_binding.assign(g.num_gpu(), 0);
-  s.has_launch.assign(g.num_nodes(), 1);
+  AssignFresh(s.launch_binding, g.num_gpu(), uint8_t{0});
+  AssignFresh(s.has_launch, g.num_nodes(), uint8_t{1});
   for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
     int64_t other = INT64_MIN, launch = INT64_MIN;
     for (const graph::Edge& e : g.Preds(v)) {
@@ -151,7 +155,8 @@ SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
     std::nth_element(l.begin(), l.begin() + l.size() / 2, l.end());
     s.median_latency[d] = l[l.size() / 2];
   }
-  std::vector<int32_t> grp(g.num_nodes(), -1);
+  std::vector<int32_t> grp;
+  AssignFresh(grp, g.num_nodes(), -1);
   s.num_groups = NumberGroups(
       s.peers, [](graph::NodeId) { return false; }, grp);
   s.group = std::move(grp);

@@ -3,9 +3,11 @@
 #include "analyze/replay/replay.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include "analyze/replay/both.h"
@@ -144,24 +146,54 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   const std::shared_future<void> idx_done = grouped.get_future().share();
   std::optional<IterationNodes> own_idx_pred;
   const IterationNodes* idx_pred = &idx;
-  // The prediction is independent of the replay: it runs on a second thread beside it (same
-  // result either way: nothing is shared but read-only inputs).
+  // The prediction's figures without contention are computed in chunks by whichever thread is
+  // free once the uncontended schedule is known: the replay's thread (done with its own
+  // figures while the contention model runs) and the prediction's (after that model).
+  std::vector<int32_t> kept;  // the iterations with GPU work (idx_done: set)
+  std::vector<IterationReplay> its;
+  std::atomic<size_t> next_chunk{0};
+  auto predicted_chunks = [&] {
+    constexpr size_t kChunk = 256;
+    for (size_t lo; (lo = next_chunk.fetch_add(kChunk)) < kept.size();) {
+      for (size_t k = lo; k < std::min(kept.size(), lo + kChunk); ++k) {
+        its[k].predicted = MeasureStep(*idx_pred, kept[k], a, pred->start, pred->end);
+        its[k].predicted->path = WalkPath(*idx_pred, kept[k], a, *sim, *pred);
+      }
+    }
+  };
+  // The per-node arrays of the prediction's plan and of its first schedule, filled on the
+  // replay's thread (after the replay's graph, ahead of their use: that thread has time to
+  // spare, the prediction's has not). Where the replay's thread is late (a machine that leaves
+  // the process one core), the prediction makes its own rather than wait for it.
+  Handoff<PlanBuffers> pred_plan;
+  Handoff<Schedule> pred_initial;
+  std::promise<bool> pred_ready;  // true once `pred` and `idx_pred` are set; false: failed before
+  bool pred_signalled = false;    // (the prediction's thread only)
   auto predict = [&] {
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
-    const Simulation what_if(*sim);  // kept for the contention rounds: one plan for all runs
-    pred = what_if.Run(sim->dur);
+    PlanBuffers plan_buffers = pred_plan.Take().value_or(PlanBuffers{});  // empty: fresh arrays
+    const Simulation what_if(*sim, &plan_buffers);  // kept for the contention rounds: one plan for all runs
+    Schedule initial = pred_initial.Take().value_or(Schedule{});
+    pred = what_if.Run(sim->dur, nullptr, &initial);
     if (fx->any_removed) {
       own_idx_pred = GroupByIteration(a, iters, &fx->removed);
       idx_pred = &*own_idx_pred;
     } else {
       idx_done.wait();
     }
+    pred_signalled = true;
+    pred_ready.set_value(true);
     if (o.contention) {
       pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, r);
       contention_ran = true;
     }
+    idx_done.wait();
+    predicted_chunks();
   };
+  // The prediction runs on a second thread beside the replay (same result either way: they
+  // share read-only inputs, buffers handed over before their first write and figures each
+  // thread writes apart).
   std::exception_ptr failed;
   std::thread side;
   if (!o.changes.empty()) {
@@ -170,21 +202,25 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
         predict();
       } catch (...) {
         failed = std::current_exception();
+        if (!pred_signalled) pred_ready.set_value(false);
       }
     });
   }
   idx = GroupByIteration(a, iters, nullptr);
-  grouped.set_value();
-  ReplayCounts counts = r.counts;
-  SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
-  Schedule replayed = Simulate(base);
-  // The figures of the recorded and replayed schedules per iteration with GPU work: on this
-  // thread while the prediction runs, else in two halves at once.
-  std::vector<int32_t> kept;
   for (int32_t i = 0; i < iters; ++i) {
     if (idx.off[i] != idx.off[i + 1]) kept.push_back(i);  // else no GPU work in this iteration
   }
-  std::vector<IterationReplay> its(kept.size());
+  its.resize(kept.size());
+  grouped.set_value();
+  ReplayCounts counts = r.counts;
+  SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
+  if (side.joinable()) {
+    pred_plan.Offer([&] { return PlanBuffersFor(g.num_nodes()); });
+    pred_initial.Offer([&] { return InitialSchedule(g.num_nodes()); });
+  }
+  Schedule replayed = Simulate(base);
+  // The figures of the recorded and replayed schedules per iteration with GPU work: on this
+  // thread while the prediction runs, else in two halves at once.
   const size_t half = kept.size() / 2;
   auto replayed_part = [&](size_t lo, size_t hi) {
     for (size_t k = lo; k < hi; ++k) ReplayedFigures(t, in, a, idx, kept[k], base, replayed, its[k]);
@@ -196,6 +232,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     // schedule): given back here while the prediction still runs.
     base = SimGraph{};
     replayed = Schedule{};
+    if (pred_ready.get_future().get()) predicted_chunks();
     side.join();
   } else {
     BothAtOnce([&] { replayed_part(half, kept.size()); }, [&] { replayed_part(0, half); });
@@ -213,21 +250,19 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     for (const Change& c : o.changes) r.changes.push_back(c.text);
   }
   if (pred) {
-    auto predicted_part = [&](size_t lo, size_t hi) {
+    // The uncontended figures are done (predicted_chunks); those with contention here.
+    auto contended_part = [&](size_t lo, size_t hi) {
       for (size_t k = lo; k < hi; ++k) {
         IterationReplay& ir = its[k];
-        const int32_t i = kept[k];
-        ir.predicted = MeasureStep(*idx_pred, i, a, pred->start, pred->end);
-        ir.predicted->path = WalkPath(*idx_pred, i, a, *sim, *pred);
-        if (pred_c) {
-          ir.predicted_contention = MeasureStep(*idx_pred, i, a, pred_c->start, pred_c->end);
-          ir.predicted_contention->path = WalkPath(*idx_pred, i, a, *sim, *pred_c);
-        } else if (contention_ran) {
-          ir.predicted_contention = ir.predicted;  // the model changed nothing
-        }
+        ir.predicted_contention = MeasureStep(*idx_pred, kept[k], a, pred_c->start, pred_c->end);
+        ir.predicted_contention->path = WalkPath(*idx_pred, kept[k], a, *sim, *pred_c);
       }
     };
-    BothAtOnce([&] { predicted_part(half, kept.size()); }, [&] { predicted_part(0, half); });
+    if (pred_c) {
+      BothAtOnce([&] { contended_part(half, kept.size()); }, [&] { contended_part(0, half); });
+    } else if (contention_ran) {
+      for (IterationReplay& ir : its) ir.predicted_contention = ir.predicted;  // the model changed nothing
+    }
   }
   r.iterations = std::move(its);
   Summarize(r);

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <utility>
 
+#include "analyze/replay/fresh.h"
 #include "analyze/replay/sim_plan.h"
 
 namespace overlapscope::analyze::replay {
@@ -52,14 +53,13 @@ struct RunState {
   Schedule s;
 };
 
-void InitRun(const SimGraph& g, RunState& r) {
-  const int32_t n = g.num_nodes;
-  r.s.start.assign(n, kUnset);
+void InitRun(int32_t n, RunState& r) {
+  AssignFresh(r.s.start, n, kUnset);
   // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
-  r.s.end.assign(n, kUnset);
-  r.s.bind_start.assign(n, -1);
-  r.s.bind_dep.assign(n, Dep::kAfterEnd);
-  r.s.bind_end.assign(n, -1);
+  AssignFresh(r.s.end, n, kUnset);
+  AssignFresh(r.s.bind_start, n, -1);
+  AssignFresh(r.s.bind_dep, n, Dep::kAfterEnd);
+  AssignFresh(r.s.bind_end, n, -1);
 }
 
 class Simulator {
@@ -147,7 +147,8 @@ class Simulator {
   void FireStart(int32_t v) {
     int64_t t = s_.start[v] == kUnset ? g_.rec_start[v] : s_.start[v];
     s_.start[v] = t;
-    for (int64_t i = succ_.off_s[v]; i < succ_.off_s[v + 1]; ++i) Offer(succ_.on_start[i], v, t);
+    for (int64_t i = succ_.off_s[v]; i < succ_.off_s[v + 1]; ++i)
+      Offer(succ_.on_start[i].to, Dep::kAfterStart, v, t + Succs::Lag(succ_.on_start, succ_.big_start, i));
     OfferExtra(v, Dep::kAfterStart, t);
     DecEnd(v);
     const int32_t k = g_.group[v];
@@ -186,15 +187,17 @@ class Simulator {
     s_.end[v] = t;
     for (int64_t i = succ_.off_e[v]; i < succ_.off_e[v + 1]; ++i) {
       const SuccEdge& e = succ_.on_end[i];
-      if (e.dep == Dep::kRelease) {
-        if (cnt_e_[e.to] == kFired) continue;
-        if (t + e.lag > s_.end[e.to]) {
-          s_.end[e.to] = t + e.lag;
-          s_.bind_end[e.to] = v;
+      const int64_t at = t + Succs::Lag(succ_.on_end, succ_.big_end, i);
+      if (e.to < 0) {  // a release: ~target
+        const int32_t to = ~e.to;
+        if (cnt_e_[to] == kFired) continue;
+        if (at > s_.end[to]) {
+          s_.end[to] = at;
+          s_.bind_end[to] = v;
         }
-        DecEnd(e.to);
+        DecEnd(to);
       } else {
-        Offer(e, v, t);
+        Offer(e.to, Dep::kAfterEnd, v, at);
       }
     }
     OfferExtra(v, Dep::kAfterEnd, t);
@@ -206,19 +209,18 @@ class Simulator {
     auto it =
         std::lower_bound(extra_.begin(), extra_.end(), v, [](const ExtraEdge& e, int32_t x) { return e.from < x; });
     for (; it != extra_.end() && it->from == v; ++it)
-      if (it->dep == dep) Offer(SuccEdge{it->to, it->dep, it->lag_ns}, v, t);
+      if (it->dep == dep) Offer(it->to, it->dep, v, t + it->lag_ns);
   }
 
-  // A start constraint from `from` (at time t) reaches e.to.
-  void Offer(const SuccEdge& e, int32_t from, int64_t t) {
-    const int64_t at = t + e.lag;
-    if (cnt_s_[e.to] == kFired) return;  // already forced out of a cycle
-    if (s_.start[e.to] == kUnset || at > s_.start[e.to]) {
-      s_.start[e.to] = at;
-      s_.bind_start[e.to] = from;
-      s_.bind_dep[e.to] = e.dep;
+  // A start constraint from `from` reaches `to`: start(to) >= at.
+  void Offer(int32_t to, Dep dep, int32_t from, int64_t at) {
+    if (cnt_s_[to] == kFired) return;  // already forced out of a cycle
+    if (s_.start[to] == kUnset || at > s_.start[to]) {
+      s_.start[to] = at;
+      s_.bind_start[to] = from;
+      s_.bind_dep[to] = dep;
     }
-    if (--cnt_s_[e.to] == 0) Push(2 * e.to);
+    if (--cnt_s_[to] == 0) Push(2 * to);
   }
 
   // Every start has fired but some ends wait on a group or release that a cycle holds.
@@ -249,10 +251,13 @@ class Simulator {
 
 }  // namespace
 
-Simulation::Simulation(const SimGraph& g) : g_(g), plan_(std::make_unique<Plan>()) { BuildPlan(g, *plan_); }
+Simulation::Simulation(const SimGraph& g, PlanBuffers* buffers) : g_(g), plan_(std::make_unique<Plan>()) {
+  BuildPlan(g, *plan_, buffers);
+}
 Simulation::~Simulation() = default;
 
-Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra) const {
+Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra,
+                         Schedule* initial) const {
   std::vector<int32_t> cnt_s, cnt_e;
   if (!counts_taken_) {
     cnt_s = std::move(plan_->cnt_s);
@@ -264,7 +269,11 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
     InitialCounts(g_, cnt_s, cnt_e, nullptr);
   }
   RunState init;
-  InitRun(g_, init);
+  if (initial != nullptr && static_cast<int32_t>(initial->start.size()) == g_.num_nodes) {
+    init.s = std::move(*initial);  // InitialSchedule(n): the same values
+  } else {
+    InitRun(g_.num_nodes, init);
+  }
   Simulator sim(g_, *plan_, dur, extra, std::move(cnt_s), std::move(cnt_e), std::move(init));
   Schedule s = sim.Run();
   sim.TakeCounts(spare_s_, spare_e_);
@@ -272,5 +281,11 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
 }
 
 Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur, nullptr); }
+
+Schedule InitialSchedule(int32_t n) {
+  RunState r;
+  InitRun(n, r);
+  return std::move(r.s);
+}
 
 }  // namespace overlapscope::analyze::replay

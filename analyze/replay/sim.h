@@ -4,8 +4,11 @@
 // tests can build one by hand.
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "analyze/replay/zeroed.h"
@@ -18,14 +21,32 @@ namespace overlapscope::analyze::replay {
 //   kRelease:    end(to)   >= end(from) + lag   (the GPU work a blocking host call waited for)
 enum class Dep : uint8_t { kAfterEnd, kAfterStart, kRelease };
 
-// Packed (13 bytes, not 16): at 10 M nodes every byte per edge is ~4 MB of fresh pages.
-#pragma pack(push, 1)
-struct SimEdge {
+// An edge as a builder gives it to EdgeRows: source, kind, lag (ns).
+#pragma pack(push, 1)  // 13 bytes, not 16
+struct NewEdge {
   int32_t from = -1;
   Dep dep = Dep::kAfterEnd;
   int64_t lag_ns = 0;
 };
+// An edge as a SimGraph keeps it, 9 bytes (at 10 M nodes every byte an edge is ~15 MB of fresh
+// pages): its lag in 32 bits, or kBigLag when it does not fit (SimGraph::big_lags holds it).
+struct SimEdge {
+  int32_t from = -1;
+  Dep dep = Dep::kAfterEnd;
+  int32_t lag = 0;
+};
 #pragma pack(pop)
+constexpr int32_t kBigLag = INT32_MIN;
+
+// Lags that do not fit 32 bits: (index into the edge array, lag ns), sorted by index.
+using BigLags = std::vector<std::pair<int64_t, int64_t>>;
+// The lag of rows[i] (big: the big lags of that array).
+template <typename Edge>
+int64_t LagOf(const std::vector<Edge>& rows, const BigLags& big, int64_t i) {
+  const int32_t lag = rows[i].lag;
+  if (lag != kBigLag) return lag;
+  return std::lower_bound(big.begin(), big.end(), std::make_pair(i, INT64_MIN))->second;
+}
 
 // Row offsets into the edge arrays: 32 bits (half the pages of 64); Replay() refuses a graph
 // whose edges could exceed them (kMaxSimEdges).
@@ -71,6 +92,8 @@ struct SimGraph {
   // Predecessor edges, compressed rows: preds[pred_off[n] .. pred_off[n+1]).
   std::vector<RowOffset> pred_off;
   std::vector<SimEdge> preds;
+  BigLags big_lags;                                                   // of preds (usually empty)
+  int64_t Lag(int64_t i) const { return LagOf(preds, big_lags, i); }  // of preds[i], ns
 
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
@@ -89,8 +112,8 @@ class EdgeRows {
   void Next(int32_t v) {
     while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<RowOffset>(in_order_.size()));
   }
-  void Append(SimEdge e) { in_order_.push_back(e); }
-  void Add(int32_t to, SimEdge e) { pending_.push_back({to, e}); }
+  void Append(const NewEdge& e) { in_order_.push_back(Narrow(e, in_order_.size())); }
+  void Add(int32_t to, const NewEdge& e) { pending_.push_back({to, e}); }
   // Called once every Add() is done and before the first Next(): where the Add()ed edges fall
   // into few runs of non-decreasing targets (a restreamed stream's order, then the joins, in
   // node order), AppendAdded(v) appends v's right after its in-order edges, so that Finish()
@@ -100,7 +123,8 @@ class EdgeRows {
   void AppendAdded(int32_t v) {
     for (size_t r = 0; r < run_next_.size(); ++r) {
       // A run's targets never decrease: the edges of v are at its cursor.
-      for (size_t& i = run_next_[r]; i < run_end_[r] && pending_[i].to == v; ++i) in_order_.push_back(pending_[i].e);
+      for (size_t& i = run_next_[r]; i < run_end_[r] && pending_[i].to == v; ++i)
+        in_order_.push_back(Narrow(pending_[i].e, in_order_.size()));
     }
   }
   // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
@@ -112,11 +136,18 @@ class EdgeRows {
 #pragma pack(push, 1)  // 17 bytes, not 24
   struct Pending {
     int32_t to;
-    SimEdge e;
+    NewEdge e;
   };
 #pragma pack(pop)
+  // e as kept at index `at` of the rows (its lag into big_ when it does not fit 32 bits).
+  SimEdge Narrow(const NewEdge& e, size_t at) {
+    if (e.lag_ns > INT32_MIN && e.lag_ns <= INT32_MAX) return {e.from, e.dep, static_cast<int32_t>(e.lag_ns)};
+    big_.emplace_back(static_cast<int64_t>(at), e.lag_ns);
+    return {e.from, e.dep, kBigLag};
+  }
   std::vector<RowOffset> off_;
   std::vector<SimEdge> in_order_;
+  BigLags big_;  // of in_order_
   std::vector<Pending> pending_;
   std::vector<size_t> run_next_, run_end_;  // InlineAdded(): per run, its cursor and end
   bool added_inline_ = false;               // InlineAdded() took them
@@ -141,16 +172,30 @@ struct Schedule {
 
 // Forward list scheduling over the start/end events of every node with a ready queue (each event
 // fires once all its constraints are known). O(nodes + edges). Deterministic.
+// The plan's per-node arrays (successor offsets and constraint counts) with their initial
+// values, made ahead for a graph of n nodes: filled on one thread for a Simulation built on
+// another, they take their page faults off that one.
+struct PlanBuffers {
+  std::vector<RowOffset> off_s, off_e;  // n + 1 zeros each
+  std::vector<int32_t> cnt_s, cnt_e;    // n zeros, n ones
+};
+PlanBuffers PlanBuffersFor(int32_t n);
+
 class Simulation {
  public:
-  explicit Simulation(const SimGraph& g);  // successors and counts, once per graph (g outlives it)
+  // Successors and counts, once per graph (g outlives it). `buffers` (or null): PlanBuffersFor()
+  // this graph's node count, taken instead of fresh arrays.
+  explicit Simulation(const SimGraph& g, PlanBuffers* buffers = nullptr);
   ~Simulation();
   // One run with these durations (per node; nodes in groups and with releases ignore theirs).
   // `extra` (or null): start constraints beside the graph's (kAfterEnd / kAfterStart only: a
   // kernel that waits for SMs another kernel holds, contention.h). The first run takes the
   // plan's counts; later ones count again into the previous run's buffers (no fresh pages).
   // Not for two threads at once.
-  Schedule Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra = nullptr) const;
+  // `initial` (or null): InitialSchedule() of this graph's node count, made ahead (its pages
+  // touched on another thread): this run takes it instead of filling fresh arrays.
+  Schedule Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra = nullptr,
+               Schedule* initial = nullptr) const;
   struct Plan;
 
  private:
@@ -160,5 +205,8 @@ class Simulation {
   mutable std::vector<int32_t> spare_s_, spare_e_;  // the last run's count buffers
 };
 Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
+// A run's schedule before its first event, for n nodes: nothing known yet (every time unset,
+// nothing bound). Made on one thread for a run on another, it takes its page faults off that one.
+Schedule InitialSchedule(int32_t n);
 
 }  // namespace overlapscope::analyze::replay

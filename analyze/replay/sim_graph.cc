@@ -23,6 +23,7 @@ void SimGraph::Resize(int32_t n, int32_t gpu) {
   ResizeNodes(n, gpu);
   pred_off.assign(static_cast<size_t>(n) + 1, 0);
   preds.clear();
+  big_lags.clear();
 }
 
 void EdgeRows::Reserve(int32_t n, int64_t edges, int64_t added) {
@@ -63,6 +64,8 @@ void EdgeRows::Finish(SimGraph& g) {
     // yet moved), leaving the gap after them that the Add()ed edges fill in order.
     ZeroedVector<int32_t> left(n);
     for (const Pending& p : pending_) ++left[p.to];
+    // Big lags of the in-order rows move with their rows: their old offsets kept for that.
+    const std::vector<RowOffset> old_off = big_.empty() ? std::vector<RowOffset>() : off_;
     const size_t in_order = in_order_.size();
     in_order_.resize(in_order + pending_.size());
     int64_t shift = static_cast<int64_t>(pending_.size());
@@ -76,14 +79,24 @@ void EdgeRows::Finish(SimGraph& g) {
       old_hi = old_lo;
     }
     // off_[v + 1] is node v's new end; its Add()ed edges take the last left[v] slots, in order.
-    for (const Pending& p : pending_) in_order_[off_[p.to + 1] - left[p.to]--] = p.e;
+    for (auto& [at, lag] : big_) {
+      const auto v = std::upper_bound(old_off.begin(), old_off.end(), at) - old_off.begin() - 1;
+      at += off_[v] - old_off[v];
+    }
+    for (const Pending& p : pending_) {
+      const int64_t at = off_[p.to + 1] - left[p.to]--;
+      in_order_[at] = Narrow(p.e, at);
+    }
     pending_.clear();
     pending_.shrink_to_fit();
   }
+  std::sort(big_.begin(), big_.end());
   g.pred_off = std::move(off_);
   g.preds = std::move(in_order_);
+  g.big_lags = std::move(big_);
   off_.clear();
   in_order_.clear();
+  big_.clear();
 }
 
 }  // namespace overlapscope::analyze::replay

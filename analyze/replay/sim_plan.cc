@@ -2,6 +2,12 @@
 // fresh array costs its page faults.
 #include "analyze/replay/sim_plan.h"
 
+#include <algorithm>
+#include <climits>
+#include <utility>
+
+#include "analyze/replay/fresh.h"
+
 namespace overlapscope::analyze::replay {
 namespace {
 
@@ -23,30 +29,50 @@ void CountRow(const SimGraph& g, int32_t v, std::vector<int32_t>& cnt_s, std::ve
 }  // namespace
 
 // The offsets serve as fill positions and are shifted back after (no copy of them).
-Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p) {
+Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
   Succs s;
   const int32_t n = g.num_nodes;
+  // Buffers made ahead hold the initial values already (PlanBuffersFor).
+  const bool ready = b != nullptr && b->off_s.size() == static_cast<size_t>(n) + 1;
+  if (ready) {
+    s.off_s = std::move(b->off_s);
+    s.off_e = std::move(b->off_e);
+  } else {
+    AssignFresh(s.off_s, static_cast<size_t>(n) + 1, 0);
+    AssignFresh(s.off_e, static_cast<size_t>(n) + 1, 0);
+  }
   if (p != nullptr) {
-    p->cnt_s.assign(n, 0);
-    p->cnt_e.assign(n, 1);
+    if (ready) {
+      p->cnt_s = std::move(b->cnt_s);
+      p->cnt_e = std::move(b->cnt_e);
+    } else {
+      AssignFresh(p->cnt_s, n, 0);
+      AssignFresh(p->cnt_e, n, 1);
+    }
     p->has_release = ZeroedVector<uint8_t>(n);
   }
-  s.off_s.assign(static_cast<size_t>(n) + 1, 0);
-  s.off_e.assign(static_cast<size_t>(n) + 1, 0);
   for (const SimEdge& e : g.preds) ++(e.dep == Dep::kAfterStart ? s.off_s : s.off_e)[e.from + 1];
   for (int32_t v = 0; v < n; ++v) {
     s.off_s[v + 1] += s.off_s[v];
     s.off_e[v + 1] += s.off_e[v];
   }
-  s.on_start.resize(static_cast<size_t>(s.off_s.back()));
-  s.on_end.resize(static_cast<size_t>(s.off_e.back()));
+  AssignFresh(s.on_start, static_cast<size_t>(s.off_s.back()), SuccEdge{});
+  AssignFresh(s.on_end, static_cast<size_t>(s.off_e.back()), SuccEdge{});
+  // A lag that does not fit 32 bits goes to the big-lag list (kBigLag in the row).
+  auto narrow = [](int64_t lag, int64_t at, BigLags& big) {
+    if (lag > INT32_MIN && lag <= INT32_MAX) return static_cast<int32_t>(lag);
+    big.emplace_back(at, lag);
+    return kBigLag;
+  };
   for (int32_t to = 0; to < n; ++to) {
     for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
       const SimEdge& e = g.preds[i];
       if (e.dep == Dep::kAfterStart) {
-        s.on_start[s.off_s[e.from]++] = {to, e.dep, e.lag_ns};
+        const int64_t at = s.off_s[e.from]++;
+        s.on_start[at] = {to, narrow(g.Lag(i), at, s.big_start)};
       } else {
-        s.on_end[s.off_e[e.from]++] = {to, e.dep, e.lag_ns};
+        const int64_t at = s.off_e[e.from]++;
+        s.on_end[at] = {e.dep == Dep::kRelease ? ~to : to, narrow(g.Lag(i), at, s.big_end)};
       }
     }
     if (p != nullptr) CountRow(g, to, p->cnt_s, p->cnt_e, &p->has_release);
@@ -57,6 +83,8 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p) {
     s.off_e[v] = s.off_e[v - 1];
   }
   s.off_s[0] = s.off_e[0] = 0;
+  std::sort(s.big_start.begin(), s.big_start.end());
+  std::sort(s.big_end.begin(), s.big_end.end());
   return s;
 }
 
@@ -91,9 +119,18 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted) {
   p.group_off[0] = 0;
 }
 
-void BuildPlan(const SimGraph& g, Simulation::Plan& p) {
-  p.succ = BuildSuccs(g, &p);
+void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b) {
+  p.succ = BuildSuccs(g, &p, b);
   BuildCounts(g, p, /*counted=*/true);
+}
+
+PlanBuffers PlanBuffersFor(int32_t n) {
+  PlanBuffers b;
+  AssignFresh(b.off_s, static_cast<size_t>(n) + 1, 0);
+  AssignFresh(b.off_e, static_cast<size_t>(n) + 1, 0);
+  AssignFresh(b.cnt_s, n, 0);
+  AssignFresh(b.cnt_e, n, 1);
+  return b;
 }
 
 }  // namespace overlapscope::analyze::replay

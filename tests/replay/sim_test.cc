@@ -52,6 +52,69 @@ TEST(Simulate, ChainKeepsLagsAndDurations) {
   EXPECT_EQ(s.bind_start[1], 3);
 }
 
+TEST(Simulate, LagsBeyond32BitsAreKept) {
+  // The plan keeps lags in 32 bits and the others apart (sim_plan.h): host call 2 follows call
+  // 1 after 3 s of host work, call 3 starts 2.5 s after call 1's start and launches GPU 0 5 s
+  // later; host call 4 blocks on GPU 0 and returns 2.2 s after it; GPU 5 follows GPU 0 3 s
+  // before its end (a negative lag beyond 32 bits).
+  const int64_t s1 = 1'000'000'000;
+  SimGraph g;
+  g.Resize(6, 1);
+  SetNode(g, 0, 9 * s1, 10 * s1);
+  SetNode(g, 1, 0, 10);
+  SetNode(g, 2, 3 * s1 + 10, 3 * s1 + 20);
+  SetNode(g, 3, 2'500'000'000, 2'500'000'010);
+  SetNode(g, 4, 5 * s1, 10 * s1 + 2'200'000'000);
+  SetNode(g, 5, 7 * s1, 7 * s1 + 5);
+  g.num_gpu = 1;
+  EdgeRows rows;
+  rows.Add(2, {1, Dep::kAfterEnd, 3 * s1});
+  rows.Add(3, {1, Dep::kAfterStart, 2'500'000'000});
+  rows.Add(0, {3, Dep::kAfterStart, 6'500'000'000});
+  rows.Add(4, {0, Dep::kRelease, 2'200'000'000});
+  rows.Add(5, {0, Dep::kAfterEnd, -3 * s1});
+  rows.Finish(g);
+  g.release_tail[4] = 0;
+  Schedule s = Simulate(g);
+  EXPECT_EQ(s.start[2], 3 * s1 + 10);
+  EXPECT_EQ(s.start[3], 2'500'000'000);
+  EXPECT_EQ(s.start[0], 9 * s1);
+  EXPECT_EQ(s.end[4], 12 * s1 + 200'000'000);
+  EXPECT_EQ(s.bind_end[4], 0);
+  EXPECT_EQ(s.start[5], 7 * s1);
+  EXPECT_EQ(s.bind_start[5], 0);
+  // GPU 0 half as long: everything after it moves by the same 0.5 s.
+  g.dur[0] = s1 / 2;
+  s = Simulate(g);
+  EXPECT_EQ(s.end[4], 11 * s1 + 700'000'000);
+  EXPECT_EQ(s.start[5], 6 * s1 + 500'000'000);
+}
+
+TEST(EdgeRows, LagsBeyond32BitsMoveWithTheirRows) {
+  // In-order rows with a 3 s lag (node 2's) and a -4 s one (node 3's), then an Add()ed edge to
+  // node 1 that Finish() merges in front of them: every lag reads back as given.
+  const int64_t s1 = 1'000'000'000;
+  SimGraph g;
+  g.Resize(4, 0);
+  EdgeRows rows;
+  rows.Add(1, {0, Dep::kAfterEnd, 5 * s1});
+  rows.Next(0);
+  rows.Next(1);
+  rows.Append({0, Dep::kAfterEnd, 7});
+  rows.Next(2);
+  rows.Append({1, Dep::kAfterStart, 3 * s1});
+  rows.Next(3);
+  rows.Append({2, Dep::kAfterEnd, 11});
+  rows.Append({0, Dep::kAfterEnd, -4 * s1});
+  rows.Finish(g);
+  ASSERT_EQ(g.preds.size(), 5u);
+  EXPECT_EQ(g.pred_off, (std::vector<RowOffset>{0, 0, 2, 3, 5}));
+  std::vector<int64_t> lags;
+  for (size_t i = 0; i < g.preds.size(); ++i) lags.push_back(g.Lag(static_cast<int64_t>(i)));
+  EXPECT_EQ(lags, (std::vector<int64_t>{7, 5 * s1, 3 * s1, 11, -4 * s1}));
+  EXPECT_EQ(g.preds[2].dep, Dep::kAfterStart);
+}
+
 TEST(Simulate, BlockingCallEndsWhenItsGpuWorkEnds) {
   // GPU 0 [0, 100); host call 1 blocks on it from 10, returns 3 ns after the release: [10, 103).
   // Host call 2 follows after 4 ns of host work.
