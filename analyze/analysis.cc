@@ -132,33 +132,52 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   r.min_gap_ns = options.min_gap_ns;
   if (auto s = CheckGroups(options.groups); !s.ok()) return s;
   Context ctx(trace, options);
+  base::PhaseSpan prep_("prepare context");
   if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
   // Overlap, HTA's figures, blocking, launch statistics and the collectives across ranks only
   // read the context or the model: they run at once on up to --threads threads. The
   // dependency graph (METRICS §8) needs the host syncs' releases and the collectives' last
   // arrivals; the idle causes, sync points and paths read it. With one thread everything runs
   // in this order.
-  base::RunAll(options.threads,
-               {[&] { ComputeOverlap(ctx, &r.overlap); },
-                [&] {
-                  if (ctx.opt.hta_both_filters)
-                    ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
-                  else
-                    ComputeHtaCompat(ctx, &r.hta);
-                },
-                [&] { ComputeBlocking(ctx, &r.blocking); }, [&] { ComputeLaunchStats(ctx, &r.launch); },
-                [&] { r.cross_rank = AnalyzeCrossRank(trace); }});
+  base::RunAll(options.threads, {[&] {
+                                   base::PhaseSpan s_("overlap");
+                                   ComputeOverlap(ctx, &r.overlap);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan s_("hta");
+                                   if (ctx.opt.hta_both_filters)
+                                     ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
+                                   else
+                                     ComputeHtaCompat(ctx, &r.hta);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan s_("blocking");
+                                   ComputeBlocking(ctx, &r.blocking);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan s_("launch");
+                                   ComputeLaunchStats(ctx, &r.launch);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan s_("cross rank");
+                                   r.cross_rank = AnalyzeCrossRank(trace);
+                                 }});
   base::PhaseLog("analyses, parallel part");
   // The graph, the idle gaps and the transfer/wait split read only those results (and write
   // their own): at once, too.
   graph::Graph g;
   base::RunAll(options.threads, {[&] {
+                                   base::PhaseSpan s_("graph");
                                    graph::GraphInputs in = MakeGraphInputs(r.blocking, r.cross_rank);
                                    in.threads = options.threads;
                                    g = graph::BuildGraph(trace, in);
                                  },
-                                 [&] { ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows); },
                                  [&] {
+                                   base::PhaseSpan s_("idle");
+                                   ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan s_("comm wait");
                                    if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
                                  }});
   base::PhaseLog("dependency graph, idle");
@@ -167,11 +186,19 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   // after them run their index alone.
   absl::Status conc_status;
   base::RunAll(options.threads, {[&] {
-                                   AddWaitCauses(g, &r.gaps);
+                                   {
+                                     base::PhaseSpan s_("wait causes");
+                                     AddWaitCauses(g, &r.gaps);
+                                   }
+                                   base::PhaseSpan s_("concurrency");
                                    conc_status = Concurrency(trace, ctx, options, &r.concurrency);
                                  },
                                  [&] {
-                                   ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
+                                   {
+                                     base::PhaseSpan s_("sync points");
+                                     ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
+                                   }
+                                   base::PhaseSpan s_("wait sources");
                                    AddWaitSources(g, &r.sync);
                                  }});
   if (!conc_status.ok()) return conc_status;
@@ -181,7 +208,10 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   base::PhaseLog("idle, sync points");
   if (auto s = PathsAndConcurrency(trace, ctx, g, options, r); !s.ok()) return s;
   base::PhaseLog("paths, concurrency");
-  Summaries(trace, r);
+  {
+    base::PhaseSpan s_("summaries");
+    Summaries(trace, r);
+  }
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/findings/finding_rule.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 #include "model/bounds.h"
 
@@ -180,7 +181,10 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                        const graph::Graph* g, SyncResult* out) {
   const model::Trace& t = ctx.t;
   std::vector<size_t> runs;
-  AddPoints(t, blocking, ctx.opt.threads, &out->points, &runs);
+  {
+    base::PhaseSpan s_("sp add points");
+    AddPoints(t, blocking, ctx.opt.threads, &out->points, &runs);
+  }
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
   findings::FindingInputs in{t,
                              ctx.iters,
@@ -192,6 +196,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                              {},
                              ctx.opt.mark_message_times};
   in.graph = g;
+  in.threads = ctx.opt.threads;
   in.blocked_by_thread.resize(t.threads().size());
   for (size_t i = 0; i < blocking.intervals.size(); ++i)
     in.blocked_by_thread[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));
@@ -205,6 +210,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   std::vector<findings::Emitted> emitted;
   for (std::vector<findings::Emitted>& v : by_rule)
     for (findings::Emitted& e : v) emitted.push_back(std::move(e));
+  base::PhaseSpan s_("sp finish");
   Finish(std::move(emitted), runs, out);
 }
 

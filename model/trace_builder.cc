@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 
 namespace overlapscope::model {
@@ -270,7 +271,11 @@ void TraceBuilder::SortCollectives() {
 
 absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && {
   const int threads = options.threads;
-  if (absl::Status s = Validate(threads); !s.ok()) return s;
+  {
+    base::PhaseSpan s_("validate");
+    if (absl::Status s = Validate(threads); !s.ok()) return s;
+  }
+  base::PhaseSpan d_s("derive, shift, sorts");
   DeriveCollectiveSpans();
   if (options.clock_shift)
     if (absl::Status s = ApplyClockShift(options.clock_shift); !s.ok()) return s;
@@ -279,7 +284,14 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
       return absl::InvalidArgumentError(absl::StrCat("collectives[", c, "]: end_ns < start_ns"));
   // Each vector is sorted on its own: at once, with the same result as one after the other.
   base::RunAll(threads,
-               {[&] { SortByTime(d_.kernels); }, [&] { SortByTime(d_.api_calls), ClassifyApiCalls(); },
+               {[&] {
+                  base::PhaseSpan s_("sort kernels");
+                  SortByTime(d_.kernels);
+                },
+                [&] {
+                  base::PhaseSpan s_("sort api, classify");
+                  SortByTime(d_.api_calls), ClassifyApiCalls();
+                },
                 [&] { SortByTime(d_.memcpys); }, [&] { SortByTime(d_.memsets); }, [&] { SortByTime(d_.syncs); },
                 [&] { SortByTime(d_.ranges); }, [&] { SortByTime(d_.gpu_ranges); },
                 [&] {
@@ -288,12 +300,25 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
                                      return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
                                    });
                 }});
-  SortCollectives();
+  {
+    base::PhaseSpan s_("sort collectives");
+    SortCollectives();
+  }
   Trace t;
   t.d_ = std::move(d_);
   // The indexes write disjoint members of t and read only its sorted data.
-  base::RunAll(threads, {[&] { BuildCorrelationJoins(t, threads); }, [&] { BuildGpuIndexes(t, threads); },
-                         [&] { ComputeTimeSpan(t); }});
+  base::RunAll(threads, {[&] {
+                           base::PhaseSpan s_("corr joins");
+                           BuildCorrelationJoins(t, threads);
+                         },
+                         [&] {
+                           base::PhaseSpan s_("gpu indexes");
+                           BuildGpuIndexes(t, threads);
+                         },
+                         [&] {
+                           base::PhaseSpan s_("time span");
+                           ComputeTimeSpan(t);
+                         }});
   return t;
 }
 

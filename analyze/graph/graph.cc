@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "analyze/graph/graph_builder.h"
+#include "base/phase_log.h"
 
 namespace overlapscope::analyze::graph {
 
@@ -75,13 +76,34 @@ Graph GraphBuilder::Build() {
   for (const model::Stream& s : t_.streams())
     stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
   for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
-  AddGpuNodes();
-  AddProgramOrder();
-  AddRecordedWaits();
-  AddInferredWaits();
-  AddHostReleases();
-  AddPeers();
-  Finish();
+  {
+    base::PhaseSpan s_("g gpu nodes");
+    AddGpuNodes();
+  }
+  {
+    base::PhaseSpan s_("g program order");
+    AddProgramOrder();
+  }
+  {
+    base::PhaseSpan s_("g recorded waits");
+    AddRecordedWaits();
+  }
+  {
+    base::PhaseSpan s_("g inferred waits");
+    AddInferredWaits();
+  }
+  {
+    base::PhaseSpan s_("g host releases");
+    AddHostReleases();
+  }
+  {
+    base::PhaseSpan s_("g peers");
+    AddPeers();
+  }
+  {
+    base::PhaseSpan s_("g finish");
+    Finish();
+  }
   g_.stats_ = other_;
   for (const GraphStats& p : g_.process_stats_) AddStats(g_.stats_, p);
   return std::move(g_);

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 #include "importers/kineto/file_context.h"
 #include "importers/kineto/import.h"
@@ -252,14 +253,24 @@ void StoreStats(FileContext& ctx, int64_t total_bytes, bool compressed) {
 }  // namespace
 
 absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) {
+  base::PhaseSpan f_("finish file");
   if (absl::Status s = AddBaseAtEnd(ctx); !s.ok()) return s;
-  CorrelationFromExternalId(ctx);
+  {
+    base::PhaseSpan s_("corr from external id");
+    CorrelationFromExternalId(ctx);
+  }
   // The joins write the syncs' threads and the copies' asynchrony, the count reads correlation
   // ids: at once on two threads when there are two (each returns its counts).
   int64_t unattributed_syncs = 0;
   std::pair<int64_t, int64_t> unmatched;
-  base::RunAll(std::min(ctx.threads, 2), {[&] { unattributed_syncs = JoinCallsByCorrelation(ctx); },
-                                          [&] { unmatched = CountUnmatchedIds(ctx); }});
+  base::RunAll(std::min(ctx.threads, 2), {[&] {
+                                            base::PhaseSpan s_("join calls");
+                                            unattributed_syncs = JoinCallsByCorrelation(ctx);
+                                          },
+                                          [&] {
+                                            base::PhaseSpan s_("count unmatched");
+                                            unmatched = CountUnmatchedIds(ctx);
+                                          }});
   if (unattributed_syncs > 0) ctx.stats.Add(model::Stat::kKinetoSyncWithoutCall, unattributed_syncs);
   if (unmatched.first > 0) ctx.stats.Add(model::Stat::kGpuWithoutLaunch, unmatched.first);
   if (unmatched.second > 0) ctx.stats.Add(model::Stat::kKinetoFlowIdUnmatched, unmatched.second);
