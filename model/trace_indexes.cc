@@ -101,13 +101,14 @@ void TraceBuilder::BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& al
 void TraceBuilder::BuildCorrelationJoins(Trace& t, int threads) {
   {
     std::vector<ProcessId> process_of_call(t.d_.api_calls.size());
-    for (size_t i = 0; i < t.d_.api_calls.size(); ++i)
-      process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
-    t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size());
+    base::ParallelFor(threads, t.d_.api_calls.size(), size_t{1} << 15, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
+    });
+    t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size(), threads);
   }
   auto launches = [&](const auto& v, std::vector<int32_t>& out) {
     out.assign(v.size(), kNone);
-    base::ParallelFor(threads, v.size(), size_t{1} << 16, [&](size_t lo, size_t hi) {
+    base::ParallelFor(threads, v.size(), size_t{1} << 13, [&](size_t lo, size_t hi) {
       for (size_t i = lo; i < hi; ++i)
         if (v[i].correlation_id != kNoCorrelation)
           out[i] = t.api_by_corr_.Find(t.d_.devices[v[i].device].process, v[i].correlation_id);
