@@ -142,7 +142,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   base::RunAll(options.threads, {[&] { prep_status = PrepareContext(ctx, &r.classes); },
                                  [&] {
                                    base::PhaseSpan span("cross rank");
-                                   r.cross_rank = AnalyzeCrossRank(trace);
+                                   r.cross_rank = AnalyzeCrossRank(trace, nullptr, options.threads);
                                  }});
   if (!prep_status.ok()) return prep_status;
   base::PhaseLog("context, cross rank");

@@ -2,11 +2,12 @@
 // same lookups and duplicate count as with one, for one process with sparse ids (the parallel
 // path: ids 0, 77, 154, ... in a shuffled order, every 10th repeated, some calls without an id)
 // and for two processes (the one-pass path).
+#include "model/correlation_index.h"
+
 #include <cstdint>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/correlation_index.h"
 
 namespace overlapscope::model {
 namespace {
