@@ -112,6 +112,7 @@ absl::Status Paths(const model::Trace& trace, const Context& ctx, const graph::G
   in.gpu.kernel_cls = ctx.kernel_cls, in.gpu.memcpy_cls = ctx.memcpy_cls, in.gpu.memset_cls = ctx.memset_cls;
   in.iterations = &ctx.iters, in.blocking = &r.blocking, in.cross_rank = &r.cross_rank;
   in.windows = r.windows;
+  in.threads = options.threads;
   PathAndConcurrencyOptions o;
   o.critical_path.top_n = options.top_n;
   o.critical_path.keep_segments = options.keep_path_segments;
