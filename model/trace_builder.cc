@@ -202,8 +202,9 @@ absl::Status TraceBuilder::ApplyClockShift(const ClockShiftFn& fn) {
   view.d_.devices = d_.devices;
   view.d_.streams = d_.streams;
   view.d_.collectives = d_.collectives;
-  std::stable_sort(view.d_.collectives.begin(), view.d_.collectives.end(),
-                   [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; });
+  auto by_start = [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; };
+  if (!std::is_sorted(view.d_.collectives.begin(), view.d_.collectives.end(), by_start))
+    std::stable_sort(view.d_.collectives.begin(), view.d_.collectives.end(), by_start);
   absl::StatusOr<ClockShift> shift = fn(view);
   d_.strings = std::move(view.d_.strings);
   if (!shift.ok()) return shift.status();
