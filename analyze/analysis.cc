@@ -190,7 +190,7 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
                {[&] {
                   base::PhaseSpan span("sync points");
                   ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
-                  AddWaitSources(g, &r.sync);
+                  AddWaitSources(g, &r.sync, options.threads);
                 },
                 [&] { paths_status = Paths(trace, ctx, g, options, r); }, [&] { AddWaitCauses(g, &r.gaps); }});
   if (!paths_status.ok()) return paths_status;

@@ -229,26 +229,35 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   Finish(std::move(by_rule), runs, out);
 }
 
-void AddWaitSources(const graph::Graph& g, SyncResult* out) {
+void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads) {
   if (g.waits().empty()) return;
+  // The two maps at once (each keeps the first edge per key), then the points in ranges (each
+  // writes only itself).
   absl::flat_hash_map<int32_t, const graph::WaitEdge*> by_sync, by_call;
-  for (const graph::WaitEdge& w : g.waits()) {
-    if (w.sync != model::kNone) by_sync.emplace(w.sync, &w);
-    if (w.api_call != model::kNone) by_call.emplace(w.api_call, &w);
-  }
-  for (SyncPoint& p : out->points) {
-    if (p.kind != SyncPointKind::kStreamWaitEvent) continue;
-    const graph::WaitEdge* w = nullptr;
-    if (auto it = by_sync.find(p.sync); p.sync != model::kNone && it != by_sync.end()) w = it->second;
-    if (auto it = by_call.find(p.api_call); w == nullptr && p.api_call != model::kNone && it != by_call.end())
-      w = it->second;
-    if (w == nullptr) continue;
-    p.wait_source = g.Ref(w->from);
-    p.waiter = g.Ref(w->to);
-    p.wait_inferred = w->inferred;
-    if (p.stream == model::kNone) p.stream = g.Stream(w->to);
-    if (p.wait_on_stream == model::kNone) p.wait_on_stream = g.Stream(w->from);
-  }
+  base::RunAll(threads, {[&] {
+                           for (const graph::WaitEdge& w : g.waits())
+                             if (w.sync != model::kNone) by_sync.emplace(w.sync, &w);
+                         },
+                         [&] {
+                           for (const graph::WaitEdge& w : g.waits())
+                             if (w.api_call != model::kNone) by_call.emplace(w.api_call, &w);
+                         }});
+  base::ParallelFor(threads, out->points.size(), 8192, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      SyncPoint& p = out->points[i];
+      if (p.kind != SyncPointKind::kStreamWaitEvent) continue;
+      const graph::WaitEdge* w = nullptr;
+      if (auto it = by_sync.find(p.sync); p.sync != model::kNone && it != by_sync.end()) w = it->second;
+      if (auto it = by_call.find(p.api_call); w == nullptr && p.api_call != model::kNone && it != by_call.end())
+        w = it->second;
+      if (w == nullptr) continue;
+      p.wait_source = g.Ref(w->from);
+      p.waiter = g.Ref(w->to);
+      p.wait_inferred = w->inferred;
+      if (p.stream == model::kNone) p.stream = g.Stream(w->to);
+      if (p.wait_on_stream == model::kNone) p.wait_on_stream = g.Stream(w->from);
+    }
+  });
 }
 
 }  // namespace overlapscope::analyze
