@@ -172,6 +172,23 @@ void GraphBuilder::AddGpuNodes() {
   for (size_t s = 0; s < ns; ++s)
     g_.stream_off_[s + 1] =
         g_.stream_off_[s] + static_cast<NodeId>(t.StreamActivities(static_cast<model::StreamId>(s)).size());
+  // Per device, its streams with nodes (SmHolderAt looks at a device's streams only).
+  const size_t nd = t.devices().size();
+  g_.device_stream_off_.assign(nd + 1, 0);
+  auto device_of = [&](size_t s) -> size_t {
+    const model::DeviceId d = t.streams()[s].device;
+    return d >= 0 && static_cast<size_t>(d) < nd && g_.stream_off_[s + 1] > g_.stream_off_[s] ? static_cast<size_t>(d)
+                                                                                              : nd;
+  };
+  for (size_t s = 0; s < ns; ++s)
+    if (const size_t d = device_of(s); d < nd) ++g_.device_stream_off_[d + 1];
+  for (size_t d = 0; d < nd; ++d) g_.device_stream_off_[d + 1] += g_.device_stream_off_[d];
+  g_.device_streams_.resize(static_cast<size_t>(g_.device_stream_off_[nd]));
+  {
+    std::vector<int32_t> fill(g_.device_stream_off_.begin(), g_.device_stream_off_.end() - 1);
+    for (size_t s = 0; s < ns; ++s)
+      if (const size_t d = device_of(s); d < nd) g_.device_streams_[fill[d]++] = static_cast<model::StreamId>(s);
+  }
   const size_t total = static_cast<size_t>(g_.stream_off_[ns]);
   g_.gpu_ref_.resize(total);
   g_.gpu_stream_.resize(total);
