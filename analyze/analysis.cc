@@ -102,22 +102,24 @@ absl::Status Concurrency(const model::Trace& trace, const Context& ctx, const An
   return absl::OkStatus();
 }
 
-// Critical path and straggler causes (METRICS §8, one shared index): they read the classes,
-// iterations, blocking and cross-rank results.
-absl::Status PathsAndConcurrency(const model::Trace& trace, const Context& ctx, const graph::Graph& g,
-                                 const AnalyzeOptions& options, AnalysisResult& r) {
+// Critical path and straggler causes (METRICS §8, one shared index): they read the graph,
+// classes, iterations, blocking, cross-rank results and capture windows.
+absl::Status Paths(const model::Trace& trace, const Context& ctx, const graph::Graph& g, const AnalyzeOptions& options,
+                   AnalysisResult& r) {
+  base::PhaseSpan span("paths");
   PathInputs in;
   in.graph = &g;
   in.gpu.kernel_cls = ctx.kernel_cls, in.gpu.memcpy_cls = ctx.memcpy_cls, in.gpu.memset_cls = ctx.memset_cls;
-  in.iterations = &r.iterations, in.blocking = &r.blocking, in.cross_rank = &r.cross_rank;
+  in.iterations = &ctx.iters, in.blocking = &r.blocking, in.cross_rank = &r.cross_rank;
   in.windows = r.windows;
+  in.threads = options.threads;
   PathAndConcurrencyOptions o;
   o.critical_path.top_n = options.top_n;
   o.critical_path.keep_segments = options.keep_path_segments;
   o.stragglers.top_n = options.top_n;
   o.threads = options.threads;
   o.paths = options.critical_path;
-  o.concurrency_too = false;  // AnalyzeAll ran it beside the graph
+  o.concurrency_too = false;  // AnalyzeAll runs it apart
   PathAnalyses p;
   if (auto s = AnalyzePathsAndConcurrency(trace, in, o, &p, &r.concurrency); !s.ok()) return s;
   r.critical_path = std::move(p.critical_path);
@@ -132,55 +134,70 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   r.min_gap_ns = options.min_gap_ns;
   if (auto s = CheckGroups(options.groups); !s.ok()) return s;
   Context ctx(trace, options);
-  if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
-  // Overlap, HTA's figures, blocking, launch statistics and the collectives across ranks only
-  // read the context or the model: they run at once on up to --threads threads. The
-  // dependency graph (METRICS §8) needs the host syncs' releases and the collectives' last
-  // arrivals; the idle causes, sync points and paths read it. With one thread everything runs
-  // in this order.
-  base::RunAll(options.threads,
-               {[&] { ComputeOverlap(ctx, &r.overlap); },
-                [&] {
-                  if (ctx.opt.hta_both_filters)
-                    ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
-                  else
-                    ComputeHtaCompat(ctx, &r.hta);
-                },
-                [&] { ComputeBlocking(ctx, &r.blocking); }, [&] { ComputeLaunchStats(ctx, &r.launch); },
-                [&] { r.cross_rank = AnalyzeCrossRank(trace); }});
-  base::PhaseLog("analyses, parallel part");
-  // The graph, the idle gaps and the transfer/wait split read only those results (and write
-  // their own): at once, too.
-  graph::Graph g;
-  base::RunAll(options.threads, {[&] {
-                                   graph::GraphInputs in = MakeGraphInputs(r.blocking, r.cross_rank);
-                                   in.threads = options.threads;
-                                   g = graph::BuildGraph(trace, in);
-                                 },
-                                 [&] { ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows); },
+  // Three rounds of tasks on up to --threads threads; each task writes only its own results and
+  // reads the model, the context and what earlier rounds (or earlier steps of its own task)
+  // wrote, so the results are the same at any count. With one thread they run in this order.
+  // 1. The context (classes, windows, iterations, launch index) and the collectives across
+  //    ranks (the model only).
+  absl::Status prep_status;
+  base::RunAll(options.threads, {[&] { prep_status = PrepareContext(ctx, &r.classes); },
                                  [&] {
-                                   if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
+                                   base::PhaseSpan span("cross rank");
+                                   r.cross_rank = AnalyzeCrossRank(trace, nullptr, options.threads);
                                  }});
-  base::PhaseLog("dependency graph, idle");
-  // The gaps' wait causes and the sync points (which do not read the gaps) at once.
-  // Stream concurrency (classes and iterations only) goes with the shorter of them: the paths
-  // after them run their index alone.
+  if (!prep_status.ok()) return prep_status;
+  base::PhaseLog("context, cross rank");
+  // 2. Overlap (then its transfer/wait split, from the cross-rank arrivals), HTA's figures,
+  //    launch statistics, stream concurrency (classes and iterations: METRICS §9), and the host
+  //    syncs' releases, then the dependency graph (METRICS §8: those releases and the
+  //    collectives' last arrivals) beside the idle gaps.
+  graph::Graph g;
   absl::Status conc_status;
   base::RunAll(options.threads, {[&] {
-                                   AddWaitCauses(g, &r.gaps);
-                                   conc_status = Concurrency(trace, ctx, options, &r.concurrency);
+                                   base::PhaseSpan span("blocking, graph, idle");
+                                   ComputeBlocking(ctx, &r.blocking);
+                                   base::RunAll(options.threads,
+                                                {[&] {
+                                                   graph::GraphInputs in = MakeGraphInputs(r.blocking, r.cross_rank);
+                                                   in.threads = options.threads;
+                                                   g = graph::BuildGraph(trace, in);
+                                                 },
+                                                 [&] { ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows); }});
                                  },
                                  [&] {
-                                   ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
-                                   AddWaitSources(g, &r.sync);
+                                   base::PhaseSpan span("overlap, comm wait");
+                                   ComputeOverlap(ctx, &r.overlap);
+                                   if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("hta");
+                                   if (ctx.opt.hta_both_filters)
+                                     ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
+                                   else
+                                     ComputeHtaCompat(ctx, &r.hta);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("launch, concurrency");
+                                   ComputeLaunchStats(ctx, &r.launch);
+                                   conc_status = Concurrency(trace, ctx, options, &r.concurrency);
                                  }});
   if (!conc_status.ok()) return conc_status;
+  base::PhaseLog("analyses, graph, idle");
+  // 3. The sync points and their findings (blocking, overlap, graph), the paths (graph,
+  //    blocking, cross rank, windows) and the gaps' wait causes (graph).
+  absl::Status paths_status;
+  base::RunAll(options.threads,
+               {[&] {
+                  base::PhaseSpan span("sync points");
+                  ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
+                  AddWaitSources(g, &r.sync, options.threads);
+                },
+                [&] { paths_status = Paths(trace, ctx, g, options, r); }, [&] { AddWaitCauses(g, &r.gaps); }});
+  if (!paths_status.ok()) return paths_status;
   r.iterations = std::move(ctx.iters);
   r.dependency_graph = g.stats();
   r.dependency_graph_by_process = g.process_stats();
-  base::PhaseLog("idle, sync points");
-  if (auto s = PathsAndConcurrency(trace, ctx, g, options, r); !s.ok()) return s;
-  base::PhaseLog("paths, concurrency");
+  base::PhaseLog("sync points, paths");
   Summaries(trace, r);
   return r;
 }

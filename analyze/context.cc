@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analyze/strings.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 #include "model/bounds.h"
 
@@ -150,13 +151,23 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
   if (!classifier.ok()) return classifier.status();
   // Each part writes its own members of the context and reads only the trace (the device sets
   // also the classes): at once on up to --threads threads, the same context at any count.
-  base::RunAll(ctx.opt.threads,
-               {[&] {
-                  ClassifyActivities(ctx, *classifier, summary);
-                  BuildDeviceSets(ctx);
-                },
-                [&] { PrepareWindows(ctx); }, [&] { ctx.iters = AssignIterations(ctx.t, ctx.opt.iteration_marker); },
-                [&] { IndexLaunches(ctx); }});
+  base::RunAll(ctx.opt.threads, {[&] {
+                                   base::PhaseSpan s_("classify, device sets");
+                                   ClassifyActivities(ctx, *classifier, summary);
+                                   BuildDeviceSets(ctx);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan s_("windows");
+                                   PrepareWindows(ctx);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan s_("iterations");
+                                   ctx.iters = AssignIterations(ctx.t, ctx.opt.iteration_marker);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan s_("index launches");
+                                   IndexLaunches(ctx);
+                                 }});
   return absl::OkStatus();
 }
 

@@ -93,8 +93,9 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                        const graph::Graph* g, SyncResult* out);
 void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
 // Stream-wait sync points get their source from the graph's wait edges (by sync record, else by
-// call); a wait known only from its call also gets its streams from the edge.
-void AddWaitSources(const graph::Graph& g, SyncResult* out);
+// call); a wait known only from its call also gets its streams from the edge. `threads`: the
+// same result at any count.
+void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads = 1);
 
 // What API calls do is model::ApiCall::semantic (model/api_names.h: CUDA runtime, driver and
 // HIP calls in one vocabulary); nothing here matches call names.

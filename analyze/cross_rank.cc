@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "base/run_all.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
@@ -197,7 +198,7 @@ std::vector<CollectiveArrival> CollectiveArrivals(const model::Trace& t) {
   return out;
 }
 
-CrossRankResult AnalyzeCrossRank(const model::Trace& t, const std::vector<CollectiveArrival>* given) {
+CrossRankResult AnalyzeCrossRank(const model::Trace& t, const std::vector<CollectiveArrival>* given, int threads) {
   CrossRankResult r;
   const auto& colls = t.collectives();
   std::vector<int32_t> part_of;
@@ -215,10 +216,17 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t, const std::vector<Collec
   using Key = std::tuple<model::StringId, model::StringId, int64_t>;  // comm, op, seq or ordinal
   std::map<Key, CollectiveInstance> by_key;
   std::map<std::tuple<int32_t, model::StringId, model::StringId>, int64_t> next_ordinal;
-  std::optional<ArrivalEstimator> estimator;
+  // Without given arrivals, each matched collective's is estimated (the estimator only reads):
+  // in ranges at once.
+  std::vector<CollectiveArrival> estimated;
   if (given == nullptr || given->size() != colls.size()) {
-    given = nullptr;
-    estimator.emplace(t);
+    const ArrivalEstimator estimator(t);
+    estimated.resize(colls.size());
+    base::ParallelFor(threads, colls.size(), 64, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i)
+        if (part_of[i] != model::kNone) estimated[i] = estimator.Of(static_cast<model::CollectiveId>(i));
+    });
+    given = &estimated;
   }
   for (size_t i = 0; i < colls.size(); ++i) {
     const model::Collective& c = colls[i];
@@ -245,7 +253,7 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t, const std::vector<Collec
     inst.sequence = c.sequence;
     inst.ordinal = ordinal;
     inst.by_sequence = by_seq;
-    const CollectiveArrival a = given != nullptr ? (*given)[i] : estimator->Of(static_cast<model::CollectiveId>(i));
+    const CollectiveArrival& a = (*given)[i];
     inst.ranks.push_back({static_cast<model::CollectiveId>(i), r.participants[part].rank, c.start_ns, c.end_ns, 0, part,
                           std::min(a.arrival_ns, c.start_ns), a.source});
   }

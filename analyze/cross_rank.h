@@ -119,8 +119,10 @@ struct CrossRankResult {
 // `arrivals`, when given, holds each collective's arrival (parallel to trace.collectives()),
 // estimated earlier on a trace that had the rank's events (CollectiveArrivals): the per-rank
 // reduction matches a collectives-only trace gathered from every rank (engine/reduce.h).
-// Without it the arrivals are estimated from `trace`'s events.
-CrossRankResult AnalyzeCrossRank(const model::Trace& trace, const std::vector<CollectiveArrival>* arrivals = nullptr);
+// Without it the arrivals are estimated from `trace`'s events, on up to `threads` threads (the
+// same result at any count).
+CrossRankResult AnalyzeCrossRank(const model::Trace& trace, const std::vector<CollectiveArrival>* arrivals = nullptr,
+                                 int threads = 1);
 
 // Every collective's arrival (ArrivalEstimator), parallel to trace.collectives().
 std::vector<CollectiveArrival> CollectiveArrivals(const model::Trace& trace);

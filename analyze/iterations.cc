@@ -104,6 +104,50 @@ struct Slot {
   bool launched;
 };
 
+// The activities of the marked streams ordered by (stream, start), ties in the order kernels,
+// memcpys, memsets, each by index: what a stable sort of them in that order gives. A stable
+// counting sort by stream, then each stream's three runs (each in start order: the model's
+// vectors are sorted by time) merged stably.
+std::vector<Slot> SlotsByStream(const model::Trace& t, IterationAssignment& a, const std::vector<uint8_t>& mark) {
+  const size_t ns = mark.size();
+  auto marked = [&](model::StreamId st) { return st >= 0 && static_cast<size_t>(st) < ns && mark[st]; };
+  // at[st * 3 + kind]: where that stream's run of that kind starts.
+  std::vector<size_t> at(ns * 3 + 1, 0);
+  auto count = [&](const auto& v, size_t kind) {
+    for (const auto& e : v)
+      if (marked(e.stream)) ++at[static_cast<size_t>(e.stream) * 3 + kind + 1];
+  };
+  count(t.kernels(), 0);
+  count(t.memcpys(), 1);
+  count(t.memsets(), 2);
+  for (size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
+  std::vector<Slot> s(at.back());
+  std::vector<size_t> fill(at.begin(), at.end() - 1);
+  auto place = [&](const auto& v, size_t kind, const std::vector<int32_t>& launch, std::vector<int32_t>& its) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (marked(v[i].stream))
+        s[fill[static_cast<size_t>(v[i].stream) * 3 + kind]++] = {v[i].stream, v[i].start_ns, &its[i],
+                                                                  launch[i] != model::kNone};
+  };
+  place(t.kernels(), 0, t.kernel_launches(), a.kernel_iteration);
+  place(t.memcpys(), 1, t.memcpy_launches(), a.memcpy_iteration);
+  place(t.memsets(), 2, t.memset_launches(), a.memset_iteration);
+  auto by_start = [](const Slot& x, const Slot& y) { return x.start_ns < y.start_ns; };
+  for (size_t st = 0; st < ns; ++st) {
+    const auto b = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3]);
+    const auto m1 = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 1]);
+    const auto m2 = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 2]);
+    const auto e = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 3]);
+    if (!std::is_sorted(b, m1, by_start) || !std::is_sorted(m1, m2, by_start) || !std::is_sorted(m2, e, by_start)) {
+      std::stable_sort(b, e, by_start);  // not the model's order: sorted as before
+      continue;
+    }
+    std::inplace_merge(b, m1, m2, by_start);
+    std::inplace_merge(b, m2, e, by_start);
+  }
+  return s;
+}
+
 void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a) {
   std::vector<uint8_t> mark;
   auto note = [&](const auto& v, const std::vector<int32_t>& launch) {
@@ -118,20 +162,7 @@ void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a) {
   note(t.memcpys(), t.memcpy_launches());
   note(t.memsets(), t.memset_launches());
   if (mark.empty()) return;
-  std::vector<Slot> s;
-  auto collect = [&](const auto& v, const std::vector<int32_t>& launch, std::vector<int32_t>& its) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      const model::StreamId st = v[i].stream;
-      if (st >= 0 && static_cast<size_t>(st) < mark.size() && mark[st])
-        s.push_back({st, v[i].start_ns, &its[i], launch[i] != model::kNone});
-    }
-  };
-  collect(t.kernels(), t.kernel_launches(), a.kernel_iteration);
-  collect(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
-  collect(t.memsets(), t.memset_launches(), a.memset_iteration);
-  std::stable_sort(s.begin(), s.end(), [](const Slot& x, const Slot& y) {
-    return x.stream != y.stream ? x.stream < y.stream : x.start_ns < y.start_ns;
-  });
+  const std::vector<Slot> s = SlotsByStream(t, a, mark);
   const std::vector<Iteration>& its = a.iterations;
   auto first_of_process = [&](int32_t k) { return k == 0 || its[k - 1].process != its[k].process; };
   std::vector<int32_t> next(s.size(), model::kNone);  // iteration of the next launched slot (same stream)

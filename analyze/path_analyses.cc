@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analyze/path_walker.h"
+#include "base/phase_log.h"
 
 namespace overlapscope::analyze {
 namespace {
@@ -52,11 +53,19 @@ absl::Status AnalyzePathsAndConcurrency(const model::Trace& trace, const PathInp
     if (!conc.ok()) return conc.status();
     *concurrency = std::move(conc).value();
   } else {
+    base::PhaseSpan s_("path index");
     ix.emplace(trace, in);
   }
   Beside(
-      parallel, [&] { paths->critical_path = CriticalPathOn(*ix, opt.critical_path); },
-      [&] { paths->stragglers = StragglerCausesOn(*ix, opt.stragglers); });
+      parallel,
+      [&] {
+        base::PhaseSpan s_("critical path");
+        paths->critical_path = CriticalPathOn(*ix, opt.critical_path);
+      },
+      [&] {
+        base::PhaseSpan s_("stragglers");
+        paths->stragglers = StragglerCausesOn(*ix, opt.stragglers);
+      });
   return absl::OkStatus();
 }
 

@@ -8,6 +8,7 @@
 #include "analyze/graph_inputs.h"
 #include "analyze/path_walker.h"
 #include "analyze/strings.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze {
 
@@ -47,13 +48,14 @@ PathIndex::PathIndex(const model::Trace& t, const PathInputs& in) : t_(t), in_(i
   for (size_t s = 0; s < ns; ++s)
     stream_proc_[s] = t.ProcessOfDevice(t.DeviceOfStream(static_cast<model::StreamId>(s)));
   const absl::Span<const model::CollectiveId> coll = graph_->GpuCollectives();
-  for (size_t g = 0; g < n; ++g) {
-    cls_[g] = in.gpu.Cls(ref_[g]);
-    coll_[g] = cls_[g] == ActivityClass::kComm ? coll[g] : kNone;
-  }
-  IndexWaits();
-  IndexHost();
-  IndexCollectives();
+  // The parts write their own members and read only the graph, the trace and the inputs.
+  base::RunAll(in.threads, {[&] {
+                              for (size_t g = 0; g < n; ++g) {
+                                cls_[g] = in.gpu.Cls(ref_[g]);
+                                coll_[g] = cls_[g] == ActivityClass::kComm ? coll[g] : kNone;
+                              }
+                            },
+                            [&] { IndexWaits(); }, [&] { IndexHost(); }, [&] { IndexCollectives(); }});
 }
 
 int32_t PathIndex::RecorderBefore(model::StreamId rs, int64_t rec_corr) const {

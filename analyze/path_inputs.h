@@ -45,6 +45,8 @@ struct PathInputs {
   // whole-trace path starts at the first window's start (start-up excluded), a straggler window
   // without a previous collective or iteration at the start of the capture window around it.
   absl::Span<const WindowFigures> windows;
+  // Threads the index's independent parts are built on (the same index at any count).
+  int threads = 1;
 };
 
 // The start of `p`'s capture window that contains `t` (the latest starting at or before t), or

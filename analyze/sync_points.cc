@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/findings/finding_rule.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 #include "model/bounds.h"
 
@@ -68,90 +69,108 @@ namespace {
 // merges them).
 void AddPoints(const model::Trace& t, const BlockingResult& blocking, int threads, std::vector<SyncPoint>* points,
                std::vector<size_t>* runs) {
+  // Each list is made in ranges at once (base::ParallelAppend: the same list at any count).
+  constexpr size_t kChunk = 16384;
   runs->push_back(0);
-  for (const BlockedInterval& b : blocking.intervals) points->push_back(findings::SyncPointOfBlocked(t, b));
+  base::ParallelAppend(threads, blocking.intervals.size(), kChunk, points,
+                       [&](size_t lo, size_t hi, std::vector<SyncPoint>* out) {
+                         for (size_t i = lo; i < hi; ++i)
+                           out->push_back(findings::SyncPointOfBlocked(t, blocking.intervals[i]));
+                       });
   runs->push_back(points->size());
   // Implicit syncs: allocation and release calls that are not stream-ordered.
-  for (size_t i = 0; i < t.api_calls().size(); ++i) {
-    const model::ApiCall& a = t.api_calls()[i];
-    if (a.semantic != model::ApiSemantic::kAlloc && a.semantic != model::ApiSemantic::kFree) continue;
-    SyncPoint p;
-    p.start_ns = a.start_ns;
-    p.end_ns = a.end_ns;
-    p.kind = a.semantic == model::ApiSemantic::kAlloc ? SyncPointKind::kMalloc : SyncPointKind::kFree;
-    p.process = t.ProcessOfThread(a.thread);
-    p.thread = a.thread;
-    p.api_call = static_cast<int32_t>(i);
-    p.name = a.name;
-    p.blocked_ns = a.end_ns - a.start_ns;
-    points->push_back(p);
-  }
-  // Processes whose trace records stream waits (cuda_sync "Stream Wait Event", our captures).
-  // Each wait's call is looked up by correlation in ranges of waits at once (the lookups only
-  // read the trace); the points are made in order after.
-  std::vector<int32_t> call_of(t.syncs().size(), model::kNone);
-  base::ParallelFor(threads, t.syncs().size(), 4096, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) {
-      const model::Sync& s = t.syncs()[i];
-      if (s.kind != model::SyncKind::kStreamWaitEvent || s.device == model::kNone ||
-          s.correlation_id == model::kNoCorrelation)
-        continue;
-      const model::ProcessId p = t.ProcessOfDevice(s.device);
-      if (p != model::kNone) call_of[i] = t.ApiCallIndexByCorrelation(p, s.correlation_id);
-    }
-  });
-  std::vector<uint8_t> records_waits(t.processes().size(), 0);
+  base::ParallelAppend(
+      threads, t.api_calls().size(), kChunk, points, [&](size_t lo, size_t hi, std::vector<SyncPoint>* out) {
+        for (size_t i = lo; i < hi; ++i) {
+          const model::ApiCall& a = t.api_calls()[i];
+          if (a.semantic != model::ApiSemantic::kAlloc && a.semantic != model::ApiSemantic::kFree) continue;
+          SyncPoint p;
+          p.start_ns = a.start_ns;
+          p.end_ns = a.end_ns;
+          p.kind = a.semantic == model::ApiSemantic::kAlloc ? SyncPointKind::kMalloc : SyncPointKind::kFree;
+          p.process = t.ProcessOfThread(a.thread);
+          p.thread = a.thread;
+          p.api_call = static_cast<int32_t>(i);
+          p.name = a.name;
+          p.blocked_ns = a.end_ns - a.start_ns;
+          out->push_back(p);
+        }
+      });
+  // Processes whose trace records stream waits (cuda_sync "Stream Wait Event", our captures);
+  // each wait's call looked up by correlation.
   runs->push_back(points->size());
-  for (size_t i = 0; i < t.syncs().size(); ++i) {
-    const model::Sync& s = t.syncs()[i];
-    if (s.kind != model::SyncKind::kStreamWaitEvent) continue;
-    SyncPoint p;
-    p.start_ns = s.start_ns;
-    p.end_ns = s.end_ns;
-    p.kind = SyncPointKind::kStreamWaitEvent;
-    p.process = s.device != model::kNone ? t.ProcessOfDevice(s.device) : model::kNone;
-    p.stream = s.stream;
-    p.wait_on_stream = s.wait_on_stream;
-    p.sync = static_cast<int32_t>(i);
-    p.name = s.name;
-    p.thread = s.thread;
-    if (p.process != model::kNone && s.correlation_id != model::kNoCorrelation) {
-      p.api_call = call_of[i];
-      if (p.api_call != model::kNone && p.thread == model::kNone) p.thread = t.api_calls()[p.api_call].thread;
-    }
-    points->push_back(p);
-    if (p.process != model::kNone) records_waits[p.process] = 1;
-  }
+  base::ParallelAppend(threads, t.syncs().size(), kChunk / 4, points,
+                       [&](size_t lo, size_t hi, std::vector<SyncPoint>* out) {
+                         for (size_t i = lo; i < hi; ++i) {
+                           const model::Sync& s = t.syncs()[i];
+                           if (s.kind != model::SyncKind::kStreamWaitEvent) continue;
+                           SyncPoint p;
+                           p.start_ns = s.start_ns;
+                           p.end_ns = s.end_ns;
+                           p.kind = SyncPointKind::kStreamWaitEvent;
+                           p.process = s.device != model::kNone ? t.ProcessOfDevice(s.device) : model::kNone;
+                           p.stream = s.stream;
+                           p.wait_on_stream = s.wait_on_stream;
+                           p.sync = static_cast<int32_t>(i);
+                           p.name = s.name;
+                           p.thread = s.thread;
+                           if (p.process != model::kNone && s.correlation_id != model::kNoCorrelation) {
+                             p.api_call = t.ApiCallIndexByCorrelation(p.process, s.correlation_id);
+                             if (p.api_call != model::kNone && p.thread == model::kNone)
+                               p.thread = t.api_calls()[p.api_call].thread;
+                           }
+                           out->push_back(p);
+                         }
+                       });
+  std::vector<uint8_t> records_waits(t.processes().size(), 0);
+  for (size_t i = runs->back(); i < points->size(); ++i)
+    if ((*points)[i].process != model::kNone) records_waits[(*points)[i].process] = 1;
   // Stream waits known only from their call, in processes whose trace records no waits at all
   // (hipStreamWaitEvent: roctracer writes no sync rows; cudaStreamWaitEvent in Kineto traces
   // without cuda_sync rows, PyTorch < 2.1 or the sync activity off): the streams are not
   // recorded (HIP's "stream" arg is a handle). Where waits are recorded, a call whose record is
   // missing is left out: the trace itself shows no wait for it.
   runs->push_back(points->size());
-  for (size_t i = 0; i < t.api_calls().size(); ++i) {
-    const model::ApiCall& a = t.api_calls()[i];
-    if (a.semantic != model::ApiSemantic::kStreamWait || records_waits[t.ProcessOfThread(a.thread)]) continue;
-    SyncPoint p;
-    p.start_ns = a.start_ns;
-    p.end_ns = a.end_ns;
-    p.kind = SyncPointKind::kStreamWaitEvent;
-    p.process = t.ProcessOfThread(a.thread);
-    p.thread = a.thread;
-    p.api_call = static_cast<int32_t>(i);
-    p.name = a.name;
-    points->push_back(p);
-  }
+  base::ParallelAppend(
+      threads, t.api_calls().size(), kChunk, points, [&](size_t lo, size_t hi, std::vector<SyncPoint>* out) {
+        for (size_t i = lo; i < hi; ++i) {
+          const model::ApiCall& a = t.api_calls()[i];
+          if (a.semantic != model::ApiSemantic::kStreamWait || records_waits[t.ProcessOfThread(a.thread)]) continue;
+          SyncPoint p;
+          p.start_ns = a.start_ns;
+          p.end_ns = a.end_ns;
+          p.kind = SyncPointKind::kStreamWaitEvent;
+          p.process = t.ProcessOfThread(a.thread);
+          p.thread = a.thread;
+          p.api_call = static_cast<int32_t>(i);
+          p.name = a.name;
+          out->push_back(p);
+        }
+      });
 }
 
 // Findings in time order (stable: rules in registry order on ties), each sync point pointing at
 // the finding about it, points in time order, and the per-kind totals.
-void Finish(std::vector<findings::Emitted> emitted, const std::vector<size_t>& runs, SyncResult* out) {
-  std::stable_sort(emitted.begin(), emitted.end(), [](const findings::Emitted& a, const findings::Emitted& b) {
-    return a.finding.time_ns < b.finding.time_ns;
-  });
+void Finish(std::vector<std::vector<findings::Emitted>> by_rule, const std::vector<size_t>& runs, SyncResult* out) {
+  // The order a stable sort by time of the rules' lists joined in rule order gives: sorted
+  // (time, place in that join) keys, then each finding moved once.
+  struct Key {
+    int64_t time_ns;
+    uint32_t rule, index;
+  };
+  std::vector<Key> keys;
+  for (size_t r = 0; r < by_rule.size(); ++r)
+    for (size_t i = 0; i < by_rule[r].size(); ++i)
+      keys.push_back({by_rule[r][i].finding.time_ns, static_cast<uint32_t>(r), static_cast<uint32_t>(i)});
+  auto before = [](const Key& a, const Key& b) {
+    return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.rule != b.rule ? a.rule < b.rule : a.index < b.index;
+  };
+  if (!std::is_sorted(keys.begin(), keys.end(), before)) std::sort(keys.begin(), keys.end(), before);
   out->finding_count.assign(FindingKinds().size(), 0);
   out->finding_cost_ns.assign(FindingKinds().size(), 0);
-  for (findings::Emitted& e : emitted) {
+  out->findings.reserve(keys.size());
+  for (const Key& key : keys) {
+    findings::Emitted& e = by_rule[key.rule][key.index];
     // Point i is blocked interval i (AddPoints), until the points are sorted below.
     if (e.blocked_interval != model::kNone)
       out->points[e.blocked_interval].finding = static_cast<int32_t>(out->findings.size());
@@ -180,7 +199,10 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                        const graph::Graph* g, SyncResult* out) {
   const model::Trace& t = ctx.t;
   std::vector<size_t> runs;
-  AddPoints(t, blocking, ctx.opt.threads, &out->points, &runs);
+  {
+    base::PhaseSpan s_("sp add points");
+    AddPoints(t, blocking, ctx.opt.threads, &out->points, &runs);
+  }
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
   findings::FindingInputs in{t,
                              ctx.iters,
@@ -192,6 +214,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
                              {},
                              ctx.opt.mark_message_times};
   in.graph = g;
+  in.threads = ctx.opt.threads;
   in.blocked_by_thread.resize(t.threads().size());
   for (size_t i = 0; i < blocking.intervals.size(); ++i)
     in.blocked_by_thread[blocking.intervals[i].thread].push_back(static_cast<int32_t>(i));
@@ -202,32 +225,39 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   std::vector<std::function<void()>> tasks;
   for (size_t i = 0; i < rules.size(); ++i) tasks.emplace_back([&, i] { rules[i]->Find(in, &by_rule[i]); });
   base::RunAll(ctx.opt.threads, tasks);
-  std::vector<findings::Emitted> emitted;
-  for (std::vector<findings::Emitted>& v : by_rule)
-    for (findings::Emitted& e : v) emitted.push_back(std::move(e));
-  Finish(std::move(emitted), runs, out);
+  base::PhaseSpan s_("sp finish");
+  Finish(std::move(by_rule), runs, out);
 }
 
-void AddWaitSources(const graph::Graph& g, SyncResult* out) {
+void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads) {
   if (g.waits().empty()) return;
+  // The two maps at once (each keeps the first edge per key), then the points in ranges (each
+  // writes only itself).
   absl::flat_hash_map<int32_t, const graph::WaitEdge*> by_sync, by_call;
-  for (const graph::WaitEdge& w : g.waits()) {
-    if (w.sync != model::kNone) by_sync.emplace(w.sync, &w);
-    if (w.api_call != model::kNone) by_call.emplace(w.api_call, &w);
-  }
-  for (SyncPoint& p : out->points) {
-    if (p.kind != SyncPointKind::kStreamWaitEvent) continue;
-    const graph::WaitEdge* w = nullptr;
-    if (auto it = by_sync.find(p.sync); p.sync != model::kNone && it != by_sync.end()) w = it->second;
-    if (auto it = by_call.find(p.api_call); w == nullptr && p.api_call != model::kNone && it != by_call.end())
-      w = it->second;
-    if (w == nullptr) continue;
-    p.wait_source = g.Ref(w->from);
-    p.waiter = g.Ref(w->to);
-    p.wait_inferred = w->inferred;
-    if (p.stream == model::kNone) p.stream = g.Stream(w->to);
-    if (p.wait_on_stream == model::kNone) p.wait_on_stream = g.Stream(w->from);
-  }
+  base::RunAll(threads, {[&] {
+                           for (const graph::WaitEdge& w : g.waits())
+                             if (w.sync != model::kNone) by_sync.emplace(w.sync, &w);
+                         },
+                         [&] {
+                           for (const graph::WaitEdge& w : g.waits())
+                             if (w.api_call != model::kNone) by_call.emplace(w.api_call, &w);
+                         }});
+  base::ParallelFor(threads, out->points.size(), 8192, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      SyncPoint& p = out->points[i];
+      if (p.kind != SyncPointKind::kStreamWaitEvent) continue;
+      const graph::WaitEdge* w = nullptr;
+      if (auto it = by_sync.find(p.sync); p.sync != model::kNone && it != by_sync.end()) w = it->second;
+      if (auto it = by_call.find(p.api_call); w == nullptr && p.api_call != model::kNone && it != by_call.end())
+        w = it->second;
+      if (w == nullptr) continue;
+      p.wait_source = g.Ref(w->from);
+      p.waiter = g.Ref(w->to);
+      p.wait_inferred = w->inferred;
+      if (p.stream == model::kNone) p.stream = g.Stream(w->to);
+      if (p.wait_on_stream == model::kNone) p.wait_on_stream = g.Stream(w->from);
+    }
+  });
 }
 
 }  // namespace overlapscope::analyze

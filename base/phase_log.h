@@ -30,15 +30,49 @@ inline long PeakRssMib() {
   return kib < 0 ? -1 : kib / 1024;
 }
 
+inline bool PhasesOn() {
+  static const bool on = std::getenv("OVERLAPSCOPE_PHASES") != nullptr;
+  return on;
+}
+
+// The wall clock at the first call: the origin of every phase and span line.
+inline double PhaseWall0() {
+  static const double wall0 = ClockSeconds(CLOCK_MONOTONIC);
+  return wall0;
+}
+
 // `what` names the phase that has just ended.
 inline void PhaseLog(const char* what) {
-  static const bool on = std::getenv("OVERLAPSCOPE_PHASES") != nullptr;
-  if (!on) return;
-  static const double wall0 = ClockSeconds(CLOCK_MONOTONIC), cpu0 = ClockSeconds(CLOCK_PROCESS_CPUTIME_ID),
+  if (!PhasesOn()) return;
+  static const double wall0 = PhaseWall0(), cpu0 = ClockSeconds(CLOCK_PROCESS_CPUTIME_ID),
                       thread0 = ClockSeconds(CLOCK_THREAD_CPUTIME_ID);
   std::fprintf(stderr, "phase %-24s wall %.3f s  cpu %.3f s  this thread %.3f s  peak %ld MiB\n", what,
                ClockSeconds(CLOCK_MONOTONIC) - wall0, ClockSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0,
                ClockSeconds(CLOCK_THREAD_CPUTIME_ID) - thread0, PeakRssMib());
 }
+
+// PhaseSpan: with OVERLAPSCOPE_PHASES set, prints on destruction one line for a named step
+// inside a phase (a task of RunAll, say): its start and length in wall seconds since PhaseLog's
+// first call, and the calling thread's CPU seconds in it. Nothing without the variable.
+class PhaseSpan {
+ public:
+  explicit PhaseSpan(const char* what) : what_(what) {
+    if (!PhasesOn()) return;
+    wall_ = ClockSeconds(CLOCK_MONOTONIC);
+    cpu_ = ClockSeconds(CLOCK_THREAD_CPUTIME_ID);
+  }
+  ~PhaseSpan() {
+    if (!PhasesOn()) return;
+    const double wall = ClockSeconds(CLOCK_MONOTONIC), cpu = ClockSeconds(CLOCK_THREAD_CPUTIME_ID);
+    std::fprintf(stderr, "span  %-32s from %.3f s  wall %.4f s  thread cpu %.4f s\n", what_, wall_ - PhaseWall0(),
+                 wall - wall_, cpu - cpu_);
+  }
+  PhaseSpan(const PhaseSpan&) = delete;
+  PhaseSpan& operator=(const PhaseSpan&) = delete;
+
+ private:
+  const char* what_;
+  double wall_ = 0, cpu_ = 0;
+};
 
 }  // namespace overlapscope::base

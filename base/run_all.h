@@ -66,6 +66,32 @@ void ParallelFor(int threads, size_t n, size_t min_chunk, Fn fn) {
   RunAll(threads, tasks);
 }
 
+// Calls fn(begin, end, v) over [0, n) cut as ParallelFor cuts it, the first range appending to
+// *out, each other range to a vector of its own, which are then appended to *out in range order:
+// for loops that emit results element by element in element order, *out ends as after
+// fn(0, n, out) on one thread, at any thread count.
+template <typename T, typename Fn>
+void ParallelAppend(int threads, size_t n, size_t min_chunk, std::vector<T>* out, Fn fn) {
+  const size_t parts = std::max<size_t>(
+      1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / std::max<size_t>(min_chunk, 1)));
+  if (parts <= 1) {
+    fn(size_t{0}, n, out);
+    return;
+  }
+  std::vector<std::vector<T>> rest(parts - 1);
+  std::vector<std::function<void()>> tasks;
+  tasks.reserve(parts);
+  for (size_t k = 0; k < parts; ++k)
+    tasks.emplace_back(
+        [&fn, &rest, out, k, n, parts] { fn(n * k / parts, n * (k + 1) / parts, k == 0 ? out : &rest[k - 1]); });
+  RunAll(threads, tasks);
+  size_t total = out->size();
+  for (const std::vector<T>& o : rest) total += o.size();
+  out->reserve(total);
+  for (std::vector<T>& o : rest)
+    for (T& x : o) out->push_back(std::move(x));
+}
+
 // The thread count a `threads` option means: itself when positive, else the machine's cores.
 inline int ThreadsOrCores(int threads) {
   if (threads > 0) return threads;

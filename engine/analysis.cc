@@ -88,6 +88,8 @@ absl::StatusOr<Analysis> Analyze(const Session& session, const AnalyzeOptions& o
     info.inputs = session.inputs();
     info.top_n = static_cast<int64_t>(options.top_n);
     info.clock_alignment = session.clock_alignment();
+    info.threads = std::max(options.threads, 1);
+    base::PhaseSpan br_("build report");
     report::Report rep = report::BuildReport(session.trace(), r, info);
     base::PhaseLog("report built");
     if (!options.critical_path) rep.paths_skipped = std::string(kPathsOff);

@@ -22,8 +22,9 @@ class CorrelationIndex {
   CorrelationIndex() = default;
   // `process_of_call[i]` is the process of api_calls[i]; calls without a correlation id are
   // left out.
+  // `threads`: for the passes over the calls (the same index at any count).
   CorrelationIndex(const std::vector<ApiCall>& api_calls, const std::vector<ProcessId>& process_of_call,
-                   size_t processes);
+                   size_t processes, int threads = 1);
 
   // Index into api_calls() of the call with this correlation id in process p, or kNone.
   int32_t Find(ProcessId p, int64_t correlation_id) const {

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 
 namespace overlapscope::model {
@@ -201,8 +202,9 @@ absl::Status TraceBuilder::ApplyClockShift(const ClockShiftFn& fn) {
   view.d_.devices = d_.devices;
   view.d_.streams = d_.streams;
   view.d_.collectives = d_.collectives;
-  std::stable_sort(view.d_.collectives.begin(), view.d_.collectives.end(),
-                   [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; });
+  auto by_start = [](const Collective& a, const Collective& b) { return a.start_ns < b.start_ns; };
+  if (!std::is_sorted(view.d_.collectives.begin(), view.d_.collectives.end(), by_start))
+    std::stable_sort(view.d_.collectives.begin(), view.d_.collectives.end(), by_start);
   absl::StatusOr<ClockShift> shift = fn(view);
   d_.strings = std::move(view.d_.strings);
   if (!shift.ok()) return shift.status();
@@ -270,7 +272,11 @@ void TraceBuilder::SortCollectives() {
 
 absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && {
   const int threads = options.threads;
-  if (absl::Status s = Validate(threads); !s.ok()) return s;
+  {
+    base::PhaseSpan s_("validate");
+    if (absl::Status s = Validate(threads); !s.ok()) return s;
+  }
+  base::PhaseSpan d_s("derive, shift, sorts");
   DeriveCollectiveSpans();
   if (options.clock_shift)
     if (absl::Status s = ApplyClockShift(options.clock_shift); !s.ok()) return s;
@@ -279,7 +285,14 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
       return absl::InvalidArgumentError(absl::StrCat("collectives[", c, "]: end_ns < start_ns"));
   // Each vector is sorted on its own: at once, with the same result as one after the other.
   base::RunAll(threads,
-               {[&] { SortByTime(d_.kernels); }, [&] { SortByTime(d_.api_calls), ClassifyApiCalls(); },
+               {[&] {
+                  base::PhaseSpan s_("sort kernels");
+                  SortByTime(d_.kernels);
+                },
+                [&] {
+                  base::PhaseSpan s_("sort api, classify");
+                  SortByTime(d_.api_calls), ClassifyApiCalls();
+                },
                 [&] { SortByTime(d_.memcpys); }, [&] { SortByTime(d_.memsets); }, [&] { SortByTime(d_.syncs); },
                 [&] { SortByTime(d_.ranges); }, [&] { SortByTime(d_.gpu_ranges); },
                 [&] {
@@ -288,12 +301,25 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
                                      return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
                                    });
                 }});
-  SortCollectives();
+  {
+    base::PhaseSpan s_("sort collectives");
+    SortCollectives();
+  }
   Trace t;
   t.d_ = std::move(d_);
   // The indexes write disjoint members of t and read only its sorted data.
-  base::RunAll(threads, {[&] { BuildCorrelationJoins(t, threads); }, [&] { BuildGpuIndexes(t, threads); },
-                         [&] { ComputeTimeSpan(t); }});
+  base::RunAll(threads, {[&] {
+                           base::PhaseSpan s_("corr joins");
+                           BuildCorrelationJoins(t, threads);
+                         },
+                         [&] {
+                           base::PhaseSpan s_("gpu indexes");
+                           BuildGpuIndexes(t, threads);
+                         },
+                         [&] {
+                           base::PhaseSpan s_("time span");
+                           ComputeTimeSpan(t);
+                         }});
   return t;
 }
 

@@ -63,8 +63,8 @@ class TraceBuilder {
   void SortCollectives();
   void ClassifyApiCalls();  // ApiCall::semantic from each call's name (api_names.h)
   static void BuildGpuIndexes(Trace& t, int threads);
-  static void BuildGpuLists(Trace& t, const std::vector<GpuRef>& all);          // per stream, device, collective
-  static void BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all);  // by (process, correlation)
+  static void BuildGpuLists(Trace& t, const std::vector<GpuRef>& all, int threads);  // per stream, device, collective
+  static void BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all);       // by (process, correlation)
   static void BuildCorrelationJoins(Trace& t, int threads);
   static void ComputeTimeSpan(Trace& t);
 

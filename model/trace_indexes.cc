@@ -48,25 +48,33 @@ void TraceBuilder::BuildGpuIndexes(Trace& t, int threads) {
     std::merge(km.begin(), km.end(), s.begin(), s.end(), all.begin(), by_time);
   }
   // The per-stream/device/collective lists and the correlation keys read only `all`: at once.
-  base::RunAll(threads, {[&] { BuildGpuLists(t, all); }, [&] { BuildGpuByCorrelation(t, all); }});
+  base::RunAll(threads, {[&] { BuildGpuLists(t, all, threads); }, [&] { BuildGpuByCorrelation(t, all); }});
 }
 
-void TraceBuilder::BuildGpuLists(Trace& t, const std::vector<GpuRef>& all) {
-  std::vector<std::pair<int32_t, GpuRef>> by_stream, by_device, by_coll;
-  by_stream.reserve(all.size());
-  by_device.reserve(all.size());
-  for (GpuRef r : all) {
-    StreamId s = t.StreamOf(r);
-    by_stream.push_back({s, r});
-    by_device.push_back({t.d_.streams[s].device, r});
-    CollectiveId c = r.kind == GpuKind::kKernel   ? t.d_.kernels[r.index].collective
-                     : r.kind == GpuKind::kMemcpy ? t.d_.memcpys[r.index].collective
-                                                  : kNone;
-    if (c != kNone) by_coll.push_back({c, r});
-  }
-  BuildCsr(t.d_.streams.size(), by_stream, t.stream_offsets_, t.stream_refs_);
-  BuildCsr(t.d_.devices.size(), by_device, t.device_offsets_, t.device_refs_);
-  BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
+void TraceBuilder::BuildGpuLists(Trace& t, const std::vector<GpuRef>& all, int threads) {
+  // The three lists read only `all` and write their own members: at once.
+  base::RunAll(threads, {[&] {
+                           std::vector<std::pair<int32_t, GpuRef>> by_stream;
+                           by_stream.reserve(all.size());
+                           for (GpuRef r : all) by_stream.push_back({t.StreamOf(r), r});
+                           BuildCsr(t.d_.streams.size(), by_stream, t.stream_offsets_, t.stream_refs_);
+                         },
+                         [&] {
+                           std::vector<std::pair<int32_t, GpuRef>> by_device;
+                           by_device.reserve(all.size());
+                           for (GpuRef r : all) by_device.push_back({t.d_.streams[t.StreamOf(r)].device, r});
+                           BuildCsr(t.d_.devices.size(), by_device, t.device_offsets_, t.device_refs_);
+                         },
+                         [&] {
+                           std::vector<std::pair<int32_t, GpuRef>> by_coll;
+                           for (GpuRef r : all) {
+                             const CollectiveId c = r.kind == GpuKind::kKernel   ? t.d_.kernels[r.index].collective
+                                                    : r.kind == GpuKind::kMemcpy ? t.d_.memcpys[r.index].collective
+                                                                                 : kNone;
+                             if (c != kNone) by_coll.push_back({c, r});
+                           }
+                           BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
+                         }});
 }
 
 void TraceBuilder::BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all) {
@@ -101,13 +109,14 @@ void TraceBuilder::BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& al
 void TraceBuilder::BuildCorrelationJoins(Trace& t, int threads) {
   {
     std::vector<ProcessId> process_of_call(t.d_.api_calls.size());
-    for (size_t i = 0; i < t.d_.api_calls.size(); ++i)
-      process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
-    t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size());
+    base::ParallelFor(threads, t.d_.api_calls.size(), size_t{1} << 15, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
+    });
+    t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size(), threads);
   }
   auto launches = [&](const auto& v, std::vector<int32_t>& out) {
     out.assign(v.size(), kNone);
-    base::ParallelFor(threads, v.size(), size_t{1} << 16, [&](size_t lo, size_t hi) {
+    base::ParallelFor(threads, v.size(), size_t{1} << 13, [&](size_t lo, size_t hi) {
       for (size_t i = lo; i < hi; ++i)
         if (v[i].correlation_id != kNoCorrelation)
           out[i] = t.api_by_corr_.Find(t.d_.devices[v[i].device].process, v[i].correlation_id);

@@ -32,6 +32,7 @@ struct ReportInfo {
   std::string tool_version = "0.1.0";
   int64_t top_n = 10;                       // rows of every "top" list
   analyze::ClockAlignment clock_alignment;  // how the clocks were aligned at load
+  int threads = 1;                          // for the parts that can use several; same report at any count
 };
 
 // Per-rank partial of the global sections (merged by MergePartials; see report/report.h).
@@ -61,8 +62,9 @@ Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, cons
 
 // The parts.
 Report Header(const model::Trace& t, const analyze::AnalysisResult& r, const ReportInfo& info);
+// `threads`: for the findings' items (the same report at any count).
 RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
-                           const analyze::CrossRankResult& cross, int64_t top_n);
+                           const analyze::CrossRankResult& cross, int64_t top_n, int threads = 1);
 // A rank's hta_compat from its analysis (also the per-rank reduction's other filter variant).
 HtaCompat BuildHtaCompat(const analyze::HtaCompat& h);
 // `overlap`: the overlap results of the devices the collectives ran on (every device of `t`):

@@ -246,7 +246,7 @@ Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, cons
       others.push_back(std::move(p));
       continue;
     }
-    ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n));
+    ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n, info.threads));
   }
   Report rep = Assemble(Header(t, r, info), BuildGlobalPartial(t, r), std::move(ranks),
                         BuildCrossRank(t, r.cross_rank, r.overlap, info.top_n));

@@ -46,5 +46,7 @@ inline std::string Key(std::string_view kebab) {
   return k;
 }
 std::optional<GpuActivity> Activity(const model::Trace& t, const model::GpuRef& r);
+// Whether r names an activity of t (Activity() gives one).
+bool ValidRef(const model::Trace& t, const model::GpuRef& r);
 
 }  // namespace overlapscope::report::build

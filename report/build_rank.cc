@@ -2,8 +2,12 @@
 // launch statistics, from that rank's rows of the analysis results.
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "base/run_all.h"
 #include "report/build.h"
 #include "report/build_internal.h"
 #include "report/gates.h"
@@ -14,11 +18,14 @@ namespace overlapscope::report {
 using namespace overlapscope::report::build;  // NOLINT: the resolvers read better unqualified
 
 namespace build {
+bool ValidRef(const model::Trace& t, const model::GpuRef& r) {
+  return r.kind == model::GpuKind::kKernel   ? InRange(t.kernels(), r.index)
+         : r.kind == model::GpuKind::kMemcpy ? InRange(t.memcpys(), r.index)
+                                             : InRange(t.memsets(), r.index);
+}
+
 std::optional<GpuActivity> Activity(const model::Trace& t, const model::GpuRef& r) {
-  const bool ok = r.kind == model::GpuKind::kKernel   ? InRange(t.kernels(), r.index)
-                  : r.kind == model::GpuKind::kMemcpy ? InRange(t.memcpys(), r.index)
-                                                      : InRange(t.memsets(), r.index);
-  if (!ok) return std::nullopt;
+  if (!ValidRef(t, r)) return std::nullopt;
   const model::StringId name = t.NameOf(r);
   return GpuActivity{std::string(model::ToString(r.kind)), Str(t, name), t.StartNs(r), t.EndNs(r),
                      NativeStream(t, t.StreamOf(r))};
@@ -243,38 +250,53 @@ void Blocking(const model::Trace& t, const analyze::AnalysisResult& r, model::Pr
 }
 
 void FindingsAndSyncs(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
-                      RankReport& rk) {
+                      int threads, RankReport& rk) {
   const auto& kinds = analyze::FindingKinds();
   for (size_t k = 0; k < kinds.size(); ++k)
     rk.findings.by_kind.push_back({std::string(kinds[k]), k < s.finding_count.size() ? s.finding_count[k] : 0,
                                    k < s.finding_cost_ns.size() ? s.finding_cost_ns[k] : 0});
-  for (const analyze::Finding& f : r.sync.findings) {
-    if (f.process != s.process) continue;
-    rk.findings.items.push_back({std::string(f.kind), f.time_ns, f.end_ns, Tid(t, f.thread), NativeStream(t, f.stream),
-                                 Str(t, f.call), IterationNumber(r, f.iteration), f.cost_ns, f.message, f.advice});
-  }
+  // The items copy every message and advice (tens of MB where a rule fires on every
+  // collective): in ranges at once, appended in order.
+  base::ParallelAppend(
+      threads, r.sync.findings.size(), 2048, &rk.findings.items, [&](size_t lo, size_t hi, std::vector<Finding>* out) {
+        for (size_t i = lo; i < hi; ++i) {
+          const analyze::Finding& f = r.sync.findings[i];
+          if (f.process != s.process) continue;
+          out->push_back({std::string(f.kind), f.time_ns, f.end_ns, Tid(t, f.thread), NativeStream(t, f.stream),
+                          Str(t, f.call), IterationNumber(r, f.iteration), f.cost_ns, f.message, f.advice});
+        }
+      });
+  // Kinds in the order they first appear; stream waits grouped by their figures, in the order
+  // each group first appears, looked up by the names' ids (one id per distinct text, 0 the
+  // empty one: what Activity()'s names compare as) instead of copies of the names.
+  std::array<int32_t, static_cast<size_t>(analyze::SyncPointKind::kStreamWaitEvent) + 1> kind_at;
+  kind_at.fill(-1);
+  using WaitKey = std::tuple<std::optional<int64_t>, std::optional<int64_t>, model::StringId, model::StringId, bool>;
+  absl::flat_hash_map<WaitKey, size_t> wait_at;
+  auto name_of = [&](const model::GpuRef& a) -> model::StringId {
+    if (!ValidRef(t, a)) return 0;
+    const model::StringId name = t.NameOf(a);
+    return InRange(t.strings(), name) ? name : 0;
+  };
   for (const analyze::SyncPoint& p : r.sync.points) {
     if (p.process != s.process) continue;
     ++rk.sync_points.count;
-    const std::string kind(analyze::ToString(p.kind));
-    auto it = std::find_if(rk.sync_points.by_kind.begin(), rk.sync_points.by_kind.end(),
-                           [&](const KindFigures& k) { return k.kind == kind; });
-    if (it == rk.sync_points.by_kind.end()) it = rk.sync_points.by_kind.insert(it, KindFigures{kind, 0, 0});
-    ++it->count;
-    it->ns += p.blocked_ns;
+    int32_t& k = kind_at.at(static_cast<size_t>(p.kind));
+    if (k < 0) {
+      k = static_cast<int32_t>(rk.sync_points.by_kind.size());
+      rk.sync_points.by_kind.push_back(KindFigures{std::string(analyze::ToString(p.kind)), 0, 0});
+    }
+    ++rk.sync_points.by_kind[k].count;
+    rk.sync_points.by_kind[k].ns += p.blocked_ns;
     if (!p.wait_source) continue;
-    SyncPoints::StreamWait w{NativeStream(t, p.stream), NativeStream(t, p.wait_on_stream), "", "", p.wait_inferred, 1};
-    if (std::optional<GpuActivity> a = Activity(t, *p.wait_source)) w.source = a->name;
-    if (std::optional<GpuActivity> a = Activity(t, p.waiter)) w.waiter = a->name;
-    auto same = [&](const SyncPoints::StreamWait& x) {
-      return x.stream == w.stream && x.wait_on_stream == w.wait_on_stream && x.source == w.source &&
-             x.waiter == w.waiter && x.inferred == w.inferred;
-    };
-    auto sw = std::find_if(rk.sync_points.stream_waits.begin(), rk.sync_points.stream_waits.end(), same);
-    if (sw == rk.sync_points.stream_waits.end())
-      rk.sync_points.stream_waits.push_back(std::move(w));
+    WaitKey key{NativeStream(t, p.stream), NativeStream(t, p.wait_on_stream), name_of(*p.wait_source),
+                name_of(p.waiter), p.wait_inferred};
+    auto [it, added] = wait_at.try_emplace(key, rk.sync_points.stream_waits.size());
+    if (added)
+      rk.sync_points.stream_waits.push_back(
+          {std::get<0>(key), std::get<1>(key), Str(t, std::get<2>(key)), Str(t, std::get<3>(key)), p.wait_inferred, 1});
     else
-      ++sw->count;
+      ++rk.sync_points.stream_waits[it->second].count;
   }
   std::stable_sort(rk.sync_points.stream_waits.begin(), rk.sync_points.stream_waits.end(),
                    [](const SyncPoints::StreamWait& a, const SyncPoints::StreamWait& b) { return a.count > b.count; });
@@ -336,7 +358,7 @@ report::HtaCompat BuildHtaCompat(const analyze::HtaCompat& h) {
 }
 
 RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
-                           const analyze::CrossRankResult& cross, int64_t top_n) {
+                           const analyze::CrossRankResult& cross, int64_t top_n, int threads) {
   RankReport rk;
   if (s.rank != model::kNone) rk.rank = s.rank;
   rk.pid = s.pid;
@@ -362,7 +384,7 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
   for (const analyze::HtaCompat& h : r.hta)
     if (h.process == s.process) rk.hta_compat = BuildHtaCompat(h);
   Blocking(t, r, s.process, top_n, rk);
-  FindingsAndSyncs(t, r, s, rk);
+  FindingsAndSyncs(t, r, s, threads, rk);
   Launches(t, r, s.process, top_n, rk);
   if (InRange(r.dependency_graph_by_process, s.process)) {
     const analyze::graph::GraphStats& g = r.dependency_graph_by_process[s.process];

@@ -3,7 +3,8 @@
 # machine without the toolchain (the GPU machines): `analyze --json` of the 500 MB bench trace,
 # .json and .json.gz, at --threads 1, 2, 4, 8, 16 on 16 of its CPUs (taskset), three runs each:
 # the least wall with that run's CPU (user + sys) and peak RSS; then one run per input at 16
-# threads with OVERLAPSCOPE_PHASES=1 (wall and CPU per phase); and a check that the reports
+# threads with OVERLAPSCOPE_PHASES=1 (wall and CPU per phase, and the spans of the steps inside
+# the phases where the build prints them); and a check that the reports
 # are the same bytes at every count. Goal: <= 0.25 s for either input at 16 threads.
 #
 # Before the call, on the development machine (repository root):
@@ -96,7 +97,8 @@ if [[ -x "$carry/overlapscope-before" ]] && ((${PAIRS:-0} > 0)); then
 fi
 for f in "$json" "$gz"; do
   echo "phases, ${f##*/}, --threads 16:"
-  OVERLAPSCOPE_PHASES=1 "${pin[@]}" "${loader[@]}" "$carry/overlapscope" analyze "$f" --json --threads 16 2>&1 >/dev/null | grep '^phase'
+  OVERLAPSCOPE_PHASES=1 "${pin[@]}" "${loader[@]}" "$carry/overlapscope" analyze "$f" --json --threads 16 2>&1 >/dev/null |
+    grep -E '^(phase|span)'
 done
 same=yes
 for n in "${counts[@]}"; do

@@ -46,6 +46,9 @@ struct FindingInputs {
   // The dependency graph (analyze/graph), when built before the findings; rules that read its
   // edges find nothing without it.
   const graph::Graph* graph = nullptr;
+  // Threads a rule may use for its own work (AnalyzeOptions::threads); its findings must not
+  // depend on the count.
+  int threads = 1;
 
   // End of an iteration's CPU range (INT64_MAX for kNone: outside iterations).
   int64_t IterationEnd(int32_t iteration) const;

@@ -7,12 +7,14 @@
 // Cost: the time it was held while the compute kernel ran, at most its exposed time.
 // Collectives on a compute stream are collective-on-compute-stream's.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "analyze/findings/finding_rule.h"
 #include "analyze/graph/device_sms.h"
 #include "analyze/graph/graph.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze::findings {
 namespace {
@@ -39,25 +41,37 @@ class CollectiveStarvedOfSms : public FindingRule {
   void Find(const FindingInputs& in, std::vector<Emitted>* out) const override {
     if (in.graph == nullptr) return;
     const graph::Graph& g = *in.graph;
-    std::vector<uint8_t> computes;
-    for (const DeviceOverlap& dv : in.overlap) {
-      for (const CollectiveOverlap& co : dv.collectives) {
-        if (co.stream == model::kNone || OnComputeStream(in, dv, co)) continue;
-        const NodeId n = g.GpuNode(co.first_activity);
-        if (n == model::kNone) continue;
-        const int64_t ready = ReadyNs(g, n), c = g.StartNs(n);
-        const NodeId h = graph::SmHolderAt(in.t, g, n, ready, c);
-        if (h == model::kNone) continue;
-        if (computes.empty()) computes = ComputeStreams(in);
-        if (!computes[g.Stream(h)]) continue;
-        const int64_t held = std::min(c, g.EndNs(h)) - std::max(ready, g.StartNs(h));
-        if (held < graph::kSmHoldMinNs) continue;
-        out->push_back({Make(in, co, g, h, ready, held), model::kNone});
+    // Every device's collectives in one sequence (device, then collective order), looked at in
+    // ranges on in.threads threads and joined in that order: one pass's findings at any count.
+    std::vector<std::pair<int32_t, int32_t>> all;
+    for (size_t d = 0; d < in.overlap.size(); ++d)
+      for (size_t c = 0; c < in.overlap[d].collectives.size(); ++c)
+        all.emplace_back(static_cast<int32_t>(d), static_cast<int32_t>(c));
+    if (all.empty()) return;
+    const std::vector<uint8_t> computes = ComputeStreams(in);
+    base::ParallelAppend(in.threads, all.size(), 256, out, [&](size_t lo, size_t hi, std::vector<Emitted>* o) {
+      for (size_t i = lo; i < hi; ++i) {
+        const DeviceOverlap& dv = in.overlap[all[i].first];
+        Look(in, g, computes, dv, dv.collectives[all[i].second], o);
       }
-    }
+    });
   }
 
  private:
+  // The finding of collective co, if it was held out of the SMs.
+  void Look(const FindingInputs& in, const graph::Graph& g, const std::vector<uint8_t>& computes,
+            const DeviceOverlap& dv, const CollectiveOverlap& co, std::vector<Emitted>* out) const {
+    if (co.stream == model::kNone || OnComputeStream(in, dv, co)) return;
+    const NodeId n = g.GpuNode(co.first_activity);
+    if (n == model::kNone) return;
+    const int64_t ready = ReadyNs(g, n), c = g.StartNs(n);
+    const NodeId h = graph::SmHolderAt(in.t, g, n, ready, c);
+    if (h == model::kNone || !computes[g.Stream(h)]) return;
+    const int64_t held = std::min(c, g.EndNs(h)) - std::max(ready, g.StartNs(h));
+    if (held < graph::kSmHoldMinNs) return;
+    out->push_back({Make(in, co, g, h, ready, held), model::kNone});
+  }
+
   Finding Make(const FindingInputs& in, const CollectiveOverlap& co, const graph::Graph& g, NodeId h, int64_t ready,
                int64_t held) const {
     const model::Trace& t = in.t;

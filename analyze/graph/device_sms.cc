@@ -29,9 +29,8 @@ NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t ready
   const model::DeviceId dev = t.streams()[own].device;
   if (dev == model::kNone) return model::kNone;
   NodeId best = model::kNone;
-  const int32_t ns = static_cast<int32_t>(t.streams().size());
-  for (model::StreamId s = 0; s < ns; ++s) {
-    if (s == own || t.streams()[s].device != dev || g.StreamBegin(s) == g.StreamEnd(s)) continue;
+  for (const model::StreamId s : g.DeviceStreams(dev)) {
+    if (s == own) continue;
     // The stream's last activity starting before c: its activities run in order, so it is the
     // one that can still be running at c.
     NodeId lo = g.StreamBegin(s), hi = g.StreamEnd(s);

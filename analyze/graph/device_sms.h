@@ -34,7 +34,7 @@ inline constexpr int64_t kSmHoldAfterEndNs = 20'000;
 // c or had ended at most kSmHoldAfterEndNs before it; the one ending last. kNone when n started
 // less than kSmHoldMinNs after `ready` (or `ready` is INT64_MIN: unknown), n is no kernel, its grid
 // is not in the trace, or there is no such kernel.
-// O(streams of the trace × log activities per stream).
+// O(streams of its device × log activities per stream).
 NodeId SmHolderAt(const model::Trace& t, const Graph& g, NodeId n, int64_t ready, int64_t c);
 
 }  // namespace overlapscope::analyze::graph

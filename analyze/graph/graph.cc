@@ -4,8 +4,12 @@
 #include "analyze/graph/graph.h"
 
 #include <algorithm>
+#include <mutex>
+#include <vector>
 
 #include "analyze/graph/graph_builder.h"
+#include "base/phase_log.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze::graph {
 
@@ -75,13 +79,34 @@ Graph GraphBuilder::Build() {
   for (const model::Stream& s : t_.streams())
     stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
   for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
-  AddGpuNodes();
-  AddProgramOrder();
-  AddRecordedWaits();
-  AddInferredWaits();
-  AddHostReleases();
-  AddPeers();
-  Finish();
+  {
+    base::PhaseSpan s_("g gpu nodes");
+    AddGpuNodes();
+  }
+  {
+    base::PhaseSpan s_("g program order");
+    AddProgramOrder();
+  }
+  {
+    base::PhaseSpan s_("g recorded waits");
+    AddRecordedWaits();
+  }
+  {
+    base::PhaseSpan s_("g inferred waits");
+    AddInferredWaits();
+  }
+  {
+    base::PhaseSpan s_("g host releases");
+    AddHostReleases();
+  }
+  {
+    base::PhaseSpan s_("g peers");
+    AddPeers();
+  }
+  {
+    base::PhaseSpan s_("g finish");
+    Finish();
+  }
   g_.stats_ = other_;
   for (const GraphStats& p : g_.process_stats_) AddStats(g_.stats_, p);
   return std::move(g_);
@@ -138,64 +163,101 @@ void GraphBuilder::AddGpuNodes() {
   g_.flat_[1].assign(t.memcpys().size(), kNone);
   g_.flat_[2].assign(t.memsets().size(), kNone);
   const size_t ns = t.streams().size();
-  const size_t ngpu = t.kernels().size() + t.memcpys().size() + t.memsets().size();
   g_.num_api_ = static_cast<int32_t>(t.api_calls().size());
   g_.api_ = t.api_calls().data();
-  g_.stream_off_.resize(ns + 1);
-  g_.gpu_ref_.reserve(ngpu);
-  g_.gpu_stream_.reserve(ngpu);
-  g_.gpu_name_.reserve(ngpu);
-  g_.gpu_coll_.reserve(ngpu);
-  g_.start_.reserve(ngpu);
-  g_.end_.reserve(ngpu);
-  launch_.reserve(ngpu);
-  bulk_.reserve(ngpu + t.api_calls().size());
-  for (size_t s = 0; s < ns; ++s) {
-    const NodeId begin = static_cast<NodeId>(g_.gpu_ref_.size());
-    g_.stream_off_[s] = begin;
-    // The bulk edges of the stream's nodes are made here, while their times are at hand, and
-    // counted per stream (graph.h's forward rule for kStreamOrder and kLaunch: from.start <=
-    // to.start).
-    int64_t stream_edges = 0, launch_edges = 0, backward = 0, without_launch = 0;
-    for (GpuRef r : t.StreamActivities(static_cast<model::StreamId>(s))) {
-      const NodeId n = static_cast<NodeId>(g_.gpu_ref_.size());
-      const int64_t start = t.StartNs(r);
-      const int32_t call = t.LaunchOf(r);
-      uint8_t bulk = 0;
-      if (n > begin && g_.start_.back() <= start) {
-        bulk |= kBulkStream;
-        ++stream_edges;
-      } else if (n > begin) {
-        ++backward;
-      }
-      if (call == kNone) {
-        ++without_launch;
-      } else if (g_.api_[call].start_ns <= start) {
-        bulk |= kBulkLaunch;
-        ++launch_edges;
-      } else {
-        ++backward;
-      }
-      g_.flat_[static_cast<int>(r.kind)][r.index] = n;
-      g_.gpu_ref_.push_back(r);
-      g_.gpu_stream_.push_back(static_cast<model::StreamId>(s));
-      // The name and collective ride along: the activity's record was just read for its times.
-      g_.gpu_name_.push_back(t.NameOf(r));
-      g_.gpu_coll_.push_back(t.CollectiveOf(r));
-      g_.start_.push_back(start);
-      g_.end_.push_back(t.EndNs(r));
-      launch_.push_back(call);
-      bulk_.push_back(bulk);
-    }
-    GraphStats& st = ProcessStats(stream_proc_[s]);
-    st.recorded[static_cast<int>(EdgeKind::kStreamOrder)] += stream_edges;
-    st.recorded[static_cast<int>(EdgeKind::kLaunch)] += launch_edges;
-    st.backward_edges += backward;
-    st.gpu_without_launch += without_launch;
+  // Nodes in stream order, each stream's activities in their order: node n of stream s is
+  // activity n - stream_off_[s] of StreamActivities(s). Activities without a stream are not in
+  // StreamActivities; they stay out of the graph (GpuNode gives kNone for them).
+  g_.stream_off_.assign(ns + 1, 0);
+  for (size_t s = 0; s < ns; ++s)
+    g_.stream_off_[s + 1] =
+        g_.stream_off_[s] + static_cast<NodeId>(t.StreamActivities(static_cast<model::StreamId>(s)).size());
+  // Per device, its streams with nodes (SmHolderAt looks at a device's streams only).
+  const size_t nd = t.devices().size();
+  g_.device_stream_off_.assign(nd + 1, 0);
+  auto device_of = [&](size_t s) -> size_t {
+    const model::DeviceId d = t.streams()[s].device;
+    return d >= 0 && static_cast<size_t>(d) < nd && g_.stream_off_[s + 1] > g_.stream_off_[s] ? static_cast<size_t>(d)
+                                                                                              : nd;
+  };
+  for (size_t s = 0; s < ns; ++s)
+    if (const size_t d = device_of(s); d < nd) ++g_.device_stream_off_[d + 1];
+  for (size_t d = 0; d < nd; ++d) g_.device_stream_off_[d + 1] += g_.device_stream_off_[d];
+  g_.device_streams_.resize(static_cast<size_t>(g_.device_stream_off_[nd]));
+  {
+    std::vector<int32_t> fill(g_.device_stream_off_.begin(), g_.device_stream_off_.end() - 1);
+    for (size_t s = 0; s < ns; ++s)
+      if (const size_t d = device_of(s); d < nd) g_.device_streams_[fill[d]++] = static_cast<model::StreamId>(s);
   }
-  g_.stream_off_[ns] = static_cast<NodeId>(g_.gpu_ref_.size());
-  // Activities without a stream are not in StreamActivities; they stay out of the graph
-  // (GpuNode gives kNone for them).
+  const size_t total = static_cast<size_t>(g_.stream_off_[ns]);
+  g_.gpu_ref_.resize(total);
+  g_.gpu_stream_.resize(total);
+  g_.gpu_name_.resize(total);
+  g_.gpu_coll_.resize(total);
+  g_.start_.resize(total);
+  g_.end_.resize(total);
+  launch_.resize(total);
+  bulk_.reserve(total + t.api_calls().size());
+  bulk_.resize(total);
+  // The bulk edges of the nodes are made here, while their times are at hand, and counted per
+  // stream (graph.h's forward rule for kStreamOrder and kLaunch: from.start <= to.start): in
+  // ranges of nodes at once, each range's counts per stream summed after.
+  enum { kStreamEdges, kLaunchEdges, kBackward, kWithoutLaunch, kCounts };
+  std::vector<std::vector<int64_t>> counts;
+  std::mutex mu;
+  base::ParallelFor(
+      in_.threads, total, static_cast<size_t>(std::max(1, in_.min_chunk)) * 16, [&](size_t lo, size_t hi) {
+        std::vector<int64_t> c(ns * kCounts, 0);
+        size_t s = static_cast<size_t>(
+                       std::upper_bound(g_.stream_off_.begin(), g_.stream_off_.end(), static_cast<NodeId>(lo)) -
+                       g_.stream_off_.begin()) -
+                   1;
+        for (size_t n = lo; n < hi; ++n) {
+          while (static_cast<size_t>(g_.stream_off_[s + 1]) <= n) ++s;
+          const NodeId begin = g_.stream_off_[s];
+          const absl::Span<const GpuRef> acts = t.StreamActivities(static_cast<model::StreamId>(s));
+          const GpuRef r = acts[n - static_cast<size_t>(begin)];
+          const int64_t start = t.StartNs(r);
+          const int32_t call = t.LaunchOf(r);
+          int64_t* k = &c[s * kCounts];
+          uint8_t bulk = 0;
+          if (static_cast<NodeId>(n) > begin && t.StartNs(acts[n - static_cast<size_t>(begin) - 1]) <= start) {
+            bulk |= kBulkStream;
+            ++k[kStreamEdges];
+          } else if (static_cast<NodeId>(n) > begin) {
+            ++k[kBackward];
+          }
+          if (call == kNone) {
+            ++k[kWithoutLaunch];
+          } else if (g_.api_[call].start_ns <= start) {
+            bulk |= kBulkLaunch;
+            ++k[kLaunchEdges];
+          } else {
+            ++k[kBackward];
+          }
+          g_.flat_[static_cast<int>(r.kind)][r.index] = static_cast<NodeId>(n);
+          g_.gpu_ref_[n] = r;
+          g_.gpu_stream_[n] = static_cast<model::StreamId>(s);
+          // The name and collective ride along: the activity's record was just read for its times.
+          g_.gpu_name_[n] = t.NameOf(r);
+          g_.gpu_coll_[n] = t.CollectiveOf(r);
+          g_.start_[n] = start;
+          g_.end_[n] = t.EndNs(r);
+          launch_[n] = call;
+          bulk_[n] = bulk;
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        counts.push_back(std::move(c));
+      });
+  for (size_t s = 0; s < ns; ++s) {
+    GraphStats& st = ProcessStats(stream_proc_[s]);
+    for (const std::vector<int64_t>& c : counts) {
+      st.recorded[static_cast<int>(EdgeKind::kStreamOrder)] += c[s * kCounts + kStreamEdges];
+      st.recorded[static_cast<int>(EdgeKind::kLaunch)] += c[s * kCounts + kLaunchEdges];
+      st.backward_edges += c[s * kCounts + kBackward];
+      st.gpu_without_launch += c[s * kCounts + kWithoutLaunch];
+    }
+  }
 }
 
 void GraphBuilder::AddProgramOrder() {

@@ -181,6 +181,12 @@ class Graph {
   int32_t LaunchCall(NodeId g) const { return launch_[g]; }
   NodeId StreamBegin(model::StreamId s) const { return stream_off_[s]; }
   NodeId StreamEnd(model::StreamId s) const { return stream_off_[s + 1]; }
+  // The streams of device d that hold GPU nodes, in increasing id (empty for an unknown device).
+  absl::Span<const model::StreamId> DeviceStreams(model::DeviceId d) const {
+    if (d < 0 || static_cast<size_t>(d) + 1 >= device_stream_off_.size()) return {};
+    return {device_streams_.data() + device_stream_off_[d],
+            static_cast<size_t>(device_stream_off_[d + 1] - device_stream_off_[d])};
+  }
   // Recorded times of any node (an API node's are read from the trace's calls: the graph must
   // not outlive its trace).
   int64_t StartNs(NodeId n) const { return n < num_gpu() ? start_[n] : api_[n - num_gpu()].start_ns; }
@@ -232,10 +238,12 @@ class Graph {
   std::vector<model::StreamId> gpu_stream_;
   std::vector<model::StringId> gpu_name_;
   std::vector<model::CollectiveId> gpu_coll_;
-  std::vector<int32_t> launch_;          // per GPU node: Trace::LaunchOf
-  std::vector<NodeId> stream_off_;       // size streams + 1
-  std::vector<int64_t> start_, end_;     // per GPU node
-  const model::ApiCall* api_ = nullptr;  // Trace::api_calls().data()
+  std::vector<int32_t> launch_;                  // per GPU node: Trace::LaunchOf
+  std::vector<NodeId> stream_off_;               // size streams + 1
+  std::vector<int32_t> device_stream_off_;       // size devices + 1: device d's in device_streams_
+  std::vector<model::StreamId> device_streams_;  // by device, then id
+  std::vector<int64_t> start_, end_;             // per GPU node
+  const model::ApiCall* api_ = nullptr;          // Trace::api_calls().data()
   // The bulk edges, per node a byte of flags (kBulk*; kBulkCross: the node has cross in-edges),
   // per API call its program-order predecessor (kNone: none). kBulkCrossOut: the node has cross
   // out-edges (CrossSuccs searches only then: the passes ask it of most nodes).
