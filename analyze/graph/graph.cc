@@ -79,34 +79,18 @@ Graph GraphBuilder::Build() {
   for (const model::Stream& s : t_.streams())
     stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
   for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
-  {
-    base::PhaseSpan s_("g gpu nodes");
-    AddGpuNodes();
-  }
-  {
-    base::PhaseSpan s_("g program order");
-    AddProgramOrder();
-  }
-  {
-    base::PhaseSpan s_("g recorded waits");
-    AddRecordedWaits();
-  }
-  {
-    base::PhaseSpan s_("g inferred waits");
-    AddInferredWaits();
-  }
-  {
-    base::PhaseSpan s_("g host releases");
-    AddHostReleases();
-  }
-  {
-    base::PhaseSpan s_("g peers");
-    AddPeers();
-  }
-  {
-    base::PhaseSpan s_("g finish");
-    Finish();
-  }
+  // Each step its own span line under OVERLAPSCOPE_PHASES (base/phase_log.h).
+  auto step = [](const char* name, auto&& fn) {
+    base::PhaseSpan span(name);
+    fn();
+  };
+  step("g gpu nodes", [&] { AddGpuNodes(); });
+  step("g program order", [&] { AddProgramOrder(); });
+  step("g recorded waits", [&] { AddRecordedWaits(); });
+  step("g inferred waits", [&] { AddInferredWaits(); });
+  step("g host releases", [&] { AddHostReleases(); });
+  step("g peers", [&] { AddPeers(); });
+  step("g finish", [&] { Finish(); });
   g_.stats_ = other_;
   for (const GraphStats& p : g_.process_stats_) AddStats(g_.stats_, p);
   return std::move(g_);
