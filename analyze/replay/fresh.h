@@ -49,12 +49,4 @@ void AssignFresh(std::vector<T, A>& v, size_t n, const T& x) {
   v.assign(n, x);
 }
 
-// The same for storage an empty v will fill by push_back (up to n elements).
-template <typename T, typename A>
-void ReserveFresh(std::vector<T, A>& v, size_t n) {
-  if (v.capacity() >= n) return;
-  v.reserve(n);
-  PopulateForWrite(v.data() + v.size(), (n - v.size()) * sizeof(T));
-}
-
 }  // namespace overlapscope::analyze::replay
