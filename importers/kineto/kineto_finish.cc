@@ -97,14 +97,10 @@ int64_t JoinCallsByCorrelation(FileContext& ctx) {
   for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i)
     if (d.memsets[i].correlation_id != kNoCorrelation) wanted.emplace(d.memsets[i].correlation_id, -1);
   constexpr size_t kChunk = 1 << 13;
-  if (!wanted.empty() && ctx.threads <= 1) {
-    for (size_t i = ctx.api0; i < d.api_calls.size(); ++i) {
-      auto it = wanted.find(d.api_calls[i].correlation_id);
-      if (it != wanted.end() && it->second < 0) it->second = static_cast<int32_t>(i);
-    }
-  } else if (!wanted.empty()) {
+  if (!wanted.empty()) {
     // Each wanted id's first call: the calls are looked up in ranges at once (the map is only
-    // read), each range's hits kept in order, then taken in range order: the first hit wins.
+    // read), each range's hits kept in order, then taken in range order: the first hit wins
+    // (one thread: one range, the same order).
     struct Hit {
       int32_t* slot;
       int32_t call;
