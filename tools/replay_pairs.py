@@ -64,6 +64,18 @@ for _v in ("default", "sync"):
             (f"{_d}/d2h_blocking", f"{_d}/d2h_nonblocking_event", ["nosync:/cudaStreamSynchronize/"]),
         ]
 
+# whatif_traces.py's all-gather and all-to-all pairs again (2 x H100, variant default, two captures
+# each) with no NCCL setting and with NCCL_PROTO=Simple (all-gather), NCCL_MAX_NCHANNELS=12 and
+# NCCL_PROTO=LL (all-to-all): tools/torch_traces/README.md, tests/data/whatif_torch_nccl.
+for _s, _progs in (("default", ("ag", "a2a")), ("proto_simple", ("ag",)), ("max_nchannels_12", ("a2a",)),
+                   ("proto_ll", ("a2a",))):
+    for _r in ("run1", "run2"):
+        _d = f"tests/data/whatif_torch_nccl/{_s}/{_r}"
+        if "ag" in _progs:
+            PAIRS.append((f"{_d}/ag_sequential", f"{_d}/ag_overlap", ["async:/AllGather/"]))
+        if "a2a" in _progs:
+            PAIRS.append((f"{_d}/a2a_sync", f"{_d}/a2a_async", ["async:/SendRecv/@/^gemm$/"]))
+
 # Our workloads (`overlapscope run -o DIR`): (base mode dir, target mode dir, changes).
 # matmul-allgather's sequential program computes first and gathers after; the overlapped one
 # issues the all-gather first: prefetch: (async: at the start of the iteration). async: at the

@@ -28,6 +28,11 @@ PAIRS += [(f"torch_diag/{w}/mm_ag_sequential", f"torch_diag/{w}/mm_ag_overlap", 
           for w in ("w2_default", "w2_sync", "w4_default", "w4_sync")]
 PAIRS += [(f"whatif_torch/{v}/{r}/{b}", f"whatif_torch/{v}/{r}/{t}", c) for v in ("default", "sync")
           for r in ("run1", "run2") for b, t, c in (("ag_sequential", "ag_overlap", AG), ("a2a_sync", "a2a_async", A2A))]
+# The same programs under NCCL settings (tools/torch_traces/README.md, tests/data/whatif_torch_nccl).
+PAIRS += [(f"whatif_torch_nccl/{s}/{r}/{b}", f"whatif_torch_nccl/{s}/{r}/{t}", c) for s, b, t, c in (
+    ("default", "ag_sequential", "ag_overlap", AG), ("proto_simple", "ag_sequential", "ag_overlap", AG),
+    ("default", "a2a_sync", "a2a_async", A2A), ("max_nchannels_12", "a2a_sync", "a2a_async", A2A),
+    ("proto_ll", "a2a_sync", "a2a_async", A2A)) for r in ("run1", "run2")]
 
 
 def kernels(d):
