@@ -1,0 +1,99 @@
+// The Kineto importer's inflate alone, on one .json.gz: the streaming path it takes at 1-2
+// threads (ISA-L where built in, else zlib) against the parallel inflate (gzip_parallel.h) at each
+// thread count given, reading through the same 32 MiB window as the importer. Prints MB/s of
+// uncompressed output (best of ROUNDS) and checks, in one more round each, that every path gives
+// the same bytes (CRC-32 and length).
+//   parallel_inflate_bench FILE.json.gz [ROUNDS] [THREADS...]   (threads default: 1 2 cores)
+#include <zlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "importers/kineto/gzip_parallel.h"
+#include "importers/kineto/input_stream.h"
+
+namespace {
+
+using overlapscope::import::InputStream;
+using overlapscope::import::ParallelGunzip;
+
+struct Result {
+  double seconds = 1e30;
+  int64_t bytes = -1;
+  uint32_t crc = 0;
+};
+
+// Reads everything through a 32 MiB window; with `check`, the CRC-32 of the output too (a round
+// of its own: its time is not the inflate's).
+template <typename ReadFn>
+void Drain(ReadFn read, bool check, Result* best) {
+  std::vector<char> window(size_t{32} << 20);
+  const auto t0 = std::chrono::steady_clock::now();
+  int64_t total = 0;
+  uLong crc = crc32(0, nullptr, 0);
+  for (;;) {
+    auto r = read(window.data(), window.size());
+    if (!r.ok()) {
+      std::fprintf(stderr, "error: %s\n", std::string(r.status().message()).c_str());
+      std::exit(1);
+    }
+    if (*r == 0) break;
+    if (check) crc = crc32(crc, reinterpret_cast<const Bytef*>(window.data()), static_cast<uInt>(*r));
+    total += static_cast<int64_t>(*r);
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (check) {
+    best->bytes = total;
+    best->crc = static_cast<uint32_t>(crc);
+  } else {
+    best->seconds = std::min(best->seconds, s);
+  }
+}
+
+void Print(const char* what, const Result& r) {
+  std::printf("%-22s %8.1f MB/s  %.3f s  %lld bytes  crc %08x\n", what, r.bytes / r.seconds / 1e6, r.seconds,
+              static_cast<long long>(r.bytes), r.crc);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: parallel_inflate_bench FILE.json.gz [ROUNDS] [THREADS...]\n");
+    return 64;
+  }
+  const std::string path = argv[1];
+  const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+  std::vector<int> threads;
+  for (int i = 3; i < argc; ++i) threads.push_back(std::max(1, std::atoi(argv[i])));
+  if (threads.empty()) threads = {1, 2, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
+  std::ifstream f(path, std::ios::binary);
+  const std::vector<char> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  Result serial;
+  for (int r = 0; r <= rounds; ++r) {
+    auto in = InputStream::Open(path, 1);
+    if (!in.ok()) return 1;
+    Drain([&](char* d, size_t n) { return (*in)->Read(d, n); }, r == rounds, &serial);
+  }
+  Print("serial (ISA-L or zlib)", serial);
+  bool same = true;
+  for (int t : threads) {
+    Result par;
+    for (int r = 0; r <= rounds; ++r) {
+      ParallelGunzip gz(reinterpret_cast<const uint8_t*>(file.data()), file.size(), t);
+      Drain([&](char* d, size_t n) { return gz.Read(d, n); }, r == rounds, &par);
+    }
+    const std::string what = "parallel, " + std::to_string(t) + " threads";
+    Print(what.c_str(), par);
+    same = same && par.crc == serial.crc && par.bytes == serial.bytes;
+  }
+  std::printf("%s\n", same ? "same bytes on every path" : "OUTPUT DIFFERS");
+  return same ? 0 : 1;
+}

@@ -1,0 +1,205 @@
+// The parallel gzip inflate's batches, members and Read (see gzip_parallel.h).
+#include "importers/kineto/gzip_parallel.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "base/run_all.h"
+#include "importers/kineto/gzip_parallel_chunk.h"
+
+namespace overlapscope::import {
+namespace {
+
+absl::Status GzipError(const char* why) { return absl::DataLossError(why); }
+
+uint32_t Le32(const uint8_t* p) {
+  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+}
+
+// Byte offset just past the gzip header at `p`, or an error.
+absl::StatusOr<size_t> SkipHeader(const uint8_t* d, size_t size, size_t p) {
+  const size_t start = p;
+  if (size - p < 2) return GzipError("truncated gzip stream");
+  if (d[p] != 0x1f || d[p + 1] != 0x8b) return GzipError("incorrect header check");
+  if (size - p < 10) return GzipError("truncated gzip stream");
+  if (d[p + 2] != 8) return GzipError("unknown compression method");
+  const uint8_t flags = d[p + 3];
+  if (flags & 0xe0) return GzipError("unknown header flags set");
+  p += 10;
+  if (flags & 4) {  // FEXTRA
+    if (size - p < 2) return GzipError("truncated gzip stream");
+    const size_t xlen = d[p] | (size_t{d[p + 1]} << 8);
+    p += 2;
+    if (size - p < xlen) return GzipError("truncated gzip stream");
+    p += xlen;
+  }
+  for (uint8_t bit : {uint8_t{8}, uint8_t{16}}) {  // FNAME, FCOMMENT: zero-terminated
+    if (!(flags & bit)) continue;
+    const void* nul = std::memchr(d + p, 0, size - p);
+    if (nul == nullptr) return GzipError("truncated gzip stream");
+    p = static_cast<size_t>(static_cast<const uint8_t*>(nul) - d) + 1;
+  }
+  if (flags & 2) {  // FHCRC: the low 16 bits of the header's CRC-32
+    if (size - p < 2) return GzipError("truncated gzip stream");
+    const uint32_t crc = static_cast<uint32_t>(crc32(0, d + start, static_cast<uInt>(p - start)));
+    if ((crc & 0xffff) != (d[p] | (uint32_t{d[p + 1]} << 8))) return GzipError("header crc mismatch");
+    p += 2;
+  }
+  return p;
+}
+
+}  // namespace
+
+ParallelGunzip::ParallelGunzip(const uint8_t* data, size_t size, int threads, size_t chunk_bytes)
+    : data_(data), size_(size), threads_(std::max(threads, 1)), chunk_bytes_(chunk_bytes) {}
+
+ParallelGunzip::~ParallelGunzip() = default;
+
+size_t ParallelGunzip::ChunkBytes() const {
+  if (chunk_bytes_ > 0) return chunk_bytes_;
+  // Output per chunk ~ kBatchOutput / threads at the ratio seen so far (16 before any).
+  const int64_t in = in_pos();
+  const double ratio = in > (1 << 20) ? std::max(2.0, static_cast<double>(decoded_) / static_cast<double>(in)) : 16.0;
+  const double bytes = static_cast<double>(kBatchOutput) / threads_ / ratio;
+  return std::clamp(static_cast<size_t>(bytes), size_t{64} << 10, size_t{8} << 20);
+}
+
+absl::Status ParallelGunzip::StartMember() {
+  auto p = SkipHeader(data_, size_, static_cast<size_t>(cur_bit_ / 8));
+  if (!p.ok()) return p.status();
+  cur_bit_ = uint64_t{*p} * 8;
+  in_member_ = true;
+  window_.clear();
+  crc_ = 0;
+  isize_ = 0;
+  return absl::OkStatus();
+}
+
+absl::Status ParallelGunzip::EndMember(uint64_t end_bit) {
+  const size_t p = static_cast<size_t>((end_bit + 7) / 8);
+  if (size_ - p < 8) return GzipError("truncated gzip stream");
+  if (Le32(data_ + p) != crc_) return GzipError("incorrect data check");
+  if (Le32(data_ + p + 4) != isize_) return GzipError("incorrect length check");
+  cur_bit_ = uint64_t{p + 8} * 8;
+  in_member_ = false;
+  if (cur_bit_ / 8 >= size_) done_ = true;
+  return absl::OkStatus();
+}
+
+// Decodes one batch of chunks and queues the ones kept; an error comes after the chunks before it.
+absl::Status ParallelGunzip::NextBatch() {
+  if (!in_member_) {
+    if (auto s = StartMember(); !s.ok()) return s;
+  }
+  const size_t c = ChunkBytes();
+  const uint64_t base = cur_bit_ / 8;
+  std::vector<std::unique_ptr<InflatedChunk>> chunks;
+  for (int j = 0; j < threads_; ++j) {
+    const uint64_t begin = j == 0 ? cur_bit_ : (base + j * c) * 8;
+    if (j > 0 && begin >= uint64_t{size_} * 8) break;
+    chunks.push_back(std::make_unique<InflatedChunk>());
+    chunks.back()->begin_bit = begin;
+  }
+  // A guessed start decodes at most this much (a false start may decode garbage); the first
+  // chunk, whose start is known, up to 1 GiB (beyond is a gzip bomb).
+  const size_t guess_limit = (size_t{64} << 20) + 64 * c, first_limit = size_t{1} << 30;
+  std::vector<std::function<void()>> tasks;
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    const uint64_t stop = (base + (j + 1) * c) * 8;
+    InflatedChunk* ch = chunks[j].get();
+    if (j == 0) {
+      tasks.emplace_back([=, this] { DecodeKnown(data_, size_, window_, stop, first_limit, ch); });
+    } else {
+      tasks.emplace_back([=, this] { DecodeGuessed(data_, size_, stop, guess_limit, ch); });
+    }
+  }
+  base::RunAll(threads_, tasks);
+  // Keep chunk j only where chunk j - 1 (kept) stopped exactly at its start.
+  size_t kept = 1;
+  while (kept < chunks.size()) {
+    const InflatedChunk& prev = *chunks[kept - 1];
+    if (!prev.status.ok() || prev.why != deflate::Stop::kReachedStop || chunks[kept]->start_bit != prev.end_bit) break;
+    ++kept;
+  }
+  chunks.resize(kept);
+  absl::Status failed = chunks.back()->status;  // a kept chunk's start is real: a real error
+  if (!failed.ok()) chunks.pop_back();
+  // The windows in order (each chunk's last 32 KiB only), then every chunk's markers at once.
+  std::vector<std::vector<uint8_t>> win(chunks.size() + 1);
+  win[0] = window_;
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    if (auto s = NextWindow(win[j], *chunks[j], &win[j + 1]); !s.ok()) {
+      chunks.resize(j);
+      failed = s;
+      break;
+    }
+  }
+  std::vector<absl::Status> resolved(chunks.size());
+  tasks.clear();
+  for (size_t j = 0; j < chunks.size(); ++j)
+    tasks.emplace_back([&, j] { resolved[j] = Resolve(win[j], chunks[j].get()); });
+  base::RunAll(threads_, tasks);
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    if (!resolved[j].ok()) {
+      chunks.resize(j);
+      failed = resolved[j];
+      break;
+    }
+  }
+  for (auto& ch : chunks) {
+    const size_t len = ch->size();
+    crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch->crc, static_cast<z_off_t>(len)));
+    isize_ += static_cast<uint32_t>(len);
+    decoded_ += static_cast<int64_t>(len);
+    cur_bit_ = ch->end_bit;
+    window_ = std::move(win[&ch - chunks.data() + 1]);
+    const bool final = ch->why == deflate::Stop::kFinalBlock;
+    queue_.push_back(std::move(ch));
+    if (final && failed.ok()) return EndMember(cur_bit_);
+  }
+  if (failed.ok()) return absl::OkStatus();
+  if (failed.code() == absl::StatusCode::kResourceExhausted) return GzipError("inflates past 1 GiB per chunk");
+  return failed;
+}
+
+absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    if (queue_.empty()) {
+      if (!pending_.ok()) {
+        if (got > 0) break;
+        return pending_;
+      }
+      if (done_) break;
+      pending_ = NextBatch();
+      continue;
+    }
+    InflatedChunk& ch = *queue_.front();
+    size_t off = queue_off_;
+    if (off < ch.head.size()) {
+      const size_t take = std::min(n - got, ch.head.size() - off);
+      std::memcpy(dst + got, ch.head.data() + off, take);
+      got += take;
+      off += take;
+    }
+    if (off >= ch.head.size() && got < n) {
+      const size_t at = off - ch.head.size();
+      const size_t take = std::min(n - got, ch.narrow_len() - at);
+      std::memcpy(dst + got, ch.narrow.p.get() + ch.narrow_pre + at, take);
+      got += take;
+      off += take;
+    }
+    queue_off_ = off;
+    if (off >= ch.size()) {
+      queue_.pop_front();
+      queue_off_ = 0;
+    }
+  }
+  out_pos_ += static_cast<int64_t>(got);
+  return got;
+}
+
+}  // namespace overlapscope::import

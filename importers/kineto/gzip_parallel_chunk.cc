@@ -1,0 +1,122 @@
+// One chunk of the parallel gzip inflate (see gzip_parallel_chunk.h).
+#include "importers/kineto/gzip_parallel_chunk.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace overlapscope::import {
+
+using deflate::kMarker;
+using deflate::kWindow;
+
+namespace {
+
+uint32_t Crc(uint32_t crc, const uint8_t* p, size_t n) {
+  while (n > 0) {  // zlib takes 32-bit lengths
+    const uInt step = static_cast<uInt>(std::min<size_t>(n, size_t{1} << 30));
+    crc = static_cast<uint32_t>(crc32(crc, p, step));
+    p += step;
+    n -= step;
+  }
+  return crc;
+}
+
+// Continues c's decode into bytes after its wide part became free of markers: the last 32 KiB
+// of wide become narrow's preamble.
+void ContinueNarrow(deflate::BitReader& br, uint64_t stop_bit, size_t max_out, deflate::BlockTables& t,
+                    InflatedChunk* c) {
+  c->narrow_pre = std::min(kWindow, c->wide.n);
+  c->narrow.limit = max_out;
+  c->narrow.Reserve(c->narrow_pre + (size_t{1} << 20));
+  const uint16_t* src = c->wide.p.get() + c->wide.n - c->narrow_pre;
+  for (size_t i = 0; i < c->narrow_pre; ++i) c->narrow.p[i] = static_cast<uint8_t>(src[i]);
+  c->narrow.n = c->narrow_pre;
+  c->status = deflate::DecodeBlocks(br, stop_bit, false, c->narrow, t, &c->why);
+}
+
+}  // namespace
+
+void DecodeKnown(const uint8_t* data, size_t size, const std::vector<uint8_t>& window, uint64_t stop_bit,
+                 size_t max_out, InflatedChunk* c) {
+  auto t = std::make_unique<deflate::BlockTables>();
+  c->start_bit = c->begin_bit;
+  c->narrow_pre = window.size();
+  c->narrow.limit = max_out;
+  c->narrow.Reserve(window.size() + (size_t{1} << 20));
+  if (!window.empty()) std::memcpy(c->narrow.p.get(), window.data(), window.size());
+  c->narrow.n = window.size();
+  deflate::BitReader br(data, size);
+  br.Seek(c->start_bit);
+  c->status = deflate::DecodeBlocks(br, stop_bit, false, c->narrow, *t, &c->why);
+  c->end_bit = br.BitPos();
+}
+
+void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t max_out, InflatedChunk* c) {
+  auto t = std::make_unique<deflate::BlockTables>();
+  c->start_bit = deflate::FindBlockStart(data, size, c->begin_bit, stop_bit, *t);
+  if (c->start_bit == UINT64_MAX) return;
+  c->wide.limit = max_out;
+  c->wide.Reserve(kWindow + (size_t{1} << 20));
+  for (size_t i = 0; i < kWindow; ++i) c->wide.p[i] = static_cast<uint16_t>(kMarker + i);
+  c->wide.n = kWindow;
+  deflate::BitReader br(data, size);
+  br.Seek(c->start_bit);
+  c->status = deflate::DecodeBlocks(br, stop_bit, true, c->wide, *t, &c->why);
+  if (c->status.ok() && c->why == deflate::Stop::kMarkerFree) ContinueNarrow(br, stop_bit, max_out, *t, c);
+  c->end_bit = br.BitPos();
+}
+
+namespace {
+
+// Byte of symbol s given the chunk's window (aligned to end at the chunk's start).
+inline bool ResolveSym(uint16_t s, const std::vector<uint8_t>& window, uint8_t* out) {
+  if (s < kMarker) {
+    *out = static_cast<uint8_t>(s);
+    return true;
+  }
+  const size_t i = s - kMarker, missing = kWindow - window.size();
+  if (i < missing) return false;  // reaches before the member's start
+  *out = window[i - missing];
+  return true;
+}
+
+absl::Status TooFarBack() { return absl::DataLossError("invalid distance too far back"); }
+
+}  // namespace
+
+absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk& c, std::vector<uint8_t>* next) {
+  const size_t nl = c.narrow_len(), wl = c.wide_len();
+  const uint8_t* narrow = c.narrow.p.get() + c.narrow_pre;
+  if (nl >= kWindow) {
+    next->assign(narrow + nl - kWindow, narrow + nl);
+    return absl::OkStatus();
+  }
+  std::vector<uint8_t> out(window);
+  const size_t from = wl > kWindow ? wl - kWindow : 0;
+  for (size_t i = from; i < wl; ++i) {
+    uint8_t b;
+    if (!ResolveSym(c.wide.p[kWindow + i], window, &b)) return TooFarBack();
+    out.push_back(b);
+  }
+  out.insert(out.end(), narrow, narrow + nl);
+  if (out.size() > kWindow) out.erase(out.begin(), out.end() - kWindow);
+  *next = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c) {
+  const size_t wl = c->wide_len();
+  c->head.resize(wl);
+  const uint16_t* src = c->wide.p.get() + kWindow;
+  for (size_t i = 0; i < wl; ++i) {
+    if (!ResolveSym(src[i], window, &c->head[i])) return TooFarBack();
+  }
+  c->wide = deflate::OutBuf<uint16_t>();
+  c->crc = Crc(Crc(0, c->head.data(), c->head.size()), c->narrow.p.get() + c->narrow_pre, c->narrow_len());
+  return absl::OkStatus();
+}
+
+}  // namespace overlapscope::import
