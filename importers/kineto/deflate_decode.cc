@@ -55,31 +55,45 @@ absl::Status DecodeStored(BitReader& br, OutBuf<Sym>& out) {
 }
 
 template <typename Sym>
-absl::Status DecodeHuffman(BitReader& br, const BlockTables& t, OutBuf<Sym>& out) {
-  constexpr size_t kSlack = 258 + 16;  // a longest match plus the copy loop's overshoot
+absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>& out) {
+  constexpr size_t kSlack = 258 + 32;  // a longest match, literals before it, the copy overshoot
   constexpr uint32_t kStep = 8 / sizeof(Sym);
+  // A local copy: stores through a byte pointer could alias the reader, which the compiler
+  // would then reload from memory after every byte written.
+  BitReader br = reader;
   const uint16_t* lit = t.lit.entry;
   const uint16_t* dist = t.dist.entry;
-  const uint64_t lmask = (uint64_t{1} << t.lit.bits) - 1, dmask = (uint64_t{1} << t.dist.bits) - 1;
+  const int lbits = t.lit.bits;
+  const uint64_t lmask = (uint64_t{1} << lbits) - 1, dmask = (uint64_t{1} << t.dist.bits) - 1;
   size_t n = out.n;
+  Sym* o = out.p.get();
   for (;;) {
     if (out.cap - n < kSlack) {
       if (n + kSlack > out.limit) return absl::ResourceExhaustedError("inflates past the chunk limit");
       out.n = n;
       out.Reserve(n + kSlack);
+      o = out.p.get();
     }
-    Sym* o = out.p.get();
     br.Refill();  // 56 bits: a longest literal/length code, its extra bits, distance and extra
     if (br.pos > br.size && br.Overrun()) return Truncated();
     uint32_t e = lit[br.buf & lmask];
+    // Literals while a longest code is surely in the buffer (at most 3 per refill).
+    while ((e & 511) < 256 && br.bits >= 2 * lbits) {
+      if ((e >> 9) == 0) return Corrupt("invalid literal/length code");
+      br.Drop(static_cast<int>(e >> 9));
+      o[n++] = static_cast<Sym>(e & 511);
+      e = lit[br.buf & lmask];
+    }
     int l = static_cast<int>(e >> 9);
     if (l == 0) return Corrupt("invalid literal/length code");
-    br.Drop(l);
     uint32_t sym = e & 511;
     if (sym < 256) {
+      br.Drop(l);
       o[n++] = static_cast<Sym>(sym);
       continue;
     }
+    if (br.bits < 48) br.Refill();  // a length code, extra, distance code, extra
+    br.Drop(l);
     if (sym == 256) break;
     sym -= 257;
     if (sym >= 29) return Corrupt("invalid literal/length code");
@@ -101,6 +115,7 @@ absl::Status DecodeHuffman(BitReader& br, const BlockTables& t, OutBuf<Sym>& out
     n += len;
   }
   out.n = n;
+  reader = br;
   if (br.Overrun()) return Truncated();
   return absl::OkStatus();
 }
@@ -238,8 +253,13 @@ absl::Status DecodeBlocks(BitReader& br, uint64_t stop_bit, bool check_markers, 
   for (;;) {
     if constexpr (std::is_same_v<Sym, uint16_t>) {
       if (check_markers) {
-        for (size_t i = checked; i < out.n; ++i) {
-          if (out.p[i] >= kMarker) last_marker = i, any_marker = true;
+        // The newest marker only: scan back from the end (markers are usually close to it).
+        const size_t low = std::max(checked, out.n > kWindow ? out.n - kWindow : 0);
+        for (size_t i = out.n; i > low; --i) {
+          if (out.p[i - 1] >= kMarker) {
+            last_marker = i - 1, any_marker = true;
+            break;
+          }
         }
         checked = out.n;
         if (!any_marker || out.n - last_marker > kWindow) {

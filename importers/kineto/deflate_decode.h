@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 
@@ -91,7 +92,21 @@ struct OutBuf {
   std::unique_ptr<Sym[]> p;
   size_t n = 0, cap = 0;
   size_t limit = SIZE_MAX;  // decoding past this many symbols fails (ResourceExhausted)
+  OutBuf() = default;
+  OutBuf(OutBuf&& o) noexcept { *this = std::move(o); }
+  OutBuf& operator=(OutBuf&& o) noexcept {  // the moved-from buffer is empty
+    p = std::move(o.p);
+    n = std::exchange(o.n, 0);
+    cap = std::exchange(o.cap, 0);
+    limit = o.limit;
+    return *this;
+  }
   void Reserve(size_t want);
+  size_t capacity_bytes() const { return cap * sizeof(Sym); }
+  void clear() {  // keeps the memory
+    n = 0;
+    limit = SIZE_MAX;
+  }
 };
 
 // Why a DecodeBlocks call returned OK.

@@ -102,6 +102,7 @@ absl::Status ParallelGunzip::NextBatch() {
     if (j > 0 && begin >= uint64_t{size_} * 8) break;
     chunks.push_back(std::make_unique<InflatedChunk>());
     chunks.back()->begin_bit = begin;
+    TakeSpare(chunks.back().get());
   }
   // A guessed start decodes at most this much (a false start may decode garbage); the first
   // chunk, whose start is known, up to 1 GiB (beyond is a gzip bomb).
@@ -124,9 +125,13 @@ absl::Status ParallelGunzip::NextBatch() {
     if (!prev.status.ok() || prev.why != deflate::Stop::kReachedStop || chunks[kept]->start_bit != prev.end_bit) break;
     ++kept;
   }
+  for (size_t j = kept; j < chunks.size(); ++j) Recycle(chunks[j].get());
   chunks.resize(kept);
   absl::Status failed = chunks.back()->status;  // a kept chunk's start is real: a real error
-  if (!failed.ok()) chunks.pop_back();
+  if (!failed.ok()) {
+    Recycle(chunks.back().get());
+    chunks.pop_back();
+  }
   // The windows in order (each chunk's last 32 KiB only), then every chunk's markers at once.
   std::vector<std::vector<uint8_t>> win(chunks.size() + 1);
   win[0] = window_;
@@ -150,6 +155,8 @@ absl::Status ParallelGunzip::NextBatch() {
     }
   }
   for (auto& ch : chunks) {
+    if (ch->wide.capacity_bytes() > 0 && spare_wide_.size() < 2 * static_cast<size_t>(threads_))
+      spare_wide_.push_back(std::move(ch->wide));  // resolved: the markers are no longer needed
     const size_t len = ch->size();
     crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch->crc, static_cast<z_off_t>(len)));
     isize_ += static_cast<uint32_t>(len);
@@ -163,6 +170,32 @@ absl::Status ParallelGunzip::NextBatch() {
   if (failed.ok()) return absl::OkStatus();
   if (failed.code() == absl::StatusCode::kResourceExhausted) return GzipError("inflates past 1 GiB per chunk");
   return failed;
+}
+
+// Buffers of chunks done with are kept for the next batches: fresh ones would cost a page
+// fault every 4 KiB of output.
+void ParallelGunzip::Recycle(InflatedChunk* c) {
+  const size_t most = 2 * static_cast<size_t>(threads_);  // bounded: at most two batches' worth
+  if (c->narrow.capacity_bytes() > 0 && spare_narrow_.size() < most) spare_narrow_.push_back(std::move(c->narrow));
+  if (c->wide.capacity_bytes() > 0 && spare_wide_.size() < most) spare_wide_.push_back(std::move(c->wide));
+  if (c->head.capacity() > 0 && spare_head_.size() < most) spare_head_.push_back(std::move(c->head));
+}
+
+void ParallelGunzip::TakeSpare(InflatedChunk* c) {
+  auto take = [](auto& pool, auto* into) {
+    if (!pool.empty()) {
+      *into = std::move(pool.back());
+      pool.pop_back();
+    }
+    into->clear();
+  };
+  take(spare_narrow_, &c->narrow);
+  take(spare_wide_, &c->wide);
+  if (!spare_head_.empty()) {
+    c->head = std::move(spare_head_.back());
+    spare_head_.pop_back();
+    c->head.clear();
+  }
 }
 
 absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
@@ -194,6 +227,7 @@ absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
     }
     queue_off_ = off;
     if (off >= ch.size()) {
+      Recycle(&ch);
       queue_.pop_front();
       queue_off_ = 0;
     }

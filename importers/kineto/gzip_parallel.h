@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "importers/kineto/deflate_decode.h"
 
 namespace overlapscope::import {
 
@@ -52,6 +53,8 @@ class ParallelGunzip {
   absl::Status StartMember();
   absl::Status EndMember(uint64_t end_bit);
   size_t ChunkBytes() const;
+  void Recycle(InflatedChunk* c);
+  void TakeSpare(InflatedChunk* c);
 
   const uint8_t* data_;
   size_t size_;
@@ -66,6 +69,9 @@ class ParallelGunzip {
   absl::Status pending_;             // delivered once the queue is empty
   std::deque<std::unique_ptr<InflatedChunk>> queue_;
   size_t queue_off_ = 0;             // bytes of queue_.front() already delivered
+  std::vector<deflate::OutBuf<uint8_t>> spare_narrow_;  // buffers of chunks done with
+  std::vector<deflate::OutBuf<uint16_t>> spare_wide_;
+  std::vector<std::vector<uint8_t>> spare_head_;
 };
 
 }  // namespace overlapscope::import

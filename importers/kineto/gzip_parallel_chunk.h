@@ -38,7 +38,7 @@ void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t m
 
 // The window after c (whose own window is `window`, <= 32 KiB): the last 32 KiB of both.
 absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk& c, std::vector<uint8_t>* next);
-// Replaces c's markers with `window`'s bytes into c->head and computes c->crc; frees wide.
+// Replaces c's markers with `window`'s bytes into c->head and computes c->crc.
 absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c);
 
 }  // namespace overlapscope::import
