@@ -300,23 +300,38 @@ template struct OutBuf<uint16_t>;
 template absl::Status DecodeBlocks<uint8_t>(BitReader&, uint64_t, bool, OutBuf<uint8_t>&, BlockTables&, Stop*);
 template absl::Status DecodeBlocks<uint16_t>(BitReader&, uint64_t, bool, OutBuf<uint16_t>&, BlockTables&, Stop*);
 
+namespace {
+
+// Whether the code-length code lengths (ncode fields of 3 bits at the bottom of v) form a
+// complete code, as a dynamic block's must: sum of 2^(7 - len) == 128.
+bool CompleteCodeLengths(uint64_t v, int ncode) {
+  int kraft = 0;
+  for (int i = 0; i < ncode; ++i, v >>= 3) {
+    const int len = static_cast<int>(v & 7);
+    if (len != 0) kraft += 128 >> len;
+  }
+  return kraft == 128;
+}
+
+}  // namespace
+
 uint64_t FindBlockStart(const uint8_t* data, size_t size, uint64_t from_bit, uint64_t to_bit, BlockTables& scratch) {
   to_bit = std::min<uint64_t>(to_bit, uint64_t{size} * 8);
-  for (uint64_t b = from_bit; b < to_bit; ++b) {
-    const uint64_t v = Load64(data, size, static_cast<size_t>(b / 8)) >> (b % 8);  // 57+ bits
-    // Not final, type 2 (dynamic), at most 286 literal/length and 30 distance codes.
-    if ((v & 7) != 4 || ((v >> 3) & 31) > 29 || ((v >> 8) & 31) > 29) continue;
-    const int ncode = static_cast<int>((v >> 13) & 15) + 4;
-    BitReader br(data, size);
-    br.Seek(b + 17);
-    int kraft = 0;  // the code-length code must be complete: sum of 2^(7 - len) == 128
-    for (int i = 0; i < ncode; ++i) {
-      const int len = static_cast<int>(br.Take(3));
-      if (len != 0) kraft += 128 >> len;
+  for (uint64_t byte = from_bit / 8; byte * 8 < to_bit; ++byte) {
+    const uint64_t v0 = Load64(data, size, static_cast<size_t>(byte));
+    for (int k = byte * 8 < from_bit ? static_cast<int>(from_bit % 8) : 0; k < 8; ++k) {
+      const uint64_t b = byte * 8 + static_cast<uint64_t>(k);
+      if (b >= to_bit) break;
+      const uint64_t v = v0 >> k;  // 57+ bits
+      // Not final, type 2 (dynamic), at most 286 literal/length and 30 distance codes.
+      if ((v & 7) != 4 || ((v >> 3) & 31) > 29 || ((v >> 8) & 31) > 29) continue;
+      const int ncode = static_cast<int>((v >> 13) & 15) + 4;
+      const uint64_t lens = Load64(data, size, static_cast<size_t>((b + 17) / 8)) >> ((b + 17) % 8);
+      if (!CompleteCodeLengths(lens, ncode)) continue;
+      BitReader br(data, size);
+      br.Seek(b + 3);
+      if (ReadDynamicTables(br, &scratch).ok()) return b;
     }
-    if (kraft != 128) continue;
-    br.Seek(b + 3);
-    if (ReadDynamicTables(br, &scratch).ok()) return b;
   }
   return UINT64_MAX;
 }

@@ -59,12 +59,20 @@ ParallelGunzip::ParallelGunzip(const uint8_t* data, size_t size, int threads, si
 ParallelGunzip::~ParallelGunzip() = default;
 
 size_t ParallelGunzip::ChunkBytes() const {
-  if (chunk_bytes_ > 0) return chunk_bytes_;
-  // Output per chunk ~ kBatchOutput / threads at the ratio seen so far (16 before any).
-  const int64_t in = in_pos();
-  const double ratio = in > (1 << 20) ? std::max(2.0, static_cast<double>(decoded_) / static_cast<double>(in)) : 16.0;
-  const double bytes = static_cast<double>(kBatchOutput) / threads_ / ratio;
-  return std::clamp(static_cast<size_t>(bytes), size_t{64} << 10, size_t{8} << 20);
+  size_t bytes = chunk_bytes_;
+  if (bytes == 0) {
+    // Output per chunk ~ kBatchOutput / threads at the ratio seen so far (16 before any).
+    const int64_t in = in_pos();
+    const double ratio =
+        in > (1 << 20) ? std::max(2.0, static_cast<double>(decoded_) / static_cast<double>(in)) : 16.0;
+    bytes = std::clamp(static_cast<size_t>(static_cast<double>(kBatchOutput) / threads_ / ratio), size_t{64} << 10,
+                       size_t{8} << 20);
+  }
+  // Batches that kept no guessed chunk (stored or fixed blocks only, blocks larger than a
+  // chunk) double the chunks, up to 8 MiB: the first chunk then does more per batch, and the
+  // others are searched again less often.
+  for (int i = 0; i < serial_batches_ && bytes < (size_t{8} << 20); ++i) bytes *= 2;
+  return bytes;
 }
 
 absl::Status ParallelGunzip::StartMember() {
@@ -118,15 +126,25 @@ absl::Status ParallelGunzip::NextBatch() {
     }
   }
   base::RunAll(threads_, tasks);
-  // Keep chunk j only where chunk j - 1 (kept) stopped exactly at its start.
-  size_t kept = 1;
-  while (kept < chunks.size()) {
-    const InflatedChunk& prev = *chunks[kept - 1];
-    if (!prev.status.ok() || prev.why != deflate::Stop::kReachedStop || chunks[kept]->start_bit != prev.end_bit) break;
-    ++kept;
+  // Keep chunk j where the last kept chunk stopped exactly at its start (so that start is a real
+  // block boundary). That chunk stopped at the first boundary at or past chunk j - 1's range:
+  // a start found before it is false, and a chunk that found none is skipped.
+  std::vector<std::unique_ptr<InflatedChunk>> keep;
+  keep.push_back(std::move(chunks[0]));
+  for (size_t j = 1; j < chunks.size(); ++j) {
+    const InflatedChunk& prev = *keep.back();
+    const InflatedChunk* ch = chunks[j].get();
+    if (!prev.status.ok() || prev.why != deflate::Stop::kReachedStop) break;
+    if (ch->start_bit == prev.end_bit) {
+      keep.push_back(std::move(chunks[j]));
+    } else if (ch->start_bit != UINT64_MAX && ch->start_bit > prev.end_bit) {
+      break;  // a gap before it: the next batch decodes it from prev's end
+    }
   }
-  for (size_t j = kept; j < chunks.size(); ++j) Recycle(chunks[j].get());
-  chunks.resize(kept);
+  for (auto& ch : chunks)
+    if (ch != nullptr) Recycle(ch.get());
+  chunks = std::move(keep);
+  serial_batches_ = chunks.size() > 1 ? 0 : std::min(serial_batches_ + 1, 16);
   absl::Status failed = chunks.back()->status;  // a kept chunk's start is real: a real error
   if (!failed.ok()) {
     Recycle(chunks.back().get());
@@ -158,6 +176,8 @@ absl::Status ParallelGunzip::NextBatch() {
     if (ch->wide.capacity_bytes() > 0 && spare_wide_.size() < 2 * static_cast<size_t>(threads_))
       spare_wide_.push_back(std::move(ch->wide));  // resolved: the markers are no longer needed
     const size_t len = ch->size();
+    ++chunks_kept_;
+    guessed_kept_ += &ch == chunks.data() ? 0 : 1;
     crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch->crc, static_cast<z_off_t>(len)));
     isize_ += static_cast<uint32_t>(len);
     decoded_ += static_cast<int64_t>(len);

@@ -47,6 +47,10 @@ class ParallelGunzip {
   int64_t out_pos() const { return out_pos_; }
   // Compressed bytes decoded so far (data before it is no longer read).
   int64_t in_pos() const { return static_cast<int64_t>(cur_bit_ / 8); }
+  // Chunks decoded from a guessed start and kept, and all chunks kept (for tests and benches:
+  // the share decoded in parallel).
+  int64_t guessed_kept() const { return guessed_kept_; }
+  int64_t chunks_kept() const { return chunks_kept_; }
 
  private:
   absl::Status NextBatch();
@@ -66,6 +70,8 @@ class ParallelGunzip {
   uint32_t crc_ = 0, isize_ = 0;     // of the member so far
   int64_t out_pos_ = 0;              // bytes delivered by Read
   int64_t decoded_ = 0;              // bytes decoded (queued or delivered)
+  int64_t guessed_kept_ = 0, chunks_kept_ = 0;
+  int serial_batches_ = 0;           // batches in a row that kept their first chunk only
   absl::Status pending_;             // delivered once the queue is empty
   std::deque<std::unique_ptr<InflatedChunk>> queue_;
   size_t queue_off_ = 0;             // bytes of queue_.front() already delivered
