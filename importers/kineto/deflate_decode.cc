@@ -303,13 +303,23 @@ template absl::Status DecodeBlocks<uint16_t>(BitReader&, uint64_t, bool, OutBuf<
 namespace {
 
 // Whether the code-length code lengths (ncode fields of 3 bits at the bottom of v) form a
-// complete code, as a dynamic block's must: sum of 2^(7 - len) == 128.
+// complete code, as a dynamic block's must: sum of 2^(7 - len) == 128. Four fields a lookup.
 bool CompleteCodeLengths(uint64_t v, int ncode) {
-  int kraft = 0;
-  for (int i = 0; i < ncode; ++i, v >>= 3) {
-    const int len = static_cast<int>(v & 7);
-    if (len != 0) kraft += 128 >> len;
-  }
+  static const auto* const kraft4 = [] {
+    auto* t = new uint16_t[4096];
+    for (int x = 0; x < 4096; ++x) {
+      int sum = 0;
+      for (int f = 0; f < 4; ++f) {
+        const int len = (x >> (3 * f)) & 7;
+        if (len != 0) sum += 128 >> len;
+      }
+      t[x] = static_cast<uint16_t>(sum);
+    }
+    return t;
+  }();
+  v &= (uint64_t{1} << (3 * ncode)) - 1;
+  const int kraft = kraft4[v & 4095] + kraft4[(v >> 12) & 4095] + kraft4[(v >> 24) & 4095] +
+                    kraft4[(v >> 36) & 4095] + kraft4[(v >> 48) & 4095];
   return kraft == 128;
 }
 
