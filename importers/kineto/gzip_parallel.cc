@@ -198,7 +198,7 @@ void ParallelGunzip::Recycle(InflatedChunk* c) {
   const size_t most = 2 * static_cast<size_t>(threads_);  // bounded: at most two batches' worth
   if (c->narrow.capacity_bytes() > 0 && spare_narrow_.size() < most) spare_narrow_.push_back(std::move(c->narrow));
   if (c->wide.capacity_bytes() > 0 && spare_wide_.size() < most) spare_wide_.push_back(std::move(c->wide));
-  if (c->head.capacity() > 0 && spare_head_.size() < most) spare_head_.push_back(std::move(c->head));
+  if (c->head.capacity_bytes() > 0 && spare_narrow_.size() < most) spare_narrow_.push_back(std::move(c->head));
 }
 
 void ParallelGunzip::TakeSpare(InflatedChunk* c) {
@@ -211,11 +211,7 @@ void ParallelGunzip::TakeSpare(InflatedChunk* c) {
   };
   take(spare_narrow_, &c->narrow);
   take(spare_wide_, &c->wide);
-  if (!spare_head_.empty()) {
-    c->head = std::move(spare_head_.back());
-    spare_head_.pop_back();
-    c->head.clear();
-  }
+  take(spare_narrow_, &c->head);
 }
 
 absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
@@ -232,14 +228,14 @@ absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
     }
     InflatedChunk& ch = *queue_.front();
     size_t off = queue_off_;
-    if (off < ch.head.size()) {
-      const size_t take = std::min(n - got, ch.head.size() - off);
-      std::memcpy(dst + got, ch.head.data() + off, take);
+    if (off < ch.head.n) {
+      const size_t take = std::min(n - got, ch.head.n - off);
+      std::memcpy(dst + got, ch.head.p.get() + off, take);
       got += take;
       off += take;
     }
-    if (off >= ch.head.size() && got < n) {
-      const size_t at = off - ch.head.size();
+    if (off >= ch.head.n && got < n) {
+      const size_t at = off - ch.head.n;
       const size_t take = std::min(n - got, ch.narrow_len() - at);
       std::memcpy(dst + got, ch.narrow.p.get() + ch.narrow_pre + at, take);
       got += take;

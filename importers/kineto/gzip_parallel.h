@@ -75,9 +75,8 @@ class ParallelGunzip {
   absl::Status pending_;             // delivered once the queue is empty
   std::deque<std::unique_ptr<InflatedChunk>> queue_;
   size_t queue_off_ = 0;             // bytes of queue_.front() already delivered
-  std::vector<deflate::OutBuf<uint8_t>> spare_narrow_;  // buffers of chunks done with
+  std::vector<deflate::OutBuf<uint8_t>> spare_narrow_;  // byte buffers of chunks done with
   std::vector<deflate::OutBuf<uint16_t>> spare_wide_;
-  std::vector<std::vector<uint8_t>> spare_head_;
 };
 
 }  // namespace overlapscope::import

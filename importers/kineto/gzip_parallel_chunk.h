@@ -22,12 +22,12 @@ struct InflatedChunk {
   deflate::OutBuf<uint16_t> wide;
   deflate::OutBuf<uint8_t> narrow;
   size_t narrow_pre = 0;
-  std::vector<uint8_t> head;  // wide's output once resolved
+  deflate::OutBuf<uint8_t> head;  // wide's output once resolved
   uint32_t crc = 0;
 
   size_t wide_len() const { return wide.n > deflate::kWindow ? wide.n - deflate::kWindow : 0; }
   size_t narrow_len() const { return narrow.n - narrow_pre; }
-  size_t size() const { return head.size() + narrow_len(); }
+  size_t size() const { return head.n + narrow_len(); }
 };
 
 // Decodes from cur's block boundary with the known `window` (the first chunk of a batch).
