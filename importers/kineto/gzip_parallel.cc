@@ -65,7 +65,7 @@ size_t ParallelGunzip::ChunkBytes() const {
     const int64_t in = in_pos();
     const double ratio =
         in > (1 << 20) ? std::max(2.0, static_cast<double>(decoded_) / static_cast<double>(in)) : 16.0;
-    bytes = std::clamp(static_cast<size_t>(static_cast<double>(kBatchOutput) / threads_ / ratio), size_t{64} << 10,
+    bytes = std::clamp(static_cast<size_t>(static_cast<double>(kBatchOutput) / threads_ / ratio), size_t{32} << 10,
                        size_t{8} << 20);
   }
   // Batches that kept no guessed chunk (stored or fixed blocks only, blocks larger than a
@@ -173,8 +173,6 @@ absl::Status ParallelGunzip::NextBatch() {
     }
   }
   for (auto& ch : chunks) {
-    if (ch->wide.capacity_bytes() > 0 && spare_wide_.size() < 2 * static_cast<size_t>(threads_))
-      spare_wide_.push_back(std::move(ch->wide));  // resolved: the markers are no longer needed
     const size_t len = ch->size();
     ++chunks_kept_;
     guessed_kept_ += &ch == chunks.data() ? 0 : 1;
@@ -198,7 +196,6 @@ void ParallelGunzip::Recycle(InflatedChunk* c) {
   const size_t most = 2 * static_cast<size_t>(threads_);  // bounded: at most two batches' worth
   if (c->narrow.capacity_bytes() > 0 && spare_narrow_.size() < most) spare_narrow_.push_back(std::move(c->narrow));
   if (c->wide.capacity_bytes() > 0 && spare_wide_.size() < most) spare_wide_.push_back(std::move(c->wide));
-  if (c->head.capacity_bytes() > 0 && spare_narrow_.size() < most) spare_narrow_.push_back(std::move(c->head));
 }
 
 void ParallelGunzip::TakeSpare(InflatedChunk* c) {
@@ -211,7 +208,13 @@ void ParallelGunzip::TakeSpare(InflatedChunk* c) {
   };
   take(spare_narrow_, &c->narrow);
   take(spare_wide_, &c->wide);
-  take(spare_narrow_, &c->head);
+}
+
+int64_t ParallelGunzip::delivered_in_pos() const {
+  if (queue_.empty()) return in_pos();
+  const InflatedChunk& c = *queue_.front();
+  const double done = c.size() > 0 ? static_cast<double>(queue_off_) / static_cast<double>(c.size()) : 0.0;
+  return static_cast<int64_t>((static_cast<double>(c.start_bit) + done * static_cast<double>(c.end_bit - c.start_bit)) / 8);
 }
 
 absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
@@ -228,14 +231,14 @@ absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
     }
     InflatedChunk& ch = *queue_.front();
     size_t off = queue_off_;
-    if (off < ch.head.n) {
-      const size_t take = std::min(n - got, ch.head.n - off);
-      std::memcpy(dst + got, ch.head.p.get() + off, take);
+    if (off < ch.head_n) {
+      const size_t take = std::min(n - got, ch.head_n - off);
+      std::memcpy(dst + got, ch.head() + off, take);
       got += take;
       off += take;
     }
-    if (off >= ch.head.n && got < n) {
-      const size_t at = off - ch.head.n;
+    if (off >= ch.head_n && got < n) {
+      const size_t at = off - ch.head_n;
       const size_t take = std::min(n - got, ch.narrow_len() - at);
       std::memcpy(dst + got, ch.narrow.p.get() + ch.narrow_pre + at, take);
       got += take;

@@ -34,7 +34,7 @@ struct InflatedChunk;  // gzip_parallel.cc
 class ParallelGunzip {
  public:
   // Output bytes one batch aims at (chunk sizes follow the compression ratio seen so far).
-  static constexpr size_t kBatchOutput = size_t{32} << 20;
+  static constexpr size_t kBatchOutput = size_t{8} << 20;
 
   // `data` holds the whole gzip file and outlives this object. chunk_bytes 0: automatic.
   ParallelGunzip(const uint8_t* data, size_t size, int threads, size_t chunk_bytes = 0);
@@ -47,6 +47,10 @@ class ParallelGunzip {
   int64_t out_pos() const { return out_pos_; }
   // Compressed bytes decoded so far (data before it is no longer read).
   int64_t in_pos() const { return static_cast<int64_t>(cur_bit_ / 8); }
+  // Compressed offset of the bytes delivered so far (interpolated inside a chunk): the file
+  // position of progress reports and of the importer's size extrapolation, which in_pos, a
+  // batch ahead, would skew.
+  int64_t delivered_in_pos() const;
   // Chunks decoded from a guessed start and kept, and all chunks kept (for tests and benches:
   // the share decoded in parallel).
   int64_t guessed_kept() const { return guessed_kept_; }

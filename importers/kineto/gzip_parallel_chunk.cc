@@ -116,10 +116,11 @@ absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk&
 
 absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c) {
   const size_t wl = c->wide_len();
-  c->head.Reserve(wl);
-  c->head.n = wl;
+  c->head_n = wl;
+  // In place: byte i is written after symbol i, which lies at bytes 2 * (kWindow + i) onwards,
+  // was read: what is overwritten was read before.
   const uint16_t* src = c->wide.p.get() + kWindow;
-  uint8_t* dst = c->head.p.get();
+  uint8_t* dst = reinterpret_cast<uint8_t*>(c->wide.p.get());
   if (window.size() == kWindow) {  // every marker is valid: one table lookup a marker
     std::vector<uint8_t> byte_of(kMarker + kWindow);
     for (size_t i = 0; i < kMarker; ++i) byte_of[i] = static_cast<uint8_t>(i);

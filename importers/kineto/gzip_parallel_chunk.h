@@ -22,12 +22,13 @@ struct InflatedChunk {
   deflate::OutBuf<uint16_t> wide;
   deflate::OutBuf<uint8_t> narrow;
   size_t narrow_pre = 0;
-  deflate::OutBuf<uint8_t> head;  // wide's output once resolved
+  size_t head_n = 0;  // wide's output once resolved: bytes [0, head_n) of wide's own memory
+  const uint8_t* head() const { return reinterpret_cast<const uint8_t*>(wide.p.get()); }
   uint32_t crc = 0;
 
   size_t wide_len() const { return wide.n > deflate::kWindow ? wide.n - deflate::kWindow : 0; }
   size_t narrow_len() const { return narrow.n - narrow_pre; }
-  size_t size() const { return head.n + narrow_len(); }
+  size_t size() const { return head_n + narrow_len(); }
 };
 
 // Decodes from cur's block boundary with the known `window` (the first chunk of a batch).
@@ -38,7 +39,8 @@ void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t m
 
 // The window after c (whose own window is `window`, <= 32 KiB): the last 32 KiB of both.
 absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk& c, std::vector<uint8_t>* next);
-// Replaces c's markers with `window`'s bytes into c->head and computes c->crc.
+// Replaces c's markers with `window`'s bytes, narrowing wide's output in place to head(), and
+// computes c->crc.
 absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c);
 
 }  // namespace overlapscope::import

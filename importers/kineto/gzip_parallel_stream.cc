@@ -27,13 +27,13 @@ class ParallelGzipStream : public InputStream {
   absl::StatusOr<size_t> Read(char* dst, size_t n) override {
     auto r = gz_.Read(dst, n);
     if (!r.ok()) return StreamError(path_, gz_.out_pos(), absl::StrCat("gzip error: ", r.status().message()));
-    if (auto s = CheckInflation(path_, gz_.out_pos(), gz_.in_pos()); !s.ok()) return s;
+    if (auto s = CheckInflation(path_, gz_.out_pos(), gz_.delivered_in_pos()); !s.ok()) return s;
     DropDecoded();
     return r;
   }
   bool compressed() const override { return true; }
   int64_t file_size() const override { return size_; }
-  int64_t file_position() const override { return gz_.in_pos(); }
+  int64_t file_position() const override { return gz_.delivered_in_pos(); }
 
  private:
   // Pages wholly before the decode point are not read again: out of the resident set (the page
@@ -41,7 +41,7 @@ class ParallelGzipStream : public InputStream {
   void DropDecoded() {
     static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     const size_t upto = static_cast<size_t>(gz_.in_pos()) / page * page;
-    if (upto > dropped_ + (size_t{8} << 20)) {
+    if (upto > dropped_ + (size_t{1} << 20)) {
       ::madvise(static_cast<char*>(map_) + dropped_, upto - dropped_, MADV_DONTNEED);
       dropped_ = upto;
     }
