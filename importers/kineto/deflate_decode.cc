@@ -327,15 +327,21 @@ bool CompleteCodeLengths(uint64_t v, int ncode) {
 
 uint64_t FindBlockStart(const uint8_t* data, size_t size, uint64_t from_bit, uint64_t to_bit, BlockTables& scratch) {
   to_bit = std::min<uint64_t>(to_bit, uint64_t{size} * 8);
-  for (uint64_t byte = from_bit / 8; byte * 8 < to_bit; ++byte) {
-    const uint64_t v0 = Load64(data, size, static_cast<size_t>(byte));
-    for (int k = byte * 8 < from_bit ? static_cast<int>(from_bit % 8) : 0; k < 8; ++k) {
-      const uint64_t b = byte * 8 + static_cast<uint64_t>(k);
-      if (b >= to_bit) break;
-      const uint64_t v = v0 >> k;  // 57+ bits
-      // Not final, type 2 (dynamic), at most 286 literal/length and 30 distance codes.
-      if ((v & 7) != 4 || ((v >> 3) & 31) > 29 || ((v >> 8) & 31) > 29) continue;
-      const int ncode = static_cast<int>((v >> 13) & 15) + 4;
+  // 32 bit offsets a 64-bit load: a mask of those where the first 13 bits can start a dynamic
+  // block (not final, type 2: bits 0, 0, 1; at most 29 + 257 literal/length codes, i.e. not
+  // bits 4-7 all set; at most 29 + 1 distance codes: not bits 9-12 all set), then the few left
+  // one by one.
+  for (uint64_t base = from_bit & ~uint64_t{7}; base < to_bit; base += 32) {
+    const uint64_t v = Load64(data, size, static_cast<size_t>(base / 8));
+    uint64_t m = ~v & ~(v >> 1) & (v >> 2);
+    m &= ~((v >> 4) & (v >> 5) & (v >> 6) & (v >> 7));
+    m &= ~((v >> 9) & (v >> 10) & (v >> 11) & (v >> 12));
+    m &= 0xffffffffu;
+    if (base < from_bit) m &= ~uint64_t{0} << (from_bit - base);
+    for (; m != 0; m &= m - 1) {
+      const uint64_t b = base + static_cast<uint64_t>(__builtin_ctzll(m));
+      if (b >= to_bit) return UINT64_MAX;
+      const int ncode = static_cast<int>((v >> (b - base + 13)) & 15) + 4;
       const uint64_t lens = Load64(data, size, static_cast<size_t>((b + 17) / 8)) >> ((b + 17) % 8);
       if (!CompleteCodeLengths(lens, ncode)) continue;
       BitReader br(data, size);
