@@ -3,6 +3,10 @@
 
 #include <zlib.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #ifdef OVERLAPSCOPE_HAVE_ISAL
 #include <isa-l/crc.h>
 #endif
@@ -90,6 +94,25 @@ inline bool ResolveSym(uint16_t s, const std::vector<uint8_t>& window, uint8_t* 
   return true;
 }
 
+// Narrows 16 symbols into dst when none is a marker; false (nothing written) otherwise. dst
+// may overlap the symbols' memory before them (the in-place narrowing of Resolve).
+inline bool NarrowPlain16(const uint16_t* src, uint8_t* dst) {
+#ifdef __SSE2__
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 8));
+  const __m128i high = _mm_and_si128(_mm_or_si128(a, b), _mm_set1_epi16(static_cast<int16_t>(0xff00)));
+  if (_mm_movemask_epi8(_mm_cmpeq_epi8(high, _mm_setzero_si128())) != 0xffff) return false;
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_packus_epi16(a, b));  // all <= 255: exact
+  return true;
+#else
+  uint16_t any = 0;
+  for (int k = 0; k < 16; ++k) any |= src[k];
+  if (any >= kMarker) return false;
+  for (int k = 0; k < 16; ++k) dst[k] = static_cast<uint8_t>(src[k]);
+  return true;
+#endif
+}
+
 absl::Status TooFarBack() { return absl::DataLossError("invalid distance too far back"); }
 
 }  // namespace
@@ -127,13 +150,8 @@ absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c) {
     std::memcpy(byte_of.data() + kMarker, window.data(), kWindow);
     size_t i = 0;
     for (; i + 16 <= wl; i += 16) {  // runs of 16 without a marker narrow as vectors
-      uint16_t any = 0;
-      for (int k = 0; k < 16; ++k) any |= src[i + k];
-      if (any < kMarker) {
-        for (int k = 0; k < 16; ++k) dst[i + k] = static_cast<uint8_t>(src[i + k]);
-      } else {
-        for (int k = 0; k < 16; ++k) dst[i + k] = byte_of[src[i + k]];
-      }
+      if (NarrowPlain16(src + i, dst + i)) continue;
+      for (int k = 0; k < 16; ++k) dst[i + k] = byte_of[src[i + k]];
     }
     for (; i < wl; ++i) dst[i] = byte_of[src[i]];
   } else {
