@@ -56,7 +56,7 @@ absl::Status DecodeStored(BitReader& br, OutBuf<Sym>& out) {
 
 template <typename Sym>
 absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>& out) {
-  constexpr size_t kSlack = 258 + 32;  // a longest match, literals before it, the copy overshoot
+  constexpr size_t kSlack = 258 + 48;  // a longest match, literals before it, the copy overshoot
   constexpr uint32_t kStep = 8 / sizeof(Sym);
   // A local copy: stores through a byte pointer could alias the reader, which the compiler
   // would then reload from memory after every byte written.
@@ -107,7 +107,9 @@ absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>&
     if (d > n) return Corrupt("invalid distance too far back");
     const Sym* s = o + n - d;
     Sym* dst = o + n;
-    if (d >= kStep) {  // 8-byte steps never read what this step writes
+    if (d >= 4 * kStep) {  // 32-byte steps never read what this step writes
+      for (uint32_t i = 0; i < len; i += 4 * kStep) std::memcpy(dst + i, s + i, 32);
+    } else if (d >= kStep) {  // nor do 8-byte steps here
       for (uint32_t i = 0; i < len; i += kStep) std::memcpy(dst + i, s + i, 8);
     } else {
       for (uint32_t i = 0; i < len; ++i) dst[i] = s[i];
