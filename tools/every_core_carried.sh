@@ -6,8 +6,9 @@
 # threads with OVERLAPSCOPE_PHASES=1 (wall and CPU per phase, and the spans of the steps inside
 # the phases where the build prints them); and a check that the reports
 # are the same bytes at every count. Goal: <= 0.25 s for either input at 16 threads. The
-# .json.gz also with OVERLAPSCOPE_INFLATE=serial (the one-thread streaming inflate, for a paired
-# figure of the parallel one), and, where carried, parallel_inflate_bench: the inflate alone.
+# .json.gz also with OVERLAPSCOPE_INFLATE=serial and =parallel (the one-thread streaming inflate
+# and the parallel one at every count: where they cross is the break-even, today 6 threads), and,
+# where carried, parallel_inflate_bench: the inflate alone.
 #
 # Before the call, on the development machine (repository root):
 #   bash tools/every_core_prepare.sh [BEFORE_STATIC_BINARY]     # fills .carry/every_core
@@ -71,7 +72,10 @@ for bin in "$carry/overlapscope-before" "$carry/overlapscope"; do
   for n in "${counts[@]}"; do
     one "$bin" "$json" "$n"
     one "$bin" "$gz" "$n"
-    [[ "$bin" != "$carry/overlapscope" ]] || OVERLAPSCOPE_INFLATE=serial one "$bin" "$gz" "$n" overlapscope-serial-inflate
+    if [[ "$bin" == "$carry/overlapscope" ]]; then  # both inflates at every count (default: 6+ parallel)
+      OVERLAPSCOPE_INFLATE=serial one "$bin" "$gz" "$n" overlapscope-serial-inflate
+      OVERLAPSCOPE_INFLATE=parallel one "$bin" "$gz" "$n" overlapscope-parallel-inflate
+    fi
   done
 done
 if [[ -x "$carry/parallel_inflate_bench" ]]; then
@@ -115,7 +119,7 @@ for n in "${counts[@]}"; do
     [[ ! -f "$work/out_overlapscope-before_${n}_$x" ]] || cmp -s "$work/out_overlapscope-before_${n}_$x" \
       "$work/out_overlapscope_${n}_$x" || same="no (--threads $n, .$x, against overlapscope-before)"
   done
-  cmp -s "$work/out_overlapscope_${n}_gz" "$work/out_overlapscope-serial-inflate_${n}_gz" ||
+  cmp -s "$work/out_overlapscope-parallel-inflate_${n}_gz" "$work/out_overlapscope-serial-inflate_${n}_gz" ||
     same="no (--threads $n, parallel against serial inflate)"
 done
 echo "reports the same bytes at ${counts[*]} threads (and as overlapscope-before's): $same"

@@ -2,7 +2,8 @@
 // (detected by its magic bytes, not its name) inflated as it is read, by Intel ISA-L's igzip
 // where the build found it (libisal-dev), else by zlib; OVERLAPSCOPE_INFLATE=zlib forces zlib.
 // Given inflate_threads >= kParallelInflateThreads, a gzip file is inflated on that many threads
-// instead (gzip_parallel.h; OVERLAPSCOPE_INFLATE=serial keeps the streaming path, =parallel takes
+// instead (gzip_parallel.h: about 4x ISA-L's CPU a byte, so it pays only where enough cores
+// share it with the parse: the break-even estimated in docs/PERFORMANCE.md; OVERLAPSCOPE_INFLATE=serial keeps the streaming path, =parallel takes
 // the parallel one at any thread count). The streaming paths never hold more than the caller's
 // buffer plus a 1 MiB compressed-input buffer; the parallel one about 32 MiB of output a batch.
 //
@@ -20,7 +21,7 @@ namespace overlapscope::import {
 
 class InputStream {
  public:
-  static constexpr int kParallelInflateThreads = 3;
+  static constexpr int kParallelInflateThreads = 6;
   static absl::StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path, int inflate_threads = 1);
   virtual ~InputStream() = default;
 
