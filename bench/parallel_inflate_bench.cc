@@ -1,8 +1,8 @@
 // The Kineto importer's inflate alone, on one .json.gz: the streaming path it takes at 1-2
 // threads (ISA-L where built in, else zlib) against the parallel inflate (gzip_parallel.h) at each
 // thread count given, reading through the same 32 MiB window as the importer. Prints MB/s of
-// uncompressed output and CPU seconds of all threads (best of ROUNDS) and checks, in one more round each, that every path gives
-// the same bytes (CRC-32 and length).
+// uncompressed output and CPU seconds of all threads (best of ROUNDS) and checks, in one more round each, that every
+// path gives the same bytes (CRC-32 and length).
 //   parallel_inflate_bench FILE.json.gz [ROUNDS] [THREADS...]   (threads default: 1 2 cores)
 #include <sys/resource.h>
 #include <zlib.h>

@@ -63,8 +63,7 @@ size_t ParallelGunzip::ChunkBytes() const {
   if (bytes == 0) {
     // Output per chunk ~ kBatchOutput / threads at the ratio seen so far (16 before any).
     const int64_t in = in_pos();
-    const double ratio =
-        in > (1 << 20) ? std::max(2.0, static_cast<double>(decoded_) / static_cast<double>(in)) : 16.0;
+    const double ratio = in > (1 << 20) ? std::max(2.0, static_cast<double>(decoded_) / static_cast<double>(in)) : 16.0;
     bytes = std::clamp(static_cast<size_t>(static_cast<double>(kBatchOutput) / threads_ / ratio), size_t{32} << 10,
                        size_t{8} << 20);
   }
@@ -214,7 +213,8 @@ int64_t ParallelGunzip::delivered_in_pos() const {
   if (queue_.empty()) return in_pos();
   const InflatedChunk& c = *queue_.front();
   const double done = c.size() > 0 ? static_cast<double>(queue_off_) / static_cast<double>(c.size()) : 0.0;
-  return static_cast<int64_t>((static_cast<double>(c.start_bit) + done * static_cast<double>(c.end_bit - c.start_bit)) / 8);
+  return static_cast<int64_t>((static_cast<double>(c.start_bit) + done * static_cast<double>(c.end_bit - c.start_bit)) /
+                              8);
 }
 
 absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {

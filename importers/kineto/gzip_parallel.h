@@ -69,16 +69,16 @@ class ParallelGunzip {
   int threads_;
   size_t chunk_bytes_;
   bool in_member_ = false, done_ = false;
-  uint64_t cur_bit_ = 0;             // a true block boundary (or member start) not yet decoded
-  std::vector<uint8_t> window_;      // the member's last <= 32 KiB of output
-  uint32_t crc_ = 0, isize_ = 0;     // of the member so far
-  int64_t out_pos_ = 0;              // bytes delivered by Read
-  int64_t decoded_ = 0;              // bytes decoded (queued or delivered)
+  uint64_t cur_bit_ = 0;          // a true block boundary (or member start) not yet decoded
+  std::vector<uint8_t> window_;   // the member's last <= 32 KiB of output
+  uint32_t crc_ = 0, isize_ = 0;  // of the member so far
+  int64_t out_pos_ = 0;           // bytes delivered by Read
+  int64_t decoded_ = 0;           // bytes decoded (queued or delivered)
   int64_t guessed_kept_ = 0, chunks_kept_ = 0;
-  int serial_batches_ = 0;           // batches in a row that kept their first chunk only
-  absl::Status pending_;             // delivered once the queue is empty
+  int serial_batches_ = 0;  // batches in a row that kept their first chunk only
+  absl::Status pending_;    // delivered once the queue is empty
   std::deque<std::unique_ptr<InflatedChunk>> queue_;
-  size_t queue_off_ = 0;             // bytes of queue_.front() already delivered
+  size_t queue_off_ = 0;                                // bytes of queue_.front() already delivered
   std::vector<deflate::OutBuf<uint8_t>> spare_narrow_;  // byte buffers of chunks done with
   std::vector<deflate::OutBuf<uint16_t>> spare_wide_;
 };

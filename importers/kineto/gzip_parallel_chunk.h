@@ -12,10 +12,10 @@
 namespace overlapscope::import {
 
 struct InflatedChunk {
-  uint64_t begin_bit = 0;   // where its search for a block start began
+  uint64_t begin_bit = 0;           // where its search for a block start began
   uint64_t start_bit = UINT64_MAX;  // its first block (UINT64_MAX: none found)
-  uint64_t end_bit = 0;     // the block boundary where it stopped
-  absl::Status status;      // of its decode
+  uint64_t end_bit = 0;             // the block boundary where it stopped
+  absl::Status status;              // of its decode
   deflate::Stop why = deflate::Stop::kReachedStop;
   // Output: wide[kWindow, wide.n) (markers allowed; empty when decoded with a known window),
   // then narrow[narrow_pre, narrow.n).

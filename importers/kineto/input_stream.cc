@@ -103,8 +103,8 @@ absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string
   }
   head.resize(*r);
   if (head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b) {
-    const bool parallel = InflateIs("parallel") || (inflate_threads >= kParallelInflateThreads &&
-                                                     !InflateIs("serial") && !InflateIs("zlib"));
+    const bool parallel = InflateIs("parallel") ||
+                          (inflate_threads >= kParallelInflateThreads && !InflateIs("serial") && !InflateIs("zlib"));
     if (parallel) {
       auto par = OpenParallelGzipStream(path, fd, st.st_size, std::max(inflate_threads, 1));
       if (!par.ok() || *par != nullptr) return par;

@@ -3,9 +3,9 @@
 // where the build found it (libisal-dev), else by zlib; OVERLAPSCOPE_INFLATE=zlib forces zlib.
 // Given inflate_threads >= kParallelInflateThreads, a gzip file is inflated on that many threads
 // instead (gzip_parallel.h: about 4x ISA-L's CPU a byte, so it pays only where enough cores
-// share it with the parse: the break-even estimated in docs/PERFORMANCE.md; OVERLAPSCOPE_INFLATE=serial keeps the streaming path, =parallel takes
-// the parallel one at any thread count). The streaming paths never hold more than the caller's
-// buffer plus a 1 MiB compressed-input buffer; the parallel one about 32 MiB of output a batch.
+// share it with the parse: the break-even estimated in docs/PERFORMANCE.md; OVERLAPSCOPE_INFLATE=serial keeps the
+// streaming path, =parallel takes the parallel one at any thread count). The streaming paths never hold more than the
+// caller's buffer plus a 1 MiB compressed-input buffer; the parallel one about 32 MiB of output a batch.
 //
 // Failure modes: open/read errors and corrupt or truncated gzip data return an error whose
 // message is "<path>: offset <N>: <reason>", N being the uncompressed bytes delivered so far.

@@ -117,7 +117,8 @@ void ExpectSame(const std::string& gz, const std::string& what, std::vector<int>
     for (size_t c : chunks) {
       int64_t guessed = 0;
       auto got = Parallel(gz, t, c, 1 << 20, &guessed);
-      if (parallel && t >= 2 && c >= (16 << 10) && gz.size() > 8 * c) EXPECT_GT(guessed, 0) << what << " threads " << t << " chunk " << c;
+      if (parallel && t >= 2 && c >= (16 << 10) && gz.size() > 8 * c)
+        EXPECT_GT(guessed, 0) << what << " threads " << t << " chunk " << c;
       ASSERT_TRUE(got.ok()) << what << " threads " << t << " chunk " << c << ": " << got.status();
       ASSERT_EQ(got->size(), want->size()) << what << " threads " << t << " chunk " << c;
       ASSERT_TRUE(*got == *want) << what << " threads " << t << " chunk " << c;
@@ -130,9 +131,8 @@ TEST(ParallelInflate, RealTracesAsZlib) {
   for (const auto& e : fs::recursive_directory_iterator(testing::DataPath("")))
     if (e.is_regular_file() && e.path().string().ends_with(".json.gz")) files.push_back(e.path());
   ASSERT_GE(files.size(), 10u);
-  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-    return fs::file_size(a) > fs::file_size(b);
-  });
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& a, const fs::path& b) { return fs::file_size(a) > fs::file_size(b); });
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string gz = ReadBytes(files[i].string());
     // The four largest at every thread count 1-16; every file at 4 threads in 16 KiB chunks.
