@@ -117,8 +117,9 @@ void ExpectSame(const std::string& gz, const std::string& what, std::vector<int>
     for (size_t c : chunks) {
       int64_t guessed = 0;
       auto got = Parallel(gz, t, c, 1 << 20, &guessed);
-      if (parallel && t >= 2 && c >= (16 << 10) && gz.size() > 8 * c)
+      if (parallel && t >= 2 && c >= (16 << 10) && gz.size() > 8 * c) {
         EXPECT_GT(guessed, 0) << what << " threads " << t << " chunk " << c;
+      }
       ASSERT_TRUE(got.ok()) << what << " threads " << t << " chunk " << c << ": " << got.status();
       ASSERT_EQ(got->size(), want->size()) << what << " threads " << t << " chunk " << c;
       ASSERT_TRUE(*got == *want) << what << " threads " << t << " chunk " << c;
