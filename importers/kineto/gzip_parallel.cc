@@ -7,8 +7,8 @@
 #include <cstring>
 #include <functional>
 
-#include "base/run_all.h"
 #include "importers/kineto/gzip_parallel_chunk.h"
+#include "importers/kineto/task_pool.h"
 
 namespace overlapscope::import {
 namespace {
@@ -57,6 +57,11 @@ ParallelGunzip::ParallelGunzip(const uint8_t* data, size_t size, int threads, si
     : data_(data), size_(size), threads_(std::max(threads, 1)), chunk_bytes_(chunk_bytes) {}
 
 ParallelGunzip::~ParallelGunzip() = default;
+
+TaskPool& ParallelGunzip::Pool() {
+  if (pool_ == nullptr) pool_ = std::make_unique<TaskPool>(threads_);
+  return *pool_;
+}
 
 size_t ParallelGunzip::ChunkBytes() const {
   size_t bytes = chunk_bytes_;
@@ -124,7 +129,7 @@ absl::Status ParallelGunzip::NextBatch() {
       tasks.emplace_back([=, this] { DecodeGuessed(data_, size_, stop, guess_limit, ch); });
     }
   }
-  base::RunAll(threads_, tasks);
+  Pool().Run(tasks);
   // Keep chunk j where the last kept chunk stopped exactly at its start (so that start is a real
   // block boundary). That chunk stopped at the first boundary at or past chunk j - 1's range:
   // a start found before it is false, and a chunk that found none is skipped.
@@ -163,7 +168,7 @@ absl::Status ParallelGunzip::NextBatch() {
   tasks.clear();
   for (size_t j = 0; j < chunks.size(); ++j)
     tasks.emplace_back([&, j] { resolved[j] = Resolve(win[j], chunks[j].get()); });
-  base::RunAll(threads_, tasks);
+  Pool().Run(tasks);
   for (size_t j = 0; j < chunks.size(); ++j) {
     if (!resolved[j].ok()) {
       chunks.resize(j);

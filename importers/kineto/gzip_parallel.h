@@ -29,7 +29,8 @@
 
 namespace overlapscope::import {
 
-struct InflatedChunk;  // gzip_parallel.cc
+struct InflatedChunk;  // gzip_parallel_chunk.h
+class TaskPool;        // task_pool.h
 
 class ParallelGunzip {
  public:
@@ -63,6 +64,7 @@ class ParallelGunzip {
   size_t ChunkBytes() const;
   void Recycle(InflatedChunk* c);
   void TakeSpare(InflatedChunk* c);
+  TaskPool& Pool();
 
   const uint8_t* data_;
   size_t size_;
@@ -75,8 +77,9 @@ class ParallelGunzip {
   int64_t out_pos_ = 0;           // bytes delivered by Read
   int64_t decoded_ = 0;           // bytes decoded (queued or delivered)
   int64_t guessed_kept_ = 0, chunks_kept_ = 0;
-  int serial_batches_ = 0;  // batches in a row that kept their first chunk only
-  absl::Status pending_;    // delivered once the queue is empty
+  int serial_batches_ = 0;          // batches in a row that kept their first chunk only
+  absl::Status pending_;            // delivered once the queue is empty
+  std::unique_ptr<TaskPool> pool_;  // threads_ - 1 threads, started at the first batch
   std::deque<std::unique_ptr<InflatedChunk>> queue_;
   size_t queue_off_ = 0;                                // bytes of queue_.front() already delivered
   std::vector<deflate::OutBuf<uint8_t>> spare_narrow_;  // byte buffers of chunks done with
