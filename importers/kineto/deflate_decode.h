@@ -61,6 +61,17 @@ struct BitReader {
   }
 };
 
+// 64 bits at byte `at` of data[0, size), little-endian, zeros past the end.
+inline uint64_t Load64(const uint8_t* data, size_t size, size_t at) {
+  uint64_t v = 0;
+  if (at + 8 <= size) {
+    __builtin_memcpy(&v, data + at, 8);
+  } else {
+    for (size_t i = 0; at + i < size && i < 8; ++i) v |= uint64_t{data[at + i]} << (8 * i);
+  }
+  return v;
+}
+
 // Single-level decoding table of a canonical prefix code: entry = symbol | (length << 9), 0 for
 // a bit pattern that is no code (an incomplete code).
 struct HuffTable {

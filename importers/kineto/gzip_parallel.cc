@@ -106,9 +106,40 @@ absl::Status ParallelGunzip::NextBatch() {
   if (!in_member_) {
     if (auto s = StartMember(); !s.ok()) return s;
   }
+  Chunks chunks = DecodeChunks();
+  KeepChained(&chunks);
+  absl::Status failed = chunks.back()->status;  // a kept chunk's start is real: a real error
+  if (!failed.ok()) {
+    Recycle(chunks.back().get());
+    chunks.pop_back();
+  }
+  std::vector<std::vector<uint8_t>> win;
+  if (auto s = ResolveChunks(&chunks, &win); !s.ok()) failed = s;  // earlier in the stream
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    InflatedChunk& ch = *chunks[j];
+    const size_t len = ch.size();
+    ++chunks_kept_;
+    guessed_kept_ += j == 0 ? 0 : 1;
+    crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch.crc, static_cast<z_off_t>(len)));
+    isize_ += static_cast<uint32_t>(len);
+    decoded_ += static_cast<int64_t>(len);
+    cur_bit_ = ch.end_bit;
+    window_ = std::move(win[j + 1]);
+    const bool final = ch.why == deflate::Stop::kFinalBlock;
+    queue_.push_back(std::move(chunks[j]));
+    if (final && failed.ok()) return EndMember(cur_bit_);
+  }
+  if (failed.ok()) return absl::OkStatus();
+  if (failed.code() == absl::StatusCode::kResourceExhausted) return GzipError("inflates past 1 GiB per chunk");
+  return failed;
+}
+
+// The batch's chunks, decoded at once: the first from cur_bit_ with window_, the others from
+// the block start each finds in its range.
+ParallelGunzip::Chunks ParallelGunzip::DecodeChunks() {
   const size_t c = ChunkBytes();
   const uint64_t base = cur_bit_ / 8;
-  std::vector<std::unique_ptr<InflatedChunk>> chunks;
+  Chunks chunks;
   for (int j = 0; j < threads_; ++j) {
     const uint64_t begin = j == 0 ? cur_bit_ : (base + j * c) * 8;
     if (j > 0 && begin >= uint64_t{size_} * 8) break;
@@ -130,67 +161,56 @@ absl::Status ParallelGunzip::NextBatch() {
     }
   }
   Pool().Run(tasks);
-  // Keep chunk j where the last kept chunk stopped exactly at its start (so that start is a real
-  // block boundary). That chunk stopped at the first boundary at or past chunk j - 1's range:
-  // a start found before it is false, and a chunk that found none is skipped.
-  std::vector<std::unique_ptr<InflatedChunk>> keep;
-  keep.push_back(std::move(chunks[0]));
-  for (size_t j = 1; j < chunks.size(); ++j) {
+  return chunks;
+}
+
+// Keeps chunk j where the last kept chunk stopped exactly at its start (so that start is a real
+// block boundary). That chunk stopped at the first boundary at or past chunk j - 1's range: a
+// start found before it is false, and a chunk that found none is skipped.
+void ParallelGunzip::KeepChained(Chunks* chunks) {
+  Chunks keep;
+  keep.push_back(std::move((*chunks)[0]));
+  for (size_t j = 1; j < chunks->size(); ++j) {
     const InflatedChunk& prev = *keep.back();
-    const InflatedChunk* ch = chunks[j].get();
+    const InflatedChunk* ch = (*chunks)[j].get();
     if (!prev.status.ok() || prev.why != deflate::Stop::kReachedStop) break;
     if (ch->start_bit == prev.end_bit) {
-      keep.push_back(std::move(chunks[j]));
+      keep.push_back(std::move((*chunks)[j]));
     } else if (ch->start_bit != UINT64_MAX && ch->start_bit > prev.end_bit) {
       break;  // a gap before it: the next batch decodes it from prev's end
     }
   }
-  for (auto& ch : chunks)
+  for (auto& ch : *chunks)
     if (ch != nullptr) Recycle(ch.get());
-  chunks = std::move(keep);
-  serial_batches_ = chunks.size() > 1 ? 0 : std::min(serial_batches_ + 1, 16);
-  absl::Status failed = chunks.back()->status;  // a kept chunk's start is real: a real error
-  if (!failed.ok()) {
-    Recycle(chunks.back().get());
-    chunks.pop_back();
-  }
-  // The windows in order (each chunk's last 32 KiB only), then every chunk's markers at once.
-  std::vector<std::vector<uint8_t>> win(chunks.size() + 1);
-  win[0] = window_;
-  for (size_t j = 0; j < chunks.size(); ++j) {
-    if (auto s = NextWindow(win[j], *chunks[j], &win[j + 1]); !s.ok()) {
-      chunks.resize(j);
+  *chunks = std::move(keep);
+  serial_batches_ = chunks->size() > 1 ? 0 : std::min(serial_batches_ + 1, 16);
+}
+
+// The windows in order (each chunk's last 32 KiB only: (*win)[j] is chunk j's, (*win)[j + 1]
+// the one after it), then every chunk's markers at once. A failure drops that chunk and the
+// ones after it.
+absl::Status ParallelGunzip::ResolveChunks(Chunks* chunks, std::vector<std::vector<uint8_t>>* win) {
+  absl::Status failed;
+  win->assign(chunks->size() + 1, {});
+  (*win)[0] = window_;
+  for (size_t j = 0; j < chunks->size(); ++j) {
+    if (auto s = NextWindow((*win)[j], *(*chunks)[j], &(*win)[j + 1]); !s.ok()) {
+      chunks->resize(j);
       failed = s;
       break;
     }
   }
-  std::vector<absl::Status> resolved(chunks.size());
-  tasks.clear();
-  for (size_t j = 0; j < chunks.size(); ++j)
-    tasks.emplace_back([&, j] { resolved[j] = Resolve(win[j], chunks[j].get()); });
+  std::vector<absl::Status> resolved(chunks->size());
+  std::vector<std::function<void()>> tasks;
+  for (size_t j = 0; j < chunks->size(); ++j)
+    tasks.emplace_back([&, j] { resolved[j] = Resolve((*win)[j], (*chunks)[j].get()); });
   Pool().Run(tasks);
-  for (size_t j = 0; j < chunks.size(); ++j) {
+  for (size_t j = 0; j < chunks->size(); ++j) {
     if (!resolved[j].ok()) {
-      chunks.resize(j);
-      failed = resolved[j];
-      break;
+      chunks->resize(j);
+      return resolved[j];
     }
   }
-  for (auto& ch : chunks) {
-    const size_t len = ch->size();
-    ++chunks_kept_;
-    guessed_kept_ += &ch == chunks.data() ? 0 : 1;
-    crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch->crc, static_cast<z_off_t>(len)));
-    isize_ += static_cast<uint32_t>(len);
-    decoded_ += static_cast<int64_t>(len);
-    cur_bit_ = ch->end_bit;
-    window_ = std::move(win[&ch - chunks.data() + 1]);
-    const bool final = ch->why == deflate::Stop::kFinalBlock;
-    queue_.push_back(std::move(ch));
-    if (final && failed.ok()) return EndMember(cur_bit_);
-  }
-  if (failed.ok()) return absl::OkStatus();
-  if (failed.code() == absl::StatusCode::kResourceExhausted) return GzipError("inflates past 1 GiB per chunk");
   return failed;
 }
 

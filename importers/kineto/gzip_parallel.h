@@ -58,7 +58,11 @@ class ParallelGunzip {
   int64_t chunks_kept() const { return chunks_kept_; }
 
  private:
+  using Chunks = std::vector<std::unique_ptr<InflatedChunk>>;
   absl::Status NextBatch();
+  Chunks DecodeChunks();
+  void KeepChained(Chunks* chunks);
+  absl::Status ResolveChunks(Chunks* chunks, std::vector<std::vector<uint8_t>>* win);
   absl::Status StartMember();
   absl::Status EndMember(uint64_t end_bit);
   size_t ChunkBytes() const;
