@@ -254,30 +254,57 @@ absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
       pending_ = NextBatch();
       continue;
     }
-    InflatedChunk& ch = *queue_.front();
-    size_t off = queue_off_;
-    if (off < ch.head_n) {
-      const size_t take = std::min(n - got, ch.head_n - off);
-      std::memcpy(dst + got, ch.head() + off, take);
-      got += take;
-      off += take;
-    }
-    if (off >= ch.head_n && got < n) {
-      const size_t at = off - ch.head_n;
-      const size_t take = std::min(n - got, ch.narrow_len() - at);
-      std::memcpy(dst + got, ch.narrow.p.get() + ch.narrow_pre + at, take);
-      got += take;
-      off += take;
-    }
-    queue_off_ = off;
-    if (off >= ch.size()) {
-      Recycle(&ch);
-      queue_.pop_front();
-      queue_off_ = 0;
-    }
+    got += CopyQueued(dst + got, n - got);
   }
   out_pos_ += static_cast<int64_t>(got);
   return got;
+}
+
+// Copies up to n queued bytes to dst, the chunks' pieces side by side when there are many (one
+// thread copying a batch would take as long as the batch's share of the decode); returns the
+// count and drops the chunks copied whole.
+size_t ParallelGunzip::CopyQueued(char* dst, size_t n) {
+  struct Piece {
+    const uint8_t* from;
+    size_t len, at;
+  };
+  std::vector<Piece> pieces;
+  size_t planned = 0, whole = 0, next_off = 0;
+  for (size_t q = 0; q < queue_.size() && planned < n; ++q) {
+    const InflatedChunk& ch = *queue_[q];
+    size_t off = q == 0 ? queue_off_ : 0;
+    if (off < ch.head_n) {
+      const size_t take = std::min(n - planned, ch.head_n - off);
+      pieces.push_back({ch.head() + off, take, planned});
+      planned += take;
+      off += take;
+    }
+    if (off >= ch.head_n && planned < n) {
+      const size_t at = off - ch.head_n;
+      const size_t take = std::min(n - planned, ch.narrow_len() - at);
+      pieces.push_back({ch.narrow.p.get() + ch.narrow_pre + at, take, planned});
+      planned += take;
+      off += take;
+    }
+    if (off < ch.size()) {  // dst is full inside this chunk
+      next_off = off;
+      break;
+    }
+    ++whole;
+  }
+  if (planned >= (size_t{4} << 20) && threads_ > 1 && pieces.size() > 1) {
+    std::vector<std::function<void()>> tasks;
+    for (const Piece& p : pieces) tasks.emplace_back([=] { std::memcpy(dst + p.at, p.from, p.len); });
+    Pool().Run(tasks);
+  } else {
+    for (const Piece& p : pieces) std::memcpy(dst + p.at, p.from, p.len);
+  }
+  for (size_t q = 0; q < whole; ++q) {
+    Recycle(queue_.front().get());
+    queue_.pop_front();
+  }
+  queue_off_ = next_off;
+  return planned;
 }
 
 }  // namespace overlapscope::import

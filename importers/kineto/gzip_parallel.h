@@ -69,6 +69,7 @@ class ParallelGunzip {
   void Recycle(InflatedChunk* c);
   void TakeSpare(InflatedChunk* c);
   TaskPool& Pool();
+  size_t CopyQueued(char* dst, size_t n);
 
   const uint8_t* data_;
   size_t size_;

@@ -163,13 +163,20 @@ TEST(ParallelInflate, GeneratedDataEveryBlockKind) {
   ExpectSame(members, "members", threads, chunks);
 }
 
-TEST(ParallelInflate, WindowSmallerThanAChunk) {
-  const std::string gz = Gzip(TraceLike(1 << 20, 3), 6);
-  auto want = ZlibGunzip(gz);
-  for (size_t window : {size_t{1}, size_t{777}, size_t{64} << 10}) {
-    auto got = Parallel(gz, 4, 8 << 10, window);
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_TRUE(*got == *want) << window;
+// Reads of any size: a byte at a time, odd sizes, and reads of many chunks at once (copied side
+// by side from 4 MiB up).
+TEST(ParallelInflate, AnyReadSize) {
+  const std::string small = Gzip(TraceLike(1 << 20, 3), 6), large = Gzip(TraceLike(12 << 20, 4), 6);
+  for (const std::string* gz : {&small, &large}) {
+    auto want = ZlibGunzip(*gz);
+    ASSERT_TRUE(want.ok());
+    const std::vector<size_t> windows =
+        gz == &small ? std::vector<size_t>{1, 777, 64 << 10} : std::vector<size_t>{(5 << 20) + 3, 16 << 20};
+    for (size_t window : windows) {
+      auto got = Parallel(*gz, 4, 32 << 10, window);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE(*got == *want) << window;
+    }
   }
 }
 
