@@ -64,18 +64,19 @@ TaskPool& ParallelGunzip::Pool() {
 }
 
 size_t ParallelGunzip::ChunkBytes() const {
-  size_t bytes = chunk_bytes_;
-  if (bytes == 0) {
-    // Output per chunk ~ kBatchOutput / threads at the ratio seen so far (16 before any).
-    const int64_t in = in_pos();
-    const double ratio = in > (1 << 20) ? std::max(2.0, static_cast<double>(decoded_) / static_cast<double>(in)) : 16.0;
-    bytes = std::clamp(static_cast<size_t>(static_cast<double>(kBatchOutput) / threads_ / ratio), size_t{32} << 10,
-                       size_t{8} << 20);
-  }
+  // The compression ratio seen so far (16 before the first MiB).
+  const int64_t in = in_pos();
+  const double ratio =
+      in > (1 << 20) ? std::clamp(static_cast<double>(decoded_) / static_cast<double>(in), 1.0, 1100.0) : 16.0;
+  // Output per chunk ~ kBatchOutput / threads.
+  const double per_chunk = static_cast<double>(kBatchOutput) / threads_ / ratio;
+  size_t bytes =
+      chunk_bytes_ > 0 ? chunk_bytes_ : std::clamp(static_cast<size_t>(per_chunk), size_t{32} << 10, size_t{8} << 20);
   // Batches that kept no guessed chunk (stored or fixed blocks only, blocks larger than a
-  // chunk) double the chunks, up to 8 MiB: the first chunk then does more per batch, and the
-  // others are searched again less often.
-  for (int i = 0; i < serial_batches_ && bytes < (size_t{8} << 20); ++i) bytes *= 2;
+  // chunk) double the chunks while one chunk's output stays within kBatchOutput: the first
+  // chunk then does more per batch, and the others are searched again less often.
+  const size_t most = std::max(bytes, static_cast<size_t>(static_cast<double>(kBatchOutput) / ratio));
+  for (int i = 0; i < serial_batches_ && bytes * 2 <= most; ++i) bytes *= 2;
   return bytes;
 }
 
@@ -183,7 +184,7 @@ void ParallelGunzip::KeepChained(Chunks* chunks) {
   for (auto& ch : *chunks)
     if (ch != nullptr) Recycle(ch.get());
   *chunks = std::move(keep);
-  serial_batches_ = chunks->size() > 1 ? 0 : std::min(serial_batches_ + 1, 16);
+  if (threads_ > 1) serial_batches_ = chunks->size() > 1 ? 0 : std::min(serial_batches_ + 1, 16);
 }
 
 // The windows in order (each chunk's last 32 KiB only: (*win)[j] is chunk j's, (*win)[j + 1]
