@@ -140,6 +140,10 @@ absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk&
 absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c) {
   const size_t wl = c->wide_len();
   c->head_n = wl;
+  if (wl == 0) {  // decoded with its window (or nothing): no markers, maybe no wide buffer at all
+    c->crc = Crc(0, c->narrow.p.get() + c->narrow_pre, c->narrow_len());
+    return absl::OkStatus();
+  }
   // In place: byte i is written after symbol i, which lies at bytes 2 * (kWindow + i) onwards,
   // was read: what is overwritten was read before.
   const uint16_t* src = c->wide.p.get() + kWindow;
