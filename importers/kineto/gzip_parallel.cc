@@ -155,10 +155,13 @@ ParallelGunzip::Chunks ParallelGunzip::DecodeChunks() {
   for (size_t j = 0; j < chunks.size(); ++j) {
     const uint64_t stop = (base + (j + 1) * c) * 8;
     InflatedChunk* ch = chunks[j].get();
+    // Default-initialized: 128 KiB a chunk not zeroed (BuildTable writes what it reads).
+    if (tables_.size() <= j) tables_.emplace_back(new deflate::BlockTables);
+    deflate::BlockTables* t = tables_[j].get();
     if (j == 0) {
-      tasks.emplace_back([=, this] { DecodeKnown(data_, size_, window_, stop, first_limit, ch); });
+      tasks.emplace_back([=, this] { DecodeKnown(data_, size_, window_, stop, first_limit, t, ch); });
     } else {
-      tasks.emplace_back([=, this] { DecodeGuessed(data_, size_, stop, guess_limit, ch); });
+      tasks.emplace_back([=, this] { DecodeGuessed(data_, size_, stop, guess_limit, t, ch); });
     }
   }
   Pool().Run(tasks);

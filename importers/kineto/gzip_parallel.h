@@ -82,9 +82,10 @@ class ParallelGunzip {
   int64_t out_pos_ = 0;           // bytes delivered by Read
   int64_t decoded_ = 0;           // bytes decoded (queued or delivered)
   int64_t guessed_kept_ = 0, chunks_kept_ = 0;
-  int serial_batches_ = 0;          // batches in a row that kept their first chunk only
-  absl::Status pending_;            // delivered once the queue is empty
-  std::unique_ptr<TaskPool> pool_;  // threads_ - 1 threads, started at the first batch
+  int serial_batches_ = 0;                                     // batches in a row that kept their first chunk only
+  absl::Status pending_;                                       // delivered once the queue is empty
+  std::vector<std::unique_ptr<deflate::BlockTables>> tables_;  // one per chunk of a batch
+  std::unique_ptr<TaskPool> pool_;                             // threads_ - 1 threads, started at the first batch
   std::deque<std::unique_ptr<InflatedChunk>> queue_;
   size_t queue_off_ = 0;                                // bytes of queue_.front() already delivered
   std::vector<deflate::OutBuf<uint8_t>> spare_narrow_;  // byte buffers of chunks done with

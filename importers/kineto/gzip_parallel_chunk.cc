@@ -51,8 +51,7 @@ void ContinueNarrow(deflate::BitReader& br, uint64_t stop_bit, size_t max_out, d
 }  // namespace
 
 void DecodeKnown(const uint8_t* data, size_t size, const std::vector<uint8_t>& window, uint64_t stop_bit,
-                 size_t max_out, InflatedChunk* c) {
-  auto t = std::make_unique<deflate::BlockTables>();
+                 size_t max_out, deflate::BlockTables* t, InflatedChunk* c) {
   c->start_bit = c->begin_bit;
   c->narrow_pre = window.size();
   c->narrow.limit = max_out;
@@ -65,8 +64,8 @@ void DecodeKnown(const uint8_t* data, size_t size, const std::vector<uint8_t>& w
   c->end_bit = br.BitPos();
 }
 
-void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t max_out, InflatedChunk* c) {
-  auto t = std::make_unique<deflate::BlockTables>();
+void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t max_out, deflate::BlockTables* t,
+                   InflatedChunk* c) {
   c->start_bit = deflate::FindBlockStart(data, size, c->begin_bit, stop_bit, *t);
   if (c->start_bit == UINT64_MAX) return;
   c->wide.limit = max_out;

@@ -31,11 +31,13 @@ struct InflatedChunk {
   size_t size() const { return head_n + narrow_len(); }
 };
 
-// Decodes from cur's block boundary with the known `window` (the first chunk of a batch).
+// Decodes from c->begin_bit, a block boundary, with the known `window` (the first chunk of a
+// batch). `t`: the decoder's tables (scratch, reused from chunk to chunk).
 void DecodeKnown(const uint8_t* data, size_t size, const std::vector<uint8_t>& window, uint64_t stop_bit,
-                 size_t max_out, InflatedChunk* c);
+                 size_t max_out, deflate::BlockTables* t, InflatedChunk* c);
 // Finds a block start in [c->begin_bit, stop_bit) and decodes from it with an unknown window.
-void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t max_out, InflatedChunk* c);
+void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t max_out, deflate::BlockTables* t,
+                   InflatedChunk* c);
 
 // The window after c (whose own window is `window`, <= 32 KiB): the last 32 KiB of both.
 absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk& c, std::vector<uint8_t>* next);
