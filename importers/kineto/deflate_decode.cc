@@ -282,6 +282,7 @@ absl::Status DecodeBlocks(BitReader& br, uint64_t stop_bit, bool check_markers, 
       s = Corrupt("invalid block type");
     }
     if (!s.ok()) return s;
+    ++t.blocks;
     if (final) {
       *why = Stop::kFinalBlock;
       return absl::OkStatus();

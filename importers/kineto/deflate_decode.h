@@ -89,6 +89,7 @@ bool BuildTable(const uint8_t* lens, int n, CodeKind kind, HuffTable* t);
 // The two tables of a Huffman block.
 struct BlockTables {
   HuffTable lit, dist;
+  int64_t blocks = 0;  // blocks DecodeBlocks decoded with these tables, for chunk sizing
 };
 
 // Reads a dynamic block's code description (after its 3 header bits) into `t`.

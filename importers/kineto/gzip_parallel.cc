@@ -68,8 +68,14 @@ size_t ParallelGunzip::ChunkBytes() const {
   const int64_t in = in_pos();
   const double ratio =
       in > (1 << 20) ? std::clamp(static_cast<double>(decoded_) / static_cast<double>(in), 1.0, 1100.0) : 16.0;
-  // Output per chunk ~ kBatchOutput / threads.
-  const double per_chunk = static_cast<double>(kBatchOutput) / threads_ / ratio;
+  // Output per chunk ~ kBatchOutput / threads, and at least two blocks of the size seen so far
+  // (a chunk holding no block start leaves its thread idle and the one before it twice the
+  // work), up to kMaxBatchOutput a batch.
+  double per_chunk = static_cast<double>(kBatchOutput) / threads_ / ratio;
+  if (blocks_ >= 4) {
+    const double two_blocks = 2.0 * static_cast<double>(block_bits_) / 8 / static_cast<double>(blocks_);
+    per_chunk = std::max(per_chunk, std::min(two_blocks, static_cast<double>(kMaxBatchOutput) / threads_ / ratio));
+  }
   size_t bytes =
       chunk_bytes_ > 0 ? chunk_bytes_ : std::clamp(static_cast<size_t>(per_chunk), size_t{32} << 10, size_t{8} << 20);
   // Batches that kept no guessed chunk (stored or fixed blocks only, blocks larger than a
@@ -124,6 +130,8 @@ absl::Status ParallelGunzip::NextBatch() {
     crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch.crc, static_cast<z_off_t>(len)));
     isize_ += static_cast<uint32_t>(len);
     decoded_ += static_cast<int64_t>(len);
+    blocks_ += ch.blocks;
+    block_bits_ += static_cast<int64_t>(ch.end_bit - ch.start_bit);
     cur_bit_ = ch.end_bit;
     window_ = std::move(win[j + 1]);
     const bool final = ch.why == deflate::Stop::kFinalBlock;

@@ -36,6 +36,8 @@ class ParallelGunzip {
  public:
   // Output bytes one batch aims at (chunk sizes follow the compression ratio seen so far).
   static constexpr size_t kBatchOutput = size_t{8} << 20;
+  // At most this much where two blocks a chunk take more than kBatchOutput.
+  static constexpr size_t kMaxBatchOutput = size_t{12} << 20;
 
   // `data` holds the whole gzip file and outlives this object. chunk_bytes 0: automatic.
   ParallelGunzip(const uint8_t* data, size_t size, int threads, size_t chunk_bytes = 0);
@@ -82,6 +84,7 @@ class ParallelGunzip {
   int64_t out_pos_ = 0;           // bytes delivered by Read
   int64_t decoded_ = 0;           // bytes decoded (queued or delivered)
   int64_t guessed_kept_ = 0, chunks_kept_ = 0;
+  int64_t blocks_ = 0, block_bits_ = 0;                        // deflate blocks kept and their compressed bits
   int serial_batches_ = 0;                                     // batches in a row that kept their first chunk only
   absl::Status pending_;                                       // delivered once the queue is empty
   std::vector<std::unique_ptr<deflate::BlockTables>> tables_;  // one per chunk of a batch

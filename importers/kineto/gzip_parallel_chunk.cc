@@ -60,8 +60,10 @@ void DecodeKnown(const uint8_t* data, size_t size, const std::vector<uint8_t>& w
   c->narrow.n = window.size();
   deflate::BitReader br(data, size);
   br.Seek(c->start_bit);
+  const int64_t blocks0 = t->blocks;
   c->status = deflate::DecodeBlocks(br, stop_bit, false, c->narrow, *t, &c->why);
   c->end_bit = br.BitPos();
+  c->blocks = t->blocks - blocks0;
 }
 
 void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t max_out, deflate::BlockTables* t,
@@ -74,9 +76,11 @@ void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t m
   c->wide.n = kWindow;
   deflate::BitReader br(data, size);
   br.Seek(c->start_bit);
+  const int64_t blocks0 = t->blocks;
   c->status = deflate::DecodeBlocks(br, stop_bit, true, c->wide, *t, &c->why);
   if (c->status.ok() && c->why == deflate::Stop::kMarkerFree) ContinueNarrow(br, stop_bit, max_out, *t, c);
   c->end_bit = br.BitPos();
+  c->blocks = t->blocks - blocks0;
 }
 
 namespace {

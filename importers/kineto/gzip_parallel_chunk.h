@@ -25,6 +25,7 @@ struct InflatedChunk {
   size_t head_n = 0;  // wide's output once resolved: bytes [0, head_n) of wide's own memory
   const uint8_t* head() const { return reinterpret_cast<const uint8_t*>(wide.p.get()); }
   uint32_t crc = 0;
+  int64_t blocks = 0;  // deflate blocks decoded
 
   size_t wide_len() const { return wide.n > deflate::kWindow ? wide.n - deflate::kWindow : 0; }
   size_t narrow_len() const { return narrow.n - narrow_pre; }
