@@ -106,7 +106,9 @@ absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string
     const bool parallel = InflateIs("parallel") ||
                           (inflate_threads >= kParallelInflateThreads && !InflateIs("serial") && !InflateIs("zlib"));
     if (parallel) {
-      auto par = OpenParallelGzipStream(path, fd, st.st_size, std::max(inflate_threads, 1));
+      // At most 16 chunks a batch: more add memory (each holds its tables, window and a block
+      // past its end) faster than speed.
+      auto par = OpenParallelGzipStream(path, fd, st.st_size, std::clamp(inflate_threads, 1, kMaxInflateThreads));
       if (!par.ok() || *par != nullptr) return par;
     }
     if (!InflateIs("zlib")) {

@@ -22,6 +22,7 @@ namespace overlapscope::import {
 class InputStream {
  public:
   static constexpr int kParallelInflateThreads = 6;
+  static constexpr int kMaxInflateThreads = 16;  // the parallel inflate's threads at most
   static absl::StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path, int inflate_threads = 1);
   virtual ~InputStream() = default;
 
