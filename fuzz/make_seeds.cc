@@ -7,6 +7,7 @@
 //                EXTRA dir, e.g. ../shared/traces): the metadata, one profiler step's worth of
 //                events (or a slice of the middle), their GPU work and flows, at most 400 events
 //   kineto_gzip  the compressed test traces as they are, and the excerpts gzip-compressed
+//   gzip_parallel  the same as kineto_gzip
 //   ovspill      DATA_DIR/capture/*.ovspill, and a small capture with capture windows (one
 //                closed, one its process died in) that the test captures lack
 //   ovnccl       plugin files whose records fall into ovnccl_fuzz.cc's synthetic capture
@@ -187,12 +188,15 @@ int main(int argc, char** argv) {
     const std::string name = std::to_string(n++) + "_" + p.parent_path().filename().string() + "_" +
                              p.filename().string().substr(0, p.filename().string().find('.'));
     const std::string ex = Excerpt(ReadFile(p));
-    if (p.extension() == ".gz" && fs::file_size(p) < (64 << 10))
+    if (p.extension() == ".gz" && fs::file_size(p) < (64 << 10)) {
       WriteFile(out / "kineto_gzip" / (name + ".json.gz"), ReadFile(p), true);
+      WriteFile(out / "gzip_parallel" / (name + ".json.gz"), ReadFile(p), true);
+    }
     if (ex.empty()) continue;
     excerpts.push_back(ex);
     WriteFile(out / "kineto_json" / (name + ".json"), ex);
     WriteFile(out / "kineto_gzip" / (name + "_excerpt.json.gz"), ex, true);
+    WriteFile(out / "gzip_parallel" / (name + "_excerpt.json.gz"), ex, true);
     WriteFile(out / "pipeline" / (name + ".json"), ex);
   }
   for (size_t i = 0; i + 1 < excerpts.size(); i += 2)

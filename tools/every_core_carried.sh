@@ -5,7 +5,10 @@
 # the least wall with that run's CPU (user + sys) and peak RSS; then one run per input at 16
 # threads with OVERLAPSCOPE_PHASES=1 (wall and CPU per phase, and the spans of the steps inside
 # the phases where the build prints them); and a check that the reports
-# are the same bytes at every count. Goal: <= 0.25 s for either input at 16 threads.
+# are the same bytes at every count. Goal: <= 0.25 s for either input at 16 threads. The
+# .json.gz also with OVERLAPSCOPE_INFLATE=serial and =parallel (the one-thread streaming inflate
+# and the parallel one at every count: where they cross is the break-even, today 6 threads), and,
+# where carried, parallel_inflate_bench: the inflate alone.
 #
 # Before the call, on the development machine (repository root):
 #   bash tools/every_core_prepare.sh [BEFORE_STATIC_BINARY]     # fills .carry/every_core
@@ -47,11 +50,12 @@ echo "host: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)
 echo "input: $json $(stat -c %s "$json") bytes, $gz $(stat -c %s "$gz") bytes"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 TIMEFORMAT='%R %U %S'
-# one BIN FILE N: three runs; prints the least wall, its CPU and the peak RSS (when GNU time is there).
+# one BIN FILE N [LABEL]: three runs; prints the least wall, its CPU and the peak RSS (when GNU
+# time is there).
 one() {
-  local bin="$1" file="$2" n="$3" best="" t
+  local bin="$1" file="$2" n="$3" label="${4:-$(basename "$1")}" best="" t
   for _ in 1 2 3; do
-    t=$({ time "${pin[@]}" "${loader[@]}" "$bin" analyze "$file" --json --threads "$n" >"$work/out_$(basename "$bin")_${n}_${file##*.}" 2>/dev/null; } 2>&1)
+    t=$({ time "${pin[@]}" "${loader[@]}" "$bin" analyze "$file" --json --threads "$n" >"$work/out_${label}_${n}_${file##*.}" 2>/dev/null; } 2>&1)
     if [[ -z "$best" ]] || awk -v a="${t%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then best="$t"; fi
   done
   local rss="n/a"
@@ -60,7 +64,7 @@ one() {
     rss="$((rss / 1024)) MB"
   fi
   read -r wall user sys <<<"$best"
-  awk -v b="$(basename "$bin")" -v f="${file##*/}" -v n="$n" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" \
+  awk -v b="$label" -v f="${file##*/}" -v n="$n" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" \
     'BEGIN{printf "%-22s %-18s --threads %2d  wall %.3f s  cpu %.3f s  peak %s\n", b, f, n, w, u + s, r}'
 }
 for bin in "$carry/overlapscope-before" "$carry/overlapscope"; do
@@ -68,8 +72,16 @@ for bin in "$carry/overlapscope-before" "$carry/overlapscope"; do
   for n in "${counts[@]}"; do
     one "$bin" "$json" "$n"
     one "$bin" "$gz" "$n"
+    if [[ "$bin" == "$carry/overlapscope" ]]; then  # both inflates at every count (default: 6+ parallel)
+      OVERLAPSCOPE_INFLATE=serial one "$bin" "$gz" "$n" overlapscope-serial-inflate
+      OVERLAPSCOPE_INFLATE=parallel one "$bin" "$gz" "$n" overlapscope-parallel-inflate
+    fi
   done
 done
+if [[ -x "$carry/parallel_inflate_bench" ]]; then
+  echo "the inflate alone (MB/s of JSON, best of 3; cpu: all threads):"
+  "${pin[@]}" "${loader[@]}" "$carry/parallel_inflate_bench" "$gz" 3 1 2 4 8 12 16
+fi
 # pairs FILE N: PAIRS alternated runs of overlapscope-before and overlapscope; mean (least).
 pairs() {
   local file="$1" n="$2" t k bin
@@ -107,6 +119,8 @@ for n in "${counts[@]}"; do
     [[ ! -f "$work/out_overlapscope-before_${n}_$x" ]] || cmp -s "$work/out_overlapscope-before_${n}_$x" \
       "$work/out_overlapscope_${n}_$x" || same="no (--threads $n, .$x, against overlapscope-before)"
   done
+  cmp -s "$work/out_overlapscope-parallel-inflate_${n}_gz" "$work/out_overlapscope-serial-inflate_${n}_gz" ||
+    same="no (--threads $n, parallel against serial inflate)"
 done
 echo "reports the same bytes at ${counts[*]} threads (and as overlapscope-before's): $same"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

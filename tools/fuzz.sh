@@ -23,7 +23,7 @@
 # OVERLAPSCOPE_FUZZ_EXTRA_SEEDS=DIR adds Kineto traces from DIR (e.g. ../shared/traces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS=(kineto_json kineto_gzip ovspill ovnccl pipeline)
+TARGETS=(kineto_json kineto_gzip gzip_parallel ovspill ovnccl pipeline)
 mode=${1:-}
 [ "$mode" = targets ] && { printf '%s\n' "${TARGETS[@]}"; exit 0; }
 build=${2:?usage: tools/fuzz.sh smoke BUILD [SECONDS] | long BUILD TARGET CPU_SECONDS [WALL_SECONDS]}
@@ -31,7 +31,7 @@ build=$(cd "$build" && pwd)
 
 dict_for() {  # libFuzzer takes one -dict: the pipeline's is the Kineto one plus the file magics
   case $1 in
-    kineto_json|kineto_gzip) echo "$PWD/fuzz/kineto.dict" ;;
+    kineto_json|kineto_gzip|gzip_parallel) echo "$PWD/fuzz/kineto.dict" ;;
     ovspill) echo "$PWD/fuzz/ovspill.dict" ;;
     ovnccl) echo "$PWD/fuzz/ovnccl.dict" ;;
     pipeline)

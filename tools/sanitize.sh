@@ -18,7 +18,7 @@ build=build-san
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1" -DOVERLAPSCOPE_FUZZ=ON -DOVERLAPSCOPE_WERROR=ON \
   -DOVERLAPSCOPE_BENCH=OFF -DOVERLAPSCOPE_CUDA=OFF >/dev/null
-fuzz=(kineto_json kineto_gzip ovspill ovnccl pipeline)
+fuzz=(kineto_json kineto_gzip gzip_parallel ovspill ovnccl pipeline)
 if [ "${OVERLAPSCOPE_SANITIZE_ALL:-0}" = 1 ]; then
   targets=(all) labels=()
 else

@@ -225,7 +225,7 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
 }
 
 absl::Status FileReader::Run() {
-  ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path));
+  ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path, threads_));
   // A quarter of the parser threads copy each block of a plain file from the page cache (at
   // least one, at most 8): beside 16 parsers one copying thread would set the pace.
   in_->SetReadThreads(std::clamp(threads_ / 4, 1, 8));

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -75,15 +76,16 @@ class PlainStream : public InputStream {
 };
 
 // OVERLAPSCOPE_INFLATE=zlib: zlib even where ISA-L is built in (paired benchmarks, checks that
-// both inflaters read a file alike).
-bool ForceZlib() {
+// both inflaters read a file alike); =serial: the streaming inflate at any thread count;
+// =parallel: the parallel inflate at any thread count.
+bool InflateIs(const char* what) {
   const char* v = std::getenv("OVERLAPSCOPE_INFLATE");
-  return v != nullptr && std::strcmp(v, "zlib") == 0;
+  return v != nullptr && std::strcmp(v, what) == 0;
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path, int inflate_threads) {
   auto opened = OpenRegularFile(path);  // FIFOs and devices are errors, never a hang
   if (!opened.ok()) return opened.status();
   const int fd = *opened;
@@ -101,7 +103,15 @@ absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string
   }
   head.resize(*r);
   if (head.size() == 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b) {
-    if (!ForceZlib()) {
+    const bool parallel = InflateIs("parallel") ||
+                          (inflate_threads >= kParallelInflateThreads && !InflateIs("serial") && !InflateIs("zlib"));
+    if (parallel) {
+      // At most 16 chunks a batch: more add memory (each holds its tables, window and a block
+      // past its end) faster than speed.
+      auto par = OpenParallelGzipStream(path, fd, st.st_size, std::clamp(inflate_threads, 1, kMaxInflateThreads));
+      if (!par.ok() || *par != nullptr) return par;
+    }
+    if (!InflateIs("zlib")) {
       auto isal = OpenIsalStream(path, fd, st.st_size, head);
       if (!isal.ok() || *isal != nullptr) return isal;
     }

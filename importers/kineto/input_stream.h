@@ -1,7 +1,11 @@
 // Sequential byte source for the importer: a plain file read with read(2), or a gzip file
 // (detected by its magic bytes, not its name) inflated as it is read, by Intel ISA-L's igzip
 // where the build found it (libisal-dev), else by zlib; OVERLAPSCOPE_INFLATE=zlib forces zlib.
-// Never holds more than the caller's buffer plus a 1 MiB compressed-input buffer.
+// Given inflate_threads >= kParallelInflateThreads, a gzip file is inflated on that many threads
+// instead (gzip_parallel.h: about 4x ISA-L's CPU a byte, so it pays only where enough cores
+// share it with the parse: the break-even estimated in docs/PERFORMANCE.md; OVERLAPSCOPE_INFLATE=serial keeps the
+// streaming path, =parallel takes the parallel one at any thread count). The streaming paths never hold more than the
+// caller's buffer plus a 1 MiB compressed-input buffer; the parallel one about 32 MiB of output a batch.
 //
 // Failure modes: open/read errors and corrupt or truncated gzip data return an error whose
 // message is "<path>: offset <N>: <reason>", N being the uncompressed bytes delivered so far.
@@ -17,7 +21,9 @@ namespace overlapscope::import {
 
 class InputStream {
  public:
-  static absl::StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path);
+  static constexpr int kParallelInflateThreads = 6;
+  static constexpr int kMaxInflateThreads = 16;  // the parallel inflate's threads at most
+  static absl::StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path, int inflate_threads = 1);
   virtual ~InputStream() = default;
 
   // Fills dst with up to n bytes; returns the count, 0 only at the end of the data.

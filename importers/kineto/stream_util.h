@@ -58,4 +58,9 @@ absl::StatusOr<std::unique_ptr<InputStream>> OpenZlibStream(const std::string& p
 absl::StatusOr<std::unique_ptr<InputStream>> OpenIsalStream(const std::string& path, int fd, int64_t size,
                                                             const std::string& head);
 
+// The parallel inflate (gzip_parallel.h) on `threads` threads over the file mapped into memory;
+// nullptr (fd not taken) where the file cannot be mapped.
+absl::StatusOr<std::unique_ptr<InputStream>> OpenParallelGzipStream(const std::string& path, int fd, int64_t size,
+                                                                    int threads);
+
 }  // namespace overlapscope::import

@@ -1,0 +1,298 @@
+// Raw deflate decoding from any bit offset (see deflate_decode.h). Written from RFC 1951; the
+// validity rules for codes follow what zlib accepts, so that both refuse the same streams.
+#include "importers/kineto/deflate_decode.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+namespace overlapscope::import::deflate {
+namespace {
+
+constexpr uint16_t kLenBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                   31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+constexpr uint8_t kLenExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                   2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+constexpr uint16_t kDistBase[30] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
+                                    33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
+                                    1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+constexpr uint8_t kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+                                    6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+constexpr uint8_t kCodeOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+
+absl::Status Corrupt(const char* why) { return absl::DataLossError(why); }
+absl::Status Truncated() { return absl::DataLossError("truncated gzip stream"); }
+
+uint32_t Reverse(uint32_t code, int len) {
+  uint32_t r = 0;
+  for (int i = 0; i < len; ++i, code >>= 1) r = (r << 1) | (code & 1);
+  return r;
+}
+
+template <typename Sym>
+absl::Status DecodeStored(BitReader& br, OutBuf<Sym>& out) {
+  br.Drop(br.bits & 7);  // to the byte boundary
+  br.Refill();
+  const uint32_t len = br.Take(16), nlen = br.Take(16);
+  if (br.Overrun()) return Truncated();
+  if (len != (~nlen & 0xffff)) return Corrupt("invalid stored block lengths");
+  const uint64_t at = br.BitPos() / 8;
+  if (at + len > br.size) return Truncated();
+  if (out.n + len > out.limit) return absl::ResourceExhaustedError("inflates past the chunk limit");
+  out.Reserve(out.n + len);
+  for (uint32_t i = 0; i < len; ++i) out.p[out.n + i] = br.data[at + i];
+  out.n += len;
+  br.Seek((at + len) * 8);
+  return absl::OkStatus();
+}
+
+template <typename Sym>
+absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>& out) {
+  constexpr size_t kSlack = 258 + 48;  // a longest match, literals before it, the copy overshoot
+  constexpr uint32_t kStep = 8 / sizeof(Sym);
+  // A local copy: stores through a byte pointer could alias the reader, which the compiler
+  // would then reload from memory after every byte written.
+  BitReader br = reader;
+  const uint16_t* lit = t.lit.entry;
+  const uint16_t* dist = t.dist.entry;
+  const int lbits = t.lit.bits;
+  const uint64_t lmask = (uint64_t{1} << lbits) - 1, dmask = (uint64_t{1} << t.dist.bits) - 1;
+  size_t n = out.n;
+  Sym* o = out.p.get();
+  for (;;) {
+    if (out.cap - n < kSlack) {
+      if (n + kSlack > out.limit) return absl::ResourceExhaustedError("inflates past the chunk limit");
+      out.n = n;
+      out.Reserve(n + kSlack);
+      o = out.p.get();
+    }
+    br.Refill();  // 56 bits: a longest literal/length code, its extra bits, distance and extra
+    if (br.pos > br.size && br.Overrun()) return Truncated();
+    uint32_t e = lit[br.buf & lmask];
+    // Literals while a longest code is surely in the buffer (at most 3 per refill).
+    while ((e & 511) < 256 && br.bits >= 2 * lbits) {
+      if ((e >> 9) == 0) return Corrupt("invalid literal/length code");
+      br.Drop(static_cast<int>(e >> 9));
+      o[n++] = static_cast<Sym>(e & 511);
+      e = lit[br.buf & lmask];
+    }
+    int l = static_cast<int>(e >> 9);
+    if (l == 0) return Corrupt("invalid literal/length code");
+    uint32_t sym = e & 511;
+    if (sym < 256) {
+      br.Drop(l);
+      o[n++] = static_cast<Sym>(sym);
+      continue;
+    }
+    if (br.bits < 48) br.Refill();  // a length code, extra, distance code, extra
+    br.Drop(l);
+    if (sym == 256) break;
+    sym -= 257;
+    if (sym >= 29) return Corrupt("invalid literal/length code");
+    const uint32_t len = kLenBase[sym] + br.Take(kLenExtra[sym]);
+    e = dist[br.buf & dmask];
+    l = static_cast<int>(e >> 9);
+    if (l == 0 || (e & 511) >= 30) return Corrupt("invalid distance code");
+    br.Drop(l);
+    const uint32_t ds = e & 511;
+    const uint32_t d = kDistBase[ds] + br.Take(kDistExtra[ds]);
+    if (d > n) return Corrupt("invalid distance too far back");
+    const Sym* s = o + n - d;
+    Sym* dst = o + n;
+    if (d >= 4 * kStep) {  // 32-byte steps never read what this step writes
+      for (uint32_t i = 0; i < len; i += 4 * kStep) std::memcpy(dst + i, s + i, 32);
+    } else if (d >= kStep) {  // nor do 8-byte steps here
+      for (uint32_t i = 0; i < len; i += kStep) std::memcpy(dst + i, s + i, 8);
+    } else {
+      for (uint32_t i = 0; i < len; ++i) dst[i] = s[i];
+    }
+    n += len;
+  }
+  out.n = n;
+  reader = br;
+  if (br.Overrun()) return Truncated();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void BitReader::Seek(uint64_t bit) {
+  pos = static_cast<size_t>(bit / 8);
+  buf = 0;
+  bits = 0;
+  Refill();
+  Drop(static_cast<int>(bit % 8));
+}
+
+void BitReader::RefillSlow() {
+  while (bits < 56) {
+    const uint64_t b = pos < size ? data[pos] : 0;
+    buf |= b << bits;
+    ++pos;
+    bits += 8;
+  }
+}
+
+bool BuildTable(const uint8_t* lens, int n, CodeKind kind, HuffTable* t) {
+  int count[16] = {0};
+  for (int i = 0; i < n; ++i) ++count[lens[i]];
+  count[0] = 0;
+  int max = 0, left = 1;
+  for (int len = 1; len <= 15; ++len) {
+    if (count[len] != 0) max = len;
+    left = (left << 1) - count[len];
+    if (left < 0) return false;  // over-subscribed
+  }
+  // Incomplete codes: only a single 1-bit code, or none at all, and never for code lengths.
+  if (left > 0 && (kind == CodeKind::kCodeLengths || max > 1)) return false;
+  t->bits = max > 0 ? max : 1;
+  const size_t size = size_t{1} << t->bits;
+  std::memset(t->entry, 0, size * sizeof(uint16_t));
+  uint32_t next[16] = {0};
+  uint32_t code = 0;
+  for (int len = 1; len <= 15; ++len) {
+    code = (code + static_cast<uint32_t>(count[len - 1])) << 1;
+    next[len] = code;
+  }
+  for (int sym = 0; sym < n; ++sym) {
+    const int len = lens[sym];
+    if (len == 0) continue;
+    const uint16_t e = static_cast<uint16_t>(sym | (len << 9));
+    for (size_t k = Reverse(next[len]++, len); k < size; k += size_t{1} << len) t->entry[k] = e;
+  }
+  return true;
+}
+
+absl::Status ReadDynamicTables(BitReader& br, BlockTables* t) {
+  br.Refill();
+  const int nlen = static_cast<int>(br.Take(5)) + 257, ndist = static_cast<int>(br.Take(5)) + 1;
+  const int ncode = static_cast<int>(br.Take(4)) + 4;
+  if (nlen > 286 || ndist > 30) return Corrupt("too many length or distance symbols");
+  uint8_t cl[19] = {0};
+  for (int i = 0; i < ncode; ++i) {
+    if (i == 10) br.Refill();
+    cl[kCodeOrder[i]] = static_cast<uint8_t>(br.Take(3));
+  }
+  HuffTable& ct = t->dist;  // scratch until the distance code is built
+  if (!BuildTable(cl, 19, CodeKind::kCodeLengths, &ct)) return Corrupt("invalid code lengths set");
+  uint8_t lens[286 + 30];
+  const int total = nlen + ndist;
+  for (int i = 0; i < total;) {
+    br.Refill();
+    if (br.pos > br.size && br.Overrun()) return Truncated();
+    const uint32_t e = ct.entry[br.Peek(ct.bits)];
+    const int l = static_cast<int>(e >> 9);
+    if (l == 0) return Corrupt("invalid code lengths set");
+    br.Drop(l);
+    const uint32_t sym = e & 511;
+    if (sym < 16) {
+      lens[i++] = static_cast<uint8_t>(sym);
+      continue;
+    }
+    uint8_t v = 0;
+    int rep;
+    if (sym == 16) {
+      if (i == 0) return Corrupt("invalid bit length repeat");
+      v = lens[i - 1];
+      rep = 3 + static_cast<int>(br.Take(2));
+    } else if (sym == 17) {
+      rep = 3 + static_cast<int>(br.Take(3));
+    } else {
+      rep = 11 + static_cast<int>(br.Take(7));
+    }
+    if (i + rep > total) return Corrupt("invalid bit length repeat");
+    std::memset(lens + i, v, static_cast<size_t>(rep));
+    i += rep;
+  }
+  if (br.Overrun()) return Truncated();
+  if (lens[256] == 0) return Corrupt("invalid code -- missing end-of-block");
+  if (!BuildTable(lens, nlen, CodeKind::kLiterals, &t->lit)) return Corrupt("invalid literal/lengths set");
+  if (!BuildTable(lens + nlen, ndist, CodeKind::kDistances, &t->dist)) return Corrupt("invalid distances set");
+  return absl::OkStatus();
+}
+
+const BlockTables& FixedTables() {
+  static const BlockTables* const fixed = [] {
+    auto* t = new BlockTables;
+    uint8_t lens[288 + 32];
+    std::memset(lens, 8, 144);
+    std::memset(lens + 144, 9, 112);
+    std::memset(lens + 256, 7, 24);
+    std::memset(lens + 280, 8, 8);
+    std::memset(lens + 288, 5, 32);
+    BuildTable(lens, 288, CodeKind::kLiterals, &t->lit);
+    BuildTable(lens + 288, 32, CodeKind::kDistances, &t->dist);
+    return t;
+  }();
+  return *fixed;
+}
+
+template <typename Sym>
+void OutBuf<Sym>::Reserve(size_t want) {
+  if (want <= cap) return;
+  const size_t grown = std::max(want, cap + cap / 2 + 4096);
+  std::unique_ptr<Sym[]> q(new Sym[grown]);
+  if (n > 0) std::memcpy(q.get(), p.get(), n * sizeof(Sym));
+  p = std::move(q);
+  cap = grown;
+}
+
+template <typename Sym>
+absl::Status DecodeBlocks(BitReader& br, uint64_t stop_bit, bool check_markers, OutBuf<Sym>& out, BlockTables& t,
+                          Stop* why) {
+  // Index of the last marker in out (wide output only): once the last 32 KiB are free of
+  // markers, the rest of the chunk can be decoded into bytes.
+  size_t checked = out.n > kWindow ? out.n - kWindow : 0, last_marker = 0;
+  bool any_marker = false;
+  for (;;) {
+    if constexpr (std::is_same_v<Sym, uint16_t>) {
+      if (check_markers) {
+        // The newest marker only: scan back from the end (markers are usually close to it).
+        const size_t low = std::max(checked, out.n > kWindow ? out.n - kWindow : 0);
+        for (size_t i = out.n; i > low; --i) {
+          if (out.p[i - 1] >= kMarker) {
+            last_marker = i - 1, any_marker = true;
+            break;
+          }
+        }
+        checked = out.n;
+        if (!any_marker || out.n - last_marker > kWindow) {
+          *why = Stop::kMarkerFree;
+          return absl::OkStatus();
+        }
+      }
+    }
+    if (br.BitPos() >= stop_bit) {
+      *why = Stop::kReachedStop;
+      return absl::OkStatus();
+    }
+    br.Refill();
+    const bool final = br.Take(1) != 0;
+    const uint32_t type = br.Take(2);
+    if (br.Overrun()) return Truncated();
+    absl::Status s;
+    if (type == 0) {
+      s = DecodeStored(br, out);
+    } else if (type == 1) {
+      s = DecodeHuffman(br, FixedTables(), out);
+    } else if (type == 2) {
+      s = ReadDynamicTables(br, &t);
+      if (s.ok()) s = DecodeHuffman(br, t, out);
+    } else {
+      s = Corrupt("invalid block type");
+    }
+    if (!s.ok()) return s;
+    ++t.blocks;
+    if (final) {
+      *why = Stop::kFinalBlock;
+      return absl::OkStatus();
+    }
+  }
+}
+
+template struct OutBuf<uint8_t>;
+template struct OutBuf<uint16_t>;
+template absl::Status DecodeBlocks<uint8_t>(BitReader&, uint64_t, bool, OutBuf<uint8_t>&, BlockTables&, Stop*);
+template absl::Status DecodeBlocks<uint16_t>(BitReader&, uint64_t, bool, OutBuf<uint16_t>&, BlockTables&, Stop*);
+
+}  // namespace overlapscope::import::deflate

@@ -1,0 +1,322 @@
+// The parallel gzip inflate's batches, members and Read (see gzip_parallel.h).
+#include "importers/kineto/gzip_parallel.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "importers/kineto/gzip_parallel_chunk.h"
+#include "importers/kineto/task_pool.h"
+
+namespace overlapscope::import {
+namespace {
+
+absl::Status GzipError(const char* why) { return absl::DataLossError(why); }
+
+uint32_t Le32(const uint8_t* p) {
+  return uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
+}
+
+// Byte offset just past the gzip header at `p`, or an error.
+absl::StatusOr<size_t> SkipHeader(const uint8_t* d, size_t size, size_t p) {
+  const size_t start = p;
+  if (size - p < 2) return GzipError("truncated gzip stream");
+  if (d[p] != 0x1f || d[p + 1] != 0x8b) return GzipError("incorrect header check");
+  if (size - p < 10) return GzipError("truncated gzip stream");
+  if (d[p + 2] != 8) return GzipError("unknown compression method");
+  const uint8_t flags = d[p + 3];
+  if (flags & 0xe0) return GzipError("unknown header flags set");
+  p += 10;
+  if (flags & 4) {  // FEXTRA
+    if (size - p < 2) return GzipError("truncated gzip stream");
+    const size_t xlen = d[p] | (size_t{d[p + 1]} << 8);
+    p += 2;
+    if (size - p < xlen) return GzipError("truncated gzip stream");
+    p += xlen;
+  }
+  for (uint8_t bit : {uint8_t{8}, uint8_t{16}}) {  // FNAME, FCOMMENT: zero-terminated
+    if (!(flags & bit)) continue;
+    const void* nul = std::memchr(d + p, 0, size - p);
+    if (nul == nullptr) return GzipError("truncated gzip stream");
+    p = static_cast<size_t>(static_cast<const uint8_t*>(nul) - d) + 1;
+  }
+  if (flags & 2) {  // FHCRC: the low 16 bits of the header's CRC-32
+    if (size - p < 2) return GzipError("truncated gzip stream");
+    const uint32_t crc = static_cast<uint32_t>(crc32(0, d + start, static_cast<uInt>(p - start)));
+    if ((crc & 0xffff) != (d[p] | (uint32_t{d[p + 1]} << 8))) return GzipError("header crc mismatch");
+    p += 2;
+  }
+  return p;
+}
+
+}  // namespace
+
+ParallelGunzip::ParallelGunzip(const uint8_t* data, size_t size, int threads, size_t chunk_bytes)
+    : data_(data), size_(size), threads_(std::max(threads, 1)), chunk_bytes_(chunk_bytes) {}
+
+ParallelGunzip::~ParallelGunzip() = default;
+
+TaskPool& ParallelGunzip::Pool() {
+  if (pool_ == nullptr) pool_ = std::make_unique<TaskPool>(threads_);
+  return *pool_;
+}
+
+size_t ParallelGunzip::ChunkBytes() const {
+  // The compression ratio seen so far (16 before the first MiB).
+  const int64_t in = in_pos();
+  const double ratio =
+      in > (1 << 20) ? std::clamp(static_cast<double>(decoded_) / static_cast<double>(in), 1.0, 1100.0) : 16.0;
+  // Output per chunk ~ kBatchOutput / threads, and at least two blocks of the size seen so far
+  // (a chunk holding no block start leaves its thread idle and the one before it twice the
+  // work), up to kMaxBatchOutput a batch.
+  double per_chunk = static_cast<double>(kBatchOutput) / threads_ / ratio;
+  if (blocks_ >= 4) {
+    const double two_blocks = 2.0 * static_cast<double>(block_bits_) / 8 / static_cast<double>(blocks_);
+    per_chunk = std::max(per_chunk, std::min(two_blocks, static_cast<double>(kMaxBatchOutput) / threads_ / ratio));
+  }
+  size_t bytes =
+      chunk_bytes_ > 0 ? chunk_bytes_ : std::clamp(static_cast<size_t>(per_chunk), size_t{32} << 10, size_t{8} << 20);
+  // Batches that kept no guessed chunk (stored or fixed blocks only, blocks larger than a
+  // chunk) double the chunks while one chunk's output stays within kBatchOutput: the first
+  // chunk then does more per batch, and the others are searched again less often.
+  const size_t most = std::max(bytes, static_cast<size_t>(static_cast<double>(kBatchOutput) / ratio));
+  for (int i = 0; i < serial_batches_ && bytes * 2 <= most; ++i) bytes *= 2;
+  return bytes;
+}
+
+absl::Status ParallelGunzip::StartMember() {
+  auto p = SkipHeader(data_, size_, static_cast<size_t>(cur_bit_ / 8));
+  if (!p.ok()) return p.status();
+  cur_bit_ = uint64_t{*p} * 8;
+  in_member_ = true;
+  window_.clear();
+  crc_ = 0;
+  isize_ = 0;
+  return absl::OkStatus();
+}
+
+absl::Status ParallelGunzip::EndMember(uint64_t end_bit) {
+  const size_t p = static_cast<size_t>((end_bit + 7) / 8);
+  if (size_ - p < 8) return GzipError("truncated gzip stream");
+  if (Le32(data_ + p) != crc_) return GzipError("incorrect data check");
+  if (Le32(data_ + p + 4) != isize_) return GzipError("incorrect length check");
+  cur_bit_ = uint64_t{p + 8} * 8;
+  in_member_ = false;
+  if (cur_bit_ / 8 >= size_) done_ = true;
+  return absl::OkStatus();
+}
+
+// Decodes one batch of chunks and queues the ones kept; an error comes after the chunks before it.
+absl::Status ParallelGunzip::NextBatch() {
+  if (!in_member_) {
+    if (auto s = StartMember(); !s.ok()) return s;
+  }
+  Chunks chunks = DecodeChunks();
+  KeepChained(&chunks);
+  absl::Status failed = chunks.back()->status;  // a kept chunk's start is real: a real error
+  if (!failed.ok()) {
+    Recycle(chunks.back().get());
+    chunks.pop_back();
+  }
+  std::vector<std::vector<uint8_t>> win;
+  if (auto s = ResolveChunks(&chunks, &win); !s.ok()) failed = s;  // earlier in the stream
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    InflatedChunk& ch = *chunks[j];
+    const size_t len = ch.size();
+    ++chunks_kept_;
+    guessed_kept_ += j == 0 ? 0 : 1;
+    crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch.crc, static_cast<z_off_t>(len)));
+    isize_ += static_cast<uint32_t>(len);
+    decoded_ += static_cast<int64_t>(len);
+    blocks_ += ch.blocks;
+    block_bits_ += static_cast<int64_t>(ch.end_bit - ch.start_bit);
+    cur_bit_ = ch.end_bit;
+    window_ = std::move(win[j + 1]);
+    const bool final = ch.why == deflate::Stop::kFinalBlock;
+    queue_.push_back(std::move(chunks[j]));
+    if (final && failed.ok()) return EndMember(cur_bit_);
+  }
+  if (failed.ok()) return absl::OkStatus();
+  if (failed.code() == absl::StatusCode::kResourceExhausted) return GzipError("inflates past 1 GiB per chunk");
+  return failed;
+}
+
+// The batch's chunks, decoded at once: the first from cur_bit_ with window_, the others from
+// the block start each finds in its range.
+ParallelGunzip::Chunks ParallelGunzip::DecodeChunks() {
+  const size_t c = ChunkBytes();
+  const uint64_t base = cur_bit_ / 8;
+  Chunks chunks;
+  for (int j = 0; j < threads_; ++j) {
+    const uint64_t begin = j == 0 ? cur_bit_ : (base + j * c) * 8;
+    if (j > 0 && begin >= uint64_t{size_} * 8) break;
+    chunks.push_back(std::make_unique<InflatedChunk>());
+    chunks.back()->begin_bit = begin;
+    TakeSpare(chunks.back().get());
+  }
+  // A guessed start decodes at most this much (a false start may decode garbage); the first
+  // chunk, whose start is known, up to 1 GiB (beyond is a gzip bomb).
+  const size_t guess_limit = (size_t{64} << 20) + 64 * c, first_limit = size_t{1} << 30;
+  std::vector<std::function<void()>> tasks;
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    const uint64_t stop = (base + (j + 1) * c) * 8;
+    InflatedChunk* ch = chunks[j].get();
+    // Default-initialized: 128 KiB a chunk not zeroed (BuildTable writes what it reads).
+    if (tables_.size() <= j) tables_.emplace_back(new deflate::BlockTables);
+    deflate::BlockTables* t = tables_[j].get();
+    if (j == 0) {
+      tasks.emplace_back([=, this] { DecodeKnown(data_, size_, window_, stop, first_limit, t, ch); });
+    } else {
+      tasks.emplace_back([=, this] { DecodeGuessed(data_, size_, stop, guess_limit, t, ch); });
+    }
+  }
+  Pool().Run(tasks);
+  return chunks;
+}
+
+// Keeps chunk j where the last kept chunk stopped exactly at its start (so that start is a real
+// block boundary). That chunk stopped at the first boundary at or past chunk j - 1's range: a
+// start found before it is false, and a chunk that found none is skipped.
+void ParallelGunzip::KeepChained(Chunks* chunks) {
+  Chunks keep;
+  keep.push_back(std::move((*chunks)[0]));
+  for (size_t j = 1; j < chunks->size(); ++j) {
+    const InflatedChunk& prev = *keep.back();
+    const InflatedChunk* ch = (*chunks)[j].get();
+    if (!prev.status.ok() || prev.why != deflate::Stop::kReachedStop) break;
+    if (ch->start_bit == prev.end_bit) {
+      keep.push_back(std::move((*chunks)[j]));
+    } else if (ch->start_bit != UINT64_MAX && ch->start_bit > prev.end_bit) {
+      break;  // a gap before it: the next batch decodes it from prev's end
+    }
+  }
+  for (auto& ch : *chunks)
+    if (ch != nullptr) Recycle(ch.get());
+  *chunks = std::move(keep);
+  if (threads_ > 1) serial_batches_ = chunks->size() > 1 ? 0 : std::min(serial_batches_ + 1, 16);
+}
+
+// The windows in order (each chunk's last 32 KiB only: (*win)[j] is chunk j's, (*win)[j + 1]
+// the one after it), then every chunk's markers at once. A failure drops that chunk and the
+// ones after it.
+absl::Status ParallelGunzip::ResolveChunks(Chunks* chunks, std::vector<std::vector<uint8_t>>* win) {
+  absl::Status failed;
+  win->assign(chunks->size() + 1, {});
+  (*win)[0] = window_;
+  for (size_t j = 0; j < chunks->size(); ++j) {
+    if (auto s = NextWindow((*win)[j], *(*chunks)[j], &(*win)[j + 1]); !s.ok()) {
+      chunks->resize(j);
+      failed = s;
+      break;
+    }
+  }
+  std::vector<absl::Status> resolved(chunks->size());
+  std::vector<std::function<void()>> tasks;
+  for (size_t j = 0; j < chunks->size(); ++j)
+    tasks.emplace_back([&, j] { resolved[j] = Resolve((*win)[j], (*chunks)[j].get()); });
+  Pool().Run(tasks);
+  for (size_t j = 0; j < chunks->size(); ++j) {
+    if (!resolved[j].ok()) {
+      chunks->resize(j);
+      return resolved[j];
+    }
+  }
+  return failed;
+}
+
+// Buffers of chunks done with are kept for the next batches: fresh ones would cost a page
+// fault every 4 KiB of output.
+void ParallelGunzip::Recycle(InflatedChunk* c) {
+  const size_t most = 2 * static_cast<size_t>(threads_);  // bounded: at most two batches' worth
+  if (c->narrow.capacity_bytes() > 0 && spare_narrow_.size() < most) spare_narrow_.push_back(std::move(c->narrow));
+  if (c->wide.capacity_bytes() > 0 && spare_wide_.size() < most) spare_wide_.push_back(std::move(c->wide));
+}
+
+void ParallelGunzip::TakeSpare(InflatedChunk* c) {
+  auto take = [](auto& pool, auto* into) {
+    if (!pool.empty()) {
+      *into = std::move(pool.back());
+      pool.pop_back();
+    }
+    into->clear();
+  };
+  take(spare_narrow_, &c->narrow);
+  take(spare_wide_, &c->wide);
+}
+
+int64_t ParallelGunzip::delivered_in_pos() const {
+  if (queue_.empty()) return in_pos();
+  const InflatedChunk& c = *queue_.front();
+  const double done = c.size() > 0 ? static_cast<double>(queue_off_) / static_cast<double>(c.size()) : 0.0;
+  return static_cast<int64_t>((static_cast<double>(c.start_bit) + done * static_cast<double>(c.end_bit - c.start_bit)) /
+                              8);
+}
+
+absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    if (queue_.empty()) {
+      if (!pending_.ok()) {
+        if (got > 0) break;
+        return pending_;
+      }
+      if (done_) break;
+      pending_ = NextBatch();
+      continue;
+    }
+    got += CopyQueued(dst + got, n - got);
+  }
+  out_pos_ += static_cast<int64_t>(got);
+  return got;
+}
+
+// Copies up to n queued bytes to dst, the chunks' pieces side by side when there are many (one
+// thread copying a batch would take as long as the batch's share of the decode); returns the
+// count and drops the chunks copied whole.
+size_t ParallelGunzip::CopyQueued(char* dst, size_t n) {
+  struct Piece {
+    const uint8_t* from;
+    size_t len, at;
+  };
+  std::vector<Piece> pieces;
+  size_t planned = 0, whole = 0, next_off = 0;
+  for (size_t q = 0; q < queue_.size() && planned < n; ++q) {
+    const InflatedChunk& ch = *queue_[q];
+    size_t off = q == 0 ? queue_off_ : 0;
+    if (off < ch.head_n) {
+      const size_t take = std::min(n - planned, ch.head_n - off);
+      pieces.push_back({ch.head() + off, take, planned});
+      planned += take;
+      off += take;
+    }
+    if (off >= ch.head_n && planned < n) {
+      const size_t at = off - ch.head_n;
+      const size_t take = std::min(n - planned, ch.narrow_len() - at);
+      pieces.push_back({ch.narrow.p.get() + ch.narrow_pre + at, take, planned});
+      planned += take;
+      off += take;
+    }
+    if (off < ch.size()) {  // dst is full inside this chunk
+      next_off = off;
+      break;
+    }
+    ++whole;
+  }
+  if (planned >= (size_t{4} << 20) && threads_ > 1 && pieces.size() > 1) {
+    std::vector<std::function<void()>> tasks;
+    for (const Piece& p : pieces) tasks.emplace_back([=] { std::memcpy(dst + p.at, p.from, p.len); });
+    Pool().Run(tasks);
+  } else {
+    for (const Piece& p : pieces) std::memcpy(dst + p.at, p.from, p.len);
+  }
+  for (size_t q = 0; q < whole; ++q) {
+    Recycle(queue_.front().get());
+    queue_.pop_front();
+  }
+  queue_off_ = next_off;
+  return planned;
+}
+
+}  // namespace overlapscope::import

@@ -1,0 +1,68 @@
+// The parallel gzip inflate (gzip_parallel.h) as an InputStream: the compressed file is mapped
+// read-only and its pages dropped from this process's memory once decoded.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "importers/kineto/gzip_parallel.h"
+#include "importers/kineto/stream_util.h"
+
+namespace overlapscope::import {
+namespace {
+
+class ParallelGzipStream : public InputStream {
+ public:
+  ParallelGzipStream(std::string path, int fd, int64_t size, void* map, int threads)
+      : path_(std::move(path)),
+        fd_(fd),
+        size_(size),
+        map_(map),
+        gz_(static_cast<const uint8_t*>(map), static_cast<size_t>(size), threads) {}
+  ~ParallelGzipStream() override { ::munmap(map_, static_cast<size_t>(size_)); }
+
+  absl::StatusOr<size_t> Read(char* dst, size_t n) override {
+    auto r = gz_.Read(dst, n);
+    if (!r.ok()) return StreamError(path_, gz_.out_pos(), absl::StrCat("gzip error: ", r.status().message()));
+    if (auto s = CheckInflation(path_, gz_.out_pos(), gz_.delivered_in_pos()); !s.ok()) return s;
+    DropDecoded();
+    return r;
+  }
+  bool compressed() const override { return true; }
+  int64_t file_size() const override { return size_; }
+  int64_t file_position() const override { return gz_.delivered_in_pos(); }
+
+ private:
+  // Pages wholly before the decode point are not read again: out of the resident set (the page
+  // cache keeps them). Bounded memory whatever the compressed size.
+  void DropDecoded() {
+    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t upto = static_cast<size_t>(gz_.in_pos()) / page * page;
+    if (upto > dropped_ + (size_t{1} << 20)) {
+      ::madvise(static_cast<char*>(map_) + dropped_, upto - dropped_, MADV_DONTNEED);
+      dropped_ = upto;
+    }
+  }
+
+  std::string path_;
+  FdHolder fd_;
+  int64_t size_;
+  void* map_;
+  ParallelGunzip gz_;
+  size_t dropped_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<InputStream>> OpenParallelGzipStream(const std::string& path, int fd, int64_t size,
+                                                                    int threads) {
+  void* map = size > 0 ? ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  if (map == MAP_FAILED) return std::unique_ptr<InputStream>();  // the streaming path instead
+  ::madvise(map, static_cast<size_t>(size), MADV_SEQUENTIAL);
+  return std::unique_ptr<InputStream>(std::make_unique<ParallelGzipStream>(path, fd, size, map, threads));
+}
+
+}  // namespace overlapscope::import
