@@ -1,6 +1,7 @@
 #include "analyze/analysis.h"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "analyze/comm_wait.h"
@@ -137,32 +138,38 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   // Three rounds of tasks on up to --threads threads; each task writes only its own results and
   // reads the model, the context and what earlier rounds (or earlier steps of its own task)
   // wrote, so the results are the same at any count. With one thread they run in this order.
-  // 1. The context (classes, windows, iterations, launch index) and the collectives across
-  //    ranks (the model only).
+  // 1. The context (classes, windows, iterations, launch index), the collectives across ranks
+  //    and the dependency graph's steps that read only the model (nodes, program order, event
+  //    waits: METRICS §8).
   absl::Status prep_status;
+  graph::GraphInputs graph_options;
+  graph_options.threads = options.threads;
+  std::unique_ptr<graph::GraphStart> graph_start;
   base::RunAll(options.threads, {[&] { prep_status = PrepareContext(ctx, &r.classes); },
                                  [&] {
                                    base::PhaseSpan span("cross rank");
                                    r.cross_rank = AnalyzeCrossRank(trace, nullptr, options.threads);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("graph start");
+                                   graph_start = std::make_unique<graph::GraphStart>(trace, graph_options);
                                  }});
   if (!prep_status.ok()) return prep_status;
-  base::PhaseLog("context, cross rank");
+  base::PhaseLog("context, cross rank, graph start");
   // 2. Overlap (then its transfer/wait split, from the cross-rank arrivals), HTA's figures,
   //    launch statistics, stream concurrency (classes and iterations: METRICS §9), and the host
-  //    syncs' releases, then the dependency graph (METRICS §8: those releases and the
-  //    collectives' last arrivals) beside the idle gaps.
+  //    syncs' releases, then the rest of the graph (those releases and the collectives' last
+  //    arrivals) beside the idle gaps.
   graph::Graph g;
   absl::Status conc_status;
   base::RunAll(options.threads, {[&] {
                                    base::PhaseSpan span("blocking, graph, idle");
                                    ComputeBlocking(ctx, &r.blocking);
-                                   base::RunAll(options.threads,
-                                                {[&] {
-                                                   graph::GraphInputs in = MakeGraphInputs(r.blocking, r.cross_rank);
-                                                   in.threads = options.threads;
-                                                   g = graph::BuildGraph(trace, in);
-                                                 },
-                                                 [&] { ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows); }});
+                                   base::RunAll(
+                                       options.threads,
+                                       {[&] { g = graph_start->Finish(MakeGraphInputs(r.blocking, r.cross_rank)); },
+                                        [&] { ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows); }});
+                                   graph_start.reset();
                                  },
                                  [&] {
                                    base::PhaseSpan span("overlap, comm wait");

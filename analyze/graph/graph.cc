@@ -45,6 +45,15 @@ void AddStats(GraphStats& a, const GraphStats& b) {
 
 Graph BuildGraph(const model::Trace& trace, const GraphInputs& in) { return GraphBuilder(trace, in).Build(); }
 
+GraphStart::GraphStart(const model::Trace& trace, const GraphInputs& options)
+    : b_(std::make_unique<GraphBuilder>(trace, options)) {
+  b_->Start();
+}
+
+GraphStart::~GraphStart() = default;
+
+Graph GraphStart::Finish(const GraphInputs& lists) { return b_->Finish(lists); }
+
 namespace {
 // The edges of `v` (sorted by `key`) whose key is n.
 template <typename Key>
@@ -74,23 +83,30 @@ PredRange Graph::Preds(NodeId n) const {
   return r;
 }
 
-Graph GraphBuilder::Build() {
+namespace {
+// Each step its own span line under OVERLAPSCOPE_PHASES (base/phase_log.h).
+template <typename Fn>
+void Step(const char* name, Fn&& fn) {
+  base::PhaseSpan span(name);
+  fn();
+}
+}  // namespace
+
+void GraphBuilder::Start() {
   g_.process_stats_.assign(t_.processes().size(), {});
   for (const model::Stream& s : t_.streams())
     stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
   for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
-  // Each step its own span line under OVERLAPSCOPE_PHASES (base/phase_log.h).
-  auto step = [](const char* name, auto&& fn) {
-    base::PhaseSpan span(name);
-    fn();
-  };
-  step("g gpu nodes", [&] { AddGpuNodes(); });
-  step("g program order", [&] { AddProgramOrder(); });
-  step("g recorded waits", [&] { AddRecordedWaits(); });
-  step("g inferred waits", [&] { AddInferredWaits(); });
-  step("g host releases", [&] { AddHostReleases(); });
-  step("g peers", [&] { AddPeers(); });
-  step("g finish", [&] { Finish(); });
+  Step("g gpu nodes", [&] { AddGpuNodes(); });
+  Step("g program order", [&] { AddProgramOrder(); });
+  Step("g recorded waits", [&] { AddRecordedWaits(); });
+  Step("g inferred waits", [&] { AddInferredWaits(); });
+}
+
+Graph GraphBuilder::Finish(const GraphInputs& lists) {
+  Step("g host releases", [&] { AddHostReleases(lists.host_releases); });
+  Step("g peers", [&] { AddPeers(lists); });
+  Step("g finish", [&] { SortEdges(); });
   g_.stats_ = other_;
   for (const GraphStats& p : g_.process_stats_) AddStats(g_.stats_, p);
   return std::move(g_);
@@ -276,25 +292,25 @@ void GraphBuilder::AddProgramOrder() {
   }
 }
 
-void GraphBuilder::AddPeers() {
+void GraphBuilder::AddPeers(const GraphInputs& lists) {
   const auto& colls = t_.collectives();
-  const size_t n = std::min(in_.peer_participants.size(), in_.peer_last.size());
+  const size_t n = std::min(lists.peer_participants.size(), lists.peer_last.size());
   auto first_node = [&](model::CollectiveId c) -> NodeId {
     if (c == kNone || c < 0 || static_cast<size_t>(c) >= colls.size()) return kNone;
     absl::Span<const GpuRef> acts = t_.CollectiveActivities(c);
     return acts.empty() ? kNone : g_.GpuNode(acts.front());
   };
   for (size_t i = 0; i < n; ++i) {
-    const NodeId last = first_node(in_.peer_last[i]);
+    const NodeId last = first_node(lists.peer_last[i]);
     if (last == kNone) continue;
-    for (model::CollectiveId c : in_.peer_participants[i]) {
-      if (c == in_.peer_last[i]) continue;
+    for (model::CollectiveId c : lists.peer_participants[i]) {
+      if (c == lists.peer_last[i]) continue;
       if (const NodeId to = first_node(c); to != kNone) Add(last, to, EdgeKind::kPeer, false);
     }
   }
 }
 
-void GraphBuilder::Finish() {
+void GraphBuilder::SortEdges() {
   // The bulk edges stay as flags and program-order predecessors (Preds makes them on the fly);
   // the cross edges are kept twice, by target and by source.
   for (const Edge& e : edges_) {

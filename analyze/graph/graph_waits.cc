@@ -128,7 +128,7 @@ void GraphBuilder::AddRecordedWait(const model::Sync& y, int32_t call, NodeId to
   g_.waits_.push_back({from, to, call, index, false});
 }
 
-void GraphBuilder::AddHostReleases() {
+void GraphBuilder::AddHostReleases(const std::vector<HostRelease>& releases) {
   // Recording streams of event records, from the stream waits on the same record (Kineto's
   // Event Sync names only the record's correlation).
   absl::flat_hash_map<int64_t, model::StreamId> stream_of_record;
@@ -138,7 +138,7 @@ void GraphBuilder::AddHostReleases() {
       stream_of_record.emplace(y.event_record_correlation_id, y.wait_on_stream);
   const int32_t ncalls = static_cast<int32_t>(t_.api_calls().size());
   const int32_t nsyncs = static_cast<int32_t>(t_.syncs().size());
-  for (const HostRelease& h : in_.host_releases) {
+  for (const HostRelease& h : releases) {
     if (h.api_call == kNone || h.api_call < 0 || h.api_call >= ncalls) continue;
     const NodeId to = g_.ApiNode(h.api_call);
     NodeId from = kNone;
