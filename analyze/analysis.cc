@@ -184,8 +184,11 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
                                      ComputeHtaCompat(ctx, &r.hta);
                                  },
                                  [&] {
-                                   base::PhaseSpan span("launch, concurrency");
+                                   base::PhaseSpan span("launch");
                                    ComputeLaunchStats(ctx, &r.launch);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("concurrency");
                                    conc_status = Concurrency(trace, ctx, options, &r.concurrency);
                                  }});
   if (!conc_status.ok()) return conc_status;
