@@ -97,8 +97,20 @@ void GraphBuilder::Start() {
   for (const model::Stream& s : t_.streams())
     stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
   for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
-  Step("g gpu nodes", [&] { AddGpuNodes(); });
-  Step("g program order", [&] { AddProgramOrder(); });
+  // The GPU nodes, program order and the threads' calls read only the model and write their own
+  // members (the nodes' and the calls' flags are disjoint parts of bulk_, sized first): at once.
+  SizeNodes();
+  std::vector<int64_t> po_edges, po_backward;
+  base::RunAll(in_.threads, {[&] { Step("g gpu nodes", [&] { AddGpuNodes(); }); },
+                             [&] { Step("g program order", [&] { AddProgramOrder(&po_edges, &po_backward); }); },
+                             [&] {
+                               if (in_.infer_waits) Step("g thread calls", [&] { BuildThreadCalls(); });
+                             }});
+  for (size_t th = 0; th < po_edges.size(); ++th) {
+    GraphStats& st = ProcessStats(thread_proc_[th]);
+    st.recorded[static_cast<int>(EdgeKind::kProgramOrder)] += po_edges[th];
+    st.backward_edges += po_backward[th];
+  }
   Step("g recorded waits", [&] { AddRecordedWaits(); });
   Step("g inferred waits", [&] { AddInferredWaits(); });
 }
@@ -157,7 +169,7 @@ GraphStats& GraphBuilder::ProcessStats(model::ProcessId p) {
   return p >= 0 && static_cast<size_t>(p) < g_.process_stats_.size() ? g_.process_stats_[p] : other_;
 }
 
-void GraphBuilder::AddGpuNodes() {
+void GraphBuilder::SizeNodes() {
   const model::Trace& t = t_;
   g_.flat_[0].assign(t.kernels().size(), kNone);
   g_.flat_[1].assign(t.memcpys().size(), kNone);
@@ -197,8 +209,13 @@ void GraphBuilder::AddGpuNodes() {
   g_.start_.resize(total);
   g_.end_.resize(total);
   launch_.resize(total);
-  bulk_.reserve(total + t.api_calls().size());
-  bulk_.resize(total);
+  bulk_.assign(total + t.api_calls().size(), 0);  // the GPU nodes' flags, then the calls'
+}
+
+void GraphBuilder::AddGpuNodes() {
+  const model::Trace& t = t_;
+  const size_t ns = t.streams().size();
+  const size_t total = static_cast<size_t>(g_.stream_off_[ns]);
   // The bulk edges of the nodes are made here, while their times are at hand, and counted per
   // stream (graph.h's forward rule for kStreamOrder and kLaunch: from.start <= to.start): in
   // ranges of nodes at once, each range's counts per stream summed after.
@@ -260,16 +277,15 @@ void GraphBuilder::AddGpuNodes() {
   }
 }
 
-void GraphBuilder::AddProgramOrder() {
+void GraphBuilder::AddProgramOrder(std::vector<int64_t>* edges, std::vector<int64_t>* backward) {
   // Outermost calls per thread (calls are sorted by start): a call ending inside the previous
   // outermost one is nested in it (a runtime call's driver call) and gets no edge of its own.
-  // Counted per thread (forward: from.end <= to.start), added to the processes at the end.
+  // Counted per thread (forward: from.end <= to.start), added to the processes by the caller.
   const auto& calls = t_.api_calls();
   const size_t nth = t_.threads().size();
   std::vector<int32_t> last(nth, kNone);
-  std::vector<int64_t> edges(nth, 0), backward(nth, 0);
+  edges->assign(nth, 0), backward->assign(nth, 0);
   po_pred_.assign(calls.size(), kNone);
-  bulk_.resize(static_cast<size_t>(g_.num_nodes()), 0);
   uint8_t* api_bulk = bulk_.data() + g_.num_gpu();
   for (size_t i = 0; i < calls.size(); ++i) {
     const model::ApiCall& a = calls[i];
@@ -279,16 +295,11 @@ void GraphBuilder::AddProgramOrder() {
     if (prev != kNone && calls[prev].end_ns <= a.start_ns) {
       po_pred_[i] = prev;
       api_bulk[i] = Graph::kBulkProgram;
-      ++edges[a.thread];
+      ++(*edges)[a.thread];
     } else if (prev != kNone) {
-      ++backward[a.thread];
+      ++(*backward)[a.thread];
     }
     prev = static_cast<int32_t>(i);
-  }
-  for (size_t th = 0; th < nth; ++th) {
-    GraphStats& st = ProcessStats(thread_proc_[th]);
-    st.recorded[static_cast<int>(EdgeKind::kProgramOrder)] += edges[th];
-    st.backward_edges += backward[th];
   }
 }
 

@@ -29,8 +29,12 @@ class GraphBuilder {
 
  private:
   // The GPU nodes, stream by stream, with their stream-order and launch edges.
+  // Sizes the nodes' vectors (stream offsets, devices' streams, bulk_ for nodes and calls), then
+  // AddGpuNodes and AddProgramOrder fill them at once (disjoint members and parts of bulk_).
+  void SizeNodes();
   void AddGpuNodes();
-  void AddProgramOrder();
+  // Program order's flags and predecessors; its counts per thread (forward, backward) returned.
+  void AddProgramOrder(std::vector<int64_t>* edges, std::vector<int64_t>* backward);
   void AddRecordedWaits();  // graph_waits.cc
   // One recorded stream wait `y`, its wait call, waiting and awaited activities as found (kNone
   // where not): the edge, or the count of why none (graph_waits.cc).
@@ -57,7 +61,8 @@ class GraphBuilder {
   // FindPlacement for each (on up to in_.threads threads), then ApplyPlacement for each in order.
   void PlaceAll(const std::vector<Wanted>& wanted);
   // The indexes FindPlacement reads (graph_infer.cc): call_node_ and dev_streams_;
-  // thread_calls_; thread_ops_. Each writes only its own.
+  // thread_calls_ and thread_waits_ (built beside the nodes, Start); thread_ops_. Each writes
+  // only its own.
   void BuildInferIndexes();
   void BuildThreadCalls();
   void BuildThreadOps();
@@ -132,8 +137,9 @@ class GraphBuilder {
   std::vector<NodeId> call_node_;  // per API call: the last GPU node it launched (AddInferredWaits)
   // Per thread, its cpu_op ranges' starts and ends sorted by start (BuildInferIndexes).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> thread_ops_;
-  // Per thread, its API calls' indexes in order (BuildInferIndexes).
-  std::vector<std::vector<int32_t>> thread_calls_;
+  // Per thread, its API calls' indexes in order, and those of its stream-wait calls
+  // (ApiSemantic::kStreamWait) in order (BuildThreadCalls).
+  std::vector<std::vector<int32_t>> thread_calls_, thread_waits_;
   const ByCorr& Corr(model::StreamId s);
 };
 
