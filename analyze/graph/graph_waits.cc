@@ -29,7 +29,8 @@ const GraphBuilder::ByCorr& GraphBuilder::Corr(model::StreamId s) {
   // record), appended in node order.
   std::vector<std::pair<int64_t, NodeId>> ce;
   const NodeId first = g_.StreamBegin(s);
-  base::ParallelAppend(in_.threads, static_cast<size_t>(g_.StreamEnd(s) - first), size_t{1} << 15, &ce,
+  base::ParallelAppend(in_.threads, static_cast<size_t>(g_.StreamEnd(s) - first),
+                       static_cast<size_t>(std::max(1, in_.min_chunk)) * 32, &ce,
                        [&](size_t lo, size_t hi, std::vector<std::pair<int64_t, NodeId>>* out) {
                          for (NodeId n = first + static_cast<NodeId>(lo); n < first + static_cast<NodeId>(hi); ++n)
                            if (const int64_t c = t_.CorrelationOf(g_.Ref(n)); c != kNoCorrelation)
