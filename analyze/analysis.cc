@@ -1,6 +1,7 @@
 #include "analyze/analysis.h"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "analyze/comm_wait.h"
@@ -102,6 +103,40 @@ absl::Status Concurrency(const model::Trace& trace, const Context& ctx, const An
   return absl::OkStatus();
 }
 
+// The context, then what reads only it and the model, at once: the host syncs' blocking then
+// the idle gaps, overlap, HTA's figures, launch statistics, stream concurrency (classes and
+// iterations: METRICS §9). Each writes its own members of `r`.
+absl::Status ContextAnalyses(Context& ctx, const AnalyzeOptions& options, AnalysisResult& r) {
+  if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
+  base::PhaseSpan context_span("context analyses");
+  absl::Status conc_status;
+  base::RunAll(options.threads, {[&] {
+                                   base::PhaseSpan span("blocking, idle");
+                                   ComputeBlocking(ctx, &r.blocking);
+                                   ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("overlap");
+                                   ComputeOverlap(ctx, &r.overlap);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("hta");
+                                   if (ctx.opt.hta_both_filters)
+                                     ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
+                                   else
+                                     ComputeHtaCompat(ctx, &r.hta);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("launch");
+                                   ComputeLaunchStats(ctx, &r.launch);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("concurrency");
+                                   conc_status = Concurrency(ctx.t, ctx, options, &r.concurrency);
+                                 }});
+  return conc_status;
+}
+
 // Critical path and straggler causes (METRICS §8, one shared index): they read the graph,
 // classes, iterations, blocking, cross-rank results and capture windows.
 absl::Status Paths(const model::Trace& trace, const Context& ctx, const graph::Graph& g, const AnalyzeOptions& options,
@@ -137,52 +172,37 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   // Three rounds of tasks on up to --threads threads; each task writes only its own results and
   // reads the model, the context and what earlier rounds (or earlier steps of its own task)
   // wrote, so the results are the same at any count. With one thread they run in this order.
-  // 1. The context (classes, windows, iterations, launch index) and the collectives across
-  //    ranks (the model only).
-  absl::Status prep_status;
-  base::RunAll(options.threads, {[&] { prep_status = PrepareContext(ctx, &r.classes); },
+  // 1. The context, then the analyses that read only it and the model (ContextAnalyses); beside
+  //    them the collectives across ranks and the dependency graph's steps that read only the
+  //    model (nodes, program order, event waits: METRICS §8).
+  absl::Status ctx_status;
+  graph::GraphInputs graph_options;
+  graph_options.threads = options.threads;
+  std::unique_ptr<graph::GraphStart> graph_start;
+  base::RunAll(options.threads, {[&] { ctx_status = ContextAnalyses(ctx, options, r); },
                                  [&] {
                                    base::PhaseSpan span("cross rank");
                                    r.cross_rank = AnalyzeCrossRank(trace, nullptr, options.threads);
+                                 },
+                                 [&] {
+                                   base::PhaseSpan span("graph start");
+                                   graph_start = std::make_unique<graph::GraphStart>(trace, graph_options);
                                  }});
-  if (!prep_status.ok()) return prep_status;
-  base::PhaseLog("context, cross rank");
-  // 2. Overlap (then its transfer/wait split, from the cross-rank arrivals), HTA's figures,
-  //    launch statistics, stream concurrency (classes and iterations: METRICS §9), and the host
-  //    syncs' releases, then the dependency graph (METRICS §8: those releases and the
-  //    collectives' last arrivals) beside the idle gaps.
+  if (!ctx_status.ok()) return ctx_status;
+  base::PhaseLog("context, analyses, cross rank, graph start");
+  // 2. The rest of the graph (the host syncs' releases and the collectives' last arrivals)
+  //    beside overlap's transfer/wait split (the cross-rank arrivals).
   graph::Graph g;
-  absl::Status conc_status;
   base::RunAll(options.threads, {[&] {
-                                   base::PhaseSpan span("blocking, graph, idle");
-                                   ComputeBlocking(ctx, &r.blocking);
-                                   base::RunAll(options.threads,
-                                                {[&] {
-                                                   graph::GraphInputs in = MakeGraphInputs(r.blocking, r.cross_rank);
-                                                   in.threads = options.threads;
-                                                   g = graph::BuildGraph(trace, in);
-                                                 },
-                                                 [&] { ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows); }});
+                                   base::PhaseSpan span("graph finish");
+                                   g = graph_start->Finish(MakeGraphInputs(r.blocking, r.cross_rank));
+                                   graph_start.reset();
                                  },
                                  [&] {
-                                   base::PhaseSpan span("overlap, comm wait");
-                                   ComputeOverlap(ctx, &r.overlap);
+                                   base::PhaseSpan span("comm wait");
                                    if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
-                                 },
-                                 [&] {
-                                   base::PhaseSpan span("hta");
-                                   if (ctx.opt.hta_both_filters)
-                                     ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
-                                   else
-                                     ComputeHtaCompat(ctx, &r.hta);
-                                 },
-                                 [&] {
-                                   base::PhaseSpan span("launch, concurrency");
-                                   ComputeLaunchStats(ctx, &r.launch);
-                                   conc_status = Concurrency(trace, ctx, options, &r.concurrency);
                                  }});
-  if (!conc_status.ok()) return conc_status;
-  base::PhaseLog("analyses, graph, idle");
+  base::PhaseLog("graph, comm wait");
   // 3. The sync points and their findings (blocking, overlap, graph), the paths (graph,
   //    blocking, cross rank, windows) and the gaps' wait causes (graph).
   absl::Status paths_status;

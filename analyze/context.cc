@@ -162,7 +162,7 @@ absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary) {
                                  },
                                  [&] {
                                    base::PhaseSpan s_("iterations");
-                                   ctx.iters = AssignIterations(ctx.t, ctx.opt.iteration_marker);
+                                   ctx.iters = AssignIterations(ctx.t, ctx.opt.iteration_marker, ctx.opt.threads);
                                  },
                                  [&] {
                                    base::PhaseSpan s_("index launches");

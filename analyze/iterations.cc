@@ -1,9 +1,11 @@
 #include "analyze/iterations.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include "absl/strings/numbers.h"
 #include "analyze/strings.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze {
 
@@ -65,26 +67,32 @@ std::vector<Iteration> FindIterations(const model::Trace& t, const std::string& 
   return out;
 }
 
-// Iteration of every API call (empty without iterations): one sweep over the calls (sorted by
-// start) with a cursor per process into its iterations (sorted by start, disjoint).
-std::vector<int32_t> CallIterations(const model::Trace& t, const std::vector<Iteration>& its) {
+// Iteration of every API call (empty without iterations): sweeps over ranges of the calls
+// (sorted by start) at once, each with a cursor per process into its iterations (sorted by start,
+// disjoint, so by end too). A cursor only moves forward to the first iteration ending after the
+// call's start, which does not depend on where the sweep began: the same at any count.
+std::vector<int32_t> CallIterations(const model::Trace& t, const std::vector<Iteration>& its, int threads,
+                                    size_t min_chunk) {
   const size_t np = t.processes().size();
-  std::vector<size_t> cursor(np);
+  std::vector<size_t> first(np);
   for (size_t p = 0; p < np; ++p)
-    cursor[p] =
+    first[p] =
         static_cast<size_t>(std::lower_bound(its.begin(), its.end(), static_cast<model::ProcessId>(p),
                                              [](const Iteration& x, model::ProcessId q) { return x.process < q; }) -
                             its.begin());
   std::vector<int32_t> call_iteration(its.empty() ? 0 : t.api_calls().size(), model::kNone);
   if (its.empty()) return call_iteration;
-  for (size_t i = 0; i < t.api_calls().size(); ++i) {
-    const model::ApiCall& c = t.api_calls()[i];
-    model::ProcessId p = t.ProcessOfThread(c.thread);
-    size_t& k = cursor[p];
-    while (k < its.size() && its[k].process == p && its[k].end_ns <= c.start_ns) ++k;
-    if (k < its.size() && its[k].process == p && its[k].start_ns <= c.start_ns)
-      call_iteration[i] = static_cast<int32_t>(k);
-  }
+  base::ParallelFor(threads, t.api_calls().size(), min_chunk, [&](size_t lo, size_t hi) {
+    std::vector<size_t> cursor = first;
+    for (size_t i = lo; i < hi; ++i) {
+      const model::ApiCall& c = t.api_calls()[i];
+      model::ProcessId p = t.ProcessOfThread(c.thread);
+      size_t& k = cursor[p];
+      while (k < its.size() && its[k].process == p && its[k].end_ns <= c.start_ns) ++k;
+      if (k < its.size() && its[k].process == p && its[k].start_ns <= c.start_ns)
+        call_iteration[i] = static_cast<int32_t>(k);
+    }
+  });
   return call_iteration;
 }
 
@@ -198,24 +206,32 @@ void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a) {
 
 }  // namespace
 
-IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker) {
+IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker, int threads, size_t min_chunk) {
   IterationAssignment a;
   a.marker = marker;
   if (!marker.empty()) a.iterations = FindIterations(t, marker);
-  const std::vector<int32_t> call_iteration = CallIterations(t, a.iterations);
+  const std::vector<int32_t> call_iteration = CallIterations(t, a.iterations, threads, min_chunk);
   // An activity is in the iteration of its launch call (the model's join, Trace::LaunchOf), else
   // in the one its start lies in, within the bounds its stream's order sets (ClampByStreamOrder).
+  // In ranges at once, each range's counts summed after.
+  std::mutex mu;
   auto assign = [&](const auto& v, const std::vector<int32_t>& launch, std::vector<int32_t>& out) {
     out.assign(v.size(), model::kNone);
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (launch[i] != model::kNone) {
-        ++a.by_launch_call;
-        if (!a.iterations.empty()) out[i] = call_iteration[launch[i]];
-      } else {
-        ++a.by_own_start;
-        if (!a.iterations.empty()) out[i] = IterationAt(a, t.ProcessOfDevice(v[i].device), v[i].start_ns);
+    base::ParallelFor(threads, v.size(), min_chunk, [&](size_t lo, size_t hi) {
+      int64_t by_launch = 0, by_start = 0;
+      for (size_t i = lo; i < hi; ++i) {
+        if (launch[i] != model::kNone) {
+          ++by_launch;
+          if (!a.iterations.empty()) out[i] = call_iteration[launch[i]];
+        } else {
+          ++by_start;
+          if (!a.iterations.empty()) out[i] = IterationAt(a, t.ProcessOfDevice(v[i].device), v[i].start_ns);
+        }
       }
-    }
+      std::lock_guard<std::mutex> lock(mu);
+      a.by_launch_call += by_launch;
+      a.by_own_start += by_start;
+    });
   };
   assign(t.kernels(), t.kernel_launches(), a.kernel_iteration);
   assign(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);

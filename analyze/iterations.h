@@ -2,6 +2,7 @@
 // every GPU activity to the iteration in which its launch call started.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,8 +42,11 @@ struct IterationAssignment {
 
 // Finds iteration ranges: user_annotation/CPU-op/NVTX ranges whose name starts with `marker`
 // (default "ProfilerStep#"). Nested duplicates (the same step recorded at two levels) are
-// collapsed to the outermost range. Never fails: no ranges means no iterations.
-IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker);
+// collapsed to the outermost range. Never fails: no ranges means no iterations. The calls' and
+// the activities' iterations are found in ranges of at least `min_chunk` on up to `threads`
+// threads (the same assignment at any count; tests set a small min_chunk to split small traces).
+IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker, int threads = 1,
+                                     size_t min_chunk = size_t{1} << 16);
 
 // The iteration (index) of `process` whose CPU range contains time `ns`, or kNone.
 int32_t IterationAt(const IterationAssignment& a, model::ProcessId process, int64_t ns);

@@ -149,9 +149,23 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, int thread
       });
 }
 
+// Points in time order, ties in their order here: each list (mostly in time order already)
+// sorted stably, then merged stably in list order: what one stable sort of them all gives.
+void SortPoints(const std::vector<size_t>& runs, std::vector<SyncPoint>* points) {
+  auto by_start = [](const SyncPoint& a, const SyncPoint& b) { return a.start_ns < b.start_ns; };
+  std::vector<SyncPoint>& v = *points;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto b = v.begin() + static_cast<std::ptrdiff_t>(runs[r]);
+    const auto e = r + 1 < runs.size() ? v.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]) : v.end();
+    if (!std::is_sorted(b, e, by_start)) std::stable_sort(b, e, by_start);
+    if (r > 0) std::inplace_merge(v.begin(), b, e, by_start);
+  }
+}
+
 // Findings in time order (stable: rules in registry order on ties), each sync point pointing at
 // the finding about it, points in time order, and the per-kind totals.
-void Finish(std::vector<std::vector<findings::Emitted>> by_rule, const std::vector<size_t>& runs, SyncResult* out) {
+void Finish(std::vector<std::vector<findings::Emitted>> by_rule, const std::vector<size_t>& runs, int threads,
+            SyncResult* out) {
   // The order a stable sort by time of the rules' lists joined in rule order gives: sorted
   // (time, place in that join) keys, then each finding moved once.
   struct Key {
@@ -166,31 +180,31 @@ void Finish(std::vector<std::vector<findings::Emitted>> by_rule, const std::vect
     return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.rule != b.rule ? a.rule < b.rule : a.index < b.index;
   };
   if (!std::is_sorted(keys.begin(), keys.end(), before)) std::sort(keys.begin(), keys.end(), before);
-  out->finding_count.assign(FindingKinds().size(), 0);
-  out->finding_cost_ns.assign(FindingKinds().size(), 0);
-  out->findings.reserve(keys.size());
-  for (const Key& key : keys) {
-    findings::Emitted& e = by_rule[key.rule][key.index];
-    // Point i is blocked interval i (AddPoints), until the points are sorted below.
-    if (e.blocked_interval != model::kNone)
-      out->points[e.blocked_interval].finding = static_cast<int32_t>(out->findings.size());
-    const int32_t k = FindingKindIndex(e.finding.kind);
-    if (k >= 0) {
-      ++out->finding_count[k];
-      out->finding_cost_ns[k] = model::SatAdd(out->finding_cost_ns[k], e.finding.cost_ns);
-    }
-    out->findings.push_back(std::move(e.finding));
-  }
-  // Points in time order, ties in their order here: each list (mostly in time order already)
-  // sorted stably, then merged stably in list order: what one stable sort of them all gives.
-  auto by_start = [](const SyncPoint& a, const SyncPoint& b) { return a.start_ns < b.start_ns; };
-  std::vector<SyncPoint>& v = out->points;
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const auto b = v.begin() + static_cast<std::ptrdiff_t>(runs[r]);
-    const auto e = r + 1 < runs.size() ? v.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]) : v.end();
-    if (!std::is_sorted(b, e, by_start)) std::stable_sort(b, e, by_start);
-    if (r > 0) std::inplace_merge(v.begin(), b, e, by_start);
-  }
+  // The findings moved in that order beside the points: each point given the place of the
+  // finding about it, then put in time order (each side writes only its own; a point reads only
+  // its finding's blocked_interval, which the move leaves alone).
+  base::RunAll(threads, {[&] {
+                           out->finding_count.assign(FindingKinds().size(), 0);
+                           out->finding_cost_ns.assign(FindingKinds().size(), 0);
+                           out->findings.reserve(keys.size());
+                           for (const Key& key : keys) {
+                             findings::Emitted& e = by_rule[key.rule][key.index];
+                             const int32_t k = FindingKindIndex(e.finding.kind);
+                             if (k >= 0) {
+                               ++out->finding_count[k];
+                               out->finding_cost_ns[k] = model::SatAdd(out->finding_cost_ns[k], e.finding.cost_ns);
+                             }
+                             out->findings.push_back(std::move(e.finding));
+                           }
+                         },
+                         [&] {
+                           // Point i is blocked interval i (AddPoints), until the points are sorted.
+                           for (size_t f = 0; f < keys.size(); ++f)
+                             if (const int32_t bi = by_rule[keys[f].rule][keys[f].index].blocked_interval;
+                                 bi != model::kNone)
+                               out->points[bi].finding = static_cast<int32_t>(f);
+                           SortPoints(runs, &out->points);
+                         }});
 }
 
 }  // namespace
@@ -226,7 +240,7 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   for (size_t i = 0; i < rules.size(); ++i) tasks.emplace_back([&, i] { rules[i]->Find(in, &by_rule[i]); });
   base::RunAll(ctx.opt.threads, tasks);
   base::PhaseSpan s_("sp finish");
-  Finish(std::move(by_rule), runs, out);
+  Finish(std::move(by_rule), runs, ctx.opt.threads, out);
 }
 
 void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads) {

@@ -318,7 +318,7 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
                          },
                          [&] {
                            base::PhaseSpan s_("time span");
-                           ComputeTimeSpan(t);
+                           ComputeTimeSpan(t, threads);
                          }});
   return t;
 }

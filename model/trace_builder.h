@@ -66,7 +66,7 @@ class TraceBuilder {
   static void BuildGpuLists(Trace& t, const std::vector<GpuRef>& all, int threads);  // per stream, device, collective
   static void BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all);       // by (process, correlation)
   static void BuildCorrelationJoins(Trace& t, int threads);
-  static void ComputeTimeSpan(Trace& t);
+  static void ComputeTimeSpan(Trace& t, int threads);
 
   TraceData d_;
   absl::flat_hash_map<std::pair<int32_t, int64_t>, ThreadId> thread_ids_;

@@ -3,6 +3,8 @@
 // activity and the time span. Each writes its own members of the Trace and reads only its
 // sorted data, so Finalize() builds them at once.
 #include <algorithm>
+#include <climits>
+#include <mutex>
 #include <numeric>
 
 #include "base/run_all.h"
@@ -127,22 +129,26 @@ void TraceBuilder::BuildCorrelationJoins(Trace& t, int threads) {
   launches(t.d_.memsets, t.memset_launch_);
 }
 
-// Time span over every event kind.
-void TraceBuilder::ComputeTimeSpan(Trace& t) {
+// Time span over every event kind: each vector in ranges at once (min and max do not depend on
+// the order in which the ranges are combined).
+void TraceBuilder::ComputeTimeSpan(Trace& t, int threads) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
+  std::mutex mu;
   auto span = [&](const auto& v) {
-    for (const auto& e : v) {
-      lo = std::min(lo, e.start_ns);
-      hi = std::max(hi, e.end_ns);
-    }
+    base::ParallelFor(threads, v.size(), size_t{1} << 16, [&](size_t b, size_t e) {
+      int64_t l = INT64_MAX, h = INT64_MIN;
+      for (size_t i = b; i < e; ++i) {
+        l = std::min(l, v[i].start_ns);
+        h = std::max(h, v[i].end_ns);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      lo = std::min(lo, l);
+      hi = std::max(hi, h);
+    });
   };
-  span(t.d_.kernels);
-  span(t.d_.memcpys);
-  span(t.d_.memsets);
-  span(t.d_.api_calls);
-  span(t.d_.syncs);
-  span(t.d_.ranges);
-  span(t.d_.gpu_ranges);
+  base::RunAll(threads, {[&] { span(t.d_.kernels); }, [&] { span(t.d_.memcpys); }, [&] { span(t.d_.memsets); },
+                         [&] { span(t.d_.api_calls); }, [&] { span(t.d_.syncs); }, [&] { span(t.d_.ranges); },
+                         [&] { span(t.d_.gpu_ranges); }});
   if (lo != INT64_MAX) {
     t.start_ns_ = lo;
     t.end_ns_ = hi;

@@ -1,10 +1,9 @@
-// BuildGraph (graph.h): nodes, the structural edges (program order, stream order, launches,
-// peers) and the compressed rows. Waits and host releases are in graph_waits.cc, the evidence
-// rule in graph_infer.cc.
+// BuildGraph and GraphStart (graph.h): the steps in order, program order, peers and the
+// compressed rows. The GPU nodes (with stream order and launches) are in graph_nodes.cc, waits
+// and host releases in graph_waits.cc, the evidence rule in graph_infer.cc.
 #include "analyze/graph/graph.h"
 
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
 #include "analyze/graph/graph_builder.h"
@@ -45,6 +44,15 @@ void AddStats(GraphStats& a, const GraphStats& b) {
 
 Graph BuildGraph(const model::Trace& trace, const GraphInputs& in) { return GraphBuilder(trace, in).Build(); }
 
+GraphStart::GraphStart(const model::Trace& trace, const GraphInputs& options)
+    : b_(std::make_unique<GraphBuilder>(trace, options)) {
+  b_->Start();
+}
+
+GraphStart::~GraphStart() = default;
+
+Graph GraphStart::Finish(const GraphInputs& lists) { return b_->Finish(lists); }
+
 namespace {
 // The edges of `v` (sorted by `key`) whose key is n.
 template <typename Key>
@@ -74,23 +82,42 @@ PredRange Graph::Preds(NodeId n) const {
   return r;
 }
 
-Graph GraphBuilder::Build() {
+namespace {
+// Each step its own span line under OVERLAPSCOPE_PHASES (base/phase_log.h).
+template <typename Fn>
+void Step(const char* name, Fn&& fn) {
+  base::PhaseSpan span(name);
+  fn();
+}
+}  // namespace
+
+void GraphBuilder::Start() {
   g_.process_stats_.assign(t_.processes().size(), {});
   for (const model::Stream& s : t_.streams())
     stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
   for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
-  // Each step its own span line under OVERLAPSCOPE_PHASES (base/phase_log.h).
-  auto step = [](const char* name, auto&& fn) {
-    base::PhaseSpan span(name);
-    fn();
-  };
-  step("g gpu nodes", [&] { AddGpuNodes(); });
-  step("g program order", [&] { AddProgramOrder(); });
-  step("g recorded waits", [&] { AddRecordedWaits(); });
-  step("g inferred waits", [&] { AddInferredWaits(); });
-  step("g host releases", [&] { AddHostReleases(); });
-  step("g peers", [&] { AddPeers(); });
-  step("g finish", [&] { Finish(); });
+  // The GPU nodes, program order and the threads' calls read only the model and write their own
+  // members (the nodes' and the calls' flags are disjoint parts of bulk_, sized first): at once.
+  SizeNodes();
+  std::vector<int64_t> po_edges, po_backward;
+  base::RunAll(in_.threads, {[&] { Step("g gpu nodes", [&] { AddGpuNodes(); }); },
+                             [&] { Step("g program order", [&] { AddProgramOrder(&po_edges, &po_backward); }); },
+                             [&] {
+                               if (in_.infer_waits) Step("g thread calls", [&] { BuildThreadCalls(); });
+                             }});
+  for (size_t th = 0; th < po_edges.size(); ++th) {
+    GraphStats& st = ProcessStats(thread_proc_[th]);
+    st.recorded[static_cast<int>(EdgeKind::kProgramOrder)] += po_edges[th];
+    st.backward_edges += po_backward[th];
+  }
+  Step("g recorded waits", [&] { AddRecordedWaits(); });
+  Step("g inferred waits", [&] { AddInferredWaits(); });
+}
+
+Graph GraphBuilder::Finish(const GraphInputs& lists) {
+  Step("g host releases", [&] { AddHostReleases(lists.host_releases); });
+  Step("g peers", [&] { AddPeers(lists); });
+  Step("g finish", [&] { SortEdges(); });
   g_.stats_ = other_;
   for (const GraphStats& p : g_.process_stats_) AddStats(g_.stats_, p);
   return std::move(g_);
@@ -141,119 +168,15 @@ GraphStats& GraphBuilder::ProcessStats(model::ProcessId p) {
   return p >= 0 && static_cast<size_t>(p) < g_.process_stats_.size() ? g_.process_stats_[p] : other_;
 }
 
-void GraphBuilder::AddGpuNodes() {
-  const model::Trace& t = t_;
-  g_.flat_[0].assign(t.kernels().size(), kNone);
-  g_.flat_[1].assign(t.memcpys().size(), kNone);
-  g_.flat_[2].assign(t.memsets().size(), kNone);
-  const size_t ns = t.streams().size();
-  g_.num_api_ = static_cast<int32_t>(t.api_calls().size());
-  g_.api_ = t.api_calls().data();
-  // Nodes in stream order, each stream's activities in their order: node n of stream s is
-  // activity n - stream_off_[s] of StreamActivities(s). Activities without a stream are not in
-  // StreamActivities; they stay out of the graph (GpuNode gives kNone for them).
-  g_.stream_off_.assign(ns + 1, 0);
-  for (size_t s = 0; s < ns; ++s)
-    g_.stream_off_[s + 1] =
-        g_.stream_off_[s] + static_cast<NodeId>(t.StreamActivities(static_cast<model::StreamId>(s)).size());
-  // Per device, its streams with nodes (SmHolderAt looks at a device's streams only).
-  const size_t nd = t.devices().size();
-  g_.device_stream_off_.assign(nd + 1, 0);
-  auto device_of = [&](size_t s) -> size_t {
-    const model::DeviceId d = t.streams()[s].device;
-    return d >= 0 && static_cast<size_t>(d) < nd && g_.stream_off_[s + 1] > g_.stream_off_[s] ? static_cast<size_t>(d)
-                                                                                              : nd;
-  };
-  for (size_t s = 0; s < ns; ++s)
-    if (const size_t d = device_of(s); d < nd) ++g_.device_stream_off_[d + 1];
-  for (size_t d = 0; d < nd; ++d) g_.device_stream_off_[d + 1] += g_.device_stream_off_[d];
-  g_.device_streams_.resize(static_cast<size_t>(g_.device_stream_off_[nd]));
-  {
-    std::vector<int32_t> fill(g_.device_stream_off_.begin(), g_.device_stream_off_.end() - 1);
-    for (size_t s = 0; s < ns; ++s)
-      if (const size_t d = device_of(s); d < nd) g_.device_streams_[fill[d]++] = static_cast<model::StreamId>(s);
-  }
-  const size_t total = static_cast<size_t>(g_.stream_off_[ns]);
-  g_.gpu_ref_.resize(total);
-  g_.gpu_stream_.resize(total);
-  g_.gpu_name_.resize(total);
-  g_.gpu_coll_.resize(total);
-  g_.start_.resize(total);
-  g_.end_.resize(total);
-  launch_.resize(total);
-  bulk_.reserve(total + t.api_calls().size());
-  bulk_.resize(total);
-  // The bulk edges of the nodes are made here, while their times are at hand, and counted per
-  // stream (graph.h's forward rule for kStreamOrder and kLaunch: from.start <= to.start): in
-  // ranges of nodes at once, each range's counts per stream summed after.
-  enum { kStreamEdges, kLaunchEdges, kBackward, kWithoutLaunch, kCounts };
-  std::vector<std::vector<int64_t>> counts;
-  std::mutex mu;
-  base::ParallelFor(
-      in_.threads, total, static_cast<size_t>(std::max(1, in_.min_chunk)) * 16, [&](size_t lo, size_t hi) {
-        std::vector<int64_t> c(ns * kCounts, 0);
-        size_t s = static_cast<size_t>(
-                       std::upper_bound(g_.stream_off_.begin(), g_.stream_off_.end(), static_cast<NodeId>(lo)) -
-                       g_.stream_off_.begin()) -
-                   1;
-        for (size_t n = lo; n < hi; ++n) {
-          while (static_cast<size_t>(g_.stream_off_[s + 1]) <= n) ++s;
-          const NodeId begin = g_.stream_off_[s];
-          const absl::Span<const GpuRef> acts = t.StreamActivities(static_cast<model::StreamId>(s));
-          const GpuRef r = acts[n - static_cast<size_t>(begin)];
-          const int64_t start = t.StartNs(r);
-          const int32_t call = t.LaunchOf(r);
-          int64_t* k = &c[s * kCounts];
-          uint8_t bulk = 0;
-          if (static_cast<NodeId>(n) > begin && t.StartNs(acts[n - static_cast<size_t>(begin) - 1]) <= start) {
-            bulk |= kBulkStream;
-            ++k[kStreamEdges];
-          } else if (static_cast<NodeId>(n) > begin) {
-            ++k[kBackward];
-          }
-          if (call == kNone) {
-            ++k[kWithoutLaunch];
-          } else if (g_.api_[call].start_ns <= start) {
-            bulk |= kBulkLaunch;
-            ++k[kLaunchEdges];
-          } else {
-            ++k[kBackward];
-          }
-          g_.flat_[static_cast<int>(r.kind)][r.index] = static_cast<NodeId>(n);
-          g_.gpu_ref_[n] = r;
-          g_.gpu_stream_[n] = static_cast<model::StreamId>(s);
-          // The name and collective ride along: the activity's record was just read for its times.
-          g_.gpu_name_[n] = t.NameOf(r);
-          g_.gpu_coll_[n] = t.CollectiveOf(r);
-          g_.start_[n] = start;
-          g_.end_[n] = t.EndNs(r);
-          launch_[n] = call;
-          bulk_[n] = bulk;
-        }
-        std::lock_guard<std::mutex> lock(mu);
-        counts.push_back(std::move(c));
-      });
-  for (size_t s = 0; s < ns; ++s) {
-    GraphStats& st = ProcessStats(stream_proc_[s]);
-    for (const std::vector<int64_t>& c : counts) {
-      st.recorded[static_cast<int>(EdgeKind::kStreamOrder)] += c[s * kCounts + kStreamEdges];
-      st.recorded[static_cast<int>(EdgeKind::kLaunch)] += c[s * kCounts + kLaunchEdges];
-      st.backward_edges += c[s * kCounts + kBackward];
-      st.gpu_without_launch += c[s * kCounts + kWithoutLaunch];
-    }
-  }
-}
-
-void GraphBuilder::AddProgramOrder() {
+void GraphBuilder::AddProgramOrder(std::vector<int64_t>* edges, std::vector<int64_t>* backward) {
   // Outermost calls per thread (calls are sorted by start): a call ending inside the previous
   // outermost one is nested in it (a runtime call's driver call) and gets no edge of its own.
-  // Counted per thread (forward: from.end <= to.start), added to the processes at the end.
+  // Counted per thread (forward: from.end <= to.start), added to the processes by the caller.
   const auto& calls = t_.api_calls();
   const size_t nth = t_.threads().size();
   std::vector<int32_t> last(nth, kNone);
-  std::vector<int64_t> edges(nth, 0), backward(nth, 0);
+  edges->assign(nth, 0), backward->assign(nth, 0);
   po_pred_.assign(calls.size(), kNone);
-  bulk_.resize(static_cast<size_t>(g_.num_nodes()), 0);
   uint8_t* api_bulk = bulk_.data() + g_.num_gpu();
   for (size_t i = 0; i < calls.size(); ++i) {
     const model::ApiCall& a = calls[i];
@@ -263,38 +186,33 @@ void GraphBuilder::AddProgramOrder() {
     if (prev != kNone && calls[prev].end_ns <= a.start_ns) {
       po_pred_[i] = prev;
       api_bulk[i] = Graph::kBulkProgram;
-      ++edges[a.thread];
+      ++(*edges)[a.thread];
     } else if (prev != kNone) {
-      ++backward[a.thread];
+      ++(*backward)[a.thread];
     }
     prev = static_cast<int32_t>(i);
   }
-  for (size_t th = 0; th < nth; ++th) {
-    GraphStats& st = ProcessStats(thread_proc_[th]);
-    st.recorded[static_cast<int>(EdgeKind::kProgramOrder)] += edges[th];
-    st.backward_edges += backward[th];
-  }
 }
 
-void GraphBuilder::AddPeers() {
+void GraphBuilder::AddPeers(const GraphInputs& lists) {
   const auto& colls = t_.collectives();
-  const size_t n = std::min(in_.peer_participants.size(), in_.peer_last.size());
+  const size_t n = std::min(lists.peer_participants.size(), lists.peer_last.size());
   auto first_node = [&](model::CollectiveId c) -> NodeId {
     if (c == kNone || c < 0 || static_cast<size_t>(c) >= colls.size()) return kNone;
     absl::Span<const GpuRef> acts = t_.CollectiveActivities(c);
     return acts.empty() ? kNone : g_.GpuNode(acts.front());
   };
   for (size_t i = 0; i < n; ++i) {
-    const NodeId last = first_node(in_.peer_last[i]);
+    const NodeId last = first_node(lists.peer_last[i]);
     if (last == kNone) continue;
-    for (model::CollectiveId c : in_.peer_participants[i]) {
-      if (c == in_.peer_last[i]) continue;
+    for (model::CollectiveId c : lists.peer_participants[i]) {
+      if (c == lists.peer_last[i]) continue;
       if (const NodeId to = first_node(c); to != kNone) Add(last, to, EdgeKind::kPeer, false);
     }
   }
 }
 
-void GraphBuilder::Finish() {
+void GraphBuilder::SortEdges() {
   // The bulk edges stay as flags and program-order predecessors (Preds makes them on the fly);
   // the cross edges are kept twice, by target and by source.
   for (const Edge& e : edges_) {

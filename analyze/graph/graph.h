@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -261,5 +262,26 @@ class Graph {
 
 // Builds the graph in O(n log n). Never fails.
 Graph BuildGraph(const model::Trace& trace, const GraphInputs& in);
+
+class GraphBuilder;
+
+// BuildGraph in two steps, for a caller that has the host releases and the peers only after the
+// model (AnalyzeAll starts the graph beside the context and the collectives across ranks): the
+// constructor runs every step that reads only the model and `options` (the nodes, program
+// order, recorded and inferred waits; `options`' host_releases and peer lists are not read, and
+// `trace` and `options` must outlive the object); Finish adds the host releases and peers of
+// `lists` (its other fields are not read) and returns the graph BuildGraph returns for
+// `options` with `lists`' lists. Never fails.
+class GraphStart {
+ public:
+  GraphStart(const model::Trace& trace, const GraphInputs& options);
+  ~GraphStart();
+  GraphStart(const GraphStart&) = delete;
+  GraphStart& operator=(const GraphStart&) = delete;
+  Graph Finish(const GraphInputs& lists);
+
+ private:
+  std::unique_ptr<GraphBuilder> b_;
+};
 
 }  // namespace overlapscope::analyze::graph

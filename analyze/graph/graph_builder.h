@@ -1,7 +1,7 @@
 // Internal to analyze/graph: the builder behind BuildGraph (graph.h). The bulk edges are flags
 // set with the nodes (graph.cc: GPU nodes with stream order and launches, program order); each
 // other Add* pass appends cross edges to one list (graph.cc: host releases, peers;
-// graph_waits.cc: recorded event waits; graph_infer.cc: the evidence rule); Finish() sorts that
+// graph_waits.cc: recorded event waits; graph_infer.cc: the evidence rule); SortEdges() sorts that
 // list by target and by source for Graph.
 #pragma once
 
@@ -17,12 +17,24 @@ namespace overlapscope::analyze::graph {
 class GraphBuilder {
  public:
   GraphBuilder(const model::Trace& t, const GraphInputs& in) : t_(t), in_(in) {}
-  Graph Build();
+  Graph Build() {
+    Start();
+    return Finish(in_);
+  }
+  // The steps that read only the model and in_'s options (GraphStart): nodes, program order,
+  // recorded and inferred waits.
+  void Start();
+  // Then the host releases and peers of `lists` (read there only), the rows and the counts.
+  Graph Finish(const GraphInputs& lists);
 
  private:
   // The GPU nodes, stream by stream, with their stream-order and launch edges.
+  // Sizes the nodes' vectors (stream offsets, devices' streams, bulk_ for nodes and calls), then
+  // AddGpuNodes and AddProgramOrder fill them at once (disjoint members and parts of bulk_).
+  void SizeNodes();
   void AddGpuNodes();
-  void AddProgramOrder();
+  // Program order's flags and predecessors; its counts per thread (forward, backward) returned.
+  void AddProgramOrder(std::vector<int64_t>* edges, std::vector<int64_t>* backward);
   void AddRecordedWaits();  // graph_waits.cc
   // One recorded stream wait `y`, its wait call, waiting and awaited activities as found (kNone
   // where not): the edge, or the count of why none (graph_waits.cc).
@@ -49,7 +61,8 @@ class GraphBuilder {
   // FindPlacement for each (on up to in_.threads threads), then ApplyPlacement for each in order.
   void PlaceAll(const std::vector<Wanted>& wanted);
   // The indexes FindPlacement reads (graph_infer.cc): call_node_ and dev_streams_;
-  // thread_calls_; thread_ops_. Each writes only its own.
+  // thread_calls_ and thread_waits_ (built beside the nodes, Start); thread_ops_. Each writes
+  // only its own.
   void BuildInferIndexes();
   void BuildThreadCalls();
   void BuildThreadOps();
@@ -64,9 +77,10 @@ class GraphBuilder {
   // True when GPU node x started while an activity enqueued after y on y's stream was running
   // (y's stream had moved on past y: what held x then was that activity, not y).
   bool HeldByLaterOnStream(NodeId y, NodeId x) const;
-  void AddHostReleases();  // graph_waits.cc (event syncs read the recorded waits' recorders)
-  void AddPeers();
-  void Finish();
+  // graph_waits.cc (event syncs read the recorded waits' recorders)
+  void AddHostReleases(const std::vector<HostRelease>& releases);
+  void AddPeers(const GraphInputs& lists);
+  void SortEdges();
 
   // Counts the edge on its target's process: backward (graph.h) or by kind. True if forward.
   bool Forward(NodeId from, NodeId to, EdgeKind k, bool inferred);
@@ -91,7 +105,7 @@ class GraphBuilder {
   const model::Trace& t_;
   const GraphInputs& in_;
   Graph g_;
-  std::vector<Edge> edges_;  // the cross edges (the bulk ones are written by Finish())
+  std::vector<Edge> edges_;  // the cross edges (sorted by SortEdges())
   // The bulk edges, written straight into the graph (Graph::bulk_, Graph::po_pred_).
   static constexpr uint8_t kBulkStream = Graph::kBulkStream, kBulkLaunch = Graph::kBulkLaunch;
   std::vector<uint8_t>& bulk_ = g_.bulk_;
@@ -123,8 +137,9 @@ class GraphBuilder {
   std::vector<NodeId> call_node_;  // per API call: the last GPU node it launched (AddInferredWaits)
   // Per thread, its cpu_op ranges' starts and ends sorted by start (BuildInferIndexes).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> thread_ops_;
-  // Per thread, its API calls' indexes in order (BuildInferIndexes).
-  std::vector<std::vector<int32_t>> thread_calls_;
+  // Per thread, its API calls' indexes in order, and those of its stream-wait calls
+  // (ApiSemantic::kStreamWait) in order (BuildThreadCalls).
+  std::vector<std::vector<int32_t>> thread_calls_, thread_waits_;
   const ByCorr& Corr(model::StreamId s);
 };
 

@@ -217,20 +217,18 @@ void GraphBuilder::AddInferredWaits() {
     return;
   }
   const auto& calls = t_.api_calls();
-  // Evidence: start times of stream-wait calls no recorded wait names, per thread (calls are
-  // sorted by start).
+  // Evidence: start times of stream-wait calls no recorded wait names, per thread (in call
+  // order: calls are sorted by start), from the threads' stream-wait calls (BuildThreadCalls).
   std::vector<std::vector<int64_t>> waits(t_.threads().size());
   std::vector<std::vector<int32_t>> wait_call(t_.threads().size());
   bool any = !sourceless_.empty();
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const model::ApiCall& a = calls[i];
-    if (a.semantic != model::ApiSemantic::kStreamWait || recorded_call_[i] || a.thread == kNone ||
-        static_cast<size_t>(a.thread) >= waits.size())
-      continue;
-    waits[a.thread].push_back(a.start_ns);
-    wait_call[a.thread].push_back(static_cast<int32_t>(i));
-    any = true;
-  }
+  for (size_t th = 0; th < thread_waits_.size(); ++th)
+    for (const int32_t i : thread_waits_[th]) {
+      if (recorded_call_[i]) continue;
+      waits[th].push_back(calls[i].start_ns);
+      wait_call[th].push_back(i);
+      any = true;
+    }
   if (!any) return;
   // Per activity, the evidence of a wait: the last stream-wait call of its launching thread
   // between its stream predecessor's launch and its own (kNone: none). Found in ranges of
@@ -253,8 +251,7 @@ void GraphBuilder::AddInferredWaits() {
     }
   };
   const int parts = std::max(1, std::min(in_.threads, g_.num_gpu() / std::max(1, in_.min_chunk)));
-  std::vector<std::function<void()>> tasks = {[&] { BuildInferIndexes(); }, [&] { BuildThreadCalls(); },
-                                              [&] { BuildThreadOps(); }};
+  std::vector<std::function<void()>> tasks = {[&] { BuildInferIndexes(); }, [&] { BuildThreadOps(); }};
   for (int k = 0; k < parts; ++k) {
     const NodeId n = g_.num_gpu();
     tasks.emplace_back([&, k, n] {

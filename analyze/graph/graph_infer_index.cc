@@ -23,9 +23,13 @@ void GraphBuilder::BuildInferIndexes() {
 void GraphBuilder::BuildThreadCalls() {
   const auto& calls = t_.api_calls();
   thread_calls_.assign(t_.threads().size(), {});
+  thread_waits_.assign(t_.threads().size(), {});
   for (size_t i = 0; i < calls.size(); ++i)
-    if (calls[i].thread != kNone && static_cast<size_t>(calls[i].thread) < thread_calls_.size())
+    if (calls[i].thread != kNone && static_cast<size_t>(calls[i].thread) < thread_calls_.size()) {
       thread_calls_[calls[i].thread].push_back(static_cast<int32_t>(i));
+      if (calls[i].semantic == model::ApiSemantic::kStreamWait)
+        thread_waits_[calls[i].thread].push_back(static_cast<int32_t>(i));
+    }
 }
 
 void GraphBuilder::BuildThreadOps() {

@@ -25,13 +25,22 @@ const GraphBuilder::ByCorr& GraphBuilder::Corr(model::StreamId s) {
   ByCorr& b = by_corr_[s];
   if (b.built) return b;
   b.built = true;
+  // The correlations in ranges of the stream's nodes at once (each a lookup in its activity's
+  // record), appended in node order.
   std::vector<std::pair<int64_t, NodeId>> ce;
-  for (NodeId n = g_.StreamBegin(s); n < g_.StreamEnd(s); ++n)
-    if (const int64_t c = t_.CorrelationOf(g_.Ref(n)); c != kNoCorrelation) ce.push_back({c, n});
+  const NodeId first = g_.StreamBegin(s);
+  base::ParallelAppend(in_.threads, static_cast<size_t>(g_.StreamEnd(s) - first),
+                       static_cast<size_t>(std::max(1, in_.min_chunk)) * 32, &ce,
+                       [&](size_t lo, size_t hi, std::vector<std::pair<int64_t, NodeId>>* out) {
+                         for (NodeId n = first + static_cast<NodeId>(lo); n < first + static_cast<NodeId>(hi); ++n)
+                           if (const int64_t c = t_.CorrelationOf(g_.Ref(n)); c != kNoCorrelation)
+                             out->push_back({c, n});
+                       });
   // A stream runs its work in enqueue order, so this is sorted already but for odd sources.
   auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
   if (!std::is_sorted(ce.begin(), ce.end(), by_first)) std::stable_sort(ce.begin(), ce.end(), by_first);
   NodeId best = kNone;
+  b.corr.reserve(ce.size()), b.node.reserve(ce.size()), b.last.reserve(ce.size());
   for (const auto& [c, n] : ce) {
     if (best == kNone || g_.end_[n] > g_.end_[best]) best = n;
     b.corr.push_back(c);
@@ -128,7 +137,7 @@ void GraphBuilder::AddRecordedWait(const model::Sync& y, int32_t call, NodeId to
   g_.waits_.push_back({from, to, call, index, false});
 }
 
-void GraphBuilder::AddHostReleases() {
+void GraphBuilder::AddHostReleases(const std::vector<HostRelease>& releases) {
   // Recording streams of event records, from the stream waits on the same record (Kineto's
   // Event Sync names only the record's correlation).
   absl::flat_hash_map<int64_t, model::StreamId> stream_of_record;
@@ -138,7 +147,7 @@ void GraphBuilder::AddHostReleases() {
       stream_of_record.emplace(y.event_record_correlation_id, y.wait_on_stream);
   const int32_t ncalls = static_cast<int32_t>(t_.api_calls().size());
   const int32_t nsyncs = static_cast<int32_t>(t_.syncs().size());
-  for (const HostRelease& h : in_.host_releases) {
+  for (const HostRelease& h : releases) {
     if (h.api_call == kNone || h.api_call < 0 || h.api_call >= ncalls) continue;
     const NodeId to = g_.ApiNode(h.api_call);
     NodeId from = kNone;

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "analyze/analysis.h"
 #include "analyze/graph/graph.h"
+#include "analyze/graph_inputs.h"
 #include "gtest/gtest.h"
 #include "importers/kineto/import.h"
 
@@ -60,6 +62,37 @@ TEST(GraphThreads, SameGraphAtEveryThreadCount) {
   // The traces exercise both paths (the rule and the recorded waits).
   EXPECT_GT(inferred, 100);
   EXPECT_GT(recorded, 100);
+}
+
+// AnalyzeAll starts the graph beside the context (GraphStart: the steps that read only the model,
+// their nodes, program order and threads' calls at once) and adds the host releases and peers
+// later: the same graph as BuildGraph with every input at once, at any thread count.
+TEST(GraphThreads, StartThenFinishIsBuildGraphAtEveryThreadCount) {
+  const char* dirs[] = {"torch_diag/w4_sync/fsdp2", "torch_diag/w2_default/mm_ag_overlap", "kineto/a2a_async"};
+  int64_t releases = 0, peers = 0;
+  for (const char* dir : dirs) {
+    const std::string path = std::string(OVERLAPSCOPE_TEST_DATA) + "/" + dir;
+    auto t = import::ImportTraces({path + "/rank0.json.gz", path + "/rank1.json.gz"});
+    ASSERT_TRUE(t.ok()) << dir << ": " << t.status();
+    AnalyzeOptions ao;
+    ao.threads = 1;
+    auto r = AnalyzeAll(*t, ao);
+    ASSERT_TRUE(r.ok()) << dir << ": " << r.status();
+    const GraphInputs lists = MakeGraphInputs(r->blocking, r->cross_rank);
+    const Graph one = BuildGraph(*t, lists);
+    releases += one.stats().recorded[static_cast<int>(EdgeKind::kHostRelease)];
+    peers += one.stats().recorded[static_cast<int>(EdgeKind::kPeer)];
+    for (int threads : {1, 2, 3, 16}) {
+      GraphInputs options;  // no lists: GraphStart reads none
+      options.threads = threads;
+      options.min_chunk = 1;
+      GraphStart start(*t, options);
+      ExpectSameGraph(one, start.Finish(lists), std::string(dir) + " start, threads " + std::to_string(threads));
+    }
+  }
+  // The lists that Finish adds are there.
+  EXPECT_GT(releases, 0);
+  EXPECT_GT(peers, 0);
 }
 
 }  // namespace
