@@ -6,6 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/keep_until_exit.h"
 
 namespace {
 
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
     std::puts("overlapscope 0.1.0");
     return 0;
   }
+  // One command, then exit: its model and report go with the process (cli/keep_until_exit.h).
+  overlapscope::cli::KeepResultsUntilExit();
   for (const auto& c : kCommands)
     if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
   std::fprintf(stderr, "overlapscope: unknown command '%s'\n", argv[1]);
