@@ -3,7 +3,8 @@
 // (a finding per starved collective: tens of thousands on a long trace), where building a tree
 // per element and dumping it cost more than the rest of the render.
 //
-// Only what those elements hold: objects of strings, 64-bit integers and optional integers.
+// Only what those elements hold: objects (nested too) of strings, 64-bit integers, booleans,
+// optional integers and optional doubles (a double is written by nlohmann's own dump).
 // Strings of printable ASCII without '"' or '\\' and well-formed UTF-8 are copied as they are;
 // any other string is escaped by nlohmann's own dump, so escapes and invalid UTF-8 (replaced by
 // U+FFFD) come out as in a dumped tree.
@@ -29,9 +30,17 @@ class ObjectText {
   ObjectText& Str(std::string_view key, std::string_view v);
   ObjectText& Int(std::string_view key, int64_t v);
   ObjectText& OptInt(std::string_view key, const std::optional<int64_t>& v);
+  ObjectText& Bool(std::string_view key, bool v);
+  // The double as dump() writes it (NaN and infinities as null), or null when absent.
+  ObjectText& OptDouble(std::string_view key, const std::optional<double>& v);
+  // A member whose value is an object: members go to the returned one, which the caller
+  // closes before adding anything more to this one.
+  ObjectText Object(std::string_view key);
   void Close();
 
  private:
+  struct Nested {};
+  ObjectText(Nested, size_t pad, std::string* out);  // "{" only: the key is on the line already
   void Key(std::string_view key);
 
   std::string* out_;
