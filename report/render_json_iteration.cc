@@ -76,4 +76,30 @@ void AppendIterationText(const IterationOverlap& io, size_t indent, std::string*
   x.Close();
 }
 
+namespace {
+
+ObjectText& ConcurrencyText(ObjectText& x, const Concurrency& c) {
+  return x.Int("concurrent_ns", c.concurrent_ns).Int("a_ns", c.a_ns).Int("b_ns", c.b_ns).OptDouble("share", c.share);
+}
+
+}  // namespace
+
+void AppendConcurrencyIterationText(const IterationConcurrency& w, size_t indent, std::string* out) {
+  ObjectText x(indent, out);
+  x.Int("iteration", w.iteration);
+  ArrayText streams = x.Array("streams");
+  for (const StreamPair& p : w.pairs.streams) {
+    ObjectText e = streams.Object();
+    ConcurrencyText(e.OptInt("a", p.a).OptInt("b", p.b), p.c).Close();
+  }
+  streams.Close();
+  ArrayText groups = x.Array("groups");
+  for (const GroupPair& p : w.pairs.groups) {
+    ObjectText e = groups.Object();
+    ConcurrencyText(e.Str("a", p.a).Str("b", p.b), p.c).Close();
+  }
+  groups.Close();
+  x.Close();
+}
+
 }  // namespace overlapscope::report

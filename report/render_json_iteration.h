@@ -1,5 +1,6 @@
 // Internal to the JSON renderer: a device's per-iteration overlap element (schema
-// "ranks[].devices[].iterations[]", docs/report-schema.md) as a tree and as text.
+// "ranks[].devices[].iterations[]", docs/report-schema.md) and stream concurrency's, as a tree
+// and as text.
 //
 // The report of a long trace holds one element per iteration of every device (thousands, a
 // tenth of the document's bytes): the renderer writes them as text, which gives the bytes that
@@ -23,5 +24,10 @@ nlohmann::ordered_json IterationJson(const IterationOverlap& io);
 
 // Appends what Element(IterationJson(io), indent) returns.
 void AppendIterationText(const IterationOverlap& io, size_t indent, std::string* out);
+
+// The same pair for stream concurrency's per-iteration element (schema
+// "stream_concurrency.devices[].iterations[]"; the tree: render_json_paths.cc).
+nlohmann::ordered_json ConcurrencyIterationJson(const IterationConcurrency& w);
+void AppendConcurrencyIterationText(const IterationConcurrency& w, size_t indent, std::string* out);
 
 }  // namespace overlapscope::report

@@ -129,6 +129,29 @@ ObjectText ObjectText::Object(std::string_view key) {
   return ObjectText(Nested{}, pad_ + 2, out_);
 }
 
+ArrayText ObjectText::Array(std::string_view key) {
+  Key(key);
+  return ArrayText(pad_ + 2, out_);
+}
+
+ArrayText::ArrayText(size_t indent, std::string* out) : out_(out), indent_(indent) { out_->push_back('['); }
+
+ObjectText ArrayText::Object() {
+  out_->append(first_ ? "\n" : ",\n");
+  first_ = false;
+  return ObjectText(indent_, out_);
+}
+
+void ArrayText::Close() {
+  if (first_) {
+    out_->push_back(']');
+    return;
+  }
+  out_->push_back('\n');
+  out_->append(indent_, ' ');
+  out_->push_back(']');
+}
+
 void ObjectText::Close() {
   if (first_) {
     out_->push_back('}');

@@ -2,7 +2,8 @@
 // dump of its tree (IterationJson through Element): every figure at zero, negative and at the
 // integer limits, ratios absent, NaN, infinite, whole, tiny and long; gap causes none, several,
 // a name given twice (first place, last value), names that need escapes or are not UTF-8; at
-// the indents the renderer uses.
+// the indents the renderer uses. The same for stream concurrency's per-iteration element:
+// no pair, several, streams absent, group names to escape.
 #include "report/render_json_iteration.h"
 
 #include <cmath>
@@ -78,6 +79,40 @@ TEST(RenderJsonIteration, NoGapsIsAnEmptyObject) {
   AppendIterationText(io, 4, &text);
   EXPECT_NE(text.find("\"gap_ns\": {}\n"), std::string::npos) << text;
   EXPECT_EQ(text, Element(IterationJson(io), 4));
+}
+
+IterationConcurrency RandomConcurrency(std::mt19937_64& rng) {
+  auto pick_int = [&rng] { return kInts[rng() % kInts.size()]; };
+  auto pick_c = [&] { return Concurrency{pick_int(), pick_int(), pick_int(), kRatios[rng() % kRatios.size()]}; };
+  IterationConcurrency w;
+  w.iteration = pick_int();
+  for (size_t i = rng() % 4; i > 0; --i) {
+    StreamPair p;
+    if (rng() % 3 != 0) p.a = pick_int();
+    if (rng() % 3 != 0) p.b = pick_int();
+    p.c = pick_c();
+    w.pairs.streams.push_back(p);
+  }
+  for (size_t i = rng() % 4; i > 0; --i)
+    w.pairs.groups.push_back({kNames[rng() % kNames.size()], kNames[rng() % kNames.size()], pick_c()});
+  return w;
+}
+
+TEST(RenderJsonIteration, ConcurrencyTextIsTheTreesDump) {
+  std::mt19937_64 rng(27);
+  for (int round = 0; round < 3000; ++round) {
+    const IterationConcurrency w = RandomConcurrency(rng);
+    for (size_t indent : {size_t{0}, size_t{2}, size_t{8}}) {
+      std::string text;
+      AppendConcurrencyIterationText(w, indent, &text);
+      ASSERT_EQ(text, Element(ConcurrencyIterationJson(w), indent)) << "round " << round << " indent " << indent;
+    }
+  }
+  IterationConcurrency none;
+  std::string text;
+  AppendConcurrencyIterationText(none, 4, &text);
+  EXPECT_NE(text.find("\"streams\": [],\n"), std::string::npos) << text;
+  EXPECT_EQ(text, Element(ConcurrencyIterationJson(none), 4));
 }
 
 }  // namespace
