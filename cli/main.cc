@@ -1,11 +1,11 @@
 // overlapscope: main() only dispatches to the subcommands of cli/commands.h.
-#include <malloc.h>
-
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/heap_policy.h"
 #include "cli/keep_until_exit.h"
 
 namespace {
@@ -35,19 +35,8 @@ void Usage(FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A fixed mmap threshold: glibc otherwise raises it up to 32 MiB once a large block is freed,
-  // after which the parser threads' buffers and the analyses' arrays come from heap arenas and
-  // stay resident when freed. 500 MB trace (docs/PERFORMANCE.md), peak at 2 / 16 threads: 219 /
-  // 237 MB as glibc grows it, 212 / 220 MB fixed at 16 MiB, 195 / 203 MB at 4 MiB, 183 / 184 MB
-  // at 128 KiB; CPU the same within this machine's noise. 4 MiB: most of the gain without
-  // mapping and unmapping every small array.
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
-  // Free memory at the top of a heap (the main one and each thread's arena) is kept up to 16 MiB
-  // instead of 128 KiB: the steps' short-lived vectors then reuse pages already touched instead
-  // of giving them back and faulting them in again (~2 us a page here). 500 MB trace, `analyze
-  // --json`: page faults at 1 / 2 / 16 threads 84 K / 104 K / 121 K -> 71 K / 79 K / 92 K, peak
-  // +2 / +3 / +20 MB (173 / 186 / 220 MB: 0.44 x the JSON at most; docs/PERFORMANCE.md).
-  mallopt(M_TRIM_THRESHOLD, 16 << 20);
+  // Until a command knows its --threads: the machine's cores (cli/heap_policy.h).
+  overlapscope::cli::ApplyHeapPolicy(static_cast<int>(std::thread::hardware_concurrency()));
   if (argc < 2) {
     Usage(stderr);
     return overlapscope::cli::kExitUsage;
