@@ -13,6 +13,7 @@
 #include "cli/analyze_per_rank.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/keep_until_exit.h"
 #include "cli/load.h"
 #include "cli/option_values.h"
 #include "engine/engine.h"
@@ -150,6 +151,8 @@ int RunAnalyze(int argc, char** argv) {
   if (!StrictCheckOrReport("analyze", *session, args.Has("strict"), false, &rc)) return rc;
   auto analysis = engine::Analyze(*session, opt);
   if (!analysis.ok()) return Fail(analysis.status());
+  KeepUntilExit(session->state());  // freed by the process's end when main() runs this
+  KeepUntilExit(analysis->state());
   if (args.Has("explain-classes")) {
     auto out = engine::ExplainClasses(*analysis);
     if (!out.ok()) return Fail(out.status());

@@ -10,6 +10,7 @@
 
 #include "base/natural_order.h"
 #include "cli/args.h"
+#include "cli/heap_policy.h"
 #include "cli/option_values.h"
 
 namespace overlapscope::cli {
@@ -62,7 +63,10 @@ FlagSpec ThreadsFlag() {
 std::optional<int> ParseThreadsOrReport(const std::string& command, const ParsedArgs& args, int* exit_code) {
   if (!args.Has("threads")) return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   auto n = ParseIntOption("threads", args.Get("threads"), 1, 256);
-  if (n.ok()) return static_cast<int>(*n);
+  if (n.ok()) {
+    ApplyHeapPolicy(static_cast<int>(*n));  // what each thread's arena keeps (heap_policy.h)
+    return static_cast<int>(*n);
+  }
   std::fprintf(stderr, "overlapscope %s: %s\n(see 'overlapscope %s --help')\n", command.c_str(),
                std::string(n.status().message()).c_str(), command.c_str());
   *exit_code = kExitUsage;

@@ -1,11 +1,12 @@
 // overlapscope: main() only dispatches to the subcommands of cli/commands.h.
-#include <malloc.h>
-
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/heap_policy.h"
+#include "cli/keep_until_exit.h"
 
 namespace {
 
@@ -34,13 +35,8 @@ void Usage(FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A fixed mmap threshold: glibc otherwise raises it up to 32 MiB once a large block is freed,
-  // after which the parser threads' buffers and the analyses' arrays come from heap arenas and
-  // stay resident when freed. 500 MB trace (docs/PERFORMANCE.md), peak at 2 / 16 threads: 219 /
-  // 237 MB as glibc grows it, 212 / 220 MB fixed at 16 MiB, 195 / 203 MB at 4 MiB, 183 / 184 MB
-  // at 128 KiB; CPU the same within this machine's noise. 4 MiB: most of the gain without
-  // mapping and unmapping every small array.
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  // Until a command knows its --threads: the machine's cores (cli/heap_policy.h).
+  overlapscope::cli::ApplyHeapPolicy(static_cast<int>(std::thread::hardware_concurrency()));
   if (argc < 2) {
     Usage(stderr);
     return overlapscope::cli::kExitUsage;
@@ -53,6 +49,8 @@ int main(int argc, char** argv) {
     std::puts("overlapscope 0.1.0");
     return 0;
   }
+  // One command, then exit: its model and report go with the process (cli/keep_until_exit.h).
+  overlapscope::cli::KeepResultsUntilExit();
   for (const auto& c : kCommands)
     if (!std::strcmp(argv[1], c.name)) return c.run(argc - 2, argv + 2);
   std::fprintf(stderr, "overlapscope: unknown command '%s'\n", argv[1]);

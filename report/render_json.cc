@@ -6,6 +6,7 @@
 #include "report/gates.h"
 #include "report/render.h"
 #include "report/render_json_deferred.h"
+#include "report/render_json_iteration.h"
 #include "report/render_json_overview.h"
 #include "report/render_json_paths.h"
 #include "report/render_json_text.h"
@@ -19,23 +20,6 @@ using ojson = nlohmann::ordered_json;
 constexpr char kRanksToken[] = "@@overlapscope:ranks@@";
 constexpr char kInstancesToken[] = "@@overlapscope:instances@@";
 constexpr char kDevicesToken[] = "@@overlapscope:concurrency-devices@@";
-
-ojson Figures(const OverlapFigures& s) {
-  ojson j;
-  j["comm_ns"] = s.comm_ns;
-  j["hidden_comm_ns"] = s.hidden_comm_ns;
-  j["exposed_comm_ns"] = s.exposed_comm_ns;
-  j["overlap_ratio"] = JsonOpt(s.overlap_ratio);
-  j["no_communication"] = s.comm_ns == 0;
-  j["compute_ns"] = s.compute_ns;
-  j["compute_share_overlapped"] = JsonOpt(s.compute_share_overlapped);
-  j["contention_ns"] = s.contention_ns;
-  j["net_overlap_gain_ns"] = s.net_overlap_gain_ns;
-  j["overlapped_compute_instances"] = s.overlapped_compute_instances;
-  j["contention_unknown_instances"] = s.contention_unknown_instances;
-  j["activities"] = s.activities;
-  return j;
-}
 
 ojson Activity(const std::optional<GpuActivity>& a) {
   if (!a) return nullptr;
@@ -73,28 +57,16 @@ ojson CommWaitJson(const CommWait& c) {
           {"waited_for", by}};
 }
 
-ojson IterationJson(const IterationOverlap& io) {
-  ojson x;
-  x["iteration"] = io.iteration;
-  x["gpu_start_ns"] = io.gpu_start_ns;
-  x["gpu_end_ns"] = io.gpu_end_ns;
-  x["cpu_start_ns"] = io.cpu_start_ns;
-  x["cpu_end_ns"] = io.cpu_end_ns;
-  x.update(Figures(io.stats));
-  ojson gaps = ojson::object();
-  for (const NamedValue& g : io.gap_ns) gaps[g.name] = g.value;
-  x["gap_ns"] = gaps;
-  return x;
-}
-
 // `deferred`: where the per-iteration array goes (rendered apart), or null to build it here.
 ojson DeviceJson(const DeviceReport& d, DeferredArrays* deferred) {
   ojson j;
   j["device"] = d.device;
   j["name"] = d.name;
-  j["overlap"] = Figures(d.overlap);
+  j["overlap"] = FiguresJson(d.overlap);
   if (deferred != nullptr) {
-    j["iterations"] = deferred->Add(d.iterations.size(), [&d](size_t i) { return IterationJson(d.iterations[i]); });
+    j["iterations"] = deferred->AddText(d.iterations.size(), [&d](size_t i, size_t indent, std::string* out) {
+      AppendIterationText(d.iterations[i], indent, out);
+    });
   } else {
     ojson its = ojson::array();
     for (const IterationOverlap& io : d.iterations) its.push_back(IterationJson(io));

@@ -2,6 +2,8 @@
 // docs/report-schema.md, absent optionals as null.
 #include "report/render_json_paths.h"
 
+#include "report/render_json_iteration.h"
+
 namespace overlapscope::report {
 namespace {
 
@@ -148,6 +150,14 @@ ojson GroupsJson(const WindowConcurrency& w) {
   return a;
 }
 
+}  // namespace
+
+ojson ConcurrencyIterationJson(const IterationConcurrency& w) {
+  return ojson{{"iteration", w.iteration}, {"streams", StreamsJson(w.pairs)}, {"groups", GroupsJson(w.pairs)}};
+}
+
+namespace {
+
 ojson StreamConcurrencyJson(const StreamConcurrency& c, DeferredArrays* deferred) {
   ojson j;
   ojson groups = ojson::array();
@@ -161,15 +171,13 @@ ojson StreamConcurrencyJson(const StreamConcurrency& c, DeferredArrays* deferred
     x["label"] = d.label;
     x["device"] = d.device;
     x["whole"] = {{"streams", StreamsJson(d.whole)}, {"groups", GroupsJson(d.whole)}};
-    auto iteration = [&d](size_t i) {
-      const IterationConcurrency& w = d.iterations[i];
-      return ojson{{"iteration", w.iteration}, {"streams", StreamsJson(w.pairs)}, {"groups", GroupsJson(w.pairs)}};
-    };
     if (deferred != nullptr) {
-      x["iterations"] = deferred->Add(d.iterations.size(), iteration);
+      x["iterations"] = deferred->AddText(d.iterations.size(), [&d](size_t i, size_t indent, std::string* out) {
+        AppendConcurrencyIterationText(d.iterations[i], indent, out);
+      });
     } else {
       ojson its = ojson::array();
-      for (size_t i = 0; i < d.iterations.size(); ++i) its.push_back(iteration(i));
+      for (const IterationConcurrency& w : d.iterations) its.push_back(ConcurrencyIterationJson(w));
       x["iterations"] = its;
     }
     devs.push_back(x);

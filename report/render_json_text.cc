@@ -106,6 +106,52 @@ ObjectText& ObjectText::OptInt(std::string_view key, const std::optional<int64_t
   return *this;
 }
 
+ObjectText::ObjectText(Nested, size_t pad, std::string* out) : out_(out), pad_(pad) { out_->push_back('{'); }
+
+ObjectText& ObjectText::Bool(std::string_view key, bool v) {
+  Key(key);
+  out_->append(v ? "true" : "false");
+  return *this;
+}
+
+ObjectText& ObjectText::OptDouble(std::string_view key, const std::optional<double>& v) {
+  Key(key);
+  if (v) {
+    out_->append(nlohmann::ordered_json(*v).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  } else {
+    out_->append("null");
+  }
+  return *this;
+}
+
+ObjectText ObjectText::Object(std::string_view key) {
+  Key(key);
+  return ObjectText(Nested{}, pad_ + 2, out_);
+}
+
+ArrayText ObjectText::Array(std::string_view key) {
+  Key(key);
+  return ArrayText(pad_ + 2, out_);
+}
+
+ArrayText::ArrayText(size_t indent, std::string* out) : out_(out), indent_(indent) { out_->push_back('['); }
+
+ObjectText ArrayText::Object() {
+  out_->append(first_ ? "\n" : ",\n");
+  first_ = false;
+  return ObjectText(indent_, out_);
+}
+
+void ArrayText::Close() {
+  if (first_) {
+    out_->push_back(']');
+    return;
+  }
+  out_->push_back('\n');
+  out_->append(indent_, ' ');
+  out_->push_back(']');
+}
+
 void ObjectText::Close() {
   if (first_) {
     out_->push_back('}');
