@@ -218,7 +218,8 @@ void FileReader::ReserveFromFirstChunk(const char* parsed_to) {
   grow(d.ranges, ctx_.ranges0);
   grow(d.gpu_ranges, ctx_.gpu_ranges0);
   grow(d.collectives, ctx_.collectives0);
-  grow(ctx_.flow_ids, 0);  // this file's flow ids (kept for FinishFile): ~40 % of the events
+  grow(ctx_.flow_ids, 0);                    // this file's flow ids (kept for FinishFile): ~40 % of the events
+  ctx_.api_correlations.ReserveFor(factor);  // the duplicate check's bits (one per id's span)
 }
 
 absl::Status FileReader::ParseEventArray() {

@@ -47,6 +47,18 @@ class IdSet {
     return !others_.empty() && others_.contains(id);
   }
   size_t size() const { return count_; }
+  // Makes room for the bits of `factor` times the ids seen so far (their span from the first
+  // id; no more than the budget of that many ids allows): capacity only, so the growth that
+  // follows copies nothing and untouched pages cost no memory. Contents and answers unchanged.
+  void ReserveFor(double factor) {
+    if (!started_ || factor <= 1.0) return;
+    size_t top = bits_.size();
+    while (top > 0 && bits_[top - 1] == 0) --top;  // words up to the highest id inserted
+    const double ids = static_cast<double>(count_) * factor;
+    const double budget = static_cast<double>(kMinBits) + static_cast<double>(kBitsPerId) * (ids + 1);
+    const double words = std::min(static_cast<double>(top) * factor, budget / 64);
+    if (words > static_cast<double>(bits_.capacity()) && words < 1e10) bits_.reserve(static_cast<size_t>(words));
+  }
   void Clear() { *this = IdSet(); }
 
  private:

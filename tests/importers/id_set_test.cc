@@ -67,5 +67,28 @@ TEST(IdSet, RandomIdsAgreeWithStdSet) {
   }
 }
 
+TEST(IdSet, ReserveForChangesNoAnswer) {
+  // Room made after the first ids (as the importer does after its first window), with factors
+  // from none to far too many: the same answers as a set, before and after the bits grow.
+  for (double factor : {0.0, 1.0, 1.5, 40.0, 1e4}) {
+    IdSet s;
+    std::set<int64_t> want;
+    EXPECT_EQ(s.Insert(5), want.insert(5).second);
+    s.ReserveFor(factor);  // few ids: the budget bounds the room
+    for (int64_t i = 0; i < 30000; ++i) {
+      const int64_t id = 5 + i * 37 % 100003;
+      ASSERT_EQ(s.Insert(id), want.insert(id).second) << factor << " " << id;
+      if (i == 1000) s.ReserveFor(factor);
+    }
+    EXPECT_EQ(s.Insert(-3), want.insert(-3).second);  // below the first id, after the room
+    EXPECT_EQ(s.size(), want.size());
+    for (int64_t id = -10; id < 110000; ++id) ASSERT_EQ(s.Contains(id), want.count(id) == 1) << factor << " " << id;
+  }
+  IdSet empty;
+  empty.ReserveFor(100.0);  // nothing inserted: nothing to extrapolate
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_FALSE(empty.Contains(0));
+}
+
 }  // namespace
 }  // namespace overlapscope::import
