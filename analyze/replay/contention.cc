@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -36,14 +37,47 @@ struct Placed {
   bool holds = true;  // takes SMs while it runs (false: a copy-engine collective)
 };
 
-// Kernels of `list` (sorted by start) whose [start, end) meets [lo, hi), through the prefix
-// maximum of their ends.
+bool StartsBefore(const Placed& p, int64_t x) { return p.start < x; }
+
+// Kernels of `list` (sorted by start) that start before list[at] (the first starting at or after
+// hi) and end after lo, through the prefix maximum of their ends: those meeting [lo, hi).
 template <typename F>
-void Meeting(const std::vector<Placed>& list, const std::vector<int64_t>& max_end, int64_t lo, int64_t hi, F f) {
-  auto it = std::lower_bound(list.begin(), list.end(), hi, [](const Placed& p, int64_t x) { return p.start < x; });
-  for (auto j = it - list.begin() - 1; j >= 0 && max_end[j] > lo; --j)
+void MeetingBelow(const std::vector<Placed>& list, const std::vector<int64_t>& max_end, size_t at, int64_t lo, F f) {
+  for (auto j = static_cast<int64_t>(at) - 1; j >= 0 && max_end[j] > lo; --j)
     if (list[j].end > lo) f(list[j]);
 }
+
+template <typename F>
+void Meeting(const std::vector<Placed>& list, const std::vector<int64_t>& max_end, int64_t lo, int64_t hi, F f) {
+  MeetingBelow(list, max_end, std::lower_bound(list.begin(), list.end(), hi, StartsBefore) - list.begin(), lo, f);
+}
+
+// Meeting() with the position of the last query kept: queries in about the list's order
+// (kernels taken by start) step a few places forward instead of searching the whole list, whose
+// binary searches over 10^5 kernels missed the cache at most steps. The same kernels in the same
+// order as Meeting(); a query far away (or behind) searches as Meeting() does.
+class MeetingCursor {
+ public:
+  MeetingCursor(const std::vector<Placed>& list, const std::vector<int64_t>& max_end)
+      : list_(list), max_end_(max_end) {}
+  template <typename F>
+  void Each(int64_t lo, int64_t hi, F f) {
+    const auto begin = list_.begin();
+    if (at_ > 0 && list_[at_ - 1].start >= hi) {
+      at_ = std::lower_bound(begin, begin + at_, hi, StartsBefore) - begin;
+    } else {
+      for (int step = 0; step < 8 && at_ < list_.size() && list_[at_].start < hi; ++step) ++at_;
+      if (at_ < list_.size() && list_[at_].start < hi)
+        at_ = std::lower_bound(begin + at_, list_.end(), hi, StartsBefore) - begin;
+    }
+    MeetingBelow(list_, max_end_, at_, lo, f);
+  }
+
+ private:
+  const std::vector<Placed>& list_;
+  const std::vector<int64_t>& max_end_;
+  size_t at_ = 0;  // the first kernel starting at or after the last query's hi
+};
 
 std::vector<int64_t> PrefixMaxEnd(const std::vector<Placed>& list) {
   std::vector<int64_t> m(list.size());
@@ -52,10 +86,13 @@ std::vector<int64_t> PrefixMaxEnd(const std::vector<Placed>& list) {
   return m;
 }
 
+// By (start, node): a total order, so a list already in it (a device's kernels in node order,
+// one stream) is left as sorting it would leave it.
 void SortByStart(std::vector<Placed>& list) {
-  std::sort(list.begin(), list.end(), [](const Placed& x, const Placed& y) {
+  const auto before = [](const Placed& x, const Placed& y) {
     return std::make_pair(x.start, x.v) < std::make_pair(y.start, y.v);
-  });
+  };
+  if (!std::is_sorted(list.begin(), list.end(), before)) std::sort(list.begin(), list.end(), before);
 }
 
 // The kernel whose end released v: v's binding predecessors followed through GPU work that is
@@ -91,6 +128,7 @@ class DeviceModel {
       if (root >= 0) first_released.try_emplace(root, &k);
     }
     rec_compute = MergeSpans(std::move(rec_compute));
+    MeetingCursor running(compute, max_end);
     for (Placed& c : comm) {
       const int64_t ready = s_.start[c.v];
       int64_t free = ready;
@@ -105,7 +143,7 @@ class DeviceModel {
         };
         // Running when the collective became ready (one starting at the same instant: the
         // collective, issued first, gets the SMs).
-        Meeting(compute, max_end, ready, ready + 1, [&](const Placed& k) {
+        running.Each(ready, ready + 1, [&](const Placed& k) {
           if (k.start < ready) consider(k);
         });
         if (auto it = first_released.find(ReleasingKernel(a_, s_, c.v));
@@ -128,6 +166,8 @@ class DeviceModel {
   void Prepare() {
     comm_max_ = PrefixMaxEnd(comm);
     rec_max_ = PrefixMaxEnd(rec_comm);
+    pred_at_.emplace(comm, comm_max_);
+    rec_at_.emplace(rec_comm, rec_max_);
   }
 
   // The factor of compute kernel k (1 when its SMs are as recorded); `sd` > 0: the trace's own
@@ -137,8 +177,8 @@ class DeviceModel {
     const int64_t p0 = s_.start[k.v], dur = g_.dur[k.v];
     HoldSteps rec, pred;
     std::vector<Span> rec_u, pred_u;
-    Meeting(rec_comm, rec_max_, r0, r1, [&](const Placed& c) { Hold(c, rec, rec_u); });
-    Meeting(comm, comm_max_, p0, p0 + dur, [&](const Placed& c) { Hold(c, pred, pred_u); });
+    rec_at_->Each(r0, r1, [&](const Placed& c) { Hold(c, rec, rec_u); });
+    pred_at_->Each(p0, p0 + dur, [&](const Placed& c) { Hold(c, pred, pred_u); });
     if (rec.empty() && pred.empty()) return 1;
     by_trace = sd > 0;
     if (by_trace) {
@@ -193,6 +233,7 @@ class DeviceModel {
   const Schedule& s_;
   const int32_t sms_;
   std::vector<int64_t> comm_max_, rec_max_;
+  std::optional<MeetingCursor> pred_at_, rec_at_;  // over comm and rec_comm (Prepare())
 };
 
 }  // namespace
