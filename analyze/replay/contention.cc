@@ -121,7 +121,9 @@ class DeviceModel {
     SortByStart(compute);
     const std::vector<int64_t> max_end = PrefixMaxEnd(compute);
     std::vector<Span> rec_compute;
+    rec_compute.reserve(compute.size());
     absl::flat_hash_map<int32_t, const Placed*> first_released;  // releasing kernel -> first K
+    first_released.reserve(compute.size());                      // at most one each: no rehash
     for (const Placed& k : compute) {
       rec_compute.push_back({g_.rec_start[k.v], g_.rec_end[k.v]});
       const int32_t root = ReleasingKernel(a_, s_, k.v);
