@@ -32,6 +32,9 @@ BlockFootprint FootprintOf(const model::Trace& t, const graph::Graph& graph, int
 // A kernel on one device, where the model places it.
 struct Placed {
   int32_t v = -1;
+  // A collective's footprint. A compute kernel's is read where the model needs it (DeviceModel::
+  // Footprint): most placed kernels meet no collective, and reading each one's launch record
+  // from the trace was a cache miss per kernel.
   BlockFootprint fp;
   int64_t start = 0, end = 0;
   bool holds = true;  // takes SMs while it runs (false: a copy-engine collective)
@@ -111,7 +114,9 @@ int32_t ReleasingKernel(const NodeAttrs& a, const Schedule& s, int32_t v) {
 
 class DeviceModel {
  public:
-  DeviceModel(const NodeAttrs& a, const SimGraph& g, const Schedule& s, int32_t sms) : a_(a), g_(g), s_(s), sms_(sms) {}
+  DeviceModel(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a, const SimGraph& g,
+              const Schedule& s, int32_t sms)
+      : t_(t), graph_(graph), a_(a), g_(g), s_(s), sms_(sms) {}
 
   std::vector<Placed> compute, comm, rec_comm;  // filled by the caller
 
@@ -190,7 +195,7 @@ class DeviceModel {
     }
     std::sort(rec.begin(), rec.end());
     std::sort(pred.begin(), pred.end());
-    const int32_t want = SmsOccupied(k.fp, sms_);
+    const int32_t want = SmsOccupied(Footprint(k), sms_);
     const double alone = r1 > r0 ? static_cast<double>(FluidWork(r0, r1, want, sms_, rec)) / (r1 - r0) : 1.0;
     const int64_t work = static_cast<int64_t>(std::llround(static_cast<double>(dur) * alone));
     int64_t end = FluidEnd(p0, work, want, sms_, pred);
@@ -207,6 +212,8 @@ class DeviceModel {
   }
 
  private:
+  BlockFootprint Footprint(const Placed& k) const { return FootprintOf(t_, graph_, k.v); }  // a compute kernel's
+
   static bool InsideAny(const std::vector<Span>& u, int64_t t) {
     auto it = std::upper_bound(u.begin(), u.end(), t, [](int64_t x, const Span& s) { return x < s.second; });
     return it != u.end() && it->first < t;
@@ -214,10 +221,11 @@ class DeviceModel {
 
   // When kernel k leaves room for communication kernel c that became ready at `ready`.
   int64_t FreeAt(const Placed& k, const Placed& c, int64_t ready) const {
+    const BlockFootprint kfp = Footprint(k);
     const int32_t held = SmsOccupied(c.fp, sms_);
-    if (FitsBeside(k.fp, c.fp) || sms_ - SmsOccupied(k.fp, sms_) >= held) return ready;
-    const int64_t per_wave = static_cast<int64_t>(sms_) * BlocksPerSm(k.fp);
-    const int64_t waves = k.fp.blocks > 0 ? (k.fp.blocks + per_wave - 1) / per_wave : 1;
+    if (FitsBeside(kfp, c.fp) || sms_ - SmsOccupied(kfp, sms_) >= held) return ready;
+    const int64_t per_wave = static_cast<int64_t>(sms_) * BlocksPerSm(kfp);
+    const int64_t waves = kfp.blocks > 0 ? (kfp.blocks + per_wave - 1) / per_wave : 1;
     if (waves <= 1) return k.end;
     return std::min(k.end, std::max(ready, k.start) + (k.end - k.start) / waves);
   }
@@ -230,6 +238,8 @@ class DeviceModel {
     u.push_back({c.start, c.end});
   }
 
+  const model::Trace& t_;
+  const graph::Graph& graph_;
   const NodeAttrs& a_;
   const SimGraph& g_;
   const Schedule& s_;
@@ -256,7 +266,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   for (size_t d = 0; d < devs; ++d)
     if (has_comm[d])
       dm[d] = std::make_unique<DeviceModel>(
-          a, g, s,
+          t, graph, a, g, s,
           sm_count_override > 0 ? sm_count_override : graph::DeviceSmCount(t, static_cast<model::DeviceId>(d)));
   // The collectives first; then only the compute kernels that meet one (in either schedule) or
   // that the end releasing one also releases: the others keep their duration (most of a trace).
@@ -294,7 +304,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
         const int32_t r = ReleasingKernel(a, s, v);
         if (r < 0 || !root[r]) continue;
       }
-      out[d].push_back({v, FootprintOf(t, graph, v), s.start[v], s.end[v]});
+      out[d].push_back({v, BlockFootprint{}, s.start[v], s.end[v]});  // footprint: Placed
     }
   };
   const int32_t mid = g.num_gpu / 2;
