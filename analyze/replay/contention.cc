@@ -3,16 +3,24 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "analyze/graph/device_sms.h"
 #include "analyze/replay/both.h"
+#include "analyze/replay/placed.h"
 #include "analyze/replay/residency.h"
 #include "analyze/replay/spans.h"
 
 namespace overlapscope::analyze::replay {
 namespace {
+
+using placed::Meeting;
+using placed::MeetingCursor;
+using placed::Placed;
+using placed::PrefixMaxEnd;
+using placed::SortByStart;
 
 // Share of [lo, hi) covered by merged list u.
 double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
@@ -26,36 +34,6 @@ double Covered(const std::vector<Span>& u, int64_t lo, int64_t hi) {
 BlockFootprint FootprintOf(const model::Trace& t, const graph::Graph& graph, int32_t v) {
   const model::GpuRef r = graph.Ref(v);
   return r.kind == model::GpuKind::kKernel ? FootprintOfKernel(t.kernels()[r.index]) : BlockFootprint{};
-}
-
-// A kernel on one device, where the model places it.
-struct Placed {
-  int32_t v = -1;
-  BlockFootprint fp;
-  int64_t start = 0, end = 0;
-  bool holds = true;  // takes SMs while it runs (false: a copy-engine collective)
-};
-
-// Kernels of `list` (sorted by start) whose [start, end) meets [lo, hi), through the prefix
-// maximum of their ends.
-template <typename F>
-void Meeting(const std::vector<Placed>& list, const std::vector<int64_t>& max_end, int64_t lo, int64_t hi, F f) {
-  auto it = std::lower_bound(list.begin(), list.end(), hi, [](const Placed& p, int64_t x) { return p.start < x; });
-  for (auto j = it - list.begin() - 1; j >= 0 && max_end[j] > lo; --j)
-    if (list[j].end > lo) f(list[j]);
-}
-
-std::vector<int64_t> PrefixMaxEnd(const std::vector<Placed>& list) {
-  std::vector<int64_t> m(list.size());
-  int64_t x = INT64_MIN;
-  for (size_t i = 0; i < list.size(); ++i) m[i] = x = std::max(x, list[i].end);
-  return m;
-}
-
-void SortByStart(std::vector<Placed>& list) {
-  std::sort(list.begin(), list.end(), [](const Placed& x, const Placed& y) {
-    return std::make_pair(x.start, x.v) < std::make_pair(y.start, y.v);
-  });
 }
 
 // The kernel whose end released v: v's binding predecessors followed through GPU work that is
@@ -74,7 +52,9 @@ int32_t ReleasingKernel(const NodeAttrs& a, const Schedule& s, int32_t v) {
 
 class DeviceModel {
  public:
-  DeviceModel(const NodeAttrs& a, const SimGraph& g, const Schedule& s, int32_t sms) : a_(a), g_(g), s_(s), sms_(sms) {}
+  DeviceModel(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a, const SimGraph& g,
+              const Schedule& s, int32_t sms)
+      : t_(t), graph_(graph), a_(a), g_(g), s_(s), sms_(sms) {}
 
   std::vector<Placed> compute, comm, rec_comm;  // filled by the caller
 
@@ -84,13 +64,16 @@ class DeviceModel {
     SortByStart(compute);
     const std::vector<int64_t> max_end = PrefixMaxEnd(compute);
     std::vector<Span> rec_compute;
+    rec_compute.reserve(compute.size());
     absl::flat_hash_map<int32_t, const Placed*> first_released;  // releasing kernel -> first K
+    first_released.reserve(compute.size());                      // at most one each: no rehash
     for (const Placed& k : compute) {
       rec_compute.push_back({g_.rec_start[k.v], g_.rec_end[k.v]});
       const int32_t root = ReleasingKernel(a_, s_, k.v);
       if (root >= 0) first_released.try_emplace(root, &k);
     }
     rec_compute = MergeSpans(std::move(rec_compute));
+    MeetingCursor running(compute, max_end);
     for (Placed& c : comm) {
       const int64_t ready = s_.start[c.v];
       int64_t free = ready;
@@ -105,7 +88,7 @@ class DeviceModel {
         };
         // Running when the collective became ready (one starting at the same instant: the
         // collective, issued first, gets the SMs).
-        Meeting(compute, max_end, ready, ready + 1, [&](const Placed& k) {
+        running.Each(ready, ready + 1, [&](const Placed& k) {
           if (k.start < ready) consider(k);
         });
         if (auto it = first_released.find(ReleasingKernel(a_, s_, c.v));
@@ -128,6 +111,8 @@ class DeviceModel {
   void Prepare() {
     comm_max_ = PrefixMaxEnd(comm);
     rec_max_ = PrefixMaxEnd(rec_comm);
+    pred_at_.emplace(comm, comm_max_);
+    rec_at_.emplace(rec_comm, rec_max_);
   }
 
   // The factor of compute kernel k (1 when its SMs are as recorded); `sd` > 0: the trace's own
@@ -137,8 +122,8 @@ class DeviceModel {
     const int64_t p0 = s_.start[k.v], dur = g_.dur[k.v];
     HoldSteps rec, pred;
     std::vector<Span> rec_u, pred_u;
-    Meeting(rec_comm, rec_max_, r0, r1, [&](const Placed& c) { Hold(c, rec, rec_u); });
-    Meeting(comm, comm_max_, p0, p0 + dur, [&](const Placed& c) { Hold(c, pred, pred_u); });
+    rec_at_->Each(r0, r1, [&](const Placed& c) { Hold(c, rec, rec_u); });
+    pred_at_->Each(p0, p0 + dur, [&](const Placed& c) { Hold(c, pred, pred_u); });
     if (rec.empty() && pred.empty()) return 1;
     by_trace = sd > 0;
     if (by_trace) {
@@ -148,7 +133,7 @@ class DeviceModel {
     }
     std::sort(rec.begin(), rec.end());
     std::sort(pred.begin(), pred.end());
-    const int32_t want = SmsOccupied(k.fp, sms_);
+    const int32_t want = SmsOccupied(Footprint(k), sms_);
     const double alone = r1 > r0 ? static_cast<double>(FluidWork(r0, r1, want, sms_, rec)) / (r1 - r0) : 1.0;
     const int64_t work = static_cast<int64_t>(std::llround(static_cast<double>(dur) * alone));
     int64_t end = FluidEnd(p0, work, want, sms_, pred);
@@ -165,6 +150,8 @@ class DeviceModel {
   }
 
  private:
+  BlockFootprint Footprint(const Placed& k) const { return FootprintOf(t_, graph_, k.v); }  // a compute kernel's
+
   static bool InsideAny(const std::vector<Span>& u, int64_t t) {
     auto it = std::upper_bound(u.begin(), u.end(), t, [](int64_t x, const Span& s) { return x < s.second; });
     return it != u.end() && it->first < t;
@@ -172,10 +159,11 @@ class DeviceModel {
 
   // When kernel k leaves room for communication kernel c that became ready at `ready`.
   int64_t FreeAt(const Placed& k, const Placed& c, int64_t ready) const {
+    const BlockFootprint kfp = Footprint(k);
     const int32_t held = SmsOccupied(c.fp, sms_);
-    if (FitsBeside(k.fp, c.fp) || sms_ - SmsOccupied(k.fp, sms_) >= held) return ready;
-    const int64_t per_wave = static_cast<int64_t>(sms_) * BlocksPerSm(k.fp);
-    const int64_t waves = k.fp.blocks > 0 ? (k.fp.blocks + per_wave - 1) / per_wave : 1;
+    if (FitsBeside(kfp, c.fp) || sms_ - SmsOccupied(kfp, sms_) >= held) return ready;
+    const int64_t per_wave = static_cast<int64_t>(sms_) * BlocksPerSm(kfp);
+    const int64_t waves = kfp.blocks > 0 ? (kfp.blocks + per_wave - 1) / per_wave : 1;
     if (waves <= 1) return k.end;
     return std::min(k.end, std::max(ready, k.start) + (k.end - k.start) / waves);
   }
@@ -188,11 +176,14 @@ class DeviceModel {
     u.push_back({c.start, c.end});
   }
 
+  const model::Trace& t_;
+  const graph::Graph& graph_;
   const NodeAttrs& a_;
   const SimGraph& g_;
   const Schedule& s_;
   const int32_t sms_;
   std::vector<int64_t> comm_max_, rec_max_;
+  std::optional<MeetingCursor> pred_at_, rec_at_;  // over comm and rec_comm (Prepare())
 };
 
 }  // namespace
@@ -206,22 +197,24 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   const size_t devs = t.devices().size();
   std::vector<std::unique_ptr<DeviceModel>> dm(devs);
   std::vector<uint8_t> has_comm(devs, 0);
+  std::vector<int32_t> colls;  // the communication kernels, in node order (one scan of the nodes)
   for (int32_t v = 0; v < g.num_gpu; ++v) {
     const model::DeviceId d = a.device[v];
-    if (d >= 0 && a.cls[v] == GpuClass::kComm && a.blocks[v] > 0) has_comm[d] = 1;  // copies hold no SMs
+    if (d < 0 || a.cls[v] != GpuClass::kComm || a.blocks[v] <= 0) continue;  // copies hold no SMs
+    has_comm[d] = 1;
+    colls.push_back(v);
   }
   for (size_t d = 0; d < devs; ++d)
     if (has_comm[d])
       dm[d] = std::make_unique<DeviceModel>(
-          a, g, s,
+          t, graph, a, g, s,
           sm_count_override > 0 ? sm_count_override : graph::DeviceSmCount(t, static_cast<model::DeviceId>(d)));
   // The collectives first; then only the compute kernels that meet one (in either schedule) or
   // that the end releasing one also releases: the others keep their duration (most of a trace).
   std::vector<std::vector<Span>> near(devs);
   std::vector<bool> root(g.num_gpu, false);  // releasing kernels (ReleasingKernel) of the collectives
-  for (int32_t v = 0; v < g.num_gpu; ++v) {
-    const model::DeviceId d = a.device[v];
-    if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kComm || a.blocks[v] <= 0) continue;
+  for (const int32_t v : colls) {
+    const model::DeviceId d = a.device[v];  // dm[d] is set: the device has v
     Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
     dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
     near[d].push_back({g.rec_start[v], g.rec_end[v]});
@@ -251,7 +244,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
         const int32_t r = ReleasingKernel(a, s, v);
         if (r < 0 || !root[r]) continue;
       }
-      out[d].push_back({v, FootprintOf(t, graph, v), s.start[v], s.end[v]});
+      out[d].push_back({v, BlockFootprint{}, s.start[v], s.end[v]});  // footprint: Placed
     }
   };
   const int32_t mid = g.num_gpu / 2;

@@ -14,7 +14,7 @@ using Span = std::pair<int64_t, int64_t>;
 
 // Sorted, disjoint, non-empty spans covering the same time as `v`.
 inline std::vector<Span> MergeSpans(std::vector<Span> v) {
-  std::sort(v.begin(), v.end());
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());  // often sorted already
   std::vector<Span> out;
   for (const Span& s : v) {
     if (s.second <= s.first) continue;
