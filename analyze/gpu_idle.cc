@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "analyze/context.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze {
 
@@ -147,42 +148,77 @@ void ExplainGap(const Context& ctx, const BlockedLookup& blocked, HostSplitter& 
   }
 }
 
+// What a range of devices found: each device's figures and gaps in device order, and the
+// windows' GPU figures they add (only those members; summed into the result afterwards).
+struct IdlePart {
+  std::vector<DeviceIdle> idle;
+  std::vector<IdleGap> gaps;
+  std::vector<WindowFigures> windows;
+};
+
+// Device d's figures and gaps (none for a device without activities), its windows' figures
+// added to part.windows.
+void DeviceIdleGaps(const Context& ctx, const BlockedLookup& blocked, HostSplitter& splitter, size_t d,
+                    IdlePart& part) {
+  const model::Trace& t = ctx.t;
+  auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
+  if (acts.empty()) return;
+  std::vector<WindowFigures>* windows = &part.windows;
+  DeviceIdle di;
+  di.device = static_cast<model::DeviceId>(d);
+  di.process = t.ProcessOfDevice(di.device);
+  size_t pos = 0;  // cursor into acts (sorted by start); gaps come in time order
+  for (const auto& [g, w] : DeviceGaps(ctx, d, di, windows)) {
+    if (g.length() < ctx.opt.min_gap_ns) continue;
+    IdleGap gap;
+    gap.device = di.device;
+    gap.start_ns = g.start_ns;
+    gap.end_ns = g.end_ns;
+    // The activity that ends the gap starts exactly at its end (first non-sync one).
+    const std::vector<Interval>& spans = ctx.act_span[d];
+    while (pos < acts.size() && (spans[pos].start_ns < g.end_ns || ctx.Cls(acts[pos]) == ActivityClass::kSync ||
+                                 spans[pos].end_ns <= spans[pos].start_ns))
+      ++pos;
+    if (pos < acts.size()) gap.ended_by = acts[pos];
+    ExplainGap(ctx, blocked, splitter, gap, di);
+    ++di.gaps;
+    di.gap_ns += g.length();
+    if (w >= 0) ++(*windows)[w].gaps, (*windows)[w].gpu_gap_ns += g.length();
+    di.cause_ns[static_cast<int>(gap.cause)] += g.length();
+    ++di.cause_count[static_cast<int>(gap.cause)];
+    part.gaps.push_back(gap);
+  }
+  part.idle.push_back(di);
+}
+
 }  // namespace
 
+// The devices are independent: ranges of them at once (a splitter each: it caches per thread),
+// their figures and gaps then taken in device order and the windows' sums added, so the result
+// is the same at any thread count.
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
-                 std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows) {
+                 std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows, size_t min_chunk) {
   *windows = ctx.windows;
   const model::Trace& t = ctx.t;
   const BlockedLookup blocked(t, blocking);
-  HostSplitter splitter(t, blocking);
-  for (size_t d = 0; d < t.devices().size(); ++d) {
-    auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
-    if (acts.empty()) continue;
-    DeviceIdle di;
-    di.device = static_cast<model::DeviceId>(d);
-    di.process = t.ProcessOfDevice(di.device);
-    size_t pos = 0;  // cursor into acts (sorted by start); gaps come in time order
-    for (const auto& [g, w] : DeviceGaps(ctx, d, di, windows)) {
-      if (g.length() < ctx.opt.min_gap_ns) continue;
-      IdleGap gap;
-      gap.device = di.device;
-      gap.start_ns = g.start_ns;
-      gap.end_ns = g.end_ns;
-      // The activity that ends the gap starts exactly at its end (first non-sync one).
-      const std::vector<Interval>& spans = ctx.act_span[d];
-      while (pos < acts.size() && (spans[pos].start_ns < g.end_ns || ctx.Cls(acts[pos]) == ActivityClass::kSync ||
-                                   spans[pos].end_ns <= spans[pos].start_ns))
-        ++pos;
-      if (pos < acts.size()) gap.ended_by = acts[pos];
-      ExplainGap(ctx, blocked, splitter, gap, di);
-      ++di.gaps;
-      di.gap_ns += g.length();
-      if (w >= 0) ++(*windows)[w].gaps, (*windows)[w].gpu_gap_ns += g.length();
-      di.cause_ns[static_cast<int>(gap.cause)] += g.length();
-      ++di.cause_count[static_cast<int>(gap.cause)];
-      gaps->push_back(gap);
+  std::vector<IdlePart> parts;
+  base::ParallelAppend(ctx.opt.threads, t.devices().size(), min_chunk, &parts,
+                       [&](size_t begin, size_t end, std::vector<IdlePart>* out) {
+                         HostSplitter splitter(t, blocking);
+                         IdlePart part;
+                         part.windows.resize(ctx.windows.size());
+                         for (size_t d = begin; d < end; ++d) DeviceIdleGaps(ctx, blocked, splitter, d, part);
+                         out->push_back(std::move(part));
+                       });
+  for (IdlePart& part : parts) {
+    idle->insert(idle->end(), part.idle.begin(), part.idle.end());
+    gaps->insert(gaps->end(), part.gaps.begin(), part.gaps.end());
+    for (size_t w = 0; w < part.windows.size(); ++w) {
+      WindowFigures& f = (*windows)[w];
+      const WindowFigures& p = part.windows[w];
+      f.gpu_span_ns += p.gpu_span_ns, f.gpu_busy_ns += p.gpu_busy_ns, f.gpu_idle_ns += p.gpu_idle_ns;
+      f.gpu_gap_ns += p.gpu_gap_ns, f.gaps += p.gaps;
     }
-    idle->push_back(di);
   }
 }
 
