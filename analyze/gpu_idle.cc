@@ -100,8 +100,8 @@ class BlockedLookup {
 };
 
 // Device d's busy time and span, whole or per capture window (only time inside windows counts;
-// each window gets its own GPU figures too). Returns the gaps between busy intervals with the
-// window each lies in (-1: no windows), in time order.
+// each window gets its own GPU figures too). Returns the gaps between busy intervals of at least
+// min_gap_ns with the window each lies in (-1: no windows), in time order.
 std::vector<std::pair<Interval, int32_t>> DeviceGaps(const Context& ctx, size_t d, DeviceIdle& di,
                                                      std::vector<WindowFigures>* windows) {
   const IntervalSet& busy = ctx.dev[d].busy;
@@ -115,7 +115,12 @@ std::vector<std::pair<Interval, int32_t>> DeviceGaps(const Context& ctx, size_t 
       WindowFigures& f = (*windows)[w];
       f.gpu_span_ns += span, f.gpu_busy_ns += b.Length(), f.gpu_idle_ns += span - b.Length();
     }
-    for (const Interval& g : b.Gaps()) all_gaps.push_back({g, w});
+    // Only the gaps the report counts (>= min_gap_ns), read off the busy intervals in place: a
+    // busy device has many short gaps, and a list of them all cost more than the rest here.
+    const std::vector<Interval>& iv = b.intervals();
+    for (size_t i = 1; i < iv.size(); ++i)
+      if (const Interval g{iv[i - 1].end_ns, iv[i].start_ns}; g.length() >= ctx.opt.min_gap_ns)
+        all_gaps.push_back({g, w});
   };
   if (ctx.Windowed(di.process)) {
     const auto [first, last] = ctx.process_windows[di.process];
@@ -189,9 +194,6 @@ void DeviceIdleGaps(const Context& ctx, const BlockedLookup& blocked, HostSplitt
   di.device = static_cast<model::DeviceId>(d);
   di.process = t.ProcessOfDevice(di.device);
   std::vector<std::pair<Interval, int32_t>> all = DeviceGaps(ctx, d, di, &windows);
-  all.erase(
-      std::remove_if(all.begin(), all.end(), [&](const auto& gw) { return gw.first.length() < ctx.opt.min_gap_ns; }),
-      all.end());
   std::vector<IdleGap> found(all.size());
   const std::vector<Interval>& spans = ctx.act_span[d];
   base::ParallelFor(threads, all.size(), min_chunk, [&](size_t b, size_t e) {
