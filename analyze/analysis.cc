@@ -112,7 +112,11 @@ absl::Status ContextAnalyses(Context& ctx, const AnalyzeOptions& options, Analys
   absl::Status conc_status;
   base::RunAll(options.threads, {[&] {
                                    base::PhaseSpan span("blocking, idle");
-                                   ComputeBlocking(ctx, &r.blocking);
+                                   {
+                                     base::PhaseSpan blocking_span("blocking");
+                                     ComputeBlocking(ctx, &r.blocking);
+                                   }
+                                   base::PhaseSpan idle_span("idle gaps");
                                    ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
                                  },
                                  [&] {

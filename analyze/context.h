@@ -77,12 +77,16 @@ void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out);
 // trace's first two distinct ProfilerStep#N names (enough to tell a job's ">= 2").
 void ComputeHtaCompat(const Context& ctx, std::vector<HtaCompat>* out, std::vector<HtaCompat>* other = nullptr,
                       std::vector<std::string>* step_names = nullptr);
-void ComputeBlocking(const Context& ctx, BlockingResult* out);
+// The calls, their intervals and the threads' spans are read in ranges of at least `min_chunk`
+// on up to ctx.opt.threads threads (the same result at any count; tests set a small min_chunk).
+void ComputeBlocking(const Context& ctx, BlockingResult* out, size_t min_chunk = size_t{1} << 14);
 // The per-thread figures of out->intervals (out->threads); the last step of ComputeBlocking.
-void ComputeThreadBlocking(const Context& ctx, BlockingResult* out);
-// Also adds each window's GPU figures to *windows (a copy of ctx.windows).
+void ComputeThreadBlocking(const Context& ctx, BlockingResult* out, size_t min_chunk = size_t{1} << 14);
+// Also adds each window's GPU figures to *windows (a copy of ctx.windows). The devices, and
+// each device's gaps in ranges of at least `min_chunk`, are read at once on up to
+// ctx.opt.threads threads (the same result at any count; tests set a small min_chunk).
 void ComputeIdle(const Context& ctx, const BlockingResult& blocking, std::vector<DeviceIdle>* idle,
-                 std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows);
+                 std::vector<IdleGap>* gaps, std::vector<WindowFigures>* windows, size_t min_chunk = 256);
 // Dependency gaps that end through a cross-stream wait (graph: a recorded or inferred event-wait
 // edge into the activity that ends the gap) get the activity waited for (IdleGap::waited_for).
 void AddWaitCauses(const graph::Graph& g, std::vector<IdleGap>* gaps);

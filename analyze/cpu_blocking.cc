@@ -5,6 +5,7 @@
 
 #include "analyze/context.h"
 #include "analyze/strings.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze {
 
@@ -178,13 +179,13 @@ void SyncBlocked(const Context& ctx, CallCat c, BlockedInterval& b) {
   }
 }
 
-// Blocking is decided from the API call (METRICS.md §3): one interval per call that blocked,
-// in call order.
-void BlockingCalls(const Context& ctx, const std::vector<model::DeviceId>& only_device,
-                   const std::vector<int32_t>& sync_of_call, std::vector<BlockedInterval>& v) {
+// The calls [begin, end) that blocked, one interval each, in call order (METRICS.md §3).
+void BlockingCallsIn(const Context& ctx, const std::vector<model::DeviceId>& only_device,
+                     const std::vector<int32_t>& sync_of_call, size_t begin, size_t end,
+                     std::vector<BlockedInterval>& v) {
   const model::Trace& t = ctx.t;
   const auto& calls = t.api_calls();
-  for (size_t i = 0; i < calls.size(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     const model::ApiCall& a = calls[i];
     CallCat c = Categorize(a.semantic);
     if (c == kOther) continue;
@@ -207,6 +208,16 @@ void BlockingCalls(const Context& ctx, const std::vector<model::DeviceId>& only_
     }
     v.push_back(b);
   }
+}
+
+// Blocking is decided from the API call alone, so the calls are read in ranges at once, each
+// range appending in call order (base::ParallelAppend): the same list at any thread count.
+void BlockingCalls(const Context& ctx, const std::vector<model::DeviceId>& only_device,
+                   const std::vector<int32_t>& sync_of_call, size_t min_chunk, std::vector<BlockedInterval>& v) {
+  base::ParallelAppend(ctx.opt.threads, ctx.t.api_calls().size(), min_chunk, &v,
+                       [&](size_t begin, size_t end, std::vector<BlockedInterval>* out) {
+                         BlockingCallsIn(ctx, only_device, sync_of_call, begin, end, *out);
+                       });
 }
 
 // Nested calls on one thread (a runtime call and the driver call inside it) count once: drops
@@ -232,35 +243,40 @@ std::vector<BlockedInterval> DropNested(std::vector<BlockedInterval>& v) {
 
 // What the reports say about each interval besides the call: how busy its device was meanwhile,
 // its iteration, and whether it is the program's final device-wide sync (listed, not counted).
-void Annotate(const Context& ctx, std::vector<BlockedInterval>& v) {
-  const model::Trace& t = ctx.t;
-  for (BlockedInterval& b : v) {
-    if (b.device != model::kNone) {
-      b.device_busy_ns = ctx.dev[b.device].busy.CoveredIn(b.start_ns, b.end_ns);
-      b.device_idle_ns = b.duration_ns() - b.device_busy_ns;
-    }
-    b.iteration = IterationAt(ctx.iters, b.process, b.start_ns);
-    b.final_sync = b.start_ns >= ctx.last_launch_start[b.process] &&
-                   (b.reason == BlockReason::kDeviceSync || (b.reason == BlockReason::kSyncRecordOnly &&
-                                                             t.syncs()[b.sync].kind == model::SyncKind::kContextSync));
+void AnnotateOne(const Context& ctx, BlockedInterval& b) {
+  if (b.device != model::kNone) {
+    b.device_busy_ns = ctx.dev[b.device].busy.CoveredIn(b.start_ns, b.end_ns);
+    b.device_idle_ns = b.duration_ns() - b.device_busy_ns;
   }
+  b.iteration = IterationAt(ctx.iters, b.process, b.start_ns);
+  b.final_sync =
+      b.start_ns >= ctx.last_launch_start[b.process] &&
+      (b.reason == BlockReason::kDeviceSync ||
+       (b.reason == BlockReason::kSyncRecordOnly && ctx.t.syncs()[b.sync].kind == model::SyncKind::kContextSync));
+}
+
+// Each interval is annotated alone: in ranges at once.
+void Annotate(const Context& ctx, size_t min_chunk, std::vector<BlockedInterval>& v) {
+  base::ParallelFor(ctx.opt.threads, v.size(), min_chunk, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) AnnotateOne(ctx, v[i]);
+  });
 }
 
 }  // namespace
 
-void ComputeBlocking(const Context& ctx, BlockingResult* out) {
+void ComputeBlocking(const Context& ctx, BlockingResult* out, size_t min_chunk) {
   const std::vector<model::DeviceId> only_device = OnlyDevices(ctx.t);
   SyncJoin join = JoinSyncRecords(ctx.t, only_device, out);
   std::vector<BlockedInterval>& v = out->intervals;
-  BlockingCalls(ctx, only_device, join.sync_of_call, v);
+  BlockingCalls(ctx, only_device, join.sync_of_call, min_chunk, v);
   v.insert(v.end(), join.record_only.begin(), join.record_only.end());
   v = DropNested(v);
-  Annotate(ctx, v);
+  Annotate(ctx, min_chunk, v);
   // Capture windows (windows.h): blocking outside them was not recorded or is start-up.
   v.erase(std::remove_if(v.begin(), v.end(),
                          [&](const BlockedInterval& b) { return !ctx.InWindows(b.process, b.start_ns, b.end_ns); }),
           v.end());
-  ComputeThreadBlocking(ctx, out);
+  ComputeThreadBlocking(ctx, out, min_chunk);
 }
 
 }  // namespace overlapscope::analyze

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
+#include "base/run_all.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
@@ -38,25 +39,45 @@ std::vector<int64_t> WindowedSpans(const Context& ctx, const std::vector<uint8_t
   return span;
 }
 
+// Per thread, the first start and last end of its calls (final syncs excluded): in ranges of
+// the calls at once, each range its own lows and highs, then the least and greatest of the
+// ranges' (the same at any thread count). INT64_MAX / INT64_MIN: a thread without calls.
+void CallSpans(const Context& ctx, const std::vector<uint8_t>& final_call, size_t min_chunk, std::vector<int64_t>* lo,
+               std::vector<int64_t>* hi) {
+  const auto& calls = ctx.t.api_calls();
+  const size_t nt = ctx.t.threads().size();
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> parts;
+  base::ParallelAppend(
+      ctx.opt.threads, calls.size(), min_chunk, &parts,
+      [&](size_t begin, size_t end, std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>* out) {
+        std::vector<int64_t> l(nt, INT64_MAX), h(nt, INT64_MIN);
+        for (size_t i = begin; i < end; ++i) {
+          const auto& a = calls[i];
+          if (final_call[i]) continue;
+          l[a.thread] = std::min(l[a.thread], a.start_ns);
+          h[a.thread] = std::max(h[a.thread], a.end_ns);
+        }
+        out->emplace_back(std::move(l), std::move(h));
+      });
+  lo->assign(nt, INT64_MAX), hi->assign(nt, INT64_MIN);
+  for (const auto& [l, h] : parts)
+    for (size_t th = 0; th < nt; ++th) (*lo)[th] = std::min((*lo)[th], l[th]), (*hi)[th] = std::max((*hi)[th], h[th]);
+}
+
 }  // namespace
 
 // Per thread: active span, blocked time (the intervals are disjoint per thread), call sites.
 // Final syncs are kept out of all three: every Kineto trace ends with one.
-void ComputeThreadBlocking(const Context& ctx, BlockingResult* out) {
+void ComputeThreadBlocking(const Context& ctx, BlockingResult* out, size_t min_chunk) {
   const model::Trace& t = ctx.t;
   const std::vector<BlockedInterval>& v = out->intervals;
   const auto& calls = t.api_calls();
   const size_t nt = t.threads().size();
-  std::vector<int64_t> lo(nt, INT64_MAX), hi(nt, INT64_MIN);
   std::vector<uint8_t> final_call(calls.size(), 0);
   for (const BlockedInterval& b : v)
     if (b.final_sync && b.api_call != model::kNone) final_call[b.api_call] = 1;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const auto& a = calls[i];
-    if (final_call[i]) continue;
-    lo[a.thread] = std::min(lo[a.thread], a.start_ns);
-    hi[a.thread] = std::max(hi[a.thread], a.end_ns);
-  }
+  std::vector<int64_t> lo, hi;
+  CallSpans(ctx, final_call, min_chunk, &lo, &hi);
   for (const auto& r : t.ranges()) {
     lo[r.thread] = std::min(lo[r.thread], r.start_ns);
     hi[r.thread] = std::max(hi[r.thread], r.end_ns);

@@ -116,7 +116,8 @@ struct Slot {
 // memcpys, memsets, each by index: what a stable sort of them in that order gives. A stable
 // counting sort by stream, then each stream's three runs (each in start order: the model's
 // vectors are sorted by time) merged stably.
-std::vector<Slot> SlotsByStream(const model::Trace& t, IterationAssignment& a, const std::vector<uint8_t>& mark) {
+std::vector<Slot> SlotsByStream(const model::Trace& t, IterationAssignment& a, const std::vector<uint8_t>& mark,
+                                int threads, std::vector<size_t>* bounds) {
   const size_t ns = mark.size();
   auto marked = [&](model::StreamId st) { return st >= 0 && static_cast<size_t>(st) < ns && mark[st]; };
   // at[st * 3 + kind]: where that stream's run of that kind starts.
@@ -141,42 +142,33 @@ std::vector<Slot> SlotsByStream(const model::Trace& t, IterationAssignment& a, c
   place(t.memcpys(), 1, t.memcpy_launches(), a.memcpy_iteration);
   place(t.memsets(), 2, t.memset_launches(), a.memset_iteration);
   auto by_start = [](const Slot& x, const Slot& y) { return x.start_ns < y.start_ns; };
-  for (size_t st = 0; st < ns; ++st) {
-    const auto b = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3]);
-    const auto m1 = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 1]);
-    const auto m2 = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 2]);
-    const auto e = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 3]);
-    if (!std::is_sorted(b, m1, by_start) || !std::is_sorted(m1, m2, by_start) || !std::is_sorted(m2, e, by_start)) {
-      std::stable_sort(b, e, by_start);  // not the model's order: sorted as before
-      continue;
+  // Each stream's runs merged on their own: streams at once.
+  base::ParallelFor(threads, ns, 1, [&](size_t st0, size_t st1) {
+    for (size_t st = st0; st < st1; ++st) {
+      const auto b = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3]);
+      const auto m1 = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 1]);
+      const auto m2 = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 2]);
+      const auto e = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 3]);
+      if (!std::is_sorted(b, m1, by_start) || !std::is_sorted(m1, m2, by_start) || !std::is_sorted(m2, e, by_start)) {
+        std::stable_sort(b, e, by_start);  // not the model's order: sorted as before
+        continue;
+      }
+      std::inplace_merge(b, m1, m2, by_start);
+      std::inplace_merge(b, m2, e, by_start);
     }
-    std::inplace_merge(b, m1, m2, by_start);
-    std::inplace_merge(b, m2, e, by_start);
-  }
+  });
+  bounds->resize(ns + 1);
+  for (size_t st = 0; st <= ns; ++st) (*bounds)[st] = at[st * 3];
   return s;
 }
 
-void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a) {
-  std::vector<uint8_t> mark;
-  auto note = [&](const auto& v, const std::vector<int32_t>& launch) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      const model::StreamId st = v[i].stream;
-      if (launch[i] != model::kNone || st < 0) continue;
-      if (mark.size() <= static_cast<size_t>(st)) mark.resize(static_cast<size_t>(st) + 1, 0);
-      mark[st] = 1;
-    }
-  };
-  note(t.kernels(), t.kernel_launches());
-  note(t.memcpys(), t.memcpy_launches());
-  note(t.memsets(), t.memset_launches());
-  if (mark.empty()) return;
-  const std::vector<Slot> s = SlotsByStream(t, a, mark);
-  const std::vector<Iteration>& its = a.iterations;
-  auto first_of_process = [&](int32_t k) { return k == 0 || its[k - 1].process != its[k].process; };
-  std::vector<int32_t> next(s.size(), model::kNone);  // iteration of the next launched slot (same stream)
-  std::vector<uint8_t> next_launched(s.size(), 0);
-  for (size_t i = s.size(); i-- > 0;) {
-    const bool same = i + 1 < s.size() && s[i + 1].stream == s[i].stream;
+// The slots [b, e) of one stream: an unlaunched activity's iteration kept within those of the
+// launched ones before and after it on the stream (next, next_launched: scratch per slot).
+template <typename FirstOfProcess>
+void ClampStream(const std::vector<Slot>& s, size_t b, size_t e, FirstOfProcess first_of_process,
+                 std::vector<int32_t>& next, std::vector<uint8_t>& next_launched) {
+  for (size_t i = e; i-- > b;) {
+    const bool same = i + 1 < e;
     if (same && s[i + 1].launched) {
       next[i] = *s[i + 1].iteration, next_launched[i] = 1;
     } else if (same) {
@@ -185,8 +177,7 @@ void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a) {
   }
   int32_t prev = model::kNone;
   bool any_before = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i == 0 || s[i].stream != s[i - 1].stream) prev = model::kNone, any_before = false;
+  for (size_t i = b; i < e; ++i) {
     if (s[i].launched) {
       any_before = true;
       if (*s[i].iteration != model::kNone) prev = *s[i].iteration;
@@ -202,6 +193,34 @@ void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a) {
       own = prev;
     }
   }
+}
+
+// Each stream's slots are clamped on their own (the passes below restart at each stream), so
+// the streams are taken at once on up to `threads` threads: the same result at any count.
+void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a, int threads) {
+  std::vector<uint8_t> mark;
+  auto note = [&](const auto& v, const std::vector<int32_t>& launch) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const model::StreamId st = v[i].stream;
+      if (launch[i] != model::kNone || st < 0) continue;
+      if (mark.size() <= static_cast<size_t>(st)) mark.resize(static_cast<size_t>(st) + 1, 0);
+      mark[st] = 1;
+    }
+  };
+  note(t.kernels(), t.kernel_launches());
+  note(t.memcpys(), t.memcpy_launches());
+  note(t.memsets(), t.memset_launches());
+  if (mark.empty()) return;
+  std::vector<size_t> bounds;
+  const std::vector<Slot> s = SlotsByStream(t, a, mark, threads, &bounds);
+  const std::vector<Iteration>& its = a.iterations;
+  auto first_of_process = [&](int32_t k) { return k == 0 || its[k - 1].process != its[k].process; };
+  std::vector<int32_t> next(s.size(), model::kNone);  // iteration of the next launched slot (same stream)
+  std::vector<uint8_t> next_launched(s.size(), 0);
+  base::ParallelFor(threads, bounds.size() - 1, 1, [&](size_t st0, size_t st1) {
+    for (size_t st = st0; st < st1; ++st)
+      ClampStream(s, bounds[st], bounds[st + 1], first_of_process, next, next_launched);
+  });
 }
 
 }  // namespace
@@ -236,7 +255,7 @@ IterationAssignment AssignIterations(const model::Trace& t, const std::string& m
   assign(t.kernels(), t.kernel_launches(), a.kernel_iteration);
   assign(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
   assign(t.memsets(), t.memset_launches(), a.memset_iteration);
-  if (!a.iterations.empty() && a.by_own_start > 0) ClampByStreamOrder(t, a);
+  if (!a.iterations.empty() && a.by_own_start > 0) ClampByStreamOrder(t, a, threads);
   for (const auto* v : {&a.kernel_iteration, &a.memcpy_iteration, &a.memset_iteration})
     a.outside += std::count(v->begin(), v->end(), model::kNone);
   return a;

@@ -96,14 +96,18 @@ void GraphBuilder::Start() {
   for (const model::Stream& s : t_.streams())
     stream_proc_.push_back(s.device == kNone ? kNone : t_.ProcessOfDevice(s.device));
   for (const model::Thread& th : t_.threads()) thread_proc_.push_back(th.process);
-  // The GPU nodes, program order and the threads' calls read only the model and write their own
-  // members (the nodes' and the calls' flags are disjoint parts of bulk_, sized first): at once.
+  // The GPU nodes, program order, the threads' calls and their cpu_op ranges (for the evidence
+  // rule) read only the model and write their own members (the nodes' and the calls' flags are
+  // disjoint parts of bulk_, sized first): at once.
   SizeNodes();
   std::vector<int64_t> po_edges, po_backward;
   base::RunAll(in_.threads, {[&] { Step("g gpu nodes", [&] { AddGpuNodes(); }); },
                              [&] { Step("g program order", [&] { AddProgramOrder(&po_edges, &po_backward); }); },
                              [&] {
                                if (in_.infer_waits) Step("g thread calls", [&] { BuildThreadCalls(); });
+                             },
+                             [&] {
+                               if (in_.infer_waits) Step("g thread ops", [&] { BuildThreadOps(); });
                              }});
   for (size_t th = 0; th < po_edges.size(); ++th) {
     GraphStats& st = ProcessStats(thread_proc_[th]);

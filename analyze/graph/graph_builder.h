@@ -61,7 +61,7 @@ class GraphBuilder {
   // FindPlacement for each (on up to in_.threads threads), then ApplyPlacement for each in order.
   void PlaceAll(const std::vector<Wanted>& wanted);
   // The indexes FindPlacement reads (graph_infer.cc): call_node_ and dev_streams_;
-  // thread_calls_ and thread_waits_ (built beside the nodes, Start); thread_ops_. Each writes
+  // thread_calls_, thread_waits_ and thread_ops_ (built beside the nodes, Start). Each writes
   // only its own.
   void BuildInferIndexes();
   void BuildThreadCalls();

@@ -251,7 +251,7 @@ void GraphBuilder::AddInferredWaits() {
     }
   };
   const int parts = std::max(1, std::min(in_.threads, g_.num_gpu() / std::max(1, in_.min_chunk)));
-  std::vector<std::function<void()>> tasks = {[&] { BuildInferIndexes(); }, [&] { BuildThreadOps(); }};
+  std::vector<std::function<void()>> tasks = {[&] { BuildInferIndexes(); }};  // thread ops: in Start
   for (int k = 0; k < parts; ++k) {
     const NodeId n = g_.num_gpu();
     tasks.emplace_back([&, k, n] {
