@@ -1,5 +1,6 @@
 // RawEvent -> model structs in a ThreadOut, or a counted reason why not.
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -172,7 +173,7 @@ bool EmitGpu(const RawEvent& ev, Category cat, int64_t offset, int64_t start, in
   const char* why;
   if (!GpuPlace(ev, true, &device, &native, &why)) return Skip(out, offset, skip, why), false;
   const int32_t stream = out.LocalStream(device, native);
-  const model::StringId name = out.strings.Intern(Bounded(ev.name, out));
+  const model::StringId name = out.InternName(Bounded(ev.name, out));
   const int64_t corr = IntOr(ev, ArgKey::kCorrelation, kNoCorrelation);
   const int64_t ext = IntOr(ev, ArgKey::kExternalId, kNoCorrelation);
   out.with_correlation += ev.Has(ArgKey::kCorrelation);
@@ -216,7 +217,7 @@ bool EmitSync(const RawEvent& ev, int64_t offset, int64_t start, int64_t end, Th
   y.start_ns = start, y.end_ns = end, y.device = device;
   y.correlation_id = IntOr(ev, ArgKey::kCorrelation, kNoCorrelation);
   y.kind = ParseSyncKind(ev.name);
-  y.name = out.strings.Intern(Bounded(ev.name, out));
+  y.name = out.InternName(Bounded(ev.name, out));
   y.stream = native >= 0 ? out.LocalStream(device, native) : kNone;  // -1: no stream (event/context sync)
   int64_t wait_on = IntOr(ev, ArgKey::kWaitOnStream, -1);
   y.wait_on_stream = wait_on >= 0 ? out.LocalStream(device, wait_on) : kNone;
@@ -247,7 +248,7 @@ bool EmitApi(const RawEvent& ev, Category cat, int64_t offset, int64_t start, in
   a.correlation_id = IntOr(ev, ArgKey::kCorrelation, kNoCorrelation);
   a.external_id = IntOr(ev, ArgKey::kExternalId, kNoCorrelation);
   out.with_correlation += ev.Has(ArgKey::kCorrelation);
-  a.name = out.strings.Intern(Bounded(ev.name, out));
+  a.name = out.InternName(Bounded(ev.name, out));
   a.kind = cat == Category::kCudaRuntime ? model::ApiKind::kRuntime : model::ApiKind::kDriver;
   out.api_calls.push_back(a);
   out.api_offsets.push_back(offset);
@@ -260,7 +261,7 @@ bool EmitRange(const RawEvent& ev, Category cat, int64_t offset, int64_t start, 
   model::Range r;
   if (!CpuThread(ev, offset, skip, out, &r.thread)) return false;
   r.start_ns = start, r.end_ns = end, r.external_id = IntOr(ev, ArgKey::kExternalId, kNoCorrelation);
-  r.name = out.strings.Intern(Bounded(ev.name, out));
+  r.name = out.InternName(Bounded(ev.name, out));
   r.kind = cat == Category::kCpuOp            ? model::RangeKind::kCpuOp
            : cat == Category::kUserAnnotation ? model::RangeKind::kUserAnnotation
            : cat == Category::kPythonFunction ? model::RangeKind::kPythonFunction
@@ -325,6 +326,28 @@ int32_t ThreadOut::LocalStream(int32_t device, int64_t stream) {
   auto [it, inserted] = stream_index.try_emplace({device, stream}, static_cast<int32_t>(stream_keys.size()));
   if (inserted) stream_keys.push_back({device, stream});
   return it->second;
+}
+
+model::StringId ThreadOut::InternName(std::string_view s) {
+  const size_t n = s.size();
+  if (n == 0) return strings.Intern(s);
+  // The slot from the length and up to 16 bytes at both ends (read only inside s): names of
+  // one trace differ there (kernel templates share long middles, not their ends and lengths).
+  uint64_t a = 0, b = 0;
+  if (n >= 8) {
+    std::memcpy(&a, s.data(), 8);
+    std::memcpy(&b, s.data() + n - 8, 8);
+  } else {
+    a = static_cast<unsigned char>(s[0]) | static_cast<uint64_t>(static_cast<unsigned char>(s[n / 2])) << 8;
+    b = static_cast<unsigned char>(s[n - 1]);
+  }
+  const uint64_t h = ((a * 0x9E3779B97F4A7C15ull) ^ (b + n) * 0xC2B2AE3D27D4EB4Full) >> 56;
+  NameSlot& slot = name_slots[h % kNameSlots];
+  if (slot.text.size() == n && std::memcmp(slot.text.data(), s.data(), n) == 0) return slot.id;
+  const model::StringId id = strings.Intern(s);
+  slot.text = strings.Get(id);
+  slot.id = id;
+  return id;
 }
 
 void ThreadOut::ClearChunk() {

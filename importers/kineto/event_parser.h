@@ -125,6 +125,12 @@ struct ThreadOut {
   int64_t stats[model::kStatCount] = {};
   absl::flat_hash_map<std::pair<model::Stat, std::string>, int64_t> stat_details;
   int64_t with_correlation = 0;  // runtime calls and GPU activities that carried "correlation"
+  struct NameSlot {
+    std::string_view text;  // inside `strings`; empty: unused
+    model::StringId id = 0;
+  };
+  static constexpr size_t kNameSlots = 256;
+  NameSlot name_slots[kNameSlots];
 
   void Count(model::Stat s, int64_t n = 1) { stats[static_cast<size_t>(s)] += n; }
   void Count(model::Stat s, std::string_view detail) {
@@ -133,6 +139,11 @@ struct ThreadOut {
   }
   int32_t LocalThread(int64_t tid);
   int32_t LocalStream(int32_t device, int64_t stream);
+  // strings.Intern(s) through a small direct-mapped memory of names already interned (kept
+  // across chunks with `strings`; a slot views the table's own copy, which lives as long as the
+  // table). A name is interned once, so a slot's id is what Intern would give: the ids, and the
+  // order in which names first enter the table, are the same with or without the memory.
+  model::StringId InternName(std::string_view s);
   void ClearChunk();
   bool ChunkEmpty() const { return events_read == 0; }
 };

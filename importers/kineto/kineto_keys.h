@@ -122,8 +122,12 @@ ArgKey ClassifyArgKey(std::string_view k);
 // after q: the window's padding keeps them readable, and its NUL sentinel (the padding is zero)
 // stops a match at the window's end.
 inline bool QuickArgKey(const char* q, ArgKey* key, const char** after) {
+  // Three words loaded apart (not one 24-byte copy to the stack, which the compares would then
+  // read back through memory).
   uint64_t w[3];
-  std::memcpy(w, q + 1, sizeof w);
+  std::memcpy(&w[0], q + 1, 8);
+  std::memcpy(&w[1], q + 9, 8);
+  std::memcpy(&w[2], q + 17, 8);
   constexpr uint64_t kMask4 = 0xFFFFFFFFu, kMask5 = 0xFFFFFFFFFFu, kMask7 = 0xFFFFFFFFFFFFFFu;
   ArgKey k;
   int n;

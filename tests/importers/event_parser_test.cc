@@ -1,5 +1,6 @@
 // ParseEvent's memory of separators (RawEvent::separators) must never change a result: each
-// event parsed after thousands of others (the memory warm) gives what a fresh parse gives.
+// event parsed after thousands of others (the memory warm) gives what a fresh parse gives. The
+// same for ThreadOut's memory of interned names.
 #include "importers/kineto/event_parser.h"
 
 #include <random>
@@ -116,6 +117,36 @@ TEST(EventParser, SeparatorMemoryNeverChangesAResult) {
   EXPECT_GT(ok, 10000);
   EXPECT_GT(errors, 1000);
   EXPECT_GT(more, 2000);
+}
+
+// ThreadOut::InternName's memory of names must give the table's ids, and leave the table as
+// Intern alone leaves it (same names in the same order). The pool has more names than the
+// memory has slots, names alike but for their middle (the same slot, told apart by the bytes),
+// short ones (1-7 bytes) and the empty name.
+TEST(ThreadOut, InternNameGivesInternsIds) {
+  std::mt19937 rng(27);
+  std::vector<std::string> pool = {"", "a", "ab", "abc", "ac2g", "kernel", "cudaLaunchKernel", "aten::mm"};
+  for (int i = 0; i < 600; ++i) {
+    std::string mid(rng() % 40, 'x');
+    if (!mid.empty()) mid[rng() % mid.size()] = static_cast<char>('a' + rng() % 26);
+    pool.push_back("nvjet_sm90_" + mid + "_NNT");  // same ends, often the same length
+  }
+  for (int i = 0; i < 400; ++i) pool.push_back(std::to_string(rng() % 100000));
+  ThreadOut out;
+  model::StringTable plain;
+  int hits_possible = 0;
+  for (int i = 0; i < 50000; ++i) {
+    const std::string& name = pool[rng() % pool.size()];
+    const size_t before = plain.size();
+    const model::StringId want = plain.Intern(name);
+    hits_possible += plain.size() == before;
+    ASSERT_EQ(out.InternName(name), want) << name;
+  }
+  ASSERT_EQ(out.strings.size(), plain.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    ASSERT_EQ(out.strings.Get(static_cast<model::StringId>(i)), plain.Get(static_cast<model::StringId>(i)));
+  }
+  EXPECT_GT(hits_possible, 40000);
 }
 
 }  // namespace
