@@ -294,7 +294,9 @@ size_t ParallelGunzip::CopyQueued(char* dst, size_t n) {
     if (off >= ch.head_n && planned < n) {
       const size_t at = off - ch.head_n;
       const size_t take = std::min(n - planned, ch.narrow_len() - at);
-      pieces.push_back({ch.narrow.p.get() + ch.narrow_pre + at, take, planned});
+      // A chunk without a narrowed part has no buffer: no piece (memcpy from null is undefined
+      // even for 0 bytes).
+      if (take > 0) pieces.push_back({ch.narrow.p.get() + ch.narrow_pre + at, take, planned});
       planned += take;
       off += take;
     }
