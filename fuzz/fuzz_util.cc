@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstdio>
@@ -45,6 +46,20 @@ void Fail(const char* what, absl::string_view detail) {
   std::fprintf(stderr, "FUZZ CHECK FAILED: %s\n%.*s\n", what,
                static_cast<int>(detail.size() > 4000 ? 4000 : detail.size()), detail.data());
   std::abort();
+}
+
+std::string GzipMember(std::string_view in, int level, int strategy) {
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, strategy) != Z_OK) Fail("deflateInit2", "");
+  std::string out(deflateBound(&z, in.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) Fail("deflate", "");
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 void CheckImportError(const absl::Status& s, const std::string& path) {

@@ -44,6 +44,10 @@ std::vector<std::string_view> SplitFiles(std::string_view data);
 
 [[noreturn]] void Fail(const char* what, absl::string_view detail);
 
+// One gzip member of `in` as zlib's deflate writes it at `level` (0-9) and `strategy` (zlib's
+// Z_DEFAULT_STRATEGY = 0, Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED); Fail() where zlib fails.
+std::string GzipMember(std::string_view in, int level, int strategy);
+
 // An import error must name the input (`path` as given) and say where: "PATH: offset N: ..."
 // or "PATH: <reason>" for errors that concern the whole file; ResourceExhausted (out of memory,
 // said so) is accepted too. Fails otherwise, and on Internal (an exception escaped a reader).

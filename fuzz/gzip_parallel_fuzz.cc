@@ -24,20 +24,6 @@ namespace {
 
 using overlapscope::fuzz::Fail;
 
-std::string Member(std::string_view in, int level, int strategy) {
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, strategy) != Z_OK) Fail("deflateInit2", "");
-  std::string out(deflateBound(&z, in.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  if (::deflate(&z, Z_FINISH) != Z_STREAM_END) Fail("deflate", "");
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
 // zlib's reading of every member; false on any error.
 bool ZlibGunzip(const std::string& gz, std::string* out) {
   z_stream z{};
@@ -78,7 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const int strategies[] = {Z_DEFAULT_STRATEGY, Z_FIXED, Z_HUFFMAN_ONLY, Z_RLE, Z_FILTERED};
     const int level = pick % 10, strategy = strategies[(pick / 10) % 5];
     const size_t cut = size / 2;
-    file = Member(in.substr(0, cut), level, strategy) + Member(in.substr(cut), 9 - level, Z_DEFAULT_STRATEGY);
+    file = fuzz::GzipMember(in.substr(0, cut), level, strategy) +
+           fuzz::GzipMember(in.substr(cut), 9 - level, Z_DEFAULT_STRATEGY);
   }
   std::string want;
   const bool zlib_ok = ZlibGunzip(file, &want);

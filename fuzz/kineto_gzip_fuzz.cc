@@ -14,25 +14,6 @@
 #include "fuzz/fuzz_util.h"
 #include "importers/import_any.h"
 
-namespace {
-
-std::string GzipMember(std::string_view in) {
-  z_stream z{};
-  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    overlapscope::fuzz::Fail("deflateInit2", "");
-  std::string out(deflateBound(&z, in.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END) overlapscope::fuzz::Fail("deflate", "");
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace overlapscope;
   std::string_view in(reinterpret_cast<const char*>(data), size);
@@ -42,7 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     // Member boundaries from the input's length, so that one input always compresses the same.
     const size_t a = size / 3, b = size - size / 5;
-    file = GzipMember(in.substr(0, a)) + GzipMember(in.substr(a, b - a)) + GzipMember(in.substr(b));
+    file = fuzz::GzipMember(in.substr(0, a), 6, Z_DEFAULT_STRATEGY) +
+           fuzz::GzipMember(in.substr(a, b - a), 6, Z_DEFAULT_STRATEGY) +
+           fuzz::GzipMember(in.substr(b), 6, Z_DEFAULT_STRATEGY);
   }
   fuzz::MemFile f(file);
   import::ImportAnyOptions o;
