@@ -34,6 +34,7 @@ import torch.distributed as dist
 from torch.profiler import ProfilerActivity
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_traces  # noqa: E402
 from make_traces import Scenario, init_distributed, log, time_scenario, versions  # noqa: E402
 
 SCENARIOS = ["ag_sequential", "ag_overlap", "a2a_sync", "a2a_async", "d2h_blocking",
@@ -41,10 +42,10 @@ SCENARIOS = ["ag_sequential", "ag_overlap", "a2a_sync", "a2a_async", "d2h_blocki
 VARIANTS = ["default", "sync"]
 
 
-def profile(sc, path, sync_events, active):
+def profile(sc, path, sync_events, active, record_shapes=False):
     """Traces wait=1, warmup=2, active steps; returns the host wall time (ms) of each active step."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    kwargs = dict(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+    kwargs = dict(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=record_shapes,
                   schedule=torch.profiler.schedule(wait=1, warmup=2, active=active),
                   on_trace_ready=lambda p: p.export_chrome_trace(path))
     if sync_events:
@@ -72,7 +73,13 @@ def main():
     ap.add_argument("--active", type=int, default=16)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--record-shapes", action="store_true",
+                    help="torch.profiler's record_shapes=True (cpu_ops carry Input Dims)")
+    ap.add_argument("--gemm-m", type=int, default=0,
+                    help="rows of the GEMMs (make_traces.GEMM_M, default 8192): changes the tile count")
     args = ap.parse_args()
+    if args.gemm_m:
+        make_traces.GEMM_M = args.gemm_m
     rank, world, dev = init_distributed()
     vers = versions() if rank == 0 else None
     if rank == 0:
@@ -86,7 +93,8 @@ def main():
                 sc = Scenario(name, rank, world, dev)
                 tim = time_scenario(sc, args.warmup, args.iters)
                 d = os.path.join(args.outdir, variant, f"run{cap}", name)
-                host = profile(sc, os.path.join(d, f"rank{rank}.json"), variant == "sync", args.active)
+                host = profile(sc, os.path.join(d, f"rank{rank}.json"), variant == "sync", args.active,
+                               args.record_shapes)
                 dist.barrier()
                 log(rank, f"{variant}/run{cap}/{name}: un-profiled median {tim['median_iter_ms']:.3f} ms, "
                           f"profiled host step median {statistics.median(host):.3f} ms "
@@ -96,7 +104,8 @@ def main():
                     rec = {"scenario": name, "variant": variant, "capture": cap, "world_size": world,
                            "timing": tim, "profiled_host_step_ms": host,
                            "profiler": {"schedule": f"wait=1,warmup=2,active={args.active}",
-                                        "record_shapes": False, "enable_cuda_sync_events": variant == "sync"},
+                                        "record_shapes": args.record_shapes, "enable_cuda_sync_events": variant == "sync"},
+                           "gemm_mkn": [make_traces.GEMM_M, make_traces.GEMM_K, make_traces.GEMM_N],
                            "host_reads": sc.reads, "stale_reads": sc.stale_reads, "versions": vers,
                            "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
                     with open(os.path.join(d, "timings.json"), "w") as f:
