@@ -70,6 +70,12 @@ TEST(ReplayReal, ReplayErrorOnEveryTraceWithIterations) {
                                                              : std::vector<const char*>{"a2a_sync", "a2a_async"})
         all.push_back({d + p, 0.02, 0.05});
     }
+  // The pairs with the GEMM's shape (record_shapes; tools/torch_traces/README.md:
+  // whatif_torch_shapes): GEMM rows 8192, 8448, 6144 on 2 x H100, 8192 on 4.
+  for (const char* g : {"g2_m8192", "g2_m8448", "g2_m6144", "g4_m8192"})
+    for (const char* run : {"run1", "run2"})
+      for (const char* p : {"ag_sequential", "ag_overlap", "a2a_sync", "a2a_async"})
+        all.push_back({std::string("whatif_torch_shapes/") + g + "/" + run + "/" + p, 0.02, 0.05});
   for (const ErrorBound& b : all) {
     const nlohmann::json j = ReplayJson(kData + "/" + b.dir);
     ASSERT_TRUE(j.contains("replay_error")) << b.dir;
