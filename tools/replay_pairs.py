@@ -23,7 +23,12 @@ prediction: a predicted change within it says "no change", so a counted change i
 "WRONG" where the predicted one exceeds the bound (same or opposite direction) and "missed" where it
 does not. "un-profiled": the change between the two programs' un-profiled medians of the same
 session (timings.json of make_traces.py / whatif_traces.py: 20 iterations timed with CUDA events on
-rank 0 just before each capture), a second witness of the measured change's sign. A program captured once takes the
+rank 0 just before each capture), a second witness of the measured change's sign; "sign (un-profiled)" judges the predicted change
+against it (the bound: the spread between the two captures' un-profiled medians of the base plus
+that of the target, 1 % at least; "-" without timings). "last round": the collectives the
+contention model placed in a persistent GEMM's last tile round, made wait for its end with its
+rounds known, and made wait for the end of one whose rounds are unknown (no record_shapes). A
+summary line counts the pairs within 10 % and 5 % and both signs. A program captured once takes the
 spread of its recaptures where the same program was recaptured on the same GPU model with the same
 profiler settings (RECAPTURED: kineto_nosync's 3-step traces and whatif_torch/default, both make_traces.py's
 Scenario at the same sizes on H100 without cuda_sync events); else 0 (kineto: 2 x H200, never
