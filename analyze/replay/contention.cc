@@ -175,28 +175,14 @@ class DeviceModel {
     if (FitsBeside(kfp, c.fp) || sms_ - SmsOccupied(kfp, sms_) >= held) return ready;
     const int64_t per_wave = static_cast<int64_t>(sms_) * BlocksPerSm(kfp);
     const int64_t waves = kfp.blocks > 0 ? (kfp.blocks + per_wave - 1) / per_wave : 1;
-    if (waves <= 1) return LastRoundStart(k, kfp, c, held, ready, kind);
-    return std::min(k.end, std::max(ready, k.start) + (k.end - k.start) / waves);
-  }
-
-  // A persistent k (one wave of one block per SM): c starts in its last tile round where the
-  // round's freed SMs hold c's blocks, as far before k's end as c's measured rate beside that
-  // round does of c's work (last_round.h); else at k's end.
-  int64_t LastRoundStart(const Placed& k, const BlockFootprint& kfp, const Placed& c, int32_t held, int64_t ready,
-                         LastRoundWait* kind) const {
+    if (waves > 1) return std::min(k.end, std::max(ready, k.start) + (k.end - k.start) / waves);
     const model::GpuRef r = graph_.Ref(k.v);
     if (r.kind != model::GpuKind::kKernel || BlocksPerSm(kfp) != 1) return k.end;
-    *kind = LastRoundWait::kNoShape;
-    if (shapes_.empty()) return k.end;
-    const LastRound lr = LastRoundOf(t_, shapes_, t_.kernels()[r.index], kfp.blocks, sms_);
-    if (lr.rounds == 0) return k.end;
-    *kind = LastRoundWait::kOutside;
-    // A copy-engine collective's rate beside the round was never measured: its end, as before.
-    const double rate = c.holds ? LastRoundRate(t_.str(a_.name[c.v])) : 0.0;
-    if (held > lr.free_sms || !(rate > 0)) return k.end;
-    *kind = LastRoundWait::kInRound;
-    const double round = static_cast<double>(k.end - k.start) / lr.rounds;
-    return std::max(ready, k.end - static_cast<int64_t>(std::llround(rate * round)));
+    // A persistent GEMM: its last tile round (last_round.h). A copy-engine collective's rate
+    // beside the round was never measured: its end, as before.
+    const double rate = c.holds && !shapes_.empty() ? LastRoundRate(t_.str(a_.name[c.v])) : 0.0;
+    return StartInLastRound(t_, shapes_, t_.kernels()[r.index], kfp.blocks, sms_, k.start, k.end, rate, held, ready,
+                            kind);
   }
 
   void Hold(const Placed& c, HoldSteps& steps, std::vector<Span>& u) const {

@@ -1,6 +1,7 @@
 #include "analyze/replay/last_round.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace overlapscope::analyze::replay {
 namespace {
@@ -79,6 +80,20 @@ LastRound LastRoundOf(const model::Trace& t, const OpShapeIndex& shapes, const m
   r.rounds = static_cast<int32_t>(rounds);
   r.free_sms = static_cast<int32_t>(sms - blocks + (rounds * blocks - r.tiles));
   return r;
+}
+
+int64_t StartInLastRound(const model::Trace& t, const OpShapeIndex& shapes, const model::Kernel& k, int32_t blocks,
+                         int32_t sms, int64_t k_start, int64_t k_end, double rate, int32_t held, int64_t ready,
+                         LastRoundWait* kind) {
+  *kind = LastRoundWait::kNoShape;
+  if (shapes.empty()) return k_end;
+  const LastRound lr = LastRoundOf(t, shapes, k, blocks, sms);
+  if (lr.rounds == 0) return k_end;
+  *kind = LastRoundWait::kOutside;
+  if (held > lr.free_sms || !(rate > 0)) return k_end;
+  *kind = LastRoundWait::kInRound;
+  const double round = static_cast<double>(k_end - k_start) / lr.rounds;
+  return std::max(ready, k_end - static_cast<int64_t>(std::llround(rate * round)));
 }
 
 double LastRoundRate(std::string_view kernel_name) {

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyze/replay/sim.h"
 #include "model/trace.h"
 
 namespace overlapscope::analyze::replay {
@@ -43,6 +44,15 @@ class OpShapeIndex {
 // rounds 0 when its shape or tile is unknown.
 LastRound LastRoundOf(const model::Trace& t, const OpShapeIndex& shapes, const model::Kernel& k, int32_t blocks,
                       int32_t sms);
+
+// Where a collective that became ready at `ready` can start beside persistent kernel `k` (one wave
+// of one block per SM, its `blocks` on a GPU of `sms` SMs, placed at [k_start, k_end)): in k's last
+// tile round where its rounds are known and the round's freed SMs hold the collective's `held`, at
+// k_end - rate x (k_end - k_start) / rounds (not before `ready`; rate > 0, LastRoundRate()); else
+// k_end. *kind says which (sim.h LastRoundWait: kNoShape, kOutside or kInRound).
+int64_t StartInLastRound(const model::Trace& t, const OpShapeIndex& shapes, const model::Kernel& k, int32_t blocks,
+                         int32_t sms, int64_t k_start, int64_t k_end, double rate, int32_t held, int64_t ready,
+                         LastRoundWait* kind);
 
 // The share of a communication kernel's alone-time it gets done beside a persistent GEMM's last
 // round (0: none, the collective is as late as if it started at the GEMM's end), by the measured
