@@ -68,12 +68,15 @@ LastRound LastRoundOf(const model::Trace& t, const OpShapeIndex& shapes, const m
   const model::OpShape* s = shapes.Of(t, k);
   int64_t a, b;
   if (!s || blocks <= 0 || blocks > sms || !TileOfKernelName(t.str(k.name), &a, &b)) return r;
-  if (s->m <= 0 || s->n <= 0 || s->batch <= 0) return r;
+  constexpr int64_t kMaxDim = int64_t{1} << 50;  // OpShape is a plain struct: any value may come
+  if (s->m <= 0 || s->n <= 0 || s->batch <= 0 || s->m > kMaxDim || s->n > kMaxDim) return r;
   // cuBLAS is column-major: PyTorch's row-major C (m x n) is its n x m, the tile's first side
   // along n. (Both orders give the same count where each side divides its dimension, as in every
   // capture of tests/data.)
-  const int64_t per = ((s->n + a - 1) / a) * ((s->m + b - 1) / b);
-  if (per > (int64_t{1} << 40) / s->batch) return r;
+  const int64_t cols = (s->n + a - 1) / a, rows = (s->m + b - 1) / b;
+  constexpr int64_t kMaxTiles = int64_t{1} << 40;  // a guard against overflow, far above any GEMM
+  if (cols > kMaxTiles / rows || cols * rows > kMaxTiles / s->batch) return r;
+  const int64_t per = cols * rows;
   r.tiles = per * s->batch;
   const int64_t rounds = (r.tiles + blocks - 1) / blocks;
   if (rounds > (int64_t{1} << 30)) return r;

@@ -46,8 +46,8 @@ bool ParseDims(std::string_view s, Dims* out) {
 int64_t Product(const std::vector<int64_t>& d, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t j = from; j < to; ++j) {
+    if (d[j] != 0 && p > kDimMax / d[j]) return -1;  // before the product: no overflow
     p *= d[j];
-    if (p > kDimMax) return -1;
   }
   return p;
 }

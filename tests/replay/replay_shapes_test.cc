@@ -46,6 +46,8 @@ TEST(ReplayShapes, MatmulShapeFromInputDims) {
                           "[[8192, 4096], [4096, 4096]", "", "[[99999999999999999999, 1], [1, 1]]"})
     EXPECT_FALSE(import::MatmulShapeFromDims("aten::mm", bad, &s)) << bad;
   EXPECT_FALSE(import::MatmulShapeFromDims("aten::add", "[[4, 4], [4, 4]]", &s));
+  // Leading dims whose product passes 2^40: refused, not overflowed.
+  EXPECT_FALSE(import::MatmulShapeFromDims("aten::linear", "[[1000000000, 1000000000, 1000000000, 8], [8, 8]]", &s));
   EXPECT_EQ(s.m, before.m);
 }
 
