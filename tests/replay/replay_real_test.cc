@@ -185,7 +185,9 @@ TEST(ReplayReal, PredictionsAgainstMeasuredPairs) {
   };
   // whatif_traces.py (2 x H100, 16 profiled steps, each program captured twice): bounds per
   // variant/run for the all-gather, all-to-all and D2H pairs. The all-gather's prediction stays at
-  // the base: the model runs the GEMM first and the all-gather at its end, where in 80 % of the
+  // the base: these captures have no record_shapes, so the GEMM's last round is unknown (the
+  // what-if says so; ReplayShapes.* for captures with it) and the model runs the GEMM first and the
+  // all-gather at its end, where in 80 % of the
   // measured iterations the all-gather starts in the persistent GEMM's last tile round (45-47 us
   // early) but runs ~20 us longer there, and in 20 % it took the SMs first (RESULTS.md, h24g);
   // default/run2's base ran its GEMM 10 % slower on GPU 0 than the other captures (409 against
