@@ -76,6 +76,13 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
   j["contention_model"] = std::string(rp::ToString(r.contention_model));
   j["contention_activities"] = r.contention_nodes;
   if (HasCopyEngineChange(r)) j["copy_engine_model"] = "recorded-transfer";
+  if (!r.changes.empty()) {
+    const rp::LastRoundCounts& lr = r.last_round;
+    j["last_round"] = {{"in_round", lr.in_round},
+                       {"outside", lr.outside},
+                       {"no_shape", lr.no_shape},
+                       {"shapes_recorded", lr.shapes_recorded}};
+  }
   ordered_json rs = ordered_json::array();
   for (const ReplayRankSummary& s : ranks) {
     ordered_json x = {{"rank", s.rank},
@@ -157,6 +164,22 @@ std::string Readable(const rp::ReplayResult& r, const std::vector<ReplayRankSumm
   return out;
 }
 
+// What the persistent GEMMs' last tile round made of the collectives that waited for their SMs
+// (analyze/replay/contention.h); empty when none did.
+std::string LastRoundLine(const rp::LastRoundCounts& lr) {
+  if (lr.in_round + lr.outside + lr.no_shape == 0) return "";
+  std::string s = absl::StrFormat(
+      "Persistent GEMMs' last tile round: %d collectives start in it (the share of their work measured "
+      "beside it: all-gather 0.53, others none), %d wait for the GEMM's end (no room in its last round, or "
+      "no gain measured there), %d wait for the end of a GEMM whose rounds are unknown",
+      lr.in_round, lr.outside, lr.no_shape);
+  if (lr.no_shape > 0 && !lr.shapes_recorded)
+    absl::StrAppend(&s,
+                    " (the trace has no operator shapes: a capture with record_shapes=True would let the model "
+                    "start them in the GEMM's last round)");
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
@@ -197,6 +220,7 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
                       "; copy-engine collectives: recorded transfer time, no SMs held while they copy, their own "
                       "chunk's on-device copy waits for SMs");
     l.push_back(model);
+    if (std::string lr = LastRoundLine(r.last_round); !lr.empty()) l.push_back(std::move(lr));
   }
   return l;
 }

@@ -127,6 +127,17 @@ struct Range {
   StringId domain = 0;  // NVTX domain ("NCCL", ...), empty for the default
 };
 
+// The operand shape of a matrix product a framework op computed, where the trace recorded it
+// (Kineto's "Input Dims" of aten::mm, addmm, matmul, bmm, baddbmm, linear: record_shapes=True):
+// batch products of an (m x k) by a (k x n) matrix. The GPU work the op launched carries the op's
+// external id (Kineto "External id") on the op's process. Absent without record_shapes.
+struct OpShape {
+  ThreadId thread = kNone;  // the op's host thread
+  int64_t external_id = kNoCorrelation;
+  StringId op = 0;  // "aten::mm", ...
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
 // A GPU-side annotation range (Kineto "gpu_user_annotation"): spans the GPU work of a range.
 struct GpuRange {
   int64_t start_ns = 0, end_ns = 0;

@@ -36,6 +36,7 @@ struct TraceData {
   std::vector<GpuRange> gpu_ranges;
   std::vector<Collective> collectives;
   std::vector<CaptureWindow> windows;  // own captures only; sorted by (process, start)
+  std::vector<OpShape> op_shapes;      // record_shapes traces only; in import order
   std::vector<SourceStats> sources;
   std::string clock_note;  // how timestamps were aligned, e.g. "CLOCK_REALTIME ns"
 };
@@ -66,6 +67,8 @@ class Trace {
   // Capture windows (events.h); empty when the source recorded throughout (imports).
   const std::vector<CaptureWindow>& windows() const { return d_.windows; }
   const std::vector<SourceStats>& sources() const { return d_.sources; }
+  // Matrix-product shapes of framework ops (events.h OpShape); empty unless the trace recorded them.
+  const std::vector<OpShape>& op_shapes() const { return d_.op_shapes; }
   const std::string& clock_note() const { return d_.clock_note; }
 
   // Earliest start and latest end over all events; 0/0 for an empty trace.

@@ -23,7 +23,12 @@ prediction: a predicted change within it says "no change", so a counted change i
 "WRONG" where the predicted one exceeds the bound (same or opposite direction) and "missed" where it
 does not. "un-profiled": the change between the two programs' un-profiled medians of the same
 session (timings.json of make_traces.py / whatif_traces.py: 20 iterations timed with CUDA events on
-rank 0 just before each capture), a second witness of the measured change's sign. A program captured once takes the
+rank 0 just before each capture), a second witness of the measured change's sign; "sign (un-profiled)" judges the predicted change
+against it (the bound: the spread between the two captures' un-profiled medians of the base plus
+that of the target, 1 % at least; "-" without timings). "last round": the collectives the
+contention model placed in a persistent GEMM's last tile round, made wait for its end with its
+rounds known, and made wait for the end of one whose rounds are unknown (no record_shapes). A
+summary line counts the pairs within 10 % and 5 % and both signs. A program captured once takes the
 spread of its recaptures where the same program was recaptured on the same GPU model with the same
 profiler settings (RECAPTURED: kineto_nosync's 3-step traces and whatif_torch/default, both make_traces.py's
 Scenario at the same sizes on H100 without cuda_sync events); else 0 (kineto: 2 x H200, never
@@ -75,6 +80,17 @@ for _s, _progs in (("default", ("ag", "a2a")), ("proto_simple", ("ag",)), ("max_
             PAIRS.append((f"{_d}/ag_sequential", f"{_d}/ag_overlap", ["async:/AllGather/"]))
         if "a2a" in _progs:
             PAIRS.append((f"{_d}/a2a_sync", f"{_d}/a2a_async", ["async:/SendRecv/@/^gemm$/"]))
+
+# whatif_traces.py --record-shapes --gemm-m M (4 x H100; the 2-GPU runs on GPUs 0,1): the same
+# all-gather and all-to-all pairs with the GEMM's shape in the trace, at GEMM rows 8192 (32 SMs free
+# in the persistent GEMM's last tile round), 8448 (the last round full) and 6144 (24 free), two
+# captures each: tools/torch_traces/README.md, tests/data/whatif_torch_shapes.
+SHAPES = ("g2_m8192", "g2_m8448", "g2_m6144", "g4_m8192")
+for _g in SHAPES:
+    for _r in ("run1", "run2"):
+        _d = f"tests/data/whatif_torch_shapes/{_g}/{_r}"
+        PAIRS += [(f"{_d}/ag_sequential", f"{_d}/ag_overlap", ["async:/AllGather/"]),
+                  (f"{_d}/a2a_sync", f"{_d}/a2a_async", ["async:/SendRecv/@/^gemm$/"])]
 
 # Our workloads (`overlapscope run -o DIR`): (base mode dir, target mode dir, changes).
 # matmul-allgather's sequential program computes first and gathers after; the overlapped one
@@ -175,6 +191,24 @@ def unprofiled(path):
 def unprofiled_change(base, target):
     b, t = unprofiled(base), unprofiled(target)
     return (t - b) / b if b and t else None
+
+
+def unprofiled_spread(path):
+    """|un-profiled median - the twin capture's| / un-profiled median; 0 without a twin or timings."""
+    t = twin(path)
+    a, b = unprofiled(path), (unprofiled(t) if t else None)
+    return abs(b - a) / a if a and b else 0.0
+
+
+def judge(measured, predicted, bound):
+    """The sign of a predicted change against a measured one, both relative to the base: "noise"
+    (the measured change within the bound), "missed" (the predicted one within it), "right" or
+    "WRONG"."""
+    if abs(measured) < bound:
+        return "noise"
+    if abs(predicted) < bound:
+        return "missed"
+    return "right" if predicted * measured > 0 else "WRONG"
 
 
 def capture_spread(tool, path, step):
@@ -342,18 +376,32 @@ def table(tool, pairs):
             sign_ok = "missed"
         else:
             sign_ok = "right" if (pred_c - measured_base) * (measured_target - measured_base) > 0 else "WRONG"
+        # Against the un-profiled timings (the programs' real change): the bound is the spread between
+        # the two captures' un-profiled medians of the base plus the target's (1 % at least).
+        up = unprofiled_change(base, target)
+        up_bound = max(0.01, unprofiled_spread(base) + unprofiled_spread(target))
+        up_sign = judge(up, (pred_c - measured_base) / measured_base, up_bound) if up is not None else "-"
         rows.append((label, " ".join(changes).replace("|", "\\|"), b["replay_error"]["median_abs"], measured_base, measured_target,
                      pred, err, pred_c, err_c, b["contention_model"], sign_ok, err_med, bound,
-                     (pred_c - measured_base) / measured_base, unprofiled_change(base, target)))
+                     (pred_c - measured_base) / measured_base, up, up_sign, up_bound,
+                     b.get("last_round", {})))
     print("| base -> target | change | base replay error | base | target | predicted | error | with contention | "
-          "error | model | sign | error (plain median) | noise | measured change | predicted change | un-profiled |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "error | model | sign | error (plain median) | noise | measured change | predicted change | un-profiled | "
+          "un-profiled noise | sign (un-profiled) | last round (in, outside, no shape) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         up = f"{r[14]*100:+.1f} %" if r[14] is not None else "-"
         print(f"| {r[0]} | `{r[1]}` | {r[2]*100:.2f} % | {r[3]/1e6:.3f} ms "
               f"| {r[4]/1e6:.3f} ms | {r[5]/1e6:.3f} ms | {r[6]*100:+.1f} % | {r[7]/1e6:.3f} ms | {r[8]*100:+.1f} % "
               f"| {r[9]} | {r[10]} | {r[11]*100:+.1f} % | {r[12]*100:.1f} % | {(r[4]-r[3])/r[3]*100:+.1f} % "
-              f"| {r[13]*100:+.1f} % | {up} |")
+              f"| {r[13]*100:+.1f} % | {up} | {r[16]*100:.1f} % | {r[15]} | "
+              f"{r[17].get('in_round', 0)}, {r[17].get('outside', 0)}, {r[17].get('no_shape', 0)} |")
+    within = lambda x: sum(abs(r[8]) <= x for r in rows)
+    count = lambda i, v: sum(r[i] == v for r in rows)
+    print(f"\n{len(rows)} pairs: {within(0.10)} within 10 %, {within(0.05)} within 5 %; signs against the profiled "
+          f"traces {count(10, 'right')} right, {count(10, 'WRONG')} WRONG, {count(10, 'missed')} missed, "
+          f"{count(10, 'noise')} noise; against the un-profiled timings {count(15, 'right')} right, "
+          f"{count(15, 'WRONG')} WRONG, {count(15, 'missed')} missed, {count(15, 'noise')} noise")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,13 @@ PAIRS += [(f"whatif_torch_nccl/{s}/{r}/{b}", f"whatif_torch_nccl/{s}/{r}/{t}", c
     ("default", "a2a_sync", "a2a_async", A2A), ("max_nchannels_12", "a2a_sync", "a2a_async", A2A),
     ("proto_ll", "a2a_sync", "a2a_async", A2A)) for r in ("run1", "run2")]
 
+# With the GEMM's shape recorded (whatif_traces.py --record-shapes --gemm-m M; tests/data/whatif_torch_shapes):
+# the out-of-sample check of the rates above (the model's, analyze/replay/last_round.h, were taken
+# before these captures existed).
+PAIRS += [(f"whatif_torch_shapes/{g}/{r}/{b}", f"whatif_torch_shapes/{g}/{r}/{t}", c)
+          for g in ("g2_m8192", "g2_m8448", "g2_m6144", "g4_m8192") for b, t, c in (
+              ("ag_sequential", "ag_overlap", AG), ("a2a_sync", "a2a_async", A2A)) for r in ("run1", "run2")]
+
 
 def kernels(d):
     """Per rank: (collective kernels, other kernels), each sorted by start."""

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "analyze/graph/device_sms.h"
 #include "analyze/replay/both.h"
+#include "analyze/replay/last_round.h"
 #include "analyze/replay/placed.h"
 #include "analyze/replay/residency.h"
 #include "analyze/replay/spans.h"
@@ -53,8 +54,8 @@ int32_t ReleasingKernel(const NodeAttrs& a, const Schedule& s, int32_t v) {
 class DeviceModel {
  public:
   DeviceModel(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a, const SimGraph& g,
-              const Schedule& s, int32_t sms)
-      : t_(t), graph_(graph), a_(a), g_(g), s_(s), sms_(sms) {}
+              const Schedule& s, const OpShapeIndex& shapes, int32_t sms)
+      : t_(t), graph_(graph), a_(a), g_(g), s_(s), shapes_(shapes), sms_(sms) {}
 
   std::vector<Placed> compute, comm, rec_comm;  // filled by the caller
 
@@ -78,13 +79,16 @@ class DeviceModel {
       const int64_t ready = s_.start[c.v];
       int64_t free = ready;
       const Placed* by = nullptr;
+      LastRoundWait kind = LastRoundWait::kNone;
       // A recorded start inside compute already waited as recorded; a kernel given its wait in an
       // earlier round starts where the schedule put it (a second wait is not added: placing it
       // after that one would slow nothing here that the simulation then runs beside it).
       const bool has_wait = static_cast<size_t>(c.v) < waited.size() && waited[c.v];
+      c.in_last_round = has_wait && waited[c.v] == kWaitedInLastRound;
       if (!has_wait && !InsideAny(rec_compute, g_.rec_start[c.v])) {
         auto consider = [&](const Placed& k) {
-          if (const int64_t at = FreeAt(k, c, ready); at > free) free = at, by = &k;
+          LastRoundWait w = LastRoundWait::kNone;
+          if (const int64_t at = FreeAt(k, c, ready, &w); at > free) free = at, by = &k, kind = w;
         };
         // Running when the collective became ready (one starting at the same instant: the
         // collective, issued first, gets the SMs).
@@ -96,10 +100,12 @@ class DeviceModel {
           consider(*it->second);
       }
       if (by) {
-        if (free >= by->end)
-          out.waits.push_back({by->v, c.v, Dep::kAfterEnd, free - by->end});
+        // In the last round: a lag on the GEMM's end (the round moves with it if it is slowed).
+        if (free >= by->end || kind == LastRoundWait::kInRound)
+          out.waits.push_back({by->v, c.v, Dep::kAfterEnd, free - by->end, kind});
         else
-          out.waits.push_back({by->v, c.v, Dep::kAfterStart, free - by->start});
+          out.waits.push_back({by->v, c.v, Dep::kAfterStart, free - by->start, kind});
+        c.in_last_round = kind == LastRoundWait::kInRound;
       }
       c.start = free;
       c.end = s_.end[c.v] + (free - ready);
@@ -122,8 +128,12 @@ class DeviceModel {
     const int64_t p0 = s_.start[k.v], dur = g_.dur[k.v];
     HoldSteps rec, pred;
     std::vector<Span> rec_u, pred_u;
+    // A collective in k's last round holds none of k's SMs (it started inside k, where k put it).
+    auto hold_pred = [&](const Placed& c) {
+      if (!(c.in_last_round && c.start >= p0)) Hold(c, pred, pred_u);
+    };
     rec_at_->Each(r0, r1, [&](const Placed& c) { Hold(c, rec, rec_u); });
-    pred_at_->Each(p0, p0 + dur, [&](const Placed& c) { Hold(c, pred, pred_u); });
+    pred_at_->Each(p0, p0 + dur, hold_pred);
     if (rec.empty() && pred.empty()) return 1;
     by_trace = sd > 0;
     if (by_trace) {
@@ -140,7 +150,7 @@ class DeviceModel {
     // Slowed past its own end, it meets more communication: again over the longer span.
     for (int pass = 0; pass < 3 && end > p0 + dur; ++pass) {
       pred.clear();
-      Meeting(comm, comm_max_, p0, end, [&](const Placed& c) { Hold(c, pred, pred_u); });
+      Meeting(comm, comm_max_, p0, end, hold_pred);
       std::sort(pred.begin(), pred.end());
       const int64_t next = FluidEnd(p0, work, want, sms_, pred);
       if (next == end) break;
@@ -157,15 +167,22 @@ class DeviceModel {
     return it != u.end() && it->first < t;
   }
 
-  // When kernel k leaves room for communication kernel c that became ready at `ready`.
-  int64_t FreeAt(const Placed& k, const Placed& c, int64_t ready) const {
+  // When kernel k leaves room for communication kernel c that became ready at `ready`; *kind:
+  // what a one-wave k's last tile round made of it.
+  int64_t FreeAt(const Placed& k, const Placed& c, int64_t ready, LastRoundWait* kind) const {
     const BlockFootprint kfp = Footprint(k);
     const int32_t held = SmsOccupied(c.fp, sms_);
     if (FitsBeside(kfp, c.fp) || sms_ - SmsOccupied(kfp, sms_) >= held) return ready;
     const int64_t per_wave = static_cast<int64_t>(sms_) * BlocksPerSm(kfp);
     const int64_t waves = kfp.blocks > 0 ? (kfp.blocks + per_wave - 1) / per_wave : 1;
-    if (waves <= 1) return k.end;
-    return std::min(k.end, std::max(ready, k.start) + (k.end - k.start) / waves);
+    if (waves > 1) return std::min(k.end, std::max(ready, k.start) + (k.end - k.start) / waves);
+    const model::GpuRef r = graph_.Ref(k.v);
+    if (r.kind != model::GpuKind::kKernel || BlocksPerSm(kfp) != 1) return k.end;
+    // A persistent GEMM: its last tile round (last_round.h). A copy-engine collective's rate
+    // beside the round was never measured: its end, as before.
+    const double rate = c.holds && !shapes_.empty() ? LastRoundRate(t_.str(a_.name[c.v])) : 0.0;
+    return StartInLastRound(t_, shapes_, t_.kernels()[r.index], kfp.blocks, sms_, k.start, k.end, rate, held, ready,
+                            kind);
   }
 
   void Hold(const Placed& c, HoldSteps& steps, std::vector<Span>& u) const {
@@ -181,6 +198,7 @@ class DeviceModel {
   const NodeAttrs& a_;
   const SimGraph& g_;
   const Schedule& s_;
+  const OpShapeIndex& shapes_;
   const int32_t sms_;
   std::vector<int64_t> comm_max_, rec_max_;
   std::optional<MeetingCursor> pred_at_, rec_at_;  // over comm and rec_comm (Prepare())
@@ -204,10 +222,11 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     has_comm[d] = 1;
     colls.push_back(v);
   }
+  const OpShapeIndex shapes(t);  // empty (and free) without record_shapes
   for (size_t d = 0; d < devs; ++d)
     if (has_comm[d])
       dm[d] = std::make_unique<DeviceModel>(
-          t, graph, a, g, s,
+          t, graph, a, g, s, shapes,
           sm_count_override > 0 ? sm_count_override : graph::DeviceSmCount(t, static_cast<model::DeviceId>(d)));
   // The collectives first; then only the compute kernels that meet one (in either schedule) or
   // that the end releasing one also releases: the others keep their duration (most of a trace).

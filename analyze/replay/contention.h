@@ -15,12 +15,18 @@
 //   --race`). Where K won, C started in K's last tile round (cuBLAS' persistent GEMMs retire the
 //   blocks without a last tile one round early: 45-47 us of 357-375, 107-115 of 1,460-1,520),
 //   and its transfer (end - last rank's start) took 111-113 us against 90-96 alone; where C won,
-//   both ran side by side (the GEMM 28-31 % longer). Neither the round (the GEMM's shape, absent
-//   without record_shapes) nor C's slowdown is in a base trace, so C waits for K's end: the tail
-//   is partly offset by the slowdown and the iterations C won (docs/RESULTS.md "Why the
-//   all-gather pairs miss"). How fast C runs beside the last round differs by collective: the
-//   all-gather gets 0.29-0.78 of the tail's time done, the all-to-all nothing, beside the same
-//   GEMM (tools/replay_tail.py, RESULTS "Seventh round"): no one rate fits both.
+//   both ran side by side (the GEMM 28-31 % longer).
+//   Where the trace records K's shape (record_shapes: model::OpShape, joined through K's external
+//   id) and K's name its tile, K's rounds are known (last_round.h): R = ceil(tiles / blocks), the
+//   last round duration / R long, rounds x blocks - tiles SMs free in it. If C's blocks fit those
+//   SMs, C starts in that round, r x the round before K's end, r the share of C's alone-time done
+//   beside the round as measured for C's kernel family (all-gather 0.53, send/recv 0: no gain; any
+//   other 0), i.e. C ends where a start one round early at rate r would end it; there it holds none
+//   of K's SMs (K is not slowed: measured 364.6 against 364.6 us). The rate folds in C's slower
+//   transfer beside the round; the race (C first, K 28-31 % longer) is not modelled. Without the
+//   shape, with the last round full (GEMM rows 8448: no SM free, measured ~7 us early instead of
+//   45) or a rate of 0, C waits for K's end (docs/RESULTS.md "Ninth round: shapes"; the rates:
+//   "Seventh round", tools/replay_tail.py).
 // - A compute kernel K starting while C holds SMs (or C's blocks fit beside K's) runs on the
 //   SMs left: fluid, at min(want, S - held) / want of its speed while C runs, where `want` is
 //   the SMs K occupies alone (its grid over its blocks per SM) and held the SMs of the
@@ -59,6 +65,9 @@ struct ContentionFactors {
   std::vector<ExtraEdge> waits;     // new: a communication kernel waits for a compute kernel's SMs
   int64_t by_trace = 0, by_sm = 0;  // compute activities whose factor came from each model
 };
+
+// `waited`'s value for a communication kernel whose wait puts it in a GEMM's last tile round.
+inline constexpr uint8_t kWaitedInLastRound = 2;
 
 // The factors for schedule `s` of `g` (built with effects `fx`), and the waits for SMs it
 // shows that are not yet constraints (a schedule run with the waits found before: they stay).

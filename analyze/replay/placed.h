@@ -22,6 +22,9 @@ struct Placed {
   BlockFootprint fp;
   int64_t start = 0, end = 0;
   bool holds = true;  // takes SMs while it runs (false: a copy-engine collective)
+  // A collective placed in a persistent GEMM's last tile round: its blocks sit on the SMs the
+  // GEMM's blocks without a last tile freed, so it holds none of that GEMM's.
+  bool in_last_round = false;
 };
 
 inline bool StartsBefore(const Placed& p, int64_t x) { return p.start < x; }

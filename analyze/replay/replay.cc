@@ -66,7 +66,7 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
     size_t added = 0;
     for (const ExtraEdge& e : f.waits) {
       if (waiting[e.to]) continue;  // one wait per communication kernel: the first found
-      waiting[e.to] = 1;
+      waiting[e.to] = e.last_round == LastRoundWait::kInRound ? kWaitedInLastRound : 1;
       waits.push_back(e);
       ++added;
     }
@@ -81,6 +81,12 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
       dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
     last = std::move(f.factor);
     cur = run.Run(dur, waits.empty() ? nullptr : &waits);
+  }
+  for (const ExtraEdge& e : waits) {
+    LastRoundCounts& lr = r.last_round;
+    if (e.last_round == LastRoundWait::kInRound) ++lr.in_round;
+    if (e.last_round == LastRoundWait::kOutside) ++lr.outside;
+    if (e.last_round == LastRoundWait::kNoShape) ++lr.no_shape;
   }
   const bool sm = by_sm > 0 || !waits.empty();  // SM residency decided these
   if (by_trace > 0 && sm)
@@ -240,6 +246,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   if (failed) std::rethrow_exception(failed);
   const ContentionModel model = r.contention_model;
   const int64_t contention_nodes = r.contention_nodes;
+  r.last_round.shapes_recorded = !t.op_shapes().empty();
   r.counts = counts;
   r.counts.cycles_broken = cycles_broken;
   r.contention_model = model;

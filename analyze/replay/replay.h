@@ -175,11 +175,21 @@ struct NodeTimes {
   std::vector<int64_t> start_ns, end_ns;
 };
 
+// The contention model's collectives that waited for a persistent GEMM's SMs (contention.h), by
+// what its last tile round made of them.
+struct LastRoundCounts {
+  int64_t in_round = 0;          // started in the GEMM's last round (its shape recorded, room and a rate)
+  int64_t outside = 0;           // rounds known; no room in the last round, or no measured gain there: its end
+  int64_t no_shape = 0;          // rounds unknown (no record_shapes shape, or no tile in its name): its end
+  bool shapes_recorded = false;  // the trace has matrix-product shapes (record_shapes=True)
+};
+
 struct ReplayResult {
   std::vector<IterationReplay> iterations;  // by (process, iteration start)
   ReplayCounts counts;
   ContentionModel contention_model = ContentionModel::kNone;
   int64_t contention_nodes = 0;         // compute activities the model slowed
+  LastRoundCounts last_round;           // with contention under a change
   std::vector<std::string> changes;     // the specs applied, in order
   std::vector<int64_t> change_matches;  // per change: nodes it matched
   // Summary over iterations: median and worst |replay_error|.

@@ -155,10 +155,20 @@ class EdgeRows {
 
 // A start constraint added for one run: start(to) >= end(from) + lag (kAfterEnd) or
 // start(from) + lag (kAfterStart).
+// For the contention model's waits for SMs (contention.h): what a wait for a persistent GEMM's
+// blocks made of its last tile round.
+enum class LastRoundWait : uint8_t {
+  kNone,     // not a wait for a persistent (one-wave) kernel
+  kInRound,  // starts in the kernel's last tile round (a negative lag on its end)
+  kOutside,  // rounds known, but the collective does not fit the freed SMs or gets nothing done there
+  kNoShape,  // rounds unknown (no record_shapes shape for its op, or no tile in its name): its end
+};
+
 struct ExtraEdge {
   int32_t from = -1, to = -1;
   Dep dep = Dep::kAfterEnd;
   int64_t lag_ns = 0;
+  LastRoundWait last_round = LastRoundWait::kNone;
 };
 
 // How a node's start or end was bound in the schedule (for the backward walk).

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "importers/kineto/event_parser.h"
+#include "importers/kineto/op_shape.h"
 #include "model/bounds.h"
 
 namespace overlapscope::import {
@@ -267,6 +268,15 @@ bool EmitRange(const RawEvent& ev, Category cat, int64_t offset, int64_t start, 
            : cat == Category::kPythonFunction ? model::RangeKind::kPythonFunction
                                               : model::RangeKind::kOverhead;
   out.ranges.push_back(r);
+  // A matrix product's operand dims (record_shapes): only ops of that kind are kept (every op
+  // of such a trace has "Input Dims").
+  if (ev.Has(ArgKey::kInputDims) && cat == Category::kCpuOp && ev.name.substr(0, 6) == "aten::") {
+    model::OpShape s;
+    if (MatmulShapeFromDims(ev.name, ev.Str(ArgKey::kInputDims), &s)) {
+      s.thread = r.thread, s.external_id = r.external_id, s.op = r.name;
+      out.op_shapes.push_back(s);
+    }
+  }
   return true;
 }
 
@@ -358,6 +368,7 @@ void ThreadOut::ClearChunk() {
   api_offsets.clear();
   syncs.clear();
   ranges.clear();
+  op_shapes.clear();
   gpu_ranges.clear();
   collectives.clear();
   metas.clear();

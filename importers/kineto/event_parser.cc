@@ -126,6 +126,13 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
         }
         break;
       case ArgKey::kUnknown: ev->unknown_args.emplace_back(key.substr(0, 256)); break;
+      case ArgKey::kInputDims:
+        // The value's JSON text (nested arrays of ints), read by EmitEvent only for a matrix
+        // product op: skipped here as any value, its bytes kept in view (the window holds them
+        // until the event is emitted).
+        OS_SCAN(scan::SkipValue(v, end, &q, err), v);
+        ev->arg_str[static_cast<size_t>(k)] = std::string_view(v, static_cast<size_t>(q - v));
+        break;
       case ArgKey::kGrid:
       case ArgKey::kBlock: {
         OS_SCAN(ParseDim3(v, end, &q, k == ArgKey::kGrid ? &ev->grid : &ev->block, &typed_ok, err), v);

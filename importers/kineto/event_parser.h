@@ -110,6 +110,7 @@ struct ThreadOut {
   std::vector<int64_t> api_offsets;  // byte offset of each api call, for duplicate reports
   std::vector<model::Sync> syncs;
   std::vector<model::Range> ranges;
+  std::vector<model::OpShape> op_shapes;  // record_shapes' matrix products (thread and op: local ids)
   std::vector<model::GpuRange> gpu_ranges;
   std::vector<model::Collective> collectives;
   std::vector<MetaRecord> metas;

@@ -98,7 +98,8 @@ constexpr std::string_view kArgNames[] = {"(unknown)",
                                           "wait_on_cuda_event_record_corr_id",
                                           "wait_on_cuda_event_id",
                                           "name",
-                                          "labels"};
+                                          "labels",
+                                          "Input Dims"};
 static_assert(std::size(kArgNames) == static_cast<size_t>(ArgKey::kCount));
 
 constexpr std::string_view kCategoryNames[] = {
@@ -214,7 +215,7 @@ ArgKey ClassifyArgKey(std::string_view k) {
     case 10:
       if (std::memcmp(s, "Group size", 10) == 0) return ArgKey::kGroupSize;
       if (std::memcmp(s, "Input type", 10) == 0) return ArgKey::kIgnored;
-      if (std::memcmp(s, "Input Dims", 10) == 0) return ArgKey::kIgnored;
+      if (std::memcmp(s, "Input Dims", 10) == 0) return ArgKey::kInputDims;
       if (std::memcmp(s, "sort_index", 10) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "fromDevice", 10) == 0) return ArgKey::kIgnored;
       if (std::memcmp(s, "Input dims", 10) == 0) return ArgKey::kIgnored;  // PyTorch 1.8 Operator args

@@ -107,8 +107,9 @@ enum class ArgKey : uint8_t {
   kWaitOnStream,
   kWaitEventRecordCorr,
   kWaitEventId,
-  kName,    // metadata: process_name / thread_name
-  kLabels,  // metadata: process_labels
+  kName,       // metadata: process_name / thread_name
+  kLabels,     // metadata: process_labels
+  kInputDims,  // cpu_op "Input Dims" (record_shapes): kept as the value's JSON text
   kCount
 };
 ArgKey ClassifyArgKey(std::string_view k);

@@ -98,6 +98,10 @@ void MergeHost(Remapper& r) {
     g.thread = r.Thread(g.thread), g.name = r.Str(g.name);
     d.ranges.push_back(g);
   }
+  for (model::OpShape s : out.op_shapes) {
+    s.thread = r.Thread(s.thread), s.op = r.Str(s.op);
+    d.op_shapes.push_back(s);
+  }
 }
 
 // Runtime/driver calls. A correlation id already seen in the file is skipped (its GPU work
