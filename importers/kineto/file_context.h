@@ -40,7 +40,8 @@ struct FileContext {
   std::vector<model::ThreadId> thread_remap[kOutputs];
   std::vector<std::pair<model::DeviceId, model::StreamId>> stream_remap[kOutputs];
 
-  IdSet api_correlations;  // duplicate detection within the file
+  IdSet api_correlations;      // duplicate detection within the file
+  bool api_ids_unique = true;  // each correlation id on at most one of the file's calls
   std::vector<MetaRecord> metas;
   std::vector<int64_t> flow_ids;
   bool has_cpu_pid = false;

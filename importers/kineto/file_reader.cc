@@ -2,6 +2,7 @@
 #include "importers/kineto/file_reader.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -138,10 +139,13 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
   ctx_.threads = threads_;
+  timeline_on_ = std::getenv("OVERLAPSCOPE_WINDOWS") != nullptr;
   // Default window: 2 MiB per parser thread, 16..32 MiB (two are held: 64 MiB at most).
   block_ = options.chunk_bytes > 0
                ? static_cast<size_t>(options.chunk_bytes)
                : std::clamp(static_cast<size_t>(threads_) * (size_t{2} << 20), kDefaultBlock, 2 * kDefaultBlock);
+  if (const char* mb = std::getenv("OVERLAPSCOPE_WINDOW_MB"); mb != nullptr && std::atoi(mb) > 0)
+    block_ = static_cast<size_t>(std::atoi(mb)) << 20;  // measurement aid (PERFORMANCE, seventh round)
 }
 
 absl::Status FileReader::ErrorAt(const char* p, std::string_view reason) const {
@@ -255,6 +259,7 @@ absl::Status FileReader::Run() {
     int32_t r = RankFromFileName(ctx_.path);
     if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
   }
+  PrintTimeline();
   base::PhaseLog("parse (a Kineto file)");
   return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
 }

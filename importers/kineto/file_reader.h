@@ -82,6 +82,20 @@ class FileReader {
   ThreadOut& Out(int set, size_t part) { return outs_[set][part]; }
   static int Which(int set, size_t part) { return set * kMaxParserThreads + static_cast<int>(part); }
   ChunkResult ParseEvents(const char* p, ArrayState state, const char* stop_at, ThreadOut& out) const;
+  // The per-window timeline (file_reader_timeline.cc), printed to stderr at the end of the
+  // parse when OVERLAPSCOPE_WINDOWS is set: what the calling thread did in each window and when
+  // the other parts ended. Seconds on the phase clock (base/phase_log.h). Costs nothing else.
+  struct WindowTimes {
+    double start = 0, spawned = 0, merged = 0, part0 = 0, last_part = 0, joined = 0;
+    double refill = 0, refill_wait = 0;  // the Refill before this window: all of it, the wait for the read
+    size_t bytes = 0, parts = 0;
+  };
+  static double Now();
+  void PrintTimeline() const;
+
+  bool timeline_on_ = false;
+  std::vector<WindowTimes> timeline_;
+  double refill_s_ = 0, refill_wait_s_ = 0;  // the last Refill's
 
   FileContext ctx_;
   const ImportOptions& options_;

@@ -102,8 +102,15 @@ double FileReader::MergePending() {
 }
 
 FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) {
+  WindowTimes* times = nullptr;
+  if (timeline_on_) {
+    times = &timeline_.emplace_back();
+    times->start = Now(), times->refill = refill_s_, times->refill_wait = refill_wait_s_;
+    times->bytes = static_cast<size_t>(End() - p);
+  }
   const std::vector<const char*> splits = threads_ >= 2 ? SplitPoints(p) : std::vector<const char*>{p};
   const size_t n = splits.size();
+  if (times != nullptr) times->parts = n;
   if (n == 1) {
     MergePending();
     ChunkResult r = ParseEvents(p, state, nullptr, Out(set_, 0));
@@ -114,17 +121,19 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
   std::vector<ChunkResult> results(n);
   std::unique_ptr<bool[]> ok(new bool[n]());
   std::vector<double> seconds(n, 0.0);  // each part's parse, for the next window's split
+  std::vector<double> ends(n, 0.0);     // each part's end (the timeline's, when on)
   std::vector<std::thread> workers;
   workers.reserve(n - 1);
   const int set = set_;
   for (size_t i = 1; i < n; ++i) {
     const char* stop = i + 1 < n ? splits[i + 1] : nullptr;
     try {
-      workers.emplace_back([this, &results, &ok, &seconds, &splits, i, stop, set] {
+      workers.emplace_back([this, &results, &ok, &seconds, &ends, &splits, i, stop, set] {
         try {  // nothing may escape a thread: a failure just drops this part's work
           const auto t0 = std::chrono::steady_clock::now();
           results[i] = ParseEvents(splits[i], ArrayState::kBeforeElement, stop, Out(set, i));
           seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          if (timeline_on_) ends[i] = Now();
           ok[i] = true;
         } catch (...) {
         }
@@ -147,10 +156,13 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
   size_t i = 1;
   double merge_seconds = 0;
   try {
+    if (times != nullptr) times->spawned = Now();
     merge_seconds = MergePending();
+    if (times != nullptr) times->merged = Now();
     const auto t0 = std::chrono::steady_clock::now();
     cur = ParseEvents(p, state, splits[1], Out(set, 0));
     seconds[0] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (times != nullptr) times->part0 = Now();
     for (; i < n; ++i) {
       join_through(i);
       if (!ok[i] || cur.end != ChunkEnd::kStopped || cur.pos != splits[i]) break;
@@ -161,6 +173,10 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
     throw;  // caught at the importer's entry
   }
   join_through(workers.size());
+  if (times != nullptr) {
+    times->joined = Now();
+    for (size_t k = 1; k < n; ++k) times->last_part = std::max(times->last_part, ends[k]);
+  }
   if (i == n) {
     BalanceFirstPart(seconds, merge_seconds);
     pending_set_ = set, pending_parts_ = n, set_ = 1 - set;

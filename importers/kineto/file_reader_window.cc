@@ -66,8 +66,10 @@ void FileReader::WaitPrefetch() {
 absl::Status FileReader::Refill(const char* keep) {
   const size_t carry = keep != nullptr ? static_cast<size_t>(End() - keep) : 0;
   const int64_t drop = keep != nullptr ? keep - win_ : 0;
+  const double t0 = timeline_on_ ? Now() : 0;
   if (staged_ < 0) StartPrefetch(1 - cur_, block_);  // first fill: nothing in flight yet
   WaitPrefetch();
+  if (timeline_on_) refill_wait_s_ = Now() - t0;
   RETURN_IF_ERROR(staged_status_);
   const int s = staged_;
   const size_t n = staged_bytes_;
@@ -109,6 +111,7 @@ absl::Status FileReader::Refill(const char* keep) {
     // much as the window holds, so a value of size S costs O(log S) refills, not O(S / block).
     StartPrefetch(1 - cur_, carry > kGap ? std::max(block_, len_) : block_);
   }
+  if (timeline_on_) refill_s_ = Now() - t0;
   return absl::OkStatus();
 }
 
