@@ -23,13 +23,18 @@ namespace overlapscope::import {
 
 // Parser threads of one file at most (ImportOptions::threads is clamped to it).
 inline constexpr int kMaxParserThreads = 32;
+// Threads of one window's merge at most (beside the next window's parse, which has the others).
+inline constexpr int kMaxMergeThreads = 8;
+
+class TaskPool;  // task_pool.h
 
 struct FileContext {
   std::string path;
   model::TraceBuilder* builder = nullptr;
   model::ProcessId process = model::kNone;
   model::SourceStats stats;
-  int threads = 1;  // parser threads of this file (also what the end-of-file checks may use)
+  int threads = 1;                 // parser threads of this file (also what the end-of-file checks may use)
+  TaskPool* merge_pool = nullptr;  // the merge's threads (kMaxMergeThreads at most), where started
 
   // Local -> global id maps per parser output (two sets of kMaxParserThreads: a window's parts
   // parse into one set while the other window's are merged), extended at each merge in the

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/phase_log.h"
 #include "base/status_macros.h"
+#include "importers/kineto/task_pool.h"
 
 namespace overlapscope::import {
 namespace {
@@ -233,6 +234,10 @@ absl::Status FileReader::Run() {
   // A quarter of the parser threads copy each block of a plain file from the page cache (at
   // least one, at most 8): beside 16 parsers one copying thread would set the pace.
   in_->SetReadThreads(std::clamp(threads_ / 4, 1, 8));
+  if (threads_ >= 2) {
+    merge_pool_ = std::make_unique<TaskPool>(std::min(threads_, kMaxMergeThreads));
+    ctx_.merge_pool = merge_pool_.get();
+  }
   in_file_size_ = in_->file_size();
   compressed_ = in_->compressed();
   RETURN_IF_ERROR(Refill(nullptr));

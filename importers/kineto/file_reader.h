@@ -32,6 +32,8 @@
 
 namespace overlapscope::import {
 
+class TaskPool;  // task_pool.h
+
 class FileReader {
  public:
   FileReader(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options);
@@ -124,6 +126,10 @@ class FileReader {
   // Two sets of parser outputs: a window's parts parse into set_ while the main thread merges
   // the previous window's (the other set) beside them, in file order, before its own part.
   ThreadOut outs_[2][kMaxParserThreads];
+  // The parser threads (threads_ - 1 beside the calling one) and the merge's helpers, started
+  // once per file where a window has parts (base::RunAll and std::thread would start them again
+  // for every window: ~20 thread starts a window on 16 threads).
+  std::unique_ptr<TaskPool> parse_pool_, merge_pool_;
   int set_ = 0;
   int pending_set_ = 0;
   size_t pending_parts_ = 0;

@@ -7,6 +7,7 @@
 
 #include "base/status_macros.h"
 #include "importers/kineto/file_reader.h"
+#include "importers/kineto/task_pool.h"
 
 namespace overlapscope::import {
 namespace {

@@ -11,6 +11,7 @@
 #include "base/run_all.h"
 #include "importers/kineto/file_context.h"
 #include "importers/kineto/import.h"
+#include "importers/kineto/task_pool.h"
 #include "model/bounds.h"
 
 namespace overlapscope::import {
@@ -258,8 +259,13 @@ void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, F
       });
   };
   copy(api, MergeApiCalls), copy(host, MergeHost), copy(gpu, MergeGpu);
-  // A thread per ~4,000 events, at most 8: beside the next window's parse, which has the others.
-  base::RunAll(static_cast<int>(std::min<size_t>({static_cast<size_t>(ctx.threads), 8, 1 + events / 4096})), tasks);
+  // A thread per ~4,000 events, at most kMaxMergeThreads: the file's merge threads where the
+  // window is worth them, else this one.
+  const size_t threads = std::min<size_t>({static_cast<size_t>(ctx.threads), kMaxMergeThreads, 1 + events / 4096});
+  if (threads >= 2 && ctx.merge_pool != nullptr)
+    ctx.merge_pool->Run(tasks);
+  else
+    base::RunAll(static_cast<int>(threads), tasks);
   if (!dropped.empty()) {  // rare: the duplicates leave, the calls after them move up
     size_t to = dropped.front(), next = 0;
     for (size_t from = to; from < d.api_calls.size(); ++from) {
