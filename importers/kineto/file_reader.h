@@ -109,13 +109,14 @@ class FileReader {
     size_t size = 0;  // allocated bytes
   };
   Buffer bufs_[2];
-  int cur_ = 0;          // buffer holding the window
-  char* win_ = nullptr;  // window start (inside bufs_[cur_])
-  size_t block_ = 0;     // bytes read per refill
-  size_t len_ = 0;       // window bytes
-  int64_t base_ = 0;     // stream offset of win_[0]
-  std::thread reader_;   // prefetch of the next block, when running
-  int staged_ = -1;      // buffer the prefetch fills (kGap bytes in)
+  int cur_ = 0;             // buffer holding the window
+  char* win_ = nullptr;     // window start (inside bufs_[cur_])
+  size_t block_ = 0;        // bytes read per refill
+  size_t first_block_ = 0;  // bytes of the first read
+  size_t len_ = 0;          // window bytes
+  int64_t base_ = 0;        // stream offset of win_[0]
+  std::thread reader_;      // prefetch of the next block, when running
+  int staged_ = -1;         // buffer the prefetch fills (kGap bytes in)
   size_t staged_bytes_ = 0;
   absl::Status staged_status_;
   int64_t window_end_file_pos_ = 0;

@@ -68,7 +68,7 @@ absl::Status FileReader::Refill(const char* keep) {
   const size_t carry = keep != nullptr ? static_cast<size_t>(End() - keep) : 0;
   const int64_t drop = keep != nullptr ? keep - win_ : 0;
   const double t0 = timeline_on_ ? Now() : 0;
-  if (staged_ < 0) StartPrefetch(1 - cur_, block_);  // first fill: nothing in flight yet
+  if (staged_ < 0) StartPrefetch(1 - cur_, first_block_);  // first fill: nothing in flight yet
   WaitPrefetch();
   if (timeline_on_) refill_wait_s_ = Now() - t0;
   RETURN_IF_ERROR(staged_status_);
