@@ -35,6 +35,7 @@ struct FileContext {
   model::SourceStats stats;
   int threads = 1;                 // parser threads of this file (also what the end-of-file checks may use)
   TaskPool* merge_pool = nullptr;  // the merge's threads (kMaxMergeThreads at most), where started
+  TaskPool* pool = nullptr;        // the parser threads, where started: FinishFile's steps run on them
 
   // Local -> global id maps per parser output (two sets of kMaxParserThreads: a window's parts
   // parse into one set while the other window's are merged), extended at each merge in the

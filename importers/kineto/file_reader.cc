@@ -270,6 +270,7 @@ absl::Status FileReader::Run() {
     if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
   }
   PrintTimeline();
+  ctx_.pool = parse_pool_.get();
   base::PhaseLog("parse (a Kineto file)");
   return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
 }

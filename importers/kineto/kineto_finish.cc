@@ -13,6 +13,7 @@
 #include "importers/kineto/file_context.h"
 #include "importers/kineto/import.h"
 #include "importers/kineto/kineto_keys.h"
+#include "importers/kineto/task_pool.h"
 #include "model/api_names.h"
 #include "model/bounds.h"
 
@@ -21,6 +22,18 @@ namespace {
 
 using model::kNoCorrelation;
 using model::kNone;
+
+// Runs a list of tasks (each once, all done on return) on the file's parser threads where they
+// were started, else on threads started for it.
+struct Runner {
+  const FileContext& ctx;
+  void operator()(const std::vector<std::function<void()>>& tasks) const {
+    if (ctx.pool != nullptr)
+      ctx.pool->Run(tasks);
+    else
+      base::RunAll(ctx.threads, tasks);
+  }
+};
 
 template <typename T>
 void AddBase(std::vector<T>& v, size_t from, int64_t base, bool* overflow) {
@@ -92,7 +105,7 @@ int64_t JoinCalls(FileContext& ctx, const ApiOf& api_of) {
   model::TraceData& d = ctx.builder->data();
   constexpr size_t kChunk = 1 << 13;
   std::atomic<int64_t> unattributed_syncs{0};
-  base::ParallelFor(ctx.threads, d.syncs.size() - ctx.syncs0, kChunk, [&](size_t lo, size_t hi) {
+  base::ParallelForOn(Runner{ctx}, ctx.threads, d.syncs.size() - ctx.syncs0, kChunk, [&](size_t lo, size_t hi) {
     int64_t none = 0;
     for (size_t i = ctx.syncs0 + lo; i < ctx.syncs0 + hi; ++i) {
       const model::ApiCall* a = api_of(d.syncs[i].correlation_id);
@@ -104,7 +117,7 @@ int64_t JoinCalls(FileContext& ctx, const ApiOf& api_of) {
     unattributed_syncs += none;
   });
   auto copies = [&](auto& v, size_t from) {
-    base::ParallelFor(ctx.threads, v.size() - from, kChunk, [&](size_t lo, size_t hi) {
+    base::ParallelForOn(Runner{ctx}, ctx.threads, v.size() - from, kChunk, [&](size_t lo, size_t hi) {
       for (size_t i = from + lo; i < from + hi; ++i)
         if (const model::ApiCall* a = api_of(v[i].correlation_id))
           v[i].is_async = CopyApiIsAsync(d.strings.Get(a->name));
@@ -137,7 +150,7 @@ class WantedIds {
         want(d.memcpys, ctx.memcpys0);
         want(d.memsets, ctx.memsets0);
       });
-    base::RunAll(static_cast<int>(maps_.size()), tasks);
+    Runner{ctx}(tasks);
   }
   bool empty() const {
     return std::all_of(maps_.begin(), maps_.end(), [](const auto& m) { return m.empty(); });
@@ -172,7 +185,7 @@ int64_t JoinCallsByCorrelation(FileContext& ctx) {
     const size_t n = d.api_calls.size() - ctx.api0;
     constexpr size_t kChunk = 1 << 13;
     if (ctx.api_ids_unique) {
-      base::ParallelFor(ctx.threads, n, kChunk, [&](size_t lo, size_t hi) {
+      base::ParallelForOn(Runner{ctx}, ctx.threads, n, kChunk, [&](size_t lo, size_t hi) {
         for (size_t i = ctx.api0 + lo; i < ctx.api0 + hi; ++i)
           if (int32_t* slot = wanted.Find(d.api_calls[i].correlation_id)) *slot = static_cast<int32_t>(i);
       });
@@ -182,11 +195,12 @@ int64_t JoinCallsByCorrelation(FileContext& ctx) {
         int32_t call;
       };
       std::vector<Hit> hits;
-      base::ParallelAppend(ctx.threads, n, kChunk, &hits, [&](size_t lo, size_t hi, std::vector<Hit>* out) {
-        for (size_t i = ctx.api0 + lo; i < ctx.api0 + hi; ++i)
-          if (int32_t* slot = wanted.Find(d.api_calls[i].correlation_id))
-            out->push_back({slot, static_cast<int32_t>(i)});
-      });
+      base::ParallelAppendOn(Runner{ctx}, ctx.threads, n, kChunk, &hits,
+                             [&](size_t lo, size_t hi, std::vector<Hit>* out) {
+                               for (size_t i = ctx.api0 + lo; i < ctx.api0 + hi; ++i)
+                                 if (int32_t* slot = wanted.Find(d.api_calls[i].correlation_id))
+                                   out->push_back({slot, static_cast<int32_t>(i)});
+                             });
       for (const Hit& h : hits)
         if (*h.slot < 0) *h.slot = h.call;
     }
@@ -209,11 +223,11 @@ std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
   const auto& api_ids = ctx.api_correlations;
   std::vector<int64_t> other;  // ids outside the API ids (kNoCorrelation among them)
   auto gather = [&](const auto& v, size_t from) {
-    base::ParallelAppend(ctx.threads, v.size() - from, size_t{1} << 13, &other,
-                         [&](size_t lo, size_t hi, std::vector<int64_t>* out) {
-                           for (size_t i = from + lo; i < from + hi; ++i)
-                             if (!api_ids.Contains(v[i].correlation_id)) out->push_back(v[i].correlation_id);
-                         });
+    base::ParallelAppendOn(Runner{ctx}, ctx.threads, v.size() - from, size_t{1} << 13, &other,
+                           [&](size_t lo, size_t hi, std::vector<int64_t>* out) {
+                             for (size_t i = from + lo; i < from + hi; ++i)
+                               if (!api_ids.Contains(v[i].correlation_id)) out->push_back(v[i].correlation_id);
+                           });
   };
   gather(d.kernels, ctx.kernels0);
   gather(d.memcpys, ctx.memcpys0);
@@ -221,11 +235,11 @@ std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
   const int64_t orphans = std::count_if(other.begin(), other.end(), [](int64_t c) { return c != kNoCorrelation; });
   int64_t mismatches = 0;
   std::vector<int64_t> missed;
-  base::ParallelAppend(ctx.threads, ctx.flow_ids.size(), size_t{1} << 16, &missed,
-                       [&](size_t lo, size_t hi, std::vector<int64_t>* out) {
-                         for (size_t i = lo; i < hi; ++i)
-                           if (!api_ids.Contains(ctx.flow_ids[i])) out->push_back(ctx.flow_ids[i]);
-                       });
+  base::ParallelAppendOn(Runner{ctx}, ctx.threads, ctx.flow_ids.size(), size_t{1} << 16, &missed,
+                         [&](size_t lo, size_t hi, std::vector<int64_t>* out) {
+                           for (size_t i = lo; i < hi; ++i)
+                             if (!api_ids.Contains(ctx.flow_ids[i])) out->push_back(ctx.flow_ids[i]);
+                         });
   if (!missed.empty()) {
     gather(d.syncs, ctx.syncs0);
     std::sort(other.begin(), other.end());
@@ -344,17 +358,17 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     CorrelationFromExternalId(ctx);
   }
   // The joins write the syncs' threads and the copies' asynchrony, the count reads correlation
-  // ids: at once on two threads when there are two (each returns its counts).
+  // ids: one after the other, each on every thread.
   int64_t unattributed_syncs = 0;
   std::pair<int64_t, int64_t> unmatched;
-  base::RunAll(std::min(ctx.threads, 2), {[&] {
-                                            base::PhaseSpan s_("join calls");
-                                            unattributed_syncs = JoinCallsByCorrelation(ctx);
-                                          },
-                                          [&] {
-                                            base::PhaseSpan s_("count unmatched");
-                                            unmatched = CountUnmatchedIds(ctx);
-                                          }});
+  {
+    base::PhaseSpan s_("join calls");
+    unattributed_syncs = JoinCallsByCorrelation(ctx);
+  }
+  {
+    base::PhaseSpan s_("count unmatched");
+    unmatched = CountUnmatchedIds(ctx);
+  }
   if (unattributed_syncs > 0) ctx.stats.Add(model::Stat::kKinetoSyncWithoutCall, unattributed_syncs);
   if (unmatched.first > 0) ctx.stats.Add(model::Stat::kGpuWithoutLaunch, unmatched.first);
   if (unmatched.second > 0) ctx.stats.Add(model::Stat::kKinetoFlowIdUnmatched, unmatched.second);
