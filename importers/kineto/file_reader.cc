@@ -140,6 +140,9 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
   int hw = static_cast<int>(std::thread::hardware_concurrency());
   threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
   ctx_.threads = threads_;
+  parts_ = threads_;
+  if (const char* k = std::getenv("OVERLAPSCOPE_PARTS"); k != nullptr && threads_ >= 2 && std::atoi(k) > 0)
+    parts_ = std::min(std::atoi(k), kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
   timeline_on_ = std::getenv("OVERLAPSCOPE_WINDOWS") != nullptr;
   // Default window: 2 MiB per parser thread, 16..32 MiB (two are held: 64 MiB at most).
   block_ = options.chunk_bytes > 0
@@ -240,7 +243,10 @@ absl::Status FileReader::Run() {
   // least one, at most 8): beside 16 parsers one copying thread would set the pace.
   in_->SetReadThreads(std::clamp(threads_ / 4, 1, 8));
   if (threads_ >= 2) {
-    merge_pool_ = std::make_unique<TaskPool>(std::min(threads_, kMaxMergeThreads));
+    int merge_threads = std::min(threads_, kMaxMergeThreads);
+    if (const char* m = std::getenv("OVERLAPSCOPE_MERGE_THREADS"); m != nullptr && std::atoi(m) > 0)
+      merge_threads = std::min(std::atoi(m), kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
+    merge_pool_ = std::make_unique<TaskPool>(merge_threads);
     ctx_.merge_pool = merge_pool_.get();
   }
   in_file_size_ = in_->file_size();

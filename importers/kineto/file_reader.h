@@ -102,6 +102,7 @@ class FileReader {
   FileContext ctx_;
   const ImportOptions& options_;
   int threads_ = 1;
+  int parts_ = 1;             // parts a window is split into at most (threads_, or OVERLAPSCOPE_PARTS)
   double first_share_ = 1.0;  // part 0's share of a window against 1 for each other part
   std::unique_ptr<InputStream> in_;
   struct Buffer {

@@ -76,7 +76,7 @@ std::vector<const char*> FileReader::SplitPoints(const char* p) const {
   const char* end = End();
   std::vector<const char*> splits = {p};
   const size_t bytes = static_cast<size_t>(end - p);
-  const int parts = static_cast<int>(std::min<size_t>(threads_, bytes / kMinPartBytes));
+  const int parts = static_cast<int>(std::min<size_t>(parts_, bytes / kMinPartBytes));
   // Part 0 weighs first_share_ against 1 for each other part (the main thread also merges).
   const double total = first_share_ + (parts - 1);
   for (int i = 1; i < parts; ++i) {
