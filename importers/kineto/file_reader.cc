@@ -241,7 +241,10 @@ absl::Status FileReader::Run() {
   ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path, threads_));
   // A quarter of the parser threads copy each block of a plain file from the page cache (at
   // least one, at most 8): beside 16 parsers one copying thread would set the pace.
-  in_->SetReadThreads(std::clamp(threads_ / 4, 1, 8));
+  int read_threads = std::clamp(threads_ / 4, 1, 8);
+  if (const char* r = std::getenv("OVERLAPSCOPE_READ_THREADS"); r != nullptr && std::atoi(r) > 0)
+    read_threads = std::min(std::atoi(r), 16);  // measurement aid (PERFORMANCE, seventh round)
+  in_->SetReadThreads(read_threads);
   if (threads_ >= 2) {
     int merge_threads = std::min(threads_, kMaxMergeThreads);
     if (const char* m = std::getenv("OVERLAPSCOPE_MERGE_THREADS"); m != nullptr && std::atoi(m) > 0)
