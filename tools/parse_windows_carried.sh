@@ -24,7 +24,9 @@ t0=$(date +%s.%N)
 [[ -f "$json" ]] || "$carry/gen_kineto_trace" tests/data/kineto/a2a_async/rank0.json.gz "$json" --mb "${MB:-500}" >/dev/null
 cat "$json" >/dev/null
 echo "trace made in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}') s: $(stat -c %s "$json") bytes"
-for b in "$before" "$new"; do "$b" analyze "$json" --json --threads "$n" >/dev/null || { echo "$b fails here"; exit 1; }; done
+for b in "$before" "$new"; do
+  "$b" analyze "$json" --json --threads "$n" >/dev/null 2>"$work/err" || { echo "$b fails here:"; tail -5 "$work/err"; exit 1; }
+done
 echo "host: $(nproc) CPUs; $(lscpu | grep -E '^(Model name|Thread|Core|Socket)' | tr -s ' ' | paste -sd';')"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 TIMEFORMAT='%R %U %S'
