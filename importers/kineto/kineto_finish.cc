@@ -23,15 +23,16 @@ namespace {
 using model::kNoCorrelation;
 using model::kNone;
 
-// Runs a list of tasks (each once, all done on return) on the file's parser threads where they
-// were started, else on threads started for it.
+// Runs a list of tasks (each once, all done on return) on a pool of the file's threads where
+// it was started, else on threads started for it.
 struct Runner {
-  const FileContext& ctx;
+  TaskPool* pool;
+  int threads;
   void operator()(const std::vector<std::function<void()>>& tasks) const {
-    if (ctx.pool != nullptr)
-      ctx.pool->Run(tasks);
+    if (pool != nullptr)
+      pool->Run(tasks);
     else
-      base::RunAll(ctx.threads, tasks);
+      base::RunAll(threads, tasks);
   }
 };
 
@@ -105,19 +106,20 @@ int64_t JoinCalls(FileContext& ctx, const ApiOf& api_of) {
   model::TraceData& d = ctx.builder->data();
   constexpr size_t kChunk = 1 << 13;
   std::atomic<int64_t> unattributed_syncs{0};
-  base::ParallelForOn(Runner{ctx}, ctx.threads, d.syncs.size() - ctx.syncs0, kChunk, [&](size_t lo, size_t hi) {
-    int64_t none = 0;
-    for (size_t i = ctx.syncs0 + lo; i < ctx.syncs0 + hi; ++i) {
-      const model::ApiCall* a = api_of(d.syncs[i].correlation_id);
-      if (a)
-        d.syncs[i].thread = a->thread;
-      else
-        ++none;
-    }
-    unattributed_syncs += none;
-  });
+  base::ParallelForOn(Runner{ctx.pool, ctx.threads}, ctx.threads, d.syncs.size() - ctx.syncs0, kChunk,
+                      [&](size_t lo, size_t hi) {
+                        int64_t none = 0;
+                        for (size_t i = ctx.syncs0 + lo; i < ctx.syncs0 + hi; ++i) {
+                          const model::ApiCall* a = api_of(d.syncs[i].correlation_id);
+                          if (a)
+                            d.syncs[i].thread = a->thread;
+                          else
+                            ++none;
+                        }
+                        unattributed_syncs += none;
+                      });
   auto copies = [&](auto& v, size_t from) {
-    base::ParallelForOn(Runner{ctx}, ctx.threads, v.size() - from, kChunk, [&](size_t lo, size_t hi) {
+    base::ParallelForOn(Runner{ctx.pool, ctx.threads}, ctx.threads, v.size() - from, kChunk, [&](size_t lo, size_t hi) {
       for (size_t i = from + lo; i < from + hi; ++i)
         if (const model::ApiCall* a = api_of(v[i].correlation_id))
           v[i].is_async = CopyApiIsAsync(d.strings.Get(a->name));
@@ -150,7 +152,7 @@ class WantedIds {
         want(d.memcpys, ctx.memcpys0);
         want(d.memsets, ctx.memsets0);
       });
-    Runner{ctx}(tasks);
+    Runner{ctx.pool, ctx.threads}(tasks);
   }
   bool empty() const {
     return std::all_of(maps_.begin(), maps_.end(), [](const auto& m) { return m.empty(); });
@@ -185,7 +187,7 @@ int64_t JoinCallsByCorrelation(FileContext& ctx) {
     const size_t n = d.api_calls.size() - ctx.api0;
     constexpr size_t kChunk = 1 << 13;
     if (ctx.api_ids_unique) {
-      base::ParallelForOn(Runner{ctx}, ctx.threads, n, kChunk, [&](size_t lo, size_t hi) {
+      base::ParallelForOn(Runner{ctx.pool, ctx.threads}, ctx.threads, n, kChunk, [&](size_t lo, size_t hi) {
         for (size_t i = ctx.api0 + lo; i < ctx.api0 + hi; ++i)
           if (int32_t* slot = wanted.Find(d.api_calls[i].correlation_id)) *slot = static_cast<int32_t>(i);
       });
@@ -195,7 +197,7 @@ int64_t JoinCallsByCorrelation(FileContext& ctx) {
         int32_t call;
       };
       std::vector<Hit> hits;
-      base::ParallelAppendOn(Runner{ctx}, ctx.threads, n, kChunk, &hits,
+      base::ParallelAppendOn(Runner{ctx.pool, ctx.threads}, ctx.threads, n, kChunk, &hits,
                              [&](size_t lo, size_t hi, std::vector<Hit>* out) {
                                for (size_t i = ctx.api0 + lo; i < ctx.api0 + hi; ++i)
                                  if (int32_t* slot = wanted.Find(d.api_calls[i].correlation_id))
@@ -223,7 +225,7 @@ std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
   const auto& api_ids = ctx.api_correlations;
   std::vector<int64_t> other;  // ids outside the API ids (kNoCorrelation among them)
   auto gather = [&](const auto& v, size_t from) {
-    base::ParallelAppendOn(Runner{ctx}, ctx.threads, v.size() - from, size_t{1} << 13, &other,
+    base::ParallelAppendOn(Runner{ctx.merge_pool, ctx.threads}, ctx.threads, v.size() - from, size_t{1} << 13, &other,
                            [&](size_t lo, size_t hi, std::vector<int64_t>* out) {
                              for (size_t i = from + lo; i < from + hi; ++i)
                                if (!api_ids.Contains(v[i].correlation_id)) out->push_back(v[i].correlation_id);
@@ -235,15 +237,23 @@ std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
   const int64_t orphans = std::count_if(other.begin(), other.end(), [](int64_t c) { return c != kNoCorrelation; });
   int64_t mismatches = 0;
   std::vector<int64_t> missed;
-  base::ParallelAppendOn(Runner{ctx}, ctx.threads, ctx.flow_ids.size(), size_t{1} << 16, &missed,
-                         [&](size_t lo, size_t hi, std::vector<int64_t>* out) {
+  base::ParallelAppendOn(Runner{ctx.merge_pool, ctx.threads}, ctx.threads, ctx.flow_ids.size(), size_t{1} << 16,
+                         &missed, [&](size_t lo, size_t hi, std::vector<int64_t>* out) {
                            for (size_t i = lo; i < hi; ++i)
                              if (!api_ids.Contains(ctx.flow_ids[i])) out->push_back(ctx.flow_ids[i]);
                          });
   if (!missed.empty()) {
     gather(d.syncs, ctx.syncs0);
     std::sort(other.begin(), other.end());
-    for (int64_t id : missed) mismatches += !std::binary_search(other.begin(), other.end(), id);
+    std::atomic<int64_t> sum{0};
+    base::ParallelForOn(Runner{ctx.merge_pool, ctx.threads}, ctx.threads, missed.size(), size_t{1} << 12,
+                        [&](size_t lo, size_t hi) {
+                          int64_t k = 0;
+                          for (size_t i = lo; i < hi; ++i)
+                            k += !std::binary_search(other.begin(), other.end(), missed[i]);
+                          sum += k;
+                        });
+    mismatches = sum.load();
   }
   std::vector<int64_t>().swap(ctx.flow_ids);
   ctx.api_correlations.Clear();
@@ -358,16 +368,23 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     CorrelationFromExternalId(ctx);
   }
   // The joins write the syncs' threads and the copies' asynchrony, the count reads correlation
-  // ids: one after the other, each on every thread.
+  // ids: at once, the joins on the parser threads, the count on the merge's, where both were
+  // started (else one after the other, each on every thread).
   int64_t unattributed_syncs = 0;
   std::pair<int64_t, int64_t> unmatched;
-  {
+  auto join = [&] {
     base::PhaseSpan s_("join calls");
     unattributed_syncs = JoinCallsByCorrelation(ctx);
-  }
-  {
+  };
+  auto count = [&] {
     base::PhaseSpan s_("count unmatched");
     unmatched = CountUnmatchedIds(ctx);
+  };
+  if (ctx.pool != nullptr && ctx.merge_pool != nullptr) {
+    base::RunAll(2, {join, count});
+  } else {
+    join();
+    count();
   }
   if (unattributed_syncs > 0) ctx.stats.Add(model::Stat::kKinetoSyncWithoutCall, unattributed_syncs);
   if (unmatched.first > 0) ctx.stats.Add(model::Stat::kGpuWithoutLaunch, unmatched.first);
