@@ -73,8 +73,9 @@ struct FileContext {
 
 // Appends `out` (the chunk output `which`, < FileContext::kOutputs) to the builder; clears it.
 void MergeOut(ThreadOut& out, int which, FileContext& ctx);
-// MergeOut of outs[k] (output which[k]) for k in order, with the same result, each kind of
-// event of all of them on one of up to three threads (one fork-join for a whole window).
+// MergeOut of outs[k] (output which[k]) for k in order, with the same result: each output's
+// events copied to their own slots of the builder's vectors at once (on merge_pool where
+// started), beside the duplicate check of the API calls in file order (one fork-join a window).
 void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, FileContext& ctx);
 
 // Forgets `out` whole (events and the ids its parse met) and output `which`'s id maps:

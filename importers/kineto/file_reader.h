@@ -14,7 +14,9 @@
 // the speculative work is dropped and the rest of the window is parsed in order. The result
 // (events, order, skips, errors and their offsets) is therefore always that of a sequential
 // parse, whatever the thread count. A window whose parts all hold is merged into the builder
-// (in file order) by the main thread while the next window's parts parse.
+// (in file order) while the next window's parts parse: the parts run on parser threads started
+// once per file (a TaskPool), task 0 merging the previous window (on the merge's own pool) and
+// then parsing part 0. OVERLAPSCOPE_WINDOWS prints a per-window timeline (file_reader_timeline.cc).
 #pragma once
 
 #include <cstdint>
