@@ -255,6 +255,9 @@ absl::Status FileReader::Run() {
   }
   in_file_size_ = in_->file_size();
   compressed_ = in_->compressed();
+  // Only where the second block will be a full one (a .json.gz of block_ / 2 holds ~7 blocks).
+  const int64_t block = static_cast<int64_t>(block_);
+  if (compressed_ ? in_file_size_ >= block / 2 : in_file_size_ >= 4 * block) StartPrefault();
   RETURN_IF_ERROR(Refill(nullptr));
   model::TraceBuilder& b = *ctx_.builder;
   model::Process proc;

@@ -64,6 +64,11 @@ class FileReader {
   absl::Status Refill(const char* keep);
   void StartPrefetch(int buffer, size_t bytes);
   void WaitPrefetch();
+  // On many threads, buffer 0 (the second block's) is allocated at the start and its pages
+  // touched on a thread of their own while the first block is read: the second read then copies
+  // into memory already mapped. Joined before buffer 0 is read into.
+  void StartPrefault();
+  void WaitPrefault();
   // Skips whitespace from pos_, refilling; fails with Truncated() at the end of the data.
   absl::Status SkipWsRefill();
   // Runs step(p, after, err) -> Scan from pos_, refilling and retrying on kNeedMore.
@@ -119,6 +124,7 @@ class FileReader {
   size_t len_ = 0;          // window bytes
   int64_t base_ = 0;        // stream offset of win_[0]
   std::thread reader_;      // prefetch of the next block, when running
+  std::thread prefault_;    // StartPrefault's, when running
   int staged_ = -1;         // buffer the prefetch fills (kGap bytes in)
   size_t staged_bytes_ = 0;
   absl::Status staged_status_;

@@ -21,9 +21,32 @@ constexpr size_t kMaxWindow = size_t{64} << 20;
 
 }  // namespace
 
-FileReader::~FileReader() { WaitPrefetch(); }
+FileReader::~FileReader() {
+  WaitPrefetch();
+  WaitPrefault();
+}
+
+void FileReader::StartPrefault() {
+  if (threads_ < 4 || first_block_ != block_) return;  // no spare core to do it beside the read
+  const size_t need = kGap + block_ + scan::kPad;
+  Buffer& b = bufs_[0];
+  b.data = std::make_unique_for_overwrite<char[]>(need);
+  b.size = need;
+  try {
+    prefault_ = std::thread([p = b.data.get(), need] {
+      for (size_t i = 0; i < need; i += 4096) p[i] = 0;  // a write per page maps it
+    });
+  } catch (const std::system_error&) {
+    // no thread: the read maps the pages as it copies
+  }
+}
+
+void FileReader::WaitPrefault() {
+  if (prefault_.joinable()) prefault_.join();
+}
 
 void FileReader::StartPrefetch(int buffer, size_t bytes) {
+  if (buffer == 0) WaitPrefault();
   Buffer& b = bufs_[buffer];
   const size_t need = kGap + bytes + scan::kPad;
   if (b.size < need) {
