@@ -224,16 +224,19 @@ void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, F
   // Each kind's vector grows once, by a task of its own; then each output's events go to their
   // own slots (one task per output and side), beside the ordered duplicate check of the API
   // calls. Tasks are taken in list order, so a copy starts only after every resize has been
-  // taken: it waits for them (they wait for nothing). One thread: the list's order.
-  std::atomic<int> resized{0};
+  // taken: it waits for those of its side (they wait for nothing). One thread: the list's order.
+  enum Side { kApi, kHost, kGpu, kSides };
+  std::atomic<int> resized[kSides] = {};
+  int resizes[kSides] = {};
   std::atomic<bool> failed{false};
   std::vector<std::function<void()>> tasks;
-  auto grow = [&](auto& v, size_t size) {
-    tasks.emplace_back([&v, size, &resized, &failed] {
-      struct Done {
+  auto grow = [&](Side side, auto& v, size_t size) {
+    ++resizes[side];
+    tasks.emplace_back([&v, size, &done = resized[side], &failed] {
+      struct Count {
         std::atomic<int>& n;
-        ~Done() { n.fetch_add(1, std::memory_order_release); }
-      } done{resized};
+        ~Count() { n.fetch_add(1, std::memory_order_release); }
+      } count{done};
       try {
         v.resize(size);
       } catch (...) {
@@ -242,23 +245,22 @@ void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, F
       }
     });
   };
-  grow(d.api_calls, end.api_calls), grow(d.ranges, end.ranges), grow(d.kernels, end.kernels);
-  grow(d.syncs, end.syncs), grow(d.gpu_ranges, end.gpu_ranges), grow(d.memsets, end.memsets);
-  grow(d.memcpys, end.memcpys), grow(d.collectives, end.collectives);
-  const int resizes = static_cast<int>(tasks.size());
+  grow(kApi, d.api_calls, end.api_calls), grow(kHost, d.ranges, end.ranges), grow(kGpu, d.kernels, end.kernels);
+  grow(kHost, d.syncs, end.syncs), grow(kGpu, d.gpu_ranges, end.gpu_ranges), grow(kGpu, d.memsets, end.memsets);
+  grow(kGpu, d.memcpys, end.memcpys), grow(kGpu, d.collectives, end.collectives);
   std::vector<std::vector<SkipRecord>> skips(outs.size());
   std::vector<size_t> dropped;  // builder indices of duplicate calls
   tasks.emplace_back([&] {
     for (size_t k = 0; k < outs.size(); ++k) FindDuplicateCalls(*outs[k], ctx, at[k].api_calls, &skips[k], &dropped);
   });
-  auto copy = [&](std::vector<Remapper>& rs, void (*merge)(Remapper&, const Slots&)) {
+  auto copy = [&](Side side, std::vector<Remapper>& rs, void (*merge)(Remapper&, const Slots&)) {
     for (size_t k = 0; k < rs.size(); ++k)
-      tasks.emplace_back([&, k, merge] {
-        while (resized.load(std::memory_order_acquire) < resizes) std::this_thread::yield();
+      tasks.emplace_back([&, side, k, merge] {
+        while (resized[side].load(std::memory_order_acquire) < resizes[side]) std::this_thread::yield();
         if (!failed) merge(rs[k], at[k]);
       });
   };
-  copy(api, MergeApiCalls), copy(host, MergeHost), copy(gpu, MergeGpu);
+  copy(kHost, host, MergeHost), copy(kGpu, gpu, MergeGpu), copy(kApi, api, MergeApiCalls);
   // A thread per ~4,000 events, at most kMaxMergeThreads: the file's merge threads where the
   // window is worth them, else this one.
   const size_t threads = std::min<size_t>({static_cast<size_t>(ctx.threads), kMaxMergeThreads, 1 + events / 4096});
