@@ -82,6 +82,13 @@ void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, F
 // the output of a speculative parse that started at a wrong guess.
 void DropOut(ThreadOut& out, int which, FileContext& ctx);
 
+// The end-of-file joins (kineto_joins.cc): each sync's host thread and each copy's asynchrony
+// from the file's first call with its correlation id; returns the syncs without a call.
+int64_t JoinCallsByCorrelation(FileContext& ctx);
+// The GPU activities without a launch call and the launch flows whose id matches nothing (see
+// kineto_joins.cc); frees the flow ids and the API id set.
+std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx);
+
 // Applies end-of-file facts (see above) and stores ctx.stats in the builder. Fails only when
 // baseTimeNanoseconds + ts overflows int64.
 absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed);

@@ -19,8 +19,6 @@ namespace {
 using scan::NumKind;
 using scan::Scan;
 
-constexpr size_t kDefaultBlock = size_t{16} << 20;
-
 // Iterates the members of the object at p, calling member(key, value_start, &after) -> Scan
 // for each; the callback parses or skips the value.
 template <typename Member>
@@ -132,31 +130,6 @@ Scan DeviceNames(const char* p, const char* end, const char** after, const char*
 }
 
 }  // namespace
-
-FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options)
-    : options_(options) {
-  ctx_.path = path;
-  ctx_.builder = &builder;
-  int hw = static_cast<int>(std::thread::hardware_concurrency());
-  threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
-  ctx_.threads = threads_;
-  parts_ = threads_;
-  if (const char* k = std::getenv("OVERLAPSCOPE_PARTS"); k != nullptr && threads_ >= 2 && std::atoi(k) > 0)
-    parts_ = std::min(std::atoi(k), kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
-  timeline_on_ = std::getenv("OVERLAPSCOPE_WINDOWS") != nullptr;
-  // Default window: 2 MiB per parser thread, 16..32 MiB (two are held: 64 MiB at most).
-  block_ = options.chunk_bytes > 0
-               ? static_cast<size_t>(options.chunk_bytes)
-               : std::clamp(static_cast<size_t>(threads_) * (size_t{2} << 20), kDefaultBlock, 2 * kDefaultBlock);
-  if (const char* mb = std::getenv("OVERLAPSCOPE_WINDOW_MB"); mb != nullptr && std::atoi(mb) > 0)
-    block_ = static_cast<size_t>(std::atoi(mb)) << 20;  // measurement aid (PERFORMANCE, seventh round)
-  // The first read as large as the others: a first block an eighth of them (the parse starting
-  // while the next one is read) measured no faster on 16 CPUs (PERFORMANCE, seventh round), as the
-  // first reads into fresh buffers set the pace; OVERLAPSCOPE_FIRST_BLOCK_KB sets it to measure.
-  first_block_ = block_;
-  if (const char* f = std::getenv("OVERLAPSCOPE_FIRST_BLOCK_KB"); f != nullptr && std::atoi(f) > 0)
-    first_block_ = static_cast<size_t>(std::atoi(f)) << 10;  // measurement aid, as above
-}
 
 absl::Status FileReader::ErrorAt(const char* p, std::string_view reason) const {
   return absl::InvalidArgumentError(
