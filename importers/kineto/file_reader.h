@@ -83,7 +83,7 @@ class FileReader {
   std::vector<const char*> SplitPoints(const char* p) const;
   void ReserveFromFirstChunk(const char* parsed_to);
   // Adjusts first_share_ from one window's part parse times (seconds[0]: part 0) and the time
-  // the main thread spent merging.
+  // task 0 spent merging.
   void BalanceFirstPart(const std::vector<double>& seconds, double merge_seconds);
   // Merges the previous window's parts (pending_parts_ of set pending_set_), in file order;
   // returns the seconds it took (0 when none were pending).
@@ -133,8 +133,8 @@ class FileReader {
   bool compressed_ = false;  // input file position (compressed) at the window's end
   bool eof_ = false, reserved_ = false, truncated_ = false;
   const char* pos_ = nullptr;
-  // Two sets of parser outputs: a window's parts parse into set_ while the main thread merges
-  // the previous window's (the other set) beside them, in file order, before its own part.
+  // Two sets of parser outputs: a window's parts parse into set_ while task 0 merges the
+  // previous window's (the other set) beside them, in file order, before its own part.
   ThreadOut outs_[2][kMaxParserThreads];
   // The parser threads (threads_ - 1 beside the calling one) and the merge's helpers, started
   // once per file where a window has parts (base::RunAll and std::thread would start them again

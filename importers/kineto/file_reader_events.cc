@@ -77,7 +77,7 @@ std::vector<const char*> FileReader::SplitPoints(const char* p) const {
   std::vector<const char*> splits = {p};
   const size_t bytes = static_cast<size_t>(end - p);
   const int parts = static_cast<int>(std::min<size_t>(parts_, bytes / kMinPartBytes));
-  // Part 0 weighs first_share_ against 1 for each other part (the main thread also merges).
+  // Part 0 weighs first_share_ against 1 for each other part (its task also merges).
   const double total = first_share_ + (parts - 1);
   for (int i = 1; i < parts; ++i) {
     // Start the search at a newline past the i-th boundary: Kineto writes one event per line,
@@ -185,8 +185,8 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
 }
 
 void FileReader::BalanceFirstPart(const std::vector<double>& seconds, double merge_seconds) {
-  // The main thread parses part 0 and then merges every part: it should end its parse earlier
-  // by about the merges' time. Part 0's weight for the next window: what makes its parse plus
+  // Task 0 merges the window before and then parses part 0: it should end its parse earlier
+  // by about the merge's time. Part 0's weight for the next window: what makes its parse plus
   // the merges last as long as the other parts' mean parse, half-way from the current one.
   // Only the speed depends on it: the parts' results are always a sequential parse's.
   double others = 0;
