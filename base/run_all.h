@@ -51,9 +51,11 @@ inline void RunAll(int threads, const std::vector<std::function<void()>>& tasks)
 }
 
 // Calls fn(begin, end) over [0, n) cut into at most `threads` contiguous ranges of at least
-// `min_chunk` elements, through RunAll: for loops whose iterations write disjoint elements.
-template <typename Fn>
-void ParallelFor(int threads, size_t n, size_t min_chunk, Fn fn) {
+// `min_chunk` elements, the ranges run by run(tasks) (RunAll's contract: each task once, all
+// done when it returns; a pool of threads started once, say): for loops whose iterations write
+// disjoint elements.
+template <typename Run, typename Fn>
+void ParallelForOn(Run&& run, int threads, size_t n, size_t min_chunk, Fn fn) {
   const size_t parts = std::max<size_t>(
       1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / std::max<size_t>(min_chunk, 1)));
   if (parts <= 1) {
@@ -63,15 +65,22 @@ void ParallelFor(int threads, size_t n, size_t min_chunk, Fn fn) {
   std::vector<std::function<void()>> tasks;
   tasks.reserve(parts);
   for (size_t k = 0; k < parts; ++k) tasks.emplace_back([&fn, k, n, parts] { fn(n * k / parts, n * (k + 1) / parts); });
-  RunAll(threads, tasks);
+  run(tasks);
+}
+
+// ParallelForOn through RunAll (threads started for this call).
+template <typename Fn>
+void ParallelFor(int threads, size_t n, size_t min_chunk, Fn fn) {
+  ParallelForOn([threads](const std::vector<std::function<void()>>& t) { RunAll(threads, t); }, threads, n, min_chunk,
+                fn);
 }
 
 // Calls fn(begin, end, v) over [0, n) cut as ParallelFor cuts it, the first range appending to
 // *out, each other range to a vector of its own, which are then appended to *out in range order:
 // for loops that emit results element by element in element order, *out ends as after
-// fn(0, n, out) on one thread, at any thread count.
-template <typename T, typename Fn>
-void ParallelAppend(int threads, size_t n, size_t min_chunk, std::vector<T>* out, Fn fn) {
+// fn(0, n, out) on one thread, at any thread count. The ranges run by run(tasks), as above.
+template <typename T, typename Run, typename Fn>
+void ParallelAppendOn(Run&& run, int threads, size_t n, size_t min_chunk, std::vector<T>* out, Fn fn) {
   const size_t parts = std::max<size_t>(
       1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / std::max<size_t>(min_chunk, 1)));
   if (parts <= 1) {
@@ -84,12 +93,19 @@ void ParallelAppend(int threads, size_t n, size_t min_chunk, std::vector<T>* out
   for (size_t k = 0; k < parts; ++k)
     tasks.emplace_back(
         [&fn, &rest, out, k, n, parts] { fn(n * k / parts, n * (k + 1) / parts, k == 0 ? out : &rest[k - 1]); });
-  RunAll(threads, tasks);
+  run(tasks);
   size_t total = out->size();
   for (const std::vector<T>& o : rest) total += o.size();
   out->reserve(total);
   for (std::vector<T>& o : rest)
     for (T& x : o) out->push_back(std::move(x));
+}
+
+// ParallelAppendOn through RunAll.
+template <typename T, typename Fn>
+void ParallelAppend(int threads, size_t n, size_t min_chunk, std::vector<T>* out, Fn fn) {
+  ParallelAppendOn([threads](const std::vector<std::function<void()>>& t) { RunAll(threads, t); }, threads, n,
+                   min_chunk, out, fn);
 }
 
 // The thread count a `threads` option means: itself when positive, else the machine's cores.

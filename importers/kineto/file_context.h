@@ -23,13 +23,19 @@ namespace overlapscope::import {
 
 // Parser threads of one file at most (ImportOptions::threads is clamped to it).
 inline constexpr int kMaxParserThreads = 32;
+// Threads of one window's merge at most (beside the next window's parse, which has the others).
+inline constexpr int kMaxMergeThreads = 8;
+
+class TaskPool;  // task_pool.h
 
 struct FileContext {
   std::string path;
   model::TraceBuilder* builder = nullptr;
   model::ProcessId process = model::kNone;
   model::SourceStats stats;
-  int threads = 1;  // parser threads of this file (also what the end-of-file checks may use)
+  int threads = 1;                 // parser threads of this file (also what the end-of-file checks may use)
+  TaskPool* merge_pool = nullptr;  // the merge's threads (kMaxMergeThreads at most), where started
+  TaskPool* pool = nullptr;        // the parser threads, where started: FinishFile's steps run on them
 
   // Local -> global id maps per parser output (two sets of kMaxParserThreads: a window's parts
   // parse into one set while the other window's are merged), extended at each merge in the
@@ -40,7 +46,8 @@ struct FileContext {
   std::vector<model::ThreadId> thread_remap[kOutputs];
   std::vector<std::pair<model::DeviceId, model::StreamId>> stream_remap[kOutputs];
 
-  IdSet api_correlations;  // duplicate detection within the file
+  IdSet api_correlations;      // duplicate detection within the file
+  bool api_ids_unique = true;  // each correlation id on at most one of the file's calls
   std::vector<MetaRecord> metas;
   std::vector<int64_t> flow_ids;
   bool has_cpu_pid = false;
@@ -66,13 +73,21 @@ struct FileContext {
 
 // Appends `out` (the chunk output `which`, < FileContext::kOutputs) to the builder; clears it.
 void MergeOut(ThreadOut& out, int which, FileContext& ctx);
-// MergeOut of outs[k] (output which[k]) for k in order, with the same result, each kind of
-// event of all of them on one of up to three threads (one fork-join for a whole window).
+// MergeOut of outs[k] (output which[k]) for k in order, with the same result: each output's
+// events copied to their own slots of the builder's vectors at once (on merge_pool where
+// started), beside the duplicate check of the API calls in file order (one fork-join a window).
 void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, FileContext& ctx);
 
 // Forgets `out` whole (events and the ids its parse met) and output `which`'s id maps:
 // the output of a speculative parse that started at a wrong guess.
 void DropOut(ThreadOut& out, int which, FileContext& ctx);
+
+// The end-of-file joins (kineto_joins.cc): each sync's host thread and each copy's asynchrony
+// from the file's first call with its correlation id; returns the syncs without a call.
+int64_t JoinCallsByCorrelation(FileContext& ctx);
+// The GPU activities without a launch call and the launch flows whose id matches nothing (see
+// kineto_joins.cc); frees the flow ids and the API id set.
+std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx);
 
 // Applies end-of-file facts (see above) and stores ctx.stats in the builder. Fails only when
 // baseTimeNanoseconds + ts overflows int64.

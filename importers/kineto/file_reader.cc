@@ -2,6 +2,7 @@
 #include "importers/kineto/file_reader.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -10,14 +11,13 @@
 #include "absl/strings/str_cat.h"
 #include "base/phase_log.h"
 #include "base/status_macros.h"
+#include "importers/kineto/task_pool.h"
 
 namespace overlapscope::import {
 namespace {
 
 using scan::NumKind;
 using scan::Scan;
-
-constexpr size_t kDefaultBlock = size_t{16} << 20;
 
 // Iterates the members of the object at p, calling member(key, value_start, &after) -> Scan
 // for each; the callback parses or skips the value.
@@ -131,19 +131,6 @@ Scan DeviceNames(const char* p, const char* end, const char** after, const char*
 
 }  // namespace
 
-FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, const ImportOptions& options)
-    : options_(options) {
-  ctx_.path = path;
-  ctx_.builder = &builder;
-  int hw = static_cast<int>(std::thread::hardware_concurrency());
-  threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
-  ctx_.threads = threads_;
-  // Default window: 2 MiB per parser thread, 16..32 MiB (two are held: 64 MiB at most).
-  block_ = options.chunk_bytes > 0
-               ? static_cast<size_t>(options.chunk_bytes)
-               : std::clamp(static_cast<size_t>(threads_) * (size_t{2} << 20), kDefaultBlock, 2 * kDefaultBlock);
-}
-
 absl::Status FileReader::ErrorAt(const char* p, std::string_view reason) const {
   return absl::InvalidArgumentError(
       absl::StrCat(ctx_.path, ": offset ", base_ + (p - win_), ": ", std::string(reason)));
@@ -228,9 +215,22 @@ absl::Status FileReader::Run() {
   ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path, threads_));
   // A quarter of the parser threads copy each block of a plain file from the page cache (at
   // least one, at most 8): beside 16 parsers one copying thread would set the pace.
-  in_->SetReadThreads(std::clamp(threads_ / 4, 1, 8));
+  int read_threads = std::clamp(threads_ / 4, 1, 8);
+  if (const char* r = std::getenv("OVERLAPSCOPE_READ_THREADS"); r != nullptr && std::atoi(r) > 0)
+    read_threads = std::min(std::atoi(r), 16);  // measurement aid (PERFORMANCE, seventh round)
+  in_->SetReadThreads(read_threads);
+  if (threads_ >= 2) {
+    int merge_threads = std::min(threads_, kMaxMergeThreads);
+    if (const char* m = std::getenv("OVERLAPSCOPE_MERGE_THREADS"); m != nullptr && std::atoi(m) > 0)
+      merge_threads = std::min(std::atoi(m), kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
+    merge_pool_ = std::make_unique<TaskPool>(merge_threads);
+    ctx_.merge_pool = merge_pool_.get();
+  }
   in_file_size_ = in_->file_size();
   compressed_ = in_->compressed();
+  // Only where the second block will be a full one (a .json.gz of block_ / 2 holds ~7 blocks).
+  const int64_t block = static_cast<int64_t>(block_);
+  if (compressed_ ? in_file_size_ >= block / 2 : in_file_size_ >= 4 * block) StartPrefault();
   RETURN_IF_ERROR(Refill(nullptr));
   model::TraceBuilder& b = *ctx_.builder;
   model::Process proc;
@@ -255,6 +255,8 @@ absl::Status FileReader::Run() {
     int32_t r = RankFromFileName(ctx_.path);
     if (r >= 0) ctx_.has_rank = true, ctx_.rank = r;
   }
+  PrintTimeline();
+  ctx_.pool = parse_pool_.get();
   base::PhaseLog("parse (a Kineto file)");
   return FinishFile(ctx_, base_ + static_cast<int64_t>(len_), compressed_);
 }

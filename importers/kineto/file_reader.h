@@ -14,7 +14,9 @@
 // the speculative work is dropped and the rest of the window is parsed in order. The result
 // (events, order, skips, errors and their offsets) is therefore always that of a sequential
 // parse, whatever the thread count. A window whose parts all hold is merged into the builder
-// (in file order) by the main thread while the next window's parts parse.
+// (in file order) while the next window's parts parse: the parts run on parser threads started
+// once per file (a TaskPool), task 0 merging the previous window (on the merge's own pool) and
+// then parsing part 0. OVERLAPSCOPE_WINDOWS prints a per-window timeline (file_reader_timeline.cc).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,8 @@
 #include "importers/kineto/json_scan.h"
 
 namespace overlapscope::import {
+
+class TaskPool;  // task_pool.h
 
 class FileReader {
  public:
@@ -60,6 +64,11 @@ class FileReader {
   absl::Status Refill(const char* keep);
   void StartPrefetch(int buffer, size_t bytes);
   void WaitPrefetch();
+  // On many threads, buffer 0 (the second block's) is allocated at the start and its pages
+  // touched on a thread of their own while the first block is read: the second read then copies
+  // into memory already mapped. Joined before buffer 0 is read into.
+  void StartPrefault();
+  void WaitPrefault();
   // Skips whitespace from pos_, refilling; fails with Truncated() at the end of the data.
   absl::Status SkipWsRefill();
   // Runs step(p, after, err) -> Scan from pos_, refilling and retrying on kNeedMore.
@@ -74,7 +83,7 @@ class FileReader {
   std::vector<const char*> SplitPoints(const char* p) const;
   void ReserveFromFirstChunk(const char* parsed_to);
   // Adjusts first_share_ from one window's part parse times (seconds[0]: part 0) and the time
-  // the main thread spent merging.
+  // task 0 spent merging.
   void BalanceFirstPart(const std::vector<double>& seconds, double merge_seconds);
   // Merges the previous window's parts (pending_parts_ of set pending_set_), in file order;
   // returns the seconds it took (0 when none were pending).
@@ -82,10 +91,25 @@ class FileReader {
   ThreadOut& Out(int set, size_t part) { return outs_[set][part]; }
   static int Which(int set, size_t part) { return set * kMaxParserThreads + static_cast<int>(part); }
   ChunkResult ParseEvents(const char* p, ArrayState state, const char* stop_at, ThreadOut& out) const;
+  // The per-window timeline (file_reader_timeline.cc), printed to stderr at the end of the
+  // parse when OVERLAPSCOPE_WINDOWS is set: what the calling thread did in each window and when
+  // the other parts ended. Seconds on the phase clock (base/phase_log.h). Costs nothing else.
+  struct WindowTimes {
+    double start = 0, spawned = 0, merged = 0, part0 = 0, last_part = 0, joined = 0;
+    double refill = 0, refill_wait = 0;  // the Refill before this window: all of it, the wait for the read
+    size_t bytes = 0, parts = 0;
+  };
+  static double Now();
+  void PrintTimeline() const;
+
+  bool timeline_on_ = false;
+  std::vector<WindowTimes> timeline_;
+  double refill_s_ = 0, refill_wait_s_ = 0;  // the last Refill's
 
   FileContext ctx_;
   const ImportOptions& options_;
   int threads_ = 1;
+  int parts_ = 1;             // parts a window is split into at most (threads_, or OVERLAPSCOPE_PARTS)
   double first_share_ = 1.0;  // part 0's share of a window against 1 for each other part
   std::unique_ptr<InputStream> in_;
   struct Buffer {
@@ -93,13 +117,15 @@ class FileReader {
     size_t size = 0;  // allocated bytes
   };
   Buffer bufs_[2];
-  int cur_ = 0;          // buffer holding the window
-  char* win_ = nullptr;  // window start (inside bufs_[cur_])
-  size_t block_ = 0;     // bytes read per refill
-  size_t len_ = 0;       // window bytes
-  int64_t base_ = 0;     // stream offset of win_[0]
-  std::thread reader_;   // prefetch of the next block, when running
-  int staged_ = -1;      // buffer the prefetch fills (kGap bytes in)
+  int cur_ = 0;             // buffer holding the window
+  char* win_ = nullptr;     // window start (inside bufs_[cur_])
+  size_t block_ = 0;        // bytes read per refill
+  size_t first_block_ = 0;  // bytes of the first read
+  size_t len_ = 0;          // window bytes
+  int64_t base_ = 0;        // stream offset of win_[0]
+  std::thread reader_;      // prefetch of the next block, when running
+  std::thread prefault_;    // StartPrefault's, when running
+  int staged_ = -1;         // buffer the prefetch fills (kGap bytes in)
   size_t staged_bytes_ = 0;
   absl::Status staged_status_;
   int64_t window_end_file_pos_ = 0;
@@ -107,9 +133,13 @@ class FileReader {
   bool compressed_ = false;  // input file position (compressed) at the window's end
   bool eof_ = false, reserved_ = false, truncated_ = false;
   const char* pos_ = nullptr;
-  // Two sets of parser outputs: a window's parts parse into set_ while the main thread merges
-  // the previous window's (the other set) beside them, in file order, before its own part.
+  // Two sets of parser outputs: a window's parts parse into set_ while task 0 merges the
+  // previous window's (the other set) beside them, in file order, before its own part.
   ThreadOut outs_[2][kMaxParserThreads];
+  // The parser threads (threads_ - 1 beside the calling one) and the merge's helpers, started
+  // once per file where a window has parts (base::RunAll and std::thread would start them again
+  // for every window: ~20 thread starts a window on 16 threads).
+  std::unique_ptr<TaskPool> parse_pool_, merge_pool_;
   int set_ = 0;
   int pending_set_ = 0;
   size_t pending_parts_ = 0;

@@ -2,12 +2,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 #include "base/status_macros.h"
 #include "importers/kineto/file_reader.h"
+#include "importers/kineto/task_pool.h"
 
 namespace overlapscope::import {
 namespace {
@@ -73,8 +76,8 @@ std::vector<const char*> FileReader::SplitPoints(const char* p) const {
   const char* end = End();
   std::vector<const char*> splits = {p};
   const size_t bytes = static_cast<size_t>(end - p);
-  const int parts = static_cast<int>(std::min<size_t>(threads_, bytes / kMinPartBytes));
-  // Part 0 weighs first_share_ against 1 for each other part (the main thread also merges).
+  const int parts = static_cast<int>(std::min<size_t>(parts_, bytes / kMinPartBytes));
+  // Part 0 weighs first_share_ against 1 for each other part (its task also merges).
   const double total = first_share_ + (parts - 1);
   for (int i = 1; i < parts; ++i) {
     // Start the search at a newline past the i-th boundary: Kineto writes one event per line,
@@ -102,65 +105,71 @@ double FileReader::MergePending() {
 }
 
 FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) {
+  WindowTimes* times = nullptr;
+  if (timeline_on_) {
+    times = &timeline_.emplace_back();
+    times->start = Now(), times->refill = refill_s_, times->refill_wait = refill_wait_s_;
+    times->bytes = static_cast<size_t>(End() - p);
+  }
   const std::vector<const char*> splits = threads_ >= 2 ? SplitPoints(p) : std::vector<const char*>{p};
   const size_t n = splits.size();
+  if (times != nullptr) times->parts = n;
   if (n == 1) {
     MergePending();
     ChunkResult r = ParseEvents(p, state, nullptr, Out(set_, 0));
     MergeOut(Out(set_, 0), Which(set_, 0), ctx_);
     return r;
   }
-  // Part i > 0 parses from its guessed event start up to the next guess, speculatively.
+  // Part i > 0 parses from its guessed event start up to the next guess, speculatively, on the
+  // file's parser threads (started at the first window that has parts, kept to the file's end).
+  // Part i is used only when the parse before it, sequential up to there, stopped exactly at
+  // its start; from the first part that fails that test on, its work is dropped and the rest of
+  // the window is parsed in order. The result is always that of a sequential parse. Task 0
+  // merges the previous window's parts while the others parse this one's, then parses part 0;
+  // a window whose parts all hold waits for the next one to be merged, one that does not is
+  // merged at once (the rest is parsed in order into part 0's output).
   std::vector<ChunkResult> results(n);
   std::unique_ptr<bool[]> ok(new bool[n]());
   std::vector<double> seconds(n, 0.0);  // each part's parse, for the next window's split
-  std::vector<std::thread> workers;
-  workers.reserve(n - 1);
+  std::vector<double> ends(n, 0.0);     // each part's end (the timeline's, when on)
   const int set = set_;
-  for (size_t i = 1; i < n; ++i) {
-    const char* stop = i + 1 < n ? splits[i + 1] : nullptr;
-    try {
-      workers.emplace_back([this, &results, &ok, &seconds, &splits, i, stop, set] {
-        try {  // nothing may escape a thread: a failure just drops this part's work
-          const auto t0 = std::chrono::steady_clock::now();
-          results[i] = ParseEvents(splits[i], ArrayState::kBeforeElement, stop, Out(set, i));
-          seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          ok[i] = true;
-        } catch (...) {
-        }
-      });
-    } catch (const std::system_error&) {
-      break;  // no more threads: the parts without one are parsed in order below
-    }
-  }
-  // Part i is used only when the parse before it, sequential up to there, stopped exactly at
-  // its start; from the first part that fails that test on, its work is dropped and the rest of
-  // the window is parsed in order. The result is always that of a sequential parse. The main
-  // thread merges the previous window's parts while the others parse this one's, then parses
-  // part 0; a window whose parts all hold waits for the next one to be merged, one that does
-  // not is merged at once (the rest is parsed in order into part 0's output).
-  size_t joined = 0;  // workers[k] parses part k + 1
-  auto join_through = [&workers, &joined](size_t count) {
-    for (; joined < std::min(count, workers.size()); ++joined) workers[joined].join();
-  };
   ChunkResult cur;
-  size_t i = 1;
   double merge_seconds = 0;
-  try {
+  std::vector<std::function<void()>> tasks;
+  tasks.reserve(n);
+  tasks.emplace_back([&] {  // an exception here is rethrown by Run, then caught at the importer's entry
+    if (times != nullptr) times->spawned = Now();
     merge_seconds = MergePending();
+    if (times != nullptr) times->merged = Now();
     const auto t0 = std::chrono::steady_clock::now();
     cur = ParseEvents(p, state, splits[1], Out(set, 0));
     seconds[0] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (; i < n; ++i) {
-      join_through(i);
-      if (!ok[i] || cur.end != ChunkEnd::kStopped || cur.pos != splits[i]) break;
-      cur = results[i];
-    }
-  } catch (...) {
-    join_through(workers.size());
-    throw;  // caught at the importer's entry
+    if (times != nullptr) times->part0 = Now();
+  });
+  for (size_t i = 1; i < n; ++i) {
+    const char* stop = i + 1 < n ? splits[i + 1] : nullptr;
+    tasks.emplace_back([this, &results, &ok, &seconds, &ends, &splits, i, stop, set] {
+      try {  // a failure just drops this part's work: it is parsed in order below
+        const auto t0 = std::chrono::steady_clock::now();
+        results[i] = ParseEvents(splits[i], ArrayState::kBeforeElement, stop, Out(set, i));
+        seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (timeline_on_) ends[i] = Now();
+        ok[i] = true;
+      } catch (...) {
+      }
+    });
   }
-  join_through(workers.size());
+  if (parse_pool_ == nullptr) parse_pool_ = std::make_unique<TaskPool>(threads_);
+  parse_pool_->Run(tasks);
+  size_t i = 1;
+  for (; i < n; ++i) {
+    if (!ok[i] || cur.end != ChunkEnd::kStopped || cur.pos != splits[i]) break;
+    cur = results[i];
+  }
+  if (times != nullptr) {
+    times->joined = Now();
+    for (size_t k = 1; k < n; ++k) times->last_part = std::max(times->last_part, ends[k]);
+  }
   if (i == n) {
     BalanceFirstPart(seconds, merge_seconds);
     pending_set_ = set, pending_parts_ = n, set_ = 1 - set;
@@ -176,8 +185,8 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
 }
 
 void FileReader::BalanceFirstPart(const std::vector<double>& seconds, double merge_seconds) {
-  // The main thread parses part 0 and then merges every part: it should end its parse earlier
-  // by about the merges' time. Part 0's weight for the next window: what makes its parse plus
+  // Task 0 merges the window before and then parses part 0: it should end its parse earlier
+  // by about the merge's time. Part 0's weight for the next window: what makes its parse plus
   // the merges last as long as the other parts' mean parse, half-way from the current one.
   // Only the speed depends on it: the parts' results are always a sequential parse's.
   double others = 0;

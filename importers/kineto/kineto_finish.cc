@@ -1,7 +1,6 @@
 // The end-of-file fix-ups of one Kineto file (FinishFile, file_context.h): what can only be
 // known once the whole file was read.
 #include <algorithm>
-#include <atomic>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -54,6 +53,7 @@ void CorrelationFromExternalId(FileContext& ctx) {
   move(d.kernels, ctx.kernels0);
   move(d.memcpys, ctx.memcpys0);
   move(d.memsets, ctx.memsets0);
+  if (moved > 0) ctx.api_ids_unique = false;  // an External id may repeat a call's id
   for (size_t i = ctx.api0; i < d.api_calls.size(); ++i)
     if (d.api_calls[i].correlation_id != kNoCorrelation) ctx.api_correlations.Insert(d.api_calls[i].correlation_id);
   if (moved > 0) ctx.stats.Add(model::Stat::kKinetoCorrelationFromExternalId, moved);
@@ -80,116 +80,6 @@ absl::Status AddBaseAtEnd(FileContext& ctx) {
         absl::StrCat(ctx.path, ": offset ", ctx.base_offset,
                      ": baseTimeNanoseconds + ts beyond the supported range (|t| <= 4e18 ns)"));
   return absl::OkStatus();
-}
-
-// Host thread of each sync and asynchrony of each copy/memset: Kineto's sync and copy rows do
-// not say them, the API call with the same correlation id does. Only the ids asked for are
-// indexed, so this stays small on huge files. Returns the syncs without a call (counted by the
-// caller: this runs beside CountUnmatchedIds, which reads other members of the same events).
-int64_t JoinCallsByCorrelation(FileContext& ctx) {
-  model::TraceData& d = ctx.builder->data();
-  absl::flat_hash_map<int64_t, int32_t> wanted;
-  wanted.reserve((d.syncs.size() - ctx.syncs0) + (d.memcpys.size() - ctx.memcpys0) + (d.memsets.size() - ctx.memsets0));
-  for (size_t i = ctx.syncs0; i < d.syncs.size(); ++i)
-    if (d.syncs[i].correlation_id != kNoCorrelation) wanted.emplace(d.syncs[i].correlation_id, -1);
-  for (size_t i = ctx.memcpys0; i < d.memcpys.size(); ++i)
-    if (d.memcpys[i].correlation_id != kNoCorrelation) wanted.emplace(d.memcpys[i].correlation_id, -1);
-  for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i)
-    if (d.memsets[i].correlation_id != kNoCorrelation) wanted.emplace(d.memsets[i].correlation_id, -1);
-  constexpr size_t kChunk = 1 << 13;
-  if (!wanted.empty()) {
-    // Each wanted id's first call: the calls are looked up in ranges at once (the map is only
-    // read), each range's hits kept in order, then taken in range order: the first hit wins
-    // (one thread: one range, the same order).
-    struct Hit {
-      int32_t* slot;
-      int32_t call;
-    };
-    std::vector<Hit> hits;
-    const size_t n = d.api_calls.size() - ctx.api0;
-    base::ParallelAppend(ctx.threads, n, kChunk, &hits, [&](size_t lo, size_t hi, std::vector<Hit>* out) {
-      for (size_t i = ctx.api0 + lo; i < ctx.api0 + hi; ++i) {
-        auto it = wanted.find(d.api_calls[i].correlation_id);
-        if (it != wanted.end()) out->push_back({&it->second, static_cast<int32_t>(i)});
-      }
-    });
-    for (const Hit& h : hits)
-      if (*h.slot < 0) *h.slot = h.call;
-  }
-  auto api_of = [&](int64_t corr) -> const model::ApiCall* {
-    auto it = wanted.find(corr);
-    return it == wanted.end() || it->second < 0 ? nullptr : &d.api_calls[it->second];
-  };
-  // The joins write disjoint events: in ranges at once.
-  std::atomic<int64_t> unattributed_syncs{0};
-  base::ParallelFor(ctx.threads, d.syncs.size() - ctx.syncs0, kChunk, [&](size_t lo, size_t hi) {
-    int64_t none = 0;
-    for (size_t i = ctx.syncs0 + lo; i < ctx.syncs0 + hi; ++i) {
-      const model::ApiCall* a = api_of(d.syncs[i].correlation_id);
-      if (a)
-        d.syncs[i].thread = a->thread;
-      else
-        ++none;
-    }
-    unattributed_syncs += none;
-  });
-  auto copies = [&](auto& v, size_t from) {
-    base::ParallelFor(ctx.threads, v.size() - from, kChunk, [&](size_t lo, size_t hi) {
-      for (size_t i = from + lo; i < from + hi; ++i)
-        if (const model::ApiCall* a = api_of(v[i].correlation_id))
-          v[i].is_async = CopyApiIsAsync(d.strings.Get(a->name));
-    });
-  };
-  copies(d.memcpys, ctx.memcpys0);
-  copies(d.memsets, ctx.memsets0);
-  return unattributed_syncs.load();
-}
-
-// ac2g flow ids must be correlation ids of this file; GPU work launched before the capture
-// window has no API call in the file. Both are counted, neither is an error. The API ids are
-// already in a set (the duplicate check's IdSet); GPU ids are only gathered for flows that miss it.
-// Frees the flow ids and the API id set: nothing needs them after this. Returns the counts of
-// GPU activities without a launch and of flows that match nothing (added by the caller).
-std::pair<int64_t, int64_t> CountUnmatchedIds(FileContext& ctx) {
-  model::TraceData& d = ctx.builder->data();
-  const auto& api_ids = ctx.api_correlations;
-  int64_t orphans = 0;
-  auto for_gpu_ids = [&](auto&& fn) {
-    for (size_t i = ctx.kernels0; i < d.kernels.size(); ++i) fn(d.kernels[i].correlation_id);
-    for (size_t i = ctx.memcpys0; i < d.memcpys.size(); ++i) fn(d.memcpys[i].correlation_id);
-    for (size_t i = ctx.memsets0; i < d.memsets.size(); ++i) fn(d.memsets[i].correlation_id);
-  };
-  // The lookups only read the set: in ranges at once, counts summed, misses kept in order.
-  std::atomic<int64_t> orphan_sum{0};
-  auto count_orphans = [&](const auto& v, size_t from) {
-    base::ParallelFor(ctx.threads, v.size() - from, size_t{1} << 13, [&](size_t lo, size_t hi) {
-      int64_t k = 0;
-      for (size_t i = from + lo; i < from + hi; ++i)
-        k += v[i].correlation_id != kNoCorrelation && !api_ids.Contains(v[i].correlation_id);
-      orphan_sum += k;
-    });
-  };
-  count_orphans(d.kernels, ctx.kernels0);
-  count_orphans(d.memcpys, ctx.memcpys0);
-  count_orphans(d.memsets, ctx.memsets0);
-  orphans = orphan_sum.load();
-  int64_t mismatches = 0;
-  std::vector<int64_t> missed;
-  base::ParallelAppend(ctx.threads, ctx.flow_ids.size(), size_t{1} << 16, &missed,
-                       [&](size_t lo, size_t hi, std::vector<int64_t>* out) {
-                         for (size_t i = lo; i < hi; ++i)
-                           if (!api_ids.Contains(ctx.flow_ids[i])) out->push_back(ctx.flow_ids[i]);
-                       });
-  if (!missed.empty()) {
-    std::vector<int64_t> other;
-    for_gpu_ids([&](int64_t c) { other.push_back(c); });
-    for (size_t i = ctx.syncs0; i < d.syncs.size(); ++i) other.push_back(d.syncs[i].correlation_id);
-    std::sort(other.begin(), other.end());
-    for (int64_t id : missed) mismatches += !std::binary_search(other.begin(), other.end(), id);
-  }
-  std::vector<int64_t>().swap(ctx.flow_ids);
-  ctx.api_correlations.Clear();
-  return {orphans, mismatches};
 }
 
 // Which metadata rows name the host process and which name GPU rows: the CPU process is the
@@ -300,17 +190,24 @@ absl::Status FinishFile(FileContext& ctx, int64_t total_bytes, bool compressed) 
     CorrelationFromExternalId(ctx);
   }
   // The joins write the syncs' threads and the copies' asynchrony, the count reads correlation
-  // ids: at once on two threads when there are two (each returns its counts).
+  // ids: at once, the joins on the parser threads, the count on the merge's, where both were
+  // started (else one after the other, each on every thread).
   int64_t unattributed_syncs = 0;
   std::pair<int64_t, int64_t> unmatched;
-  base::RunAll(std::min(ctx.threads, 2), {[&] {
-                                            base::PhaseSpan s_("join calls");
-                                            unattributed_syncs = JoinCallsByCorrelation(ctx);
-                                          },
-                                          [&] {
-                                            base::PhaseSpan s_("count unmatched");
-                                            unmatched = CountUnmatchedIds(ctx);
-                                          }});
+  auto join = [&] {
+    base::PhaseSpan s_("join calls");
+    unattributed_syncs = JoinCallsByCorrelation(ctx);
+  };
+  auto count = [&] {
+    base::PhaseSpan s_("count unmatched");
+    unmatched = CountUnmatchedIds(ctx);
+  };
+  if (ctx.pool != nullptr && ctx.merge_pool != nullptr) {
+    base::RunAll(2, {join, count});
+  } else {
+    join();
+    count();
+  }
   if (unattributed_syncs > 0) ctx.stats.Add(model::Stat::kKinetoSyncWithoutCall, unattributed_syncs);
   if (unmatched.first > 0) ctx.stats.Add(model::Stat::kGpuWithoutLaunch, unmatched.first);
   if (unmatched.second > 0) ctx.stats.Add(model::Stat::kKinetoFlowIdUnmatched, unmatched.second);

@@ -1,5 +1,9 @@
 // Merging parser-thread output into the builder (the end-of-file fix-ups: kineto_finish.cc).
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <thread>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -7,6 +11,7 @@
 #include "base/run_all.h"
 #include "importers/kineto/file_context.h"
 #include "importers/kineto/import.h"
+#include "importers/kineto/task_pool.h"
 #include "model/bounds.h"
 
 namespace overlapscope::import {
@@ -40,63 +45,72 @@ struct Remapper {
   std::pair<model::DeviceId, model::StreamId> Stream(int32_t local) const { return ctx.stream_remap[which][local]; }
 };
 
+// Where one output's events go in the builder's vectors: the index of its first element of each
+// kind (the vectors were sized for the whole window before the copies start).
+struct Slots {
+  size_t collectives = 0, kernels = 0, memcpys = 0, memsets = 0, gpu_ranges = 0, syncs = 0, ranges = 0, api_calls = 0;
+};
+
 // GPU side: collectives first (kernels refer to them by the chunk's index), then kernels,
-// copies, memsets and GPU ranges, each with its stream and name mapped to the builder's.
-void MergeGpu(Remapper& r) {
+// copies, memsets and GPU ranges, each with its stream and name mapped to the builder's,
+// written to the output's own slots.
+void MergeGpu(Remapper& r, const Slots& at) {
   ThreadOut& out = r.out;
   model::TraceData& d = r.b.data();
-  const size_t coll_base = d.collectives.size();
-  for (model::Collective c : out.collectives) {
+  for (size_t i = 0; i < out.collectives.size(); ++i) {
+    model::Collective c = out.collectives[i];
     r.Rebase(c);
     c.op = r.Str(c.op);
     c.communicator = r.Str(c.communicator);
     c.dtype = r.Str(c.dtype);
     c.process = r.ctx.process;
-    d.collectives.push_back(c);
+    d.collectives[at.collectives + i] = c;
   }
-  d.kernels.reserve(d.kernels.size() + out.kernels.size());
-  for (model::Kernel k : out.kernels) {
+  for (size_t i = 0; i < out.kernels.size(); ++i) {
+    model::Kernel k = out.kernels[i];
     r.Rebase(k);
     auto [dev, stream] = r.Stream(k.stream);
     k.device = dev, k.stream = stream, k.name = r.Str(k.name);
     if (k.collective != kNone) {
-      k.collective += static_cast<int32_t>(coll_base);
+      k.collective += static_cast<int32_t>(at.collectives);  // one of this output's collectives
       d.collectives[k.collective].device = dev;
       d.collectives[k.collective].stream = stream;
     }
-    d.kernels.push_back(k);
+    d.kernels[at.kernels + i] = k;
   }
   // Copies, memsets and GPU ranges need the same three remaps: time base, stream, name.
-  auto move_gpu = [&](const auto& from, auto& to) {
-    for (auto e : from) {
+  auto move_gpu = [&](const auto& from, auto& to, size_t first) {
+    for (size_t i = 0; i < from.size(); ++i) {
+      auto e = from[i];
       r.Rebase(e);
       auto [dev, stream] = r.Stream(e.stream);
       e.device = dev, e.stream = stream, e.name = r.Str(e.name);
-      to.push_back(e);
+      to[first + i] = e;
     }
   };
-  move_gpu(out.memcpys, d.memcpys);
-  move_gpu(out.memsets, d.memsets);
-  move_gpu(out.gpu_ranges, d.gpu_ranges);
+  move_gpu(out.memcpys, d.memcpys, at.memcpys);
+  move_gpu(out.memsets, d.memsets, at.memsets);
+  move_gpu(out.gpu_ranges, d.gpu_ranges, at.gpu_ranges);
 }
 
-// Host side: syncs (their streams and device) and host ranges (their thread).
-void MergeHost(Remapper& r) {
+// Host side: syncs (their streams; their device was mapped with the ids) and host ranges (their
+// thread).
+void MergeHost(Remapper& r, const Slots& at) {
   ThreadOut& out = r.out;
   model::TraceData& d = r.b.data();
-  for (model::Sync y : out.syncs) {
+  for (size_t i = 0; i < out.syncs.size(); ++i) {
+    model::Sync y = out.syncs[i];
     r.Rebase(y);
     if (y.stream != kNone) y.stream = r.Stream(y.stream).second;
     if (y.wait_on_stream != kNone) y.wait_on_stream = r.Stream(y.wait_on_stream).second;
-    y.device = r.b.GetOrAddDevice(r.ctx.process, y.device);
     y.name = r.Str(y.name);
-    d.syncs.push_back(y);
+    d.syncs[at.syncs + i] = y;
   }
-  d.ranges.reserve(d.ranges.size() + out.ranges.size());
-  for (model::Range g : out.ranges) {
+  for (size_t i = 0; i < out.ranges.size(); ++i) {
+    model::Range g = out.ranges[i];
     r.Rebase(g);
     g.thread = r.Thread(g.thread), g.name = r.Str(g.name);
-    d.ranges.push_back(g);
+    d.ranges[at.ranges + i] = g;
   }
   for (model::OpShape s : out.op_shapes) {
     s.thread = r.Thread(s.thread), s.op = r.Str(s.op);
@@ -104,32 +118,39 @@ void MergeHost(Remapper& r) {
   }
 }
 
-// Runtime/driver calls. A correlation id already seen in the file is skipped (its GPU work
-// would be joined to two calls): counted with the chunk's other skips, in file order.
-void MergeApiCalls(Remapper& r) {
+// Runtime/driver calls, every one of the output's (the duplicates, found by the ordered pass
+// beside this, are taken out after).
+void MergeApiCalls(Remapper& r, const Slots& at) {
   ThreadOut& out = r.out;
-  FileContext& ctx = r.ctx;
   model::TraceData& d = r.b.data();
-  std::vector<SkipRecord> skips = std::move(out.skips);
-  out.skips.clear();
-  int64_t duplicates = 0;
-  d.api_calls.reserve(d.api_calls.size() + out.api_calls.size());
   for (size_t i = 0; i < out.api_calls.size(); ++i) {
     model::ApiCall a = out.api_calls[i];
-    if (a.correlation_id != kNoCorrelation && !ctx.api_correlations.Insert(a.correlation_id)) {
-      skips.push_back({out.api_offsets[i], model::Stat::kKinetoRuntimeEventSkipped, "duplicate correlation id"});
-      ++duplicates;
-      --out.kept[static_cast<size_t>(a.kind == model::ApiKind::kRuntime ? Category::kCudaRuntime
-                                                                        : Category::kCudaDriver)];
-      continue;
-    }
     a.thread = r.Thread(a.thread), a.name = r.Str(a.name);
     r.Rebase(a);
-    d.api_calls.push_back(a);
+    d.api_calls[at.api_calls + i] = a;
+  }
+}
+
+// The duplicate check, in file order: a correlation id already seen in the file is skipped (its
+// GPU work would be joined to two calls): counted with the chunk's other skips, in file order
+// (*skips: the output's skip records, sorted by offset when a duplicate joined them). Appends
+// the builder indices of the duplicates (increasing) to *dropped.
+void FindDuplicateCalls(ThreadOut& out, FileContext& ctx, size_t first, std::vector<SkipRecord>* skips,
+                        std::vector<size_t>* dropped) {
+  *skips = std::move(out.skips);
+  out.skips.clear();
+  int64_t duplicates = 0;
+  for (size_t i = 0; i < out.api_calls.size(); ++i) {
+    const model::ApiCall& a = out.api_calls[i];
+    if (a.correlation_id == kNoCorrelation || ctx.api_correlations.Insert(a.correlation_id)) continue;
+    skips->push_back({out.api_offsets[i], model::Stat::kKinetoRuntimeEventSkipped, "duplicate correlation id"});
+    ++duplicates;
+    --out.kept[static_cast<size_t>(a.kind == model::ApiKind::kRuntime ? Category::kCudaRuntime
+                                                                      : Category::kCudaDriver)];
+    dropped->push_back(first + i);
   }
   if (duplicates > 0)
-    std::stable_sort(skips.begin(), skips.end(), [](const auto& x, const auto& y) { return x.offset < y.offset; });
-  for (const SkipRecord& s : skips) ctx.stats.Skip(s.stat, s.reason, absl::StrCat("offset ", s.offset, ": ", s.reason));
+    std::stable_sort(skips->begin(), skips->end(), [](const auto& x, const auto& y) { return x.offset < y.offset; });
 }
 
 // The chunk's counts into the file's SourceStats, and what FinishFile needs later (metadata,
@@ -178,33 +199,92 @@ void MapIds(Remapper& r) {
     const model::DeviceId d = r.b.GetOrAddDevice(ctx.process, out.stream_keys[i].first);
     stm.emplace_back(d, r.b.GetOrAddStream(d, out.stream_keys[i].second));
   }
-  // MergeHost gives each sync its device; made here, in this order, MergeHost only finds them.
-  for (const model::Sync& y : out.syncs) r.b.GetOrAddDevice(ctx.process, y.device);
+  // Each sync's device (an ordinal until now), made here, in this order.
+  for (model::Sync& y : out.syncs) y.device = r.b.GetOrAddDevice(ctx.process, y.device);
   if (!ctx.has_base && out.events_read > 0) ctx.merged_without_base = true;
 }
 
 }  // namespace
 
 void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, FileContext& ctx) {
+  model::TraceData& d = ctx.builder->data();
   std::vector<Remapper> gpu, api, host;
+  std::vector<Slots> at(outs.size());
+  Slots end{d.collectives.size(), d.kernels.size(), d.memcpys.size(), d.memsets.size(),
+            d.gpu_ranges.size(),  d.syncs.size(),   d.ranges.size(),  d.api_calls.size()};
+  size_t events = 0;
   for (size_t k = 0; k < outs.size(); ++k) {
     gpu.push_back(Remapper{ctx, *outs[k], which[k]});
     MapIds(gpu.back());
     api.push_back(gpu.back());
     host.push_back(gpu.back());
+    const ThreadOut& o = *outs[k];
+    at[k] = end;
+    end.collectives += o.collectives.size(), end.kernels += o.kernels.size(), end.memcpys += o.memcpys.size();
+    end.memsets += o.memsets.size(), end.gpu_ranges += o.gpu_ranges.size(), end.syncs += o.syncs.size();
+    end.ranges += o.ranges.size(), end.api_calls += o.api_calls.size();
+    events += static_cast<size_t>(o.events_read);
   }
-  // GPU work, host ranges and syncs, API calls: each kind goes to its own vectors of the
-  // builder (only MergeApiCalls touches the stats and the id set), output after output: on up
-  // to three threads, with the same result as in this order.
-  base::RunAll(std::min(ctx.threads, 3), {[&] {
-                                            for (Remapper& r : gpu) MergeGpu(r);
-                                          },
-                                          [&] {
-                                            for (Remapper& r : api) MergeApiCalls(r);
-                                          },
-                                          [&] {
-                                            for (Remapper& r : host) MergeHost(r);
-                                          }});
+  // Each kind's vector grows once, by a task of its own; then each output's events go to their
+  // own slots (one task per output and side), beside the ordered duplicate check of the API
+  // calls. Tasks are taken in list order, so a copy starts only after every resize has been
+  // taken: it waits for those of its side (they wait for nothing). One thread: the list's order.
+  enum Side { kApi, kHost, kGpu, kSides };
+  std::atomic<int> resized[kSides] = {};
+  int resizes[kSides] = {};
+  std::atomic<bool> failed{false};
+  std::vector<std::function<void()>> tasks;
+  auto grow = [&](Side side, auto& v, size_t size) {
+    ++resizes[side];
+    tasks.emplace_back([&v, size, &done = resized[side], &failed] {
+      struct Count {
+        std::atomic<int>& n;
+        ~Count() { n.fetch_add(1, std::memory_order_release); }
+      } count{done};
+      try {
+        v.resize(size);
+      } catch (...) {
+        failed = true;
+        throw;  // rethrown by RunAll on the calling thread
+      }
+    });
+  };
+  grow(kApi, d.api_calls, end.api_calls), grow(kHost, d.ranges, end.ranges), grow(kGpu, d.kernels, end.kernels);
+  grow(kHost, d.syncs, end.syncs), grow(kGpu, d.gpu_ranges, end.gpu_ranges), grow(kGpu, d.memsets, end.memsets);
+  grow(kGpu, d.memcpys, end.memcpys), grow(kGpu, d.collectives, end.collectives);
+  std::vector<std::vector<SkipRecord>> skips(outs.size());
+  std::vector<size_t> dropped;  // builder indices of duplicate calls
+  tasks.emplace_back([&] {
+    for (size_t k = 0; k < outs.size(); ++k) FindDuplicateCalls(*outs[k], ctx, at[k].api_calls, &skips[k], &dropped);
+  });
+  auto copy = [&](Side side, std::vector<Remapper>& rs, void (*merge)(Remapper&, const Slots&)) {
+    for (size_t k = 0; k < rs.size(); ++k)
+      tasks.emplace_back([&, side, k, merge] {
+        while (resized[side].load(std::memory_order_acquire) < resizes[side]) std::this_thread::yield();
+        if (!failed) merge(rs[k], at[k]);
+      });
+  };
+  copy(kHost, host, MergeHost), copy(kGpu, gpu, MergeGpu), copy(kApi, api, MergeApiCalls);
+  // A thread per ~4,000 events, at most kMaxMergeThreads: the file's merge threads where the
+  // window is worth them, else this one.
+  const size_t threads = std::min<size_t>({static_cast<size_t>(ctx.threads), kMaxMergeThreads, 1 + events / 4096});
+  if (threads >= 2 && ctx.merge_pool != nullptr)
+    ctx.merge_pool->Run(tasks);
+  else
+    base::RunAll(static_cast<int>(threads), tasks);
+  if (!dropped.empty()) {  // rare: the duplicates leave, the calls after them move up
+    size_t to = dropped.front(), next = 0;
+    for (size_t from = to; from < d.api_calls.size(); ++from) {
+      if (next < dropped.size() && dropped[next] == from) {
+        ++next;
+        continue;
+      }
+      d.api_calls[to++] = d.api_calls[from];
+    }
+    d.api_calls.resize(to);
+  }
+  for (const std::vector<SkipRecord>& sk : skips)
+    for (const SkipRecord& s : sk) ctx.stats.Skip(s.stat, s.reason, absl::StrCat("offset ", s.offset, ": ", s.reason));
   for (size_t k = 0; k < outs.size(); ++k) {
     ctx.base_overflow |= gpu[k].overflow || host[k].overflow || api[k].overflow;
     MergeCounts(*outs[k], ctx);

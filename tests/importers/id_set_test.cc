@@ -90,5 +90,20 @@ TEST(IdSet, ReserveForChangesNoAnswer) {
   EXPECT_FALSE(empty.Contains(0));
 }
 
+TEST(IdSet, GrowsUpToTheRoomThenBeyond) {
+  // Increasing ids, as Kineto writes them, with room for 1.5 times the first 1,000: the bits
+  // grow to the room (not past it while it suffices), then past it; the answers stay a set's.
+  IdSet s;
+  std::set<int64_t> want;
+  for (int64_t i = 0; i < 300000; ++i) {
+    const int64_t id = 1000 + i * 3;
+    ASSERT_EQ(s.Insert(id), want.insert(id).second) << id;
+    if (i == 1000) s.ReserveFor(1.5);
+    if (i % 7 == 0) ASSERT_FALSE(s.Insert(id)) << id;  // already there
+  }
+  EXPECT_EQ(s.size(), want.size());
+  for (int64_t id = 990; id < 1000 + 300000 * 3 + 10; ++id) ASSERT_EQ(s.Contains(id), want.count(id) == 1) << id;
+}
+
 }  // namespace
 }  // namespace overlapscope::import

@@ -3,7 +3,9 @@
 // than the thread count, ranges that emit nothing or several elements).
 #include "base/run_all.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,32 @@ TEST(ParallelAppend, EveryElementVisitedOnce) {
   for (size_t i = 0; i < n; ++i) {
     EXPECT_EQ(got[i], i);
     EXPECT_EQ(seen[i], 1) << i;
+  }
+}
+
+// The *On forms run their ranges through the runner given (here one that runs the tasks in
+// reverse order on this thread, and counts its calls): the same ranges, the same vector.
+TEST(ParallelAppend, OnARunnerOfItsOwn) {
+  const size_t n = 1000;
+  int calls = 0;
+  auto reverse = [&calls](const std::vector<std::function<void()>>& tasks) {
+    ++calls;
+    for (size_t k = tasks.size(); k-- > 0;) tasks[k]();
+  };
+  for (int threads : {1, 2, 3, 16}) {
+    calls = 0;
+    std::vector<size_t> got;
+    ParallelAppendOn(reverse, threads, n, 1, &got, [](size_t lo, size_t hi, std::vector<size_t>* out) {
+      for (size_t i = lo; i < hi; ++i) out->push_back(i);
+    });
+    ASSERT_EQ(got.size(), n) << threads;
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(got[i], i);
+    EXPECT_EQ(calls, threads > 1 ? 1 : 0) << threads;  // one thread: fn(0, n) directly
+    std::vector<int> seen(n, 0);
+    ParallelForOn(reverse, threads, n, 1, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) ++seen[i];
+    });
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<ptrdiff_t>(n)) << threads;
   }
 }
 
