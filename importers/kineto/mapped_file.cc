@@ -131,8 +131,8 @@ absl::Status MappedFile::Changed(const std::string& path) const {
   const int64_t now = ::fstat(fd_, &st) == 0 ? static_cast<int64_t>(st.st_size) : size_;
   if (missing < 0 && now >= size_) return absl::OkStatus();
   if (missing < 0 || now < missing) missing = now;
-  return absl::InvalidArgumentError(absl::StrCat(path, ": offset ", missing, ": the file changed size while read (",
-                                                 size_, " bytes when opened, ", now, " now)"));
+  return absl::AbortedError(absl::StrCat(path, ": offset ", missing, ": the file changed size while read (", size_,
+                                         " bytes when opened, ", now, " now)"));
 }
 
 int64_t MappedFile::Release(int64_t from, int64_t to) const {

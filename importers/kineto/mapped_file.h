@@ -40,7 +40,8 @@ class MappedFile {
   int64_t size() const { return size_; }
   // OK while every byte read so far was the file's: no read faulted past the file's end and the
   // file is not shorter now than when mapped (a cut inside the last page mapped reads zeros
-  // without a fault: fstat(2) tells it). Else InvalidArgument "<path>: offset <N>: the file
+  // without a fault: fstat(2) tells it). Else Aborted (not a fault of the file's bytes: a
+  // reading again would see other bytes) "<path>: offset <N>: the file
   // changed size while read (<size> bytes when opened, <now> now)", N the first byte found
   // missing.
   absl::Status Changed(const std::string& path) const;
