@@ -200,6 +200,25 @@ TEST(MappedImport, CutWhileLoadedIsNotReadAgain) {
                                        std::to_string(BigDoc(60000).size()) + " bytes when opened, 1048576 now)");
 }
 
+TEST(MappedImport, GzipCutWhileInflatedInParallelFails) {
+  // The parallel inflate maps the compressed file: through a MappedFile where mapping is enabled.
+  ASSERT_TRUE(EnableMappedReads());
+  const std::string doc = BigDoc(60000);
+  const std::string path = WriteTemp("mapped_cut.json.gz", doc, /*gz=*/true);
+  auto in = InputStream::Open(path, 8);
+  ASSERT_TRUE(in.ok());
+  std::string buf(1 << 20, '\0');
+  auto first = (*in)->Read(buf.data(), buf.size());
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(buf.substr(0, 1000), doc.substr(0, 1000));
+  ASSERT_EQ(::truncate(path.c_str(), 1000), 0);
+  auto next = (*in)->Read(buf.data(), buf.size());
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.status().code(), absl::StatusCode::kAborted);
+  EXPECT_NE(next.status().message().find(path + ": offset 1000: the file changed size while read ("), std::string::npos)
+      << next.status();
+}
+
 TEST(MappedImport, SameTracesAndErrorsAsPread) {
   ASSERT_TRUE(EnableMappedReads());
   for (const char* sc : {"ag_overlap", "a2a_async", "d2h_blocking"}) {
