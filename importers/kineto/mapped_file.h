@@ -8,6 +8,9 @@
 // faulting page and recording it; the reader then reports the file as changed
 // (MappedFile::Changed()) instead of a crash or a number from zeros. A fault anywhere else goes to
 // the handler installed before (or the default action: the process dies of SIGBUS as before).
+// The file is what it was at the open: bytes appended later are not read. The handler calls
+// mmap(2), which Linux runs as a plain system call (safe in a handler in practice, though POSIX
+// does not list it).
 #pragma once
 
 #include <cstddef>
