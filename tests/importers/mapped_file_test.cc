@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -256,6 +257,37 @@ TEST(MappedImport, SameTracesAndErrorsAsPread) {
       }
     }
   }
+}
+
+TEST(MappedImport, LongValuesAsPread) {
+  // A value longer than the room kept before a window (256 KiB) takes the window's slow path: a
+  // mapped window then grows over it as a read one does; past 64 MiB both refuse it alike.
+  ASSERT_TRUE(EnableMappedReads());
+  std::vector<std::string> ev;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string name = i % 500 == 7 ? std::string((size_t{1} << 20) + 13 * i, 'n') : "k" + std::to_string(i);
+    ev.push_back("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name +
+                 "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(1000 + i * 10) +
+                 ", \"dur\": 5, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": " + std::to_string(i + 1) +
+                 "}}");
+  }
+  const std::string path = WriteTemp("mapped_long.json", testing::Doc(ev));
+  for (int64_t chunk : {int64_t{4096}, int64_t{65536}, int64_t{0}}) {
+    for (int threads : {1, 2}) {
+      auto mapped = ImportOne(path, threads, chunk);
+      auto read = WithPread([&] { return ImportOne(path, threads, chunk); });
+      ASSERT_TRUE(mapped.ok() && read.ok()) << mapped.status() << read.status();
+      EXPECT_EQ(Dump(*mapped), Dump(*read)) << "chunk " << chunk << " threads " << threads;
+    }
+  }
+  const std::string big = WriteTemp(
+      "mapped_huge.json", testing::Doc({"{\"ph\": \"X\", \"name\": \"" + std::string(size_t{65} << 20, 'b') + "\"}"}));
+  auto mapped = ImportOne(big, 2, 1 << 20);
+  auto read = WithPread([&] { return ImportOne(big, 2, 1 << 20); });
+  ASSERT_FALSE(mapped.ok());
+  EXPECT_EQ(mapped.status(), read.status());
+  EXPECT_NE(mapped.status().message().find("larger than 64 MiB"), std::string::npos) << mapped.status();
+  std::remove(big.c_str());
 }
 
 }  // namespace
