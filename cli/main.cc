@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/heap_policy.h"
 #include "cli/keep_until_exit.h"
+#include "engine/session.h"
 
 namespace {
 
@@ -49,6 +50,9 @@ int main(int argc, char** argv) {
     std::puts("overlapscope 0.1.0");
     return 0;
   }
+  // This process owns its signals: plain .json files are mapped, not copied, with a file cut
+  // while mapped answered as an error (engine/session.h); library users keep pread.
+  overlapscope::engine::MapInputFiles();
   // One command, then exit: its model and report go with the process (cli/keep_until_exit.h).
   overlapscope::cli::KeepResultsUntilExit();
   for (const auto& c : kCommands)

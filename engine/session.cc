@@ -10,6 +10,7 @@
 #include "base/status_macros.h"
 #include "engine/session_state.h"
 #include "importers/import_any.h"
+#include "importers/kineto/mapped_file.h"
 #include "model/trace_builder.h"
 
 namespace overlapscope::engine {
@@ -81,6 +82,8 @@ Session Session::FromTrace(model::Trace trace, std::vector<std::string> inputs,
   if (alignment_or_null != nullptr) state->alignment = *alignment_or_null;
   return Session(std::move(state));
 }
+
+bool MapInputFiles() { return import::EnableMappedReads(); }
 
 absl::StatusOr<Session> Load(const std::vector<std::string>& inputs, const LoadOptions& options) {
   try {  // no exception leaves the engine

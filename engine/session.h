@@ -94,4 +94,13 @@ class Session {
 
 absl::StatusOr<Session> Load(const std::vector<std::string>& inputs, const LoadOptions& options = {});
 
+// For a program that owns its signal handling (the CLI's main(), before any thread starts): from
+// now on Load() maps plain .json files into memory instead of copying them (one copy less), and
+// installs a SIGBUS handler so that a file cut while mapped fails its load ("the file changed
+// size while read") instead of killing the process; other faults keep the handler installed
+// before. false where the handler could not be installed (files are then read as before).
+// Libraries embedding the engine (the Python module) do not call it. OVERLAPSCOPE_READ=pread
+// turns the mapping off again.
+bool MapInputFiles();
+
 }  // namespace overlapscope::engine

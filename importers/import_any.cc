@@ -113,7 +113,8 @@ absl::StatusOr<ExpandedInputs> ImportIntoOrThrow(absl::Span<const std::string> p
         // A file refused on several parser threads is read again on one, alone, and refused
         // with that reading's message: where a part stops (a gzip error's offset, the first bad
         // byte) must not depend on the thread count. Only failing inputs pay for it.
-        if (kineto.threads == 1) return st;
+        // A file that changed size while read (Aborted, kineto/mapped_file.h) is not read again.
+        if (kineto.threads == 1 || absl::IsAborted(st)) return st;
         model::TraceBuilder alone;
         kineto.threads = 1;
         kineto.progress = nullptr;

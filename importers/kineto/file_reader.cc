@@ -212,7 +212,8 @@ absl::Status FileReader::ParseTopLevelValue(const std::string& key) {
 }
 
 absl::Status FileReader::Run() {
-  ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path, threads_));
+  ASSIGN_OR_RETURN(in_, InputStream::Open(ctx_.path, threads_, /*may_map=*/true));
+  map_ = in_->mapped();
   // A quarter of the parser threads copy each block of a plain file from the page cache (at
   // least one, at most 8): beside 16 parsers one copying thread would set the pace.
   int read_threads = std::clamp(threads_ / 4, 1, 8);
@@ -244,6 +245,7 @@ absl::Status FileReader::Run() {
   bool saw_events = false;
   absl::Status top = ParseTopLevel(&saw_events);
   MergePending();  // (ParseEventArray merged them on its way out: nothing is left here)
+  if (map_ != nullptr) RETURN_IF_ERROR(map_->Changed(ctx_.path));  // before any result read from it
   if (!top.ok()) {
     // The brief of an unreadable file is "ends before traceEvents closes": once every event is
     // in, a file cut in its trailing keys (traceName, a late baseTimeNanoseconds) still imports,

@@ -31,6 +31,7 @@
 #include "importers/kineto/import.h"
 #include "importers/kineto/input_stream.h"
 #include "importers/kineto/json_scan.h"
+#include "importers/kineto/mapped_file.h"
 
 namespace overlapscope::import {
 
@@ -62,6 +63,9 @@ class FileReader {
   // Drops bytes before `keep` and appends the next block (the window grows when a single value
   // is larger than a block). Sets eof_ when no data is left.
   absl::Status Refill(const char* keep);
+  // The same over a mapped plain file: the window is a view of the map (nothing copied), with
+  // kPad zeros written after its end (the bytes they hide kept and put back at the next refill).
+  absl::Status RefillMapped(const char* keep);
   void StartPrefetch(int buffer, size_t bytes);
   void WaitPrefetch();
   // On many threads, buffer 0 (the second block's) is allocated at the start and its pages
@@ -112,6 +116,10 @@ class FileReader {
   int parts_ = 1;             // parts a window is split into at most (threads_, or OVERLAPSCOPE_PARTS)
   double first_share_ = 1.0;  // part 0's share of a window against 1 for each other part
   std::unique_ptr<InputStream> in_;
+  const MappedFile* map_ = nullptr;   // in_'s map of a plain file, or nullptr: windows are read
+  size_t map_next_ = 0;               // bytes the next mapped window adds (what a read would get)
+  int64_t map_released_ = 0;          // file bytes before this given back (MappedFile::Release)
+  char map_hidden_[scan::kPad] = {};  // the file's bytes under the window's zero padding
   struct Buffer {
     std::unique_ptr<char[]> data;
     size_t size = 0;  // allocated bytes

@@ -117,6 +117,7 @@ void FileReader::WaitPrefetch() {
 }
 
 absl::Status FileReader::Refill(const char* keep) {
+  if (map_ != nullptr) return RefillMapped(keep);
   const size_t carry = keep != nullptr ? static_cast<size_t>(End() - keep) : 0;
   const int64_t drop = keep != nullptr ? keep - win_ : 0;
   const double t0 = timeline_on_ ? Now() : 0;
@@ -165,6 +166,36 @@ absl::Status FileReader::Refill(const char* keep) {
     StartPrefetch(1 - cur_, carry > kGap ? std::max(block_, len_) : block_);
   }
   if (timeline_on_) refill_s_ = Now() - t0;
+  return absl::OkStatus();
+}
+
+absl::Status FileReader::RefillMapped(const char* keep) {
+  // The windows, their sizes and errors are Refill's over the same bytes (the window ends where
+  // a read of the same request would have), so results and offsets are the same.
+  const size_t carry = keep != nullptr ? static_cast<size_t>(End() - keep) : 0;
+  const int64_t drop = keep != nullptr ? keep - win_ : 0;
+  const int64_t next = base_ + static_cast<int64_t>(len_);  // the first byte past the window
+  if (win_ == nullptr) map_next_ = block_;
+  RETURN_IF_ERROR(map_->Changed(ctx_.path));
+  const size_t n = static_cast<size_t>(std::min(static_cast<int64_t>(map_next_), map_->size() - next));
+  if (carry > kGap && carry + n > kMaxWindow)
+    return ErrorAt(keep, "a single JSON value (one event) is larger than 64 MiB");
+  char* file = map_->data();
+  if (win_ != nullptr) std::memcpy(file + next, map_hidden_, scan::kPad);  // the file's bytes again
+  base_ += drop;
+  win_ = file + base_;
+  len_ = carry + n;
+  std::memcpy(map_hidden_, win_ + len_, scan::kPad);
+  std::memset(win_ + len_, 0, scan::kPad);
+  pos_ = win_;
+  window_end_file_pos_ = base_ + static_cast<int64_t>(len_);
+  if (options_.progress) options_.progress(window_end_file_pos_, map_->size());
+  if (n == 0) {
+    eof_ = true;
+  } else {
+    map_next_ = carry > kGap ? std::max(block_, len_) : block_;
+  }
+  map_released_ = map_->Release(map_released_, base_);  // the bytes before the window are done with
   return absl::OkStatus();
 }
 

@@ -1,5 +1,7 @@
 // The parallel gzip inflate (gzip_parallel.h) as an InputStream: the compressed file is mapped
-// read-only and its pages dropped from this process's memory once decoded.
+// read-only and its pages dropped from this process's memory once decoded. Where the process
+// enabled mapped reads (mapped_file.h: the CLI) the map is a MappedFile, so a file cut while
+// inflated fails "the file changed size while read"; elsewhere a plain map, as before.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -8,7 +10,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "importers/kineto/gzip_parallel.h"
+#include "importers/kineto/mapped_file.h"
 #include "importers/kineto/stream_util.h"
 
 namespace overlapscope::import {
@@ -16,16 +20,21 @@ namespace {
 
 class ParallelGzipStream : public InputStream {
  public:
-  ParallelGzipStream(std::string path, int fd, int64_t size, void* map, int threads)
+  ParallelGzipStream(std::string path, int fd, int64_t size, void* map, std::unique_ptr<MappedFile> mapped, int threads)
       : path_(std::move(path)),
         fd_(fd),
         size_(size),
         map_(map),
+        mapped_(std::move(mapped)),
         gz_(static_cast<const uint8_t*>(map), static_cast<size_t>(size), threads) {}
-  ~ParallelGzipStream() override { ::munmap(map_, static_cast<size_t>(size_)); }
+  ~ParallelGzipStream() override {
+    if (mapped_ == nullptr) ::munmap(map_, static_cast<size_t>(size_));
+  }
 
   absl::StatusOr<size_t> Read(char* dst, size_t n) override {
     auto r = gz_.Read(dst, n);
+    // A cut file reads zeros where its bytes were: that, not what the decoder made of them.
+    if (mapped_ != nullptr) RETURN_IF_ERROR(mapped_->Changed(path_));
     if (!r.ok()) return StreamError(path_, gz_.out_pos(), absl::StrCat("gzip error: ", r.status().message()));
     if (auto s = CheckInflation(path_, gz_.out_pos(), gz_.delivered_in_pos()); !s.ok()) return s;
     DropDecoded();
@@ -51,6 +60,7 @@ class ParallelGzipStream : public InputStream {
   FdHolder fd_;
   int64_t size_;
   void* map_;
+  std::unique_ptr<MappedFile> mapped_;  // map_'s owner where it is one (destroyed after gz_)
   ParallelGunzip gz_;
   size_t dropped_ = 0;
 };
@@ -59,10 +69,14 @@ class ParallelGzipStream : public InputStream {
 
 absl::StatusOr<std::unique_ptr<InputStream>> OpenParallelGzipStream(const std::string& path, int fd, int64_t size,
                                                                     int threads) {
-  void* map = size > 0 ? ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  std::unique_ptr<MappedFile> mapped = MappedFile::Map(fd, size, 0);
+  void* map = mapped != nullptr ? mapped->data()
+              : size > 0        ? ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0)
+                                : MAP_FAILED;
   if (map == MAP_FAILED) return std::unique_ptr<InputStream>();  // the streaming path instead
   ::madvise(map, static_cast<size_t>(size), MADV_SEQUENTIAL);
-  return std::unique_ptr<InputStream>(std::make_unique<ParallelGzipStream>(path, fd, size, map, threads));
+  return std::unique_ptr<InputStream>(
+      std::make_unique<ParallelGzipStream>(path, fd, size, map, std::move(mapped), threads));
 }
 
 }  // namespace overlapscope::import

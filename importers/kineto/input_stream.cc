@@ -13,6 +13,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/run_all.h"
+#include "importers/kineto/json_scan.h"
+#include "importers/kineto/mapped_file.h"
 #include "importers/kineto/stream_util.h"
 #include "importers/open_file.h"
 
@@ -21,9 +23,10 @@ namespace {
 
 class PlainStream : public InputStream {
  public:
-  PlainStream(std::string path, int fd, int64_t size, std::string head)
-      : path_(std::move(path)), fd_(fd), size_(size), head_(std::move(head)) {}
+  PlainStream(std::string path, int fd, int64_t size, std::string head, std::unique_ptr<MappedFile> map)
+      : path_(std::move(path)), fd_(fd), size_(size), head_(std::move(head)), map_(std::move(map)) {}
   absl::StatusOr<size_t> Read(char* dst, size_t n) override {
+    if (map_ != nullptr) return ReadMapped(dst, n);
     size_t got = 0;
     if (head_pos_ < head_.size()) {  // the magic-byte probe already read these
       got = std::min(n, head_.size() - head_pos_);
@@ -41,8 +44,19 @@ class PlainStream : public InputStream {
   bool compressed() const override { return false; }
   int64_t file_size() const override { return size_; }
   int64_t file_position() const override { return pos_; }
+  const MappedFile* mapped() const override { return map_.get(); }
 
  private:
+  // A copy from the map, for callers that read rather than view (the file as opened: bytes
+  // past the size at open are not read; a cut while read is an error, never zeros).
+  absl::StatusOr<size_t> ReadMapped(char* dst, size_t n) {
+    const size_t got = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(n), map_->size() - pos_));
+    std::memcpy(dst, map_->data() + pos_, got);
+    if (absl::Status changed = map_->Changed(path_); !changed.ok()) return changed;
+    pos_ += static_cast<int64_t>(got);
+    return got;
+  }
+
   // n bytes at `offset` in up to threads_ slices of at least kMinSlice bytes read at once; the
   // bytes delivered are the slices' contiguous prefix (a short slice is the end of the file),
   // an error the first one in file order, as one sequential read would give.
@@ -73,7 +87,15 @@ class PlainStream : public InputStream {
   int64_t size_, pos_ = 0;
   std::string head_;
   size_t head_pos_ = 0;
+  std::unique_ptr<MappedFile> map_;  // declared after fd_: unmapped before the file is closed
 };
+
+// OVERLAPSCOPE_READ=pread: plain files read with pread(2) even where mapping is enabled (paired
+// benchmarks, checks that both paths read a file alike).
+bool MapPlainFiles() {
+  const char* v = std::getenv("OVERLAPSCOPE_READ");
+  return MappedReadsEnabled() && (v == nullptr || std::strcmp(v, "pread") != 0);
+}
 
 // OVERLAPSCOPE_INFLATE=zlib: zlib even where ISA-L is built in (paired benchmarks, checks that
 // both inflaters read a file alike); =serial: the streaming inflate at any thread count;
@@ -85,7 +107,8 @@ bool InflateIs(const char* what) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path, int inflate_threads) {
+absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path, int inflate_threads,
+                                                               bool may_map) {
   auto opened = OpenRegularFile(path);  // FIFOs and devices are errors, never a hang
   if (!opened.ok()) return opened.status();
   const int fd = *opened;
@@ -117,7 +140,9 @@ absl::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string
     }
     return OpenZlibStream(path, fd, st.st_size, head);
   }
-  return std::unique_ptr<InputStream>(std::make_unique<PlainStream>(path, fd, st.st_size, head));
+  std::unique_ptr<MappedFile> map;
+  if (may_map && MapPlainFiles()) map = MappedFile::Map(fd, st.st_size, scan::kPad);
+  return std::unique_ptr<InputStream>(std::make_unique<PlainStream>(path, fd, st.st_size, head, std::move(map)));
 }
 
 }  // namespace overlapscope::import

@@ -19,11 +19,17 @@
 
 namespace overlapscope::import {
 
+class MappedFile;
+
 class InputStream {
  public:
   static constexpr int kParallelInflateThreads = 6;
   static constexpr int kMaxInflateThreads = 16;  // the parallel inflate's threads at most
-  static absl::StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path, int inflate_threads = 1);
+  // may_map: a plain file is mapped into memory (mapped_file.h) where the process enabled it and
+  // OVERLAPSCOPE_READ is not "pread"; its reader may then take the bytes from mapped() instead
+  // of Read().
+  static absl::StatusOr<std::unique_ptr<InputStream>> Open(const std::string& path, int inflate_threads = 1,
+                                                           bool may_map = false);
   virtual ~InputStream() = default;
 
   // Fills dst with up to n bytes; returns the count, 0 only at the end of the data.
@@ -32,6 +38,8 @@ class InputStream {
   // Threads a large Read() of a plain file may use (slices read at once with pread(2): on many
   // cores one thread copying from the page cache limits the parse); gzip streams ignore it.
   virtual void SetReadThreads(int threads) {}
+  // The plain file mapped into memory, or nullptr (gzip, or not mapped). Owned by the stream.
+  virtual const MappedFile* mapped() const { return nullptr; }
   // Size of the file on disk (compressed size for gzip), for progress reports.
   virtual int64_t file_size() const = 0;
   // Compressed bytes consumed so far (== uncompressed for plain files), for progress reports.
