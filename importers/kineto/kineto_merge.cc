@@ -48,7 +48,8 @@ struct Remapper {
 // Where one output's events go in the builder's vectors: the index of its first element of each
 // kind (the vectors were sized for the whole window before the copies start).
 struct Slots {
-  size_t collectives = 0, kernels = 0, memcpys = 0, memsets = 0, gpu_ranges = 0, syncs = 0, ranges = 0, api_calls = 0;
+  size_t collectives = 0, kernels = 0, memcpys = 0, memsets = 0, gpu_ranges = 0, syncs = 0, ranges = 0, api_calls = 0,
+         op_shapes = 0;
 };
 
 // GPU side: collectives first (kernels refer to them by the chunk's index), then kernels,
@@ -112,9 +113,10 @@ void MergeHost(Remapper& r, const Slots& at) {
     g.thread = r.Thread(g.thread), g.name = r.Str(g.name);
     d.ranges[at.ranges + i] = g;
   }
-  for (model::OpShape s : out.op_shapes) {
+  for (size_t i = 0; i < out.op_shapes.size(); ++i) {
+    model::OpShape s = out.op_shapes[i];
     s.thread = r.Thread(s.thread), s.op = r.Str(s.op);
-    d.op_shapes.push_back(s);
+    d.op_shapes[at.op_shapes + i] = s;
   }
 }
 
@@ -210,8 +212,8 @@ void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, F
   model::TraceData& d = ctx.builder->data();
   std::vector<Remapper> gpu, api, host;
   std::vector<Slots> at(outs.size());
-  Slots end{d.collectives.size(), d.kernels.size(), d.memcpys.size(), d.memsets.size(),
-            d.gpu_ranges.size(),  d.syncs.size(),   d.ranges.size(),  d.api_calls.size()};
+  Slots end{d.collectives.size(), d.kernels.size(), d.memcpys.size(),   d.memsets.size(),  d.gpu_ranges.size(),
+            d.syncs.size(),       d.ranges.size(),  d.api_calls.size(), d.op_shapes.size()};
   size_t events = 0;
   for (size_t k = 0; k < outs.size(); ++k) {
     gpu.push_back(Remapper{ctx, *outs[k], which[k]});
@@ -222,7 +224,7 @@ void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, F
     at[k] = end;
     end.collectives += o.collectives.size(), end.kernels += o.kernels.size(), end.memcpys += o.memcpys.size();
     end.memsets += o.memsets.size(), end.gpu_ranges += o.gpu_ranges.size(), end.syncs += o.syncs.size();
-    end.ranges += o.ranges.size(), end.api_calls += o.api_calls.size();
+    end.ranges += o.ranges.size(), end.api_calls += o.api_calls.size(), end.op_shapes += o.op_shapes.size();
     events += static_cast<size_t>(o.events_read);
   }
   // Each kind's vector grows once, by a task of its own; then each output's events go to their
@@ -252,6 +254,7 @@ void MergeOuts(absl::Span<ThreadOut* const> outs, absl::Span<const int> which, F
   grow(kApi, d.api_calls, end.api_calls), grow(kHost, d.ranges, end.ranges), grow(kGpu, d.kernels, end.kernels);
   grow(kHost, d.syncs, end.syncs), grow(kGpu, d.gpu_ranges, end.gpu_ranges), grow(kGpu, d.memsets, end.memsets);
   grow(kGpu, d.memcpys, end.memcpys), grow(kGpu, d.collectives, end.collectives);
+  grow(kHost, d.op_shapes, end.op_shapes);
   std::vector<std::vector<SkipRecord>> skips(outs.size());
   std::vector<size_t> dropped;  // builder indices of duplicate calls
   tasks.emplace_back([&] {

@@ -118,5 +118,31 @@ TEST(KinetoThreads, HipExternalIdsSameAtEveryThreadCount) {
   }
 }
 
+// record_shapes' matrix products (a real 2 x H100 capture with "Input Dims") are merged by the
+// window's parallel copies like the other host events: the same list, in file order, at every
+// thread count and window size (they were once appended from several copy tasks at once).
+TEST(KinetoThreads, OpShapesSameAtEveryThreadCount) {
+  const std::string path =
+      std::string(OVERLAPSCOPE_SOURCE_DIR) + "/tests/data/whatif_torch_shapes/g2_m8192/run1/a2a_sync/rank0.json.gz";
+  auto one = ImportOne(path, 1, int64_t{64} << 10);
+  ASSERT_TRUE(one.ok()) << one.status();
+  auto text = [](const model::Trace& t) {
+    std::string s;
+    for (const model::OpShape& o : t.op_shapes())
+      s += std::to_string(o.thread) + " " + std::to_string(o.external_id) + " " + std::string(t.str(o.op)) + " " +
+           std::to_string(o.m) + "x" + std::to_string(o.n) + "x" + std::to_string(o.k) + "x" + std::to_string(o.batch) +
+           "\n";
+    return s;
+  };
+  ASSERT_GT(one->op_shapes().size(), 100u);  // 19 steps of 4 layers' two matmuls
+  const std::string want = text(*one);
+  for (int threads : {2, 3, 16})
+    for (int64_t chunk : {int64_t{64} << 10, int64_t{0}}) {
+      auto t = ImportOne(path, threads, chunk);
+      ASSERT_TRUE(t.ok()) << t.status();
+      EXPECT_EQ(text(*t), want) << "threads " << threads << " chunk " << chunk;
+    }
+}
+
 }  // namespace
 }  // namespace overlapscope::import::testing
