@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Replay error and what-if predictions against measured pairs (docs/RESULTS.md "Replay").
 
-usage: tools/replay_pairs.py OVERLAPSCOPE [--errors | --noise | --race | --runs DIR...]
+usage: tools/replay_pairs.py OVERLAPSCOPE [--errors | --noise | --race [DIR...] | --runs DIR...]
 --errors: the replay error of every trace with iterations (tests/data, ../shared/traces) instead.
 --noise: per program of tests/data/whatif_torch, the job step of both captures, the spread between
   them and the interquartile range over iterations: how large a measured change must be to count.
@@ -9,7 +9,8 @@ usage: tools/replay_pairs.py OVERLAPSCOPE [--errors | --noise | --race | --runs 
   first where a GEMM and the all-gather met (no replay: read from the Kineto JSON): the GEMM (the
   all-gather starts in its last blocks, how long before its end) or the all-gather (both run side
   by side), the kernels' median durations, and where the trace records the GEMM's shape
-  (record_shapes), the tile rounds of the persistent GEMM (tile from the kernel name).
+  (record_shapes), the tile rounds of the persistent GEMM (tile from the kernel name). With DIRs:
+  the same for each DIR's ag_overlap against its ag_sequential (e.g. tests/data/whatif_torch_race/*/run*).
 --runs DIR...: the pairs of our own workloads in each DIR as `overlapscope run -o DIR` writes it
   (DIR/<workload>-<mode>/ with the raw capture; files may be gzipped, as tests/data/replay_pairs
   keeps them: they are unpacked into a temporary directory first).
@@ -227,16 +228,18 @@ def capture_spread(tool, path, step):
     return 0.0
 
 
-def race():
+def race(dirs=()):
     """--race: who got the SMs first where a GEMM and the all-gather met, per rank of each overlapped
-    all-gather trace (Kineto JSON read directly)."""
+    all-gather trace (Kineto JSON read directly): the pairs' targets, or DIR/ag_overlap of each DIR."""
     import math, re
     print("| trace | rank | GEMM first | all-gather first | all-gather's start before the GEMM's end | "
           "GEMM (GEMM first) | GEMM (all-gather first) | all-gather (GEMM first) | base: GEMM, all-gather | "
           "tiles, rounds, blocks retiring a round early |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     med = lambda v: f"{statistics.median(v):.1f} µs" if v else "-"
-    for base, target in sorted({(b, t) for b, t, c in PAIRS if c == ["async:/AllGather/"]}, key=lambda x: x[1]):
+    todo = [(os.path.abspath(os.path.join(d, "ag_sequential")), os.path.abspath(os.path.join(d, "ag_overlap")))
+            for d in dirs] or sorted({(b, t) for b, t, c in PAIRS if c == ["async:/AllGather/"]}, key=lambda x: x[1])
+    for base, target in todo:
         for f in sorted(Path(ROOT, target).glob("rank*.json.gz")):
             alone = [e for e in json.load(gzip.open(Path(ROOT, base, f.name)))["traceEvents"] if e.get("cat") == "kernel"]
             alone_g = [e["dur"] for e in alone if not e["name"].startswith("nccl")]
@@ -265,7 +268,7 @@ def race():
                     b = k["args"]["grid"][0] * k["args"]["grid"][1] * k["args"]["grid"][2]
                     for T in {math.ceil(M / tm) * math.ceil(N / tn), math.ceil(N / tm) * math.ceil(M / tn)}:
                         tiles.add(f"{T}, {math.ceil(T / b)}, {(b - T % b) % b}")
-            print(f"| {target.split('data/')[1]} | {f.name.split('.')[0]} | {len(g_first)} | {len(g_second)} | "
+            print(f"| {target.split('data/')[-1]} | {f.name.split('.')[0]} | {len(g_first)} | {len(g_second)} | "
                   f"{med(lead)} | {med(g_first)} | {med(g_second)} | {med(c_first)} | {med(alone_g)}, {med(alone_c)} | "
                   f"{'; '.join(sorted(tiles)) or '-'} |")
 
@@ -326,7 +329,7 @@ def main():
         noise(tool)
         return
     if len(sys.argv) > 2 and sys.argv[2] == "--race":
-        race()
+        race(sys.argv[3:])
         return
     tmp = tempfile.mkdtemp(prefix="replay_pairs_")
     try:
