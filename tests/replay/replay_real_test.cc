@@ -76,6 +76,11 @@ TEST(ReplayReal, ReplayErrorOnEveryTraceWithIterations) {
     for (const char* run : {"run1", "run2"})
       for (const char* p : {"ag_sequential", "ag_overlap", "a2a_sync", "a2a_async"})
         all.push_back({std::string("whatif_torch_shapes/") + g + "/" + run + "/" + p, 0.02, 0.05});
+  // The all-gather pair with and without record_shapes in one session (whatif_torch_race).
+  for (const char* g : {"m8192_shapes", "m8192_plain", "m6144_shapes", "m6144_plain"})
+    for (const char* run : {"run1", "run2"})
+      for (const char* p : {"ag_sequential", "ag_overlap"})
+        all.push_back({std::string("whatif_torch_race/") + g + "/" + run + "/" + p, 0.02, 0.05});
   for (const ErrorBound& b : all) {
     const nlohmann::json j = ReplayJson(kData + "/" + b.dir);
     ASSERT_TRUE(j.contains("replay_error")) << b.dir;
