@@ -93,6 +93,13 @@ for _g in SHAPES:
         PAIRS += [(f"{_d}/ag_sequential", f"{_d}/ag_overlap", ["async:/AllGather/"]),
                   (f"{_d}/a2a_sync", f"{_d}/a2a_async", ["async:/SendRecv/@/^gemm$/"])]
 
+# The all-gather pair at GEMM rows 8192 and 6144 with and without record_shapes, two captures each,
+# in one session (2 x H100): tools/torch_traces/README.md, tests/data/whatif_torch_race.
+for _g in ("m8192_shapes", "m8192_plain", "m6144_shapes", "m6144_plain"):
+    for _r in ("run1", "run2"):
+        _d = f"tests/data/whatif_torch_race/{_g}/{_r}"
+        PAIRS.append((f"{_d}/ag_sequential", f"{_d}/ag_overlap", ["async:/AllGather/"]))
+
 # Our workloads (`overlapscope run -o DIR`): (base mode dir, target mode dir, changes).
 # matmul-allgather's sequential program computes first and gathers after; the overlapped one
 # issues the all-gather first: prefetch: (async: at the start of the iteration). async: at the
