@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,14 @@ inline constexpr int kMaxParserThreads = 32;
 inline constexpr int kMaxMergeThreads = 8;
 
 class TaskPool;  // task_pool.h
+
+// A measurement aid's setting (OVERLAPSCOPE_WINDOW_MB and the like, README): the variable's value
+// where it is a positive integer, else 0 (unset, empty, zero, negative or not a number).
+inline int PositiveEnv(const char* name) {
+  const char* v = std::getenv(name);
+  const int n = v != nullptr ? std::atoi(v) : 0;
+  return n > 0 ? n : 0;
+}
 
 struct FileContext {
   std::string path;

@@ -2,7 +2,6 @@
 #include "importers/kineto/file_reader.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -217,13 +216,13 @@ absl::Status FileReader::Run() {
   // A quarter of the parser threads copy each block of a plain file from the page cache (at
   // least one, at most 8): beside 16 parsers one copying thread would set the pace.
   int read_threads = std::clamp(threads_ / 4, 1, 8);
-  if (const char* r = std::getenv("OVERLAPSCOPE_READ_THREADS"); r != nullptr && std::atoi(r) > 0)
-    read_threads = std::min(std::atoi(r), 16);  // measurement aid (PERFORMANCE, seventh round)
+  if (const int r = PositiveEnv("OVERLAPSCOPE_READ_THREADS"); r > 0)
+    read_threads = std::min(r, 16);  // measurement aid (PERFORMANCE, seventh round)
   in_->SetReadThreads(read_threads);
   if (threads_ >= 2) {
     int merge_threads = std::min(threads_, kMaxMergeThreads);
-    if (const char* m = std::getenv("OVERLAPSCOPE_MERGE_THREADS"); m != nullptr && std::atoi(m) > 0)
-      merge_threads = std::min(std::atoi(m), kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
+    if (const int m = PositiveEnv("OVERLAPSCOPE_MERGE_THREADS"); m > 0)
+      merge_threads = std::min(m, kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
     merge_pool_ = std::make_unique<TaskPool>(merge_threads);
     ctx_.merge_pool = merge_pool_.get();
   }

@@ -33,21 +33,21 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
   threads_ = std::clamp(options.threads > 0 ? options.threads : hw, 1, kMaxParserThreads);
   ctx_.threads = threads_;
   parts_ = threads_;
-  if (const char* k = std::getenv("OVERLAPSCOPE_PARTS"); k != nullptr && threads_ >= 2 && std::atoi(k) > 0)
-    parts_ = std::min(std::atoi(k), kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
+  if (const int k = PositiveEnv("OVERLAPSCOPE_PARTS"); k > 0 && threads_ >= 2)
+    parts_ = std::min(k, kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
   timeline_on_ = std::getenv("OVERLAPSCOPE_WINDOWS") != nullptr;
   // Default window: 2 MiB per parser thread, 16..32 MiB (two are held: 64 MiB at most).
   block_ = options.chunk_bytes > 0
                ? static_cast<size_t>(options.chunk_bytes)
                : std::clamp(static_cast<size_t>(threads_) * (size_t{2} << 20), kDefaultBlock, 2 * kDefaultBlock);
-  if (const char* mb = std::getenv("OVERLAPSCOPE_WINDOW_MB"); mb != nullptr && std::atoi(mb) > 0)
-    block_ = static_cast<size_t>(std::atoi(mb)) << 20;  // measurement aid (PERFORMANCE, seventh round)
+  if (const int mb = PositiveEnv("OVERLAPSCOPE_WINDOW_MB"); mb > 0)
+    block_ = static_cast<size_t>(mb) << 20;  // measurement aid (PERFORMANCE, seventh round)
   // The first read as large as the others: a first block an eighth of them (the parse starting
   // while the next one is read) measured no faster on 16 CPUs (PERFORMANCE, seventh round), as the
   // first reads into fresh buffers set the pace; OVERLAPSCOPE_FIRST_BLOCK_KB sets it to measure.
   first_block_ = block_;
-  if (const char* f = std::getenv("OVERLAPSCOPE_FIRST_BLOCK_KB"); f != nullptr && std::atoi(f) > 0)
-    first_block_ = static_cast<size_t>(std::atoi(f)) << 10;  // measurement aid, as above
+  if (const int kb = PositiveEnv("OVERLAPSCOPE_FIRST_BLOCK_KB"); kb > 0)
+    first_block_ = static_cast<size_t>(kb) << 10;  // measurement aid, as above
 }
 
 FileReader::~FileReader() {
