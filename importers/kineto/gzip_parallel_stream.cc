@@ -73,8 +73,8 @@ absl::StatusOr<std::unique_ptr<InputStream>> OpenParallelGzipStream(const std::s
   void* map = mapped != nullptr ? mapped->data()
               : size > 0        ? ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0)
                                 : MAP_FAILED;
-  if (map == MAP_FAILED) return std::unique_ptr<InputStream>();  // the streaming path instead
-  ::madvise(map, static_cast<size_t>(size), MADV_SEQUENTIAL);
+  if (map == MAP_FAILED) return std::unique_ptr<InputStream>();                       // the streaming path instead
+  if (mapped == nullptr) ::madvise(map, static_cast<size_t>(size), MADV_SEQUENTIAL);  // MappedFile::Map did
   return std::unique_ptr<InputStream>(
       std::make_unique<ParallelGzipStream>(path, fd, size, map, std::move(mapped), threads));
 }
