@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyze/replay/last_round.h"
 #include "engine/replay.h"
 #include "engine/replay_summary.h"
 #include "nlohmann/json.hpp"
@@ -170,9 +171,9 @@ std::string LastRoundLine(const rp::LastRoundCounts& lr) {
   if (lr.in_round + lr.outside + lr.no_shape == 0) return "";
   std::string s = absl::StrFormat(
       "Persistent GEMMs' last tile round: %d collectives start in it (the share of their work measured "
-      "beside it: all-gather 0.53, others none), %d wait for the GEMM's end (no room in its last round, or "
+      "beside it: all-gather %.2f, others none), %d wait for the GEMM's end (no room in its last round, or "
       "no gain measured there), %d wait for the end of a GEMM whose rounds are unknown",
-      lr.in_round, lr.outside, lr.no_shape);
+      lr.in_round, rp::kAllGatherLastRoundRate, lr.outside, lr.no_shape);
   if (lr.no_shape > 0 && !lr.shapes_recorded)
     absl::StrAppend(&s,
                     " (the trace has no operator shapes: a capture with record_shapes=True would let the model "

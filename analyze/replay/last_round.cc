@@ -100,7 +100,7 @@ int64_t StartInLastRound(const model::Trace& t, const OpShapeIndex& shapes, cons
 }
 
 double LastRoundRate(std::string_view kernel_name) {
-  if (kernel_name.find("AllGather") != std::string_view::npos) return 0.53;
+  if (kernel_name.find("AllGather") != std::string_view::npos) return kAllGatherLastRoundRate;
   return 0;
 }
 

@@ -60,5 +60,7 @@ int64_t StartInLastRound(const model::Trace& t, const OpShapeIndex& shapes, cons
 // 0.53 (the median of 11 captures, 0.30-0.78), its send/recv (all-to-all) 0 (median -0.07 of 12,
 // -0.56 to +0.34). Any other kernel: 0, not measured.
 double LastRoundRate(std::string_view kernel_name);
+// NCCL all-gather's share above, for the outputs that name it.
+inline constexpr double kAllGatherLastRoundRate = 0.53;
 
 }  // namespace overlapscope::analyze::replay
