@@ -25,6 +25,16 @@ void ComputeCommWait(const model::Trace& t, const CrossRankResult& cross, std::v
     const model::DeviceId d = (*overlap)[i].device;
     if (d >= 0 && static_cast<size_t>(d) < index_of.size()) index_of[d] = static_cast<int32_t>(i);
   }
+  // Each collective's entry in its device's list (CollectiveOverlap::exposed_wait_ns), and each
+  // device's exposed slices, made once.
+  std::vector<std::pair<int32_t, int32_t>> entry(t.collectives().size(), {-1, -1});
+  for (size_t i = 0; i < overlap->size(); ++i)
+    for (size_t j = 0; j < (*overlap)[i].collectives.size(); ++j)
+      if (const model::CollectiveId c = (*overlap)[i].collectives[j].collective;
+          c >= 0 && static_cast<size_t>(c) < entry.size())
+        entry[c] = {static_cast<int32_t>(i), static_cast<int32_t>(j)};
+  std::vector<IntervalSet> exposed(overlap->size());
+  for (size_t i = 0; i < overlap->size(); ++i) exposed[i] = IntervalSet::FromSortedByStart((*overlap)[i].exposed_comm);
   std::vector<std::vector<Interval>> wait(overlap->size());
   // Per device, per participant that arrived last: the wait intervals it caused.
   std::vector<std::vector<std::vector<Interval>>> by_last(overlap->size());
@@ -40,6 +50,12 @@ void ComputeCommWait(const model::Trace& t, const CrossRankResult& cross, std::v
       (*overlap)[i].wait.known = true;
       const IntervalSet w = WaitOf(t, p.collective, last_arrival);
       if (w.empty()) continue;
+      if (const auto [ei, ej] = entry[p.collective]; ei == i) {
+        CollectiveOverlap& co = (*overlap)[ei].collectives[ej];
+        for (const Interval& iv : w.intervals()) co.exposed_wait_ns += exposed[i].CoveredIn(iv.start_ns, iv.end_ns);
+        if (co.exposed_wait_ns > 0 && inst.last >= 0 && static_cast<size_t>(inst.last) < cross.participants.size())
+          co.waited_for_rank = cross.participants[inst.last].rank;
+      }
       wait[i].insert(wait[i].end(), w.intervals().begin(), w.intervals().end());
       if (inst.last >= 0 && static_cast<size_t>(inst.last) < cross.participants.size() && inst.last != p.participant) {
         if (by_last[i].empty()) by_last[i].resize(cross.participants.size());

@@ -48,6 +48,12 @@ struct CollectiveOverlap {
   int64_t own_ns = 0;                   // union of its activities
   int64_t hidden_ns = 0;                // covered by compute (any stream of the device)
   std::optional<double> overlap_ratio;  // hidden / own; absent for a zero-length instance
+  // The exposed part of its time before the last participant arrived (§2 transfer and waiting:
+  // the kernel spins for a late peer), and that participant's rank (kNone where participants are
+  // told apart by GPU only); 0 and kNone until ComputeCommWait, or where the instance was not
+  // matched across ranks or nobody waited.
+  int64_t exposed_wait_ns = 0;
+  int32_t waited_for_rank = model::kNone;
 };
 
 // Per compute-kernel name seen both overlapped and alone.

@@ -63,8 +63,9 @@ const CommandSpec kSpec{
       "the critical path, straggler causes and the transfer/wait split of communication (default on; off: "
       "not computed, the report says so; on: one model of every rank even when it exceeds the memory budget)"},
      {"per-rank", "",
-      "reduce one rank at a time in bounded memory (no critical path or straggler causes across ranks; "
-      "the rest of the report is the same as without it). Chosen by itself, with a note on stderr, when one "
+      "reduce one rank at a time in bounded memory (no critical path, straggler causes or transfer/wait split "
+      "across ranks, so a collective finding's cost keeps the time it waited for a late peer; the rest of the "
+      "report is the same as without it). Chosen by itself, with a note on stderr, when one "
       "model of the job would exceed the memory budget and nothing needs one model"},
      {"jobs", "N", "with --per-rank (implies it): ranks reduced at once (default: the machine's cores)"},
      ThreadsFlag(),

@@ -89,8 +89,20 @@ Finding FindingOfCollective(std::string_view kind, const FindingInputs& in, cons
   fd.api_call = t.LaunchOf(co.first_activity);
   if (fd.api_call != model::kNone) fd.thread = t.api_calls()[fd.api_call].thread;
   fd.iteration = in.iters.Of(co.first_activity);
-  fd.cost_ns = co.own_ns - co.hidden_ns;
+  // The part spent waiting for a late peer is the straggler's cost (METRICS §2 transfer and
+  // waiting, §6): this collective's own placement would not win it back.
+  fd.cost_ns = co.own_ns - co.hidden_ns - co.exposed_wait_ns;
   return fd;
+}
+
+std::string PeerWaitNote(const FindingInputs& in, const CollectiveOverlap& co) {
+  if (co.exposed_wait_ns <= 0) return "";
+  const std::string who =
+      co.waited_for_rank != model::kNone ? absl::StrFormat("rank %d", co.waited_for_rank) : "the last peer";
+  return absl::StrFormat(
+      "; a further %s exposed was waiting for %s, the last to arrive: the straggler's cost (the report's "
+      "`waiting` and `times last`), not counted here",
+      in.Us(co.exposed_wait_ns), who);
 }
 
 std::vector<uint8_t> ComputeStreams(const FindingInputs& in) {

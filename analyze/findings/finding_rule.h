@@ -101,8 +101,13 @@ SyncPoint SyncPointOfBlocked(const model::Trace& t, const BlockedInterval& b);
 Finding FindingOfBlocked(std::string_view kind, const FindingInputs& in, int32_t interval);
 
 // A finding about collective `co`: when, where, its launch call and thread, its iteration and its
-// cost (its exposed time, own − hidden). The rule adds the message and the advice.
+// cost (its exposed time, own − hidden, less the exposed part of its wait for a late peer where
+// the arrivals are known: CollectiveOverlap::exposed_wait_ns). The rule adds the message and the
+// advice.
 Finding FindingOfCollective(std::string_view kind, const FindingInputs& in, const CollectiveOverlap& co);
+// The text a collective finding's message ends with when part of the collective's exposed time
+// waited for a late peer ("; a further 1.2 ms exposed waiting for rank 3 ..."); "" otherwise.
+std::string PeerWaitNote(const FindingInputs& in, const CollectiveOverlap& co);
 
 // A collective on a stream that also runs at least 10% of its device's compute time
 // (collective-on-compute-stream reports it; other collective rules leave it to that one).

@@ -23,6 +23,7 @@ class CollectiveOnComputeStream : public FindingRule {
             t.str(co.name), in.At(co.start_ns), in.Stream(co.stream),
             100.0 * static_cast<double>(stream_compute[co.stream]) / static_cast<double>(device_compute),
             in.Us(fd.cost_ns));
+        fd.message += PeerWaitNote(in, co);
         fd.advice =
             "issue the collective asynchronously on its own stream (async_op=True, wait() just before the "
             "result is used) and give the compute independent work to do meanwhile";

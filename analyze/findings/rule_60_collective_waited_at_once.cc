@@ -100,6 +100,7 @@ class CollectiveWaitedAtOnce : public FindingRule {
         "it cannot overlap, whatever async_op says (%s exposed)",
         t.str(co.name), in.At(co.start_ns), in.Stream(co.stream), in.Stream(g.Stream(waiter)), in.At(g.StartNs(waiter)),
         in.Us(fd.cost_ns));
+    fd.message += PeerWaitNote(in, co);
     // A host that enqueues the next work only after the collective ended leaves the stream idle
     // by itself: the wait is still there, but moving it alone would not fill the gap.
     const NodeId prev = waiter - 1;

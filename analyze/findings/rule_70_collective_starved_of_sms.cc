@@ -86,6 +86,7 @@ class CollectiveStarvedOfSms : public FindingRule {
         in.Stream(g.Stream(h)), int64_t{k.grid.x} * k.grid.y * k.grid.z,
         g.EndNs(h) > co.start_ns ? "reached its last wave" : "ended", in.Us(held),
         co.overlap_ratio ? 100 * *co.overlap_ratio : 0.0, in.Us(exposed));
+    fd.message += PeerWaitNote(in, co);
     fd.advice =
         "take the collective off the SMs or leave it some: copy engines take none (NCCL's zero-CTA path with "
         "symmetric memory, or an all-gather by cudaMemcpyBatchAsync); a GEMM that leaves SMs free (an SM count "
