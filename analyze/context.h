@@ -64,7 +64,6 @@ struct Context {
     return ActivityClass::kCompute;
   }
   model::StringId NameOf(model::GpuRef r) const { return t.NameOf(r); }
-  model::ProcessId ProcessOfStream(model::StreamId s) const { return t.ProcessOfDevice(t.DeviceOfStream(s)); }
   // The launch call of an activity (index into api_calls), kNone when not in the trace.
   int32_t LaunchOf(model::GpuRef r) const { return t.LaunchOf(r); }
 };

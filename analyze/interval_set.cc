@@ -120,10 +120,4 @@ IntervalSet IntervalSet::Clip(int64_t start_ns, int64_t end_ns) const {
   return r;
 }
 
-std::vector<Interval> IntervalSet::Gaps() const {
-  std::vector<Interval> g;
-  for (size_t i = 1; i < v_.size(); ++i) g.push_back({v_[i - 1].end_ns, v_[i].start_ns});
-  return g;
-}
-
 }  // namespace overlapscope::analyze

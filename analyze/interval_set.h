@@ -46,8 +46,6 @@ class IntervalSet {
   bool Intersects(int64_t start_ns, int64_t end_ns) const;
   // Restricts the set to [start, end).
   IntervalSet Clip(int64_t start_ns, int64_t end_ns) const;
-  // Gaps between consecutive intervals (the complement inside [first start, last end)).
-  std::vector<Interval> Gaps() const;
 
  private:
   std::vector<Interval> v_;

@@ -146,7 +146,6 @@ struct ThreadOut {
   // order in which names first enter the table, are the same with or without the memory.
   model::StringId InternName(std::string_view s);
   void ClearChunk();
-  bool ChunkEmpty() const { return events_read == 0; }
 };
 
 // Parses one event object; p points at its '{'. On kOk *after is just past the '}'. Type
