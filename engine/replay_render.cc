@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "analyze/replay/last_round.h"
 #include "engine/replay.h"
+#include "engine/replay_job.h"
 #include "engine/replay_summary.h"
 #include "nlohmann/json.hpp"
 
@@ -63,6 +64,7 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                  const std::vector<ReplayRankSummary>& ranks) {
   ordered_json j;
   j["schema"] = std::string(kReplaySchema);
+  j["schema_version"] = std::string(kReplaySchemaVersion);
   j["inputs"] = inputs;
   j["replay_error"] = {{"iterations", r.iterations.size()},
                        {"median_abs", r.median_abs_error},
@@ -84,6 +86,7 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                        {"no_shape", lr.no_shape},
                        {"shapes_recorded", lr.shapes_recorded}};
   }
+  j["job"] = ReplayJobJson(SummarizeJob(r));
   ordered_json rs = ordered_json::array();
   for (const ReplayRankSummary& s : ranks) {
     ordered_json x = {{"rank", s.rank},
@@ -113,6 +116,10 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                       {"measured", StepJson(it.measured)},
                       {"replayed", StepJson(it.replayed)},
                       {"replay_error", it.replay_error}};
+    if (it.peer_wait_ns > 0) {
+      x["peer_wait_ns"] = it.peer_wait_ns;
+      x["late_peer_rank"] = it.late_peer_rank;
+    }
     if (it.predicted) x["predicted"] = StepJson(*it.predicted);
     if (it.predicted_contention) x["predicted_contention"] = StepJson(*it.predicted_contention);
     its.push_back(std::move(x));
@@ -223,6 +230,7 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
     l.push_back(model);
     if (std::string lr = LastRoundLine(r.last_round); !lr.empty()) l.push_back(std::move(lr));
   }
+  if (!r.iterations.empty()) l.push_back(ReplayJobLine(SummarizeJob(r)));
   return l;
 }
 

@@ -87,7 +87,7 @@ TEST(ReplayPairs, OurWorkloadsPredictedFromTheirBase) {
     ASSERT_FALSE(ub.empty() || ut.empty()) << b;
     const nlohmann::json bj = ReplayJson(ub, p.changes), tj = ReplayJson(ut);
     const double base = JobStep(bj, "measured"), target = JobStep(tj, "measured");
-    const double pred = JobStep(bj, "predicted_contention");
+    const double pred = PredictedJobStep(bj);
     ASSERT_GT(target, 0) << t;
     ASSERT_GT(base, 0) << b;
     // The base replays within 1 % (median over iterations; measured 0.1-0.8 %).
