@@ -42,8 +42,10 @@ std::optional<double> MedianChange(const std::map<int64_t, std::vector<const rp:
 
 }  // namespace
 
-ReplayJobSummary SummarizeJob(const rp::ReplayResult& r) {
+ReplayJobSummary SummarizeJob(const rp::ReplayResult& r, double flag_above) {
   ReplayJobSummary j;
+  j.median_abs_error = r.median_abs_error;
+  j.unreliable = r.median_abs_error > flag_above;
   std::map<int64_t, std::vector<const rp::IterationReplay*>> by_it;
   std::map<model::ProcessId, bool> procs;
   for (const rp::IterationReplay& it : r.iterations) {
@@ -85,12 +87,16 @@ std::string ReplayJobLine(const ReplayJobSummary& job) {
   if (job.predicted_contention_step_ns)
     absl::StrAppend(&s, ", with contention ", Ms(*job.predicted_contention_step_ns), " (change ",
                     Pct(*job.change_contention), ")");
+  if (job.change && job.unreliable)
+    absl::StrAppend(&s, absl::StrFormat(" (replay error %.2f %% > 5 %%: not reliable)", job.median_abs_error * 100));
   if (job.change)
     absl::StrAppend(&s,
                     "; the change is the median of per-iteration changes (predicted against replayed), the predicted "
                     "step the replayed one times 1 + that change");
   if (job.ranks > 1) {
-    absl::StrAppend(&s, "; iterations with a late rank (a peer waited >= 10 % of the step for it): ", job.late.size());
+    absl::StrAppend(&s,
+                    absl::StrFormat("; iterations with a late rank (a peer waited >= %.0f %% of the step for it): %d",
+                                    kLateRankShare * 100, job.late.size()));
     constexpr size_t kNamed = 6;
     for (size_t i = 0; i < job.late.size() && i < kNamed; ++i) {
       const ReplayJobSummary::Late& l = job.late[i];
@@ -117,6 +123,7 @@ ordered_json ReplayJobJson(const ReplayJobSummary& job) {
     x["change_contention"] = *job.change_contention;
   }
   x["change_rule"] = "median-of-per-iteration-changes";
+  x["unreliable"] = job.unreliable;
   ordered_json late = ordered_json::array();
   for (const ReplayJobSummary::Late& l : job.late)
     late.push_back({{"iteration", l.iteration}, {"rank", l.rank}, {"wait_ns", l.wait_ns}});

@@ -43,6 +43,10 @@ struct ReplayJobSummary {
   // kLateRankShare of the iteration's replayed job step, by iteration number. Named beside the
   // prediction (the rule for the change does not depend on it).
   std::vector<Late> late;
+  // The replay's median |error| over every rank-iteration exceeds `flag_above`: the prediction is
+  // printed with that said next to it.
+  bool unreliable = false;
+  double median_abs_error = 0;
 };
 
 // 10 %: the error a prediction is allowed (METRICS §11's goal); a wait of that size alone moves a
@@ -50,7 +54,8 @@ struct ReplayJobSummary {
 // tests/data (at most 28 us of 556 on 4 x H100, 15 of 453 on 2).
 inline constexpr double kLateRankShare = 0.10;
 
-ReplayJobSummary SummarizeJob(const analyze::replay::ReplayResult& r);
+// `flag_above`: the replay error above which a prediction is flagged (engine/replay.h kReplayErrorFlag).
+ReplayJobSummary SummarizeJob(const analyze::replay::ReplayResult& r, double flag_above);
 
 // The head line: the job's step, the predicted change and how it was taken, the late ranks.
 std::string ReplayJobLine(const ReplayJobSummary& job);

@@ -86,7 +86,7 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                        {"no_shape", lr.no_shape},
                        {"shapes_recorded", lr.shapes_recorded}};
   }
-  j["job"] = ReplayJobJson(SummarizeJob(r));
+  j["job"] = ReplayJobJson(SummarizeJob(r, kReplayErrorFlag));
   ordered_json rs = ordered_json::array();
   for (const ReplayRankSummary& s : ranks) {
     ordered_json x = {{"rank", s.rank},
@@ -230,7 +230,7 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
     l.push_back(model);
     if (std::string lr = LastRoundLine(r.last_round); !lr.empty()) l.push_back(std::move(lr));
   }
-  if (!r.iterations.empty()) l.push_back(ReplayJobLine(SummarizeJob(r)));
+  if (!r.iterations.empty()) l.push_back(ReplayJobLine(SummarizeJob(r, kReplayErrorFlag)));
   return l;
 }
 

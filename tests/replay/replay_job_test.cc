@@ -41,7 +41,7 @@ TEST(ReplayJob, ChangeIsTheMedianOfPerIterationChanges) {
   rp::ReplayResult r;
   r.iterations = {It(0, 2, 930, 572, 497, 1), It(1, 2, 528, 528), It(0, 3, 528, 869, 40, 1),
                   It(1, 3, 454, 429),         It(0, 4, 455, 428), It(1, 4, 455, 429)};
-  const ReplayJobSummary j = SummarizeJob(r);
+  const ReplayJobSummary j = SummarizeJob(r, 0.05);
   EXPECT_EQ(j.iterations, 3);
   EXPECT_EQ(j.ranks, 2);
   EXPECT_EQ(j.replayed_step_ns, 528000);
@@ -63,6 +63,12 @@ TEST(ReplayJob, ChangeIsTheMedianOfPerIterationChanges) {
   const nlohmann::ordered_json js = ReplayJobJson(j);
   EXPECT_EQ(js["change_rule"], "median-of-per-iteration-changes");
   EXPECT_EQ(js["late_rank_iterations"][0]["iteration"], 2);
+  EXPECT_FALSE(js["unreliable"].get<bool>());
+  // A replay error above the flag is said next to the prediction.
+  r.median_abs_error = 0.06;
+  const ReplayJobSummary bad = SummarizeJob(r, 0.05);
+  EXPECT_TRUE(bad.unreliable);
+  EXPECT_NE(ReplayJobLine(bad).find("(replay error 6.00 % > 5 %: not reliable)"), std::string::npos);
 }
 
 // Without a prediction: no change, no predicted step; a single rank names no late rank.
@@ -70,7 +76,7 @@ TEST(ReplayJob, ReplayAloneHasNoChange) {
   rp::ReplayResult r;
   r.iterations = {It(0, 1, 100, 0), It(0, 2, 120, 0)};
   for (rp::IterationReplay& it : r.iterations) it.predicted.reset(), it.predicted_contention.reset();
-  const ReplayJobSummary j = SummarizeJob(r);
+  const ReplayJobSummary j = SummarizeJob(r, 0.05);
   EXPECT_EQ(j.replayed_step_ns, 110000);
   EXPECT_FALSE(j.change.has_value());
   EXPECT_FALSE(j.predicted_step_ns.has_value());
