@@ -20,8 +20,8 @@
 // the wait with it: an async collective is waited for at the next join, often in the next
 // iteration, so the stalls land in other iterations than in the replay. A prediction's change to
 // the job's step is therefore taken per iteration (predicted against replayed of the same
-// iteration) and summarised by its median (engine/replay_summary.h SummarizeJob), not as the
-// difference of two medians of steps (measured on 4 x H100: a base with rank 3 host-bound in 10 of
+// iteration) and summarised by its median (engine/replay_job.h SummarizeJob), not as the
+// difference of two medians of steps (measured on 4 x H100: a base with rank 3 late in 10 of
 // 16 iterations predicted +5.0 % that way where the program gained 3.7 %; docs/RESULTS.md
 // "Tenth round: late ranks").
 //
