@@ -101,10 +101,12 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
       x["predicted"] = StepJson(*s.predicted);
       x["predicted_gain_ns"] = s.measured.step_ns - s.predicted->step_ns;
       x["exposed_comm_change_ns"] = s.predicted->exposed_comm_ns - s.replayed.exposed_comm_ns;
+      if (s.change) x["predicted_change"] = *s.change;
     }
     if (s.predicted_contention) {
       x["predicted_contention"] = StepJson(*s.predicted_contention);
       x["predicted_gain_contention_ns"] = s.measured.step_ns - s.predicted_contention->step_ns;
+      if (s.change_contention) x["predicted_change_contention"] = *s.change_contention;
     }
     rs.push_back(std::move(x));
   }
@@ -239,8 +241,8 @@ std::vector<ReplayRow> ReplayRankRows(const std::vector<ReplayRankSummary>& rank
   const bool pred_c = !ranks.empty() && ranks[0].predicted_contention.has_value();
   std::vector<ReplayRow> rows;
   ReplayRow h{{"rank", "iters", "measured", "replayed", "error"}};
-  if (pred) h.cells.insert(h.cells.end(), {"predicted", "gain", "exposed comm"});
-  if (pred_c) h.cells.insert(h.cells.end(), {"with contention", "gain"});
+  if (pred) h.cells.insert(h.cells.end(), {"predicted", "gain", "change/iter", "exposed comm"});
+  if (pred_c) h.cells.insert(h.cells.end(), {"with contention", "gain", "change/iter"});
   rows.push_back(h);
   for (const ReplayRankSummary& s : ranks) {
     ReplayRow r{
@@ -248,11 +250,13 @@ std::vector<ReplayRow> ReplayRankRows(const std::vector<ReplayRankSummary>& rank
     if (pred && s.predicted) {
       r.cells.push_back(Ms(s.predicted->step_ns) + Flag(s));
       r.cells.push_back(SignedMs(s.measured.step_ns - s.predicted->step_ns));
+      r.cells.push_back(s.change ? Pct(*s.change) : "-");
       r.cells.push_back(absl::StrCat(Ms(s.replayed.exposed_comm_ns), " -> ", Ms(s.predicted->exposed_comm_ns)));
     }
     if (pred_c && s.predicted_contention) {
       r.cells.push_back(Ms(s.predicted_contention->step_ns) + Flag(s));
       r.cells.push_back(SignedMs(s.measured.step_ns - s.predicted_contention->step_ns));
+      r.cells.push_back(s.change_contention ? Pct(*s.change_contention) : "-");
     }
     rows.push_back(std::move(r));
   }

@@ -57,6 +57,7 @@ TEST(CliReplay, ReplayErrorComesFirst) {
   // The job's step and how its change was taken, with the late ranks counted (2 ranks).
   EXPECT_NE(text.out.find("\nJob step (slowest rank per iteration, median of "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("the change is the median of per-iteration changes"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("change/iter"), std::string::npos) << text.out;  // the same rule per rank
   EXPECT_NE(text.out.find("iterations with a late rank (a peer waited >= 10 % of the step for it): "),
             std::string::npos)
       << text.out;

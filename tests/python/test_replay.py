@@ -20,6 +20,7 @@ def test_replay_matches_the_cli(cli):
     assert job["change_rule"] == "median-of-per-iteration-changes"
     assert abs(job["predicted_contention_step_ns"] - job["replayed_step_ns"] * (1 + job["change_contention"])) <= 1
     assert isinstance(job["late_rank_iterations"], list)
+    assert all("predicted_change_contention" in r for r in doc["ranks"])  # the same rule per rank
     assert doc["replay_error"]["iterations"] > 0
     assert doc["changes"] == [{"spec": "async:/SendRecv/", "matched": doc["changes"][0]["matched"]}]
     assert doc["changes"][0]["matched"] > 0
