@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "analyze/replay/last_round.h"
 #include "engine/replay.h"
+#include "engine/replay_job.h"
 #include "engine/replay_summary.h"
 #include "nlohmann/json.hpp"
 
@@ -63,6 +64,7 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                  const std::vector<ReplayRankSummary>& ranks) {
   ordered_json j;
   j["schema"] = std::string(kReplaySchema);
+  j["schema_version"] = std::string(kReplaySchemaVersion);
   j["inputs"] = inputs;
   j["replay_error"] = {{"iterations", r.iterations.size()},
                        {"median_abs", r.median_abs_error},
@@ -84,6 +86,7 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                        {"no_shape", lr.no_shape},
                        {"shapes_recorded", lr.shapes_recorded}};
   }
+  j["job"] = ReplayJobJson(SummarizeJob(r, kReplayErrorFlag));
   ordered_json rs = ordered_json::array();
   for (const ReplayRankSummary& s : ranks) {
     ordered_json x = {{"rank", s.rank},
@@ -98,10 +101,12 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
       x["predicted"] = StepJson(*s.predicted);
       x["predicted_gain_ns"] = s.measured.step_ns - s.predicted->step_ns;
       x["exposed_comm_change_ns"] = s.predicted->exposed_comm_ns - s.replayed.exposed_comm_ns;
+      if (s.change) x["predicted_change"] = *s.change;
     }
     if (s.predicted_contention) {
       x["predicted_contention"] = StepJson(*s.predicted_contention);
       x["predicted_gain_contention_ns"] = s.measured.step_ns - s.predicted_contention->step_ns;
+      if (s.change_contention) x["predicted_change_contention"] = *s.change_contention;
     }
     rs.push_back(std::move(x));
   }
@@ -113,6 +118,10 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                       {"measured", StepJson(it.measured)},
                       {"replayed", StepJson(it.replayed)},
                       {"replay_error", it.replay_error}};
+    if (it.peer_wait_ns > 0) {
+      x["peer_wait_ns"] = it.peer_wait_ns;
+      x["late_peer_rank"] = it.late_peer_rank;
+    }
     if (it.predicted) x["predicted"] = StepJson(*it.predicted);
     if (it.predicted_contention) x["predicted_contention"] = StepJson(*it.predicted_contention);
     its.push_back(std::move(x));
@@ -223,6 +232,7 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
     l.push_back(model);
     if (std::string lr = LastRoundLine(r.last_round); !lr.empty()) l.push_back(std::move(lr));
   }
+  if (!r.iterations.empty()) l.push_back(ReplayJobLine(SummarizeJob(r, kReplayErrorFlag)));
   return l;
 }
 
@@ -231,8 +241,8 @@ std::vector<ReplayRow> ReplayRankRows(const std::vector<ReplayRankSummary>& rank
   const bool pred_c = !ranks.empty() && ranks[0].predicted_contention.has_value();
   std::vector<ReplayRow> rows;
   ReplayRow h{{"rank", "iters", "measured", "replayed", "error"}};
-  if (pred) h.cells.insert(h.cells.end(), {"predicted", "gain", "exposed comm"});
-  if (pred_c) h.cells.insert(h.cells.end(), {"with contention", "gain"});
+  if (pred) h.cells.insert(h.cells.end(), {"predicted", "gain", "change/iter", "exposed comm"});
+  if (pred_c) h.cells.insert(h.cells.end(), {"with contention", "gain", "change/iter"});
   rows.push_back(h);
   for (const ReplayRankSummary& s : ranks) {
     ReplayRow r{
@@ -240,11 +250,13 @@ std::vector<ReplayRow> ReplayRankRows(const std::vector<ReplayRankSummary>& rank
     if (pred && s.predicted) {
       r.cells.push_back(Ms(s.predicted->step_ns) + Flag(s));
       r.cells.push_back(SignedMs(s.measured.step_ns - s.predicted->step_ns));
+      r.cells.push_back(s.change ? Pct(*s.change) : "-");
       r.cells.push_back(absl::StrCat(Ms(s.replayed.exposed_comm_ns), " -> ", Ms(s.predicted->exposed_comm_ns)));
     }
     if (pred_c && s.predicted_contention) {
       r.cells.push_back(Ms(s.predicted_contention->step_ns) + Flag(s));
       r.cells.push_back(SignedMs(s.measured.step_ns - s.predicted_contention->step_ns));
+      r.cells.push_back(s.change_contention ? Pct(*s.change_contention) : "-");
     }
     rows.push_back(std::move(r));
   }

@@ -68,6 +68,15 @@ std::vector<ReplayRankSummary> SummarizeRanks(const model::Trace& t, const rp::R
       if (it->predicted) pr.push_back(&*it->predicted);
       if (it->predicted_contention) prc.push_back(&*it->predicted_contention);
     }
+    std::vector<double> ch, ch_c;
+    for (const rp::IterationReplay* it : its) {
+      if (it->replayed.step_ns <= 0) continue;
+      const double rep = static_cast<double>(it->replayed.step_ns);
+      if (it->predicted) ch.push_back((it->predicted->step_ns - rep) / rep);
+      if (it->predicted_contention) ch_c.push_back((it->predicted_contention->step_ns - rep) / rep);
+    }
+    if (!ch.empty()) s.change = Median(ch);
+    if (!ch_c.empty()) s.change_contention = Median(ch_c);
     s.median_error = Median(err);
     s.unreliable = std::abs(s.median_error) > flag_above;
     s.measured = Combine(m);

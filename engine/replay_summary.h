@@ -22,6 +22,10 @@ struct ReplayRankSummary {
   // Step, comm and exposed comm: medians; critical path: means.
   analyze::replay::StepFigures measured, replayed;
   std::optional<analyze::replay::StepFigures> predicted, predicted_contention;
+  // The median over the rank's iterations of (predicted − replayed) / replayed step of the same
+  // iteration (the job's rule, engine/replay_job.h: a late peer's wait that a change moves into
+  // another iteration does not decide it); nullopt without that prediction.
+  std::optional<double> change, change_contention;
 };
 
 std::vector<ReplayRankSummary> SummarizeRanks(const model::Trace& t, const analyze::replay::ReplayResult& r,

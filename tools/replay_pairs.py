@@ -16,7 +16,12 @@ usage: tools/replay_pairs.py OVERLAPSCOPE [--errors | --noise | --race [DIR...] 
   keeps them: they are unpacked into a temporary directory first).
 For every pair (a run, the change that turns it into another measured run), predicts the second
 from the first and compares with its measured step: the job's step per iteration is the slowest
-rank's, the figure the lower median over iterations (the plain median's error beside it). Pairs whose
+rank's, the figure the lower median over iterations (the plain median's error beside it); the
+predicted step is the base's times 1 + the replay's predicted change (`job` in --json: the median
+over iterations of the job step's change, predicted against replayed of the same iteration, so
+that a late rank's stall which the change moves into another iteration does not decide it). The
+last column counts the base's iterations with a late rank (a peer waited >= 10 % of the step for
+it at a collective). Pairs whose
 traces are absent are skipped visibly. A measured change counts (its sign must be right) where it
 exceeds 1 % and, for programs captured twice (whatif_torch's run1/run2), the spread between the two
 captures of the base plus that of the target (the "noise" column). The same bound holds for the
@@ -365,16 +370,18 @@ def table(tool, pairs):
             print(f"failed: {label}: {e.stderr.strip()[:300]}")
             continue
         measured_base, measured_target = job_step(b, "measured"), job_step(t, "measured")
-        pred, pred_c = job_step(b, "predicted"), job_step(b, "predicted_contention")
-        if None in (measured_base, measured_target, pred):
+        job = b.get("job", {})
+        if None in (measured_base, measured_target) or "change" not in job:
             print(f"no iterations: {label}")
             continue
-        pred_c = pred_c or pred
+        # The predicted job step: the measured base times 1 + the replay's change (the median of
+        # per-iteration changes, predicted against replayed: `job` in --json).
+        change, change_c = job["change"], job.get("change_contention", job["change"])
+        pred, pred_c = measured_base * (1 + change), measured_base * (1 + change_c)
         err = (pred - measured_target) / measured_target
         err_c = (pred_c - measured_target) / measured_target
-        med_t = job_step(t, "measured", lower=False)
-        err_med = ((job_step(b, "predicted_contention", lower=False) or job_step(b, "predicted", lower=False)) -
-                   med_t) / med_t
+        med_b, med_t = job_step(b, "measured", lower=False), job_step(t, "measured", lower=False)
+        err_med = (med_b * (1 + change_c) - med_t) / med_t
         # A measured change within 1 %, or within the spread between two captures of the base plus
         # that of the target, is noise: no sign to get right. A predicted change within the same
         # bound predicts none: where the measured one counts, that is a miss, not a right sign.
@@ -394,18 +401,18 @@ def table(tool, pairs):
         rows.append((label, " ".join(changes).replace("|", "\\|"), b["replay_error"]["median_abs"], measured_base, measured_target,
                      pred, err, pred_c, err_c, b["contention_model"], sign_ok, err_med, bound,
                      (pred_c - measured_base) / measured_base, up, up_sign, up_bound,
-                     b.get("last_round", {})))
+                     b.get("last_round", {}), len(job.get("late_rank_iterations", [])), job.get("iterations", 0)))
     print("| base -> target | change | base replay error | base | target | predicted | error | with contention | "
           "error | model | sign | error (plain median) | noise | measured change | predicted change | un-profiled | "
-          "un-profiled noise | sign (un-profiled) | last round (in, outside, no shape) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "un-profiled noise | sign (un-profiled) | last round (in, outside, no shape) | base iterations with a late rank |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         up = f"{r[14]*100:+.1f} %" if r[14] is not None else "-"
         print(f"| {r[0]} | `{r[1]}` | {r[2]*100:.2f} % | {r[3]/1e6:.3f} ms "
               f"| {r[4]/1e6:.3f} ms | {r[5]/1e6:.3f} ms | {r[6]*100:+.1f} % | {r[7]/1e6:.3f} ms | {r[8]*100:+.1f} % "
               f"| {r[9]} | {r[10]} | {r[11]*100:+.1f} % | {r[12]*100:.1f} % | {(r[4]-r[3])/r[3]*100:+.1f} % "
               f"| {r[13]*100:+.1f} % | {up} | {r[16]*100:.1f} % | {r[15]} | "
-              f"{r[17].get('in_round', 0)}, {r[17].get('outside', 0)}, {r[17].get('no_shape', 0)} |")
+              f"{r[17].get('in_round', 0)}, {r[17].get('outside', 0)}, {r[17].get('no_shape', 0)} | {r[18]} of {r[19]} |")
     within = lambda x: sum(abs(r[8]) <= x for r in rows)
     count = lambda i, v: sum(r[i] == v for r in rows)
     print(f"\n{len(rows)} pairs: {within(0.10)} within 10 %, {within(0.05)} within 5 %; signs against the profiled "

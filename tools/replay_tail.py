@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How much a collective gets done in a GEMM's last tile round (docs/RESULTS.md "Seventh round").
 
-usage: tools/replay_tail.py
+usage: tools/replay_tail.py [--window]
 
 Reads the Kineto JSON of the measured pairs whose collective becomes ready beside a GEMM that fills
 every SM (make_traces.py's all-gather: sequential -> overlap; its all-to-all: sync -> async; the
@@ -16,6 +16,10 @@ the collective starts on the SMs they free). Per instance:
   tail absorbed; rate: that over the tail (1: it ran as fast as alone beside the GEMM, 0: it moved
   nothing there).
 Medians per capture. Ranks of one capture share a host clock (one machine). No replay is run.
+--window (all-gathers only): beside the rate, the window in which every rank is in its GEMM's last
+round (the earliest GEMM end less the latest collective start; negative: some rank's GEMM ended
+before the last rank's collective started) and the rate over it (docs/RESULTS.md "Tenth round":
+it does not explain the 4-rank rate).
 """
 import gzip, json, os, statistics, sys
 from pathlib import Path
@@ -56,11 +60,14 @@ def transfer(group):
 
 
 def main():
+    window = "--window" in sys.argv[1:]
     print("| base -> target | collective (grid) | instances in a GEMM on every rank | tail | transfer | "
-          "base transfer | done in the tail | rate |")
-    print("|---|---|---|---|---|---|---|---|")
+          "base transfer | done in the tail | rate |" + (" ranks | every rank in its last round | rate over it |" if window else ""))
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|---|" if window else ""))
     med = statistics.median
     for base, target, name in PAIRS:
+        if window and name != AG:
+            continue
         b, t = ROOT / base, ROOT / target
         if not (b.is_dir() and t.is_dir()):
             print(f"skipped (absent): {base} -> {target}")
@@ -68,7 +75,7 @@ def main():
         base_ranks = kernels(b)
         base_t = [transfer(g) for g in zip(*([c for c in cs if c["name"].startswith(name)] for cs, _ in base_ranks))]
         ranks = kernels(t)
-        tails, trans, total, grid = [], [], 0, None
+        tails, trans, windows, total, grid = [], [], [], 0, None
         for group in zip(*([c for c in cs if c["name"].startswith(name)] for cs, _ in ranks)):
             total += 1
             grid = grid or group[0]["args"].get("grid")
@@ -83,14 +90,19 @@ def main():
             if tail > 0:
                 tails.append(tail)
                 trans.append(transfer(group))
+                windows.append(min(g["ts"] + g["dur"] for g in hosts) - max(c["ts"] for c in group))
         if not tails or not base_t:
             print(f"| {base} -> {target.split('/')[-1]} | {name[len('ncclDevKernel_'):]} {grid} | 0 of {total} | "
                   "- | - | - | - | - |")
             continue
         tail, tr, bt = med(tails), med(trans), med(base_t)
         done = tail - (tr - bt)
+        extra = ""
+        if window:
+            w = med(windows)
+            extra = f" {len(ranks)} | {w:.1f} µs | {done / w:.2f} |" if w > 0 else f" {len(ranks)} | {w:.1f} µs | - |"
         print(f"| {base} -> {target.split('/')[-1]} | {name[len('ncclDevKernel_'):]} {grid} | {len(tails)} of {total} | "
-              f"{tail:.1f} µs | {tr:.1f} µs | {bt:.1f} µs | {done:.1f} µs | {done / tail:.2f} |")
+              f"{tail:.1f} µs | {tr:.1f} µs | {bt:.1f} µs | {done:.1f} µs | {done / tail:.2f} |{extra}")
 
 
 if __name__ == "__main__":

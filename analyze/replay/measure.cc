@@ -133,6 +133,18 @@ int64_t& ClassSlot(PathComposition& p, GpuClass c) {
 
 }  // namespace
 
+PeerWait LongestPeerWait(const IterationNodes& idx, int32_t it, const SimGraph& g, const Schedule& s) {
+  PeerWait w;
+  for (int64_t i = idx.off[it]; i < idx.off[it + 1]; ++i) {
+    const int32_t v = idx.nodes[i];
+    if (g.group[v] < 0) continue;
+    const int32_t b = s.bind_end[v];  // set only where the last member arrived after v
+    if (b < 0 || b == v) continue;
+    if (const int64_t wait = s.start[b] - s.start[v]; wait > w.wait_ns) w = {wait, b};
+  }
+  return w;
+}
+
 PathComposition WalkPath(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const SimGraph& g,
                          const Schedule& s) {
   PathComposition p;

@@ -24,6 +24,14 @@ IterationNodes GroupByIteration(const NodeAttrs& a, int32_t iterations, const Ze
 StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const std::vector<int64_t>& start,
                         const std::vector<int64_t>& end);
 
+// The longest wait of iteration `it`'s collectives in schedule `s` of `g` for a peer that arrived
+// after them (the peer's start minus their own), and that peer's node (-1: none waited).
+struct PeerWait {
+  int64_t wait_ns = 0;
+  int32_t peer = -1;
+};
+PeerWait LongestPeerWait(const IterationNodes& idx, int32_t it, const SimGraph& g, const Schedule& s);
+
 // The critical path's composition of iteration `it` in schedule `s` of `g`, clipped to the step.
 PathComposition WalkPath(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const SimGraph& g,
                          const Schedule& s);

@@ -110,6 +110,12 @@ void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAt
   ir.measured = MeasureStep(idx, i, a, base.rec_start.values(), base.rec_end.values());
   ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
   ir.replayed.path = WalkPath(idx, i, a, base, replayed);
+  // Who the rank waited for longest (the late ranks of a base, named beside a prediction).
+  if (const PeerWait pw = LongestPeerWait(idx, i, base, replayed); pw.peer >= 0) {
+    ir.peer_wait_ns = pw.wait_ns;
+    const model::ProcessId p = a.process[pw.peer];
+    if (p >= 0 && p < static_cast<int32_t>(t.processes().size())) ir.late_peer_rank = t.processes()[p].rank;
+  }
   if (ir.measured.step_ns > 0)
     ir.replay_error = static_cast<double>(ir.replayed.step_ns - ir.measured.step_ns) / ir.measured.step_ns;
 }

@@ -13,6 +13,18 @@
 // own stream, copy-engine collectives, blocking calls removed, activities removed) and the
 // step is simulated again, with and without the contention model (contention.cc).
 //
+// Late ranks: a rank whose host stalls (a gap before a launch, which no change touches) arrives
+// late at the next collective and its peers wait there; the replay keeps that (the wait is
+// recomputed from the replayed arrivals, each iteration's IterationReplay::peer_wait_ns says how
+// long and for which rank), and so does the prediction. But a change that moves a collective moves
+// the wait with it: an async collective is waited for at the next join, often in the next
+// iteration, so the stalls land in other iterations than in the replay. A prediction's change to
+// the job's step is therefore taken per iteration (predicted against replayed of the same
+// iteration) and summarised by its median (engine/replay_job.h SummarizeJob), not as the
+// difference of two medians of steps (measured on 4 x H100: a base with rank 3 late in 10 of
+// 16 iterations predicted +5.0 % that way where the program gained 3.7 %; docs/RESULTS.md
+// "Tenth round: late ranks").
+//
 // Units: *_ns int64 nanoseconds on the trace clock. Pure: the same inputs give the same result,
 // bit for bit. Never fails on a well-formed graph; a dependency cycle (which the graph's builder
 // does not produce) is broken at the earliest recorded node and counted.
@@ -122,6 +134,12 @@ struct IterationReplay {
   int64_t number = -1;
   StepFigures measured, replayed;
   double replay_error = 0;  // (replayed − measured) / measured; 0 when measured is 0
+  // In the replayed schedule: the longest time one of this rank's collectives of the iteration
+  // waited for a peer that arrived last (its start to that peer's start), and that peer's rank
+  // (kNone: no collective waited, or the peer's process has no rank). A peer's late arrival is what
+  // a stall on its host (a gap before a launch the change does not touch) looks like to the others.
+  int64_t peer_wait_ns = 0;
+  int32_t late_peer_rank = model::kNone;
   // With changes only.
   std::optional<StepFigures> predicted;             // without contention
   std::optional<StepFigures> predicted_contention;  // with the contention model

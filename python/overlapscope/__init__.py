@@ -73,8 +73,10 @@ def analyze(paths_or_dir, *, align_clocks=None, comm_kernel=None, compute_kernel
 def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="json", html=None, **analysis):
     """Replays every iteration of the traces on their dependency graph and predicts it under
     `changes` (`overlapscope replay`, METRICS §11): with format="json" the overlapscope.replay/1
-    document as a dict (docs/report-schema.md "Replay"; its "replay_error" comes first), else the
-    "text" or "markdown" rendering.
+    document as a dict (docs/report-schema.md "Replay", "schema_version" 1.1; its "replay_error"
+    comes first, and "job" holds the job's step with a prediction's change, the median of
+    per-iteration changes, and the iterations with a late rank), else the "text" or "markdown"
+    rendering.
 
       changes     what-ifs as the CLI's --change: a string or a list, e.g.
                   ["async:/AllGather/", "ce:/AllGather/"], "scale:comm=0.5", "nosync:/cudaStreamSynchronize/",

@@ -54,12 +54,20 @@ TEST(CliReplay, ReplayErrorComesFirst) {
   EXPECT_EQ(text.out.rfind("Replay error: median |error|", 0), 0u) << text.out;
   EXPECT_NE(text.out.find("Changes: async:/SendRecv/ ("), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("Contention model: "), std::string::npos) << text.out;
+  // The job's step and how its change was taken, with the late ranks counted (2 ranks).
+  EXPECT_NE(text.out.find("\nJob step (slowest rank per iteration, median of "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("the change is the median of per-iteration changes"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("change/iter"), std::string::npos) << text.out;  // the same rule per rank
+  EXPECT_NE(text.out.find("iterations with a late rank (a peer waited >= 10 % of the step for it): "),
+            std::string::npos)
+      << text.out;
   Result md = Replay(kTrace + " --markdown --strict");
   ASSERT_EQ(md.code, 0) << md.out;
   EXPECT_EQ(md.out.rfind("# overlapscope replay\n\n- Replay error (strict: no fallbacks):", 0), 0u) << md.out;
   Result json = Replay(kTrace + " --json --no-contention --change 'scale:comm=0.5'");
   ASSERT_EQ(json.code, 0) << json.out;
-  EXPECT_NE(json.out.find("\"schema\": \"overlapscope.replay/1\""), std::string::npos);
+  EXPECT_NE(json.out.find("\"schema\": \"overlapscope.replay/1\",\n  \"schema_version\": \"1.1\""), std::string::npos);
+  EXPECT_NE(json.out.find("\"change_rule\": \"median-of-per-iteration-changes\""), std::string::npos);
   EXPECT_LT(json.out.find("\"replay_error\""), json.out.find("\"graph\""));
   EXPECT_EQ(json.out.find("predicted_contention"), std::string::npos);
 }

@@ -14,7 +14,13 @@ A2A = str(ROOT / "tests" / "data" / "kineto" / "a2a_sync")
 def test_replay_matches_the_cli(cli):
     doc = overlapscope.replay(A2A, ["async:/SendRecv/"])
     assert doc["schema"] == "overlapscope.replay/1"
-    assert list(doc)[2] == "replay_error"  # after schema and inputs: the replay error first
+    assert doc["schema_version"] == "1.1"
+    assert list(doc)[3] == "replay_error"  # after schema, schema_version and inputs: the replay error first
+    job = doc["job"]  # the change of the job's step: the median of per-iteration changes
+    assert job["change_rule"] == "median-of-per-iteration-changes"
+    assert abs(job["predicted_contention_step_ns"] - job["replayed_step_ns"] * (1 + job["change_contention"])) <= 1
+    assert isinstance(job["late_rank_iterations"], list)
+    assert all("predicted_change_contention" in r for r in doc["ranks"])  # the same rule per rank
     assert doc["replay_error"]["iterations"] > 0
     assert doc["changes"] == [{"spec": "async:/SendRecv/", "matched": doc["changes"][0]["matched"]}]
     assert doc["changes"][0]["matched"] > 0

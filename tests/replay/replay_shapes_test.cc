@@ -177,11 +177,11 @@ TEST(ReplayShapes, PairsAgainstProfiledAndUnprofiledTimings) {
   };
   const std::vector<Pair> pairs = {
       {"g2_m8192/run1", true, 0.07},  {"g2_m8192/run2", true, 0.09},  {"g2_m8448/run1", true, 0.04},
-      {"g2_m8448/run2", true, 0.03},  {"g2_m6144/run1", true, 0.14},  {"g2_m6144/run2", true, 0.15},
-      {"g4_m8192/run1", true, 0.04},  {"g4_m8192/run2", true, 0.25},  {"g2_m8192/run1", false, 0.01},
-      {"g2_m8192/run2", false, 0.01}, {"g2_m8448/run1", false, 0.01}, {"g2_m8448/run2", false, 0.03},
+      {"g2_m8448/run2", true, 0.03},  {"g2_m6144/run1", true, 0.14},  {"g2_m6144/run2", true, 0.16},
+      {"g4_m8192/run1", true, 0.04},  {"g4_m8192/run2", true, 0.18},  {"g2_m8192/run1", false, 0.01},
+      {"g2_m8192/run2", false, 0.02}, {"g2_m8448/run1", false, 0.01}, {"g2_m8448/run2", false, 0.03},
       {"g2_m6144/run1", false, 0.08}, {"g2_m6144/run2", false, 0.04}, {"g4_m8192/run1", false, 0.02},
-      {"g4_m8192/run2", false, 0.01},
+      {"g4_m8192/run2", false, 0.02},
   };
   std::map<std::string, int> profiled, unprofiled;
   for (const Pair& p : pairs) {
@@ -190,7 +190,7 @@ TEST(ReplayShapes, PairsAgainstProfiledAndUnprofiledTimings) {
     const nlohmann::json bj = ReplayJson(b, {p.ag ? "async:/AllGather/" : "async:/SendRecv/@/^gemm$/"});
     const nlohmann::json tj = ReplayJson(t);
     const double base = JobStep(bj, "measured"), target = JobStep(tj, "measured");
-    const double pred = JobStep(bj, "predicted_contention");
+    const double pred = PredictedJobStep(bj);
     ASSERT_GT(target, 0) << t;
     EXPECT_LE(std::abs(pred - target) / target, p.bound) << b << " -> " << t;
     const double base2 = JobStep(ReplayJson(Twin(b)), "measured"), target2 = JobStep(ReplayJson(Twin(t)), "measured");
@@ -204,9 +204,12 @@ TEST(ReplayShapes, PairsAgainstProfiledAndUnprofiledTimings) {
   EXPECT_EQ(profiled["WRONG"], 1);
   EXPECT_EQ(profiled["right"], 0);
   EXPECT_EQ(profiled["missed"], 5);
-  EXPECT_EQ(unprofiled["WRONG"], 1);
+  // g4_m8192/run2's all-gather, WRONG before the tenth round (+5.0 % against -3.7 % un-profiled: its
+  // rank 3 late in 10 of 16 iterations, the stalls moved between iterations by the change), now a
+  // miss (-0.6 %, the median of per-iteration changes: the stalled iterations are host-bound).
+  EXPECT_EQ(unprofiled["WRONG"], 0);
   EXPECT_EQ(unprofiled["right"], 3);
-  EXPECT_EQ(unprofiled["missed"], 3);
+  EXPECT_EQ(unprofiled["missed"], 4);
 }
 
 }  // namespace

@@ -43,4 +43,16 @@ inline double JobStep(const nlohmann::json& doc, const std::string& key) {
   return static_cast<double>(v[(v.size() - 1) / 2]);
 }
 
+// The job's predicted step as docs/RESULTS.md and tools/replay_pairs.py compare it: the base's
+// measured job step (JobStep) times 1 + the replay's change of the job step (`job` in --json:
+// the median over iterations of predicted against replayed of the same iteration; with contention
+// where it ran). 0 without a prediction.
+inline double PredictedJobStep(const nlohmann::json& doc, bool contention = true) {
+  if (!doc.contains("job")) return 0;
+  const nlohmann::json& j = doc["job"];
+  const char* key = contention && j.contains("change_contention") ? "change_contention" : "change";
+  if (!j.contains(key)) return 0;
+  return JobStep(doc, "measured") * (1 + j[key].get<double>());
+}
+
 }  // namespace overlapscope::engine
