@@ -46,17 +46,40 @@ absl::Status DecodeStored(BitReader& br, OutBuf<Sym>& out) {
   return absl::OkStatus();
 }
 
+constexpr int kRoot = HuffTable::kRootBits;
+constexpr uint64_t kRootMask = (uint64_t{1} << kRoot) - 1;
+
+// The entry for the code that starts at the bottom of `buf`: the root's, or its subtable's.
+inline uint32_t Lookup(const uint32_t* table, uint64_t buf) {
+  uint32_t e = table[buf & kRootMask];
+  if (e & HuffTable::kLink) e = table[(e >> 16) + ((buf >> kRoot) & ((1u << ((e >> 8) & 15)) - 1))];
+  return e;
+}
+
+// A length's or distance's value: its base plus its extra bits (after the code's own bits).
+inline uint32_t Value(uint32_t e, uint64_t buf) {
+  const uint32_t used = e & 31;
+  return (e >> 16) + (static_cast<uint32_t>(buf & ((uint64_t{1} << used) - 1)) >> ((e >> 8) & 15));
+}
+
+// Writes a literal entry's one or two bytes at o[n] (the second slot is written either way:
+// the caller keeps room) and advances n.
+template <typename Sym>
+inline void EmitLiterals(uint32_t e, Sym* o, size_t& n) {
+  o[n] = static_cast<Sym>((e >> 16) & 0xff);
+  o[n + 1] = static_cast<Sym>(e >> 24);
+  n += 1 + ((e >> 13) & 1);
+}
+
 template <typename Sym>
 absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>& out) {
-  constexpr size_t kSlack = 258 + 48;  // a longest match, literals before it, the copy overshoot
+  constexpr size_t kSlack = 258 + 64;  // six literals or a longest match, and the copy's overshoot
   constexpr uint32_t kStep = 8 / sizeof(Sym);
   // A local copy: stores through a byte pointer could alias the reader, which the compiler
   // would then reload from memory after every byte written.
   BitReader br = reader;
-  const uint16_t* lit = t.lit.entry;
-  const uint16_t* dist = t.dist.entry;
-  const int lbits = t.lit.bits;
-  const uint64_t lmask = (uint64_t{1} << lbits) - 1, dmask = (uint64_t{1} << t.dist.bits) - 1;
+  const uint32_t* lit = t.lit.entry;
+  const uint32_t* dist = t.dist.entry;
   size_t n = out.n;
   Sym* o = out.p.get();
   for (;;) {
@@ -66,36 +89,43 @@ absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>&
       out.Reserve(n + kSlack);
       o = out.p.get();
     }
-    br.Refill();  // 56 bits: a longest literal/length code, its extra bits, distance and extra
+    br.Refill();  // 56 bits: three root entries (33), or a length with its distance (48)
     if (br.pos > br.size && br.Overrun()) return Truncated();
-    uint32_t e = lit[br.buf & lmask];
-    // Literals while a longest code is surely in the buffer (at most 3 per refill).
-    while ((e & 511) < 256 && br.bits >= 2 * lbits) {
-      if ((e >> 9) == 0) return Corrupt("invalid literal/length code");
-      br.Drop(static_cast<int>(e >> 9));
-      o[n++] = static_cast<Sym>(e & 511);
-      e = lit[br.buf & lmask];
-    }
-    int l = static_cast<int>(e >> 9);
-    if (l == 0) return Corrupt("invalid literal/length code");
-    uint32_t sym = e & 511;
-    if (sym < 256) {
-      br.Drop(l);
-      o[n++] = static_cast<Sym>(sym);
-      continue;
+    uint32_t e = lit[br.buf & kRootMask];
+    if (e & HuffTable::kLiteral) {  // up to three root entries of one or two literals each
+      br.Drop(static_cast<int>(e & 31));
+      EmitLiterals(e, o, n);
+      e = lit[br.buf & kRootMask];
+      if (e & HuffTable::kLiteral) {
+        br.Drop(static_cast<int>(e & 31));
+        EmitLiterals(e, o, n);
+        e = lit[br.buf & kRootMask];
+        if (e & HuffTable::kLiteral) {
+          br.Drop(static_cast<int>(e & 31));
+          EmitLiterals(e, o, n);
+          continue;
+        }
+      }
     }
     if (br.bits < 48) br.Refill();  // a length code, extra, distance code, extra
-    br.Drop(l);
-    if (sym == 256) break;
-    sym -= 257;
-    if (sym >= 29) return Corrupt("invalid literal/length code");
-    const uint32_t len = kLenBase[sym] + br.Take(kLenExtra[sym]);
-    e = dist[br.buf & dmask];
-    l = static_cast<int>(e >> 9);
-    if (l == 0 || (e & 511) >= 30) return Corrupt("invalid distance code");
-    br.Drop(l);
-    const uint32_t ds = e & 511;
-    const uint32_t d = kDistBase[ds] + br.Take(kDistExtra[ds]);
+    if (e & HuffTable::kLink) e = Lookup(lit, br.buf);
+    const int used = static_cast<int>(e & 31);
+    if (used == 0) return Corrupt("invalid literal/length code");
+    if (e & HuffTable::kLiteral) {  // a code longer than the root's
+      br.Drop(used);
+      EmitLiterals(e, o, n);
+      continue;
+    }
+    if (e & HuffTable::kEnd) {
+      br.Drop(used);
+      break;
+    }
+    const uint32_t len = Value(e, br.buf);
+    br.Drop(used);
+    e = Lookup(dist, br.buf);
+    if ((e & 31) == 0) return Corrupt("invalid distance code");
+    const uint32_t d = Value(e, br.buf);
+    br.Drop(static_cast<int>(e & 31));
     if (d > n) return Corrupt("invalid distance too far back");
     const Sym* s = o + n - d;
     Sym* dst = o + n;
@@ -133,6 +163,41 @@ void BitReader::RefillSlow() {
   }
 }
 
+namespace {
+
+// The table entry of symbol `sym` with a code of `len` bits (see HuffTable).
+uint32_t EntryOf(CodeKind kind, int sym, int len) {
+  const uint32_t l = static_cast<uint32_t>(len);
+  if (kind == CodeKind::kCodeLengths) return l | (l << 8) | (static_cast<uint32_t>(sym) << 16);
+  if (kind == CodeKind::kDistances) {
+    if (sym >= 30) return 0;  // 30 and 31 (fixed code): invalid where used
+    return (l + kDistExtra[sym]) | (l << 8) | (uint32_t{kDistBase[sym]} << 16);
+  }
+  if (sym < 256) return l | HuffTable::kLiteral | (static_cast<uint32_t>(sym) << 16);
+  if (sym == 256) return l | HuffTable::kEnd;
+  if (sym >= 286) return 0;  // 286 and 287 (fixed code): invalid where used
+  return (l + kLenExtra[sym - 257]) | (l << 8) | (uint32_t{kLenBase[sym - 257]} << 16);
+}
+
+// Root entries of one literal whose next root bits hold a whole second literal become pairs.
+// Descending, so that entry[i >> l1] (< i) is still a single literal's when read.
+void PairLiterals(HuffTable* t) {
+  constexpr uint32_t kRootSize = uint32_t{1} << kRoot;
+  for (uint32_t i = kRootSize; i-- > 0;) {
+    const uint32_t e = t->entry[i];
+    if ((e & HuffTable::kLiteral) == 0) continue;
+    const uint32_t l1 = e & 31;
+    if (l1 >= kRoot) continue;
+    const uint32_t e2 = t->entry[i >> l1];
+    if ((e2 & HuffTable::kLiteral) == 0 || (e2 & HuffTable::kPair) != 0) continue;
+    const uint32_t l2 = e2 & 31;
+    if (l1 + l2 > kRoot) continue;
+    t->entry[i] = (l1 + l2) | HuffTable::kLiteral | HuffTable::kPair | (e & 0xff0000u) | ((e2 & 0xff0000u) << 8);
+  }
+}
+
+}  // namespace
+
 bool BuildTable(const uint8_t* lens, int n, CodeKind kind, HuffTable* t) {
   int count[16] = {0};
   for (int i = 0; i < n; ++i) ++count[lens[i]];
@@ -146,20 +211,49 @@ bool BuildTable(const uint8_t* lens, int n, CodeKind kind, HuffTable* t) {
   // Incomplete codes: only a single 1-bit code, or none at all, and never for code lengths.
   if (left > 0 && (kind == CodeKind::kCodeLengths || max > 1)) return false;
   t->bits = max > 0 ? max : 1;
-  const size_t size = size_t{1} << t->bits;
-  std::memset(t->entry, 0, size * sizeof(uint16_t));
+  constexpr uint32_t kRootSize = uint32_t{1} << kRoot;
+  std::memset(t->entry, 0, kRootSize * sizeof(uint32_t));
   uint32_t next[16] = {0};
   uint32_t code = 0;
   for (int len = 1; len <= 15; ++len) {
     code = (code + static_cast<uint32_t>(count[len - 1])) << 1;
     next[len] = code;
   }
+  uint16_t codes[288 + 32];  // each symbol's code, bit-reversed (the stream's order)
+  for (int sym = 0; sym < n; ++sym) {
+    if (lens[sym] != 0) codes[sym] = static_cast<uint16_t>(Reverse(next[lens[sym]]++, lens[sym]));
+  }
+  // Subtables: one per root prefix of longer codes, as wide as the longest of them needs.
+  uint8_t sub_bits[kRootSize];
+  uint16_t sub_at[kRootSize];
+  if (max > kRoot) {
+    std::memset(sub_bits, 0, sizeof(sub_bits));
+    for (int sym = 0; sym < n; ++sym) {
+      if (lens[sym] <= kRoot) continue;
+      uint8_t& b = sub_bits[codes[sym] & kRootMask];
+      b = std::max<uint8_t>(b, static_cast<uint8_t>(lens[sym] - kRoot));
+    }
+    uint32_t used = kRootSize;
+    for (uint32_t p = 0; p < kRootSize; ++p) {
+      if (sub_bits[p] == 0) continue;
+      sub_at[p] = static_cast<uint16_t>(used);
+      t->entry[p] = HuffTable::kLink | (uint32_t{sub_bits[p]} << 8) | (used << 16);
+      std::memset(t->entry + used, 0, (size_t{1} << sub_bits[p]) * sizeof(uint32_t));
+      used += uint32_t{1} << sub_bits[p];
+    }
+  }
   for (int sym = 0; sym < n; ++sym) {
     const int len = lens[sym];
     if (len == 0) continue;
-    const uint16_t e = static_cast<uint16_t>(sym | (len << 9));
-    for (size_t k = Reverse(next[len]++, len); k < size; k += size_t{1} << len) t->entry[k] = e;
+    const uint32_t e = EntryOf(kind, sym, len);
+    if (len <= kRoot) {
+      for (uint32_t k = codes[sym]; k < kRootSize; k += uint32_t{1} << len) t->entry[k] = e;
+    } else {
+      const uint32_t p = codes[sym] & kRootMask, size = uint32_t{1} << sub_bits[p];
+      for (uint32_t k = codes[sym] >> kRoot; k < size; k += uint32_t{1} << (len - kRoot)) t->entry[sub_at[p] + k] = e;
+    }
   }
+  if (kind == CodeKind::kLiterals) PairLiterals(t);
   return true;
 }
 
@@ -180,11 +274,11 @@ absl::Status ReadDynamicTables(BitReader& br, BlockTables* t) {
   for (int i = 0; i < total;) {
     br.Refill();
     if (br.pos > br.size && br.Overrun()) return Truncated();
-    const uint32_t e = ct.entry[br.Peek(ct.bits)];
-    const int l = static_cast<int>(e >> 9);
+    const uint32_t e = ct.entry[br.buf & kRootMask];  // codes of at most 7 bits: root only
+    const int l = static_cast<int>(e & 31);
     if (l == 0) return Corrupt("invalid code lengths set");
     br.Drop(l);
-    const uint32_t sym = e & 511;
+    const uint32_t sym = e >> 16;
     if (sym < 16) {
       lens[i++] = static_cast<uint8_t>(sym);
       continue;
