@@ -66,8 +66,14 @@ inline uint32_t Value(uint32_t e, uint64_t buf) {
 // the caller keeps room) and advances n.
 template <typename Sym>
 inline void EmitLiterals(uint32_t e, Sym* o, size_t& n) {
-  o[n] = static_cast<Sym>((e >> 16) & 0xff);
-  o[n + 1] = static_cast<Sym>(e >> 24);
+  // One store of both slots: bytes 2-3 of e, widened to 16-bit symbols where Sym is.
+  if constexpr (sizeof(Sym) == 1) {
+    const uint16_t v = static_cast<uint16_t>(e >> 16);
+    std::memcpy(o + n, &v, 2);
+  } else {
+    const uint32_t v = ((e >> 16) & 0xff) | ((e >> 24) << 16);
+    std::memcpy(o + n, &v, 4);
+  }
   n += 1 + ((e >> 13) & 1);
 }
 
