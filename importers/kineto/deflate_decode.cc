@@ -9,25 +9,10 @@
 namespace overlapscope::import::deflate {
 namespace {
 
-constexpr uint16_t kLenBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                   31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-constexpr uint8_t kLenExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
-                                   2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-constexpr uint16_t kDistBase[30] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
-                                    33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
-                                    1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-constexpr uint8_t kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
-                                    6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 constexpr uint8_t kCodeOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
 
 absl::Status Corrupt(const char* why) { return absl::DataLossError(why); }
 absl::Status Truncated() { return absl::DataLossError("truncated gzip stream"); }
-
-uint32_t Reverse(uint32_t code, int len) {
-  uint32_t r = 0;
-  for (int i = 0; i < len; ++i, code >>= 1) r = (r << 1) | (code & 1);
-  return r;
-}
 
 template <typename Sym>
 absl::Status DecodeStored(BitReader& br, OutBuf<Sym>& out) {
@@ -46,17 +31,46 @@ absl::Status DecodeStored(BitReader& br, OutBuf<Sym>& out) {
   return absl::OkStatus();
 }
 
+constexpr int kRoot = HuffTable::kRootBits;
+constexpr uint64_t kRootMask = (uint64_t{1} << kRoot) - 1;
+
+// The entry for the code that starts at the bottom of `buf`: the root's, or its subtable's.
+inline uint32_t Lookup(const uint32_t* table, uint64_t buf) {
+  uint32_t e = table[buf & kRootMask];
+  if (e & HuffTable::kLink) e = table[(e >> 16) + ((buf >> kRoot) & ((1u << ((e >> 8) & 15)) - 1))];
+  return e;
+}
+
+// A length's or distance's value: its base plus its extra bits (after the code's own bits).
+inline uint32_t Value(uint32_t e, uint64_t buf) {
+  const uint32_t used = e & 31;
+  return (e >> 16) + (static_cast<uint32_t>(buf & ((uint64_t{1} << used) - 1)) >> ((e >> 8) & 15));
+}
+
+// Writes a literal entry's one or two bytes at o[n] (the second slot is written either way:
+// the caller keeps room) and advances n.
+template <typename Sym>
+inline void EmitLiterals(uint32_t e, Sym* o, size_t& n) {
+  // One store of both slots: bytes 2-3 of e, widened to 16-bit symbols where Sym is.
+  if constexpr (sizeof(Sym) == 1) {
+    const uint16_t v = static_cast<uint16_t>(e >> 16);
+    std::memcpy(o + n, &v, 2);
+  } else {
+    const uint32_t v = ((e >> 16) & 0xff) | ((e >> 24) << 16);
+    std::memcpy(o + n, &v, 4);
+  }
+  n += 1 + ((e >> 13) & 1);
+}
+
 template <typename Sym>
 absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>& out) {
-  constexpr size_t kSlack = 258 + 48;  // a longest match, literals before it, the copy overshoot
+  constexpr size_t kSlack = 258 + 64;  // six literals or a longest match, and the copy's overshoot
   constexpr uint32_t kStep = 8 / sizeof(Sym);
   // A local copy: stores through a byte pointer could alias the reader, which the compiler
   // would then reload from memory after every byte written.
   BitReader br = reader;
-  const uint16_t* lit = t.lit.entry;
-  const uint16_t* dist = t.dist.entry;
-  const int lbits = t.lit.bits;
-  const uint64_t lmask = (uint64_t{1} << lbits) - 1, dmask = (uint64_t{1} << t.dist.bits) - 1;
+  const uint32_t* lit = t.lit.entry;
+  const uint32_t* dist = t.dist.entry;
   size_t n = out.n;
   Sym* o = out.p.get();
   for (;;) {
@@ -66,36 +80,43 @@ absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>&
       out.Reserve(n + kSlack);
       o = out.p.get();
     }
-    br.Refill();  // 56 bits: a longest literal/length code, its extra bits, distance and extra
+    br.Refill();  // 56 bits: three root entries (33), or a length with its distance (48)
     if (br.pos > br.size && br.Overrun()) return Truncated();
-    uint32_t e = lit[br.buf & lmask];
-    // Literals while a longest code is surely in the buffer (at most 3 per refill).
-    while ((e & 511) < 256 && br.bits >= 2 * lbits) {
-      if ((e >> 9) == 0) return Corrupt("invalid literal/length code");
-      br.Drop(static_cast<int>(e >> 9));
-      o[n++] = static_cast<Sym>(e & 511);
-      e = lit[br.buf & lmask];
-    }
-    int l = static_cast<int>(e >> 9);
-    if (l == 0) return Corrupt("invalid literal/length code");
-    uint32_t sym = e & 511;
-    if (sym < 256) {
-      br.Drop(l);
-      o[n++] = static_cast<Sym>(sym);
-      continue;
+    uint32_t e = lit[br.buf & kRootMask];
+    if (e & HuffTable::kLiteral) {  // up to three root entries of one or two literals each
+      br.Drop(static_cast<int>(e & 31));
+      EmitLiterals(e, o, n);
+      e = lit[br.buf & kRootMask];
+      if (e & HuffTable::kLiteral) {
+        br.Drop(static_cast<int>(e & 31));
+        EmitLiterals(e, o, n);
+        e = lit[br.buf & kRootMask];
+        if (e & HuffTable::kLiteral) {
+          br.Drop(static_cast<int>(e & 31));
+          EmitLiterals(e, o, n);
+          continue;
+        }
+      }
     }
     if (br.bits < 48) br.Refill();  // a length code, extra, distance code, extra
-    br.Drop(l);
-    if (sym == 256) break;
-    sym -= 257;
-    if (sym >= 29) return Corrupt("invalid literal/length code");
-    const uint32_t len = kLenBase[sym] + br.Take(kLenExtra[sym]);
-    e = dist[br.buf & dmask];
-    l = static_cast<int>(e >> 9);
-    if (l == 0 || (e & 511) >= 30) return Corrupt("invalid distance code");
-    br.Drop(l);
-    const uint32_t ds = e & 511;
-    const uint32_t d = kDistBase[ds] + br.Take(kDistExtra[ds]);
+    if (e & HuffTable::kLink) e = Lookup(lit, br.buf);
+    const int used = static_cast<int>(e & 31);
+    if (used == 0) return Corrupt("invalid literal/length code");
+    if (e & HuffTable::kLiteral) {  // a code longer than the root's
+      br.Drop(used);
+      EmitLiterals(e, o, n);
+      continue;
+    }
+    if (e & HuffTable::kEnd) {
+      br.Drop(used);
+      break;
+    }
+    const uint32_t len = Value(e, br.buf);
+    br.Drop(used);
+    e = Lookup(dist, br.buf);
+    if ((e & 31) == 0) return Corrupt("invalid distance code");
+    const uint32_t d = Value(e, br.buf);
+    br.Drop(static_cast<int>(e & 31));
     if (d > n) return Corrupt("invalid distance too far back");
     const Sym* s = o + n - d;
     Sym* dst = o + n;
@@ -133,36 +154,6 @@ void BitReader::RefillSlow() {
   }
 }
 
-bool BuildTable(const uint8_t* lens, int n, CodeKind kind, HuffTable* t) {
-  int count[16] = {0};
-  for (int i = 0; i < n; ++i) ++count[lens[i]];
-  count[0] = 0;
-  int max = 0, left = 1;
-  for (int len = 1; len <= 15; ++len) {
-    if (count[len] != 0) max = len;
-    left = (left << 1) - count[len];
-    if (left < 0) return false;  // over-subscribed
-  }
-  // Incomplete codes: only a single 1-bit code, or none at all, and never for code lengths.
-  if (left > 0 && (kind == CodeKind::kCodeLengths || max > 1)) return false;
-  t->bits = max > 0 ? max : 1;
-  const size_t size = size_t{1} << t->bits;
-  std::memset(t->entry, 0, size * sizeof(uint16_t));
-  uint32_t next[16] = {0};
-  uint32_t code = 0;
-  for (int len = 1; len <= 15; ++len) {
-    code = (code + static_cast<uint32_t>(count[len - 1])) << 1;
-    next[len] = code;
-  }
-  for (int sym = 0; sym < n; ++sym) {
-    const int len = lens[sym];
-    if (len == 0) continue;
-    const uint16_t e = static_cast<uint16_t>(sym | (len << 9));
-    for (size_t k = Reverse(next[len]++, len); k < size; k += size_t{1} << len) t->entry[k] = e;
-  }
-  return true;
-}
-
 absl::Status ReadDynamicTables(BitReader& br, BlockTables* t) {
   br.Refill();
   const int nlen = static_cast<int>(br.Take(5)) + 257, ndist = static_cast<int>(br.Take(5)) + 1;
@@ -180,11 +171,11 @@ absl::Status ReadDynamicTables(BitReader& br, BlockTables* t) {
   for (int i = 0; i < total;) {
     br.Refill();
     if (br.pos > br.size && br.Overrun()) return Truncated();
-    const uint32_t e = ct.entry[br.Peek(ct.bits)];
-    const int l = static_cast<int>(e >> 9);
+    const uint32_t e = ct.entry[br.buf & kRootMask];  // codes of at most 7 bits: root only
+    const int l = static_cast<int>(e & 31);
     if (l == 0) return Corrupt("invalid code lengths set");
     br.Drop(l);
-    const uint32_t sym = e & 511;
+    const uint32_t sym = e >> 16;
     if (sym < 16) {
       lens[i++] = static_cast<uint8_t>(sym);
       continue;
@@ -209,22 +200,6 @@ absl::Status ReadDynamicTables(BitReader& br, BlockTables* t) {
   if (!BuildTable(lens, nlen, CodeKind::kLiterals, &t->lit)) return Corrupt("invalid literal/lengths set");
   if (!BuildTable(lens + nlen, ndist, CodeKind::kDistances, &t->dist)) return Corrupt("invalid distances set");
   return absl::OkStatus();
-}
-
-const BlockTables& FixedTables() {
-  static const BlockTables* const fixed = [] {
-    auto* t = new BlockTables;
-    uint8_t lens[288 + 32];
-    std::memset(lens, 8, 144);
-    std::memset(lens + 144, 9, 112);
-    std::memset(lens + 256, 7, 24);
-    std::memset(lens + 280, 8, 8);
-    std::memset(lens + 288, 5, 32);
-    BuildTable(lens, 288, CodeKind::kLiterals, &t->lit);
-    BuildTable(lens + 288, 32, CodeKind::kDistances, &t->dist);
-    return t;
-  }();
-  return *fixed;
 }
 
 template <typename Sym>

@@ -72,11 +72,25 @@ inline uint64_t Load64(const uint8_t* data, size_t size, size_t at) {
   return v;
 }
 
-// Single-level decoding table of a canonical prefix code: entry = symbol | (length << 9), 0 for
-// a bit pattern that is no code (an incomplete code).
+// Two-level decoding table of a canonical prefix code, indexed by the next bits of the stream
+// (LSB first). The first kRootBits index the root; a code longer than that finds there a link
+// to a subtable indexed by the bits after the root's. Entry layout (uint32_t):
+//   bits 0-4   bits the entry consumes: the code's length plus its extra bits (lengths,
+//              distances), or both codes of a literal pair; 0: no code (invalid data)
+//   bits 8-11  the code's own length (where the extra bits start); a link: its subtable's bits
+//   bit 12     a literal (bits 16-23 the byte); bit 13: and a second one (bits 24-31)
+//   bit 14     a link (bits 16-31: the subtable's index in entry[])
+//   bit 15     end of block
+//   bits 16-31 otherwise: the length's or distance's base, or the code-length symbol
+// so that a length or distance is base + ((bits & mask(consumed)) >> code length).
 struct HuffTable {
-  int bits = 0;  // index width: the longest code length (at least 1)
-  uint16_t entry[1 << 15];
+  static constexpr int kRootBits = 11;
+  // The root plus at most one 16-entry subtable per code longer than the root (286 literal/
+  // length codes of up to 15 bits).
+  static constexpr int kMaxEntries = (1 << kRootBits) + 286 * (1 << (15 - kRootBits));
+  static constexpr uint32_t kLiteral = 1u << 12, kPair = 1u << 13, kLink = 1u << 14, kEnd = 1u << 15;
+  int bits = 0;  // the longest code length (at least 1)
+  uint32_t entry[kMaxEntries];
 };
 
 enum class CodeKind { kCodeLengths, kLiterals, kDistances };

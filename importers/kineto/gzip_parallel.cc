@@ -70,11 +70,13 @@ size_t ParallelGunzip::ChunkBytes() const {
       in > (1 << 20) ? std::clamp(static_cast<double>(decoded_) / static_cast<double>(in), 1.0, 1100.0) : 16.0;
   // Output per chunk ~ kBatchOutput / threads, and at least two blocks of the size seen so far
   // (a chunk holding no block start leaves its thread idle and the one before it twice the
-  // work), up to kMaxBatchOutput a batch.
+  // work), up to kMaxBatchOutput a batch (kBatchOutput pipelined: two batches in flight, within
+  // the importer's peak goal).
   double per_chunk = static_cast<double>(kBatchOutput) / threads_ / ratio;
   if (blocks_ >= 4) {
     const double two_blocks = 2.0 * static_cast<double>(block_bits_) / 8 / static_cast<double>(blocks_);
-    per_chunk = std::max(per_chunk, std::min(two_blocks, static_cast<double>(kMaxBatchOutput) / threads_ / ratio));
+    const double most = static_cast<double>(pipelined_ ? kBatchOutput : kMaxBatchOutput);
+    per_chunk = std::max(per_chunk, std::min(two_blocks, most / threads_ / ratio));
   }
   size_t bytes =
       chunk_bytes_ > 0 ? chunk_bytes_ : std::clamp(static_cast<size_t>(per_chunk), size_t{32} << 10, size_t{8} << 20);
@@ -108,12 +110,14 @@ absl::Status ParallelGunzip::EndMember(uint64_t end_bit) {
   return absl::OkStatus();
 }
 
-// Decodes one batch of chunks and queues the ones kept; an error comes after the chunks before it.
+// Decodes one batch of chunks (or takes the one decoded ahead) and queues the ones kept; an
+// error comes after the chunks before it.
 absl::Status ParallelGunzip::NextBatch() {
   if (!in_member_) {
     if (auto s = StartMember(); !s.ok()) return s;
   }
-  Chunks chunks = DecodeChunks();
+  Chunks chunks = ahead_.empty() ? DecodeChunks() : std::move(ahead_);
+  ahead_.clear();
   KeepChained(&chunks);
   absl::Status failed = chunks.back()->status;  // a kept chunk's start is real: a real error
   if (!failed.ok()) {
@@ -121,7 +125,28 @@ absl::Status ParallelGunzip::NextBatch() {
     chunks.pop_back();
   }
   std::vector<std::vector<uint8_t>> win;
-  if (auto s = ResolveChunks(&chunks, &win); !s.ok()) failed = s;  // earlier in the stream
+  if (auto s = ChainWindows(&chunks, &win); !s.ok()) failed = s;  // earlier in the stream
+  // With whole windows no marker can fail, so the next batch starts where the last chunk ended,
+  // cut from the same figures as it would be after this batch.
+  const bool ahead = pipelined_ && failed.ok() && !chunks.empty() && win[0].size() == deflate::kWindow &&
+                     chunks.back()->why == deflate::Stop::kReachedStop;
+  std::vector<absl::Status> resolved(chunks.size());
+  std::vector<std::function<void()>> tasks;
+  for (size_t j = 0; j < chunks.size(); ++j)
+    tasks.emplace_back([&, j] { resolved[j] = Resolve(win[j], chunks[j].get()); });
+  if (ahead) {
+    for (const auto& ch : chunks) AddStats(*ch);
+    window_ = win.back();
+    ahead_ = PlanChunks(&tasks);
+  }
+  Pool().Run(tasks);
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    if (!resolved[j].ok()) {
+      chunks.resize(j);
+      failed = resolved[j];
+      break;
+    }
+  }
   for (size_t j = 0; j < chunks.size(); ++j) {
     InflatedChunk& ch = *chunks[j];
     const size_t len = ch.size();
@@ -129,11 +154,10 @@ absl::Status ParallelGunzip::NextBatch() {
     guessed_kept_ += j == 0 ? 0 : 1;
     crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch.crc, static_cast<z_off_t>(len)));
     isize_ += static_cast<uint32_t>(len);
-    decoded_ += static_cast<int64_t>(len);
-    blocks_ += ch.blocks;
-    block_bits_ += static_cast<int64_t>(ch.end_bit - ch.start_bit);
-    cur_bit_ = ch.end_bit;
-    window_ = std::move(win[j + 1]);
+    if (!ahead) {
+      AddStats(ch);
+      window_ = std::move(win[j + 1]);
+    }
     const bool final = ch.why == deflate::Stop::kFinalBlock;
     queue_.push_back(std::move(chunks[j]));
     if (final && failed.ok()) return EndMember(cur_bit_);
@@ -143,9 +167,25 @@ absl::Status ParallelGunzip::NextBatch() {
   return failed;
 }
 
+// A kept chunk's output, blocks and end: what the next batch's chunk sizes and start follow.
+void ParallelGunzip::AddStats(const InflatedChunk& ch) {
+  decoded_ += static_cast<int64_t>(ch.wide_len() + ch.narrow_len());  // its size once resolved
+  blocks_ += ch.blocks;
+  block_bits_ += static_cast<int64_t>(ch.end_bit - ch.start_bit);
+  cur_bit_ = ch.end_bit;
+}
+
 // The batch's chunks, decoded at once: the first from cur_bit_ with window_, the others from
 // the block start each finds in its range.
 ParallelGunzip::Chunks ParallelGunzip::DecodeChunks() {
+  std::vector<std::function<void()>> tasks;
+  Chunks chunks = PlanChunks(&tasks);
+  Pool().Run(tasks);
+  return chunks;
+}
+
+// The next batch's chunks from cur_bit_ and window_, and the tasks that decode them.
+ParallelGunzip::Chunks ParallelGunzip::PlanChunks(std::vector<std::function<void()>>* tasks) {
   const size_t c = ChunkBytes();
   const uint64_t base = cur_bit_ / 8;
   Chunks chunks;
@@ -159,7 +199,6 @@ ParallelGunzip::Chunks ParallelGunzip::DecodeChunks() {
   // A guessed start decodes at most this much (a false start may decode garbage); the first
   // chunk, whose start is known, up to 1 GiB (beyond is a gzip bomb).
   const size_t guess_limit = (size_t{64} << 20) + 64 * c, first_limit = size_t{1} << 30;
-  std::vector<std::function<void()>> tasks;
   for (size_t j = 0; j < chunks.size(); ++j) {
     const uint64_t stop = (base + (j + 1) * c) * 8;
     InflatedChunk* ch = chunks[j].get();
@@ -167,12 +206,11 @@ ParallelGunzip::Chunks ParallelGunzip::DecodeChunks() {
     if (tables_.size() <= j) tables_.emplace_back(new deflate::BlockTables);
     deflate::BlockTables* t = tables_[j].get();
     if (j == 0) {
-      tasks.emplace_back([=, this] { DecodeKnown(data_, size_, window_, stop, first_limit, t, ch); });
+      tasks->emplace_back([=, this] { DecodeKnown(data_, size_, window_, stop, first_limit, t, ch); });
     } else {
-      tasks.emplace_back([=, this] { DecodeGuessed(data_, size_, stop, guess_limit, t, ch); });
+      tasks->emplace_back([=, this] { DecodeGuessed(data_, size_, stop, guess_limit, t, ch); });
     }
   }
-  Pool().Run(tasks);
   return chunks;
 }
 
@@ -199,126 +237,17 @@ void ParallelGunzip::KeepChained(Chunks* chunks) {
 }
 
 // The windows in order (each chunk's last 32 KiB only: (*win)[j] is chunk j's, (*win)[j + 1]
-// the one after it), then every chunk's markers at once. A failure drops that chunk and the
-// ones after it.
-absl::Status ParallelGunzip::ResolveChunks(Chunks* chunks, std::vector<std::vector<uint8_t>>* win) {
-  absl::Status failed;
+// the one after it). A failure drops that chunk and the ones after it.
+absl::Status ParallelGunzip::ChainWindows(Chunks* chunks, std::vector<std::vector<uint8_t>>* win) {
   win->assign(chunks->size() + 1, {});
   (*win)[0] = window_;
   for (size_t j = 0; j < chunks->size(); ++j) {
     if (auto s = NextWindow((*win)[j], *(*chunks)[j], &(*win)[j + 1]); !s.ok()) {
       chunks->resize(j);
-      failed = s;
-      break;
+      return s;
     }
   }
-  std::vector<absl::Status> resolved(chunks->size());
-  std::vector<std::function<void()>> tasks;
-  for (size_t j = 0; j < chunks->size(); ++j)
-    tasks.emplace_back([&, j] { resolved[j] = Resolve((*win)[j], (*chunks)[j].get()); });
-  Pool().Run(tasks);
-  for (size_t j = 0; j < chunks->size(); ++j) {
-    if (!resolved[j].ok()) {
-      chunks->resize(j);
-      return resolved[j];
-    }
-  }
-  return failed;
-}
-
-// Buffers of chunks done with are kept for the next batches: fresh ones would cost a page
-// fault every 4 KiB of output.
-void ParallelGunzip::Recycle(InflatedChunk* c) {
-  const size_t most = 2 * static_cast<size_t>(threads_);  // bounded: at most two batches' worth
-  if (c->narrow.capacity_bytes() > 0 && spare_narrow_.size() < most) spare_narrow_.push_back(std::move(c->narrow));
-  if (c->wide.capacity_bytes() > 0 && spare_wide_.size() < most) spare_wide_.push_back(std::move(c->wide));
-}
-
-void ParallelGunzip::TakeSpare(InflatedChunk* c) {
-  auto take = [](auto& pool, auto* into) {
-    if (!pool.empty()) {
-      *into = std::move(pool.back());
-      pool.pop_back();
-    }
-    into->clear();
-  };
-  take(spare_narrow_, &c->narrow);
-  take(spare_wide_, &c->wide);
-}
-
-int64_t ParallelGunzip::delivered_in_pos() const {
-  if (queue_.empty()) return in_pos();
-  const InflatedChunk& c = *queue_.front();
-  const double done = c.size() > 0 ? static_cast<double>(queue_off_) / static_cast<double>(c.size()) : 0.0;
-  return static_cast<int64_t>((static_cast<double>(c.start_bit) + done * static_cast<double>(c.end_bit - c.start_bit)) /
-                              8);
-}
-
-absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    if (queue_.empty()) {
-      if (!pending_.ok()) {
-        if (got > 0) break;
-        return pending_;
-      }
-      if (done_) break;
-      pending_ = NextBatch();
-      continue;
-    }
-    got += CopyQueued(dst + got, n - got);
-  }
-  out_pos_ += static_cast<int64_t>(got);
-  return got;
-}
-
-// Copies up to n queued bytes to dst, the chunks' pieces side by side when there are many (one
-// thread copying a batch would take as long as the batch's share of the decode); returns the
-// count and drops the chunks copied whole.
-size_t ParallelGunzip::CopyQueued(char* dst, size_t n) {
-  struct Piece {
-    const uint8_t* from;
-    size_t len, at;
-  };
-  std::vector<Piece> pieces;
-  size_t planned = 0, whole = 0, next_off = 0;
-  for (size_t q = 0; q < queue_.size() && planned < n; ++q) {
-    const InflatedChunk& ch = *queue_[q];
-    size_t off = q == 0 ? queue_off_ : 0;
-    if (off < ch.head_n) {
-      const size_t take = std::min(n - planned, ch.head_n - off);
-      pieces.push_back({ch.head() + off, take, planned});
-      planned += take;
-      off += take;
-    }
-    if (off >= ch.head_n && planned < n) {
-      const size_t at = off - ch.head_n;
-      const size_t take = std::min(n - planned, ch.narrow_len() - at);
-      // A chunk without a narrowed part has no buffer: no piece (memcpy from null is undefined
-      // even for 0 bytes).
-      if (take > 0) pieces.push_back({ch.narrow.p.get() + ch.narrow_pre + at, take, planned});
-      planned += take;
-      off += take;
-    }
-    if (off < ch.size()) {  // dst is full inside this chunk
-      next_off = off;
-      break;
-    }
-    ++whole;
-  }
-  if (planned >= (size_t{4} << 20) && threads_ > 1 && pieces.size() > 1) {
-    std::vector<std::function<void()>> tasks;
-    for (const Piece& p : pieces) tasks.emplace_back([=] { std::memcpy(dst + p.at, p.from, p.len); });
-    Pool().Run(tasks);
-  } else {
-    for (const Piece& p : pieces) std::memcpy(dst + p.at, p.from, p.len);
-  }
-  for (size_t q = 0; q < whole; ++q) {
-    Recycle(queue_.front().get());
-    queue_.pop_front();
-  }
-  queue_off_ = next_off;
-  return planned;
+  return absl::OkStatus();
 }
 
 }  // namespace overlapscope::import

@@ -58,13 +58,22 @@ class ParallelGunzip {
   // the share decoded in parallel).
   int64_t guessed_kept() const { return guessed_kept_; }
   int64_t chunks_kept() const { return chunks_kept_; }
+  // On: a batch's markers are resolved in the same round of the threads as the next batch is
+  // decoded (its start and window are known once the batch's chunks are chained), one round a
+  // batch instead of two, and one more batch of output in flight, so automatic batches aim at
+  // kBatchOutput at most. The same bytes and error messages; with given chunk sizes an error
+  // also comes after the same bytes (the next batch is cut as it would be after this one).
+  // Off by default: a measurement aid (OVERLAPSCOPE_INFLATE_PIPELINE=1 in the importer).
+  void SetPipelined(bool on) { pipelined_ = on; }
 
  private:
   using Chunks = std::vector<std::unique_ptr<InflatedChunk>>;
   absl::Status NextBatch();
   Chunks DecodeChunks();
+  Chunks PlanChunks(std::vector<std::function<void()>>* tasks);
+  absl::Status ChainWindows(Chunks* chunks, std::vector<std::vector<uint8_t>>* win);
+  void AddStats(const InflatedChunk& ch);
   void KeepChained(Chunks* chunks);
-  absl::Status ResolveChunks(Chunks* chunks, std::vector<std::vector<uint8_t>>* win);
   absl::Status StartMember();
   absl::Status EndMember(uint64_t end_bit);
   size_t ChunkBytes() const;
@@ -88,7 +97,9 @@ class ParallelGunzip {
   int serial_batches_ = 0;                                     // batches in a row that kept their first chunk only
   absl::Status pending_;                                       // delivered once the queue is empty
   std::vector<std::unique_ptr<deflate::BlockTables>> tables_;  // one per chunk of a batch
-  std::unique_ptr<TaskPool> pool_;                             // threads_ - 1 threads, started at the first batch
+  bool pipelined_ = false;
+  Chunks ahead_;                    // the next batch, decoded beside the last one's resolution (pipelined)
+  std::unique_ptr<TaskPool> pool_;  // threads_ - 1 threads, started at the first batch
   std::deque<std::unique_ptr<InflatedChunk>> queue_;
   size_t queue_off_ = 0;                                // bytes of queue_.front() already delivered
   std::vector<deflate::OutBuf<uint8_t>> spare_narrow_;  // byte buffers of chunks done with

@@ -118,6 +118,25 @@ inline bool NarrowPlain16(const uint16_t* src, uint8_t* dst) {
 
 absl::Status TooFarBack() { return absl::DataLossError("invalid distance too far back"); }
 
+// Symbol -> byte for a full window: bytes 0..255, then the window (kMarker + kWindow entries).
+std::vector<uint8_t> ByteOf(const std::vector<uint8_t>& window) {
+  std::vector<uint8_t> byte_of(kMarker + kWindow);
+  for (size_t i = 0; i < kMarker; ++i) byte_of[i] = static_cast<uint8_t>(i);
+  std::memcpy(byte_of.data() + kMarker, window.data(), kWindow);
+  return byte_of;
+}
+
+// dst[i] = byte_of[src[i]] for i < n; runs of 16 without a marker narrowed as vectors. dst may
+// lie over src's memory at or before it (in place).
+void NarrowWith(const uint8_t* byte_of, const uint16_t* src, size_t n, uint8_t* dst) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    if (NarrowPlain16(src + i, dst + i)) continue;
+    for (int k = 0; k < 16; ++k) dst[i + k] = byte_of[src[i + k]];
+  }
+  for (; i < n; ++i) dst[i] = byte_of[src[i]];
+}
+
 }  // namespace
 
 absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk& c, std::vector<uint8_t>* next) {
@@ -125,6 +144,15 @@ absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk&
   const uint8_t* narrow = c.narrow.p.get() + c.narrow_pre;
   if (nl >= kWindow) {
     next->assign(narrow + nl - kWindow, narrow + nl);
+    return absl::OkStatus();
+  }
+  if (window.size() == kWindow) {  // every marker valid: the last r symbols, the window's tail
+    const size_t r = std::min(wl, kWindow - nl), keep = kWindow - r - nl;
+    std::vector<uint8_t> out(kWindow);
+    std::memcpy(out.data(), window.data() + kWindow - keep, keep);
+    if (r > 0) NarrowWith(ByteOf(window).data(), c.wide.p.get() + kWindow + wl - r, r, out.data() + keep);
+    if (nl > 0) std::memcpy(out.data() + keep + r, narrow, nl);
+    *next = std::move(out);
     return absl::OkStatus();
   }
   std::vector<uint8_t> out(window);
@@ -152,15 +180,7 @@ absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c) {
   const uint16_t* src = c->wide.p.get() + kWindow;
   uint8_t* dst = reinterpret_cast<uint8_t*>(c->wide.p.get());
   if (window.size() == kWindow) {  // every marker is valid: one table lookup a marker
-    std::vector<uint8_t> byte_of(kMarker + kWindow);
-    for (size_t i = 0; i < kMarker; ++i) byte_of[i] = static_cast<uint8_t>(i);
-    std::memcpy(byte_of.data() + kMarker, window.data(), kWindow);
-    size_t i = 0;
-    for (; i + 16 <= wl; i += 16) {  // runs of 16 without a marker narrow as vectors
-      if (NarrowPlain16(src + i, dst + i)) continue;
-      for (int k = 0; k < 16; ++k) dst[i + k] = byte_of[src[i + k]];
-    }
-    for (; i < wl; ++i) dst[i] = byte_of[src[i]];
+    NarrowWith(ByteOf(window).data(), src, wl, dst);
   } else {
     for (size_t i = 0; i < wl; ++i) {
       if (!ResolveSym(src[i], window, &dst[i])) return TooFarBack();
