@@ -47,9 +47,10 @@ struct PathInputs {
   // without a previous collective or iteration at the start of the capture window around it.
   absl::Span<const WindowFigures> windows;
   // Threads the index's independent parts are built on (the same index at any count), and the
-  // least events in one range of the calls or host ranges cut for them (tests: 1).
+  // least events in one range of the calls or host ranges cut for them (tests: 1; 64 Ki: few
+  // ranges, as round 3 runs the sync points beside the index).
   int threads = 1;
-  size_t min_chunk = size_t{1} << 14;
+  size_t min_chunk = size_t{1} << 16;
 };
 
 // The start of `p`'s capture window that contains `t` (the latest starting at or before t), or
