@@ -93,8 +93,16 @@ void AddWaitCauses(const graph::Graph& g, std::vector<IdleGap>* gaps);
 // The analysis windows of every process (windows.h): after the launch calls are known.
 void PrepareWindows(Context& ctx);
 // `g`: the dependency graph, for rules that read its edges (nullptr: they find nothing).
+// AddSyncPoints then FindSyncFindings, in one step.
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
                        const graph::Graph* g, SyncResult* out);
+// ComputeSyncPoints in two steps, for callers that run the first as soon as the blocked
+// intervals are known: the points themselves into out->points (they read only the model and
+// the blocking), `runs` the offsets of their four lists; then the findings, which also read the
+// overlap, the graph and the context's launch lists, and the points in time order.
+void AddSyncPoints(const Context& ctx, const BlockingResult& blocking, SyncResult* out, std::vector<size_t>* runs);
+void FindSyncFindings(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
+                      const graph::Graph* g, const std::vector<size_t>& runs, SyncResult* out);
 void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
 // Stream-wait sync points get their source from the graph's wait edges (by sync record, else by
 // call); a wait known only from its call also gets its streams from the edge. `threads`: the

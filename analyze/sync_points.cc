@@ -209,14 +209,14 @@ void Finish(std::vector<std::vector<findings::Emitted>> by_rule, const std::vect
 
 }  // namespace
 
-void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
-                       const graph::Graph* g, SyncResult* out) {
+void AddSyncPoints(const Context& ctx, const BlockingResult& blocking, SyncResult* out, std::vector<size_t>* runs) {
+  base::PhaseSpan s_("sp add points");
+  AddPoints(ctx.t, blocking, ctx.opt.threads, &out->points, runs);
+}
+
+void FindSyncFindings(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
+                      const graph::Graph* g, const std::vector<size_t>& runs, SyncResult* out) {
   const model::Trace& t = ctx.t;
-  std::vector<size_t> runs;
-  {
-    base::PhaseSpan s_("sp add points");
-    AddPoints(t, blocking, ctx.opt.threads, &out->points, &runs);
-  }
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
   findings::FindingInputs in{t,
                              ctx.iters,
@@ -238,9 +238,19 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   std::vector<std::vector<findings::Emitted>> by_rule(rules.size());
   std::vector<std::function<void()>> tasks;
   for (size_t i = 0; i < rules.size(); ++i) tasks.emplace_back([&, i] { rules[i]->Find(in, &by_rule[i]); });
-  base::RunAll(ctx.opt.threads, tasks);
+  {
+    base::PhaseSpan s_("sp rules");
+    base::RunAll(ctx.opt.threads, tasks);
+  }
   base::PhaseSpan s_("sp finish");
   Finish(std::move(by_rule), runs, ctx.opt.threads, out);
+}
+
+void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
+                       const graph::Graph* g, SyncResult* out) {
+  std::vector<size_t> runs;
+  AddSyncPoints(ctx, blocking, out, &runs);
+  FindSyncFindings(ctx, blocking, overlap, g, runs, out);
 }
 
 void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads) {
