@@ -137,6 +137,7 @@ struct Steps {
   std::unique_ptr<graph::GraphStart> graph_start;
   graph::Graph g;
   std::vector<size_t> sync_runs;
+  WaitSourceIndex wait_sources;
 };
 
 // AnalyzeAll's steps and what each waits for (base::RunTaskGraph; list order: the one-thread
@@ -150,7 +151,7 @@ std::vector<base::GraphTask> StepTasks(const model::Trace& trace, const AnalyzeO
     };
   };
   enum : size_t { kCtx, kCross, kGraphStart, kBlocking, kIdle, kOverlap, kHta, kLaunch, kConc, kPoints, kGraph };
-  enum : size_t { kCommWait = kGraph + 1, kPaths, kWaitCauses, kSync };
+  enum : size_t { kCommWait = kGraph + 1, kPaths, kWaitCauses, kWaitSources, kSync };
   std::vector<base::GraphTask> tasks(kSync + 1);
   // The context; beside it the collectives across ranks and the graph's steps that read only
   // the model (nodes, program order, event waits: METRICS §8).
@@ -209,10 +210,14 @@ std::vector<base::GraphTask> StepTasks(const model::Trace& trace, const AnalyzeO
   // sync points' findings (blocking, overlap with its wait split, graph).
   tasks[kPaths] = {{kGraph, kIdle}, after_ctx([&] { st.paths_status = Paths(trace, ctx, st.g, options, r); })};
   tasks[kWaitCauses] = {{kGraph, kIdle}, after_ctx([&] { AddWaitCauses(st.g, &r.gaps); })};
-  tasks[kSync] = {{kPoints, kGraph, kCommWait}, after_ctx([&] {
+  tasks[kWaitSources] = {{kGraph}, after_ctx([&] {
+                           base::PhaseSpan span("wait sources");
+                           IndexWaitSources(st.g, &st.wait_sources, options.threads);
+                         })};
+  tasks[kSync] = {{kPoints, kGraph, kCommWait, kWaitSources}, after_ctx([&] {
                     base::PhaseSpan span("sync points");
                     FindSyncFindings(ctx, r.blocking, r.overlap, &st.g, st.sync_runs, &r.sync);
-                    AddWaitSources(st.g, &r.sync, options.threads);
+                    ApplyWaitSources(st.g, st.wait_sources, &r.sync, options.threads);
                   })};
   return tasks;
 }

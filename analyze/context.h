@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyze/analysis.h"
 #include "analyze/classify.h"
 #include "analyze/graph/graph.h"
@@ -108,6 +109,13 @@ void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
 // call); a wait known only from its call also gets its streams from the edge. `threads`: the
 // same result at any count.
 void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads = 1);
+// AddWaitSources in two steps, the first reading only the graph (so it can run beside the
+// findings): the first wait edge per sync record and per call, then the points given theirs.
+struct WaitSourceIndex {
+  absl::flat_hash_map<int32_t, const graph::WaitEdge*> by_sync, by_call;
+};
+void IndexWaitSources(const graph::Graph& g, WaitSourceIndex* ix, int threads = 1);
+void ApplyWaitSources(const graph::Graph& g, const WaitSourceIndex& ix, SyncResult* out, int threads = 1);
 
 // What API calls do is model::ApiCall::semantic (model/api_names.h: CUDA runtime, driver and
 // HIP calls in one vocabulary); nothing here matches call names.

@@ -253,19 +253,30 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   FindSyncFindings(ctx, blocking, overlap, g, runs, out);
 }
 
-void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads) {
-  if (g.waits().empty()) return;
-  // The two maps at once (each keeps the first edge per key), then the points in ranges (each
-  // writes only itself).
-  absl::flat_hash_map<int32_t, const graph::WaitEdge*> by_sync, by_call;
+void IndexWaitSources(const graph::Graph& g, WaitSourceIndex* ix, int threads) {
+  // The two maps at once (each keeps the first edge per key).
   base::RunAll(threads, {[&] {
                            for (const graph::WaitEdge& w : g.waits())
-                             if (w.sync != model::kNone) by_sync.emplace(w.sync, &w);
+                             if (w.sync != model::kNone) ix->by_sync.emplace(w.sync, &w);
                          },
                          [&] {
                            for (const graph::WaitEdge& w : g.waits())
-                             if (w.api_call != model::kNone) by_call.emplace(w.api_call, &w);
+                             if (w.api_call != model::kNone) ix->by_call.emplace(w.api_call, &w);
                          }});
+}
+
+void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads) {
+  if (g.waits().empty()) return;
+  WaitSourceIndex ix;
+  IndexWaitSources(g, &ix, threads);
+  ApplyWaitSources(g, ix, out, threads);
+}
+
+void ApplyWaitSources(const graph::Graph& g, const WaitSourceIndex& ix, SyncResult* out, int threads) {
+  if (g.waits().empty()) return;
+  const auto& by_sync = ix.by_sync;
+  const auto& by_call = ix.by_call;
+  // The points in ranges (each writes only itself).
   base::ParallelFor(threads, out->points.size(), 8192, [&](size_t lo, size_t hi) {
     for (size_t i = lo; i < hi; ++i) {
       SyncPoint& p = out->points[i];
