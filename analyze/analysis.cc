@@ -1,6 +1,7 @@
 #include "analyze/analysis.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "analyze/path_analyses.h"
 #include "base/phase_log.h"
 #include "base/run_all.h"
+#include "base/run_task_graph.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
@@ -103,44 +105,6 @@ absl::Status Concurrency(const model::Trace& trace, const Context& ctx, const An
   return absl::OkStatus();
 }
 
-// The context, then what reads only it and the model, at once: the host syncs' blocking then
-// the idle gaps, overlap, HTA's figures, launch statistics, stream concurrency (classes and
-// iterations: METRICS §9). Each writes its own members of `r`.
-absl::Status ContextAnalyses(Context& ctx, const AnalyzeOptions& options, AnalysisResult& r) {
-  if (auto s = PrepareContext(ctx, &r.classes); !s.ok()) return s;
-  base::PhaseSpan context_span("context analyses");
-  absl::Status conc_status;
-  base::RunAll(options.threads, {[&] {
-                                   base::PhaseSpan span("blocking, idle");
-                                   {
-                                     base::PhaseSpan blocking_span("blocking");
-                                     ComputeBlocking(ctx, &r.blocking);
-                                   }
-                                   base::PhaseSpan idle_span("idle gaps");
-                                   ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
-                                 },
-                                 [&] {
-                                   base::PhaseSpan span("overlap");
-                                   ComputeOverlap(ctx, &r.overlap);
-                                 },
-                                 [&] {
-                                   base::PhaseSpan span("hta");
-                                   if (ctx.opt.hta_both_filters)
-                                     ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
-                                   else
-                                     ComputeHtaCompat(ctx, &r.hta);
-                                 },
-                                 [&] {
-                                   base::PhaseSpan span("launch");
-                                   ComputeLaunchStats(ctx, &r.launch);
-                                 },
-                                 [&] {
-                                   base::PhaseSpan span("concurrency");
-                                   conc_status = Concurrency(ctx.t, ctx, options, &r.concurrency);
-                                 }});
-  return conc_status;
-}
-
 // Critical path and straggler causes (METRICS §8, one shared index): they read the graph,
 // classes, iterations, blocking, cross-rank results and capture windows.
 absl::Status Paths(const model::Trace& trace, const Context& ctx, const graph::Graph& g, const AnalyzeOptions& options,
@@ -166,6 +130,98 @@ absl::Status Paths(const model::Trace& trace, const Context& ctx, const graph::G
   return absl::OkStatus();
 }
 
+// What the steps share beside the result: their statuses, the graph and the sync points' runs.
+struct Steps {
+  absl::Status ctx_status, conc_status, paths_status;
+  graph::GraphInputs graph_options;
+  std::unique_ptr<graph::GraphStart> graph_start;
+  graph::Graph g;
+  std::vector<size_t> sync_runs;
+  WaitSourceIndex wait_sources;
+};
+
+// AnalyzeAll's steps and what each waits for (base::RunTaskGraph; list order: the one-thread
+// order). The steps after the context give up when it failed.
+std::vector<base::GraphTask> StepTasks(const model::Trace& trace, const AnalyzeOptions& options, Context& ctx,
+                                       Steps& st, AnalysisResult& r) {
+  st.graph_options.threads = options.threads;
+  auto after_ctx = [&st](std::function<void()> f) {
+    return [&st, f = std::move(f)] {
+      if (st.ctx_status.ok()) f();
+    };
+  };
+  enum : size_t { kCtx, kCross, kGraphStart, kBlocking, kIdle, kOverlap, kHta, kLaunch, kConc, kPoints, kGraph };
+  enum : size_t { kCommWait = kGraph + 1, kPaths, kWaitCauses, kWaitSources, kSync };
+  std::vector<base::GraphTask> tasks(kSync + 1);
+  // The context; beside it the collectives across ranks and the graph's steps that read only
+  // the model (nodes, program order, event waits: METRICS §8).
+  tasks[kCtx].run = [&] { st.ctx_status = PrepareContext(ctx, &r.classes); };
+  tasks[kCross].run = [&] {
+    base::PhaseSpan span("cross rank");
+    r.cross_rank = AnalyzeCrossRank(trace, nullptr, options.threads);
+  };
+  tasks[kGraphStart].run = [&] {
+    base::PhaseSpan span("graph start");
+    st.graph_start = std::make_unique<graph::GraphStart>(trace, st.graph_options);
+  };
+  // What reads only the context and the model: the host syncs' blocking then the idle gaps,
+  // overlap, HTA's figures, launch statistics, stream concurrency (METRICS §9); and the sync
+  // points themselves once the blocked intervals are known.
+  tasks[kBlocking] = {{kCtx}, after_ctx([&] {
+                        base::PhaseSpan span("blocking");
+                        ComputeBlocking(ctx, &r.blocking);
+                      })};
+  tasks[kIdle] = {{kBlocking}, after_ctx([&] {
+                    base::PhaseSpan span("idle gaps");
+                    ComputeIdle(ctx, r.blocking, &r.idle, &r.gaps, &r.windows);
+                  })};
+  tasks[kOverlap] = {{kCtx}, after_ctx([&] {
+                       base::PhaseSpan span("overlap");
+                       ComputeOverlap(ctx, &r.overlap);
+                     })};
+  tasks[kHta] = {{kCtx}, after_ctx([&] {
+                   base::PhaseSpan span("hta");
+                   if (ctx.opt.hta_both_filters)
+                     ComputeHtaCompat(ctx, &r.hta, &r.hta_other, &r.hta_step_names);
+                   else
+                     ComputeHtaCompat(ctx, &r.hta);
+                 })};
+  tasks[kLaunch] = {{kCtx}, after_ctx([&] {
+                      base::PhaseSpan span("launch");
+                      ComputeLaunchStats(ctx, &r.launch);
+                    })};
+  tasks[kConc] = {{kCtx}, after_ctx([&] {
+                    base::PhaseSpan span("concurrency");
+                    st.conc_status = Concurrency(ctx.t, ctx, options, &r.concurrency);
+                  })};
+  tasks[kPoints] = {{kBlocking}, after_ctx([&] { AddSyncPoints(ctx, r.blocking, &r.sync, &st.sync_runs); })};
+  // The rest of the graph (the host syncs' releases and the collectives' last arrivals), and
+  // overlap's transfer/wait split (the cross-rank arrivals).
+  tasks[kGraph] = {{kCross, kGraphStart, kBlocking}, after_ctx([&] {
+                     base::PhaseSpan span("graph finish");
+                     st.g = st.graph_start->Finish(MakeGraphInputs(r.blocking, r.cross_rank));
+                     st.graph_start.reset();
+                   })};
+  tasks[kCommWait] = {{kCross, kOverlap}, after_ctx([&] {
+                        base::PhaseSpan span("comm wait");
+                        if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
+                      })};
+  // The paths (graph, blocking, cross rank, windows), the gaps' wait causes (graph), and the
+  // sync points' findings (blocking, overlap with its wait split, graph).
+  tasks[kPaths] = {{kGraph, kIdle}, after_ctx([&] { st.paths_status = Paths(trace, ctx, st.g, options, r); })};
+  tasks[kWaitCauses] = {{kGraph, kIdle}, after_ctx([&] { AddWaitCauses(st.g, &r.gaps); })};
+  tasks[kWaitSources] = {{kGraph}, after_ctx([&] {
+                           base::PhaseSpan span("wait sources");
+                           IndexWaitSources(st.g, &st.wait_sources, options.threads);
+                         })};
+  tasks[kSync] = {{kPoints, kGraph, kCommWait, kWaitSources}, after_ctx([&] {
+                    base::PhaseSpan span("sync points");
+                    FindSyncFindings(ctx, r.blocking, r.overlap, &st.g, st.sync_runs, &r.sync);
+                    ApplyWaitSources(st.g, st.wait_sources, &r.sync, options.threads);
+                  })};
+  return tasks;
+}
+
 }  // namespace
 
 absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const AnalyzeOptions& options) {
@@ -173,55 +229,21 @@ absl::StatusOr<AnalysisResult> AnalyzeAll(const model::Trace& trace, const Analy
   r.min_gap_ns = options.min_gap_ns;
   if (auto s = CheckGroups(options.groups); !s.ok()) return s;
   Context ctx(trace, options);
-  // Three rounds of tasks on up to --threads threads; each task writes only its own results and
-  // reads the model, the context and what earlier rounds (or earlier steps of its own task)
-  // wrote, so the results are the same at any count. With one thread they run in this order.
-  // 1. The context, then the analyses that read only it and the model (ContextAnalyses); beside
-  //    them the collectives across ranks and the dependency graph's steps that read only the
-  //    model (nodes, program order, event waits: METRICS §8).
-  absl::Status ctx_status;
-  graph::GraphInputs graph_options;
-  graph_options.threads = options.threads;
-  std::unique_ptr<graph::GraphStart> graph_start;
-  base::RunAll(options.threads, {[&] { ctx_status = ContextAnalyses(ctx, options, r); },
-                                 [&] {
-                                   base::PhaseSpan span("cross rank");
-                                   r.cross_rank = AnalyzeCrossRank(trace, nullptr, options.threads);
-                                 },
-                                 [&] {
-                                   base::PhaseSpan span("graph start");
-                                   graph_start = std::make_unique<graph::GraphStart>(trace, graph_options);
-                                 }});
-  if (!ctx_status.ok()) return ctx_status;
-  base::PhaseLog("context, analyses, cross rank, graph start");
-  // 2. The rest of the graph (the host syncs' releases and the collectives' last arrivals)
-  //    beside overlap's transfer/wait split (the cross-rank arrivals).
-  graph::Graph g;
-  base::RunAll(options.threads, {[&] {
-                                   base::PhaseSpan span("graph finish");
-                                   g = graph_start->Finish(MakeGraphInputs(r.blocking, r.cross_rank));
-                                   graph_start.reset();
-                                 },
-                                 [&] {
-                                   base::PhaseSpan span("comm wait");
-                                   if (options.comm_wait_split) ComputeCommWait(trace, r.cross_rank, &r.overlap);
-                                 }});
-  base::PhaseLog("graph, comm wait");
-  // 3. The sync points and their findings (blocking, overlap, graph), the paths (graph,
-  //    blocking, cross rank, windows) and the gaps' wait causes (graph).
-  absl::Status paths_status;
-  base::RunAll(options.threads,
-               {[&] {
-                  base::PhaseSpan span("sync points");
-                  ComputeSyncPoints(ctx, r.blocking, r.overlap, &g, &r.sync);
-                  AddWaitSources(g, &r.sync, options.threads);
-                },
-                [&] { paths_status = Paths(trace, ctx, g, options, r); }, [&] { AddWaitCauses(g, &r.gaps); }});
-  if (!paths_status.ok()) return paths_status;
+  // The steps as a graph of tasks on up to --threads threads (base::RunTaskGraph): each starts
+  // once the steps it reads have finished, not at the end of a round, so no step waits for a
+  // longer one beside it. Each writes only its own results and reads the model, the context and
+  // what the steps it waits for wrote, so the results are the same at any count; with one
+  // thread they run in this order.
+  Steps st;
+  const std::vector<base::GraphTask> tasks = StepTasks(trace, options, ctx, st, r);
+  base::RunTaskGraph(options.threads, tasks);
+  if (!st.ctx_status.ok()) return st.ctx_status;
+  if (!st.conc_status.ok()) return st.conc_status;
+  if (!st.paths_status.ok()) return st.paths_status;
   r.iterations = std::move(ctx.iters);
-  r.dependency_graph = g.stats();
-  r.dependency_graph_by_process = g.process_stats();
-  base::PhaseLog("sync points, paths");
+  r.dependency_graph = st.g.stats();
+  r.dependency_graph_by_process = st.g.process_stats();
+  base::PhaseLog("analyses");
   Summaries(trace, r);
   return r;
 }

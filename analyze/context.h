@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyze/analysis.h"
 #include "analyze/classify.h"
 #include "analyze/graph/graph.h"
@@ -92,13 +93,28 @@ void AddWaitCauses(const graph::Graph& g, std::vector<IdleGap>* gaps);
 // The analysis windows of every process (windows.h): after the launch calls are known.
 void PrepareWindows(Context& ctx);
 // `g`: the dependency graph, for rules that read its edges (nullptr: they find nothing).
+// AddSyncPoints then FindSyncFindings, in one step.
 void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
                        const graph::Graph* g, SyncResult* out);
+// ComputeSyncPoints in two steps, for callers that run the first as soon as the blocked
+// intervals are known: the points themselves into out->points (they read only the model and
+// the blocking), `runs` the offsets of their four lists; then the findings, which also read the
+// overlap, the graph and the context's launch lists, and the points in time order.
+void AddSyncPoints(const Context& ctx, const BlockingResult& blocking, SyncResult* out, std::vector<size_t>* runs);
+void FindSyncFindings(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
+                      const graph::Graph* g, const std::vector<size_t>& runs, SyncResult* out);
 void ComputeLaunchStats(const Context& ctx, LaunchStats* out);
 // Stream-wait sync points get their source from the graph's wait edges (by sync record, else by
 // call); a wait known only from its call also gets its streams from the edge. `threads`: the
 // same result at any count.
 void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads = 1);
+// AddWaitSources in two steps, the first reading only the graph (so it can run beside the
+// findings): the first wait edge per sync record and per call, then the points given theirs.
+struct WaitSourceIndex {
+  absl::flat_hash_map<int32_t, const graph::WaitEdge*> by_sync, by_call;
+};
+void IndexWaitSources(const graph::Graph& g, WaitSourceIndex* ix, int threads = 1);
+void ApplyWaitSources(const graph::Graph& g, const WaitSourceIndex& ix, SyncResult* out, int threads = 1);
 
 // What API calls do is model::ApiCall::semantic (model/api_names.h: CUDA runtime, driver and
 // HIP calls in one vocabulary); nothing here matches call names.

@@ -218,8 +218,12 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t, const std::vector<Collec
   std::map<std::tuple<int32_t, model::StringId, model::StringId>, int64_t> next_ordinal;
   // Without given arrivals, each matched collective's is estimated (the estimator only reads):
   // in ranges at once.
+  // With fewer than two participants no instance can get two ranks (a participant's second
+  // record of one instance is a duplicate), so no arrival is ever read: none is estimated (the
+  // estimator's indexes of every stream's activities cost most of this step on one-rank traces).
   std::vector<CollectiveArrival> estimated;
-  if (given == nullptr || given->size() != colls.size()) {
+  const bool can_match = r.participants.size() >= 2;
+  if (can_match && (given == nullptr || given->size() != colls.size())) {
     const ArrivalEstimator estimator(t);
     estimated.resize(colls.size());
     base::ParallelFor(threads, colls.size(), 64, [&](size_t lo, size_t hi) {
@@ -253,7 +257,7 @@ CrossRankResult AnalyzeCrossRank(const model::Trace& t, const std::vector<Collec
     inst.sequence = c.sequence;
     inst.ordinal = ordinal;
     inst.by_sequence = by_seq;
-    const CollectiveArrival& a = (*given)[i];
+    const CollectiveArrival a = can_match ? (*given)[i] : CollectiveArrival{};
     inst.ranks.push_back({static_cast<model::CollectiveId>(i), r.participants[part].rank, c.start_ns, c.end_ns, 0, part,
                           std::min(a.arrival_ns, c.start_ns), a.source});
   }

@@ -1,13 +1,19 @@
 // PathIndex: the lookups a critical-path walk needs, built once per trace in O(n) (plus sorts of
 // the few stream waits and NCCL ranges).
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "analyze/graph_inputs.h"
 #include "analyze/path_walker.h"
+#include "analyze/per_thread_parts.h"
 #include "analyze/strings.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 
 namespace overlapscope::analyze {
@@ -55,7 +61,16 @@ PathIndex::PathIndex(const model::Trace& t, const PathInputs& in) : t_(t), in_(i
                                 coll_[g] = cls_[g] == ActivityClass::kComm ? coll[g] : kNone;
                               }
                             },
-                            [&] { IndexWaits(); }, [&] { IndexHost(); }, [&] { IndexCollectives(); }});
+                            [&] { IndexWaits(); }, [&] { IndexBlocked(), IndexNccl(); },
+                            [&] {
+                              base::PhaseSpan s_("path calls");
+                              IndexCalls();
+                            },
+                            [&] {
+                              base::PhaseSpan s_("path ranges");
+                              IndexRanges();
+                            },
+                            [&] { IndexCollectives(); }});
 }
 
 int32_t PathIndex::RecorderBefore(model::StreamId rs, int64_t rec_corr) const {
@@ -123,59 +138,127 @@ void PathIndex::IndexWaits() {
   }
 }
 
-void PathIndex::IndexHost() {
-  const model::Trace& t = t_;
-  const size_t nt = t.threads().size();
+void PathIndex::IndexBlocked() {
+  const size_t nt = t_.threads().size();
   blocked_.assign(nt, {});
   const auto& iv = in_.blocking->intervals;
   for (size_t i = 0; i < iv.size(); ++i)
     if (iv[i].thread != kNone) blocked_[iv[i].thread].push_back(static_cast<int32_t>(i));
-  // Intervals are sorted by start; per thread they are disjoint (nested calls were merged).
-  calls_.assign(nt, {});
-  const auto& calls = t.api_calls();
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const model::ApiCall& a = calls[i];
-    if (a.thread == kNone) continue;
-    std::vector<int32_t>& v = calls_[a.thread];
-    if (!v.empty() && a.end_ns <= calls[v.back()].end_ns) continue;  // nested in the previous call
-    v.push_back(static_cast<int32_t>(i));
-  }
-  ranges_.assign(nt, {});
+}
+
+// Intervals are sorted by start; per thread they are disjoint (nested calls were merged). A
+// call is outermost when it ends after every call before it on its thread. In ranges of the
+// calls: each range keeps, per thread, the calls ending after every call before them in the
+// range (ends strictly growing); of those, a range keeps in the joined list the ones ending
+// after every call of the ranges before it on the thread too (a suffix of its list).
+void PathIndex::IndexCalls() {
+  const auto& calls = t_.api_calls();
+  PerThreadParts<int32_t> parts(t_.threads().size(), base::RangeBounds(in_.threads, calls.size(), in_.min_chunk));
+  parts.Fill(in_.threads, [&](size_t lo, size_t hi, std::vector<std::vector<int32_t>>& per_thread) {
+    for (size_t i = lo; i < hi; ++i) {
+      const model::ApiCall& a = calls[i];
+      if (a.thread == kNone) continue;
+      std::vector<int32_t>& v = per_thread[a.thread];
+      if (!v.empty() && a.end_ns <= calls[v.back()].end_ns) continue;  // nested in the previous call
+      v.push_back(static_cast<int32_t>(i));
+    }
+  });
+  auto end_of = [&](int32_t i) { return calls[i].end_ns; };
+  parts.Join(in_.threads, &calls_, [&](size_t, const std::vector<int32_t>& v, bool any_before, int64_t& last_end) {
+    size_t from = 0;
+    if (any_before)
+      from = std::partition_point(v.begin(), v.end(), [&](int32_t i) { return end_of(i) <= last_end; }) - v.begin();
+    if (!v.empty() && (!any_before || end_of(v.back()) > last_end)) last_end = end_of(v.back());
+    return from;
+  });
+}
+
+// The host ranges naming something (not the iteration markers, not empty), per thread in
+// ranges of Trace::ranges() joined in order; then per thread the enclosing range of each (one
+// stack) beside their union.
+void PathIndex::IndexRanges() {
+  const model::Trace& t = t_;
+  const size_t nt = t.threads().size();
   const std::string& marker = in_.iterations->marker;
-  std::vector<int8_t> is_marker(t.strings().size(), -1);
+  // Whether a name is the marker, found by the first range that meets it (a range meeting a
+  // name another is testing tests it too: the same answer).
+  std::unique_ptr<std::atomic<int8_t>[]> is_marker(new std::atomic<int8_t>[t.strings().size()]);
+  for (size_t i = 0; i < t.strings().size(); ++i) is_marker[i].store(-1, std::memory_order_relaxed);
   const auto& ranges = t.ranges();
-  std::vector<std::vector<Interval>> cover(nt);
-  std::vector<int32_t> stack;
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const model::Range& r = ranges[i];
-    if (r.thread == kNone || r.end_ns <= r.start_ns) continue;
-    int8_t& m = is_marker[r.name];
-    if (m < 0) m = !marker.empty() && StartsWith(t.str(r.name), marker) ? 1 : 0;
-    if (m) continue;  // the iteration range covers the whole step: it names nothing
-    ranges_[r.thread].idx.push_back(static_cast<int32_t>(i));
-    cover[r.thread].push_back({r.start_ns, r.end_ns});
-  }
+  PerThreadParts<int32_t> parts(nt, base::RangeBounds(in_.threads, ranges.size(), in_.min_chunk));
+  parts.Fill(in_.threads, [&](size_t lo, size_t hi, std::vector<std::vector<int32_t>>& per_thread) {
+    for (size_t i = lo; i < hi; ++i) {
+      const model::Range& r = ranges[i];
+      if (r.thread == kNone || r.end_ns <= r.start_ns) continue;
+      std::atomic<int8_t>& slot = is_marker[r.name];
+      int8_t m = slot.load(std::memory_order_relaxed);
+      if (m < 0) {
+        m = !marker.empty() && StartsWith(t.str(r.name), marker) ? 1 : 0;
+        slot.store(m, std::memory_order_relaxed);
+      }
+      if (m) continue;  // the iteration range covers the whole step: it names nothing
+      per_thread[r.thread].push_back(static_cast<int32_t>(i));
+    }
+  });
+  std::vector<std::vector<int32_t>> idx;
+  parts.Join(in_.threads, &idx, [](size_t, const std::vector<int32_t>&, bool, int64_t&) { return size_t{0}; });
+  ranges_.assign(nt, {});
+  std::vector<std::function<void()>> tasks;
   for (size_t th = 0; th < nt; ++th) {
-    ThreadRanges& tr = ranges_[th];
-    tr.parent.assign(tr.idx.size(), kNone);
-    stack.clear();
-    for (size_t k = 0; k < tr.idx.size(); ++k) {
-      const model::Range& r = ranges[tr.idx[k]];
-      while (!stack.empty() && ranges[tr.idx[stack.back()]].end_ns <= r.start_ns) stack.pop_back();
-      tr.parent[k] = stack.empty() ? kNone : stack.back();
-      stack.push_back(static_cast<int32_t>(k));
-    }
-    tr.cover = IntervalSet::FromSortedByStart(cover[th]);
+    ranges_[th].idx = std::move(idx[th]);
+    if (ranges_[th].idx.empty()) continue;
+    tasks.emplace_back([this, th, &ranges] {
+      ThreadRanges& tr = ranges_[th];
+      tr.parent.assign(tr.idx.size(), kNone);
+      std::vector<int32_t> stack;
+      for (size_t k = 0; k < tr.idx.size(); ++k) {
+        const model::Range& r = ranges[tr.idx[k]];
+        while (!stack.empty() && ranges[tr.idx[stack.back()]].end_ns <= r.start_ns) stack.pop_back();
+        tr.parent[k] = stack.empty() ? kNone : stack.back();
+        stack.push_back(static_cast<int32_t>(k));
+      }
+    });
+    tasks.emplace_back([this, th, &ranges] {
+      ThreadRanges& tr = ranges_[th];
+      std::vector<Interval> cover(tr.idx.size());
+      for (size_t k = 0; k < tr.idx.size(); ++k) cover[k] = {ranges[tr.idx[k]].start_ns, ranges[tr.idx[k]].end_ns};
+      tr.cover = IntervalSet::FromSortedByStart(cover);
+    });
   }
-  // NCCL's own ranges (own captures): a collective is called when its range starts.
-  if (const model::StringId nccl = t.FindString("NCCL"); nccl != kNone) {
-    for (const model::Range& r : ranges) {
-      if (r.kind != model::RangeKind::kNvtx || r.domain != nccl || r.thread == kNone) continue;
-      if (nccl_.empty()) nccl_.resize(nt);
-      nccl_[r.thread].push_back({r.start_ns, r.end_ns});
-    }
-    for (auto& v : nccl_) std::sort(v.begin(), v.end());
+  base::RunAll(in_.threads, tasks);
+}
+
+// NCCL's own ranges (own captures): a collective is called when its range starts.
+void PathIndex::IndexNccl() {
+  const model::StringId nccl = t_.FindString("NCCL");
+  if (nccl == kNone) return;
+  const size_t nt = t_.threads().size();
+  for (const model::Range& r : t_.ranges()) {
+    if (r.kind != model::RangeKind::kNvtx || r.domain != nccl || r.thread == kNone) continue;
+    if (nccl_.empty()) nccl_.resize(nt);
+    nccl_[r.thread].push_back({r.start_ns, r.end_ns});
   }
+  for (auto& v : nccl_) std::sort(v.begin(), v.end());
+}
+
+std::string PathIndex::HostIndexText() const {
+  std::string s;
+  for (size_t th = 0; th < t_.threads().size(); ++th) {
+    absl::StrAppend(&s, "thread ", th, " blocked");
+    for (int32_t i : blocked_[th]) absl::StrAppend(&s, " ", i);
+    s += " calls";
+    for (int32_t i : calls_[th]) absl::StrAppend(&s, " ", i);
+    s += " ranges";
+    const ThreadRanges& tr = ranges_[th];
+    for (size_t k = 0; k < tr.idx.size(); ++k) absl::StrAppend(&s, " ", tr.idx[k], "<", tr.parent[k]);
+    s += " cover";
+    for (const Interval& i : tr.cover.intervals()) absl::StrAppend(&s, " ", i.start_ns, "-", i.end_ns);
+    s += " nccl";
+    if (th < nccl_.size())
+      for (const auto& [a, b] : nccl_[th]) absl::StrAppend(&s, " ", a, "-", b);
+    s += "\n";
+  }
+  return s;
 }
 
 void PathIndex::IndexCollectives() {

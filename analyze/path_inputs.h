@@ -4,6 +4,7 @@
 // point into belong to the caller and must outlive the analysis.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/types/span.h"
@@ -45,8 +46,11 @@ struct PathInputs {
   // whole-trace path starts at the first window's start (start-up excluded), a straggler window
   // without a previous collective or iteration at the start of the capture window around it.
   absl::Span<const WindowFigures> windows;
-  // Threads the index's independent parts are built on (the same index at any count).
+  // Threads the index's independent parts are built on (the same index at any count), and the
+  // least events in one range of the calls or host ranges cut for them (tests: 1; 64 Ki: few
+  // ranges, as round 3 runs the sync points beside the index).
   int threads = 1;
+  size_t min_chunk = size_t{1} << 16;
 };
 
 // The start of `p`'s capture window that contains `t` (the latest starting at or before t), or

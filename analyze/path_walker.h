@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,9 @@ class PathIndex {
 
   const model::Trace& trace() const { return t_; }
   const PathInputs& inputs() const { return in_; }
+  // The host side of the index as text, one line per thread (its blocked intervals, outermost
+  // calls, ranges with their parents, their union, NCCL ranges): for tests that compare builds.
+  std::string HostIndexText() const;
 
  private:
   friend class PathWalker;
@@ -58,7 +62,10 @@ class PathIndex {
   };
 
   void IndexWaits();
-  void IndexHost();
+  void IndexBlocked();
+  void IndexCalls();   // calls_, in ranges of the calls
+  void IndexRanges();  // ranges_, in ranges of Trace::ranges()
+  void IndexNccl();
   void IndexCollectives();
   // The activity the recording stream `rs` had enqueued last (ending last) before the record
   // with correlation `rec_corr`; false when nothing was.

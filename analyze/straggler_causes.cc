@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -188,7 +189,10 @@ void SortAndCut(std::vector<NameDelta>& v, size_t n) {
 StragglerResult StragglerCausesOn(const PathIndex& ix, const StragglerOptions& opt) {
   const CrossRankResult& cr = *ix.inputs().cross_rank;
   StragglerResult res;
-  Comparer cmp(ix);
+  // The comparer (the user ranges per thread, a path walker, the collectives per device) is
+  // built at the first instance that needs it: a one-rank trace has none, and building it cost
+  // most of this step there.
+  std::optional<Comparer> cmp_slot;
   // (participant, op) -> summary and its per-name sums.
   absl::flat_hash_map<std::pair<int32_t, model::StringId>, std::pair<StragglerSummary, std::vector<NameDelta>>> agg;
   std::vector<std::pair<int64_t, int32_t>> order;  // (arrival, position in inst.ranks)
@@ -210,6 +214,8 @@ StragglerResult StragglerCausesOn(const PathIndex& ix, const StragglerOptions& o
     for (const CollectiveParticipant& p : inst.ranks)
       if (p.participant == inst.last) q = &p;
     if (q == nullptr) continue;
+    if (!cmp_slot) cmp_slot.emplace(ix);
+    Comparer& cmp = *cmp_slot;
     StragglerCause c;
     c.instance = static_cast<int32_t>(i);
     c.op = inst.op;

@@ -209,14 +209,14 @@ void Finish(std::vector<std::vector<findings::Emitted>> by_rule, const std::vect
 
 }  // namespace
 
-void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
-                       const graph::Graph* g, SyncResult* out) {
+void AddSyncPoints(const Context& ctx, const BlockingResult& blocking, SyncResult* out, std::vector<size_t>* runs) {
+  base::PhaseSpan s_("sp add points");
+  AddPoints(ctx.t, blocking, ctx.opt.threads, &out->points, runs);
+}
+
+void FindSyncFindings(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
+                      const graph::Graph* g, const std::vector<size_t>& runs, SyncResult* out) {
   const model::Trace& t = ctx.t;
-  std::vector<size_t> runs;
-  {
-    base::PhaseSpan s_("sp add points");
-    AddPoints(t, blocking, ctx.opt.threads, &out->points, &runs);
-  }
   const std::vector<SyncPoint>& points = out->points;  // not resized while the rules read them
   findings::FindingInputs in{t,
                              ctx.iters,
@@ -238,24 +238,45 @@ void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const
   std::vector<std::vector<findings::Emitted>> by_rule(rules.size());
   std::vector<std::function<void()>> tasks;
   for (size_t i = 0; i < rules.size(); ++i) tasks.emplace_back([&, i] { rules[i]->Find(in, &by_rule[i]); });
-  base::RunAll(ctx.opt.threads, tasks);
+  {
+    base::PhaseSpan s_("sp rules");
+    base::RunAll(ctx.opt.threads, tasks);
+  }
   base::PhaseSpan s_("sp finish");
   Finish(std::move(by_rule), runs, ctx.opt.threads, out);
 }
 
-void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads) {
-  if (g.waits().empty()) return;
-  // The two maps at once (each keeps the first edge per key), then the points in ranges (each
-  // writes only itself).
-  absl::flat_hash_map<int32_t, const graph::WaitEdge*> by_sync, by_call;
+void ComputeSyncPoints(const Context& ctx, const BlockingResult& blocking, const std::vector<DeviceOverlap>& overlap,
+                       const graph::Graph* g, SyncResult* out) {
+  std::vector<size_t> runs;
+  AddSyncPoints(ctx, blocking, out, &runs);
+  FindSyncFindings(ctx, blocking, overlap, g, runs, out);
+}
+
+void IndexWaitSources(const graph::Graph& g, WaitSourceIndex* ix, int threads) {
+  // The two maps at once (each keeps the first edge per key).
   base::RunAll(threads, {[&] {
                            for (const graph::WaitEdge& w : g.waits())
-                             if (w.sync != model::kNone) by_sync.emplace(w.sync, &w);
+                             if (w.sync != model::kNone) ix->by_sync.emplace(w.sync, &w);
                          },
                          [&] {
                            for (const graph::WaitEdge& w : g.waits())
-                             if (w.api_call != model::kNone) by_call.emplace(w.api_call, &w);
+                             if (w.api_call != model::kNone) ix->by_call.emplace(w.api_call, &w);
                          }});
+}
+
+void AddWaitSources(const graph::Graph& g, SyncResult* out, int threads) {
+  if (g.waits().empty()) return;
+  WaitSourceIndex ix;
+  IndexWaitSources(g, &ix, threads);
+  ApplyWaitSources(g, ix, out, threads);
+}
+
+void ApplyWaitSources(const graph::Graph& g, const WaitSourceIndex& ix, SyncResult* out, int threads) {
+  if (g.waits().empty()) return;
+  const auto& by_sync = ix.by_sync;
+  const auto& by_call = ix.by_call;
+  // The points in ranges (each writes only itself).
   base::ParallelFor(threads, out->points.size(), 8192, [&](size_t lo, size_t hi) {
     for (size_t i = lo; i < hi; ++i) {
       SyncPoint& p = out->points[i];

@@ -50,6 +50,16 @@ inline void RunAll(int threads, const std::vector<std::function<void()>>& tasks)
     if (e) std::rethrow_exception(e);
 }
 
+// The bounds of the ranges ParallelFor cuts [0, n) into: at most `threads` contiguous ranges of at
+// least `min_chunk` elements (one range when n is smaller); range k is [bounds[k], bounds[k+1]).
+inline std::vector<size_t> RangeBounds(int threads, size_t n, size_t min_chunk) {
+  const size_t parts = std::max<size_t>(
+      1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), n / std::max<size_t>(min_chunk, 1)));
+  std::vector<size_t> bounds(parts + 1);
+  for (size_t k = 0; k <= parts; ++k) bounds[k] = n * k / parts;
+  return bounds;
+}
+
 // Calls fn(begin, end) over [0, n) cut into at most `threads` contiguous ranges of at least
 // `min_chunk` elements, the ranges run by run(tasks) (RunAll's contract: each task once, all
 // done when it returns; a pool of threads started once, say): for loops whose iterations write

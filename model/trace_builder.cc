@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/phase_log.h"
 #include "base/run_all.h"
+#include "base/run_task_graph.h"
 
 namespace overlapscope::model {
 
@@ -242,31 +243,31 @@ absl::Status TraceBuilder::ApplyClockShift(const ClockShiftFn& fn) {
 
 // Collectives sorted by start (stable); the carriers' collective ids are remapped.
 // One vocabulary for CUDA and HIP calls: the semantic kind of each distinct name, once.
-void TraceBuilder::ClassifyApiCalls() {
-  std::vector<int8_t> semantic_of(d_.strings.size(), -1);
-  for (ApiCall& a : d_.api_calls) {
+void TraceBuilder::ClassifyApiCalls(TraceData& d) {
+  std::vector<int8_t> semantic_of(d.strings.size(), -1);
+  for (ApiCall& a : d.api_calls) {
     int8_t& s = semantic_of[a.name];
-    if (s < 0) s = static_cast<int8_t>(ClassifyApiCall(d_.strings.Get(a.name)));
+    if (s < 0) s = static_cast<int8_t>(ClassifyApiCall(d.strings.Get(a.name)));
     a.semantic = static_cast<ApiSemantic>(s);
   }
 }
 
-void TraceBuilder::SortCollectives() {
-  const size_t nc = d_.collectives.size();
+void TraceBuilder::SortCollectives(TraceData& d) {
+  const size_t nc = d.collectives.size();
   std::vector<int32_t> order(nc);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return d_.collectives[a].start_ns < d_.collectives[b].start_ns; });
+                   [&](int32_t a, int32_t b) { return d.collectives[a].start_ns < d.collectives[b].start_ns; });
   std::vector<int32_t> new_id(nc);
   std::vector<Collective> sorted(nc);
   for (size_t i = 0; i < nc; ++i) {
     new_id[order[i]] = static_cast<int32_t>(i);
-    sorted[i] = d_.collectives[order[i]];
+    sorted[i] = d.collectives[order[i]];
   }
-  d_.collectives = std::move(sorted);
-  for (auto& k : d_.kernels)
+  d.collectives = std::move(sorted);
+  for (auto& k : d.kernels)
     if (k.collective != kNone) k.collective = new_id[k.collective];
-  for (auto& m : d_.memcpys)
+  for (auto& m : d.memcpys)
     if (m.collective != kNone) m.collective = new_id[m.collective];
 }
 
@@ -283,43 +284,69 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
   for (size_t c = 0; c < d_.collectives.size(); ++c)
     if (d_.collectives[c].end_ns < d_.collectives[c].start_ns)
       return absl::InvalidArgumentError(absl::StrCat("collectives[", c, "]: end_ns < start_ns"));
-  // Each vector is sorted on its own: at once, with the same result as one after the other.
-  base::RunAll(threads,
-               {[&] {
-                  base::PhaseSpan s_("sort kernels");
-                  SortByTime(d_.kernels);
-                },
-                [&] {
-                  base::PhaseSpan s_("sort api, classify");
-                  SortByTime(d_.api_calls), ClassifyApiCalls();
-                },
-                [&] { SortByTime(d_.memcpys); }, [&] { SortByTime(d_.memsets); }, [&] { SortByTime(d_.syncs); },
-                [&] { SortByTime(d_.ranges); }, [&] { SortByTime(d_.gpu_ranges); },
-                [&] {
-                  std::stable_sort(d_.windows.begin(), d_.windows.end(),
-                                   [](const CaptureWindow& a, const CaptureWindow& b) {
-                                     return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
-                                   });
-                }});
-  {
-    base::PhaseSpan s_("sort collectives");
-    SortCollectives();
-  }
+  // The data moved into the trace, then sorted and indexed there as a graph of tasks
+  // (base::RunTaskGraph): each vector sorted on its own, each index started once the vectors it
+  // reads are sorted (the API calls' correlation index beside the kernels' sort, the activity
+  // lists beside the collectives' sort). Each task writes only its own vector or members of t,
+  // so the trace is the same at any thread count. The activities' collective ids are rewritten
+  // by the collectives' sort while the merge by time, the stream and device lists, the
+  // correlation keys and the launch joins read other members of the same activities (start,
+  // end, stream, device, correlation id): distinct objects, no task reads what it writes.
   Trace t;
   t.d_ = std::move(d_);
-  // The indexes write disjoint members of t and read only its sorted data.
-  base::RunAll(threads, {[&] {
-                           base::PhaseSpan s_("corr joins");
-                           BuildCorrelationJoins(t, threads);
-                         },
-                         [&] {
-                           base::PhaseSpan s_("gpu indexes");
-                           BuildGpuIndexes(t, threads);
-                         },
-                         [&] {
-                           base::PhaseSpan s_("time span");
-                           ComputeTimeSpan(t, threads);
-                         }});
+  TraceData& d = t.d_;
+  std::vector<GpuRef> all;
+  enum : size_t { kKernels, kApi, kMemcpys, kMemsets, kSyncs, kRanges, kGpuRanges, kWindows, kApiIndex };
+  enum : size_t { kCollectives = kApiIndex + 1, kGpuRefs, kLists, kByCorr, kCollLists, kLaunches, kTimeSpan };
+  std::vector<base::GraphTask> tasks(kTimeSpan + 1);
+  tasks[kKernels].run = [&] {
+    base::PhaseSpan s_("sort kernels");
+    SortByTime(d.kernels);
+  };
+  tasks[kApi].run = [&] {
+    base::PhaseSpan s_("sort api, classify");
+    SortByTime(d.api_calls), ClassifyApiCalls(d);
+  };
+  tasks[kMemcpys].run = [&] { SortByTime(d.memcpys); };
+  tasks[kMemsets].run = [&] { SortByTime(d.memsets); };
+  tasks[kSyncs].run = [&] { SortByTime(d.syncs); };
+  tasks[kRanges].run = [&] { SortByTime(d.ranges); };
+  tasks[kGpuRanges].run = [&] { SortByTime(d.gpu_ranges); };
+  tasks[kWindows].run = [&] {
+    std::stable_sort(d.windows.begin(), d.windows.end(), [](const CaptureWindow& a, const CaptureWindow& b) {
+      return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;
+    });
+  };
+  tasks[kApiIndex] = {{kApi}, [&] {
+                        base::PhaseSpan s_("corr index");
+                        BuildApiIndex(t, threads);
+                      }};
+  tasks[kCollectives] = {{kKernels, kMemcpys}, [&] {
+                           base::PhaseSpan s_("sort collectives");
+                           SortCollectives(d);
+                         }};
+  tasks[kGpuRefs] = {{kKernels, kMemcpys, kMemsets}, [&] {
+                       base::PhaseSpan s_("gpu refs");
+                       all = GpuRefsByTime(t);
+                     }};
+  tasks[kLists] = {{kGpuRefs}, [&] {
+                     base::PhaseSpan s_("gpu lists");
+                     BuildStreamDeviceLists(t, all, threads);
+                   }};
+  tasks[kByCorr] = {{kGpuRefs}, [&] {
+                      base::PhaseSpan s_("gpu by corr");
+                      BuildGpuByCorrelation(t, all);
+                    }};
+  tasks[kCollLists] = {{kGpuRefs, kCollectives}, [&] { BuildCollectiveLists(t, all); }};
+  tasks[kLaunches] = {{kApiIndex, kKernels, kMemcpys, kMemsets}, [&] {
+                        base::PhaseSpan s_("launch joins");
+                        BuildLaunchJoins(t, threads);
+                      }};
+  tasks[kTimeSpan] = {{kKernels, kApi, kMemcpys, kMemsets, kSyncs, kRanges, kGpuRanges}, [&] {
+                        base::PhaseSpan s_("time span");
+                        ComputeTimeSpan(t, threads);
+                      }};
+  base::RunTaskGraph(threads, tasks);
   return t;
 }
 

@@ -60,12 +60,16 @@ class TraceBuilder {
   absl::Status Validate(int threads) const;
   void DeriveCollectiveSpans();
   absl::Status ApplyClockShift(const ClockShiftFn& fn);
-  void SortCollectives();
-  void ClassifyApiCalls();  // ApiCall::semantic from each call's name (api_names.h)
-  static void BuildGpuIndexes(Trace& t, int threads);
-  static void BuildGpuLists(Trace& t, const std::vector<GpuRef>& all, int threads);  // per stream, device, collective
-  static void BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all);       // by (process, correlation)
-  static void BuildCorrelationJoins(Trace& t, int threads);
+  // Finalize's steps on the trace's data (moved into the Trace first); trace_indexes.cc says
+  // what each index reads.
+  static void SortCollectives(TraceData& d);   // by start; the activities' collective ids renumbered
+  static void ClassifyApiCalls(TraceData& d);  // ApiCall::semantic from each call's name (api_names.h)
+  static std::vector<GpuRef> GpuRefsByTime(const Trace& t);
+  static void BuildStreamDeviceLists(Trace& t, const std::vector<GpuRef>& all, int threads);
+  static void BuildCollectiveLists(Trace& t, const std::vector<GpuRef>& all);
+  static void BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all);  // by (process, correlation)
+  static void BuildApiIndex(Trace& t, int threads);
+  static void BuildLaunchJoins(Trace& t, int threads);
   static void ComputeTimeSpan(Trace& t, int threads);
 
   TraceData d_;

@@ -1,7 +1,7 @@
 // TraceBuilder's indexes of the finalized trace (trace_builder.h): per-stream, per-device and
 // per-collective activity lists, GPU activities by correlation id, the launch call of every
-// activity and the time span. Each writes its own members of the Trace and reads only its
-// sorted data, so Finalize() builds them at once.
+// activity and the time span. Each writes its own members of the Trace and reads only the
+// sorted vectors it names, so Finalize() starts each as soon as those are sorted.
 #include <algorithm>
 #include <climits>
 #include <mutex>
@@ -26,10 +26,10 @@ void BuildCsr(size_t groups, const std::vector<std::pair<int32_t, GpuRef>>& pair
 
 }  // namespace
 
-// Per-stream, per-device and per-collective activity lists (CSR), each sorted by (start, end).
-void TraceBuilder::BuildGpuIndexes(Trace& t, int threads) {
-  // Each kind's vector is sorted already: two linear merges give all activities in time order
-  // (ties: kernels, then memcpys, then memsets, as a stable sort would order them).
+// Every GPU activity in time order: each kind's vector is sorted already, so two linear merges
+// (ties: kernels, then memcpys, then memsets, as a stable sort would order them). Reads only the
+// activities' start and end.
+std::vector<GpuRef> TraceBuilder::GpuRefsByTime(const Trace& t) {
   auto by_time = [&](GpuRef a, GpuRef b) {
     int64_t sa = t.StartNs(a), sb = t.StartNs(b);
     return sa != sb ? sa < sb : t.EndNs(a) < t.EndNs(b);
@@ -40,21 +40,18 @@ void TraceBuilder::BuildGpuIndexes(Trace& t, int threads) {
     return v;
   };
   std::vector<GpuRef> all;
-  {
-    std::vector<GpuRef> k = refs_of(GpuKind::kKernel, t.d_.kernels.size());
-    std::vector<GpuRef> m = refs_of(GpuKind::kMemcpy, t.d_.memcpys.size());
-    std::vector<GpuRef> s = refs_of(GpuKind::kMemset, t.d_.memsets.size());
-    std::vector<GpuRef> km(k.size() + m.size());
-    std::merge(k.begin(), k.end(), m.begin(), m.end(), km.begin(), by_time);
-    all.resize(km.size() + s.size());
-    std::merge(km.begin(), km.end(), s.begin(), s.end(), all.begin(), by_time);
-  }
-  // The per-stream/device/collective lists and the correlation keys read only `all`: at once.
-  base::RunAll(threads, {[&] { BuildGpuLists(t, all, threads); }, [&] { BuildGpuByCorrelation(t, all); }});
+  std::vector<GpuRef> k = refs_of(GpuKind::kKernel, t.d_.kernels.size());
+  std::vector<GpuRef> m = refs_of(GpuKind::kMemcpy, t.d_.memcpys.size());
+  std::vector<GpuRef> s = refs_of(GpuKind::kMemset, t.d_.memsets.size());
+  std::vector<GpuRef> km(k.size() + m.size());
+  std::merge(k.begin(), k.end(), m.begin(), m.end(), km.begin(), by_time);
+  all.resize(km.size() + s.size());
+  std::merge(km.begin(), km.end(), s.begin(), s.end(), all.begin(), by_time);
+  return all;
 }
 
-void TraceBuilder::BuildGpuLists(Trace& t, const std::vector<GpuRef>& all, int threads) {
-  // The three lists read only `all` and write their own members: at once.
+// The per-stream and per-device activity lists (CSR, in the order of `all`): at once.
+void TraceBuilder::BuildStreamDeviceLists(Trace& t, const std::vector<GpuRef>& all, int threads) {
   base::RunAll(threads, {[&] {
                            std::vector<std::pair<int32_t, GpuRef>> by_stream;
                            by_stream.reserve(all.size());
@@ -66,17 +63,20 @@ void TraceBuilder::BuildGpuLists(Trace& t, const std::vector<GpuRef>& all, int t
                            by_device.reserve(all.size());
                            for (GpuRef r : all) by_device.push_back({t.d_.streams[t.StreamOf(r)].device, r});
                            BuildCsr(t.d_.devices.size(), by_device, t.device_offsets_, t.device_refs_);
-                         },
-                         [&] {
-                           std::vector<std::pair<int32_t, GpuRef>> by_coll;
-                           for (GpuRef r : all) {
-                             const CollectiveId c = r.kind == GpuKind::kKernel   ? t.d_.kernels[r.index].collective
-                                                    : r.kind == GpuKind::kMemcpy ? t.d_.memcpys[r.index].collective
-                                                                                 : kNone;
-                             if (c != kNone) by_coll.push_back({c, r});
-                           }
-                           BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
                          }});
+}
+
+// The per-collective activity lists (CSR, in the order of `all`): after SortCollectives, whose
+// ids they use.
+void TraceBuilder::BuildCollectiveLists(Trace& t, const std::vector<GpuRef>& all) {
+  std::vector<std::pair<int32_t, GpuRef>> by_coll;
+  for (GpuRef r : all) {
+    const CollectiveId c = r.kind == GpuKind::kKernel   ? t.d_.kernels[r.index].collective
+                           : r.kind == GpuKind::kMemcpy ? t.d_.memcpys[r.index].collective
+                                                        : kNone;
+    if (c != kNone) by_coll.push_back({c, r});
+  }
+  BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
 }
 
 void TraceBuilder::BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all) {
@@ -106,16 +106,19 @@ void TraceBuilder::BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& al
   }
 }
 
-// The correlation index of the API calls and, through it, the launch call of every activity
-// (the lookups of each kind cut into ranges for up to `threads` threads).
-void TraceBuilder::BuildCorrelationJoins(Trace& t, int threads) {
-  {
-    std::vector<ProcessId> process_of_call(t.d_.api_calls.size());
-    base::ParallelFor(threads, t.d_.api_calls.size(), size_t{1} << 15, [&](size_t lo, size_t hi) {
-      for (size_t i = lo; i < hi; ++i) process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
-    });
-    t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size(), threads);
-  }
+// The correlation index of the API calls (after their sort).
+void TraceBuilder::BuildApiIndex(Trace& t, int threads) {
+  std::vector<ProcessId> process_of_call(t.d_.api_calls.size());
+  base::ParallelFor(threads, t.d_.api_calls.size(), size_t{1} << 15, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) process_of_call[i] = t.d_.threads[t.d_.api_calls[i].thread].process;
+  });
+  t.api_by_corr_ = CorrelationIndex(t.d_.api_calls, process_of_call, t.d_.processes.size(), threads);
+}
+
+// The launch call of every activity, through the API calls' correlation index (the lookups of
+// each kind cut into ranges for up to `threads` threads). Reads the activities' device and
+// correlation id only.
+void TraceBuilder::BuildLaunchJoins(Trace& t, int threads) {
   auto launches = [&](const auto& v, std::vector<int32_t>& out) {
     out.assign(v.size(), kNone);
     base::ParallelFor(threads, v.size(), size_t{1} << 13, [&](size_t lo, size_t hi) {

@@ -249,8 +249,8 @@ void Blocking(const model::Trace& t, const analyze::AnalysisResult& r, model::Pr
   }
 }
 
-void FindingsAndSyncs(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
-                      int threads, RankReport& rk) {
+void FindingItems(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s, int threads,
+                  RankReport& rk) {
   const auto& kinds = analyze::FindingKinds();
   for (size_t k = 0; k < kinds.size(); ++k)
     rk.findings.by_kind.push_back({std::string(kinds[k]), k < s.finding_count.size() ? s.finding_count[k] : 0,
@@ -266,6 +266,10 @@ void FindingsAndSyncs(const model::Trace& t, const analyze::AnalysisResult& r, c
                           Str(t, f.call), IterationNumber(r, f.iteration), f.cost_ns, f.message, f.advice});
         }
       });
+}
+
+void SyncPointsOf(const model::Trace& t, const analyze::AnalysisResult& r, const analyze::RankSummary& s,
+                  RankReport& rk) {
   // Kinds in the order they first appear; stream waits grouped by their figures, in the order
   // each group first appears, looked up by the names' ids (one id per distinct text, 0 the
   // empty one: what Activity()'s names compare as) instead of copies of the names.
@@ -370,8 +374,18 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
   if (s.waited_for != model::kNone) rk.waited_for_most = WaitedForOf(cross, {s.waited_for, s.waited_for_ns});
   AddPathSummary(r.critical_path, r.stragglers, cross, s.process, &rk.summary);  // build_paths.cc
   rk.windows = Windows(t, r, s.process);
-  for (int32_t i : s.devices)
-    if (InRange(r.overlap, i)) rk.devices.push_back(Device(t, r, static_cast<size_t>(i), top_n));
+  // The devices, the blocking and launch figures, the findings and the sync points read only
+  // the trace and the results and write their own members of rk: at once.
+  base::RunAll(threads, {[&] {
+                           for (int32_t i : s.devices)
+                             if (InRange(r.overlap, i))
+                               rk.devices.push_back(Device(t, r, static_cast<size_t>(i), top_n));
+                         },
+                         [&] { FindingItems(t, r, s, threads, rk); }, [&] { SyncPointsOf(t, r, s, rk); },
+                         [&] {
+                           Blocking(t, r, s.process, top_n, rk);
+                           Launches(t, r, s.process, top_n, rk);
+                         }});
   rk.summary.step_time_ns = MedianStepNs(rk);  // the job overview's first column
   // "rank 3", or "pid 42 (GPU 0, GPU 1)" for a process without a rank: reports never say "rank ?".
   if (rk.rank) {
@@ -383,9 +397,6 @@ RankReport BuildRankReport(const model::Trace& t, const analyze::AnalysisResult&
   }
   for (const analyze::HtaCompat& h : r.hta)
     if (h.process == s.process) rk.hta_compat = BuildHtaCompat(h);
-  Blocking(t, r, s.process, top_n, rk);
-  FindingsAndSyncs(t, r, s, threads, rk);
-  Launches(t, r, s.process, top_n, rk);
   if (InRange(r.dependency_graph_by_process, s.process)) {
     const analyze::graph::GraphStats& g = r.dependency_graph_by_process[s.process];
     DependencyGraph d;

@@ -7,11 +7,13 @@
 // time. Collectives that collective-on-compute-stream reports (on a compute-carrying stream) are
 // left to it: one finding per collective.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "analyze/findings/finding_rule.h"
 #include "analyze/graph/graph.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze::findings {
 namespace {
@@ -72,26 +74,38 @@ class CollectiveWaitedAtOnce : public FindingRule {
   std::string_view kind() const override { return "collective-waited-at-once"; }
   void Find(const FindingInputs& in, std::vector<Emitted>* out) const override {
     if (in.graph == nullptr) return;
-    const model::Trace& t = in.t;
-    std::vector<uint8_t> computes;
-    for (const DeviceOverlap& dv : in.overlap) {
-      for (const CollectiveOverlap& co : dv.collectives) {
-        if (co.stream == model::kNone || OnComputeStream(in, dv, co)) continue;  // rule 40's
-        const model::GpuRef single[] = {co.first_activity};
-        const absl::Span<const model::GpuRef> carriers = co.collective != model::kNone
-                                                             ? t.CollectiveActivities(co.collective)
-                                                             : absl::Span<const model::GpuRef>(single);
-        if (carriers.empty()) continue;
-        if (computes.empty()) computes = ComputeStreams(in);
-        const NodeId waiter =
-            WaitedAtOnce(in, *in.graph, computes, carriers, co.stream, IssuedAt(t, co.first_activity), co.start_ns);
-        if (waiter == model::kNone) continue;
-        out->push_back({Make(in, co, *in.graph, waiter), model::kNone});
+    // Every device's collectives in one sequence (device, then collective order), looked at in
+    // ranges on in.threads threads and joined in that order: one pass's findings at any count.
+    std::vector<std::pair<int32_t, int32_t>> all;
+    for (size_t d = 0; d < in.overlap.size(); ++d)
+      for (size_t c = 0; c < in.overlap[d].collectives.size(); ++c)
+        all.emplace_back(static_cast<int32_t>(d), static_cast<int32_t>(c));
+    if (all.empty()) return;
+    const std::vector<uint8_t> computes = ComputeStreams(in);
+    base::ParallelAppend(in.threads, all.size(), 256, out, [&](size_t lo, size_t hi, std::vector<Emitted>* o) {
+      for (size_t i = lo; i < hi; ++i) {
+        const DeviceOverlap& dv = in.overlap[all[i].first];
+        Look(in, computes, dv, dv.collectives[all[i].second], o);
       }
-    }
+    });
   }
 
  private:
+  // The finding of collective co, if the stream that issued it waits for it at once.
+  void Look(const FindingInputs& in, const std::vector<uint8_t>& computes, const DeviceOverlap& dv,
+            const CollectiveOverlap& co, std::vector<Emitted>* out) const {
+    const model::Trace& t = in.t;
+    if (co.stream == model::kNone || OnComputeStream(in, dv, co)) return;  // rule 40's
+    const model::GpuRef single[] = {co.first_activity};
+    const absl::Span<const model::GpuRef> carriers =
+        co.collective != model::kNone ? t.CollectiveActivities(co.collective) : absl::Span<const model::GpuRef>(single);
+    if (carriers.empty()) return;
+    const NodeId waiter =
+        WaitedAtOnce(in, *in.graph, computes, carriers, co.stream, IssuedAt(t, co.first_activity), co.start_ns);
+    if (waiter == model::kNone) return;
+    out->push_back({Make(in, co, *in.graph, waiter), model::kNone});
+  }
+
   Finding Make(const FindingInputs& in, const CollectiveOverlap& co, const graph::Graph& g, NodeId waiter) const {
     const model::Trace& t = in.t;
     Finding fd = FindingOfCollective(kind(), in, co);
