@@ -77,6 +77,10 @@ def main():
                     help="torch.profiler's record_shapes=True (cpu_ops carry Input Dims)")
     ap.add_argument("--gemm-m", type=int, default=0,
                     help="rows of the GEMMs (make_traces.GEMM_M, default 8192): changes the tile count")
+    ap.add_argument("--alternate-order", action="store_true",
+                    help="run the scenarios in reverse order in every even capture: the first program "
+                         "of a run measures 1-1.5 %% faster whichever it is (docs/RESULTS.md \"The "
+                         "un-profiled truth: run order and clocks\"), so a fixed order biases a pair")
     args = ap.parse_args()
     if args.gemm_m:
         make_traces.GEMM_M = args.gemm_m
@@ -88,7 +92,7 @@ def main():
     names = [s for s in args.scenarios.split(",") if s]
     for cap in range(1, args.captures + 1):
         for variant in [v for v in args.variants.split(",") if v]:
-            for name in names:
+            for name in (names[::-1] if args.alternate_order and cap % 2 == 0 else names):
                 t0 = time.perf_counter()
                 sc = Scenario(name, rank, world, dev)
                 tim = time_scenario(sc, args.warmup, args.iters)
@@ -102,6 +106,7 @@ def main():
                           f"{time.perf_counter() - t0:.1f} s")
                 if rank == 0:
                     rec = {"scenario": name, "variant": variant, "capture": cap, "world_size": world,
+                           "alternate_order": args.alternate_order,
                            "timing": tim, "profiled_host_step_ms": host,
                            "profiler": {"schedule": f"wait=1,warmup=2,active={args.active}",
                                         "record_shapes": args.record_shapes, "enable_cuda_sync_events": variant == "sync"},
