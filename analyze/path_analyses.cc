@@ -1,32 +1,20 @@
 #include "analyze/path_analyses.h"
 
 #include <optional>
-#include <system_error>
-#include <thread>
 #include <utility>
 
 #include "analyze/path_walker.h"
 #include "base/phase_log.h"
+#include "base/run_all.h"
 
 namespace overlapscope::analyze {
 namespace {
 
-// Runs `a` on a new thread and `b` on this one; both on this one when no thread can be had.
+// Runs `b` and `a` at once when parallel (on the threads of the call around, base::RunAll), else
+// `b` then `a` on this thread.
 template <typename A, typename B>
 void Beside(bool parallel, A&& a, B&& b) {
-  std::thread worker;
-  if (parallel) {
-    try {
-      worker = std::thread(a);
-    } catch (const std::system_error&) {
-      parallel = false;
-    }
-  }
-  b();
-  if (parallel)
-    worker.join();
-  else
-    a();
+  base::RunAll(parallel ? 2 : 1, {b, a});
 }
 
 }  // namespace

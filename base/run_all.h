@@ -1,8 +1,10 @@
 // RunAll: runs a fixed list of independent tasks on up to `threads` threads (the calling
 // thread included), each task exactly once. For the passes that write disjoint results (the
 // model's sorts, the analyses, the report's sections), so that the outcome is the same at any
-// thread count; with threads <= 1, or when no thread can be started, the tasks run in the given
-// order on the calling thread.
+// thread count; with threads <= 1, or when no thread can be started, the tasks run one at a
+// time in the given order. Inside a task of another RunAll or RunTaskGraph it starts no threads
+// of its own beyond the largest `threads` of the calls around it: the idle threads of the
+// outermost call take its tasks (base/work_share.h).
 //
 // Failure modes: an exception thrown by a task (std::bad_alloc on a trace too large for memory)
 // is caught on its thread; once every task has run or been abandoned, the first such exception
@@ -11,43 +13,35 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <exception>
 #include <functional>
-#include <system_error>
 #include <thread>
 #include <vector>
+
+#include "base/work_share.h"
 
 namespace overlapscope::base {
 
 inline void RunAll(int threads, const std::vector<std::function<void()>>& tasks) {
   if (tasks.empty()) return;
-  std::vector<std::exception_ptr> errors(tasks.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < tasks.size(); i = next.fetch_add(1)) {
+  if (threads <= 1 && work_share::Current() == nullptr) {
+    // One thread and no call around: the tasks in order here, as RunTaskGraph would, without
+    // copying them.
+    std::exception_ptr first;
+    for (const std::function<void()>& t : tasks) {
       try {
-        tasks[i]();
+        t();
       } catch (...) {
-        errors[i] = std::current_exception();
+        if (!first) first = std::current_exception();
       }
     }
-  };
-  std::vector<std::thread> pool;
-  const size_t extra = std::min(static_cast<size_t>(std::max(threads, 1) - 1), tasks.size() - 1);
-  pool.reserve(extra);
-  for (size_t k = 0; k < extra; ++k) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // fewer threads: the others take the rest
-    }
+    if (first) std::rethrow_exception(first);
+    return;
   }
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  std::vector<GraphTask> graph(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) graph[i].run = [&t = tasks[i]] { t(); };
+  work_share::Run(threads, graph);
 }
 
 // The bounds of the ranges ParallelFor cuts [0, n) into: at most `threads` contiguous ranges of at
