@@ -70,7 +70,9 @@ TEST(DeflateTables, EveryCodeLengthLeadsToItsSymbol) {
       const bool pair = lens[s] + lens[s2] <= HuffTable::kRootBits;
       ASSERT_EQ((e & HuffTable::kPair) != 0, pair) << s << " then " << s2;
       EXPECT_EQ(e & 31, static_cast<uint32_t>(pair ? lens[s] + lens[s2] : lens[s])) << s;
-      if (pair) EXPECT_EQ(e >> 24, static_cast<uint32_t>(s2));
+      if (pair) {
+        EXPECT_EQ(e >> 24, static_cast<uint32_t>(s2));
+      }
     }
   }
 }
