@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "engine/median.h"
 
 namespace overlapscope::engine {
 namespace {
@@ -15,14 +16,6 @@ using nlohmann::ordered_json;
 
 std::string Ms(int64_t ns) { return absl::StrFormat("%.3f ms", ns / 1e6); }
 std::string Pct(double f) { return absl::StrFormat("%+.2f %%", f * 100); }
-
-template <typename T>
-T Median(std::vector<T> v) {
-  if (v.empty()) return T{};
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : static_cast<T>((v[n / 2 - 1] + v[n / 2]) / 2);
-}
 
 // Median of the per-iteration changes of the job's step under `pred` (nullopt without it).
 std::optional<double> MedianChange(const std::map<int64_t, std::vector<const rp::IterationReplay*>>& by_it,

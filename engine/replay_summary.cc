@@ -5,19 +5,12 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "engine/median.h"
 
 namespace overlapscope::engine {
 namespace {
 
 namespace rp = analyze::replay;
-
-template <typename T>
-T Median(std::vector<T> v) {
-  if (v.empty()) return T{};
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : static_cast<T>((v[n / 2 - 1] + v[n / 2]) / 2);
-}
 
 // Medians of step figures and the mean path over `figs`.
 rp::StepFigures Combine(const std::vector<const rp::StepFigures*>& figs) {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/run_all.h"
 #include "model/api_names.h"
 
 namespace overlapscope::analyze {
@@ -93,6 +95,22 @@ Finding FindingOfCollective(std::string_view kind, const FindingInputs& in, cons
   // waiting, §6): this collective's own placement would not win it back.
   fd.cost_ns = co.own_ns - co.hidden_ns - co.exposed_wait_ns;
   return fd;
+}
+
+void ForEachCollective(
+    const FindingInputs& in, std::vector<Emitted>* out,
+    const std::function<void(const DeviceOverlap&, const CollectiveOverlap&, std::vector<Emitted>*)>& look) {
+  std::vector<std::pair<int32_t, int32_t>> all;
+  for (size_t d = 0; d < in.overlap.size(); ++d)
+    for (size_t c = 0; c < in.overlap[d].collectives.size(); ++c)
+      all.emplace_back(static_cast<int32_t>(d), static_cast<int32_t>(c));
+  if (all.empty()) return;
+  base::ParallelAppend(in.threads, all.size(), 256, out, [&](size_t lo, size_t hi, std::vector<Emitted>* o) {
+    for (size_t i = lo; i < hi; ++i) {
+      const DeviceOverlap& dv = in.overlap[all[i].first];
+      look(dv, dv.collectives[all[i].second], o);
+    }
+  });
 }
 
 std::string PeerWaitNote(const FindingInputs& in, const CollectiveOverlap& co) {

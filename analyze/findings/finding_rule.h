@@ -118,6 +118,13 @@ std::vector<uint8_t> ComputeStreams(const FindingInputs& in);
 // Summed compute-class GPU time of a device's streams.
 int64_t DeviceComputeNs(const FindingInputs& in, model::DeviceId device);
 
+// Every device's collectives in one sequence (device, then collective order), each given to
+// `look` in ranges on in.threads threads, the findings joined in that order: one pass's findings
+// at any thread count. `look` only reads `in` and appends to the vector it is given.
+void ForEachCollective(
+    const FindingInputs& in, std::vector<Emitted>* out,
+    const std::function<void(const DeviceOverlap&, const CollectiveOverlap&, std::vector<Emitted>*)>& look);
+
 // The call belongs to the HIP runtime (model/api_names.h): advice then names HIP's calls.
 bool IsHipCall(const model::Trace& t, model::StringId call);
 

@@ -7,13 +7,11 @@
 // time. Collectives that collective-on-compute-stream reports (on a compute-carrying stream) are
 // left to it: one finding per collective.
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "analyze/findings/finding_rule.h"
 #include "analyze/graph/graph.h"
-#include "base/run_all.h"
 
 namespace overlapscope::analyze::findings {
 namespace {
@@ -74,19 +72,9 @@ class CollectiveWaitedAtOnce : public FindingRule {
   std::string_view kind() const override { return "collective-waited-at-once"; }
   void Find(const FindingInputs& in, std::vector<Emitted>* out) const override {
     if (in.graph == nullptr) return;
-    // Every device's collectives in one sequence (device, then collective order), looked at in
-    // ranges on in.threads threads and joined in that order: one pass's findings at any count.
-    std::vector<std::pair<int32_t, int32_t>> all;
-    for (size_t d = 0; d < in.overlap.size(); ++d)
-      for (size_t c = 0; c < in.overlap[d].collectives.size(); ++c)
-        all.emplace_back(static_cast<int32_t>(d), static_cast<int32_t>(c));
-    if (all.empty()) return;
     const std::vector<uint8_t> computes = ComputeStreams(in);
-    base::ParallelAppend(in.threads, all.size(), 256, out, [&](size_t lo, size_t hi, std::vector<Emitted>* o) {
-      for (size_t i = lo; i < hi; ++i) {
-        const DeviceOverlap& dv = in.overlap[all[i].first];
-        Look(in, computes, dv, dv.collectives[all[i].second], o);
-      }
+    ForEachCollective(in, out, [&](const DeviceOverlap& dv, const CollectiveOverlap& co, std::vector<Emitted>* o) {
+      Look(in, computes, dv, co, o);
     });
   }
 

@@ -7,14 +7,12 @@
 // Cost: the time it was held while the compute kernel ran, at most its exposed time.
 // Collectives on a compute stream are collective-on-compute-stream's.
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "analyze/findings/finding_rule.h"
 #include "analyze/graph/device_sms.h"
 #include "analyze/graph/graph.h"
-#include "base/run_all.h"
 
 namespace overlapscope::analyze::findings {
 namespace {
@@ -41,19 +39,9 @@ class CollectiveStarvedOfSms : public FindingRule {
   void Find(const FindingInputs& in, std::vector<Emitted>* out) const override {
     if (in.graph == nullptr) return;
     const graph::Graph& g = *in.graph;
-    // Every device's collectives in one sequence (device, then collective order), looked at in
-    // ranges on in.threads threads and joined in that order: one pass's findings at any count.
-    std::vector<std::pair<int32_t, int32_t>> all;
-    for (size_t d = 0; d < in.overlap.size(); ++d)
-      for (size_t c = 0; c < in.overlap[d].collectives.size(); ++c)
-        all.emplace_back(static_cast<int32_t>(d), static_cast<int32_t>(c));
-    if (all.empty()) return;
     const std::vector<uint8_t> computes = ComputeStreams(in);
-    base::ParallelAppend(in.threads, all.size(), 256, out, [&](size_t lo, size_t hi, std::vector<Emitted>* o) {
-      for (size_t i = lo; i < hi; ++i) {
-        const DeviceOverlap& dv = in.overlap[all[i].first];
-        Look(in, g, computes, dv, dv.collectives[all[i].second], o);
-      }
+    ForEachCollective(in, out, [&](const DeviceOverlap& dv, const CollectiveOverlap& co, std::vector<Emitted>* o) {
+      Look(in, g, computes, dv, co, o);
     });
   }
 

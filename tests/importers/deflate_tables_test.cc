@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "gzip_util.h"
 #include "importers/kineto/deflate_decode.h"
 #include "importers/kineto/gzip_parallel.h"
 
@@ -121,19 +122,7 @@ TEST(DeflateTables, FixedCodeBasesAndExtraBits) {
   EXPECT_EQ(Find(f.dist, dc[31]), 0u);
 }
 
-std::string Gzip9(const std::string& in, int strategy) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, strategy), Z_OK);
-  std::string out(deflateBound(&z, in.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(::deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+std::string Gzip9(const std::string& in, int strategy) { return testing::GzipOf(in, 9, strategy, 9); }
 
 // Bytes of a geometric law (byte k about twice as rare as byte k - 1: Huffman codes of up to
 // 15 bits), with runs copied from up to 32 KiB back (long distance codes too).

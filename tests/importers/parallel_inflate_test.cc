@@ -15,6 +15,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "gzip_util.h"
 #include "importers/kineto/gzip_parallel.h"
 #include "importers/kineto/input_stream.h"
 #include "test_util.h"
@@ -52,17 +53,7 @@ absl::StatusOr<std::string> ZlibGunzip(const std::string& gz) {
 }
 
 std::string Gzip(const std::string& in, int level, int strategy = Z_DEFAULT_STRATEGY) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, strategy), Z_OK);
-  std::string out(deflateBound(&z, in.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(::deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
+  return testing::GzipOf(in, level, strategy);
 }
 
 // The parallel inflate's output; *guessed: the chunks it decoded from a guessed start and kept.
