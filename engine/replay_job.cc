@@ -39,6 +39,7 @@ ReplayJobSummary SummarizeJob(const rp::ReplayResult& r, double flag_above) {
   ReplayJobSummary j;
   j.median_abs_error = r.median_abs_error;
   j.unreliable = r.median_abs_error > flag_above;
+  j.flag_above = flag_above;
   std::map<int64_t, std::vector<const rp::IterationReplay*>> by_it;
   std::map<model::ProcessId, bool> procs;
   for (const rp::IterationReplay& it : r.iterations) {
@@ -81,7 +82,8 @@ std::string ReplayJobLine(const ReplayJobSummary& job) {
     absl::StrAppend(&s, ", with contention ", Ms(*job.predicted_contention_step_ns), " (change ",
                     Pct(*job.change_contention), ")");
   if (job.change && job.unreliable)
-    absl::StrAppend(&s, absl::StrFormat(" (replay error %.2f %% > 5 %%: not reliable)", job.median_abs_error * 100));
+    absl::StrAppend(&s, absl::StrFormat(" (replay error %.2f %% > %.0f %%: not reliable)", job.median_abs_error * 100,
+                                        job.flag_above * 100));
   if (job.change)
     absl::StrAppend(&s,
                     "; the change is the median of per-iteration changes (predicted against replayed), the predicted "

@@ -47,6 +47,7 @@ struct ReplayJobSummary {
   // printed with that said next to it.
   bool unreliable = false;
   double median_abs_error = 0;
+  double flag_above = 0;  // the replay error above which it is `unreliable` (a fraction)
 };
 
 // 10 %: the error a prediction is allowed (METRICS §11's goal); a wait of that size alone moves a
