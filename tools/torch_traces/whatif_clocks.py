@@ -32,7 +32,7 @@ import torch.distributed as dist
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_traces  # noqa: E402
-from make_traces import Scenario, init_distributed, log, versions  # noqa: E402
+from make_traces import Scenario, init_distributed, log, time_scenario, versions  # noqa: E402
 
 # NVML clock-event reason bits (nvml.h, nvmlClocksEventReason*): power capping (SW 0x4, HW
 # slowdown 0x8, HW power brake 0x80) and thermal (SW 0x20, HW 0x40).
@@ -111,16 +111,11 @@ def run_phase(sc, seconds):
     n = torch.tensor([max(20, int(seconds * 1000 / (probe[0].elapsed_time(probe[1]) / 10)))], device="cuda")
     dist.broadcast(n, 0)
     iters = int(n.item())
-    evs = [torch.cuda.Event(enable_timing=True) for _ in range(iters + 1)]
-    torch.cuda.synchronize()
+    # make_traces.time_scenario times the steps (CUDA events between them); warm-up done above.
     t0 = time.time()
-    evs[0].record()
-    for i in range(iters):
-        sc.step()
-        evs[i + 1].record()
-    torch.cuda.synchronize()
+    tim = time_scenario(sc, 0, iters)
     t1 = time.time()
-    return {"start": t0, "end": t1, "per_iter_ms": [evs[i].elapsed_time(evs[i + 1]) for i in range(iters)]}
+    return {"start": t0, "end": t1, "per_iter_ms": tim["per_iter_ms"]}
 
 
 def summarize(phases, samples):
