@@ -4,8 +4,8 @@
 // uncompressed output and CPU seconds of all threads (best of ROUNDS) and checks, in one more round each, that every
 // path gives the same bytes (CRC-32 and length).
 //   parallel_inflate_bench FILE.json.gz [ROUNDS] [THREADS...]   (threads default: 1 2 cores)
-// With OVERLAPSCOPE_INFLATE_PIPELINE set, the parallel inflate decodes each batch beside the
-// previous one's resolution (ParallelGunzip::SetPipelined).
+// With OVERLAPSCOPE_WINDOWS set, the last round of each thread count prints its batches'
+// timeline (ParallelGunzip::TimesReport) to stderr.
 #include <sys/resource.h>
 #include <zlib.h>
 
@@ -101,8 +101,10 @@ int main(int argc, char** argv) {
     Result par;
     for (int r = 0; r <= rounds; ++r) {
       ParallelGunzip gz(reinterpret_cast<const uint8_t*>(file.data()), file.size(), t);
-      gz.SetPipelined(std::getenv("OVERLAPSCOPE_INFLATE_PIPELINE") != nullptr);
+      const bool timed = r == rounds - 1 && std::getenv("OVERLAPSCOPE_WINDOWS") != nullptr;
+      gz.SetTimed(timed);
       Drain([&](char* d, size_t n) { return gz.Read(d, n); }, r == rounds, &par);
+      if (timed) std::fprintf(stderr, "%d threads:\n%s", t, gz.TimesReport().c_str());
     }
     const std::string what = "parallel, " + std::to_string(t) + " threads";
     Print(what.c_str(), par);

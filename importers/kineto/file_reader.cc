@@ -223,7 +223,7 @@ absl::Status FileReader::Run() {
     int merge_threads = std::min(threads_, kMaxMergeThreads);
     if (const int m = PositiveEnv("OVERLAPSCOPE_MERGE_THREADS"); m > 0)
       merge_threads = std::min(m, kMaxParserThreads);  // measurement aid (PERFORMANCE, seventh round)
-    merge_pool_ = std::make_unique<TaskPool>(merge_threads);
+    merge_pool_ = std::make_unique<TaskPool>(merge_threads, PositiveEnv("OVERLAPSCOPE_PARSE_NICE"));
     ctx_.merge_pool = merge_pool_.get();
   }
   in_file_size_ = in_->file_size();

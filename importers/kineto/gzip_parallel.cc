@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 
 #include "importers/kineto/gzip_parallel_chunk.h"
 #include "importers/kineto/task_pool.h"
@@ -59,7 +58,7 @@ ParallelGunzip::ParallelGunzip(const uint8_t* data, size_t size, int threads, si
 ParallelGunzip::~ParallelGunzip() = default;
 
 TaskPool& ParallelGunzip::Pool() {
-  if (pool_ == nullptr) pool_ = std::make_unique<TaskPool>(threads_);
+  if (pool_ == nullptr) pool_ = std::make_unique<TaskPool>(threads_, pool_nice_);
   return *pool_;
 }
 
@@ -70,13 +69,11 @@ size_t ParallelGunzip::ChunkBytes() const {
       in > (1 << 20) ? std::clamp(static_cast<double>(decoded_) / static_cast<double>(in), 1.0, 1100.0) : 16.0;
   // Output per chunk ~ kBatchOutput / threads, and at least two blocks of the size seen so far
   // (a chunk holding no block start leaves its thread idle and the one before it twice the
-  // work), up to kMaxBatchOutput a batch (kBatchOutput pipelined: two batches in flight, within
-  // the importer's peak goal).
+  // work), up to kMaxBatchOutput a batch.
   double per_chunk = static_cast<double>(kBatchOutput) / threads_ / ratio;
   if (blocks_ >= 4) {
     const double two_blocks = 2.0 * static_cast<double>(block_bits_) / 8 / static_cast<double>(blocks_);
-    const double most = static_cast<double>(pipelined_ ? kBatchOutput : kMaxBatchOutput);
-    per_chunk = std::max(per_chunk, std::min(two_blocks, most / threads_ / ratio));
+    per_chunk = std::max(per_chunk, std::min(two_blocks, static_cast<double>(kMaxBatchOutput) / threads_ / ratio));
   }
   size_t bytes =
       chunk_bytes_ > 0 ? chunk_bytes_ : std::clamp(static_cast<size_t>(per_chunk), size_t{32} << 10, size_t{8} << 20);
@@ -110,63 +107,6 @@ absl::Status ParallelGunzip::EndMember(uint64_t end_bit) {
   return absl::OkStatus();
 }
 
-// Decodes one batch of chunks (or takes the one decoded ahead) and queues the ones kept; an
-// error comes after the chunks before it.
-absl::Status ParallelGunzip::NextBatch() {
-  if (!in_member_) {
-    if (auto s = StartMember(); !s.ok()) return s;
-  }
-  Chunks chunks = ahead_.empty() ? DecodeChunks() : std::move(ahead_);
-  ahead_.clear();
-  KeepChained(&chunks);
-  absl::Status failed = chunks.back()->status;  // a kept chunk's start is real: a real error
-  if (!failed.ok()) {
-    Recycle(chunks.back().get());
-    chunks.pop_back();
-  }
-  std::vector<std::vector<uint8_t>> win;
-  if (auto s = ChainWindows(&chunks, &win); !s.ok()) failed = s;  // earlier in the stream
-  // With whole windows no marker can fail, so the next batch starts where the last chunk ended,
-  // cut from the same figures as it would be after this batch.
-  const bool ahead = pipelined_ && failed.ok() && !chunks.empty() && win[0].size() == deflate::kWindow &&
-                     chunks.back()->why == deflate::Stop::kReachedStop;
-  std::vector<absl::Status> resolved(chunks.size());
-  std::vector<std::function<void()>> tasks;
-  for (size_t j = 0; j < chunks.size(); ++j)
-    tasks.emplace_back([&, j] { resolved[j] = Resolve(win[j], chunks[j].get()); });
-  if (ahead) {
-    for (const auto& ch : chunks) AddStats(*ch);
-    window_ = win.back();
-    ahead_ = PlanChunks(&tasks);
-  }
-  Pool().Run(tasks);
-  for (size_t j = 0; j < chunks.size(); ++j) {
-    if (!resolved[j].ok()) {
-      chunks.resize(j);
-      failed = resolved[j];
-      break;
-    }
-  }
-  for (size_t j = 0; j < chunks.size(); ++j) {
-    InflatedChunk& ch = *chunks[j];
-    const size_t len = ch.size();
-    ++chunks_kept_;
-    guessed_kept_ += j == 0 ? 0 : 1;
-    crc_ = static_cast<uint32_t>(crc32_combine(crc_, ch.crc, static_cast<z_off_t>(len)));
-    isize_ += static_cast<uint32_t>(len);
-    if (!ahead) {
-      AddStats(ch);
-      window_ = std::move(win[j + 1]);
-    }
-    const bool final = ch.why == deflate::Stop::kFinalBlock;
-    queue_.push_back(std::move(chunks[j]));
-    if (final && failed.ok()) return EndMember(cur_bit_);
-  }
-  if (failed.ok()) return absl::OkStatus();
-  if (failed.code() == absl::StatusCode::kResourceExhausted) return GzipError("inflates past 1 GiB per chunk");
-  return failed;
-}
-
 // A kept chunk's output, blocks and end: what the next batch's chunk sizes and start follow.
 void ParallelGunzip::AddStats(const InflatedChunk& ch) {
   decoded_ += static_cast<int64_t>(ch.wide_len() + ch.narrow_len());  // its size once resolved
@@ -175,79 +115,28 @@ void ParallelGunzip::AddStats(const InflatedChunk& ch) {
   cur_bit_ = ch.end_bit;
 }
 
-// The batch's chunks, decoded at once: the first from cur_bit_ with window_, the others from
-// the block start each finds in its range.
-ParallelGunzip::Chunks ParallelGunzip::DecodeChunks() {
-  std::vector<std::function<void()>> tasks;
-  Chunks chunks = PlanChunks(&tasks);
-  Pool().Run(tasks);
-  return chunks;
-}
-
-// The next batch's chunks from cur_bit_ and window_, and the tasks that decode them.
-ParallelGunzip::Chunks ParallelGunzip::PlanChunks(std::vector<std::function<void()>>* tasks) {
+// The next batch's chunks from cur_bit_: where each begins its search and stops, and how much
+// it may decode.
+ParallelGunzip::Chunks ParallelGunzip::PlanChunks() {
   const size_t c = ChunkBytes();
   const uint64_t base = cur_bit_ / 8;
+  // A guessed start decodes at most this much (a false start may decode garbage); the first
+  // chunk, whose start is known, up to 1 GiB (beyond is a gzip bomb).
+  const size_t guess_limit = (size_t{64} << 20) + 64 * c, first_limit = size_t{1} << 30;
   Chunks chunks;
   for (int j = 0; j < threads_; ++j) {
     const uint64_t begin = j == 0 ? cur_bit_ : (base + j * c) * 8;
     if (j > 0 && begin >= uint64_t{size_} * 8) break;
     chunks.push_back(std::make_unique<InflatedChunk>());
-    chunks.back()->begin_bit = begin;
-    TakeSpare(chunks.back().get());
-  }
-  // A guessed start decodes at most this much (a false start may decode garbage); the first
-  // chunk, whose start is known, up to 1 GiB (beyond is a gzip bomb).
-  const size_t guess_limit = (size_t{64} << 20) + 64 * c, first_limit = size_t{1} << 30;
-  for (size_t j = 0; j < chunks.size(); ++j) {
-    const uint64_t stop = (base + (j + 1) * c) * 8;
-    InflatedChunk* ch = chunks[j].get();
+    InflatedChunk* ch = chunks.back().get();
+    ch->begin_bit = begin;
+    ch->stop_bit = (base + (j + 1) * c) * 8;
+    ch->max_out = j == 0 ? first_limit : guess_limit;
+    TakeSpare(ch);
     // Default-initialized: 128 KiB a chunk not zeroed (BuildTable writes what it reads).
-    if (tables_.size() <= j) tables_.emplace_back(new deflate::BlockTables);
-    deflate::BlockTables* t = tables_[j].get();
-    if (j == 0) {
-      tasks->emplace_back([=, this] { DecodeKnown(data_, size_, window_, stop, first_limit, t, ch); });
-    } else {
-      tasks->emplace_back([=, this] { DecodeGuessed(data_, size_, stop, guess_limit, t, ch); });
-    }
+    if (tables_.size() <= static_cast<size_t>(j)) tables_.emplace_back(new deflate::BlockTables);
   }
   return chunks;
-}
-
-// Keeps chunk j where the last kept chunk stopped exactly at its start (so that start is a real
-// block boundary). That chunk stopped at the first boundary at or past chunk j - 1's range: a
-// start found before it is false, and a chunk that found none is skipped.
-void ParallelGunzip::KeepChained(Chunks* chunks) {
-  Chunks keep;
-  keep.push_back(std::move((*chunks)[0]));
-  for (size_t j = 1; j < chunks->size(); ++j) {
-    const InflatedChunk& prev = *keep.back();
-    const InflatedChunk* ch = (*chunks)[j].get();
-    if (!prev.status.ok() || prev.why != deflate::Stop::kReachedStop) break;
-    if (ch->start_bit == prev.end_bit) {
-      keep.push_back(std::move((*chunks)[j]));
-    } else if (ch->start_bit != UINT64_MAX && ch->start_bit > prev.end_bit) {
-      break;  // a gap before it: the next batch decodes it from prev's end
-    }
-  }
-  for (auto& ch : *chunks)
-    if (ch != nullptr) Recycle(ch.get());
-  *chunks = std::move(keep);
-  if (threads_ > 1) serial_batches_ = chunks->size() > 1 ? 0 : std::min(serial_batches_ + 1, 16);
-}
-
-// The windows in order (each chunk's last 32 KiB only: (*win)[j] is chunk j's, (*win)[j + 1]
-// the one after it). A failure drops that chunk and the ones after it.
-absl::Status ParallelGunzip::ChainWindows(Chunks* chunks, std::vector<std::vector<uint8_t>>* win) {
-  win->assign(chunks->size() + 1, {});
-  (*win)[0] = window_;
-  for (size_t j = 0; j < chunks->size(); ++j) {
-    if (auto s = NextWindow((*win)[j], *(*chunks)[j], &(*win)[j + 1]); !s.ok()) {
-      chunks->resize(j);
-      return s;
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace overlapscope::import

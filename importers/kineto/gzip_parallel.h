@@ -5,9 +5,12 @@
 // with back-references before its start kept as markers, until the first block boundary at or
 // after the next chunk's start. In order, a chunk is kept only if the previous kept one ended
 // exactly where it began (so its start is a real block boundary: never a wrong byte), its
-// window is the 32 KiB before it (resolved first, chunk after chunk), then every kept chunk's
-// markers are replaced and its CRC-32 computed in parallel. A chunk not kept is decoded again as
-// the first chunk of the next batch. Each member's CRC-32 and length are checked.
+// window is the 32 KiB before it. A batch is one round of its threads: the thread that decoded
+// a chunk waits for the chunk before it to be chained (kept or not, its window, its output's
+// offset), chains its own, then replaces its markers and computes its CRC-32 while the chunks
+// after it chain (gzip_parallel_batch.cc) — writing straight into the caller's buffer where the
+// output falls inside the Read that started the batch. A chunk not kept is decoded again as the
+// first chunk of the next batch. Each member's CRC-32 and length are checked.
 //
 // Memory: about kBatchOutput bytes of output (plus 2 bytes a symbol for the parts still holding
 // markers) per batch; the compressed data is the caller's.
@@ -21,6 +24,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -30,6 +34,7 @@
 namespace overlapscope::import {
 
 struct InflatedChunk;  // gzip_parallel_chunk.h
+struct BatchRound;     // gzip_parallel_batch.cc
 class TaskPool;        // task_pool.h
 
 class ParallelGunzip {
@@ -58,22 +63,25 @@ class ParallelGunzip {
   // the share decoded in parallel).
   int64_t guessed_kept() const { return guessed_kept_; }
   int64_t chunks_kept() const { return chunks_kept_; }
-  // On: a batch's markers are resolved in the same round of the threads as the next batch is
-  // decoded (its start and window are known once the batch's chunks are chained), one round a
-  // batch instead of two, and one more batch of output in flight, so automatic batches aim at
-  // kBatchOutput at most. The same bytes and error messages; with given chunk sizes an error
-  // also comes after the same bytes (the next batch is cut as it would be after this one).
-  // Off by default: a measurement aid (OVERLAPSCOPE_INFLATE_PIPELINE=1 in the importer).
-  void SetPipelined(bool on) { pipelined_ = on; }
+  // On: each batch's timeline is kept (when its chunks were decoded, chained and resolved,
+  // relative to the first batch's start) for TimesReport (OVERLAPSCOPE_WINDOWS in the
+  // importer: a measurement aid). Off by default.
+  void SetTimed(bool on) { timed_ = on; }
+  // One line a batch, then totals; empty when not timed.
+  std::string TimesReport() const;
+  // The nice value of the inflate's own threads (TaskPool; a measurement aid, before the first
+  // Read: OVERLAPSCOPE_INFLATE_NICE in the importer).
+  void SetPoolNice(int nice) { pool_nice_ = nice; }
 
  private:
   using Chunks = std::vector<std::unique_ptr<InflatedChunk>>;
-  absl::Status NextBatch();
-  Chunks DecodeChunks();
-  Chunks PlanChunks(std::vector<std::function<void()>>* tasks);
-  absl::Status ChainWindows(Chunks* chunks, std::vector<std::vector<uint8_t>>* win);
+  // Decodes, chains and resolves one batch; bytes of its output that fall within dst[0, cap)
+  // are written there (*direct of them), the rest queued.
+  absl::Status NextBatch(char* dst, size_t cap, size_t* direct);
+  Chunks PlanChunks();
+  void RunChunk(BatchRound& b, size_t j);
+  absl::Status Deliver(BatchRound& b, size_t* direct);
   void AddStats(const InflatedChunk& ch);
-  void KeepChained(Chunks* chunks);
   absl::Status StartMember();
   absl::Status EndMember(uint64_t end_bit);
   size_t ChunkBytes() const;
@@ -97,8 +105,17 @@ class ParallelGunzip {
   int serial_batches_ = 0;                                     // batches in a row that kept their first chunk only
   absl::Status pending_;                                       // delivered once the queue is empty
   std::vector<std::unique_ptr<deflate::BlockTables>> tables_;  // one per chunk of a batch
-  bool pipelined_ = false;
-  Chunks ahead_;                    // the next batch, decoded beside the last one's resolution (pipelined)
+  // The timeline (SetTimed): per batch its start, chunks planned and kept, output and direct
+  // bytes, and per chunk the ends of its decode, chain and resolution (seconds).
+  struct BatchTimes {
+    double start = 0, end = 0, copy = 0;  // copy: the Reads' copies of its queued bytes
+    size_t planned = 0, kept = 0, out = 0, direct = 0;
+    std::vector<double> decoded, chained, resolved;
+  };
+  bool timed_ = false;
+  int pool_nice_ = 0;
+  double t0_ = -1;
+  std::vector<BatchTimes> times_;
   std::unique_ptr<TaskPool> pool_;  // threads_ - 1 threads, started at the first batch
   std::deque<std::unique_ptr<InflatedChunk>> queue_;
   size_t queue_off_ = 0;                                // bytes of queue_.front() already delivered

@@ -168,25 +168,32 @@ absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk&
   return absl::OkStatus();
 }
 
-absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c) {
-  const size_t wl = c->wide_len();
+absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c, uint8_t* out, size_t out_n) {
+  const size_t wl = c->wide_len(), nl = c->narrow_len();
+  const uint8_t* narrow = c->narrow.p.get() + c->narrow_pre;
   c->head_n = wl;
-  if (wl == 0) {  // decoded with its window (or nothing): no markers, maybe no wide buffer at all
-    c->crc = Crc(0, c->narrow.p.get() + c->narrow_pre, c->narrow_len());
-    return absl::OkStatus();
-  }
-  // In place: byte i is written after symbol i, which lies at bytes 2 * (kWindow + i) onwards,
-  // was read: what is overwritten was read before.
-  const uint16_t* src = c->wide.p.get() + kWindow;
-  uint8_t* dst = reinterpret_cast<uint8_t*>(c->wide.p.get());
-  if (window.size() == kWindow) {  // every marker is valid: one table lookup a marker
-    NarrowWith(ByteOf(window).data(), src, wl, dst);
-  } else {
-    for (size_t i = 0; i < wl; ++i) {
-      if (!ResolveSym(src[i], window, &dst[i])) return TooFarBack();
+  const size_t to_out = std::min(out_n, wl);  // of the wide part
+  const size_t narrow_out = out_n - to_out;
+  uint32_t crc = 0;
+  if (wl > 0) {
+    // In place: byte i is written after symbol i, which lies at bytes 2 * (kWindow + i) onwards,
+    // was read: what is overwritten was read before.
+    const uint16_t* src = c->wide.p.get() + kWindow;
+    uint8_t* head = reinterpret_cast<uint8_t*>(c->wide.p.get());
+    if (window.size() == kWindow) {  // every marker is valid: one table lookup a marker
+      const std::vector<uint8_t> byte_of = ByteOf(window);
+      if (to_out > 0) NarrowWith(byte_of.data(), src, to_out, out);
+      NarrowWith(byte_of.data(), src + to_out, wl - to_out, head + to_out);
+    } else {
+      for (size_t i = 0; i < wl; ++i) {
+        if (!ResolveSym(src[i], window, i < to_out ? &out[i] : &head[i])) return TooFarBack();
+      }
     }
+    if (to_out > 0) crc = Crc(crc, out, to_out);
+    crc = Crc(crc, head + to_out, wl - to_out);
   }
-  c->crc = Crc(Crc(0, dst, wl), c->narrow.p.get() + c->narrow_pre, c->narrow_len());
+  if (narrow_out > 0) std::memcpy(out + to_out, narrow, narrow_out);
+  c->crc = Crc(crc, narrow, nl);
   return absl::OkStatus();
 }
 

@@ -13,6 +13,8 @@ namespace overlapscope::import {
 
 struct InflatedChunk {
   uint64_t begin_bit = 0;           // where its search for a block start began
+  uint64_t stop_bit = 0;            // it decodes to the first block boundary at or past this
+  size_t max_out = 0;               // decoding more output than this fails
   uint64_t start_bit = UINT64_MAX;  // its first block (UINT64_MAX: none found)
   uint64_t end_bit = 0;             // the block boundary where it stopped
   absl::Status status;              // of its decode
@@ -42,8 +44,9 @@ void DecodeGuessed(const uint8_t* data, size_t size, uint64_t stop_bit, size_t m
 
 // The window after c (whose own window is `window`, <= 32 KiB): the last 32 KiB of both.
 absl::Status NextWindow(const std::vector<uint8_t>& window, const InflatedChunk& c, std::vector<uint8_t>* next);
-// Replaces c's markers with `window`'s bytes, narrowing wide's output in place to head(), and
-// computes c->crc.
-absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c);
+// Replaces c's markers with `window`'s bytes and computes c->crc. The first out_n bytes of c's
+// output (out_n <= c->size()) go to out; the rest stay c's: wide's output narrowed in place to
+// head() (its bytes [0, out_n) not written), then the narrow part.
+absl::Status Resolve(const std::vector<uint8_t>& window, InflatedChunk* c, uint8_t* out = nullptr, size_t out_n = 0);
 
 }  // namespace overlapscope::import

@@ -1,6 +1,7 @@
 // The parallel gzip inflate's output side (see gzip_parallel.h): Read, the copy of queued
 // chunks into the caller's buffer, and the buffers kept for the next batches.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 
@@ -47,10 +48,18 @@ absl::StatusOr<size_t> ParallelGunzip::Read(char* dst, size_t n) {
         return pending_;
       }
       if (done_) break;
-      pending_ = NextBatch();
+      size_t direct = 0;
+      pending_ = NextBatch(dst + got, n - got, &direct);
+      got += direct;
       continue;
     }
+    if (!timed_ || times_.empty()) {
+      got += CopyQueued(dst + got, n - got);
+      continue;
+    }
+    const auto t = std::chrono::steady_clock::now();
     got += CopyQueued(dst + got, n - got);
+    times_.back().copy += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   }
   out_pos_ += static_cast<int64_t>(got);
   return got;

@@ -3,6 +3,9 @@
 // and a batch every few milliseconds, the launches cost a good part of a batch). Run() returns
 // once every task ran; the calling thread takes tasks too. Internal to importers/kineto.
 //
+// `nice` (measurement aid, 0: none): the pool's own threads run at that nice value (Linux,
+// setpriority on each thread; refused or elsewhere: ignored); the calling thread keeps its own.
+//
 // Failure modes: an exception a task throws (std::bad_alloc) is caught on its thread and the first
 // one in task order rethrown by Run() after every task ran or was abandoned; a pool whose threads
 // cannot be started runs the tasks on the calling thread.
@@ -15,6 +18,11 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -23,10 +31,15 @@ namespace overlapscope::import {
 
 class TaskPool {
  public:
-  explicit TaskPool(int threads) {
+  explicit TaskPool(int threads, int nice = 0) {
     for (int i = 1; i < threads; ++i) {
       try {
-        workers_.emplace_back([this] { Work(); });
+        workers_.emplace_back([this, nice] {
+#ifdef __linux__
+          if (nice != 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
+#endif
+          Work();
+        });
       } catch (const std::system_error&) {
         break;  // fewer threads
       }
