@@ -10,9 +10,11 @@
 #      .json likewise (PAIRS / 2), the .json.gz at --threads 2 (PAIRS / 2);
 #   3. the new build with each setting of VARIANTS (space-separated VAR=VALUE, alternated with the
 #      default, 4 runs each) on the .json.gz at 16 threads;
-#   4. phases and windows (OVERLAPSCOPE_PHASES=1 OVERLAPSCOPE_WINDOWS=1) of both builds at 16;
+#   4. phases and windows (OVERLAPSCOPE_PHASES=1 OVERLAPSCOPE_WINDOWS=1) of both builds at 16,
+#      and of the new one with each setting of TIMELINE_VARIANTS;
 #   5. peak memory, and the reports' bytes at 1, 2 and 16 threads against overlapscope-before's.
-# Run from the repository root: CARRY=.carry/NAME PAIRS=8 VARIANTS="..." bash tools/gz_threads_carried.sh
+# Run from the repository root (about 90 s on 16 CPUs, the trace's gzip -6 a fifth of it):
+#   CARRY=.carry/NAME PAIRS=8 VARIANTS="..." TIMELINE_VARIANTS="..." bash tools/gz_threads_carried.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 carry=${CARRY:-.carry/every_core}
@@ -82,6 +84,11 @@ for b in overlapscope-before overlapscope; do
     OVERLAPSCOPE_PHASES=1 OVERLAPSCOPE_WINDOWS=1 "${pin[@]}" "$bin/$b" analyze "$f" --json --threads 16 2>&1 >/dev/null |
       grep -E '^(phase|window|inflate)'
   done
+done
+for v in ${TIMELINE_VARIANTS:-}; do
+  echo "-- overlapscope $v trace_500.json.gz"
+  env "$v" OVERLAPSCOPE_PHASES=1 OVERLAPSCOPE_WINDOWS=1 "${pin[@]}" "$bin/overlapscope" analyze "$gz" --json --threads 16 2>&1 >/dev/null |
+    grep -E '^(phase|window|inflate)'
 done
 echo "== 5. peak memory and bytes"
 for b in overlapscope-before overlapscope; do

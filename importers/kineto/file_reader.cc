@@ -226,6 +226,13 @@ absl::Status FileReader::Run() {
     merge_pool_ = std::make_unique<TaskPool>(merge_threads, PositiveEnv("OVERLAPSCOPE_PARSE_NICE"));
     ctx_.merge_pool = merge_pool_.get();
   }
+  // OVERLAPSCOPE_SHARED_POOL=1 (=2: the inflate's tasks first): the parallel inflate's batches
+  // take turns on the parse's threads instead of threads of their own (a measurement aid,
+  // PERFORMANCE, ninth round).
+  if (const int shared = PositiveEnv("OVERLAPSCOPE_SHARED_POOL"); shared > 0 && threads_ >= 2) {
+    parse_pool_ = std::make_unique<TaskPool>(threads_, PositiveEnv("OVERLAPSCOPE_PARSE_NICE"));
+    in_->SetSharedPool(parse_pool_.get(), shared == 2);
+  }
   in_file_size_ = in_->file_size();
   compressed_ = in_->compressed();
   // Only where the second block will be a full one (a .json.gz of block_ / 2 holds ~7 blocks).

@@ -58,8 +58,13 @@ ParallelGunzip::ParallelGunzip(const uint8_t* data, size_t size, int threads, si
 ParallelGunzip::~ParallelGunzip() = default;
 
 TaskPool& ParallelGunzip::Pool() {
+  if (shared_pool_ != nullptr) return *shared_pool_;
   if (pool_ == nullptr) pool_ = std::make_unique<TaskPool>(threads_, pool_nice_);
   return *pool_;
+}
+
+void ParallelGunzip::RunTasks(const std::vector<std::function<void()>>& tasks) {
+  Pool().Run(tasks, shared_pool_ != nullptr && pool_first_);
 }
 
 size_t ParallelGunzip::ChunkBytes() const {

@@ -72,6 +72,12 @@ class ParallelGunzip {
   // The nice value of the inflate's own threads (TaskPool; a measurement aid, before the first
   // Read: OVERLAPSCOPE_INFLATE_NICE in the importer).
   void SetPoolNice(int nice) { pool_nice_ = nice; }
+  // Runs the batches on `pool`'s threads (shared with other work; `first`: before the other
+  // lists' tasks) instead of threads of its own. Before the first Read; `pool` outlives the reads.
+  void SetSharedPool(TaskPool* pool, bool first) {
+    shared_pool_ = pool;
+    pool_first_ = first;
+  }
 
  private:
   using Chunks = std::vector<std::unique_ptr<InflatedChunk>>;
@@ -88,6 +94,7 @@ class ParallelGunzip {
   void Recycle(InflatedChunk* c);
   void TakeSpare(InflatedChunk* c);
   TaskPool& Pool();
+  void RunTasks(const std::vector<std::function<void()>>& tasks);
   size_t CopyQueued(char* dst, size_t n);
 
   const uint8_t* data_;
@@ -114,6 +121,8 @@ class ParallelGunzip {
   };
   bool timed_ = false;
   int pool_nice_ = 0;
+  TaskPool* shared_pool_ = nullptr;
+  bool pool_first_ = false;
   double t0_ = -1;
   std::vector<BatchTimes> times_;
   std::unique_ptr<TaskPool> pool_;  // threads_ - 1 threads, started at the first batch

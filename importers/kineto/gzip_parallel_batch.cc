@@ -156,7 +156,7 @@ absl::Status ParallelGunzip::NextBatch(char* dst, size_t cap, size_t* direct) {
   }
   std::vector<std::function<void()>> tasks;
   for (size_t j = 0; j < n; ++j) tasks.emplace_back([this, &b, j] { RunChunk(b, j); });
-  Pool().Run(tasks);
+  RunTasks(tasks);
   if (timed_) {
     BatchTimes t;
     t.start = start - t0_;

@@ -102,7 +102,7 @@ size_t ParallelGunzip::CopyQueued(char* dst, size_t n) {
   if (planned >= (size_t{4} << 20) && threads_ > 1 && pieces.size() > 1) {
     std::vector<std::function<void()>> tasks;
     for (const Piece& p : pieces) tasks.emplace_back([=] { std::memcpy(dst + p.at, p.from, p.len); });
-    Pool().Run(tasks);
+    RunTasks(tasks);
   } else {
     for (const Piece& p : pieces) std::memcpy(dst + p.at, p.from, p.len);
   }

@@ -47,6 +47,7 @@ class ParallelGzipStream : public InputStream {
     DropDecoded();
     return r;
   }
+  void SetSharedPool(TaskPool* pool, bool first) override { gz_.SetSharedPool(pool, first); }
   bool compressed() const override { return true; }
   int64_t file_size() const override { return size_; }
   int64_t file_position() const override { return gz_.delivered_in_pos(); }

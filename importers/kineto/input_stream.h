@@ -20,6 +20,7 @@
 namespace overlapscope::import {
 
 class MappedFile;
+class TaskPool;  // task_pool.h
 
 class InputStream {
  public:
@@ -38,6 +39,10 @@ class InputStream {
   // Threads a large Read() of a plain file may use (slices read at once with pread(2): on many
   // cores one thread copying from the page cache limits the parse); gzip streams ignore it.
   virtual void SetReadThreads(int threads) {}
+  // Threads the parallel inflate takes its tasks' turns on instead of starting its own (the
+  // parse's, shared; `first`: its batches' tasks before the parse's), before the first Read;
+  // the pool outlives the stream's reads. Other streams ignore it.
+  virtual void SetSharedPool(TaskPool* pool, bool first) {}
   // The plain file mapped into memory, or nullptr (gzip, or not mapped). Owned by the stream.
   virtual const MappedFile* mapped() const { return nullptr; }
   // Size of the file on disk (compressed size for gzip), for progress reports.
