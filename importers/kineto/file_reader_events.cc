@@ -159,9 +159,7 @@ FileReader::ChunkResult FileReader::ParseChunk(const char* p, ArrayState state) 
       }
     });
   }
-  // OVERLAPSCOPE_PARSE_NICE: a measurement aid (PERFORMANCE, ninth round).
-  if (parse_pool_ == nullptr)
-    parse_pool_ = std::make_unique<TaskPool>(threads_, PositiveEnv("OVERLAPSCOPE_PARSE_NICE"));
+  if (parse_pool_ == nullptr) parse_pool_ = std::make_unique<TaskPool>(threads_);
   parse_pool_->Run(tasks);
   size_t i = 1;
   for (; i < n; ++i) {

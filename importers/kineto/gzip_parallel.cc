@@ -59,7 +59,7 @@ ParallelGunzip::~ParallelGunzip() = default;
 
 TaskPool& ParallelGunzip::Pool() {
   if (shared_pool_ != nullptr) return *shared_pool_;
-  if (pool_ == nullptr) pool_ = std::make_unique<TaskPool>(threads_, pool_nice_);
+  if (pool_ == nullptr) pool_ = std::make_unique<TaskPool>(threads_);
   return *pool_;
 }
 

@@ -69,9 +69,6 @@ class ParallelGunzip {
   void SetTimed(bool on) { timed_ = on; }
   // One line a batch, then totals; empty when not timed.
   std::string TimesReport() const;
-  // The nice value of the inflate's own threads (TaskPool; a measurement aid, before the first
-  // Read: OVERLAPSCOPE_INFLATE_NICE in the importer).
-  void SetPoolNice(int nice) { pool_nice_ = nice; }
   // Runs the batches on `pool`'s threads (shared with other work; `first`: before the other
   // lists' tasks) instead of threads of its own. Before the first Read; `pool` outlives the reads.
   void SetSharedPool(TaskPool* pool, bool first) {
@@ -120,7 +117,6 @@ class ParallelGunzip {
     std::vector<double> decoded, chained, resolved;
   };
   bool timed_ = false;
-  int pool_nice_ = 0;
   TaskPool* shared_pool_ = nullptr;
   bool pool_first_ = false;
   double t0_ = -1;

@@ -30,8 +30,7 @@ class ParallelGzipStream : public InputStream {
         map_(map),
         mapped_(std::move(mapped)),
         gz_(static_cast<const uint8_t*>(map), static_cast<size_t>(size), threads) {
-    gz_.SetTimed(std::getenv("OVERLAPSCOPE_WINDOWS") != nullptr);  // measurement aids
-    gz_.SetPoolNice(PositiveEnv("OVERLAPSCOPE_INFLATE_NICE"));
+    gz_.SetTimed(std::getenv("OVERLAPSCOPE_WINDOWS") != nullptr);  // a measurement aid
   }
   ~ParallelGzipStream() override {
     if (const std::string r = gz_.TimesReport(); !r.empty()) std::fputs(r.c_str(), stderr);

@@ -8,14 +8,12 @@
 // task may wait for an earlier one of its list: that one has started). Internal to
 // importers/kineto.
 //
-// `nice` (measurement aid, 0: none): the pool's own threads run at that nice value (Linux,
-// setpriority on each thread; refused or elsewhere: ignored); the calling thread keeps its own.
-//
 // Failure modes: an exception a task throws (std::bad_alloc) is caught on its thread and the first
 // one in task order rethrown by Run() after every task of the list ran or was abandoned; a pool
 // whose threads cannot be started runs the tasks on the calling threads.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -23,12 +21,6 @@
 #include <exception>
 #include <functional>
 #include <mutex>
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-#include <algorithm>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -37,15 +29,10 @@ namespace overlapscope::import {
 
 class TaskPool {
  public:
-  explicit TaskPool(int threads, int nice = 0) {
+  explicit TaskPool(int threads) {
     for (int i = 1; i < threads; ++i) {
       try {
-        workers_.emplace_back([this, nice] {
-#ifdef __linux__
-          if (nice != 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
-#endif
-          Work();
-        });
+        workers_.emplace_back([this] { Work(); });
       } catch (const std::system_error&) {
         break;  // fewer threads
       }
