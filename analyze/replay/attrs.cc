@@ -83,7 +83,6 @@ void HostAttrs(const model::Trace& t, const graph::Graph& g, NodeAttrs& a) {
   for (graph::NodeId v = g.num_gpu(); v < g.num_nodes(); ++v) {
     const model::ApiCall& c = t.api_calls()[g.ApiIndex(v)];
     a.thread[v - g.num_gpu()] = c.thread;
-    a.process[v] = c.thread >= 0 ? t.ProcessOfThread(c.thread) : model::kNone;
     a.name[v] = c.name;
   }
 }
@@ -99,8 +98,8 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
   const int32_t n = g.num_nodes();
   a.num_gpu = g.num_gpu();
   // What only GPU nodes or only host calls have is sized for them alone (each about half the
-  // nodes: 13 bytes a host call and 4 a GPU node of pages never faulted in).
-  AssignFresh(a.process, n, model::ProcessId{model::kNone});
+  // nodes: 17 bytes a host call and 4 a GPU node of pages never faulted in).
+  AssignFresh(a.process, a.num_gpu, model::ProcessId{model::kNone});
   AssignFresh(a.device, a.num_gpu, model::DeviceId{model::kNone});
   AssignFresh(a.thread, n - a.num_gpu, model::ThreadId{model::kNone});
   AssignFresh(a.cls, a.num_gpu, GpuClass::kSync);

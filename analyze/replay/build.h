@@ -19,8 +19,8 @@ namespace overlapscope::analyze::replay {
 // Per node of the graph (GPU nodes first, then host calls, graph.h's numbering).
 struct NodeAttrs {
   int32_t num_gpu = 0;
-  std::vector<model::ProcessId> process;
-  // device, cls, iteration and blocks: GPU nodes only (num_gpu entries).
+  // process, device, cls, iteration and blocks: GPU nodes only (num_gpu entries).
+  std::vector<model::ProcessId> process;           // of the device
   std::vector<model::DeviceId> device;             // kNone: no stream or device known
   std::vector<model::ThreadId> thread;             // host calls only: ThreadOf()
   std::vector<GpuClass> cls;                       // as ReplayInputs' classes
