@@ -82,8 +82,7 @@ void GpuAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& 
 void HostAttrs(const model::Trace& t, const graph::Graph& g, NodeAttrs& a) {
   for (graph::NodeId v = g.num_gpu(); v < g.num_nodes(); ++v) {
     const model::ApiCall& c = t.api_calls()[g.ApiIndex(v)];
-    a.thread[v] = c.thread;
-    a.process[v] = c.thread >= 0 ? t.ProcessOfThread(c.thread) : model::kNone;
+    a.thread[v - g.num_gpu()] = c.thread;
     a.name[v] = c.name;
   }
 }
@@ -98,15 +97,17 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
   NodeAttrs a;
   const int32_t n = g.num_nodes();
   a.num_gpu = g.num_gpu();
-  AssignFresh(a.process, n, model::ProcessId{model::kNone});
-  AssignFresh(a.device, n, model::DeviceId{model::kNone});
-  AssignFresh(a.thread, n, model::ThreadId{model::kNone});
-  AssignFresh(a.cls, n, GpuClass::kSync);
-  AssignFresh(a.iteration, n, int32_t{model::kNone});
+  // What only GPU nodes or only host calls have is sized for them alone (each about half the
+  // nodes: 17 bytes a host call and 4 a GPU node of pages never faulted in).
+  AssignFresh(a.process, a.num_gpu, model::ProcessId{model::kNone});
+  AssignFresh(a.device, a.num_gpu, model::DeviceId{model::kNone});
+  AssignFresh(a.thread, n - a.num_gpu, model::ThreadId{model::kNone});
+  AssignFresh(a.cls, a.num_gpu, GpuClass::kSync);
+  AssignFresh(a.iteration, a.num_gpu, int32_t{model::kNone});
   AssignFresh(a.name, n, model::StringId{0});
   a.op = ZeroedVector<model::StringId>(n);
   a.communicator = ZeroedVector<model::StringId>(n);
-  AssignFresh(a.blocks, n, 0);
+  AssignFresh(a.blocks, a.num_gpu, 0);
   a.carries_collective = ZeroedVector<uint8_t>(n);
   GpuAttrs(t, g, in, a);
   HostAttrs(t, g, a);

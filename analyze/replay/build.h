@@ -19,15 +19,18 @@ namespace overlapscope::analyze::replay {
 // Per node of the graph (GPU nodes first, then host calls, graph.h's numbering).
 struct NodeAttrs {
   int32_t num_gpu = 0;
-  std::vector<model::ProcessId> process;
-  std::vector<model::DeviceId> device;             // GPU nodes; kNone for host calls
-  std::vector<model::ThreadId> thread;             // host calls; kNone for GPU nodes
-  std::vector<GpuClass> cls;                       // GPU nodes (host calls: kSync, unused)
-  std::vector<int32_t> iteration;                  // GPU nodes: index into ReplayInputs::iterations
+  // process, device, cls, iteration and blocks: GPU nodes only (num_gpu entries).
+  std::vector<model::ProcessId> process;           // of the device
+  std::vector<model::DeviceId> device;             // kNone: no stream or device known
+  std::vector<model::ThreadId> thread;             // host calls only: ThreadOf()
+  std::vector<GpuClass> cls;                       // as ReplayInputs' classes
+  std::vector<int32_t> iteration;                  // index into ReplayInputs::iterations
   std::vector<model::StringId> name;               // activity or call name
   ZeroedVector<model::StringId> op, communicator;  // collective carriers; 0 otherwise
   std::vector<int32_t> blocks;                     // kernels: grid x*y*z; 0 otherwise
   ZeroedVector<uint8_t> carries_collective;
+
+  model::ThreadId ThreadOf(int32_t host_call) const { return thread[host_call - num_gpu]; }
 };
 // InvalidArgument when the inputs' vectors are not parallel to the trace's.
 absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in);

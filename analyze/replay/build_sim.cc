@@ -236,11 +236,11 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     if (nosync) sim_.dur[v] = tail;
   }
   if (gpu && !SmWait(v, explain.b) && !strict_) DeviceOrder(v, explain.b);
-  if (!gpu && a_.thread[v] >= 0) {
+  if (!gpu && a_.ThreadOf(v) >= 0) {
     // A host call with no program-order predecessor (nested calls, a thread's first call)
     // follows the previous call of its thread (host calls are numbered by start) by its
     // recorded distance, so it moves with its thread.
-    graph::NodeId& last = last_call_[a_.thread[v]];
+    graph::NodeId& last = last_call_[a_.ThreadOf(v)];
     if (!program_order && last >= 0) rows_.Append({last, Dep::kAfterStart, g_.StartNs(v) - g_.StartNs(last)});
     last = v;
   }

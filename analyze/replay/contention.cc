@@ -60,18 +60,20 @@ class DeviceModel {
   std::vector<Placed> compute, comm, rec_comm;  // filled by the caller
 
   // The waits of the communication kernels for SMs (into out.waits), then their placement with
-  // them.
-  void Waits(ContentionFactors& out, const std::vector<uint8_t>& waited) {
+  // them. `roots`: per GPU node, whether it is the releasing kernel of a communication kernel.
+  void Waits(ContentionFactors& out, const std::vector<uint8_t>& waited, const std::vector<bool>& roots) {
     SortByStart(compute);
     const std::vector<int64_t> max_end = PrefixMaxEnd(compute);
     std::vector<Span> rec_compute;
     rec_compute.reserve(compute.size());
-    absl::flat_hash_map<int32_t, const Placed*> first_released;  // releasing kernel -> first K
-    first_released.reserve(compute.size());                      // at most one each: no rehash
+    // Releasing kernel -> the first K it releases; only the communication kernels' releasing
+    // kernels are ever looked up (one each at most: no rehash).
+    absl::flat_hash_map<int32_t, const Placed*> first_released;
+    first_released.reserve(comm.size());
     for (const Placed& k : compute) {
       rec_compute.push_back({g_.rec_start[k.v], g_.rec_end[k.v]});
       const int32_t root = ReleasingKernel(a_, s_, k.v);
-      if (root >= 0) first_released.try_emplace(root, &k);
+      if (root >= 0 && roots[root]) first_released.try_emplace(root, &k);
     }
     rec_compute = MergeSpans(std::move(rec_compute));
     MeetingCursor running(compute, max_end);
@@ -289,7 +291,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
       if (!dm[d]) continue;
       DeviceModel& m = *dm[d];
       ContentionFactors& o = part[d];
-      m.Waits(o, waited);
+      m.Waits(o, waited, root);
       m.Prepare();
       for (const Placed& k : m.compute) {
         double sd = 0;

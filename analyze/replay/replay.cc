@@ -132,37 +132,45 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   if (2 * graph_edges + 5 * int64_t{g.num_nodes()} > kMaxSimEdges)
     return absl::ResourceExhaustedError("replay: the dependency graph is too large to simulate (over 2^31 edges)");
   // What the replayed graph and the prediction's share (one copy of the recorded times, the
-  // launches' facts) beside the attributes: both only read the graph. The changes' matches follow
-  // the attributes on their thread (the shorter of the two, off the prediction's path).
+  // launches' facts) beside the attributes: both only read the graph. The changes' matches and the
+  // GPU nodes per iteration follow the attributes on their thread (the shared arrays take about as
+  // long), off both simulations' paths.
   SimShared shared;
   absl::StatusOr<NodeAttrs> attrs;
   std::optional<ChangeEffects> fx;
+  const int32_t iters = static_cast<int32_t>(in.iterations.size());
+  // The GPU nodes per iteration: the replay's, and the prediction's where a change removes nodes
+  // (else the same).
+  IterationNodes idx;
+  std::vector<int32_t> kept;  // the iterations with GPU work
+  std::vector<IterationReplay> its;
+  auto group = [&] {
+    idx = GroupByIteration(*attrs, iters, nullptr);
+    for (int32_t i = 0; i < iters; ++i) {
+      if (idx.off[i] != idx.off[i + 1]) kept.push_back(i);  // else no GPU work in this iteration
+    }
+    its.resize(kept.size());
+  };
   BothAtOnce([&] { shared = ShareOf(t, g); },
              [&] {
                attrs = CollectAttrs(t, g, in);
-               if (attrs.ok() && !o.changes.empty()) fx = MatchChanges(t, *attrs, o.changes);
+               if (!attrs.ok()) return;
+               if (!o.changes.empty()) fx = MatchChanges(t, *attrs, o.changes);
+               group();
              });
   if (!attrs.ok()) return attrs.status();
   const NodeAttrs& a = *attrs;
   ReplayResult r;
   r.strict = o.strict;
   CountGraph(g, r.counts);
-  const int32_t iters = static_cast<int32_t>(in.iterations.size());
   std::optional<SimGraph> sim;
   std::optional<Schedule> pred, pred_c;
   bool contention_ran = false;
-  // The GPU nodes per iteration: the replay's, and the prediction's where a change removes nodes
-  // (else the same: the replay's thread groups them first and the prediction takes them).
-  IterationNodes idx;
-  std::promise<void> grouped;
-  const std::shared_future<void> idx_done = grouped.get_future().share();
   std::optional<IterationNodes> own_idx_pred;
   const IterationNodes* idx_pred = &idx;
   // The prediction's figures without contention are computed in chunks by whichever thread is
   // free once the uncontended schedule is known: the replay's thread (done with its own
   // figures while the contention model runs) and the prediction's (after that model).
-  std::vector<int32_t> kept;  // the iterations with GPU work (idx_done: set)
-  std::vector<IterationReplay> its;
   std::atomic<size_t> next_chunk{0};
   auto predicted_chunks = [&] {
     constexpr size_t kChunk = 256;
@@ -191,8 +199,6 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     if (fx->any_removed) {
       own_idx_pred = GroupByIteration(a, iters, &fx->removed);
       idx_pred = &*own_idx_pred;
-    } else {
-      idx_done.wait();
     }
     pred_signalled = true;
     pred_ready.set_value(true);
@@ -200,7 +206,6 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
       pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, r);
       contention_ran = true;
     }
-    idx_done.wait();
     predicted_chunks();
   };
   // The prediction runs on a second thread beside the replay (same result either way: they
@@ -218,12 +223,6 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
       }
     });
   }
-  idx = GroupByIteration(a, iters, nullptr);
-  for (int32_t i = 0; i < iters; ++i) {
-    if (idx.off[i] != idx.off[i + 1]) kept.push_back(i);  // else no GPU work in this iteration
-  }
-  its.resize(kept.size());
-  grouped.set_value();
   ReplayCounts counts = r.counts;
   SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
   if (side.joinable()) {

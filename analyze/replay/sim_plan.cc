@@ -64,18 +64,32 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
     big.emplace_back(at, lag);
     return kBigLag;
   };
+  // Each row is read once: its edges placed and its constraints counted (CountRow's counts) in
+  // the same pass.
+  const std::vector<int32_t>& group = g.group.values();
   for (int32_t to = 0; to < n; ++to) {
+    int32_t starts = 0, releases = 0;
     for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
       const SimEdge& e = g.preds[i];
       if (e.dep == Dep::kAfterStart) {
         const int64_t at = s.off_s[e.from]++;
         s.on_start[at] = {to, narrow(g.Lag(i), at, s.big_start)};
+        ++starts;
       } else {
         const int64_t at = s.off_e[e.from]++;
         s.on_end[at] = {e.dep == Dep::kRelease ? ~to : to, narrow(g.Lag(i), at, s.big_end)};
+        if (e.dep == Dep::kRelease) {
+          ++releases;
+        } else {
+          ++starts;
+        }
       }
     }
-    if (p != nullptr) CountRow(g, to, p->cnt_s, p->cnt_e, &p->has_release);
+    if (p != nullptr) {
+      p->cnt_s[to] += starts;
+      p->cnt_e[to] += releases + (group[to] >= 0 ? 1 : 0);
+      if (releases > 0) p->has_release[to] = 1;
+    }
   }
   // off[v] now holds v's end (the next node's begin): shift back by one.
   for (int32_t v = n; v > 0; --v) {
@@ -104,8 +118,9 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted) {
   }
   p.group_cnt.assign(g.num_groups, 0);
   p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
+  const std::vector<int32_t>& group = g.group.values();
   for (int32_t v = 0; v < n; ++v) {
-    if (g.group[v] >= 0) ++p.group_off[g.group[v] + 1];
+    if (group[v] >= 0) ++p.group_off[group[v] + 1];
   }
   for (int32_t k = 0; k < g.num_groups; ++k) {
     p.group_cnt[k] = static_cast<int32_t>(p.group_off[k + 1]);
@@ -113,7 +128,7 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted) {
   }
   p.members.resize(static_cast<size_t>(p.group_off.back()));
   for (int32_t v = 0; v < n; ++v) {
-    if (g.group[v] >= 0) p.members[p.group_off[g.group[v]]++] = v;
+    if (group[v] >= 0) p.members[p.group_off[group[v]]++] = v;
   }
   for (int32_t k = g.num_groups; k > 0; --k) p.group_off[k] = p.group_off[k - 1];
   p.group_off[0] = 0;
