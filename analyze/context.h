@@ -71,7 +71,9 @@ struct Context {
 
 // The pieces AnalyzeAll runs, in order (each reads what the earlier ones produced).
 absl::Status PrepareContext(Context& ctx, ClassificationSummary* summary);
-void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out);
+// Each device's activities are read in ranges of at least `min_chunk` at once on up to
+// ctx.opt.threads threads (the same result at any count; tests set a small min_chunk).
+void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out, size_t min_chunk = size_t{1} << 14);
 // HTA's figures per process into `out`; with `other`, also under the opposite step-filter
 // decision (the per-rank reduction decides it for the whole job later); with `step_names`, the
 // trace's first two distinct ProfilerStep#N names (enough to tell a job's ">= 2").

@@ -1,9 +1,13 @@
 // Overlap per device and window (METRICS.md §2) and HTA's number for comparison.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
+#include "absl/container/flat_hash_set.h"
 #include "analyze/context.h"
+#include "analyze/overlap_part.h"
 #include "analyze/strings.h"
+#include "base/run_all.h"
 #include "model/bounds.h"
 
 namespace overlapscope::analyze {
@@ -19,38 +23,36 @@ void FillStats(const IntervalSet& c, const IntervalSet& m, OverlapStats& s) {
     s.compute_share_overlapped = static_cast<double>(s.hidden_comm_ns) / static_cast<double>(s.compute_ns);
 }
 
-// An overlapped compute kernel: its name's dense slot, duration and iteration.
-struct OverlappedInstance {
-  int32_t name_slot;
-  int32_t iteration;
-  int64_t dur;
-};
-
-// Slots shared across devices (sized once for the trace, reset after each device, so a device
-// costs its own activities, not the trace's iteration or name count): iteration -> index into
-// the device's iterations, and compute-kernel name -> dense name slot.
-struct SharedSlots {
-  std::vector<int32_t> of_iteration;
-  std::vector<int32_t> of_name;
-};
-
-// The overlap of one device, built in one pass over its activities in start order (Add), then
-// finished per iteration (IterationStats), per kernel name (Slowdowns) and for the contention
-// sums (Contention).
+// The overlap of one device: its activities in ranges at once (PartBuilder), merged in range
+// order, then finished per iteration (IterationStats), per kernel name (Slowdowns) and for the
+// contention sums (Contention).
 class DeviceOverlapBuilder {
  public:
   DeviceOverlapBuilder(const Context& ctx, model::DeviceId d, SharedSlots& slots)
       : ctx_(ctx), t_(ctx.t), d_(d), sets_(ctx.dev[d]), slots_(slots) {}
 
-  DeviceOverlap Run(absl::Span<const model::GpuRef> acts) {
+  DeviceOverlap Run(absl::Span<const model::GpuRef> acts, std::vector<SharedSlots>& part_slots, size_t min_chunk) {
     dv_.device = d_;
     dv_.process = t_.ProcessOfDevice(d_);
     FillStats(sets_.compute, sets_.comm, dv_.whole);
     dv_.whole.activities = static_cast<int64_t>(acts.size());
     dv_.exposed_comm = sets_.comm.Subtract(sets_.compute).intervals();
     dv_.hidden_comm = sets_.comm.Intersect(sets_.compute).intervals();
-    const std::vector<Interval>& spans = ctx_.act_span[d_];
-    for (size_t ai = 0; ai < acts.size(); ++ai) Add(acts[ai], ai, spans[ai]);
+    const std::vector<size_t> bounds = base::RangeBounds(ctx_.opt.threads, acts.size(), min_chunk);
+    std::vector<OverlapPart> parts(bounds.size() - 1);
+    if (part_slots.size() < parts.size()) part_slots.resize(parts.size());
+    std::vector<std::function<void()>> tasks;
+    for (size_t k = 0; k < parts.size(); ++k)
+      tasks.emplace_back([&, k] {
+        SharedSlots& sl = part_slots[k];
+        if (sl.of_iteration.empty()) {  // sized on the thread that fills it
+          sl.of_iteration.assign(ctx_.iters.iterations.size(), -1);
+          sl.of_name.assign(t_.strings().size(), -1);
+        }
+        FillOverlapPart(ctx_, d_, acts, bounds[k], bounds[k + 1], sl, &parts[k]);
+      });
+    base::RunAll(ctx_.opt.threads, tasks);
+    for (OverlapPart& p : parts) Merge(p);
     IterationStats();
     Contention(Slowdowns());
     dv_.whole.net_overlap_gain_ns = dv_.whole.hidden_comm_ns - dv_.whole.contention_ns;
@@ -64,26 +66,7 @@ class DeviceOverlapBuilder {
   }
 
  private:
-  // Compute/comm intervals tagged with their iteration slot (bit 0 of `tag`: 1 = comm); grouped
-  // by a stable counting sort in IterationStats, so each group stays in start order.
-  struct Tagged {
-    Interval iv;
-    int32_t tag;
-  };
-
-  void Add(model::GpuRef r, size_t ai, const Interval& span) {
-    const ActivityClass c = ctx_.Cls(r);
-    if (c == ActivityClass::kSync) return;
-    const int32_t it = ctx_.iters.Of(r);
-    if (it != model::kNone) AddToIteration(it, c, span);
-    if (c == ActivityClass::kCompute)
-      AddCompute(ctx_.act_name[d_][ai], it, span);
-    else if (c == ActivityClass::kComm)
-      AddCollective(r, span);
-  }
-  void AddToIteration(int32_t it, ActivityClass c, const Interval& span);
-  void AddCompute(model::StringId name, int32_t it, const Interval& span);
-  void AddCollective(model::GpuRef r, const Interval& span);
+  void Merge(OverlapPart& p);
   void IterationStats();
   std::vector<int64_t> Slowdowns();
   void Contention(const std::vector<int64_t>& median_alone);
@@ -102,78 +85,50 @@ class DeviceOverlapBuilder {
   std::vector<model::StringId> names_used_;
   std::vector<std::vector<int64_t>> alone_, overl_;
   std::vector<OverlappedInstance> overlapped_list_;
-  absl::flat_hash_map<model::CollectiveId, bool> seen_collective_;
-  size_t comm_cursor_ = 0;
+  absl::flat_hash_set<model::CollectiveId> seen_collective_;
 };
 
-// Per-iteration buckets (activities come in start order, so each bucket stays sorted).
-void DeviceOverlapBuilder::AddToIteration(int32_t it, ActivityClass c, const Interval& span) {
-  const int64_t s = span.start_ns, e = span.end_ns;
-  int32_t& slot = slots_.of_iteration[it];
-  if (slot < 0) {
-    slot = static_cast<int32_t>(its_.size());
-    used_.push_back(it);
-    IterationOverlap io;
-    io.iteration = it;
-    io.number = ctx_.iters.iterations[it].number;
-    io.gpu_start_ns = s;
-    io.gpu_end_ns = e;
-    its_.push_back(io);
+// Appends a part: its iterations and names take the device's slots in first-seen order, its
+// lists go after the earlier parts' (so in activity order), and a collective seen in an earlier
+// part keeps that part's entry (its first activity on the device).
+void DeviceOverlapBuilder::Merge(OverlapPart& p) {
+  std::vector<int32_t> it_slot(p.its.size()), name_slot(p.names_used.size());
+  for (size_t k = 0; k < p.its.size(); ++k) {
+    const IterationOverlap& x = p.its[k];
+    int32_t& slot = slots_.of_iteration[x.iteration];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(its_.size());
+      used_.push_back(x.iteration);
+      its_.push_back(x);
+    } else {
+      IterationOverlap& io = its_[slot];
+      io.gpu_start_ns = std::min(io.gpu_start_ns, x.gpu_start_ns);
+      io.gpu_end_ns = std::max(io.gpu_end_ns, x.gpu_end_ns);
+      io.stats.activities += x.stats.activities;
+    }
+    it_slot[k] = slot;
   }
-  IterationOverlap& io = its_[slot];
-  io.gpu_start_ns = std::min(io.gpu_start_ns, s);
-  io.gpu_end_ns = std::max(io.gpu_end_ns, e);
-  ++io.stats.activities;
-  if (c == ActivityClass::kCompute || c == ActivityClass::kComm)
-    tagged_.push_back({{s, e}, slot * 2 + (c == ActivityClass::kComm ? 1 : 0)});
-}
-
-// A compute kernel's duration, filed as overlapped or alone under its name (contention).
-void DeviceOverlapBuilder::AddCompute(model::StringId name, int32_t it, const Interval& span) {
-  const int64_t s = span.start_ns, e = span.end_ns;
-  // Starts are non-decreasing here, so a cursor over the disjoint comm intervals replaces a
-  // binary search per instance.
-  const auto& cv = sets_.comm.intervals();
-  while (comm_cursor_ < cv.size() && cv[comm_cursor_].end_ns <= s) ++comm_cursor_;
-  const bool overlapped = e > s && comm_cursor_ < cv.size() && cv[comm_cursor_].start_ns < e;
-  int32_t& sl = slots_.of_name[name];
-  if (sl < 0) {
-    sl = static_cast<int32_t>(names_used_.size());
-    names_used_.push_back(name);
-    alone_.emplace_back();
-    overl_.emplace_back();
+  for (size_t k = 0; k < p.names_used.size(); ++k) {
+    int32_t& sl = slots_.of_name[p.names_used[k]];
+    if (sl < 0) {
+      sl = static_cast<int32_t>(names_used_.size());
+      names_used_.push_back(p.names_used[k]);
+      alone_.push_back(std::move(p.alone[k]));
+      overl_.push_back(std::move(p.overl[k]));
+    } else {
+      alone_[sl].insert(alone_[sl].end(), p.alone[k].begin(), p.alone[k].end());
+      overl_[sl].insert(overl_[sl].end(), p.overl[k].begin(), p.overl[k].end());
+    }
+    name_slot[k] = sl;
   }
-  (overlapped ? overl_ : alone_)[sl].push_back(e - s);
-  if (overlapped) overlapped_list_.push_back({sl, it, e - s});
-}
-
-// The overlap of one collective (all its activities, at its first one), or of one
-// communication activity that belongs to no collective.
-void DeviceOverlapBuilder::AddCollective(model::GpuRef r, const Interval& span) {
-  const int64_t s = span.start_ns, e = span.end_ns;
-  model::CollectiveId cid = t_.CollectiveOf(r);
-  CollectiveOverlap co;
-  co.collective = cid;
-  co.first_activity = r;
-  co.stream = t_.StreamOf(r);
-  std::vector<Interval> own;
-  if (cid != model::kNone) {
-    if (!seen_collective_.try_emplace(cid, true).second) return;
-    const model::Collective& col = t_.collectives()[cid];
-    co.name = col.op != 0 ? col.op : ctx_.NameOf(r);
-    for (model::GpuRef cr : t_.CollectiveActivities(cid)) own.push_back({t_.StartNs(cr), t_.EndNs(cr)});
-  } else {
-    co.name = ctx_.NameOf(r);
-    own.push_back({s, e});
-  }
-  IntervalSet own_set = IntervalSet::FromSortedByStart(own);
-  co.start_ns = own.front().start_ns;
-  co.end_ns = s;
-  for (const Interval& iv : own) co.end_ns = std::max(co.end_ns, iv.end_ns);
-  co.own_ns = own_set.Length();
-  for (const Interval& iv : own_set.intervals()) co.hidden_ns += sets_.compute.CoveredIn(iv.start_ns, iv.end_ns);
-  if (co.own_ns > 0) co.overlap_ratio = static_cast<double>(co.hidden_ns) / static_cast<double>(co.own_ns);
-  dv_.collectives.push_back(co);
+  tagged_.reserve(tagged_.size() + p.tagged.size());
+  for (const Tagged& x : p.tagged) tagged_.push_back({x.iv, it_slot[x.tag >> 1] * 2 + (x.tag & 1)});
+  overlapped_list_.reserve(overlapped_list_.size() + p.overlapped.size());
+  for (const OverlappedInstance& o : p.overlapped)
+    overlapped_list_.push_back({name_slot[o.name_slot], o.it_slot < 0 ? -1 : it_slot[o.it_slot], o.dur});
+  for (CollectiveOverlap& co : p.collectives)
+    if (co.collective == model::kNone || seen_collective_.insert(co.collective).second)
+      dv_.collectives.push_back(std::move(co));
 }
 
 // Each iteration's compute and comm sets, from the tagged intervals grouped by iteration and
@@ -221,8 +176,7 @@ std::vector<int64_t> DeviceOverlapBuilder::Slowdowns() {
 // median alone), for the device and for their iteration.
 void DeviceOverlapBuilder::Contention(const std::vector<int64_t>& median_alone) {
   for (const OverlappedInstance& ci : overlapped_list_) {
-    OverlapStats* targets[2] = {
-        &dv_.whole, ci.iteration != model::kNone ? &its_[slots_.of_iteration[ci.iteration]].stats : nullptr};
+    OverlapStats* targets[2] = {&dv_.whole, ci.it_slot >= 0 ? &its_[ci.it_slot].stats : nullptr};
     int64_t med = median_alone[ci.name_slot];
     for (OverlapStats* s : targets) {
       if (s == nullptr) continue;
@@ -237,14 +191,15 @@ void DeviceOverlapBuilder::Contention(const std::vector<int64_t>& median_alone) 
 
 }  // namespace
 
-void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out) {
+void ComputeOverlap(const Context& ctx, std::vector<DeviceOverlap>* out, size_t min_chunk) {
   const model::Trace& t = ctx.t;
   SharedSlots slots{std::vector<int32_t>(ctx.iters.iterations.size(), -1),
                     std::vector<int32_t>(t.strings().size(), -1)};
+  std::vector<SharedSlots> part_slots;
   for (size_t d = 0; d < t.devices().size(); ++d) {
     auto acts = t.DeviceActivities(static_cast<model::DeviceId>(d));
     if (acts.empty()) continue;
-    out->push_back(DeviceOverlapBuilder(ctx, static_cast<model::DeviceId>(d), slots).Run(acts));
+    out->push_back(DeviceOverlapBuilder(ctx, static_cast<model::DeviceId>(d), slots).Run(acts, part_slots, min_chunk));
   }
 }
 

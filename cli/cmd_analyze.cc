@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/phase_log.h"
+#include "base/share_threads.h"
 #include "cli/analyze_mpi.h"
 #include "cli/analyze_options.h"
 #include "cli/analyze_per_rank.h"
@@ -150,16 +151,25 @@ int RunAnalyze(int argc, char** argv) {
   auto session = LoadOrReport("analyze", args.positionals, args.Get("align-clocks"), &rc, true, opt.threads);
   if (!session) return rc;
   if (!StrictCheckOrReport("analyze", *session, args.Has("strict"), false, &rc)) return rc;
-  auto analysis = engine::Analyze(*session, opt);
+  // The analyses, the report and its rendering share one set of threads, started as their
+  // parallel steps first ask for them, instead of each step's starting and joining its own.
+  absl::StatusOr<engine::Analysis> analysis = absl::UnknownError("not analyzed");
+  absl::Status written;
+  const bool explain = args.Has("explain-classes");
+  base::ShareThreads(opt.threads, [&] {
+    analysis = engine::Analyze(*session, opt);
+    // Written as rendered: a report of a long trace is tens of MB.
+    if (analysis.ok() && !explain) written = engine::WriteReport(*analysis, format, render, stdout);
+  });
   if (!analysis.ok()) return Fail(analysis.status());
   KeepUntilExit(session->state());  // freed by the process's end when main() runs this
   KeepUntilExit(analysis->state());
-  if (args.Has("explain-classes")) {
+  if (explain) {
     auto out = engine::ExplainClasses(*analysis);
     if (!out.ok()) return Fail(out.status());
     if (!Print(*out)) return kExitError;
-  } else if (absl::Status st = engine::WriteReport(*analysis, format, render, stdout); !st.ok()) {
-    return Fail(st);  // written as rendered: a report of a long trace is tens of MB
+  } else if (!written.ok()) {
+    return Fail(written);
   }
   base::PhaseLog("render and print");
   if (args.Has("html") && !args.Has("explain-classes")) {

@@ -1,34 +1,115 @@
 #include "model/correlation_index.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <mutex>
 
+#include "base/parallel_sort.h"
 #include "base/run_all.h"
 
 namespace overlapscope::model {
+
+namespace {
+
+// Whether v is sorted, its ranges checked at once.
+bool SortedInRanges(int threads, const std::vector<std::pair<int64_t, int32_t>>& v) {
+  const std::vector<size_t> bounds = base::RangeBounds(threads, v.size(), size_t{1} << 15);
+  std::vector<uint8_t> sorted(bounds.size() - 1, 1);
+  base::ParallelFor(threads, sorted.size(), 1, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k)  // each range with the element before it
+      sorted[k] = std::is_sorted(v.begin() + static_cast<std::ptrdiff_t>(bounds[k] > 0 ? bounds[k] - 1 : 0),
+                                 v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 1]));
+  });
+  return std::all_of(sorted.begin(), sorted.end(), [](uint8_t s) { return s != 0; });
+}
+
+// Drops the entries whose id equals the one before (v sorted: the first call of each id is
+// kept); returns how many. Each range counts what it keeps, then copies it to its place.
+int64_t DropDuplicates(int threads, std::vector<std::pair<int64_t, int32_t>>& v) {
+  const std::vector<size_t> bounds = base::RangeBounds(threads, v.size(), size_t{1} << 15);
+  const size_t parts = bounds.size() - 1;
+  auto kept = [&v](size_t i) { return i == 0 || v[i].first != v[i - 1].first; };
+  std::vector<size_t> at(parts + 1, 0);
+  base::ParallelFor(threads, parts, 1, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k)
+      for (size_t i = bounds[k]; i < bounds[k + 1]; ++i) at[k + 1] += kept(i);
+  });
+  for (size_t k = 0; k < parts; ++k) at[k + 1] += at[k];
+  if (at[parts] == v.size()) return 0;
+  std::vector<std::pair<int64_t, int32_t>> out(at[parts]);
+  base::ParallelFor(threads, parts, 1, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k) {
+      size_t o = at[k];
+      for (size_t i = bounds[k]; i < bounds[k + 1]; ++i)
+        if (kept(i)) out[o++] = v[i];
+    }
+  });
+  const int64_t dropped = static_cast<int64_t>(v.size() - out.size());
+  v = std::move(out);
+  return dropped;
+}
+
+// The buckets of a sorted sparse list (CorrelationIndex::PerProcess: its shift and bucket
+// offsets for ids in [lo, hi]), in ranges of entries at once.
+void FillBuckets(int threads, const std::vector<std::pair<int64_t, int32_t>>& sparse, int64_t lo, int64_t hi,
+                 int* shift_out, std::vector<uint32_t>* bucket) {
+  // The span in uint64 (ids from a hostile file may span more than INT64_MAX); the smallest
+  // power of two that leaves at most one bucket per two entries (and at least one bucket).
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  const uint64_t most = std::max<uint64_t>(sparse.size() / 2, 1);
+  int shift = 0;
+  while (shift < 63 && (span >> shift) >= most) ++shift;
+  *shift_out = shift;
+  const size_t buckets = static_cast<size_t>(span >> shift) + 1;
+  bucket->assign(buckets + 1, 0);
+  // bucket[b]: the first entry of bucket b or later (entries are sorted by id, so by bucket):
+  // entry e sets the buckets after its predecessor's up to its own, in ranges of entries at
+  // once (each bucket set once); those after the last entry's get the entry count.
+  const size_t n = sparse.size();
+  auto bucket_of = [&sparse, lo, shift](size_t e) {
+    return static_cast<size_t>((static_cast<uint64_t>(sparse[e].first) - static_cast<uint64_t>(lo)) >> shift);
+  };
+  base::ParallelFor(threads, n, size_t{1} << 15, [&](size_t e0, size_t e1) {
+    for (size_t e = e0; e < e1; ++e) {
+      const size_t first = e == 0 ? 0 : bucket_of(e - 1) + 1, own = bucket_of(e);
+      for (size_t b = first; b <= own; ++b) (*bucket)[b] = static_cast<uint32_t>(e);
+    }
+  });
+  for (size_t b = n == 0 ? 0 : bucket_of(n - 1) + 1; b <= buckets; ++b) (*bucket)[b] = static_cast<uint32_t>(n);
+}
+
+}  // namespace
 
 CorrelationIndex::CorrelationIndex(const std::vector<ApiCall>& calls, const std::vector<ProcessId>& process_of_call,
                                    size_t processes, int threads) {
   per_process_.resize(processes);
   std::vector<int64_t> count(processes, 0);
-  // Each process's id range and count: in ranges of calls at once, combined (min, max, sum).
+  // Each process's id range and count: in ranges of calls at once, combined (min, max, sum);
+  // each range's counts kept (where its entries go in a sparse list).
   constexpr size_t kChunk = size_t{1} << 15;
+  const std::vector<size_t> bounds = base::RangeBounds(threads, calls.size(), kChunk);
+  const size_t parts = bounds.size() - 1;
+  std::vector<std::vector<int64_t>> part_count(parts);
   std::mutex mu;
-  base::ParallelFor(threads, calls.size(), kChunk, [&](size_t lo_i, size_t hi_i) {
-    std::vector<PerProcess> part(processes);
-    std::vector<int64_t> n(processes, 0);
-    for (size_t i = lo_i; i < hi_i; ++i) {
-      if (calls[i].correlation_id == kNoCorrelation) continue;
-      PerProcess& pp = part[static_cast<size_t>(process_of_call[i])];
-      pp.lo = std::min(pp.lo, calls[i].correlation_id);
-      pp.hi = std::max(pp.hi, calls[i].correlation_id);
-      ++n[static_cast<size_t>(process_of_call[i])];
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    for (size_t p = 0; p < processes; ++p) {
-      per_process_[p].lo = std::min(per_process_[p].lo, part[p].lo);
-      per_process_[p].hi = std::max(per_process_[p].hi, part[p].hi);
-      count[p] += n[p];
+  base::ParallelFor(threads, parts, 1, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k) {
+      std::vector<PerProcess> part(processes);
+      std::vector<int64_t>& n = part_count[k];
+      n.assign(processes, 0);
+      for (size_t i = bounds[k]; i < bounds[k + 1]; ++i) {
+        if (calls[i].correlation_id == kNoCorrelation) continue;
+        PerProcess& pp = part[static_cast<size_t>(process_of_call[i])];
+        pp.lo = std::min(pp.lo, calls[i].correlation_id);
+        pp.hi = std::max(pp.hi, calls[i].correlation_id);
+        ++n[static_cast<size_t>(process_of_call[i])];
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      for (size_t p = 0; p < processes; ++p) {
+        per_process_[p].lo = std::min(per_process_[p].lo, part[p].lo);
+        per_process_[p].hi = std::max(per_process_[p].hi, part[p].hi);
+        count[p] += n[p];
+      }
     }
   });
   size_t with_calls = 0, sparse_one = processes;
@@ -44,13 +125,20 @@ CorrelationIndex::CorrelationIndex(const std::vector<ApiCall>& calls, const std:
       pp.sparse.reserve(static_cast<size_t>(count[p])), sparse_one = p;
   }
   if (with_calls == 1 && sparse_one < processes) {
-    // One process, sparse ids (one rank's trace): its entries in call order, in ranges at once.
-    base::ParallelAppend(threads, calls.size(), kChunk, &per_process_[sparse_one].sparse,
-                         [&](size_t lo_i, size_t hi_i, std::vector<std::pair<int64_t, int32_t>>* out) {
-                           for (size_t i = lo_i; i < hi_i; ++i)
-                             if (calls[i].correlation_id != kNoCorrelation)
-                               out->push_back({calls[i].correlation_id, static_cast<int32_t>(i)});
-                         });
+    // One process, sparse ids (one rank's trace): its entries in call order, each range's
+    // written at once at its place.
+    std::vector<std::pair<int64_t, int32_t>>& sparse = per_process_[sparse_one].sparse;
+    std::vector<size_t> at(parts + 1, 0);
+    for (size_t k = 0; k < parts; ++k) at[k + 1] = at[k] + static_cast<size_t>(part_count[k][sparse_one]);
+    sparse.resize(at[parts]);
+    base::ParallelFor(threads, parts, 1, [&](size_t k0, size_t k1) {
+      for (size_t k = k0; k < k1; ++k) {
+        size_t out = at[k];
+        for (size_t i = bounds[k]; i < bounds[k + 1]; ++i)
+          if (calls[i].correlation_id != kNoCorrelation)
+            sparse[out++] = {calls[i].correlation_id, static_cast<int32_t>(i)};
+      }
+    });
   } else {
     for (size_t i = 0; i < calls.size(); ++i) {
       const int64_t c = calls[i].correlation_id;
@@ -70,40 +158,15 @@ CorrelationIndex::CorrelationIndex(const std::vector<ApiCall>& calls, const std:
   for (PerProcess& pp : per_process_) {
     if (pp.sparse.empty()) continue;
     // (id, call index) order puts the first call of each id first; later ones are duplicates.
-    // Calls come by start time, and ids mostly grow with it: often sorted already.
-    if (!std::is_sorted(pp.sparse.begin(), pp.sparse.end())) std::sort(pp.sparse.begin(), pp.sparse.end());
-    size_t out = 0;
-    for (size_t i = 0; i < pp.sparse.size(); ++i) {
-      if (out > 0 && pp.sparse[out - 1].first == pp.sparse[i].first) {
-        ++duplicates_;
-        continue;
-      }
-      pp.sparse[out++] = pp.sparse[i];
-    }
-    pp.sparse.resize(out);
-    BuildBuckets(pp);
+    // Calls come by start time, and ids mostly grow with it: often sorted already. The pairs
+    // are unique (one per call), so the parallel sort gives std::sort's order.
+    if (!SortedInRanges(threads, pp.sparse)) base::ParallelSort(threads, pp.sparse, std::less<>(), kChunk);
+    duplicates_ += DropDuplicates(threads, pp.sparse);
+    FillBuckets(threads, pp.sparse, pp.lo, pp.hi, &pp.shift, &pp.bucket);
   }
 }
 
-void CorrelationIndex::BuildBuckets(PerProcess& pp) {
-  // The span in uint64 (ids from a hostile file may span more than INT64_MAX); the smallest
-  // power of two that leaves at most one bucket per two entries (and at least one bucket).
-  const uint64_t span = static_cast<uint64_t>(pp.hi) - static_cast<uint64_t>(pp.lo);
-  const uint64_t most = std::max<uint64_t>(pp.sparse.size() / 2, 1);
-  int shift = 0;
-  while (shift < 63 && (span >> shift) >= most) ++shift;
-  pp.shift = shift;
-  const size_t buckets = static_cast<size_t>(span >> shift) + 1;
-  pp.bucket.assign(buckets + 1, 0);
-  // bucket[b]: the first entry of bucket b or later (entries are sorted by id, so by bucket).
-  size_t e = 0;
-  for (size_t b = 0; b <= buckets; ++b) {
-    while (e < pp.sparse.size() &&
-           (static_cast<uint64_t>(pp.sparse[e].first) - static_cast<uint64_t>(pp.lo)) >> shift < b)
-      ++e;
-    pp.bucket[b] = static_cast<uint32_t>(e);
-  }
-}
+void CorrelationIndex::BuildBuckets(PerProcess& pp) { FillBuckets(1, pp.sparse, pp.lo, pp.hi, &pp.shift, &pp.bucket); }
 
 int32_t CorrelationIndex::FindSparse(const PerProcess& pp, int64_t correlation_id) {
   // lo <= correlation_id <= hi (Find checked): its bucket exists.

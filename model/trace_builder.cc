@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel_sort.h"
 #include "base/phase_log.h"
 #include "base/run_all.h"
 #include "base/run_task_graph.h"
@@ -58,7 +59,7 @@ absl::Status ValidateEvents(const std::vector<T>& v, const char* what, Check che
 // merged (O(n log runs), stable: on ties the earlier run comes first); many runs fall back to
 // stable_sort. One pass finds the runs; a sorted vector costs only that pass.
 template <typename T>
-void SortByTime(std::vector<T>& v) {
+void SortByTime(std::vector<T>& v, int threads) {
   auto less = [](const T& a, const T& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
   };
@@ -67,40 +68,34 @@ void SortByTime(std::vector<T>& v) {
   for (size_t i = 1; i < v.size() && bounds.size() <= kMaxRuns; ++i)
     if (less(v[i], v[i - 1])) bounds.push_back(i);
   if (bounds.size() == 1) return;
+  constexpr size_t kChunk = size_t{1} << 14;
   if (bounds.size() > kMaxRuns) {
-    // Sort 24-byte keys (start, end, position: stable by construction), then move each event
-    // once: far fewer bytes moved than a stable_sort of the events themselves.
+    // Sort 24-byte keys (start, end, position: stable by construction, and unique, so the
+    // parallel sort gives std::sort's order), then move each event once: far fewer bytes moved
+    // than a stable_sort of the events themselves.
     struct Key {
       int64_t start, end;
       size_t pos;
     };
     std::vector<Key> keys(v.size());
     for (size_t i = 0; i < v.size(); ++i) keys[i] = {v[i].start_ns, v[i].end_ns, i};
-    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-      return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end < b.end : a.pos < b.pos;
+    base::ParallelSort(
+        threads, keys,
+        [](const Key& a, const Key& b) {
+          return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end < b.end : a.pos < b.pos;
+        },
+        kChunk);
+    std::vector<T> sorted(v.size());
+    base::ParallelFor(threads, v.size(), kChunk, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) sorted[i] = std::move(v[keys[i].pos]);
     });
-    std::vector<T> sorted;
-    sorted.reserve(v.size());
-    for (const Key& k : keys) sorted.push_back(std::move(v[k.pos]));
     v = std::move(sorted);
     return;
   }
+  // Neighbouring runs merged pairwise until one is left (each merge in pieces at once: the
+  // bytes of one std::merge, stable).
   bounds.push_back(v.size());
-  std::vector<T> buf(v.size());
-  std::vector<T>* from = &v;
-  std::vector<T>* to = &buf;
-  while (bounds.size() > 2) {  // merge neighbouring runs pairwise until one is left
-    std::vector<size_t> next = {0};
-    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
-      const size_t lo = bounds[r], mid = bounds[r + 1], hi = r + 2 < bounds.size() ? bounds[r + 2] : mid;
-      std::merge(from->begin() + lo, from->begin() + mid, from->begin() + mid, from->begin() + hi, to->begin() + lo,
-                 less);
-      next.push_back(hi);
-    }
-    bounds = std::move(next);
-    std::swap(from, to);
-  }
-  if (from != &v) v = std::move(*from);
+  base::ParallelMergeRuns(threads, v, std::move(bounds), less, kChunk);
 }
 
 }  // namespace
@@ -301,17 +296,17 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
   std::vector<base::GraphTask> tasks(kTimeSpan + 1);
   tasks[kKernels].run = [&] {
     base::PhaseSpan s_("sort kernels");
-    SortByTime(d.kernels);
+    SortByTime(d.kernels, threads);
   };
   tasks[kApi].run = [&] {
     base::PhaseSpan s_("sort api, classify");
-    SortByTime(d.api_calls), ClassifyApiCalls(d);
+    SortByTime(d.api_calls, threads), ClassifyApiCalls(d);
   };
-  tasks[kMemcpys].run = [&] { SortByTime(d.memcpys); };
-  tasks[kMemsets].run = [&] { SortByTime(d.memsets); };
-  tasks[kSyncs].run = [&] { SortByTime(d.syncs); };
-  tasks[kRanges].run = [&] { SortByTime(d.ranges); };
-  tasks[kGpuRanges].run = [&] { SortByTime(d.gpu_ranges); };
+  tasks[kMemcpys].run = [&] { SortByTime(d.memcpys, threads); };
+  tasks[kMemsets].run = [&] { SortByTime(d.memsets, threads); };
+  tasks[kSyncs].run = [&] { SortByTime(d.syncs, threads); };
+  tasks[kRanges].run = [&] { SortByTime(d.ranges, threads); };
+  tasks[kGpuRanges].run = [&] { SortByTime(d.gpu_ranges, threads); };
   tasks[kWindows].run = [&] {
     std::stable_sort(d.windows.begin(), d.windows.end(), [](const CaptureWindow& a, const CaptureWindow& b) {
       return a.process != b.process ? a.process < b.process : a.start_ns < b.start_ns;

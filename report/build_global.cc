@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "base/run_all.h"
 #include "report/build.h"
 #include "report/build_internal.h"
 #include "report/import_warnings.h"
@@ -236,24 +237,43 @@ Report BuildReport(const model::Trace& t, const analyze::AnalysisResult& r, cons
   const bool any_gpu =
       std::any_of(r.ranks.begin(), r.ranks.end(), [](const analyze::RankSummary& s) { return !s.devices.empty(); });
   std::vector<ProcessWithoutGpu> others;
-  for (const analyze::RankSummary& s : r.ranks) {
-    if (any_gpu && s.devices.empty() && InRange(t.processes(), s.process)) {
-      ProcessWithoutGpu p;
-      p.pid = s.pid;
-      if (s.rank != model::kNone) p.rank = s.rank;
-      p.name = Str(t, t.processes()[s.process].name);
-      p.host = Str(t, t.processes()[s.process].host);
-      others.push_back(std::move(p));
-      continue;
+  auto build_ranks = [&] {
+    for (const analyze::RankSummary& s : r.ranks) {
+      if (any_gpu && s.devices.empty() && InRange(t.processes(), s.process)) {
+        ProcessWithoutGpu p;
+        p.pid = s.pid;
+        if (s.rank != model::kNone) p.rank = s.rank;
+        p.name = Str(t, t.processes()[s.process].name);
+        p.host = Str(t, t.processes()[s.process].host);
+        others.push_back(std::move(p));
+        continue;
+      }
+      ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n, info.threads));
     }
-    ranks.push_back(BuildRankReport(t, r, s, r.cross_rank, info.top_n, info.threads));
-  }
-  Report rep = Assemble(Header(t, r, info), BuildGlobalPartial(t, r), std::move(ranks),
-                        BuildCrossRank(t, r.cross_rank, r.overlap, info.top_n));
+  };
+  // The ranks' sections, the job-wide totals and the sections across ranks read only the trace
+  // and the results, each writing its own part: at once.
+  Report header;
+  GlobalPartial global;
+  CrossRank cross;
+  CriticalPath critical_path;
+  StragglerCauses stragglers;
+  StreamConcurrency concurrency;
+  base::RunAll(info.threads, {build_ranks, [&] { global = BuildGlobalPartial(t, r); },
+                              [&] {
+                                header = Header(t, r, info);
+                                cross = BuildCrossRank(t, r.cross_rank, r.overlap, info.top_n);
+                              },
+                              [&] {
+                                critical_path = BuildCriticalPath(t, r.critical_path);
+                                stragglers = BuildStragglerCauses(t, r.stragglers, r.cross_rank);
+                                concurrency = BuildStreamConcurrency(t, r.concurrency);
+                              }});
+  Report rep = Assemble(std::move(header), global, std::move(ranks), std::move(cross));
   rep.processes_without_gpu_work = std::move(others);
-  rep.critical_path = BuildCriticalPath(t, r.critical_path);
-  rep.straggler_causes = BuildStragglerCauses(t, r.stragglers, r.cross_rank);
-  rep.stream_concurrency = BuildStreamConcurrency(t, r.concurrency);
+  rep.critical_path = std::move(critical_path);
+  rep.straggler_causes = std::move(stragglers);
+  rep.stream_concurrency = std::move(concurrency);
   return rep;
 }
 

@@ -105,17 +105,24 @@ void GraphBuilder::Start() {
                              [&] { Step("g program order", [&] { AddProgramOrder(&po_edges, &po_backward); }); },
                              [&] {
                                if (in_.infer_waits) Step("g thread calls", [&] { BuildThreadCalls(); });
-                             },
-                             [&] {
-                               if (in_.infer_waits) Step("g thread ops", [&] { BuildThreadOps(); });
                              }});
   for (size_t th = 0; th < po_edges.size(); ++th) {
     GraphStats& st = ProcessStats(thread_proc_[th]);
     st.recorded[static_cast<int>(EdgeKind::kProgramOrder)] += po_edges[th];
     st.backward_edges += po_backward[th];
   }
-  Step("g recorded waits", [&] { AddRecordedWaits(); });
-  Step("g inferred waits", [&] { AddInferredWaits(); });
+  // The recorded waits' edges and the evidence rule's search (its indexes, the streams' launch
+  // latencies, where each wait with evidence would be placed) read disjoint members once the
+  // calls the recorded waits name are known (they are no evidence): at once. The placements
+  // then go in after the recorded edges, in the order of one pass.
+  std::vector<int32_t> sync_call;
+  Step("g recorded calls", [&] { FindRecordedCalls(&sync_call); });
+  bool searched = false;
+  base::RunAll(in_.threads, {[&] { Step("g recorded waits", [&] { AddRecordedWaits(sync_call); }); },
+                             [&] {
+                               if (in_.infer_waits) Step("g infer search", [&] { searched = SearchInferredWaits(); });
+                             }});
+  Step("g inferred waits", [&] { PlaceInferredWaits(searched); });
 }
 
 Graph GraphBuilder::Finish(const GraphInputs& lists) {

@@ -35,11 +35,22 @@ class GraphBuilder {
   void AddGpuNodes();
   // Program order's flags and predecessors; its counts per thread (forward, backward) returned.
   void AddProgramOrder(std::vector<int64_t>* edges, std::vector<int64_t>* backward);
-  void AddRecordedWaits();  // graph_waits.cc
+  // The API calls the recorded stream waits name (recorded_call_; per sync its call, kNone where
+  // none, into *sync_call), then their edges (graph_waits.cc).
+  void FindRecordedCalls(std::vector<int32_t>* sync_call);
+  void AddRecordedWaits(const std::vector<int32_t>& sync_call);
   // One recorded stream wait `y`, its wait call, waiting and awaited activities as found (kNone
   // where not): the edge, or the count of why none (graph_waits.cc).
   void AddRecordedWait(const model::Sync& y, int32_t call, NodeId to, NodeId from);
-  void AddInferredWaits();  // graph_infer.cc
+  // The evidence rule (graph_infer.cc) in two steps: the search, which reads only the model,
+  // the nodes and recorded_call_ (so it runs beside AddRecordedWaits): the indexes, the streams'
+  // latencies, and the placement of every activity with evidence (false: no evidence anywhere,
+  // nothing done); then, after the recorded waits, the placements applied in order (the
+  // recorded waits without their record first, then the activities with evidence that no
+  // recorded wait targets). SearchWithoutEvidence: the indexes and latencies alone.
+  bool SearchInferredWaits();
+  void PlaceInferredWaits(bool searched);
+  void SearchWithoutEvidence();
   // What the evidence rule finds for waiting activity x (graph_infer.cc): the source (`only`
   // when candidates == 1), whether the call order named it, whether x was delayed.
   struct Placement {
@@ -58,11 +69,11 @@ class GraphBuilder {
     NodeId to = model::kNone;
     int32_t call = model::kNone, sync = model::kNone;
   };
-  // FindPlacement for each (on up to in_.threads threads), then ApplyPlacement for each in order.
-  void PlaceAll(const std::vector<Wanted>& wanted);
-  // The indexes FindPlacement reads (graph_infer.cc): call_node_ and dev_streams_;
-  // thread_calls_, thread_waits_ and thread_ops_ (built beside the nodes, Start). Each writes
-  // only its own.
+  // FindPlacement for each (on up to in_.threads threads).
+  std::vector<Placement> FindAll(const std::vector<Wanted>& wanted) const;
+  // The indexes FindPlacement reads (graph_infer_index.cc): call_node_ and dev_streams_, and
+  // thread_ops_ (built at the search's start); thread_calls_ and thread_waits_ (built beside the
+  // nodes, Start). Each writes only its own.
   void BuildInferIndexes();
   void BuildThreadCalls();
   void BuildThreadOps();
@@ -133,8 +144,11 @@ class GraphBuilder {
     int32_t call = model::kNone, sync = model::kNone;
   };
   std::vector<SourcelessWait> sourceless_;
-  std::vector<std::vector<model::StreamId>> dev_streams_;  // per device (set by AddInferredWaits)
-  std::vector<NodeId> call_node_;  // per API call: the last GPU node it launched (AddInferredWaits)
+  std::vector<std::vector<model::StreamId>> dev_streams_;  // per device (BuildInferIndexes)
+  std::vector<NodeId> call_node_;  // per API call: the last GPU node it launched (BuildInferIndexes)
+  // The activities with evidence, in activity order, and their placements (SearchInferredWaits).
+  std::vector<Wanted> evidence_wanted_;
+  std::vector<Placement> evidence_found_;
   // Per thread, its cpu_op ranges' starts and ends sorted by start (BuildInferIndexes).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> thread_ops_;
   // Per thread, its API calls' indexes in order, and those of its stream-wait calls

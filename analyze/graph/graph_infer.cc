@@ -207,21 +207,13 @@ void GraphBuilder::ApplyPlacement(NodeId x, int32_t call, int32_t sync, const Pl
   }
 }
 
-void GraphBuilder::AddInferredWaits() {
-  if (!in_.infer_waits) {
-    for (const SourcelessWait& w : sourceless_) {
-      if (recorded_wait_[w.to] & 2) continue;
-      ++S(w.to).waits_unresolved;
-      MarkUnresolved(w.to);
-    }
-    return;
-  }
+bool GraphBuilder::SearchInferredWaits() {
   const auto& calls = t_.api_calls();
   // Evidence: start times of stream-wait calls no recorded wait names, per thread (in call
   // order: calls are sorted by start), from the threads' stream-wait calls (BuildThreadCalls).
   std::vector<std::vector<int64_t>> waits(t_.threads().size());
   std::vector<std::vector<int32_t>> wait_call(t_.threads().size());
-  bool any = !sourceless_.empty();
+  bool any = false;
   for (size_t th = 0; th < thread_waits_.size(); ++th)
     for (const int32_t i : thread_waits_[th]) {
       if (recorded_call_[i]) continue;
@@ -229,7 +221,7 @@ void GraphBuilder::AddInferredWaits() {
       wait_call[th].push_back(i);
       any = true;
     }
-  if (!any) return;
+  if (!any) return false;
   // Per activity, the evidence of a wait: the last stream-wait call of its launching thread
   // between its stream predecessor's launch and its own (kNone: none). Found in ranges of
   // activities beside the indexes the placement reads.
@@ -251,7 +243,7 @@ void GraphBuilder::AddInferredWaits() {
     }
   };
   const int parts = std::max(1, std::min(in_.threads, g_.num_gpu() / std::max(1, in_.min_chunk)));
-  std::vector<std::function<void()>> tasks = {[&] { BuildInferIndexes(); }};  // thread ops: in Start
+  std::vector<std::function<void()>> tasks = {[&] { BuildInferIndexes(); }, [&] { BuildThreadOps(); }};
   for (int k = 0; k < parts; ++k) {
     const NodeId n = g_.num_gpu();
     tasks.emplace_back([&, k, n] {
@@ -260,6 +252,30 @@ void GraphBuilder::AddInferredWaits() {
   }
   base::RunAll(in_.threads, tasks);
   g_.latency_ = StreamLatencies(g_, t_, launch_, waited);
+  // The activities with evidence, in activity order, searched now (FindPlacement reads nothing
+  // the recorded waits write); those a recorded wait targets are dropped when placed.
+  evidence_wanted_.clear();
+  for (NodeId x = 0; x < g_.num_gpu(); ++x)
+    if (evidence[x] != kNone) evidence_wanted_.push_back({x, evidence[x], kNone});
+  evidence_found_ = FindAll(evidence_wanted_);
+  return true;
+}
+
+void GraphBuilder::PlaceInferredWaits(bool searched) {
+  if (!in_.infer_waits) {
+    for (const SourcelessWait& w : sourceless_) {
+      if (recorded_wait_[w.to] & 2) continue;
+      ++S(w.to).waits_unresolved;
+      MarkUnresolved(w.to);
+    }
+    return;
+  }
+  if (!searched) {
+    if (sourceless_.empty()) return;
+    // No evidence anywhere, but recorded waits without their record: the latencies and indexes
+    // the placement reads (the evidence search then finds none).
+    SearchWithoutEvidence();
+  }
   // Recorded waits without their record: the trace names the waiting activity, the source is
   // placed by the rule. Each wait placed (an activity may wait for several: torch.compile issues
   // two all_to_alls and then waits for each), none where a wait with its record already targets
@@ -270,22 +286,28 @@ void GraphBuilder::AddInferredWaits() {
   for (const SourcelessWait& w : sourceless_)
     if (!(recorded_wait_[w.to] & 2) && t_.DeviceOfStream(g_.Stream(w.to)) != kNone)
       wanted.push_back({w.to, w.call, w.sync});
-  PlaceAll(wanted);
+  const std::vector<Placement> found = FindAll(wanted);
+  for (size_t i = 0; i < wanted.size(); ++i) ApplyPlacement(wanted[i].to, wanted[i].call, wanted[i].sync, found[i]);
   // Then the activities with evidence, in activity order.
-  wanted.clear();
-  for (NodeId x = 0; x < g_.num_gpu(); ++x)
-    if (evidence[x] != kNone && !recorded_wait_[x]) wanted.push_back({x, evidence[x], kNone});
-  PlaceAll(wanted);
+  for (size_t i = 0; i < evidence_wanted_.size(); ++i) {
+    const Wanted& w = evidence_wanted_[i];
+    if (!recorded_wait_[w.to]) ApplyPlacement(w.to, w.call, w.sync, evidence_found_[i]);
+  }
 }
 
-void GraphBuilder::PlaceAll(const std::vector<Wanted>& wanted) {
-  // Searched in ranges at once (FindPlacement only reads), placed in the given order.
+void GraphBuilder::SearchWithoutEvidence() {
+  base::RunAll(in_.threads, {[&] { BuildInferIndexes(); }, [&] { BuildThreadOps(); }});
+  g_.latency_ = StreamLatencies(g_, t_, launch_, std::vector<uint8_t>(g_.num_gpu(), 0));
+}
+
+std::vector<GraphBuilder::Placement> GraphBuilder::FindAll(const std::vector<Wanted>& wanted) const {
+  // Searched in ranges at once (FindPlacement only reads).
   std::vector<Placement> found(wanted.size());
   base::ParallelFor(in_.threads, wanted.size(), static_cast<size_t>(std::max(1, in_.min_chunk)),
                     [&](size_t b, size_t e) {
                       for (size_t i = b; i < e; ++i) found[i] = FindPlacement(wanted[i].to, wanted[i].call);
                     });
-  for (size_t i = 0; i < wanted.size(); ++i) ApplyPlacement(wanted[i].to, wanted[i].call, wanted[i].sync, found[i]);
+  return found;
 }
 
 }  // namespace overlapscope::analyze::graph

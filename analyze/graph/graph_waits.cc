@@ -74,13 +74,34 @@ NodeId GraphBuilder::FirstLaunchedAfter(model::StreamId s, int64_t t) {
   return best;
 }
 
-void GraphBuilder::AddRecordedWaits() {
+void GraphBuilder::FindRecordedCalls(std::vector<int32_t>* sync_call) {
   recorded_wait_.assign(g_.num_gpu(), 0);
   recorded_call_.assign(t_.api_calls().size(), 0);
+  sync_call->clear();
   if (!in_.use_recorded_waits) return;
-  // The lookups (the wait call, the waiting and the awaited activity) only read the trace and
-  // the streams' correlation lists, which are built first (the streams the waits name, at
-  // once): they are made in ranges of syncs at once, the edges added in sync order after.
+  // The lookups (a correlation index per process) only read the trace: in ranges of syncs at
+  // once, the calls marked after.
+  const auto& syncs = t_.syncs();
+  sync_call->assign(syncs.size(), kNone);
+  base::ParallelFor(in_.threads, syncs.size(), static_cast<size_t>(std::max(1, in_.min_chunk)),
+                    [&](size_t b, size_t e) {
+                      for (size_t i = b; i < e; ++i) {
+                        const model::Sync& y = syncs[i];
+                        if (y.kind != model::SyncKind::kStreamWaitEvent || !StreamOk(y.stream)) continue;
+                        const model::ProcessId p = t_.ProcessOfDevice(t_.DeviceOfStream(y.stream));
+                        if (y.correlation_id != kNoCorrelation)
+                          (*sync_call)[i] = t_.ApiCallIndexByCorrelation(p, y.correlation_id);
+                      }
+                    });
+  for (const int32_t call : *sync_call)
+    if (call != kNone) recorded_call_[call] = 1;
+}
+
+void GraphBuilder::AddRecordedWaits(const std::vector<int32_t>& sync_call) {
+  if (!in_.use_recorded_waits) return;
+  // The lookups (the waiting and the awaited activity) only read the trace and the streams'
+  // correlation lists, which are built first (the streams the waits name, at once): they are
+  // made in ranges of syncs at once, the edges added in sync order after.
   const auto& syncs = t_.syncs();
   std::vector<uint8_t> named(g_.stream_off_.size() - 1, 0);
   for (const model::Sync& y : syncs) {
@@ -94,7 +115,6 @@ void GraphBuilder::AddRecordedWaits() {
       if (named[s]) Corr(static_cast<model::StreamId>(s));
   });
   struct Found {
-    int32_t call = kNone;
     NodeId to = kNone, from = kNone;
   };
   std::vector<Found> found(syncs.size());
@@ -104,20 +124,17 @@ void GraphBuilder::AddRecordedWaits() {
           const model::Sync& y = syncs[i];
           if (y.kind != model::SyncKind::kStreamWaitEvent || !StreamOk(y.stream)) continue;
           Found& f = found[i];
-          const model::ProcessId p = t_.ProcessOfDevice(t_.DeviceOfStream(y.stream));
-          if (y.correlation_id != kNoCorrelation) f.call = t_.ApiCallIndexByCorrelation(p, y.correlation_id);
           f.to = y.correlation_id != kNoCorrelation ? FirstAfterCorrelation(y.stream, y.correlation_id)
                                                     : FirstLaunchedAfter(y.stream, y.start_ns);
           if (f.to != kNone && y.event_record_correlation_id != kNoCorrelation && StreamOk(y.wait_on_stream))
             f.from = RecorderBefore(y.wait_on_stream, y.event_record_correlation_id);
         }
       });
-  for (size_t i = 0; i < syncs.size(); ++i) AddRecordedWait(syncs[i], found[i].call, found[i].to, found[i].from);
+  for (size_t i = 0; i < syncs.size(); ++i) AddRecordedWait(syncs[i], sync_call[i], found[i].to, found[i].from);
 }
 
 void GraphBuilder::AddRecordedWait(const model::Sync& y, int32_t call, NodeId to, NodeId from) {
   if (y.kind != model::SyncKind::kStreamWaitEvent || !StreamOk(y.stream)) return;
-  if (call != kNone) recorded_call_[call] = 1;
   if (to == kNone) return;  // nothing waited: the wait is the stream's last enqueued work
   recorded_wait_[to] |= 1;
   const int32_t index = static_cast<int32_t>(&y - t_.syncs().data());
