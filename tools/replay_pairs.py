@@ -105,6 +105,18 @@ for _g in ("m8192_shapes", "m8192_plain", "m6144_shapes", "m6144_plain"):
         _d = f"tests/data/whatif_torch_race/{_g}/{_r}"
         PAIRS.append((f"{_d}/ag_sequential", f"{_d}/ag_overlap", ["async:/AllGather/"]))
 
+# The same all-gather and all-to-all pairs on 2 and 4 x H200 (whatif_traces.py --alternate-order:
+# the second capture runs the programs in reverse order), with and without record_shapes, and in the
+# same session and on the same GPUs whatif_clocks.py's balanced timings (BALANCED below):
+# tools/torch_traces/README.md, tests/data/whatif_h200.
+for _g, _progs in (("g2_m8192_shapes", ("ag", "a2a")), ("g2_m8192_plain", ("ag",)),
+                   ("g4_m8192_shapes", ("ag", "a2a"))):
+    for _r in ("run1", "run2"):
+        _d = f"tests/data/whatif_h200/{_g}/{_r}"
+        PAIRS.append((f"{_d}/ag_sequential", f"{_d}/ag_overlap", ["async:/AllGather/"]))
+        if "a2a" in _progs:
+            PAIRS.append((f"{_d}/a2a_sync", f"{_d}/a2a_async", ["async:/SendRecv/@/^gemm$/"]))
+
 # Our workloads (`overlapscope run -o DIR`): (base mode dir, target mode dir, changes).
 # matmul-allgather's sequential program computes first and gathers after; the overlapped one
 # issues the all-gather first: prefetch: (async: at the start of the iteration). async: at the
@@ -211,6 +223,47 @@ def unprofiled_spread(path):
     t = twin(path)
     a, b = unprofiled(path), (unprofiled(t) if t else None)
     return abs(b - a) / a if a and b else 0.0
+
+
+# Pair sets -> whatif_clocks.py files of the same session and GPUs: each program run un-profiled
+# for 2 s phases in the order A B B A B A A B (after 20 warm-up steps), every iteration timed. The
+# first phase of a run measures 1-1.5 % faster whichever program it is (docs/RESULTS.md "The
+# un-profiled truth: run order and clocks"), so it is left out; the 20-iteration timings.json right
+# after a capture's idle export are not steady (the programs' order moves them by more than an
+# all-to-all pair's change).
+_H200 = "tests/data/whatif_h200/"
+BALANCED = {
+    _H200 + "g2_m8192_shapes/": (_H200 + "clocks_g2_m8192_gpu01.json.gz", _H200 + "clocks_g2_m8192_gpu23.json.gz"),
+    _H200 + "g2_m8192_plain/": (_H200 + "clocks_g2_m8192_gpu01.json.gz", _H200 + "clocks_g2_m8192_gpu23.json.gz"),
+    _H200 + "g4_m8192_shapes/": (_H200 + "clocks_g4_m8192.json.gz",),
+}
+
+
+def balanced_change(base, target):
+    """(change, bound) of the target program against the base in the balanced timings of the pair's
+    session (BALANCED), or None: per file, rank 0's phase medians without the run's first phase, the
+    median of each program's; the change averaged over the files; the bound the largest spread
+    (max - min over median) of one program's phases or between the files' changes, 1 % at least."""
+    rel = os.path.relpath(base, ROOT) + "/"
+    files = next((f for k, f in BALANCED.items() if rel.startswith(k)), None)
+    if not files or not all(os.path.exists(os.path.join(ROOT, f)) for f in files):
+        return None
+    a, b = os.path.basename(base), os.path.basename(target)
+    changes, spread = [], 0.01
+    for f in files:
+        with gzip.open(os.path.join(ROOT, f)) as fh:
+            ranks = json.load(fh)["ranks"]
+        phases = next(r for r in ranks if r["rank"] == 0)["phases"][1:]
+        med = {}
+        for name in (a, b):
+            v = [p["median_iter_ms"] for p in phases if p["scenario"] == name]
+            if not v:
+                return None
+            med[name] = statistics.median(v)
+            spread = max(spread, (max(v) - min(v)) / med[name])
+        changes.append(med[b] / med[a] - 1)
+    spread = max(spread, max(changes) - min(changes))
+    return sum(changes) / len(changes), spread
 
 
 def judge(measured, predicted, bound):
@@ -398,27 +451,34 @@ def table(tool, pairs):
         up = unprofiled_change(base, target)
         up_bound = max(0.01, unprofiled_spread(base) + unprofiled_spread(target))
         up_sign = judge(up, (pred_c - measured_base) / measured_base, up_bound) if up is not None else "-"
+        bal = balanced_change(base, target)
+        bal_sign = judge(bal[0], (pred_c - measured_base) / measured_base, bal[1]) if bal else "-"
         rows.append((label, " ".join(changes).replace("|", "\\|"), b["replay_error"]["median_abs"], measured_base, measured_target,
                      pred, err, pred_c, err_c, b["contention_model"], sign_ok, err_med, bound,
                      (pred_c - measured_base) / measured_base, up, up_sign, up_bound,
-                     b.get("last_round", {}), len(job.get("late_rank_iterations", [])), job.get("iterations", 0)))
+                     b.get("last_round", {}), len(job.get("late_rank_iterations", [])), job.get("iterations", 0),
+                     bal, bal_sign))
     print("| base -> target | change | base replay error | base | target | predicted | error | with contention | "
           "error | model | sign | error (plain median) | noise | measured change | predicted change | un-profiled | "
-          "un-profiled noise | sign (un-profiled) | last round (in, outside, no shape) | base iterations with a late rank |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "un-profiled noise | sign (un-profiled) | last round (in, outside, no shape) | base iterations with a late rank | "
+          "balanced | balanced noise | sign (balanced) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         up = f"{r[14]*100:+.1f} %" if r[14] is not None else "-"
         print(f"| {r[0]} | `{r[1]}` | {r[2]*100:.2f} % | {r[3]/1e6:.3f} ms "
               f"| {r[4]/1e6:.3f} ms | {r[5]/1e6:.3f} ms | {r[6]*100:+.1f} % | {r[7]/1e6:.3f} ms | {r[8]*100:+.1f} % "
               f"| {r[9]} | {r[10]} | {r[11]*100:+.1f} % | {r[12]*100:.1f} % | {(r[4]-r[3])/r[3]*100:+.1f} % "
               f"| {r[13]*100:+.1f} % | {up} | {r[16]*100:.1f} % | {r[15]} | "
-              f"{r[17].get('in_round', 0)}, {r[17].get('outside', 0)}, {r[17].get('no_shape', 0)} | {r[18]} of {r[19]} |")
+              f"{r[17].get('in_round', 0)}, {r[17].get('outside', 0)}, {r[17].get('no_shape', 0)} | {r[18]} of {r[19]} | "
+              f"{f'{r[20][0]*100:+.1f} %' if r[20] else '-'} | {f'{r[20][1]*100:.1f} %' if r[20] else '-'} | {r[21]} |")
     within = lambda x: sum(abs(r[8]) <= x for r in rows)
     count = lambda i, v: sum(r[i] == v for r in rows)
     print(f"\n{len(rows)} pairs: {within(0.10)} within 10 %, {within(0.05)} within 5 %; signs against the profiled "
           f"traces {count(10, 'right')} right, {count(10, 'WRONG')} WRONG, {count(10, 'missed')} missed, "
           f"{count(10, 'noise')} noise; against the un-profiled timings {count(15, 'right')} right, "
-          f"{count(15, 'WRONG')} WRONG, {count(15, 'missed')} missed, {count(15, 'noise')} noise")
+          f"{count(15, 'WRONG')} WRONG, {count(15, 'missed')} missed, {count(15, 'noise')} noise; against the balanced "
+          f"timings ({sum(r[20] is not None for r in rows)} pairs) {count(21, 'right')} right, {count(21, 'WRONG')} WRONG, "
+          f"{count(21, 'missed')} missed, {count(21, 'noise')} noise")
 
 
 if __name__ == "__main__":

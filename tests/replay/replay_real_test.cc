@@ -81,6 +81,12 @@ TEST(ReplayReal, ReplayErrorOnEveryTraceWithIterations) {
     for (const char* run : {"run1", "run2"})
       for (const char* p : {"ag_sequential", "ag_overlap"})
         all.push_back({std::string("whatif_torch_race/") + g + "/" + run + "/" + p, 0.02, 0.05});
+  // The pairs on 2 and 4 x H200 in alternating program order (whatif_h200).
+  for (const char* g : {"g2_m8192_shapes", "g2_m8192_plain", "g4_m8192_shapes"})
+    for (const char* run : {"run1", "run2"})
+      for (const char* p : {"ag_sequential", "ag_overlap", "a2a_sync", "a2a_async"})
+        if (std::string(g) != "g2_m8192_plain" || p[1] == 'g')
+          all.push_back({std::string("whatif_h200/") + g + "/" + run + "/" + p, 0.02, 0.05});
   for (const ErrorBound& b : all) {
     const nlohmann::json j = ReplayJson(kData + "/" + b.dir);
     ASSERT_TRUE(j.contains("replay_error")) << b.dir;

@@ -4,7 +4,6 @@
 // (GEMM rows 8192, 8448 and 6144 on 2 x H100, 8192 on 4), and the predictions against both the
 // profiled targets and the un-profiled CUDA-event timings of the same sessions.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <cmath>
 #include <filesystem>
@@ -133,34 +132,6 @@ TEST(ReplayShapes, WhatIfSaysWhatTheLastRoundMadeOfTheWaits) {
   // The all-to-all: no gain measured beside the last round (rate 0): its end.
   const nlohmann::json a2a = ReplayJson(kShapes + "g2_m8192/run1/a2a_sync", {"async:/SendRecv/@/^gemm$/"});
   EXPECT_EQ(a2a["last_round"]["in_round"].get<int64_t>(), 0);
-}
-
-// The un-profiled median iteration (ms) of the session that captured `dir` (timings.json.gz: 20
-// iterations timed with CUDA events on rank 0 before the capture); 0 when absent.
-double Unprofiled(const std::string& dir) {
-  gzFile in = gzopen((dir + "/timings.json.gz").c_str(), "rb");
-  if (in == nullptr) return 0;
-  std::string text;
-  char buf[4096];
-  int n;
-  while ((n = gzread(in, buf, sizeof(buf))) > 0) text.append(buf, n);
-  gzclose(in);
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.contains("timing")) return 0;
-  return j["timing"].value("median_iter_ms", 0.0);
-}
-
-std::string Twin(std::string dir) {
-  const size_t at = dir.find("/run1/");
-  if (at != std::string::npos) return dir.replace(at, 6, "/run2/");
-  return dir.replace(dir.find("/run2/"), 6, "/run1/");
-}
-
-// "noise", "missed", "right" or "WRONG" (tools/replay_pairs.py judge()).
-std::string Judge(double measured, double predicted, double bound) {
-  if (std::abs(measured) < bound) return "noise";
-  if (std::abs(predicted) < bound) return "missed";
-  return predicted * measured > 0 ? "right" : "WRONG";
 }
 
 // Every pair of tests/data/whatif_torch_shapes, predicted with contention from its base: the error

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,6 +55,41 @@ inline double PredictedJobStep(const nlohmann::json& doc, bool contention = true
   const char* key = contention && j.contains("change_contention") ? "change_contention" : "change";
   if (!j.contains(key)) return 0;
   return JobStep(doc, "measured") * (1 + j[key].get<double>());
+}
+
+// The whole text of a gzip file (or a plain one, which gzread passes through); "" when it cannot
+// be opened.
+inline std::string ReadGzText(const std::string& path) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (in == nullptr) return "";
+  std::string text;
+  char buf[4096];
+  int n;
+  while ((n = gzread(in, buf, sizeof(buf))) > 0) text.append(buf, n);
+  gzclose(in);
+  return text;
+}
+
+// The un-profiled median iteration (ms) of the session that captured `dir` (timings.json.gz: 20
+// iterations timed with CUDA events on rank 0 before the capture); 0 when absent.
+inline double Unprofiled(const std::string& dir) {
+  const nlohmann::json j = nlohmann::json::parse(ReadGzText(dir + "/timings.json.gz"), nullptr, false);
+  if (j.is_discarded() || !j.contains("timing")) return 0;
+  return j["timing"].value("median_iter_ms", 0.0);
+}
+
+// The other capture of the same program: .../run1/... <-> .../run2/...
+inline std::string Twin(std::string dir) {
+  const size_t at = dir.find("/run1/");
+  if (at != std::string::npos) return dir.replace(at, 6, "/run2/");
+  return dir.replace(dir.find("/run2/"), 6, "/run1/");
+}
+
+// "noise", "missed", "right" or "WRONG" (tools/replay_pairs.py judge()).
+inline std::string Judge(double measured, double predicted, double bound) {
+  if (std::abs(measured) < bound) return "noise";
+  if (std::abs(predicted) < bound) return "missed";
+  return predicted * measured > 0 ? "right" : "WRONG";
 }
 
 }  // namespace overlapscope::engine

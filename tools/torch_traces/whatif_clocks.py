@@ -43,11 +43,11 @@ THERMAL_BITS = 0x20 | 0x40
 class SmiSampler(threading.Thread):
     """The same samples from `nvidia-smi -lms` where pynvml is not installed (stamped on arrival)."""
 
-    def __init__(self, index, period_s):
+    def __init__(self, gpu, period_s):
         super().__init__(daemon=True)
         import subprocess
         self.p = subprocess.Popen(
-            ["nvidia-smi", "-i", str(index), "--query-gpu=clocks.sm,power.draw,clocks_event_reasons.active",
+            ["nvidia-smi", "-i", str(gpu), "--query-gpu=clocks.sm,power.draw,clocks_event_reasons.active",
              "--format=csv,noheader,nounits", f"-lms={max(1, int(period_s * 1000))}"],
             stdout=subprocess.PIPE, text=True)
         self.samples = []
@@ -69,14 +69,16 @@ class SmiSampler(threading.Thread):
 
 
 class Sampler(threading.Thread):
-    """Samples one GPU through NVML until stopped: (time.time(), sm MHz, W, reasons)."""
+    """Samples one GPU through NVML until stopped: (time.time(), sm MHz, W, reasons). `gpu`: the
+    NVML UUID ("GPU-...") or, where torch gives none, the NVML index."""
 
-    def __init__(self, index, period_s):
+    def __init__(self, gpu, period_s):
         super().__init__(daemon=True)
         import pynvml
         self.nv = pynvml
         pynvml.nvmlInit()
-        self.h = pynvml.nvmlDeviceGetHandleByIndex(index)
+        self.h = (pynvml.nvmlDeviceGetHandleByUUID(gpu) if isinstance(gpu, str)
+                  else pynvml.nvmlDeviceGetHandleByIndex(gpu))
         self.period_s = period_s
         self.samples = []
         self.stop = threading.Event()
@@ -144,16 +146,15 @@ def main():
         make_traces.GEMM_M = args.gemm_m
     rank, world, dev = init_distributed()
     index = torch.cuda.current_device()
+    # NVML numbers every GPU of the host, CUDA only the visible ones (CUDA_VISIBLE_DEVICES): the
+    # GPU is named by its UUID, which both agree on, where torch gives it.
+    mine = str(getattr(torch.cuda.get_device_properties(index), "uuid", ""))
+    gpu = ("GPU-" + mine) if mine else index
     try:
-        sampler = Sampler(index, args.sample_ms / 1000.0)
-        uuid = sampler.nv.nvmlDeviceGetUUID(sampler.h)
-        uuid = uuid.decode() if isinstance(uuid, bytes) else uuid
-        mine = str(getattr(torch.cuda.get_device_properties(index), "uuid", ""))
-        if mine and mine not in uuid:
-            sys.exit(f"rank {rank}: CUDA device {index} ({mine}) is not NVML device {index} ({uuid})")
+        sampler = Sampler(gpu, args.sample_ms / 1000.0)
     except ImportError:
         log(rank, "pynvml not installed: sampling with nvidia-smi -lms")
-        sampler = SmiSampler(index, args.sample_ms / 1000.0)
+        sampler = SmiSampler(gpu, args.sample_ms / 1000.0)
     sampler.start()
     phases = []
     for name in [s for s in args.order.split(",") if s]:
