@@ -4,7 +4,8 @@
 // once with that tunable set, before anything else: malloc reads its tunables only at start.
 // Why: at 16 threads the 500 MB trace's steps fault in ~107 K fresh 4 KiB pages (~0.3 s of
 // system CPU), many of them at once; with the tunable ~58 K, and `analyze --json --threads 16`
-// 3-10 % less wall, peak +8 MB at most (docs/PERFORMANCE.md, tenth round). Results never change.
+// 3-10 % less wall; peak up to ~15 MiB higher at 2 threads, still under 0.5 x the JSON
+// (docs/PERFORMANCE.md, tenth round). Results never change.
 // OVERLAPSCOPE_HUGEPAGES=0, or GLIBC_TUNABLES already set, leave the process as it is. The
 // variables it sets are removed again in the re-executed process, so commands that start other
 // programs (capture's workload) pass the caller's environment on unchanged.
