@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/heap_policy.h"
+#include "cli/huge_pages.h"
 #include "cli/keep_until_exit.h"
 #include "engine/session.h"
 
@@ -36,6 +37,8 @@ void Usage(FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First: it may run this program again with malloc's huge pages on (cli/huge_pages.h).
+  overlapscope::cli::UseHugePages(argv);
   // Until a command knows its --threads: the machine's cores (cli/heap_policy.h).
   overlapscope::cli::ApplyHeapPolicy(static_cast<int>(std::thread::hardware_concurrency()));
   if (argc < 2) {
