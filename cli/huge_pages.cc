@@ -30,9 +30,10 @@ std::string ReadSmallFile(const char* path) {
 
 }  // namespace
 
-bool WantHugePageRestart(const char* tunables, const char* opt_out, const std::string& thp_enabled,
+bool WantHugePageRestart(const char* tunables, const char* opt_out, const char* preload, const std::string& thp_enabled,
                          const std::string& glibc) {
   if (tunables != nullptr || (opt_out != nullptr && std::strcmp(opt_out, "0") == 0)) return false;
+  if (preload != nullptr && preload[0] != '\0') return false;
   // Only where huge pages come on request: "[always]" gives them without asking, "[never]" not at
   // all.
   if (thp_enabled.find("[madvise]") == std::string::npos) return false;
@@ -49,7 +50,7 @@ void UseHugePages(char** argv) {
     ::unsetenv(kMarker);
     return;
   }
-  if (!WantHugePageRestart(std::getenv(kTunables), std::getenv("OVERLAPSCOPE_HUGEPAGES"),
+  if (!WantHugePageRestart(std::getenv(kTunables), std::getenv("OVERLAPSCOPE_HUGEPAGES"), std::getenv("LD_PRELOAD"),
                            ReadSmallFile("/sys/kernel/mm/transparent_hugepage/enabled"), gnu_get_libc_version()))
     return;
   if (::setenv(kTunables, kHugetlb, 1) != 0 || ::setenv(kMarker, "1", 1) != 0) return;

@@ -6,7 +6,9 @@
 // system CPU), many of them at once; with the tunable ~58 K, and `analyze --json --threads 16`
 // 3-10 % less wall; peak up to ~15 MiB higher at 2 threads, still under 0.5 x the JSON
 // (docs/PERFORMANCE.md, tenth round). Results never change.
-// OVERLAPSCOPE_HUGEPAGES=0, or GLIBC_TUNABLES already set, leave the process as it is. The
+// OVERLAPSCOPE_HUGEPAGES=0, GLIBC_TUNABLES already set, or any LD_PRELOAD (valgrind's preload
+// would not follow the exec, so its run would check nothing; a preloaded allocator ignores the
+// tunable) leave the process as it is. The
 // variables it sets are removed again in the re-executed process, so commands that start other
 // programs (capture's workload) pass the caller's environment on unchanged.
 #pragma once
@@ -15,11 +17,11 @@
 
 namespace overlapscope::cli {
 
-// Whether to run again with the tunable: `tunables` and `opt_out` are GLIBC_TUNABLES and
-// OVERLAPSCOPE_HUGEPAGES (null: unset), `thp_enabled` the text of
+// Whether to run again with the tunable: `tunables`, `opt_out` and `preload` are GLIBC_TUNABLES,
+// OVERLAPSCOPE_HUGEPAGES and LD_PRELOAD (null: unset), `thp_enabled` the text of
 // /sys/kernel/mm/transparent_hugepage/enabled (empty: unknown), `glibc` the C library's version
 // ("2.36"; empty: not glibc).
-bool WantHugePageRestart(const char* tunables, const char* opt_out, const std::string& thp_enabled,
+bool WantHugePageRestart(const char* tunables, const char* opt_out, const char* preload, const std::string& thp_enabled,
                          const std::string& glibc);
 
 // Runs this program again (/proc/self/exe, the same arguments) with glibc.malloc.hugetlb=1 where

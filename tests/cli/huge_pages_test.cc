@@ -12,16 +12,19 @@ namespace {
 constexpr char kMadvise[] = "always [madvise] never\n";
 
 TEST(HugePages, RestartsOnlyWhereItHelps) {
-  EXPECT_TRUE(WantHugePageRestart(nullptr, nullptr, kMadvise, "2.36"));
-  EXPECT_TRUE(WantHugePageRestart(nullptr, "1", kMadvise, "2.35"));
-  EXPECT_TRUE(WantHugePageRestart(nullptr, nullptr, kMadvise, "3.0"));
-  EXPECT_FALSE(WantHugePageRestart("glibc.malloc.arena_max=2", nullptr, kMadvise, "2.36"));  // the caller's
-  EXPECT_FALSE(WantHugePageRestart(nullptr, "0", kMadvise, "2.36"));                         // opted out
-  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, "[always] madvise never\n", "2.36"));   // already on
-  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, "always madvise [never]\n", "2.36"));   // none to have
-  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, "", "2.36"));                           // no THP
-  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, kMadvise, "2.34"));                     // no tunable
-  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, kMadvise, ""));                         // not glibc
+  EXPECT_TRUE(WantHugePageRestart(nullptr, nullptr, nullptr, kMadvise, "2.36"));
+  EXPECT_TRUE(WantHugePageRestart(nullptr, "1", nullptr, kMadvise, "2.35"));
+  EXPECT_TRUE(WantHugePageRestart(nullptr, nullptr, nullptr, kMadvise, "3.0"));
+  EXPECT_FALSE(WantHugePageRestart("glibc.malloc.arena_max=2", nullptr, nullptr, kMadvise, "2.36"));  // the caller's
+  EXPECT_FALSE(WantHugePageRestart(nullptr, "0", nullptr, kMadvise, "2.36"));                         // opted out
+  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, nullptr, "[always] madvise never\n", "2.36"));   // already on
+  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, nullptr, "always madvise [never]\n", "2.36"));   // none to have
+  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, nullptr, "", "2.36"));                           // no THP
+  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, nullptr, kMadvise, "2.34"));                     // no tunable
+  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, nullptr, kMadvise, ""));                         // not glibc
+  EXPECT_FALSE(WantHugePageRestart(nullptr, nullptr, "/usr/libexec/valgrind/vgpreload_core-amd64-linux.so", kMadvise,
+                                   "2.36"));  // a preload: valgrind would not follow the exec
+  EXPECT_TRUE(WantHugePageRestart(nullptr, nullptr, "", kMadvise, "2.36"));  // set but empty
 }
 
 }  // namespace
