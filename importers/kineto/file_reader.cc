@@ -16,6 +16,20 @@
 namespace overlapscope::import {
 namespace {
 
+// Where the parallel inflate's batches run, from OVERLAPSCOPE_SHARED_POOL (a measurement aid):
+// "0" on threads of its own, "1" on the parse's threads serving both task lists in the order they
+// come; unset or anything else on the parse's threads, the inflate's tasks first (the default).
+enum class InflatePool { kOwn, kSharedInOrder, kSharedInflateFirst };
+InflatePool InflatePoolFromEnv() {
+  const char* v = std::getenv("OVERLAPSCOPE_SHARED_POOL");
+  if (v == nullptr) return InflatePool::kSharedInflateFirst;
+  switch (std::atoi(v)) {
+    case 0: return InflatePool::kOwn;
+    case 1: return InflatePool::kSharedInOrder;
+    default: return InflatePool::kSharedInflateFirst;
+  }
+}
+
 using scan::NumKind;
 using scan::Scan;
 
@@ -232,12 +246,9 @@ absl::Status FileReader::Run() {
   // parsing threads on 16 CPUs, every batch and window waited for threads the other had
   // preempted (PERFORMANCE, ninth round: -0.4 CPU-s at 16 threads). OVERLAPSCOPE_SHARED_POOL=0
   // gives it its own (=1: the lists in the order they come); measurement aids.
-  if (threads_ >= 2) {
-    const char* shared = std::getenv("OVERLAPSCOPE_SHARED_POOL");
-    if (shared == nullptr || std::atoi(shared) != 0) {
-      parse_pool_ = std::make_unique<TaskPool>(threads_);
-      in_->SetSharedPool(parse_pool_.get(), shared == nullptr || std::atoi(shared) != 1);
-    }
+  if (const InflatePool mode = InflatePoolFromEnv(); threads_ >= 2 && mode != InflatePool::kOwn) {
+    parse_pool_ = std::make_unique<TaskPool>(threads_);
+    in_->SetSharedPool(parse_pool_.get(), /*inflate_first=*/mode == InflatePool::kSharedInflateFirst);
   }
   in_file_size_ = in_->file_size();
   compressed_ = in_->compressed();
