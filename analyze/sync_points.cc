@@ -6,7 +6,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "analyze/context.h"
 #include "analyze/findings/finding_rule.h"
-#include "base/parallel_sort.h"
 #include "base/phase_log.h"
 #include "base/run_all.h"
 #include "model/bounds.h"
@@ -151,21 +150,16 @@ void AddPoints(const model::Trace& t, const BlockingResult& blocking, int thread
 }
 
 // Points in time order, ties in their order here: each list (mostly in time order already)
-// sorted stably, the lists at once, then merged stably in list order (base::ParallelMergeRuns:
-// the merges in pieces): what one stable sort of them all gives, at any thread count.
-void SortPoints(const std::vector<size_t>& runs, int threads, std::vector<SyncPoint>* points) {
+// sorted stably, then merged stably in list order: what one stable sort of them all gives.
+void SortPoints(const std::vector<size_t>& runs, std::vector<SyncPoint>* points) {
   auto by_start = [](const SyncPoint& a, const SyncPoint& b) { return a.start_ns < b.start_ns; };
   std::vector<SyncPoint>& v = *points;
-  std::vector<size_t> bounds = runs;  // each list's start, then the end
-  bounds.push_back(v.size());
-  base::ParallelFor(threads, runs.size(), 1, [&](size_t r0, size_t r1) {
-    for (size_t r = r0; r < r1; ++r) {
-      const auto b = v.begin() + static_cast<std::ptrdiff_t>(bounds[r]);
-      const auto e = v.begin() + static_cast<std::ptrdiff_t>(bounds[r + 1]);
-      if (!std::is_sorted(b, e, by_start)) std::stable_sort(b, e, by_start);
-    }
-  });
-  base::ParallelMergeRuns(threads, v, std::move(bounds), by_start, size_t{1} << 13);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto b = v.begin() + static_cast<std::ptrdiff_t>(runs[r]);
+    const auto e = r + 1 < runs.size() ? v.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]) : v.end();
+    if (!std::is_sorted(b, e, by_start)) std::stable_sort(b, e, by_start);
+    if (r > 0) std::inplace_merge(v.begin(), b, e, by_start);
+  }
 }
 
 // Findings in time order (stable: rules in registry order on ties), each sync point pointing at
@@ -192,20 +186,16 @@ void Finish(std::vector<std::vector<findings::Emitted>> by_rule, const std::vect
   base::RunAll(threads, {[&] {
                            out->finding_count.assign(FindingKinds().size(), 0);
                            out->finding_cost_ns.assign(FindingKinds().size(), 0);
+                           out->findings.reserve(keys.size());
                            for (const Key& key : keys) {
-                             const findings::Emitted& e = by_rule[key.rule][key.index];
+                             findings::Emitted& e = by_rule[key.rule][key.index];
                              const int32_t k = FindingKindIndex(e.finding.kind);
                              if (k >= 0) {
                                ++out->finding_count[k];
                                out->finding_cost_ns[k] = model::SatAdd(out->finding_cost_ns[k], e.finding.cost_ns);
                              }
+                             out->findings.push_back(std::move(e.finding));
                            }
-                           // Each finding moved to its place: in ranges at once.
-                           out->findings.resize(keys.size());
-                           base::ParallelFor(threads, keys.size(), 4096, [&](size_t lo, size_t hi) {
-                             for (size_t i = lo; i < hi; ++i)
-                               out->findings[i] = std::move(by_rule[keys[i].rule][keys[i].index].finding);
-                           });
                          },
                          [&] {
                            // Point i is blocked interval i (AddPoints), until the points are sorted.
@@ -213,7 +203,7 @@ void Finish(std::vector<std::vector<findings::Emitted>> by_rule, const std::vect
                              if (const int32_t bi = by_rule[keys[f].rule][keys[f].index].blocked_interval;
                                  bi != model::kNone)
                                out->points[bi].finding = static_cast<int32_t>(f);
-                           SortPoints(runs, threads, &out->points);
+                           SortPoints(runs, &out->points);
                          }});
 }
 
