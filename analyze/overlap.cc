@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "analyze/context.h"
@@ -52,8 +53,7 @@ class DeviceOverlapBuilder {
         FillOverlapPart(ctx_, d_, acts, bounds[k], bounds[k + 1], sl, &parts[k]);
       });
     base::RunAll(ctx_.opt.threads, tasks);
-    for (OverlapPart& p : parts) Merge(p);
-    IterationStats();
+    MergeParts(parts);
     Contention(Slowdowns());
     dv_.whole.net_overlap_gain_ns = dv_.whole.hidden_comm_ns - dv_.whole.contention_ns;
     for (auto& io : its_) io.stats.net_overlap_gain_ns = io.stats.hidden_comm_ns - io.stats.contention_ns;
@@ -66,8 +66,13 @@ class DeviceOverlapBuilder {
   }
 
  private:
-  void Merge(OverlapPart& p);
-  void IterationStats();
+  // A part's slots among the device's: part slot -> device slot, for its iterations and names.
+  struct PartSlots {
+    std::vector<int32_t> it, name;
+  };
+  void MergeParts(std::vector<OverlapPart>& parts);
+  void Slots(OverlapPart& p, uint32_t part, PartSlots* ps);
+  void IterationStats(const std::vector<OverlapPart>& parts, const std::vector<PartSlots>& ps);
   std::vector<int64_t> Slowdowns();
   void Contention(const std::vector<int64_t>& median_alone);
 
@@ -78,21 +83,22 @@ class DeviceOverlapBuilder {
   SharedSlots& slots_;
   DeviceOverlap dv_;
   std::vector<int32_t> used_;  // iteration indexes with activity here, in first-seen order
-  std::vector<Tagged> tagged_;
   std::vector<IterationOverlap> its_;
   // Durations per compute-kernel name (dense slots), alone and overlapped; overlapped instances
   // kept for the contention sum.
   std::vector<model::StringId> names_used_;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> name_src_;  // per name slot: (part, part's slot)
   std::vector<std::vector<int64_t>> alone_, overl_;
   std::vector<OverlappedInstance> overlapped_list_;
   absl::flat_hash_set<model::CollectiveId> seen_collective_;
 };
 
-// Appends a part: its iterations and names take the device's slots in first-seen order, its
-// lists go after the earlier parts' (so in activity order), and a collective seen in an earlier
-// part keeps that part's entry (its first activity on the device).
-void DeviceOverlapBuilder::Merge(OverlapPart& p) {
-  std::vector<int32_t> it_slot(p.its.size()), name_slot(p.names_used.size());
+// A part's slots, parts in order: its iterations and names take the device's slots in
+// first-seen order (each name's lists noted with the part as a source), and a collective seen in
+// an earlier part keeps that part's entry (its first activity on the device).
+void DeviceOverlapBuilder::Slots(OverlapPart& p, uint32_t part, PartSlots* ps) {
+  ps->it.resize(p.its.size());
+  ps->name.resize(p.names_used.size());
   for (size_t k = 0; k < p.its.size(); ++k) {
     const IterationOverlap& x = p.its[k];
     int32_t& slot = slots_.of_iteration[x.iteration];
@@ -106,47 +112,95 @@ void DeviceOverlapBuilder::Merge(OverlapPart& p) {
       io.gpu_end_ns = std::max(io.gpu_end_ns, x.gpu_end_ns);
       io.stats.activities += x.stats.activities;
     }
-    it_slot[k] = slot;
+    ps->it[k] = slot;
   }
   for (size_t k = 0; k < p.names_used.size(); ++k) {
     int32_t& sl = slots_.of_name[p.names_used[k]];
     if (sl < 0) {
       sl = static_cast<int32_t>(names_used_.size());
       names_used_.push_back(p.names_used[k]);
-      alone_.push_back(std::move(p.alone[k]));
-      overl_.push_back(std::move(p.overl[k]));
-    } else {
-      alone_[sl].insert(alone_[sl].end(), p.alone[k].begin(), p.alone[k].end());
-      overl_[sl].insert(overl_[sl].end(), p.overl[k].begin(), p.overl[k].end());
+      name_src_.emplace_back();
     }
-    name_slot[k] = sl;
+    name_src_[sl].push_back({part, static_cast<uint32_t>(k)});
+    ps->name[k] = sl;
   }
-  tagged_.reserve(tagged_.size() + p.tagged.size());
-  for (const Tagged& x : p.tagged) tagged_.push_back({x.iv, it_slot[x.tag >> 1] * 2 + (x.tag & 1)});
-  overlapped_list_.reserve(overlapped_list_.size() + p.overlapped.size());
-  for (const OverlappedInstance& o : p.overlapped)
-    overlapped_list_.push_back({name_slot[o.name_slot], o.it_slot < 0 ? -1 : it_slot[o.it_slot], o.dur});
   for (CollectiveOverlap& co : p.collectives)
     if (co.collective == model::kNone || seen_collective_.insert(co.collective).second)
       dv_.collectives.push_back(std::move(co));
 }
 
-// Each iteration's compute and comm sets, from the tagged intervals grouped by iteration and
-// class; the activity count was kept as they came.
-void DeviceOverlapBuilder::IterationStats() {
-  std::vector<size_t> off(2 * its_.size() + 1, 0);
-  for (const Tagged& x : tagged_) ++off[x.tag + 1];
-  for (size_t k = 1; k < off.size(); ++k) off[k] += off[k - 1];
-  std::vector<Interval> grouped(tagged_.size());
-  std::vector<size_t> fill(off.begin(), off.end() - 1);
-  for (const Tagged& x : tagged_) grouped[fill[x.tag]++] = x.iv;
-  const Interval* g = grouped.data();
-  for (size_t k = 0; k < its_.size(); ++k) {
-    int64_t acts_in = its_[k].stats.activities;
-    FillStats(IntervalSet::FromSortedByStart(g + off[2 * k], g + off[2 * k + 1]),
-              IntervalSet::FromSortedByStart(g + off[2 * k + 1], g + off[2 * k + 2]), its_[k].stats);
-    its_[k].stats.activities = acts_in;
+// The parts in range order, into what one pass over the device gives: the slots (Slots, in
+// order), then at once each name's durations joined in part order, the overlapped instances
+// (each part its own stretch) and the iterations' sets (IterationStats).
+void DeviceOverlapBuilder::MergeParts(std::vector<OverlapPart>& parts) {
+  std::vector<PartSlots> ps(parts.size());
+  for (size_t k = 0; k < parts.size(); ++k) Slots(parts[k], static_cast<uint32_t>(k), &ps[k]);
+  const int threads = ctx_.opt.threads;
+  alone_.resize(names_used_.size());
+  overl_.resize(names_used_.size());
+  std::vector<size_t> inst_at(parts.size() + 1, 0);
+  for (size_t k = 0; k < parts.size(); ++k) inst_at[k + 1] = inst_at[k] + parts[k].overlapped.size();
+  overlapped_list_.resize(inst_at.back());
+  auto join = [](std::vector<int64_t>& to, std::vector<int64_t>& from) {
+    if (to.empty())
+      to = std::move(from);
+    else
+      to.insert(to.end(), from.begin(), from.end());
+  };
+  base::RunAll(threads, {[&] {
+                           base::ParallelFor(threads, names_used_.size(), 16, [&](size_t s0, size_t s1) {
+                             for (size_t sl = s0; sl < s1; ++sl)
+                               for (const auto& [k, j] : name_src_[sl]) {
+                                 join(alone_[sl], parts[k].alone[j]);
+                                 join(overl_[sl], parts[k].overl[j]);
+                               }
+                           });
+                         },
+                         [&] {
+                           base::ParallelFor(threads, parts.size(), 1, [&](size_t k0, size_t k1) {
+                             for (size_t k = k0; k < k1; ++k)
+                               for (size_t i = 0; i < parts[k].overlapped.size(); ++i) {
+                                 const OverlappedInstance& o = parts[k].overlapped[i];
+                                 overlapped_list_[inst_at[k] + i] = {ps[k].name[o.name_slot],
+                                                                     o.it_slot < 0 ? -1 : ps[k].it[o.it_slot], o.dur};
+                               }
+                           });
+                         },
+                         [&] { IterationStats(parts, ps); }});
+}
+
+// Each iteration's compute and comm sets, from the parts' tagged intervals grouped by iteration
+// and class in part order (a stable counting sort: each group stays in start order; each part
+// scatters its own), then the iterations at once; the activity count was kept as they came.
+void DeviceOverlapBuilder::IterationStats(const std::vector<OverlapPart>& parts, const std::vector<PartSlots>& ps) {
+  const int threads = ctx_.opt.threads;
+  const size_t tags = 2 * its_.size(), np = parts.size();
+  auto tag = [&](size_t k, const Tagged& x) { return static_cast<size_t>(ps[k].it[x.tag >> 1]) * 2 + (x.tag & 1); };
+  std::vector<size_t> at(np * tags, 0);  // at[k * tags + g]: part k's count of group g, then where they go
+  base::ParallelFor(threads, np, 1, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k)
+      for (const Tagged& x : parts[k].tagged) ++at[k * tags + tag(k, x)];
+  });
+  std::vector<size_t> off(tags + 1, 0);
+  for (size_t g = 0, pos = 0; g < tags; ++g) {
+    off[g] = pos;
+    for (size_t k = 0; k < np; ++k) pos += std::exchange(at[k * tags + g], pos);
+    off[g + 1] = pos;
   }
+  std::vector<Interval> grouped(off[tags]);
+  base::ParallelFor(threads, np, 1, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k)
+      for (const Tagged& x : parts[k].tagged) grouped[at[k * tags + tag(k, x)]++] = x.iv;
+  });
+  const Interval* g = grouped.data();
+  base::ParallelFor(threads, its_.size(), 64, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k) {
+      int64_t acts_in = its_[k].stats.activities;
+      FillStats(IntervalSet::FromSortedByStart(g + off[2 * k], g + off[2 * k + 1]),
+                IntervalSet::FromSortedByStart(g + off[2 * k + 1], g + off[2 * k + 2]), its_[k].stats);
+      its_[k].stats.activities = acts_in;
+    }
+  });
 }
 
 // Contention: per compute kernel name, the median duration overlapped against the median

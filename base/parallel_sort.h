@@ -9,6 +9,9 @@
 // Equivalent elements may otherwise come in any order, as with std::sort. Uses a second buffer
 // of v.size() elements while it runs (T must be default-constructible and movable).
 //
+// The buffer is a vector of v's allocator: one that leaves elements uninitialized spares the
+// zeroing of the buffer (and the faulting in of its pages) on the calling thread.
+//
 // Failure modes: RunAll's (std::bad_alloc for the buffer, rethrown on the calling thread).
 #pragma once
 
@@ -45,13 +48,13 @@ size_t SplitAt(It a, size_t na, It b, size_t nb, size_t d, Less& less) {
 // least `min_chunk` elements merged at once: the bytes of the same pairwise rounds of std::merge
 // (the earlier run's element first between equivalent ones), so stable where the runs are in
 // order, at any thread count.
-template <typename T, typename Less>
-void ParallelMergeRuns(int threads, std::vector<T>& v, std::vector<size_t> runs, Less less,
+template <typename T, typename A, typename Less>
+void ParallelMergeRuns(int threads, std::vector<T, A>& v, std::vector<size_t> runs, Less less,
                        size_t min_chunk = size_t{1} << 14) {
   if (runs.size() <= 2) return;
   const size_t pieces_per_merge = static_cast<size_t>(std::max(threads, 1));
-  std::vector<T> buf(v.size());
-  std::vector<T>*from = &v, *to = &buf;
+  std::vector<T, A> buf(v.size());
+  std::vector<T, A>*from = &v, *to = &buf;
   struct Piece {
     size_t a, na, b, nb, out;
   };
@@ -90,8 +93,8 @@ void ParallelMergeRuns(int threads, std::vector<T>& v, std::vector<size_t> runs,
   if (from != &v) v = std::move(*from);
 }
 
-template <typename T, typename Less>
-void ParallelSort(int threads, std::vector<T>& v, Less less, size_t min_chunk = size_t{1} << 14) {
+template <typename T, typename A, typename Less>
+void ParallelSort(int threads, std::vector<T, A>& v, Less less, size_t min_chunk = size_t{1} << 14) {
   std::vector<size_t> runs = RangeBounds(threads, v.size(), min_chunk);
   if (runs.size() <= 2) {
     std::sort(v.begin(), v.end(), less);

@@ -9,6 +9,7 @@
 #include "base/phase_log.h"
 #include "base/run_all.h"
 #include "base/run_task_graph.h"
+#include "model/gpu_by_corr.h"
 
 namespace overlapscope::model {
 
@@ -330,7 +331,7 @@ absl::StatusOr<Trace> TraceBuilder::Finalize(const FinalizeOptions& options) && 
                    }};
   tasks[kByCorr] = {{kGpuRefs}, [&] {
                       base::PhaseSpan s_("gpu by corr");
-                      BuildGpuByCorrelation(t, all);
+                      BuildGpuByCorrelationIndex(t, all, threads, &t.gpu_by_corr_keys_, &t.gpu_by_corr_refs_);
                     }};
   tasks[kCollLists] = {{kGpuRefs, kCollectives}, [&] { BuildCollectiveLists(t, all); }};
   tasks[kLaunches] = {{kApiIndex, kKernels, kMemcpys, kMemsets}, [&] {

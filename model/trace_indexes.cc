@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "base/run_all.h"
+#include "model/gpu_by_corr.h"
 #include "model/trace_builder.h"
 
 namespace overlapscope::model {
@@ -79,31 +80,9 @@ void TraceBuilder::BuildCollectiveLists(Trace& t, const std::vector<GpuRef>& all
   BuildCsr(t.d_.collectives.size(), by_coll, t.collective_offsets_, t.collective_refs_);
 }
 
+// On one thread; Finalize builds it on its threads (gpu_by_corr.h).
 void TraceBuilder::BuildGpuByCorrelation(Trace& t, const std::vector<GpuRef>& all) {
-  // GPU activities by (process, correlation id), in time order within one call: `all` is in
-  // time order, so its position breaks ties.
-  struct CorrKey {
-    int32_t process;
-    int64_t corr;
-    uint32_t pos;
-    bool operator<(const CorrKey& o) const {
-      return process != o.process ? process < o.process : corr != o.corr ? corr < o.corr : pos < o.pos;
-    }
-  };
-  std::vector<CorrKey> corr;
-  corr.reserve(all.size());
-  for (size_t i = 0; i < all.size(); ++i) {
-    const int64_t c = t.CorrelationOf(all[i]);
-    if (c == kNoCorrelation) continue;
-    corr.push_back({t.d_.devices[t.d_.streams[t.StreamOf(all[i])].device].process, c, static_cast<uint32_t>(i)});
-  }
-  if (!std::is_sorted(corr.begin(), corr.end())) std::sort(corr.begin(), corr.end());
-  t.gpu_by_corr_keys_.reserve(corr.size());
-  t.gpu_by_corr_refs_.reserve(corr.size());
-  for (const CorrKey& k : corr) {
-    t.gpu_by_corr_keys_.push_back({k.process, k.corr});
-    t.gpu_by_corr_refs_.push_back(all[k.pos]);
-  }
+  BuildGpuByCorrelationIndex(t, all, 1, &t.gpu_by_corr_keys_, &t.gpu_by_corr_refs_);
 }
 
 // The correlation index of the API calls (after their sort).

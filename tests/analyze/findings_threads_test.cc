@@ -1,7 +1,7 @@
 // The findings of the rules that look at collectives in ranges (collective-waited-at-once,
-// collective-starved-of-sms: ranges of 256 collectives, joined in order) are the same at 1, 2, 3
-// and 16 threads, on real 4-GPU traces with enough collectives for several ranges and where both
-// rules fire.
+// collective-starved-of-sms: ranges of 256 collectives, joined in order), and the sync points in
+// their order with the finding of each, are the same at 1, 2, 3 and 16 threads, on real 4-GPU
+// traces with enough collectives for several ranges and where both rules fire.
 #include <sstream>
 #include <string>
 
@@ -17,6 +17,10 @@ std::string Findings(const AnalysisResult& r) {
   for (const Finding& f : r.sync.findings)
     o << f.kind << " " << f.time_ns << " " << f.end_ns << " " << f.process << " " << f.thread << " " << f.stream << " "
       << f.call << " " << f.iteration << " " << f.cost_ns << " " << f.message << " | " << f.advice << "\n";
+  // The sync points in their order, each with its finding.
+  for (const SyncPoint& p : r.sync.points)
+    o << p.start_ns << " " << static_cast<int>(p.kind) << " " << p.api_call << " " << p.sync << " " << p.finding
+      << "\n";
   return o.str();
 }
 
