@@ -233,17 +233,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   }
   ReplayCounts counts = r.counts;
   SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
-  // Each hand-off is offered just before the replay's thread builds the same for itself: the
-  // prediction takes the plan's arrays after its graph and the schedule after its plan, so
-  // whichever thread is ahead at that point faults those pages in (on this VM a fault's cost
-  // varies several-fold between runs, and so does which thread is the longer).
-  if (side.joinable()) pred_plan.Offer([&] { return PlanBuffersFor(g.num_nodes()); });
-  Schedule replayed;
-  {
-    const Simulation replay(base);
-    if (side.joinable()) pred_initial.Offer([&] { return InitialSchedule(g.num_nodes()); });
-    replayed = replay.Run(base.dur);
+  if (side.joinable()) {
+    pred_plan.Offer([&] { return PlanBuffersFor(g.num_nodes()); });
+    pred_initial.Offer([&] { return InitialSchedule(g.num_nodes()); });
   }
+  Schedule replayed = Simulate(base);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
   // thread while the prediction runs, else in two halves at once.
   const size_t half = kept.size() / 2;
