@@ -4,7 +4,13 @@
 // development machine, a what-if the same. The passes replay reads (classes, iterations, host
 // blocking, collectives across ranks, the dependency graph) are timed apart.
 //
-// usage: replay_bench [EVENTS (default 10000000)] [REPEATS (default 3)]
+// usage: replay_bench [EVENTS (default 10000000)] [REPEATS (default 3)] [--keep-freed]
+//   --keep-freed: the allocator keeps what the process frees (one heap for every thread, no
+//   block mapped apart, nothing trimmed), so that a repeat reuses the last run's pages instead of
+//   faulting in fresh ones: the figure of a process that replays again and again. Without it
+//   (the default) every run pays the first touch of its arrays, as one CLI run does. On a VM
+//   that reports free memory to its host (virtio-balloon free page reporting) those first
+//   touches cost several times a native fault, and vary (docs/PERFORMANCE.md, tenth round).
 //   Two ranks. Per iteration and rank: a ProfilerStep# range; 40 compute kernels on stream 7 with
 //   their cudaLaunchKernel; an all-gather (NCCL kernel on stream 7, matched across the ranks by
 //   sequence number, rank 1 a few µs late on odd iterations); a D2H copy and a
@@ -13,6 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,6 +32,10 @@
 #include "analyze/replay/replay.h"
 #include "bench_util.h"
 #include "model/trace_builder.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace {
 
@@ -115,11 +126,24 @@ analyze::replay::GpuClass ToClass(analyze::ActivityClass c) {
   return static_cast<analyze::replay::GpuClass>(static_cast<int>(c));  // same order (replay.h)
 }
 
+// --keep-freed: freed blocks stay in the process for the next run (glibc only; before any thread
+// starts, so that the prediction's threads use the same heap). False where it cannot apply.
+bool KeepFreed() {
+#if defined(__GLIBC__)
+  return mallopt(M_ARENA_MAX, 1) == 1 && mallopt(M_MMAP_THRESHOLD, 1 << 30) == 1 &&
+         mallopt(M_TRIM_THRESHOLD, INT32_MAX) == 1;
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int64_t events = argc > 1 ? std::atoll(argv[1]) : 10000000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+  if (argc > 3 && std::strcmp(argv[3], "--keep-freed") == 0)
+    std::printf("allocator: keeps freed memory (--keep-freed): %s\n", KeepFreed() ? "on" : "not available");
   std::printf("load averages at start: %s\n", bench::LoadAverages().c_str());
   auto t0 = Clock::now();
   model::Trace t = MakeTrace(events);

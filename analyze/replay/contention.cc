@@ -213,7 +213,6 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
                                     const std::vector<NameSlowdown>& slowdowns, int sm_count_override,
                                     const std::vector<uint8_t>& waited) {
   ContentionFactors out;
-  out.factor.assign(g.num_gpu, 1.0);  // GPU nodes only: host calls are never slowed
   const size_t devs = t.devices().size();
   std::vector<std::unique_ptr<DeviceModel>> dm(devs);
   std::vector<uint8_t> has_comm(devs, 0);
@@ -302,7 +301,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
         bool by_trace = false;
         const double f = m.FactorWith(k, sd, by_trace);
         if (std::abs(f - 1) < 0.005) continue;
-        out.factor[k.v] = f;  // a node has one device: the threads write apart
+        o.factor.emplace_back(k.v, f);  // GPU nodes only: host calls are never slowed
         ++(by_trace ? o.by_trace : o.by_sm);
       }
     }
@@ -312,10 +311,13 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   for (size_t below = 0; split < devs && 2 * below < total; ++split) below += dm[split] ? dm[split]->compute.size() : 0;
   BothAtOnce([&] { model_devices(split, devs); }, [&] { model_devices(0, split); });
   for (const ContentionFactors& o : part) {
+    out.factor.insert(out.factor.end(), o.factor.begin(), o.factor.end());
     out.waits.insert(out.waits.end(), o.waits.begin(), o.waits.end());
     out.by_trace += o.by_trace;
     out.by_sm += o.by_sm;
   }
+  // Each device's in node order (its compute kernels are): the devices' lists merged.
+  std::sort(out.factor.begin(), out.factor.end());
   return out;
 }
 

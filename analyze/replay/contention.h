@@ -50,6 +50,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "analyze/graph/graph.h"
@@ -61,7 +62,10 @@
 namespace overlapscope::analyze::replay {
 
 struct ContentionFactors {
-  std::vector<double> factor;       // per GPU node, 1 when untouched
+  // (GPU node, factor) of the nodes slowed or sped up, in node order; the others keep a factor
+  // of 1. A list, not a per-node array: most nodes are untouched, and at 10 M nodes an array is
+  // ~40 MB of fresh pages each round.
+  std::vector<std::pair<int32_t, double>> factor;
   std::vector<ExtraEdge> waits;     // new: a communication kernel waits for a compute kernel's SMs
   int64_t by_trace = 0, by_sm = 0;  // compute activities whose factor came from each model
 };

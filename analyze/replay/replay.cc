@@ -9,6 +9,7 @@
 #include <future>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "analyze/replay/both.h"
 #include "analyze/replay/build.h"
@@ -56,9 +57,9 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
                                        const ChangeEffects& fx, const ReplayInputs& in, const ReplayOptions& o,
                                        ReplayResult& r) {
   std::optional<Schedule> cur;
-  std::vector<int64_t> dur;  // copied from sim.dur only once a run needs it
-  std::vector<double> last;
-  std::vector<ExtraEdge> waits;  // accumulated over the rounds
+  std::vector<int64_t> dur;                      // copied from sim.dur only once a run needs it
+  std::vector<std::pair<int32_t, double>> last;  // the last round's factors (ContentionFactors)
+  std::vector<ExtraEdge> waits;                  // accumulated over the rounds
   std::vector<uint8_t> waiting(sim.num_gpu, 0);
   int64_t by_trace = 0, by_sm = 0;
   for (int round = 0; round < kContentionRounds; ++round) {
@@ -70,17 +71,24 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
       waits.push_back(e);
       ++added;
     }
-    if (f.factor == last && added == 0) break;
-    int64_t touched = 0;
-    for (int32_t v = 0; v < sim.num_gpu; ++v) touched += f.factor[v] != 1.0;
+    if (round > 0 && f.factor == last && added == 0) break;  // settled
+    const auto touched = static_cast<int64_t>(f.factor.size());
     by_trace = f.by_trace, by_sm = f.by_sm;
     r.contention_nodes = touched + static_cast<int64_t>(waits.size());
     if (r.contention_nodes == 0 && round == 0) break;  // nothing overlaps differently: the first schedule
-    if (dur.empty()) dur = sim.dur;
-    for (int32_t v = 0; v < sim.num_gpu; ++v)
-      dur[v] = f.factor[v] == 1.0 ? sim.dur[v] : static_cast<int64_t>(std::llround(sim.dur[v] * f.factor[v]));
+    if (dur.empty()) {
+      dur = sim.dur;
+    } else {
+      for (const auto& [v, x] : last) dur[v] = sim.dur[v];  // the last round's factors undone
+    }
+    for (const auto& [v, x] : f.factor) dur[v] = static_cast<int64_t>(std::llround(sim.dur[v] * x));
     last = std::move(f.factor);
-    cur = run.Run(dur, waits.empty() ? nullptr : &waits);
+    Schedule spare;  // the last round's schedule, read no more: its arrays serve this run
+    if (cur) {
+      spare = std::move(*cur);
+      ResetSchedule(sim.num_nodes, spare);
+    }
+    cur = run.Run(dur, waits.empty() ? nullptr : &waits, cur ? &spare : nullptr);
   }
   for (const ExtraEdge& e : waits) {
     LastRoundCounts& lr = r.last_round;

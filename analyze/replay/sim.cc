@@ -282,6 +282,13 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
 
 Schedule Simulate(const SimGraph& g) { return Simulation(g).Run(g.dur, nullptr); }
 
+void ResetSchedule(int32_t n, Schedule& s) {
+  RunState r{std::move(s)};
+  InitRun(n, r);  // within the arrays' capacity: writes, no fresh pages
+  r.s.cycles_broken = 0;
+  s = std::move(r.s);
+}
+
 Schedule InitialSchedule(int32_t n) {
   RunState r;
   InitRun(n, r);

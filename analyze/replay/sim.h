@@ -218,5 +218,8 @@ Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
 // A run's schedule before its first event, for n nodes: nothing known yet (every time unset,
 // nothing bound). Made on one thread for a run on another, it takes its page faults off that one.
 Schedule InitialSchedule(int32_t n);
+// Gives `s` InitialSchedule(n)'s values in its own arrays: a schedule no longer read becomes the
+// `initial` of the next run without fresh pages (240 MB at 10 M nodes).
+void ResetSchedule(int32_t n, Schedule& s);
 
 }  // namespace overlapscope::analyze::replay
