@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The sanitizer run of CI: a second build with clang, AddressSanitizer + UndefinedBehaviorSanitizer
 # and -Werror (CUDA and benchmarks off), the CPU tests of the code that reads input run in it,
-# then a fuzz smoke run of each libFuzzer target (tools/fuzz.sh; default 60 s each).
+# then a fuzz smoke run of each libFuzzer target (tools/fuzz.sh; default 30 s each).
 #
 # CI sanitizes a subset to stay well under 30 minutes on 2 cores (docs/RELIABILITY.md has the
 # figures): the suites model_tests, importers_tests, analyze_tests, engine_tests and the fuzz
@@ -31,5 +31,5 @@ cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 export ASAN_OPTIONS=abort_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -LE gpu "${labels[@]}"
-secs=${OVERLAPSCOPE_FUZZ_SMOKE_SECONDS:-60}
+secs=${OVERLAPSCOPE_FUZZ_SMOKE_SECONDS:-30}
 if [ "$secs" -gt 0 ]; then OVERLAPSCOPE_FUZZ_JOBS=${OVERLAPSCOPE_FUZZ_JOBS:-2} bash tools/fuzz.sh smoke "$build" "$secs"; fi
