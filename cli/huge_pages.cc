@@ -30,9 +30,9 @@ std::string ReadSmallFile(const char* path) {
 
 }  // namespace
 
-bool WantHugePageRestart(const char* tunables, const char* opt_out, const char* preload, const std::string& thp_enabled,
+bool WantHugePageRestart(const char* tunables, const char* opt_in, const char* preload, const std::string& thp_enabled,
                          const std::string& glibc) {
-  if (tunables != nullptr || (opt_out != nullptr && std::strcmp(opt_out, "0") == 0)) return false;
+  if (opt_in == nullptr || std::strcmp(opt_in, "1") != 0 || tunables != nullptr) return false;
   if (preload != nullptr && preload[0] != '\0') return false;
   // Only where huge pages come on request: "[always]" gives them without asking, "[never]" not at
   // all.
