@@ -3,7 +3,7 @@
 # and -Werror (CUDA and benchmarks off), the CPU tests of the code that reads input run in it,
 # then a fuzz smoke run of each libFuzzer target (tools/fuzz.sh; default 30 s each).
 #
-# CI sanitizes a subset to stay well under 30 minutes on 2 cores (docs/RELIABILITY.md has the
+# CI sanitizes a subset to stay under 30 minutes on 2 cores (docs/RELIABILITY.md has the
 # figures): the suites model_tests, importers_tests, analyze_tests, engine_tests and the fuzz
 # regression runs (every trace of tests/data through import, analysis, every report and both
 # exports). report_tests, exporters_tests, cli_tests (with the bad-input catalogue) and the
