@@ -172,7 +172,7 @@ int RunAnalyze(int argc, char** argv) {
     return Fail(written);
   }
   base::PhaseLog("render and print");
-  if (args.Has("html") && !args.Has("explain-classes")) {
+  if (args.Has("html") && !explain) {
     const std::string page = report::RenderHtml(analysis->report(), engine::IterationTimelines(*analysis));
     if (!WriteFile(args.Get("html"), page)) return kExitError;
   }
@@ -186,7 +186,7 @@ int RunAnalyze(int argc, char** argv) {
                  static_cast<long long>(st->tracks), static_cast<long long>(st->slices),
                  static_cast<long long>(st->flows), static_cast<long long>(st->bytes));
   }
-  if (gates.empty() || args.Has("explain-classes")) return kExitOk;
+  if (gates.empty() || explain) return kExitOk;
   auto gr = engine::EvaluateGates(*analysis, gates);
   if (!gr.ok()) return Usage(std::string(gr.status().message()));
   // Gate lines go to stderr so that --json output on stdout stays a valid document.
