@@ -232,12 +232,25 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     });
   }
   ReplayCounts counts = r.counts;
-  SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
+  SimGraph base;
+  // A replay alone makes its own plan arrays and first schedule on the second core while this
+  // one builds the graph (that core is idle then): their pages (~100 k at 10 M nodes, fresh
+  // each call) are faulted in off the replay's path.
+  PlanBuffers own_plan;
+  Schedule own_initial;
   if (side.joinable()) {
+    base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
     pred_plan.Offer([&] { return PlanBuffersFor(g.num_nodes()); });
     pred_initial.Offer([&] { return InitialSchedule(g.num_nodes()); });
+  } else {
+    BothAtOnce(
+        [&] {
+          own_plan = PlanBuffersFor(g.num_nodes());
+          own_initial = InitialSchedule(g.num_nodes());
+        },
+        [&] { base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared); });
   }
-  Schedule replayed = Simulate(base);
+  Schedule replayed = Simulation(base, &own_plan).Run(base.dur, nullptr, &own_initial);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
   // thread while the prediction runs, else in two halves at once.
   const size_t half = kept.size() / 2;
