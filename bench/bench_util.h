@@ -1,6 +1,7 @@
 // Timing and memory figures the bench commands print (wall and process CPU seconds, peak RSS).
 #pragma once
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <chrono>
@@ -20,6 +21,19 @@ inline double CpuSeconds() {
   timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// This process's user and system CPU seconds and minor page faults (getrusage, all threads): on a
+// VM where a fresh page costs microseconds, the faults and the system time say where a run went.
+struct Usage {
+  double user_s = 0, sys_s = 0;
+  long minflt = 0;
+};
+inline Usage UsageNow() {
+  rusage r{};
+  getrusage(RUSAGE_SELF, &r);
+  return {static_cast<double>(r.ru_utime.tv_sec) + static_cast<double>(r.ru_utime.tv_usec) / 1e6,
+          static_cast<double>(r.ru_stime.tv_sec) + static_cast<double>(r.ru_stime.tv_usec) / 1e6, r.ru_minflt};
 }
 
 // Peak resident memory of this process (VmHWM) in MB; -1 when /proc cannot say.

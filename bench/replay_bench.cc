@@ -178,13 +178,17 @@ int main(int argc, char** argv) {
     for (int i = 0; i < repeats; ++i) {
       auto a = Clock::now();
       double ca = CpuSeconds();
+      const bench::Usage ua = bench::UsageNow();
       auto r = analyze::replay::Replay(t, g, in, ro);
       walls.push_back(Seconds(a, Clock::now()));
       if (!r.ok()) return 1;
-      std::printf("run %d: %s: %.2f s wall, %.2f s CPU; %zu iterations, median |error| %.4f %%, contention %s\n", i,
-                  what_if ? "what-if async:/AllGather/ (with contention)" : "replay", walls.back(), CpuSeconds() - ca,
-                  r->iterations.size(), r->median_abs_error * 100,
-                  std::string(analyze::replay::ToString(r->contention_model)).c_str());
+      const bench::Usage ub = bench::UsageNow();
+      std::printf(
+          "run %d: %s: %.2f s wall, %.2f s CPU (%.2f user + %.2f sys, %ld k minor faults); %zu iterations, median "
+          "|error| %.4f %%, contention %s\n",
+          i, what_if ? "what-if async:/AllGather/ (with contention)" : "replay", walls.back(), CpuSeconds() - ca,
+          ub.user_s - ua.user_s, ub.sys_s - ua.sys_s, (ub.minflt - ua.minflt) / 1000, r->iterations.size(),
+          r->median_abs_error * 100, std::string(analyze::replay::ToString(r->contention_model)).c_str());
     }
     std::sort(walls.begin(), walls.end());
     std::printf("%s wall: min %.2f s, median %.2f s (target <= 2 s for 10 M events)\n", what_if ? "what-if" : "replay",

@@ -8,6 +8,7 @@
 #include "cli/analyze_options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/heap_policy.h"
 #include "cli/load.h"
 #include "engine/replay.h"
 
@@ -95,6 +96,7 @@ int RunReplay(int argc, char** argv) {
     std::fprintf(stderr, "overlapscope replay: no TRACE given\n%s", HelpText(kSpec).c_str());
     return kExitUsage;
   }
+  ApplyReplayHeapPolicy();  // the replay reuses what the import frees (heap_policy.h)
   auto session = LoadOrReport("replay", args.positionals, args.Get("align-clocks"), &rc);
   if (!session) return rc;
   const engine::ReportFormat fmt = args.Has("json")       ? engine::ReportFormat::kJson

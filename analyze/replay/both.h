@@ -44,13 +44,18 @@ class Handoff {
   void Offer(Make make) {
     if (!claimed_.exchange(true)) made_.set_value(make());
   }
+  // The taker's thread only. A second call gives nullopt (what the first took is not there
+  // any more).
   std::optional<T> Take() {
+    if (taken_) return std::nullopt;
+    taken_ = true;
     if (claimed_.exchange(true)) return done_.get();
     return std::nullopt;
   }
 
  private:
   std::atomic<bool> claimed_{false};
+  bool taken_ = false;  // by the taker's thread
   std::promise<T> made_;
   std::future<T> done_ = made_.get_future();
 };

@@ -51,11 +51,12 @@ void Summarize(ReplayResult& r) {
 // The predicted schedule under contention: simulate, slow what now overlaps, simulate again, until
 // the factors settle (at most kContentionRounds).
 // nullopt: the model changed nothing (the schedule is `first`). `run`: the simulation of `sim`
-// that gave `first` (its plan serves every round).
+// that gave `first` (its plan serves every round). `replayed`: the replay's schedule, once read no
+// more (the same node count): the first round that simulates runs in its arrays if it came.
 std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph& g, const NodeAttrs& a,
                                        const SimGraph& sim, const Simulation& run, const Schedule& first,
                                        const ChangeEffects& fx, const ReplayInputs& in, const ReplayOptions& o,
-                                       ReplayResult& r) {
+                                       Handoff<Schedule>& replayed, ReplayResult& r) {
   std::optional<Schedule> cur;
   std::vector<int64_t> dur;                      // copied from sim.dur only once a run needs it
   std::vector<std::pair<int32_t, double>> last;  // the last round's factors (ContentionFactors)
@@ -83,12 +84,16 @@ std::optional<Schedule> WithContention(const model::Trace& t, const graph::Graph
     }
     for (const auto& [v, x] : f.factor) dur[v] = static_cast<int64_t>(std::llround(sim.dur[v] * x));
     last = std::move(f.factor);
-    Schedule spare;  // the last round's schedule, read no more: its arrays serve this run
+    // The last round's schedule, read no more, or else the replay's: its arrays serve this run
+    // (without either, the run fills fresh ones: 25 bytes a node).
+    Schedule spare;
     if (cur) {
       spare = std::move(*cur);
-      ResetSchedule(sim.num_nodes, spare);
+    } else if (std::optional<Schedule> from_replay = replayed.Take()) {
+      spare = std::move(*from_replay);
     }
-    cur = run.Run(dur, waits.empty() ? nullptr : &waits, cur ? &spare : nullptr);
+    if (static_cast<int32_t>(spare.start.size()) == sim.num_nodes) ResetSchedule(sim.num_nodes, spare);
+    cur = run.Run(dur, waits.empty() ? nullptr : &waits, &spare);
   }
   for (const ExtraEdge& e : waits) {
     LastRoundCounts& lr = r.last_round;
@@ -195,8 +200,9 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   // the process one core), the prediction makes its own rather than wait for it.
   Handoff<PlanBuffers> pred_plan;
   Handoff<Schedule> pred_initial;
-  std::promise<bool> pred_ready;  // true once `pred` and `idx_pred` are set; false: failed before
-  bool pred_signalled = false;    // (the prediction's thread only)
+  Handoff<Schedule> replayed_done;  // the replay's schedule, for the contention rounds
+  std::promise<bool> pred_ready;    // true once `pred` and `idx_pred` are set; false: failed before
+  bool pred_signalled = false;      // (the prediction's thread only)
   auto predict = [&] {
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
@@ -211,9 +217,10 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     pred_signalled = true;
     pred_ready.set_value(true);
     if (o.contention) {
-      pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, r);
+      pred_c = WithContention(t, g, a, *sim, what_if, *pred, *fx, in, o, replayed_done, r);
       contention_ran = true;
     }
+    replayed_done.Take();  // unused (or claimed, so that the replay's thread frees it): not kept
     predicted_chunks();
   };
   // The prediction runs on a second thread beside the replay (same result either way: they
@@ -232,12 +239,25 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     });
   }
   ReplayCounts counts = r.counts;
-  SimGraph base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
+  SimGraph base;
+  // A replay alone makes its own plan arrays and first schedule on the second core while this
+  // one builds the graph (that core is idle then): their pages (~100 k at 10 M nodes, fresh
+  // each call) are faulted in off the replay's path.
+  PlanBuffers own_plan;
+  Schedule own_initial;
   if (side.joinable()) {
+    base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
     pred_plan.Offer([&] { return PlanBuffersFor(g.num_nodes()); });
     pred_initial.Offer([&] { return InitialSchedule(g.num_nodes()); });
+  } else {
+    BothAtOnce(
+        [&] {
+          own_plan = PlanBuffersFor(g.num_nodes());
+          own_initial = InitialSchedule(g.num_nodes());
+        },
+        [&] { base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared); });
   }
-  Schedule replayed = Simulate(base);
+  Schedule replayed = Simulation(base, &own_plan).Run(base.dur, nullptr, &own_initial);
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
   // thread while the prediction runs, else in two halves at once.
   const size_t half = kept.size() / 2;
@@ -248,8 +268,10 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   if (side.joinable()) {
     replayed_part(0, kept.size());
     // The replay's graph and schedule are read no more (a what-if keeps the prediction's
-    // schedule): given back here while the prediction still runs.
+    // schedule): given back here while the prediction still runs, the schedule's arrays to the
+    // contention rounds where they have not started their first run yet.
     base = SimGraph{};
+    replayed_done.Offer([&] { return std::move(replayed); });
     replayed = Schedule{};
     if (pred_ready.get_future().get()) predicted_chunks();
     side.join();
