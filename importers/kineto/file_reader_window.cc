@@ -34,18 +34,18 @@ constexpr int kMadvPopulateRead = MADV_POPULATE_READ;
 constexpr int kMadvPopulateRead = 22;
 #endif
 
-// How the mapped windows' pages are made ready beside the parse (StartMapPopulate): 0 not, 1
-// their page-table entries (MADV_POPULATE_READ), 2 those and their bytes read once (brought into
-// the shared cache, as a copying reader leaves them). Where `threads` parser threads leave a CPU
-// of the process's set idle: 1, else 0; OVERLAPSCOPE_MAP_POPULATE=0, 1 or 2 decides instead (a
-// measurement aid).
-int PopulateMode(int threads) {
-  if (const char* e = std::getenv("OVERLAPSCOPE_MAP_POPULATE"); e != nullptr && e[0] >= '0' && e[0] <= '2')
-    return e[0] - '0';
+// Whether the mapped windows' pages are populated beside the parse (StartMapPopulate): where
+// `threads` parser threads leave a CPU of the process's set idle; OVERLAPSCOPE_MAP_POPULATE=0 or
+// =1 decides instead (a measurement aid). Reading the populated bytes once as well (into the
+// shared cache, as a copying reader leaves them) measured no faster at 2 threads on 16 CPUs
+// (docs/PERFORMANCE.md, eleventh round): not kept.
+bool PopulateBeside(int threads) {
+  if (const char* e = std::getenv("OVERLAPSCOPE_MAP_POPULATE"); e != nullptr && (e[0] == '0' || e[0] == '1'))
+    return e[0] == '1';
   cpu_set_t set;
   CPU_ZERO(&set);
   const int cpus = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  return threads < cpus ? 1 : 0;
+  return threads < cpus;
 }
 
 }  // namespace
@@ -89,13 +89,7 @@ void FileReader::StartMapPopulate(int64_t from, size_t bytes) {
   char* start = map_->data() + lo;
   const size_t len = static_cast<size_t>(to - lo);
   try {
-    populate_ = std::thread([start, len, touch = populate_mode_ == 2] {
-      // Read only where the populate succeeded: past a cut file's end a read would fault.
-      if (::madvise(start, len, kMadvPopulateRead) != 0 || !touch) return;
-      uint64_t sum = 0;
-      for (size_t i = 0; i < len; i += 64) sum += static_cast<unsigned char>(start[i]);
-      asm volatile("" : : "r"(sum));  // the reads are the point: kept
-    });
+    populate_ = std::thread([start, len] { ::madvise(start, len, kMadvPopulateRead); });
   } catch (const std::system_error&) {
     // no thread: the parse faults the pages in as it reads them
   }
@@ -228,7 +222,7 @@ absl::Status FileReader::RefillMapped(const char* keep) {
   WaitMapPopulate();
   if (win_ == nullptr) {
     map_next_ = block_;
-    populate_mode_ = PopulateMode(threads_);
+    map_ahead_ = PopulateBeside(threads_);
   }
   RETURN_IF_ERROR(map_->Changed(ctx_.path));
   const size_t n = static_cast<size_t>(std::min(static_cast<int64_t>(map_next_), map_->size() - next));
@@ -248,7 +242,7 @@ absl::Status FileReader::RefillMapped(const char* keep) {
     eof_ = true;
   } else {
     map_next_ = carry > kGap ? std::max(block_, len_) : block_;
-    if (populate_mode_ != 0) StartMapPopulate(window_end_file_pos_, map_next_);
+    if (map_ahead_) StartMapPopulate(window_end_file_pos_, map_next_);
   }
   map_released_ = map_->Release(map_released_, base_);  // the bytes before the window are done with
   return absl::OkStatus();
