@@ -78,26 +78,88 @@ Scan ParseDim3(const char* p, const char* end, const char** after, model::Dim3* 
   return Scan::kOk;
 }
 
-Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
-               const char** err) {
-  const char* q = scan::SkipWs(p + 1);
+// The kind of args memory for an event of category text cat (read before its args in every
+// Kineto version; empty when not): a hash, so kinds may share a slot and only match less often.
+inline int ArgKind(std::string_view cat) {
+  if (cat.empty()) return 0;
+  // Chosen so that Kineto's categories with args (kernel, cuda_runtime, cuda_driver, cpu_op,
+  // gpu_memcpy, gpu_memset, user_annotation, gpu_user_annotation, python_function, cuda_sync,
+  // Trace) each get a kind of their own, none of them 0 (no cat).
+  const size_t n = cat.size();
+  const auto byte = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(cat[i])); };
+  return static_cast<int>((n + byte(n - 1) + 6 * byte(0) + 15 * byte(n / 2)) & (RawEvent::kArgKinds - 1));
+}
+
+// True when the bytes at q begin with the kept separator and no whitespace follows it (which
+// the scan would have skipped too).
+inline bool ArgSeparatorMatches(const char* q, const RawEvent::ArgSeparator& s) {
+  const auto* a = reinterpret_cast<const __m128i*>(q);
+  const auto* b = reinterpret_cast<const __m128i*>(s.bytes);
+  const uint64_t eq0 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b))));
+  const uint64_t eq1 =
+      static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1), _mm_loadu_si128(b + 1))));
+  const uint64_t eq2 =
+      static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 2), _mm_loadu_si128(b + 2))));
+  const uint64_t eq = eq0 | (eq1 << 16) | (eq2 << 32);
+  return (eq & s.mask) == s.mask && s.mask != 0 && !scan::IsWs(q[s.len]);
+}
+
+// The scan from the '{' (first) or the end of an arg's value to the next value: whitespace,
+// ',' (or '}', which ends the args: *closed, *after past it), the key (*k; its text in *key),
+// ':', whitespace. kOk with *v at the value.
+Scan ScanToArgValue(const char* q, const char* end, bool first, RawEvent* ev, ArgKey* k, std::string_view* key,
+                    const char** v, bool* closed, const char** after, const char** err_pos, const char** err) {
+  q = scan::SkipWs(q);
   if (*q == '}') {
+    *closed = true;
     *after = q + 1;
     return Scan::kOk;
   }
-  for (;;) {
-    if (*q != '"') return Expect(q, end, "expected a key string in args", err_pos, err);
+  if (!first) {
+    if (*q != ',') return Expect(q, end, "expected ',' or '}' in args", err_pos, err);
+    q = scan::SkipWs(q + 1);
+  }
+  if (*q != '"') return Expect(q, end, "expected a key string in args", err_pos, err);
+  if (!QuickArgKey(q, k, &q)) {
+    const char* key_at = q;
+    OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], key, &ev->repaired, err), key_at);
+    *k = ClassifyArgKey(*key);
+  }
+  q = scan::SkipWs(q);
+  if (*q != ':') return Expect(q, end, "expected ':' in args", err_pos, err);
+  *v = scan::SkipWs(q + 1);
+  return Scan::kOk;
+}
+
+Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
+               const char** err) {
+  auto& seps = ev->arg_separators[ArgKind(ev->cat)];
+  const char* q = p + 1;
+  for (int i = 0;; ++i) {
+    // From the '{' or the end of the previous value: the separator, the key, ':', to the value.
     std::string_view key;
     ArgKey k;
-    if (!QuickArgKey(q, &k, &q)) {
-      const char* key_at = q;
-      OS_SCAN(scan::ParseString(q, end, &q, &ev->scratch[0], &key, &ev->repaired, err), key_at);
-      k = ClassifyArgKey(key);
+    const char* v;
+    RawEvent::ArgSeparator* ways = i < RawEvent::kArgSlots ? seps[i] : nullptr;
+    if (ways != nullptr && ArgSeparatorMatches(q, ways[0])) {
+      k = ways[0].key;
+      v = q + ways[0].len;
+    } else if (ways != nullptr && ArgSeparatorMatches(q, ways[1])) {
+      k = ways[1].key;
+      v = q + ways[1].len;
+    } else {
+      bool closed = false;
+      const Scan s = ScanToArgValue(q, end, i == 0, ev, &k, &key, &v, &closed, after, err_pos, err);
+      if (s != Scan::kOk || closed) return s;
+      if (ways != nullptr && k != ArgKey::kUnknown && v - q <= static_cast<ptrdiff_t>(sizeof ways[0].bytes)) {
+        ways[1] = ways[0];  // the newest first, the one before it kept
+        std::memcpy(ways[0].bytes, q, sizeof ways[0].bytes);
+        ways[0].len = static_cast<uint8_t>(v - q);
+        ways[0].mask = (uint64_t{1} << ways[0].len) - 1;
+        ways[0].key = k;
+      }
     }
-    q = scan::SkipWs(q);
-    if (*q != ':') return Expect(q, end, "expected ':' in args", err_pos, err);
-    q = scan::SkipWs(q + 1);
-    const char* v = q;
+    q = v;
     bool typed_ok = true, consumed = false;
     if (scan::IsNonJsonToken(v)) ++ev->non_json;  // N/A, inf, nan, 0x... of old Kineto versions
     switch (k) {
@@ -162,16 +224,6 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
     } else {
       ev->has |= Bit(k);
     }
-    q = scan::SkipWs(q);
-    if (*q == ',') {
-      q = scan::SkipWs(q + 1);
-      continue;
-    }
-    if (*q == '}') {
-      *after = q + 1;
-      return Scan::kOk;
-    }
-    return Expect(q, end, "expected ',' or '}' in args", err_pos, err);
   }
 }
 

@@ -60,6 +60,24 @@ struct RawEvent {
   static constexpr int kSepSlots = static_cast<int>(EventKey::kIgnored) + 2;  // each key, then '{'
   Separator separators[kPhKinds][kSepSlots];
 
+  // ParseArgs' memory of the same kind: the bytes from the '{' or the end of an arg's value to
+  // the start of the next value (`,      "registers per thread": `), the last two different
+  // ones seen at each position of the args of events whose cat hashes to the same kind (a
+  // kernel's args come in one order, a runtime call's in another), with the key they hold. Only
+  // keys that classify to something other than kUnknown are kept (their bytes hold no NUL, so a
+  // match never reaches past the window's end); the match is on the bytes, so the result is
+  // always the scan's. The stack of a parse holds it (~48 KiB).
+  struct ArgSeparator {
+    char bytes[48] = {};
+    uint64_t mask = 0;  // (1 << len) - 1; 0: nothing kept
+    ArgKey key = ArgKey::kUnknown;
+    uint8_t len = 0;
+  };
+  static constexpr int kArgKinds = 16;  // hashes of cat
+  static constexpr int kArgSlots = 24;  // the first args of an event
+  static constexpr int kArgWays = 2;    // two per position: cpu_ops of two layouts alternate
+  ArgSeparator arg_separators[kArgKinds][kArgSlots][kArgWays];
+
   bool Has(ArgKey k) const { return (has >> static_cast<int>(k)) & 1u; }
   int64_t Int(ArgKey k) const { return arg_int[static_cast<size_t>(k)]; }
   std::string_view Str(ArgKey k) const { return arg_str[static_cast<size_t>(k)]; }

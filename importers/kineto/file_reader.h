@@ -73,6 +73,14 @@ class FileReader {
   // into memory already mapped. Joined before buffer 0 is read into.
   void StartPrefault();
   void WaitPrefault();
+  // Over a mapped plain file, where the parse leaves a CPU of this process's set idle (threads_
+  // below their count; OVERLAPSCOPE_MAP_POPULATE=0 or 1 decides instead): the page-table entries
+  // of the bytes the next window adds are made on a thread of their own (MADV_POPULATE_READ)
+  // while this window is parsed, as the .json.gz's reader inflates beside the parse, so the
+  // parser threads do not take those page faults. Joined at the next refill and when the reader
+  // ends; a failure (an old kernel, a file cut short) only leaves the faults to the parse.
+  void StartMapPopulate(int64_t from, size_t bytes);
+  void WaitMapPopulate();
   // Skips whitespace from pos_, refilling; fails with Truncated() at the end of the data.
   absl::Status SkipWsRefill();
   // Runs step(p, after, err) -> Scan from pos_, refilling and retrying on kNeedMore.
@@ -133,6 +141,8 @@ class FileReader {
   int64_t base_ = 0;        // stream offset of win_[0]
   std::thread reader_;      // prefetch of the next block, when running
   std::thread prefault_;    // StartPrefault's, when running
+  std::thread populate_;    // StartMapPopulate's, when running
+  bool map_ahead_ = false;  // PopulateBeside's
   int staged_ = -1;         // buffer the prefetch fills (kGap bytes in)
   size_t staged_bytes_ = 0;
   absl::Status staged_status_;

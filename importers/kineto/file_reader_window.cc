@@ -1,5 +1,10 @@
 // The window of FileReader: its sizes (the constructor), double buffering with a prefetching
-// reader thread, the second buffer touched ahead (file_reader.h).
+// reader thread, the second buffer touched ahead, a mapped file's next window populated ahead
+// (file_reader.h).
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +27,26 @@ constexpr size_t kGap = size_t{256} << 10;
 // the reader's memory, stays bounded whatever the file holds (a 2 GiB name in a 2 MB .json.gz).
 constexpr size_t kMaxWindow = size_t{64} << 20;
 constexpr size_t kDefaultBlock = size_t{16} << 20;
+// madvise(2)'s MADV_POPULATE_READ (Linux 5.14), where the C library's headers predate it.
+#ifdef MADV_POPULATE_READ
+constexpr int kMadvPopulateRead = MADV_POPULATE_READ;
+#else
+constexpr int kMadvPopulateRead = 22;
+#endif
+
+// Whether the mapped windows' pages are populated beside the parse (StartMapPopulate): where
+// `threads` parser threads leave a CPU of the process's set idle; OVERLAPSCOPE_MAP_POPULATE=0 or
+// =1 decides instead (a measurement aid). Reading the populated bytes once as well (into the
+// shared cache, as a copying reader leaves them) measured no faster at 2 threads on 16 CPUs
+// (docs/PERFORMANCE.md, eleventh round): not kept.
+bool PopulateBeside(int threads) {
+  if (const char* e = std::getenv("OVERLAPSCOPE_MAP_POPULATE"); e != nullptr && (e[0] == '0' || e[0] == '1'))
+    return e[0] == '1';
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cpus = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  return threads < cpus;
+}
 
 }  // namespace
 
@@ -53,6 +78,25 @@ FileReader::FileReader(const std::string& path, model::TraceBuilder& builder, co
 FileReader::~FileReader() {
   WaitPrefetch();
   WaitPrefault();
+  WaitMapPopulate();
+}
+
+void FileReader::StartMapPopulate(int64_t from, size_t bytes) {
+  const int64_t to = std::min(from + static_cast<int64_t>(bytes), map_->size());
+  const int64_t page = ::sysconf(_SC_PAGESIZE);
+  const int64_t lo = from / page * page;
+  if (to <= lo) return;
+  char* start = map_->data() + lo;
+  const size_t len = static_cast<size_t>(to - lo);
+  try {
+    populate_ = std::thread([start, len] { ::madvise(start, len, kMadvPopulateRead); });
+  } catch (const std::system_error&) {
+    // no thread: the parse faults the pages in as it reads them
+  }
+}
+
+void FileReader::WaitMapPopulate() {
+  if (populate_.joinable()) populate_.join();
 }
 
 void FileReader::StartPrefault() {
@@ -175,7 +219,11 @@ absl::Status FileReader::RefillMapped(const char* keep) {
   const size_t carry = keep != nullptr ? static_cast<size_t>(End() - keep) : 0;
   const int64_t drop = keep != nullptr ? keep - win_ : 0;
   const int64_t next = base_ + static_cast<int64_t>(len_);  // the first byte past the window
-  if (win_ == nullptr) map_next_ = block_;
+  WaitMapPopulate();
+  if (win_ == nullptr) {
+    map_next_ = block_;
+    map_ahead_ = PopulateBeside(threads_);
+  }
   RETURN_IF_ERROR(map_->Changed(ctx_.path));
   const size_t n = static_cast<size_t>(std::min(static_cast<int64_t>(map_next_), map_->size() - next));
   if (carry > kGap && carry + n > kMaxWindow)
@@ -194,6 +242,7 @@ absl::Status FileReader::RefillMapped(const char* keep) {
     eof_ = true;
   } else {
     map_next_ = carry > kGap ? std::max(block_, len_) : block_;
+    if (map_ahead_) StartMapPopulate(window_end_file_pos_, map_next_);
   }
   map_released_ = map_->Release(map_released_, base_);  // the bytes before the window are done with
   return absl::OkStatus();

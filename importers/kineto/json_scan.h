@@ -10,6 +10,7 @@
 
 #include <emmintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -166,6 +167,32 @@ inline bool SkipPlainNumber(const char* p, const char** after) {
   return true;
 }
 
+// The count (0-8) of ASCII digits that the 8 bytes at p begin with, and those bytes less '0'
+// in *d (the first byte lowest). Reads 8 bytes: the window's padding keeps them readable.
+inline int LeadingDigits(const char* p, uint64_t* d) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  const uint64_t x = w ^ 0x3030303030303030ull;  // a digit: 0-9; anything else: 10 or more
+  // High bit set in each byte that is not a digit (a carry out of such a byte only reaches
+  // bytes after it, which do not count).
+  const uint64_t non = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+  *d = x;
+  return non == 0 ? 8 : __builtin_ctzll(non) >> 3;
+}
+
+// The value of the first k (1-8) digits of d (LeadingDigits'): the other bytes shifted out,
+// then pairs, fours and the eight combined by multiplies.
+inline uint64_t DigitsValue(uint64_t d, int k) {
+  d <<= 8 * (8 - k);  // the k digits last, zeros (leading zero digits) before them
+  d = d * 10 + (d >> 8);
+  d = (((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+       (((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+      32;
+  return static_cast<uint32_t>(d);
+}
+
+inline constexpr uint64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
 // General (slow) paths of the two parsers below: signs, exponents, long digit strings, NaN.
 Scan ParseIntSlow(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err);
 Scan ParseMicrosAsNsSlow(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
@@ -175,17 +202,22 @@ Scan ParseMicrosAsNsSlow(const char* p, const char* end, const char** after, int
 // exponent is kNotNumber unless it is integral (e.g. 7.0, 1e3); beyond int64 is kOutOfRange.
 // Anything else (string, object, ...) is kNotNumber and is NOT consumed: the caller skips it.
 inline Scan ParseInt(const char* p, const char* end, const char** after, int64_t* v, NumKind* kind, const char** err) {
-  // Fast path: -?[0-9]{1,18} followed by a delimiter.
+  // Fast path: -?[0-9]{1,18} followed by a delimiter, 8 digits at a time (the window's padding
+  // keeps 8 bytes past any digit readable).
   const char* q = p;
   const bool neg = *q == '-';
   q += neg;
-  if (*q >= '0' && *q <= '9') {
-    uint64_t x = 0;
-    int n = 0;
-    while (*q >= '0' && *q <= '9' && n < 18) {
-      x = x * 10 + static_cast<uint64_t>(*q - '0');
-      ++q;
-      ++n;
+  uint64_t d;
+  int k = LeadingDigits(q, &d);
+  if (k > 0) {
+    uint64_t x = DigitsValue(d, k);
+    q += k;
+    for (int n = k; k == 8 && n < 18;) {  // 8 more, then at most 2 more (18 in all)
+      k = std::min(LeadingDigits(q, &d), 18 - n);
+      if (k == 0) break;
+      x = x * kPow10[k] + DigitsValue(d, k);
+      q += k;
+      n += k;
     }
     if (IsDelimiter(*q)) {
       *v = neg ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
@@ -203,29 +235,26 @@ inline Scan ParseInt(const char* p, const char* end, const char** after, int64_t
 // kOutOfRange; a 0x... token is kNotNumber.
 inline Scan ParseMicrosAsNs(const char* p, const char* end, const char** after, int64_t* ns, NumKind* kind,
                             const char** err) {
-  // Fast path: [0-9]{1,15}(.[0-9]{1,3})? then a delimiter: ns = int * 1000 + frac * 10^(3-len).
+  // Fast path: [0-9]{1,15}(.[0-9]{1,3})? then a delimiter: ns = int * 1000 + frac * 10^(3-len),
+  // 8 digits at a time.
   const char* q = p;
-  if (*q >= '0' && *q <= '9') {
-    uint64_t x = 0;
-    int n = 0;
-    while (*q >= '0' && *q <= '9' && n < 15) {
-      x = x * 10 + static_cast<uint64_t>(*q - '0');
-      ++q;
-      ++n;
+  uint64_t d;
+  int k = LeadingDigits(q, &d);
+  if (k > 0) {
+    uint64_t x = DigitsValue(d, k);
+    q += k;
+    if (k == 8) {  // up to 7 more (15 in all)
+      k = std::min(LeadingDigits(q, &d), 7);
+      if (k > 0) x = x * kPow10[k] + DigitsValue(d, k);
+      q += k;
     }
     x *= 1000;
     bool ok = true;
     if (*q == '.') {
-      ++q;
-      uint64_t frac = 0;
-      int f = 0;
-      while (*q >= '0' && *q <= '9' && f < 3) {
-        frac = frac * 10 + static_cast<uint64_t>(*q - '0');
-        ++q;
-        ++f;
-      }
+      const int f = std::min(LeadingDigits(q + 1, &d), 3);
       static constexpr uint64_t kScale[] = {1000, 100, 10, 1};
-      x += frac * kScale[f];
+      if (f > 0) x += DigitsValue(d, f) * kScale[f];
+      q += 1 + f;
       ok = f > 0;  // "12." is malformed: the general path reports it
     }
     if (ok && IsDelimiter(*q)) {

@@ -1,4 +1,4 @@
-// ParseEvent's memory of separators (RawEvent::separators) must never change a result: each
+// ParseEvent's memory of separators (RawEvent::separators and arg_separators) must never change a result: each
 // event parsed after thousands of others (the memory warm) gives what a fresh parse gives. The
 // same for ThreadOut's memory of interned names.
 #include "importers/kineto/event_parser.h"
@@ -49,6 +49,38 @@ const std::vector<std::string>& Events() {
       "{\n    \"ph\": \"X\", \"cat\": , \"name\": \"k\"}",
       "{}",
       "{ }",
+      // Args in Kineto's layouts (ParseArgs' memory: per cat, per position, two layouts), then
+      // the same keys with other spacing, an escaped key, an unknown key where a known one was, a
+      // value of the wrong type, a separator longer than the memory's 48 bytes, and more args
+      // than it has positions.
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,\n    \"ts\": 1, "
+      "\"dur\": 2,\n    \"args\": {\n      \"External id\": 7431687,      \"queued\": 0, \"device\": 0, "
+      "\"context\": 1,      \"stream\": 7, \"correlation\": 7458181,      \"registers per thread\": 168,      "
+      "\"shared memory\": 213188,      \"blocks per SM\": 1.000000,      \"warps per SM\": 12.000000,      "
+      "\"grid\": [2, 66, 1],      \"block\": [384, 1, 1],      \"est. achieved occupancy %\": 0\n    }\n  }",
+      "{\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 628, \"tid\": 628,\n    \"ts\": "
+      "1, \"dur\": 2,\n    \"args\": {\n      \"External id\": 1540,\"Sequence number\": 0, \"Fwd thread id\": 0, "
+      "\"Record function id\": 0, \"Concrete Inputs\": [\"\", \"\"], \"Input type\": [\"c10::Half\", "
+      "\"c10::Half\"], \"Input Strides\": [[4096, 1], [4096, 1]], \"Input Dims\": [[8192, 4096], [4096, 4096]], "
+      "\"Ev Idx\": 3\n    }\n  }",
+      "{\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": 628, \"tid\": "
+      "628,\n    \"ts\": 1, \"dur\": 2,\n    \"args\": {\n      \"External id\": 1543,\"Record function id\": 0, "
+      "\"Collective name\": \"all_to_allv\", \"dtype\": \"Half\", \"Rank\": 0, \"Out msg nelems\": 33554432, "
+      "\"Process Group Name\": \"0\", \"Group size\": 2, \"Ev Idx\": 6, \"In msg nelems\": 33554432\n    }\n  }",
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7,\n    \"ts\": 1, "
+      "\"dur\": 2,\n    \"args\": {\n      \"External id\":  7431687,      \"queued\":\t0, \"device\" : 0, "
+      "\"cont\\u0065xt\": 1,      \"streamx\": 7, \"correlation\": \"9\",      \"registers per thread\": 168,"
+      "\"shared memory\": 213188}}",
+      "{\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n\", \"pid\": 628, \"tid\": 628, \"ts\": 1, "
+      "\"args\": {\n      \"External id\": 1540,                                        \"Sequence number\": 0, "
+      "\"a\": 1, \"b\": 2, \"c\": 3, \"d\": 4, \"e\": 5, \"f\": 6, \"g\": 7, \"h\": 8, \"i\": 9, \"j\": 10, "
+      "\"Seq\": 1, \"Seq\": 2, \"Seq\": 3, \"Seq\": 4, \"Seq\": 5, \"Seq\": 6, \"Seq\": 7, \"Seq\": 8, "
+      "\"Seq\": 9, \"Seq\": 10, \"Seq\": 11, \"Seq\": 12, \"Seq\": 13, \"Seq\": 14, \"stream\": N/A}}",
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"args\": {\"device\": 0 \"stream\": 7}}",
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"args\": {\"device\": 0,, \"stream\": 7}}",
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"args\": {\"device\": 0, }}",
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"args\": {\"device\" 0}}",
+      "{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"args\": { }}",
   };
   return kEvents;
 }

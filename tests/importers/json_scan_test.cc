@@ -94,6 +94,50 @@ TEST(JsonScan, NumberAtWindowEndNeedsMore) {
   EXPECT_EQ(ParseInt(c.begin(), c.end(), &after, &v, &k, &err), Scan::kNeedMore);
 }
 
+// The fast paths of ParseInt and ParseMicrosAsNs (8 digits at a time) must give what the
+// general ones give: every length of digit runs around the limits (15 and 18 digits, 1-3
+// fraction digits), signs, dots, exponents and odd bytes after them, at the window's end too.
+TEST(JsonScan, FastNumbersAsTheGeneralPath) {
+  std::mt19937 rng(33);
+  const std::string tails[] = {",", "}", "]", " ", "\n", "", "x", ".", ".5,", "e3,", "0x1,", "/", ":", "\x80"};
+  int ok = 0;
+  for (int i = 0; i < 200000; ++i) {
+    std::string t;
+    if (rng() % 8 == 0) t += '-';
+    const int digits = static_cast<int>(rng() % 22);
+    for (int k = 0; k < digits; ++k) t += static_cast<char>('0' + rng() % 10);
+    if (rng() % 2 == 0) {
+      t += '.';
+      const int frac = static_cast<int>(rng() % 6);
+      for (int k = 0; k < frac; ++k) t += static_cast<char>('0' + rng() % 10);
+    }
+    t += tails[rng() % std::size(tails)];
+    Buf b(t);
+    const char *a1 = nullptr, *a2 = nullptr, *e1 = nullptr, *e2 = nullptr;
+    int64_t v1 = -1, v2 = -1;
+    NumKind k1 = NumKind::kOk, k2 = NumKind::kOk;
+    Scan s1 = ParseInt(b.begin(), b.end(), &a1, &v1, &k1, &e1);
+    Scan s2 = ParseIntSlow(b.begin(), b.end(), &a2, &v2, &k2, &e2);
+    ASSERT_EQ(s1, s2) << t;
+    if (s1 == Scan::kOk) {
+      ASSERT_EQ(k1, k2) << t;
+      if (k1 == NumKind::kOk) ASSERT_EQ(v1, v2) << t;
+      if (k1 != NumKind::kNotNumber) ASSERT_EQ(a1, a2) << t;
+    }
+    v1 = v2 = -1;
+    s1 = ParseMicrosAsNs(b.begin(), b.end(), &a1, &v1, &k1, &e1);
+    s2 = ParseMicrosAsNsSlow(b.begin(), b.end(), &a2, &v2, &k2, &e2);
+    ASSERT_EQ(s1, s2) << t;
+    if (s1 == Scan::kOk) {
+      ASSERT_EQ(k1, k2) << t;
+      if (k1 == NumKind::kOk) ASSERT_EQ(v1, v2) << t;
+      if (k1 != NumKind::kNotNumber) ASSERT_EQ(a1, a2) << t;
+      ok += k1 == NumKind::kOk;
+    }
+  }
+  EXPECT_GT(ok, 20000);
+}
+
 TEST(JsonScan, Integers) {
   auto parse = [](const std::string& t, int64_t* v) {
     Buf b(t + "}");

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -182,7 +183,10 @@ std::string BigDoc(int events) {
 TEST(MappedImport, CutWhileImportedFailsNamingTheFile) {
   ASSERT_TRUE(EnableMappedReads());
   const std::string path = WriteTemp("mapped_import_cut.json", BigDoc(60000));
-  for (int threads : {1, 2, 4}) {
+  // Each way of readying the next window beside the parse (StartMapPopulate), with each count.
+  for (const auto& [threads, populate] :
+       std::vector<std::pair<int, const char*>>{{1, "2"}, {2, "1"}, {4, "0"}, {1, "0"}, {2, "2"}, {4, "1"}}) {
+    setenv("OVERLAPSCOPE_MAP_POPULATE", populate, 1);
     ASSERT_TRUE(ImportOne(path, threads, 1 << 16).ok());
     const std::string full = testing::ReadFileText(path);
     ImportOptions opt;
@@ -200,6 +204,7 @@ TEST(MappedImport, CutWhileImportedFailsNamingTheFile) {
               std::string::npos)
         << t.status();
     WriteTemp("mapped_import_cut.json", full);
+    unsetenv("OVERLAPSCOPE_MAP_POPULATE");
   }
 }
 
@@ -251,17 +256,25 @@ TEST(MappedImport, SameTracesAndErrorsAsPread) {
     const std::string path = WriteTemp(std::string(sc) + ".json", text);
     for (int64_t chunk : {int64_t{0}, int64_t{777}, int64_t{4096}, int64_t{65536}}) {
       for (int threads : {1, 2, 3}) {
-        auto mapped = ImportOne(path, threads, chunk);
         auto read = WithPread([&] { return ImportOne(path, threads, chunk); });
-        ASSERT_TRUE(mapped.ok() && read.ok()) << mapped.status() << read.status();
-        EXPECT_EQ(Dump(*mapped), Dump(*read)) << sc << " chunk " << chunk << " threads " << threads;
+        // The next window's pages populated beside the parse, and not (StartMapPopulate).
+        for (const char* populate : {"1", "0"}) {
+          setenv("OVERLAPSCOPE_MAP_POPULATE", populate, 1);
+          auto mapped = ImportOne(path, threads, chunk);
+          unsetenv("OVERLAPSCOPE_MAP_POPULATE");
+          ASSERT_TRUE(mapped.ok() && read.ok()) << mapped.status() << read.status();
+          EXPECT_EQ(Dump(*mapped), Dump(*read))
+              << sc << " chunk " << chunk << " threads " << threads << " " << populate;
+        }
       }
     }
     // Cut copies: the same error, offset and all (a cut at a page's end included).
     for (size_t cut : {size_t{1}, size_t{4096}, text.size() / 3, text.size() / 2 + 1, text.size() - 2}) {
       const std::string p = WriteTemp("mapped_short.json", text.substr(0, cut));
       for (int64_t chunk : {int64_t{0}, int64_t{4096}}) {
+        setenv("OVERLAPSCOPE_MAP_POPULATE", chunk == 0 ? "1" : "0", 1);
         auto mapped = ImportOne(p, 2, chunk);
+        unsetenv("OVERLAPSCOPE_MAP_POPULATE");
         auto read = WithPread([&] { return ImportOne(p, 2, chunk); });
         ASSERT_EQ(mapped.ok(), read.ok()) << sc << " cut " << cut;
         if (mapped.ok()) {

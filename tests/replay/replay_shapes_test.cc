@@ -40,6 +40,16 @@ TEST(ReplayShapes, MatmulShapeFromInputDims) {
   ASSERT_TRUE(import::MatmulShapeFromDims("aten::matmul", "[[3, 64, 32], [32, 16]]", &s));
   EXPECT_EQ(s.m, 192);
   EXPECT_EQ(s.batch, 1);
+  // More operands and dims than the parse keeps inline (4 and 6): the same reading.
+  ASSERT_TRUE(import::MatmulShapeFromDims(
+      "aten::baddbmm",
+      "[[2, 3, 4, 5, 6, 7, 8, 64, 16], [2, 3, 4, 5, 6, 7, 8, 64, 32], [2, 3, 4, 5, 6, 7, 8, 32, 16], "
+      "[], [], [7]]",
+      &s));
+  EXPECT_EQ(s.batch, 2 * 3 * 4 * 5 * 6 * 7 * 8);
+  EXPECT_EQ(s.m, 64);
+  EXPECT_EQ(s.n, 16);
+  EXPECT_EQ(s.k, 32);
   const model::OpShape before = s;
   for (const char* bad : {"[[8192, 4096], [4095, 4096]]", "[[8192], [8192]]", "[[8192, 4096]]", "[[1, \"x\"], [1, 1]]",
                           "[[8192, 4096], [4096, 4096]", "", "[[99999999999999999999, 1], [1, 1]]"})

@@ -46,14 +46,15 @@ TEST(RenderJsonText, StringsAsDumpWritesThem) {
   }
 }
 
-// Strings are tested 8 bytes at a time: a byte to escape or to check at any place of a word.
+// Strings are tested 16, then 8 bytes at a time: a byte to escape or to check at any place of
+// either.
 TEST(RenderJsonText, EveryPlaceOfAWord) {
   const std::vector<std::string> odd = {
       "\"",   "\\",   "\n",       "\x1f",         std::string(1, '\0'), "\x7f", " ", "~",
       "\x80", "\xff", "\xc2\xb5", "\xe2\x86\x92", "\xf0\x9f\x98\x80",   "\xc3"};
   for (const std::string& c : odd)
-    for (size_t at = 0; at <= 24; ++at) {
-      const std::string s = std::string(at, 'a') + c + std::string(24 - at, 'z');
+    for (size_t at = 0; at <= 40; ++at) {
+      const std::string s = std::string(at, 'a') + c + std::string(40 - at, 'z');
       std::string out;
       AppendJsonString(s, &out);
       EXPECT_EQ(out, Dumped(s)) << at;
