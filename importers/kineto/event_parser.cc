@@ -131,6 +131,67 @@ Scan ScanToArgValue(const char* q, const char* end, bool first, RawEvent* ev, Ar
   return Scan::kOk;
 }
 
+// A "stream" arg's value at v (*after past it): an int, "stream 7", or a HIP stream handle
+// "0x55d0..." (ROCm 2021-22): a handle is not the stream number of the GPU row, which the tid
+// gives (stream_is_handle). *typed_ok false for a value of another type; *consumed where the
+// value (a string) was recorded here, has or bad_has included.
+Scan ParseStreamArg(const char* v, const char* end, const char** after, RawEvent* ev, bool* typed_ok, bool* consumed,
+                    const char** err) {
+  constexpr ArgKey k = ArgKey::kStream;
+  if (*v == '"') {
+    std::string_view sv;
+    if (Scan s = scan::ParseString(v, end, after, &ev->scratch[9], &sv, &ev->repaired, err); s != Scan::kOk) return s;
+    int64_t x;
+    *typed_ok = ParseIdString(sv, &x);
+    if (*typed_ok) {
+      ev->arg_int[static_cast<size_t>(k)] = x;
+      ev->stream_is_handle = sv.size() > 2 && sv[0] == '0' && (sv[1] == 'x' || sv[1] == 'X');
+      ev->has |= Bit(k);
+    } else {
+      ev->bad_has |= Bit(k);
+    }
+    *consumed = true;  // the string is parsed: nothing to skip
+    return Scan::kOk;
+  }
+  NumKind kind;
+  if (Scan s = scan::ParseInt(v, end, after, &ev->arg_int[static_cast<size_t>(k)], &kind, err); s != Scan::kOk)
+    return s;
+  *typed_ok = kind == NumKind::kOk;
+  if (*typed_ok && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) ev->stream_is_handle = true;
+  return Scan::kOk;
+}
+
+// From q (the '{' when i is 0, else the end of arg i - 1's value) to arg i's value (*v) and its
+// key (*k; its text in *key where it was scanned): by the separator kept for position i (seps,
+// the event kind's memory) where the bytes match it, else by ScanToArgValue, whose separator is
+// then kept. *closed (with *after past the '}') where the args end instead.
+inline Scan ToArgValue(const char* q, const char* end, int i,
+                       RawEvent::ArgSeparator (&seps)[RawEvent::kArgSlots][RawEvent::kArgWays], RawEvent* ev, ArgKey* k,
+                       std::string_view* key, const char** v, bool* closed, const char** after, const char** err_pos,
+                       const char** err) {
+  RawEvent::ArgSeparator* ways = i < RawEvent::kArgSlots ? seps[i] : nullptr;
+  if (ways != nullptr && ArgSeparatorMatches(q, ways[0])) {
+    *k = ways[0].key;
+    *v = q + ways[0].len;
+    return Scan::kOk;
+  }
+  if (ways != nullptr && ArgSeparatorMatches(q, ways[1])) {
+    *k = ways[1].key;
+    *v = q + ways[1].len;
+    return Scan::kOk;
+  }
+  const Scan s = ScanToArgValue(q, end, i == 0, ev, k, key, v, closed, after, err_pos, err);
+  if (s != Scan::kOk || *closed) return s;
+  if (ways != nullptr && *k != ArgKey::kUnknown && *v - q <= static_cast<ptrdiff_t>(sizeof ways[0].bytes)) {
+    ways[1] = ways[0];  // the newest first, the one before it kept
+    std::memcpy(ways[0].bytes, q, sizeof ways[0].bytes);
+    ways[0].len = static_cast<uint8_t>(*v - q);
+    ways[0].mask = (uint64_t{1} << ways[0].len) - 1;
+    ways[0].key = *k;
+  }
+  return Scan::kOk;
+}
+
 Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev, const char** err_pos,
                const char** err) {
   auto& seps = ev->arg_separators[ArgKind(ev->cat)];
@@ -140,53 +201,15 @@ Scan ParseArgs(const char* p, const char* end, const char** after, RawEvent* ev,
     std::string_view key;
     ArgKey k;
     const char* v;
-    RawEvent::ArgSeparator* ways = i < RawEvent::kArgSlots ? seps[i] : nullptr;
-    if (ways != nullptr && ArgSeparatorMatches(q, ways[0])) {
-      k = ways[0].key;
-      v = q + ways[0].len;
-    } else if (ways != nullptr && ArgSeparatorMatches(q, ways[1])) {
-      k = ways[1].key;
-      v = q + ways[1].len;
-    } else {
-      bool closed = false;
-      const Scan s = ScanToArgValue(q, end, i == 0, ev, &k, &key, &v, &closed, after, err_pos, err);
-      if (s != Scan::kOk || closed) return s;
-      if (ways != nullptr && k != ArgKey::kUnknown && v - q <= static_cast<ptrdiff_t>(sizeof ways[0].bytes)) {
-        ways[1] = ways[0];  // the newest first, the one before it kept
-        std::memcpy(ways[0].bytes, q, sizeof ways[0].bytes);
-        ways[0].len = static_cast<uint8_t>(v - q);
-        ways[0].mask = (uint64_t{1} << ways[0].len) - 1;
-        ways[0].key = k;
-      }
-    }
+    bool closed = false;
+    const Scan s = ToArgValue(q, end, i, seps, ev, &k, &key, &v, &closed, after, err_pos, err);
+    if (s != Scan::kOk || closed) return s;
     q = v;
     bool typed_ok = true, consumed = false;
     if (scan::IsNonJsonToken(v)) ++ev->non_json;  // N/A, inf, nan, 0x... of old Kineto versions
     switch (k) {
       case ArgKey::kIgnored: break;
-      case ArgKey::kStream:
-        if (*v == '"') {
-          // "stream 7", or a HIP stream handle "0x55d0..." (ROCm 2021-22): a handle is not the
-          // stream number of the GPU row, which the tid gives (stream_is_handle).
-          std::string_view sv;
-          OS_SCAN(scan::ParseString(v, end, &q, &ev->scratch[9], &sv, &ev->repaired, err), v);
-          int64_t x;
-          typed_ok = ParseIdString(sv, &x);
-          if (typed_ok) {
-            ev->arg_int[static_cast<size_t>(k)] = x;
-            ev->stream_is_handle = sv.size() > 2 && sv[0] == '0' && (sv[1] == 'x' || sv[1] == 'X');
-            ev->has |= Bit(k);
-          } else {
-            ev->bad_has |= Bit(k);
-          }
-          consumed = true;  // the string is parsed: nothing to skip
-        } else {
-          NumKind kind;
-          OS_SCAN(scan::ParseInt(v, end, &q, &ev->arg_int[static_cast<size_t>(k)], &kind, err), v);
-          typed_ok = kind == NumKind::kOk;
-          if (typed_ok && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) ev->stream_is_handle = true;
-        }
-        break;
+      case ArgKey::kStream: OS_SCAN(ParseStreamArg(v, end, &q, ev, &typed_ok, &consumed, err), v); break;
       case ArgKey::kUnknown: ev->unknown_args.emplace_back(key.substr(0, 256)); break;
       case ArgKey::kInputDims:
         // The value's JSON text (nested arrays of ints), read by EmitEvent only for a matrix
