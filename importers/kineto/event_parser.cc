@@ -90,20 +90,6 @@ inline int ArgKind(std::string_view cat) {
   return static_cast<int>((n + byte(n - 1) + 6 * byte(0) + 15 * byte(n / 2)) & (RawEvent::kArgKinds - 1));
 }
 
-// True when the bytes at q begin with the kept separator and no whitespace follows it (which
-// the scan would have skipped too).
-inline bool ArgSeparatorMatches(const char* q, const RawEvent::ArgSeparator& s) {
-  const auto* a = reinterpret_cast<const __m128i*>(q);
-  const auto* b = reinterpret_cast<const __m128i*>(s.bytes);
-  const uint64_t eq0 = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b))));
-  const uint64_t eq1 =
-      static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1), _mm_loadu_si128(b + 1))));
-  const uint64_t eq2 =
-      static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 2), _mm_loadu_si128(b + 2))));
-  const uint64_t eq = eq0 | (eq1 << 16) | (eq2 << 32);
-  return (eq & s.mask) == s.mask && s.mask != 0 && !scan::IsWs(q[s.len]);
-}
-
 // The scan from the '{' (first) or the end of an arg's value to the next value: whitespace,
 // ',' (or '}', which ends the args: *closed, *after past it), the key (*k; its text in *key),
 // ':', whitespace. kOk with *v at the value.
@@ -170,12 +156,12 @@ inline Scan ToArgValue(const char* q, const char* end, int i,
                        std::string_view* key, const char** v, bool* closed, const char** after, const char** err_pos,
                        const char** err) {
   RawEvent::ArgSeparator* ways = i < RawEvent::kArgSlots ? seps[i] : nullptr;
-  if (ways != nullptr && ArgSeparatorMatches(q, ways[0])) {
+  if (ways != nullptr && ways[0].Matches(q)) {
     *k = ways[0].key;
     *v = q + ways[0].len;
     return Scan::kOk;
   }
-  if (ways != nullptr && ArgSeparatorMatches(q, ways[1])) {
+  if (ways != nullptr && ways[1].Matches(q)) {
     *k = ways[1].key;
     *v = q + ways[1].len;
     return Scan::kOk;
@@ -184,10 +170,7 @@ inline Scan ToArgValue(const char* q, const char* end, int i,
   if (s != Scan::kOk || *closed) return s;
   if (ways != nullptr && *k != ArgKey::kUnknown && *v - q <= static_cast<ptrdiff_t>(sizeof ways[0].bytes)) {
     ways[1] = ways[0];  // the newest first, the one before it kept
-    std::memcpy(ways[0].bytes, q, sizeof ways[0].bytes);
-    ways[0].len = static_cast<uint8_t>(*v - q);
-    ways[0].mask = (uint64_t{1} << ways[0].len) - 1;
-    ways[0].key = *k;
+    ways[0].Keep(q, static_cast<size_t>(*v - q), *k);
   }
   return Scan::kOk;
 }
@@ -316,16 +299,6 @@ int PhKind(std::string_view ph) {
   return ph[0] == 'X' ? 1 : ph[0] == 's' ? 2 : ph[0] == 'f' ? 3 : 0;
 }
 
-// True when the 16 bytes at q begin with the kept separator (and it is not followed by more
-// whitespace, which the scan would have skipped too). Its bytes hold no NUL, so a match never
-// reaches past the window's end.
-inline bool SeparatorMatches(const char* q, const RawEvent::Separator& s) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-  const __m128i k = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.bytes));
-  const uint32_t eq = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, k)));
-  return (eq & s.mask) == s.mask && s.mask != 0 && !scan::IsWs(q[s.len]);
-}
-
 // The scan from the end of a value (or from the '{' when first) to the next value: whitespace,
 // ',' (or '}', which ends the event: *closed, *after past it), the key (*ek; its text in *key
 // when not one of the keys every event has; *plain when read by QuickEventKey), ':', whitespace.
@@ -370,18 +343,16 @@ Scan ParseEvent(const char* p, const char* end, const char** after, RawEvent* ev
     EventKey ek;
     const char* v;
     RawEvent::Separator& sep = ev->separators[kind][slot];
-    if (SeparatorMatches(q, sep)) {
+    if (sep.Matches(q)) {
       ek = sep.key;
       v = q + sep.len;
     } else {
       bool plain = false, closed = false;
       const Scan s = ScanToValue(q, end, slot == kOpen, ev, &ek, &key, &plain, &v, &closed, after, err_pos, err);
       if (s != Scan::kOk || closed) return s;
-      if (plain && v - q <= 16) {  // keep this separator for the next event of the kind
-        std::memcpy(sep.bytes, q, sizeof sep.bytes);
-        sep.len = static_cast<uint8_t>(v - q);
-        sep.mask = (1u << sep.len) - 1;
-        sep.key = ek;
+      if (plain &&
+          v - q <= static_cast<ptrdiff_t>(sizeof sep.bytes)) {  // keep this separator for the next event of the kind
+        sep.Keep(q, static_cast<size_t>(v - q), ek);
       }
     }
     switch (ek) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +24,38 @@
 #include "model/string_table.h"
 
 namespace overlapscope::import {
+
+// A separator the parser keeps (RawEvent's memories below): up to N bytes (a multiple of 16)
+// from the end of a value, or the '{', to the start of the next value (`, "name": `), and the
+// key they hold. The bytes kept hold no NUL and are whole (the scan found them), so a match
+// never reaches past the window's end; the N bytes read at q stay inside its padding.
+template <size_t N, typename Key>
+struct KeptSeparator {
+  static_assert(N % 16 == 0 && N < 64);
+  char bytes[N] = {};
+  uint64_t mask = 0;  // (1 << len) - 1; 0: nothing kept
+  Key key{};
+  uint8_t len = 0;
+
+  // True when the bytes at q begin with the kept ones and no whitespace follows them (which the
+  // scan would have skipped too).
+  bool Matches(const char* q) const {
+    uint64_t eq = 0;
+    for (size_t i = 0; i < N / 16; ++i) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i));
+      const __m128i k = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * i));
+      eq |= uint64_t{static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, k)))} << (16 * i);
+    }
+    return (eq & mask) == mask && mask != 0 && !scan::IsWs(q[len]);
+  }
+  // Keeps the n (<= N) bytes at q, the separator of key k.
+  void Keep(const char* q, size_t n, Key k) {
+    std::memcpy(bytes, q, N);
+    len = static_cast<uint8_t>(n);
+    mask = (uint64_t{1} << n) - 1;
+    key = k;
+  }
+};
 
 // A value slot of pid/tid/id: absent, integer, string (e.g. "Spans"), or another type.
 enum class Slot : uint8_t { kMissing, kInt, kString, kOther };
@@ -50,12 +83,7 @@ struct RawEvent {
   // after each key (or the '{') in events of each ph kind, with the key they hold. An event
   // whose bytes there are the same skips scanning them; the match is on the bytes themselves,
   // so the result is always the scan's. Only keys read plainly (QuickEventKey) are kept.
-  struct Separator {
-    char bytes[16] = {};
-    uint32_t mask = 0;  // (1 << len) - 1; 0: nothing kept
-    EventKey key = EventKey::kOther;
-    uint8_t len = 0;
-  };
+  using Separator = KeptSeparator<16, EventKey>;
   static constexpr int kPhKinds = 4;                                          // other, X, s, f
   static constexpr int kSepSlots = static_cast<int>(EventKey::kIgnored) + 2;  // each key, then '{'
   Separator separators[kPhKinds][kSepSlots];
@@ -67,12 +95,7 @@ struct RawEvent {
   // keys that classify to something other than kUnknown are kept (their bytes hold no NUL, so a
   // match never reaches past the window's end); the match is on the bytes, so the result is
   // always the scan's. The stack of a parse holds it (~48 KiB).
-  struct ArgSeparator {
-    char bytes[48] = {};
-    uint64_t mask = 0;  // (1 << len) - 1; 0: nothing kept
-    ArgKey key = ArgKey::kUnknown;
-    uint8_t len = 0;
-  };
+  using ArgSeparator = KeptSeparator<48, ArgKey>;
   static constexpr int kArgKinds = 16;  // hashes of cat
   static constexpr int kArgSlots = 24;  // the first args of an event
   static constexpr int kArgWays = 2;    // two per position: cpu_ops of two layouts alternate
