@@ -1,11 +1,10 @@
 // JSON text written straight into a string (render_json_text.h).
 #include "report/render_json_text.h"
 
-#include <emmintrin.h>
-
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/json_bytes.h"
 #include "nlohmann/json.hpp"
 
 namespace overlapscope::report {
@@ -42,16 +41,6 @@ bool PlainAscii8(const char* p) {
   return ((low | w | zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\'))) & kHigh) == 0;
 }
 
-// The same test of 16 bytes at once (SSE2): a signed compare below 0x20 also takes the bytes
-// at or above 0x80 (negative as signed).
-bool PlainAscii16(const char* p) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i bad =
-      _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-  return _mm_movemask_epi8(bad) == 0;
-}
-
 }  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out) {
@@ -59,7 +48,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
   // unchanged; anything else (escapes, invalid bytes) is left to it.
   bool plain = true;
   for (size_t i = 0; i < s.size() && plain;) {
-    if (i + 16 <= s.size() && PlainAscii16(s.data() + i)) {
+    if (i + 16 <= s.size() && base::JsonStringSpecialMask16(s.data() + i) == 0) {  // 16 at once
       i += 16;
       continue;
     }

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/json_bytes.h"
+
 namespace overlapscope::import::scan {
 
 inline constexpr size_t kPad = 64;
@@ -42,13 +44,8 @@ inline const char* SkipWs(const char* p) {
 // First byte at or after p that is '"', '\\', a control byte (< 0x20, includes the '\0' at end)
 // or a non-ASCII byte (>= 0x80).
 inline const char* FindStringSpecial(const char* p) {
-  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
   for (;;) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                             _mm_cmplt_epi8(v, space));  // signed: also catches bytes >= 0x80
-    int mask = _mm_movemask_epi8(m);
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    if (const unsigned mask = base::JsonStringSpecialMask16(p); mask != 0) return p + __builtin_ctz(mask);
     p += 16;
   }
 }
