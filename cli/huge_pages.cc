@@ -50,7 +50,10 @@ void UseHugePages(char** argv) {
     ::unsetenv(kMarker);
     return;
   }
-  if (!WantHugePageRestart(std::getenv(kTunables), std::getenv("OVERLAPSCOPE_HUGEPAGES"), std::getenv("LD_PRELOAD"),
+  // Opt-in: without the variable every run would read the kernel's setting for nothing.
+  const char* opt_in = std::getenv("OVERLAPSCOPE_HUGEPAGES");
+  if (opt_in == nullptr) return;
+  if (!WantHugePageRestart(std::getenv(kTunables), opt_in, std::getenv("LD_PRELOAD"),
                            ReadSmallFile("/sys/kernel/mm/transparent_hugepage/enabled"), gnu_get_libc_version()))
     return;
   if (::setenv(kTunables, kHugetlb, 1) != 0 || ::setenv(kMarker, "1", 1) != 0) return;
