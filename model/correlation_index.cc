@@ -84,18 +84,50 @@ void FillBuckets(int threads, const std::vector<std::pair<int64_t, int32_t>>& sp
 CorrelationIndex::CorrelationIndex(const std::vector<ApiCall>& calls, const std::vector<ProcessId>& process_of_call,
                                    size_t processes, int threads) {
   per_process_.resize(processes);
-  std::vector<int64_t> count(processes, 0);
+  const std::vector<size_t> bounds = base::RangeBounds(threads, calls.size(), kChunk);
+  std::vector<std::vector<int64_t>> part_count;
+  const std::vector<int64_t> count = ScanRanges(calls, process_of_call, threads, bounds, &part_count);
+  size_t with_calls = 0, sparse_one = processes;
+  for (size_t p = 0; p < processes; ++p) {
+    PerProcess& pp = per_process_[p];
+    // The span in uint64: ids from a hostile file may span more than INT64_MAX.
+    const uint64_t span = static_cast<uint64_t>(pp.hi) - static_cast<uint64_t>(pp.lo);
+    const bool dense = count[p] > 0 && span < static_cast<uint64_t>(4 * count[p] + 1024);
+    with_calls += count[p] > 0;
+    if (dense)
+      pp.table.assign(static_cast<size_t>(pp.hi - pp.lo + 1), kNone);
+    else if (count[p] > 0)
+      pp.sparse.reserve(static_cast<size_t>(count[p])), sparse_one = p;
+  }
+  if (with_calls == 1 && sparse_one < processes)
+    FillOneSparse(calls, threads, bounds, part_count, per_process_[sparse_one]);
+  else
+    FillInOrder(calls, process_of_call);
+  for (PerProcess& pp : per_process_) {
+    if (pp.sparse.empty()) continue;
+    // (id, call index) order puts the first call of each id first; later ones are duplicates.
+    // Calls come by start time, and ids mostly grow with it: often sorted already. The pairs
+    // are unique (one per call), so the parallel sort gives std::sort's order.
+    if (!SortedInRanges(threads, pp.sparse)) base::ParallelSort(threads, pp.sparse, std::less<>(), kChunk);
+    duplicates_ += DropDuplicates(threads, pp.sparse);
+    FillBuckets(threads, pp.sparse, pp.lo, pp.hi, &pp.shift, &pp.bucket);
+  }
+}
+
+std::vector<int64_t> CorrelationIndex::ScanRanges(const std::vector<ApiCall>& calls,
+                                                  const std::vector<ProcessId>& process_of_call, int threads,
+                                                  const std::vector<size_t>& bounds,
+                                                  std::vector<std::vector<int64_t>>* part_count) {
   // Each process's id range and count: in ranges of calls at once, combined (min, max, sum);
   // each range's counts kept (where its entries go in a sparse list).
-  constexpr size_t kChunk = size_t{1} << 15;
-  const std::vector<size_t> bounds = base::RangeBounds(threads, calls.size(), kChunk);
-  const size_t parts = bounds.size() - 1;
-  std::vector<std::vector<int64_t>> part_count(parts);
+  const size_t processes = per_process_.size(), parts = bounds.size() - 1;
+  std::vector<int64_t> count(processes, 0);
+  part_count->assign(parts, {});
   std::mutex mu;
   base::ParallelFor(threads, parts, 1, [&](size_t k0, size_t k1) {
     for (size_t k = k0; k < k1; ++k) {
       std::vector<PerProcess> part(processes);
-      std::vector<int64_t>& n = part_count[k];
+      std::vector<int64_t>& n = (*part_count)[k];
       n.assign(processes, 0);
       for (size_t i = bounds[k]; i < bounds[k + 1]; ++i) {
         if (calls[i].correlation_id == kNoCorrelation) continue;
@@ -112,61 +144,44 @@ CorrelationIndex::CorrelationIndex(const std::vector<ApiCall>& calls, const std:
       }
     }
   });
-  size_t with_calls = 0, sparse_one = processes;
-  for (size_t p = 0; p < processes; ++p) {
-    PerProcess& pp = per_process_[p];
-    // The span in uint64: ids from a hostile file may span more than INT64_MAX.
-    const uint64_t span = static_cast<uint64_t>(pp.hi) - static_cast<uint64_t>(pp.lo);
-    const bool dense = count[p] > 0 && span < static_cast<uint64_t>(4 * count[p] + 1024);
-    with_calls += count[p] > 0;
-    if (dense)
-      pp.table.assign(static_cast<size_t>(pp.hi - pp.lo + 1), kNone);
-    else if (count[p] > 0)
-      pp.sparse.reserve(static_cast<size_t>(count[p])), sparse_one = p;
-  }
-  if (with_calls == 1 && sparse_one < processes) {
-    // One process, sparse ids (one rank's trace): its entries in call order, each range's
-    // written at once at its place.
-    std::vector<std::pair<int64_t, int32_t>>& sparse = per_process_[sparse_one].sparse;
-    std::vector<size_t> at(parts + 1, 0);
-    for (size_t k = 0; k < parts; ++k) at[k + 1] = at[k] + static_cast<size_t>(part_count[k][sparse_one]);
-    sparse.resize(at[parts]);
-    base::ParallelFor(threads, parts, 1, [&](size_t k0, size_t k1) {
-      for (size_t k = k0; k < k1; ++k) {
-        size_t out = at[k];
-        for (size_t i = bounds[k]; i < bounds[k + 1]; ++i)
-          if (calls[i].correlation_id != kNoCorrelation)
-            sparse[out++] = {calls[i].correlation_id, static_cast<int32_t>(i)};
-      }
-    });
-  } else {
-    for (size_t i = 0; i < calls.size(); ++i) {
-      const int64_t c = calls[i].correlation_id;
-      if (c == kNoCorrelation) continue;
-      PerProcess& pp = per_process_[static_cast<size_t>(process_of_call[i])];
-      if (!pp.table.empty()) {
-        int32_t& slot = pp.table[static_cast<size_t>(c - pp.lo)];
-        if (slot == kNone)
-          slot = static_cast<int32_t>(i);
-        else
-          ++duplicates_;
-      } else {
-        pp.sparse.push_back({c, static_cast<int32_t>(i)});
-      }
-    }
-  }
-  for (PerProcess& pp : per_process_) {
-    if (pp.sparse.empty()) continue;
-    // (id, call index) order puts the first call of each id first; later ones are duplicates.
-    // Calls come by start time, and ids mostly grow with it: often sorted already. The pairs
-    // are unique (one per call), so the parallel sort gives std::sort's order.
-    if (!SortedInRanges(threads, pp.sparse)) base::ParallelSort(threads, pp.sparse, std::less<>(), kChunk);
-    duplicates_ += DropDuplicates(threads, pp.sparse);
-    FillBuckets(threads, pp.sparse, pp.lo, pp.hi, &pp.shift, &pp.bucket);
-  }
+  return count;
 }
 
-void CorrelationIndex::BuildBuckets(PerProcess& pp) { FillBuckets(1, pp.sparse, pp.lo, pp.hi, &pp.shift, &pp.bucket); }
+void CorrelationIndex::FillOneSparse(const std::vector<ApiCall>& calls, int threads, const std::vector<size_t>& bounds,
+                                     const std::vector<std::vector<int64_t>>& part_count, PerProcess& pp) {
+  // One process, sparse ids (one rank's trace): its entries in call order, each range's
+  // written at once at its place.
+  const size_t parts = bounds.size() - 1;
+  const size_t p = static_cast<size_t>(&pp - per_process_.data());
+  std::vector<size_t> at(parts + 1, 0);
+  for (size_t k = 0; k < parts; ++k) at[k + 1] = at[k] + static_cast<size_t>(part_count[k][p]);
+  pp.sparse.resize(at[parts]);
+  base::ParallelFor(threads, parts, 1, [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k) {
+      size_t out = at[k];
+      for (size_t i = bounds[k]; i < bounds[k + 1]; ++i)
+        if (calls[i].correlation_id != kNoCorrelation)
+          pp.sparse[out++] = {calls[i].correlation_id, static_cast<int32_t>(i)};
+    }
+  });
+}
+
+void CorrelationIndex::FillInOrder(const std::vector<ApiCall>& calls, const std::vector<ProcessId>& process_of_call) {
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const int64_t c = calls[i].correlation_id;
+    if (c == kNoCorrelation) continue;
+    PerProcess& pp = per_process_[static_cast<size_t>(process_of_call[i])];
+    if (!pp.table.empty()) {
+      int32_t& slot = pp.table[static_cast<size_t>(c - pp.lo)];
+      if (slot == kNone)
+        slot = static_cast<int32_t>(i);
+      else
+        ++duplicates_;
+    } else {
+      pp.sparse.push_back({c, static_cast<int32_t>(i)});
+    }
+  }
+}
 
 int32_t CorrelationIndex::FindSparse(const PerProcess& pp, int64_t correlation_id) {
   // lo <= correlation_id <= hi (Find checked): its bucket exists.
