@@ -32,6 +32,13 @@ period, G, I, wait, transfer, gaps, and the sum of the five terms; then per inst
 (4) the host: per iteration the smallest slack (GPU start less the end of its launch call) of the
   GEMMs, median over iterations (host on the path where it is ~0), and the CUDA runtime/driver
   calls per layer (sync -> async).
+(Below the tables: whether the SendRecv kernel's launch configuration and message are the same in
+both programs, and the smallest slack of any GEMM of a profiled iteration.)
+And per capture set the transfer (end less the later rank's ready) of the instances whose ranks were
+ready within 5 µs of each other, sync -> async: the all-to-all's own change with the skew left out.
+Then per pair the change split into the GEMMs with the wait for the slower GPU, the all-to-all's
+transfer and the gaps (means over ranks, µs and % of the sync period), and per capture set the
+per-instance figures (1)-(4) as min to max (median) over its pair-ranks.
 --instances: also print one line per (pair, rank, iteration, layer) for the async program.
 """
 import gzip, json, os, statistics, sys
@@ -40,6 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import replay_pairs  # noqa: E402
 
 ROLE_RANGES = ("gemm", "gemm_indep", "alltoall")
+SR_CONFIG = ("grid", "block", "registers per thread", "shared memory", "In msg nelems", "Out msg nelems")
 
 
 def load(path):
@@ -58,13 +66,15 @@ def load(path):
         return it, role
 
     gpu = sorted((e for e in ev if e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy")), key=lambda e: e["ts"])
-    acts = []
+    acts, sr_config = [], set()
     for e in gpu:
         call = launch.get(e["args"].get("correlation"))
         if call is None:
             continue
         it, role = where(call["ts"])
         kind = "sr" if "SendRecv" in e["name"] else "memset" if e["cat"] == "gpu_memset" else "gemm"
+        if kind == "sr":
+            sr_config.add(tuple(str(e["args"].get(k)) for k in SR_CONFIG))
         acts.append({"it": it, "role": role, "kind": kind, "ts": e["ts"], "end": e["ts"] + e["dur"],
                      "stream": e["args"].get("stream"), "slack": e["ts"] - (call["ts"] + call["dur"])})
     iters = {}
@@ -96,7 +106,8 @@ def load(path):
                 after_sr[id(a)] = min(nxt) - a["end"]
     n_calls = len([c for c in calls if any(s <= c["ts"] <= t for s, t in steps)])
     n_layers = sum(len(v) for v in layers.values()) or 1
-    return {"layers": layers, "b2b": b2b, "after_sr": after_sr, "calls_per_layer": n_calls / n_layers}
+    slack_min = min((a["slack"] for a in acts if a["it"] is not None and a["kind"] == "gemm"), default=None)
+    return {"sr_config": sr_config, "slack_min": slack_min, "layers": layers, "b2b": b2b, "after_sr": after_sr, "calls_per_layer": n_calls / n_layers}
 
 
 def ready(layer, asynchronous):
@@ -134,6 +145,13 @@ def instances(ranks, r, asynchronous):
             yield it, k, lay, later
 
 
+def even_transfer(xs):
+    sync, asy = [v for x in xs for v in x["even"][0]], [v for x in xs for v in x["even"][1]]
+    if not (sync and asy):
+        return "- (no instance)"
+    return f"{med(sync):.1f} -> {med(asy):.1f} µs ({len(sync)}, {len(asy)})"
+
+
 def med(v):
     return statistics.median(v) if v else float("nan")
 
@@ -162,7 +180,11 @@ def pair_rows(base, target, show_instances):
         join_s = med([s[r]["after_sr"][id(l["SR"])] for _, _, l, _ in si if id(l["SR"]) in s[r]["after_sr"]])
         slack = lambda x: med([min(l[k]["slack"] for l in x["layers"][it] for k in ("G", "I"))
                                for it in x["layers"]])
-        rows.append({"rank": r, "d": d, "sum": sum(d[k] for k in ("G", "I", "wait", "transfer", "gaps")),
+        # the transfer where all ranks were ready within 5 µs (the skew that lengthens it left out)
+        even = lambda x, asy: [l["SR"]["end"] - later for it, k, l, later in instances(x, r, asy)
+                               if later - min(ready(y["layers"][it][k], asy) for y in x) < 5]
+        rows.append({"same_sr": s[r]["sr_config"] == a[r]["sr_config"] and len(a[r]["sr_config"]) == 1,
+                     "slack_min": min(s[r]["slack_min"], a[r]["slack_min"]), "even": (even(s, False), even(a, True)), "rank": r, "d": d, "sum": sum(d[k] for k in ("G", "I", "wait", "transfer", "gaps")),
                      "periods": (med([x["period"] for x in ts]), med([x["period"] for x in ta])),
                      "start_vs_i": start_vs_i, "end_vs_alone": end_vs_alone, "end_vs_model": end_vs_model,
                      "beside": beside, "alone": alone_after_gemm, "ctrl": ctrl,
@@ -175,6 +197,21 @@ def pair_rows(base, target, show_instances):
                       f"SR end-(later ready+transfer) {l['SR']['end'] - later - transfer_alone:+.1f}, "
                       f"I {l['I']['end'] - l['I']['ts']:.1f}, G {l['G']['end'] - l['G']['ts']:.1f} µs")
     return rows
+
+
+# Per-instance summaries by capture set: (label, (pair name, rank count) -> bool).
+# kineto was captured on 2 x H200, whatif_h200 on 2 and 4 x H200; the others on H100.
+def _h200(name):
+    return name == "kineto" or "h200" in name
+
+
+GROUPS = [
+    ("2 × H100, last round not full", lambda n, r: r == 2 and not _h200(n) and "m8448" not in n),
+    ("2 × H100, rows 8448 (last round full)", lambda n, r: "m8448" in n),
+    ("2 × H200", lambda n, r: r == 2 and _h200(n)),
+    ("4 × H100", lambda n, r: r == 4 and not _h200(n)),
+    ("4 × H200", lambda n, r: r == 4 and _h200(n)),
+]
 
 
 def main():
@@ -218,6 +255,39 @@ def main():
               f"| {pc(m(lambda x: x['d']['G'] + x['d']['I'] + x['d']['wait']))} "
               f"| {pc(m(lambda x: x['d']['transfer']))} | {pc(m(lambda x: x['d']['gaps']))} "
               f"| {m(lambda x: x['end_vs_model']):+.1f} µs |")
+    print("\n| captures | pair-ranks | (1) SR start − I end | SR end − (I end + alone) | SR end − model "
+          "| (2) I beside SR − alone | control | contention | (3) join sync | join async | b2b sync "
+          "| (4) host slack (min) | calls per layer | transfer, ranks ready within 5 µs (instances) |")
+    print("|" + "---|" * 14)
+    for label, sel in GROUPS:
+        xs = [x for name, rows in per_pair if sel(name, len(rows)) for x in rows]
+        if not xs:
+            continue
+        rng = lambda f, p=1: (f"{min(map(f, xs)):+.{p}f} to {max(map(f, xs)):+.{p}f} "
+                              f"({statistics.median(map(f, xs)):+.{p}f})")
+        print(f"| {label} | {len(xs)} | {rng(lambda x: x['start_vs_i'])} | {rng(lambda x: x['end_vs_alone'])} "
+              f"| {rng(lambda x: x['end_vs_model'])} | {rng(lambda x: x['beside'] - x['alone'])} "
+              f"| {rng(lambda x: x['ctrl'])} | {rng(lambda x: x['contention'])} | {rng(lambda x: x['join'][0], 2)} "
+              f"| {rng(lambda x: x['join'][1], 2)} | {rng(lambda x: x['b2b'], 2)} "
+              f"| {min(min(x['slack']) for x in xs):.0f} µs "
+              f"| {statistics.median(x['calls'][0] for x in xs):.0f} -> "
+              f"{statistics.median(x['calls'][1] for x in xs):.0f} "
+              f"| {even_transfer(xs)} |")
+    print("\n(median over the pairs of the split above, % of the sync period)\n")
+    print("| captures | pairs | Δperiod | GEMMs and wait | transfer | gaps |")
+    print("|" + "---|" * 6)
+    for label, sel in GROUPS:
+        ps = [rows for name, rows in per_pair if sel(name, len(rows))]
+        if not ps:
+            continue
+        pct = lambda f: statistics.median(statistics.mean(f(x) for x in rows) / statistics.mean(
+            x["periods"][0] for x in rows) * 100 for rows in ps)
+        print(f"| {label} | {len(ps)} | {pct(lambda x: x['d']['period']):+.2f} % "
+              f"| {pct(lambda x: x['d']['G'] + x['d']['I'] + x['d']['wait']):+.2f} % "
+              f"| {pct(lambda x: x['d']['transfer']):+.2f} % | {pct(lambda x: x['d']['gaps']):+.2f} % |")
+    xs = [x for _, rows in per_pair for x in rows]
+    print(f"\nSendRecv kernel ({', '.join(SR_CONFIG)}) the same in sync and async on {sum(x['same_sr'] for x in xs)} "
+          f"of {len(xs)} pair-ranks; smallest host slack of any profiled GEMM: {min(x['slack_min'] for x in xs):.0f} µs")
     print(f"\nover {len(tot['period'])} pair-ranks, min / median / max (µs per iteration; the last three per "
           f"instance): Δperiod {q(tot['period'])}; ΔG {q(tot['G'])}; ΔI {q(tot['I'])}; Δwait {q(tot['wait'])}; "
           f"Δtransfer {q(tot['transfer'])}; Δgaps {q(tot['gaps'])}; SR end − model {q(tot['end_vs_model'])}; "
