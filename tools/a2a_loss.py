@@ -214,6 +214,40 @@ GROUPS = [
 ]
 
 
+def print_sets(per_pair):
+    """Per capture set (GROUPS): the per-instance figures, then the median split of the pairs."""
+    print("\n| captures | pair-ranks | (1) SR start − I end | SR end − (I end + alone) | SR end − model "
+          "| (2) I beside SR − alone | control | contention | (3) join sync | join async | b2b sync "
+          "| (4) host slack (min) | calls per layer | transfer, ranks ready within 5 µs (instances) |")
+    print("|" + "---|" * 14)
+    for label, sel in GROUPS:
+        xs = [x for name, rows in per_pair if sel(name, len(rows)) for x in rows]
+        if not xs:
+            continue
+        rng = lambda f, p=1: (f"{min(map(f, xs)):+.{p}f} to {max(map(f, xs)):+.{p}f} "
+                              f"({statistics.median(map(f, xs)):+.{p}f})")
+        print(f"| {label} | {len(xs)} | {rng(lambda x: x['start_vs_i'])} | {rng(lambda x: x['end_vs_alone'])} "
+              f"| {rng(lambda x: x['end_vs_model'])} | {rng(lambda x: x['beside'] - x['alone'])} "
+              f"| {rng(lambda x: x['ctrl'])} | {rng(lambda x: x['contention'])} | {rng(lambda x: x['join'][0], 2)} "
+              f"| {rng(lambda x: x['join'][1], 2)} | {rng(lambda x: x['b2b'], 2)} "
+              f"| {min(min(x['slack']) for x in xs):.0f} µs "
+              f"| {statistics.median(x['calls'][0] for x in xs):.0f} -> "
+              f"{statistics.median(x['calls'][1] for x in xs):.0f} "
+              f"| {even_transfer(xs)} |")
+    print("\n(median over the pairs of the split above, % of the sync period)\n")
+    print("| captures | pairs | Δperiod | GEMMs and wait | transfer | gaps |")
+    print("|" + "---|" * 6)
+    for label, sel in GROUPS:
+        ps = [rows for name, rows in per_pair if sel(name, len(rows))]
+        if not ps:
+            continue
+        pct = lambda f: statistics.median(statistics.mean(f(x) for x in rows) / statistics.mean(
+            x["periods"][0] for x in rows) * 100 for rows in ps)
+        print(f"| {label} | {len(ps)} | {pct(lambda x: x['d']['period']):+.2f} % "
+              f"| {pct(lambda x: x['d']['G'] + x['d']['I'] + x['d']['wait']):+.2f} % "
+              f"| {pct(lambda x: x['d']['transfer']):+.2f} % | {pct(lambda x: x['d']['gaps']):+.2f} % |")
+
+
 def main():
     show = "--instances" in sys.argv
     pairs = [(b, t) for b, t, ch in replay_pairs.PAIRS if b.endswith("a2a_sync")]
@@ -255,36 +289,7 @@ def main():
               f"| {pc(m(lambda x: x['d']['G'] + x['d']['I'] + x['d']['wait']))} "
               f"| {pc(m(lambda x: x['d']['transfer']))} | {pc(m(lambda x: x['d']['gaps']))} "
               f"| {m(lambda x: x['end_vs_model']):+.1f} µs |")
-    print("\n| captures | pair-ranks | (1) SR start − I end | SR end − (I end + alone) | SR end − model "
-          "| (2) I beside SR − alone | control | contention | (3) join sync | join async | b2b sync "
-          "| (4) host slack (min) | calls per layer | transfer, ranks ready within 5 µs (instances) |")
-    print("|" + "---|" * 14)
-    for label, sel in GROUPS:
-        xs = [x for name, rows in per_pair if sel(name, len(rows)) for x in rows]
-        if not xs:
-            continue
-        rng = lambda f, p=1: (f"{min(map(f, xs)):+.{p}f} to {max(map(f, xs)):+.{p}f} "
-                              f"({statistics.median(map(f, xs)):+.{p}f})")
-        print(f"| {label} | {len(xs)} | {rng(lambda x: x['start_vs_i'])} | {rng(lambda x: x['end_vs_alone'])} "
-              f"| {rng(lambda x: x['end_vs_model'])} | {rng(lambda x: x['beside'] - x['alone'])} "
-              f"| {rng(lambda x: x['ctrl'])} | {rng(lambda x: x['contention'])} | {rng(lambda x: x['join'][0], 2)} "
-              f"| {rng(lambda x: x['join'][1], 2)} | {rng(lambda x: x['b2b'], 2)} "
-              f"| {min(min(x['slack']) for x in xs):.0f} µs "
-              f"| {statistics.median(x['calls'][0] for x in xs):.0f} -> "
-              f"{statistics.median(x['calls'][1] for x in xs):.0f} "
-              f"| {even_transfer(xs)} |")
-    print("\n(median over the pairs of the split above, % of the sync period)\n")
-    print("| captures | pairs | Δperiod | GEMMs and wait | transfer | gaps |")
-    print("|" + "---|" * 6)
-    for label, sel in GROUPS:
-        ps = [rows for name, rows in per_pair if sel(name, len(rows))]
-        if not ps:
-            continue
-        pct = lambda f: statistics.median(statistics.mean(f(x) for x in rows) / statistics.mean(
-            x["periods"][0] for x in rows) * 100 for rows in ps)
-        print(f"| {label} | {len(ps)} | {pct(lambda x: x['d']['period']):+.2f} % "
-              f"| {pct(lambda x: x['d']['G'] + x['d']['I'] + x['d']['wait']):+.2f} % "
-              f"| {pct(lambda x: x['d']['transfer']):+.2f} % | {pct(lambda x: x['d']['gaps']):+.2f} % |")
+    print_sets(per_pair)
     xs = [x for _, rows in per_pair for x in rows]
     print(f"\nSendRecv kernel ({', '.join(SR_CONFIG)}) the same in sync and async on {sum(x['same_sr'] for x in xs)} "
           f"of {len(xs)} pair-ranks; smallest host slack of any profiled GEMM: {min(x['slack_min'] for x in xs):.0f} µs")
