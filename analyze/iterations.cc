@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "absl/strings/numbers.h"
+#include "analyze/iteration_clamp.h"
 #include "analyze/strings.h"
 #include "base/run_all.h"
 
@@ -96,133 +97,6 @@ std::vector<int32_t> CallIterations(const model::Trace& t, const std::vector<Ite
   return call_iteration;
 }
 
-// An activity whose launch call is not in the trace was launched before the recorded steps (the
-// profiler's warm-up), after them, or its launch record was lost; its own start is a fair guess
-// only while the host keeps pace with the GPU. Where the host runs ahead (the usual case: torch
-// enqueues a step in a fraction of its GPU time), the warm-up steps' backlog runs during the host
-// ranges of later recorded steps and the guess mixes it into them. A stream runs its work in launch
-// order, so such an activity was launched after the launched activity before it on its stream and
-// before the one after it: its iteration is clamped between theirs. With no launched activity
-// before it and the next one launched in its process's first recorded step, it predates the
-// recorded steps: no iteration. Only streams that hold such activities are sorted.
-struct Slot {
-  model::StreamId stream;
-  int64_t start_ns;
-  int32_t* iteration;
-  bool launched;
-};
-
-// The activities of the marked streams ordered by (stream, start), ties in the order kernels,
-// memcpys, memsets, each by index: what a stable sort of them in that order gives. A stable
-// counting sort by stream, then each stream's three runs (each in start order: the model's
-// vectors are sorted by time) merged stably.
-std::vector<Slot> SlotsByStream(const model::Trace& t, IterationAssignment& a, const std::vector<uint8_t>& mark,
-                                int threads, std::vector<size_t>* bounds) {
-  const size_t ns = mark.size();
-  auto marked = [&](model::StreamId st) { return st >= 0 && static_cast<size_t>(st) < ns && mark[st]; };
-  // at[st * 3 + kind]: where that stream's run of that kind starts.
-  std::vector<size_t> at(ns * 3 + 1, 0);
-  auto count = [&](const auto& v, size_t kind) {
-    for (const auto& e : v)
-      if (marked(e.stream)) ++at[static_cast<size_t>(e.stream) * 3 + kind + 1];
-  };
-  count(t.kernels(), 0);
-  count(t.memcpys(), 1);
-  count(t.memsets(), 2);
-  for (size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
-  std::vector<Slot> s(at.back());
-  std::vector<size_t> fill(at.begin(), at.end() - 1);
-  auto place = [&](const auto& v, size_t kind, const std::vector<int32_t>& launch, std::vector<int32_t>& its) {
-    for (size_t i = 0; i < v.size(); ++i)
-      if (marked(v[i].stream))
-        s[fill[static_cast<size_t>(v[i].stream) * 3 + kind]++] = {v[i].stream, v[i].start_ns, &its[i],
-                                                                  launch[i] != model::kNone};
-  };
-  place(t.kernels(), 0, t.kernel_launches(), a.kernel_iteration);
-  place(t.memcpys(), 1, t.memcpy_launches(), a.memcpy_iteration);
-  place(t.memsets(), 2, t.memset_launches(), a.memset_iteration);
-  auto by_start = [](const Slot& x, const Slot& y) { return x.start_ns < y.start_ns; };
-  // Each stream's runs merged on their own: streams at once.
-  base::ParallelFor(threads, ns, 1, [&](size_t st0, size_t st1) {
-    for (size_t st = st0; st < st1; ++st) {
-      const auto b = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3]);
-      const auto m1 = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 1]);
-      const auto m2 = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 2]);
-      const auto e = s.begin() + static_cast<std::ptrdiff_t>(at[st * 3 + 3]);
-      if (!std::is_sorted(b, m1, by_start) || !std::is_sorted(m1, m2, by_start) || !std::is_sorted(m2, e, by_start)) {
-        std::stable_sort(b, e, by_start);  // not the model's order: sorted as before
-        continue;
-      }
-      std::inplace_merge(b, m1, m2, by_start);
-      std::inplace_merge(b, m2, e, by_start);
-    }
-  });
-  bounds->resize(ns + 1);
-  for (size_t st = 0; st <= ns; ++st) (*bounds)[st] = at[st * 3];
-  return s;
-}
-
-// The slots [b, e) of one stream: an unlaunched activity's iteration kept within those of the
-// launched ones before and after it on the stream (next, next_launched: scratch per slot).
-template <typename FirstOfProcess>
-void ClampStream(const std::vector<Slot>& s, size_t b, size_t e, FirstOfProcess first_of_process,
-                 std::vector<int32_t>& next, std::vector<uint8_t>& next_launched) {
-  for (size_t i = e; i-- > b;) {
-    const bool same = i + 1 < e;
-    if (same && s[i + 1].launched) {
-      next[i] = *s[i + 1].iteration, next_launched[i] = 1;
-    } else if (same) {
-      next[i] = next[i + 1], next_launched[i] = next_launched[i + 1];
-    }
-  }
-  int32_t prev = model::kNone;
-  bool any_before = false;
-  for (size_t i = b; i < e; ++i) {
-    if (s[i].launched) {
-      any_before = true;
-      if (*s[i].iteration != model::kNone) prev = *s[i].iteration;
-      continue;
-    }
-    int32_t& own = *s[i].iteration;
-    if (!any_before && next_launched[i] && next[i] != model::kNone && first_of_process(next[i])) {
-      own = model::kNone;
-    } else if (own != model::kNone) {
-      if (prev != model::kNone && own < prev) own = prev;
-      if (next[i] != model::kNone && own > next[i]) own = next[i];
-    } else if (prev != model::kNone && prev == next[i]) {
-      own = prev;
-    }
-  }
-}
-
-// Each stream's slots are clamped on their own (the passes below restart at each stream), so
-// the streams are taken at once on up to `threads` threads: the same result at any count.
-void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a, int threads) {
-  std::vector<uint8_t> mark;
-  auto note = [&](const auto& v, const std::vector<int32_t>& launch) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      const model::StreamId st = v[i].stream;
-      if (launch[i] != model::kNone || st < 0) continue;
-      if (mark.size() <= static_cast<size_t>(st)) mark.resize(static_cast<size_t>(st) + 1, 0);
-      mark[st] = 1;
-    }
-  };
-  note(t.kernels(), t.kernel_launches());
-  note(t.memcpys(), t.memcpy_launches());
-  note(t.memsets(), t.memset_launches());
-  if (mark.empty()) return;
-  std::vector<size_t> bounds;
-  const std::vector<Slot> s = SlotsByStream(t, a, mark, threads, &bounds);
-  const std::vector<Iteration>& its = a.iterations;
-  auto first_of_process = [&](int32_t k) { return k == 0 || its[k - 1].process != its[k].process; };
-  std::vector<int32_t> next(s.size(), model::kNone);  // iteration of the next launched slot (same stream)
-  std::vector<uint8_t> next_launched(s.size(), 0);
-  base::ParallelFor(threads, bounds.size() - 1, 1, [&](size_t st0, size_t st1) {
-    for (size_t st = st0; st < st1; ++st)
-      ClampStream(s, bounds[st], bounds[st + 1], first_of_process, next, next_launched);
-  });
-}
-
 }  // namespace
 
 IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker, int threads, size_t min_chunk) {
@@ -255,7 +129,7 @@ IterationAssignment AssignIterations(const model::Trace& t, const std::string& m
   assign(t.kernels(), t.kernel_launches(), a.kernel_iteration);
   assign(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
   assign(t.memsets(), t.memset_launches(), a.memset_iteration);
-  if (!a.iterations.empty() && a.by_own_start > 0) ClampByStreamOrder(t, a, threads);
+  if (!a.iterations.empty() && a.by_own_start > 0) ClampByStreamOrder(t, a, threads, min_chunk);
   for (const auto* v : {&a.kernel_iteration, &a.memcpy_iteration, &a.memset_iteration})
     a.outside += std::count(v->begin(), v->end(), model::kNone);
   return a;
