@@ -27,27 +27,34 @@ namespace {
 
 // The marker ranges (name starts with `marker`; Python functions and overheads never are), per
 // process by start, nested duplicates and overlapping ones dropped; numbered by the name's
-// suffix, else by their order in the process.
-std::vector<Iteration> FindIterations(const model::Trace& t, const std::string& marker) {
+// suffix, else by their order in the process. The names are tested once each (interned), then the
+// ranges scanned, both in ranges of at least `min_chunk` at once (ParallelAppend: found in the
+// one-thread order).
+std::vector<Iteration> FindIterations(const model::Trace& t, const std::string& marker, int threads, size_t min_chunk) {
   std::vector<Iteration> out;
-  // Names are interned: test each distinct name once.
-  std::vector<int8_t> is_marker(t.strings().size(), -1);
+  std::vector<uint8_t> is_marker(t.strings().size());
+  base::ParallelFor(threads, is_marker.size(), min_chunk, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) is_marker[i] = StartsWith(t.str(static_cast<model::StringId>(i)), marker);
+  });
   std::vector<Iteration> found;
-  for (const model::Range& r : t.ranges()) {
-    if (r.kind == model::RangeKind::kPythonFunction || r.kind == model::RangeKind::kOverhead) continue;
-    int8_t& m = is_marker[r.name];
-    if (m < 0) m = StartsWith(t.str(r.name), marker) ? 1 : 0;
-    if (!m) continue;
-    Iteration it;
-    it.name = r.name;
-    it.process = t.ProcessOfThread(r.thread);
-    it.thread = r.thread;
-    it.start_ns = r.start_ns;
-    it.end_ns = r.end_ns;
-    int64_t n;
-    if (absl::SimpleAtoi(S(t.str(r.name).substr(marker.size())), &n)) it.number = n;
-    found.push_back(it);
-  }
+  base::ParallelAppend(threads, t.ranges().size(), min_chunk, &found,
+                       [&](size_t lo, size_t hi, std::vector<Iteration>* v) {
+                         for (size_t i = lo; i < hi; ++i) {
+                           const model::Range& r = t.ranges()[i];
+                           if (r.kind == model::RangeKind::kPythonFunction || r.kind == model::RangeKind::kOverhead ||
+                               !is_marker[r.name])
+                             continue;
+                           Iteration it;
+                           it.name = r.name;
+                           it.process = t.ProcessOfThread(r.thread);
+                           it.thread = r.thread;
+                           it.start_ns = r.start_ns;
+                           it.end_ns = r.end_ns;
+                           int64_t n;
+                           if (absl::SimpleAtoi(S(t.str(r.name).substr(marker.size())), &n)) it.number = n;
+                           v->push_back(it);
+                         }
+                       });
   std::stable_sort(found.begin(), found.end(), [](const Iteration& x, const Iteration& y) {
     if (x.process != y.process) return x.process < y.process;
     if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
@@ -102,7 +109,7 @@ std::vector<int32_t> CallIterations(const model::Trace& t, const std::vector<Ite
 IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker, int threads, size_t min_chunk) {
   IterationAssignment a;
   a.marker = marker;
-  if (!marker.empty()) a.iterations = FindIterations(t, marker);
+  if (!marker.empty()) a.iterations = FindIterations(t, marker, threads, min_chunk);
   const std::vector<int32_t> call_iteration = CallIterations(t, a.iterations, threads, min_chunk);
   // An activity is in the iteration of its launch call (the model's join, Trace::LaunchOf), else
   // in the one its start lies in, within the bounds its stream's order sets (ClampByStreamOrder).

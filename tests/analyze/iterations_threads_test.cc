@@ -26,7 +26,13 @@ TEST(IterationsThreads, SameAssignmentAtEveryThreadCount) {
     for (int threads : {2, 3, 16}) {
       const IterationAssignment n = AssignIterations(*t, "ProfilerStep#", threads, 1);
       const std::string what = std::string(dir) + " threads " + std::to_string(threads);
-      EXPECT_EQ(one.iterations.size(), n.iterations.size()) << what;
+      ASSERT_EQ(one.iterations.size(), n.iterations.size()) << what;
+      for (size_t i = 0; i < n.iterations.size(); ++i) {
+        const Iteration &x = one.iterations[i], &y = n.iterations[i];
+        EXPECT_TRUE(x.index == y.index && x.number == y.number && x.name == y.name && x.process == y.process &&
+                    x.thread == y.thread && x.start_ns == y.start_ns && x.end_ns == y.end_ns)
+            << what << " iteration " << i;
+      }
       EXPECT_EQ(one.kernel_iteration, n.kernel_iteration) << what;
       EXPECT_EQ(one.memcpy_iteration, n.memcpy_iteration) << what;
       EXPECT_EQ(one.memset_iteration, n.memset_iteration) << what;
@@ -82,8 +88,9 @@ TEST(IterationsThreads, StreamClampSameAtEveryRangeSize) {
   // The one-thread clamp as described above, by start.
   auto expected = [](int64_t start) { return start < 1200 ? model::kNone : start < 4000 ? 0 : 1; };
   for (size_t i = 0; i < t.kernels().size(); ++i)
-    if (t.kernel_launches()[i] == model::kNone)
+    if (t.kernel_launches()[i] == model::kNone) {
       EXPECT_EQ(one.kernel_iteration[i], expected(t.kernels()[i].start_ns)) << t.kernels()[i].start_ns;
+    }
   for (size_t i = 0; i < t.memsets().size(); ++i)
     EXPECT_EQ(one.memset_iteration[i], expected(t.memsets()[i].start_ns)) << t.memsets()[i].start_ns;
   for (int threads : {2, 3, 16})
