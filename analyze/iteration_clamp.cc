@@ -158,7 +158,9 @@ Slots SlotsByStream(const model::Trace& t, IterationAssignment& a, const std::ve
       if (p.runs[k] > runs.back()) runs.push_back(p.runs[k]);
     base::ParallelMergeRuns(
         threads, s, std::move(runs),
-        [](const Slot& x, const Slot& y) { return x.stream != y.stream ? x.stream < y.stream : x.start_ns < y.start_ns; },
+        [](const Slot& x, const Slot& y) {
+          return x.stream != y.stream ? x.stream < y.stream : x.start_ns < y.start_ns;
+        },
         min_chunk);
   }
   bounds->resize(ns + 1);

@@ -13,9 +13,8 @@ using model::kNone;
 
 void GraphBuilder::ApplyPlacement(NodeId x, int32_t call, int32_t sync, const Placement& p, Placed& out) const {
   const model::ProcessId proc = ProcessOf(x);
-  GraphStats& st = out.stats[proc >= 0 && static_cast<size_t>(proc) + 1 < out.stats.size()
-                                 ? static_cast<size_t>(proc)
-                                 : out.stats.size() - 1];
+  GraphStats& st = out.stats[proc >= 0 && static_cast<size_t>(proc) + 1 < out.stats.size() ? static_cast<size_t>(proc)
+                                                                                           : out.stats.size() - 1];
   if (p.candidates == 1) {
     // A second wait of x on the same source (the timing names the same activity) is that edge.
     // x's waits are all in this range (ranges split at a target's boundary), and no wait added
