@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "base/no_init.h"
-#include "base/parallel_sort.h"
 #include "base/run_all.h"
 
 namespace overlapscope::analyze {
@@ -21,11 +20,20 @@ namespace {
 // before the one after it: its iteration is clamped between theirs. With no launched activity
 // before it and the next one launched in its process's first recorded step, it predates the
 // recorded steps: no iteration. Only streams that hold such activities are sorted.
+// 16 bytes (the slots' pages are most of the step's cost): the activity's start, its index and
+// kind (0 kernels, 1 memcpys, 2 memsets), whether its launch call is in the trace.
 struct Slot {
-  model::StreamId stream;
   int64_t start_ns;
-  int32_t* iteration;
+  uint32_t index;
+  uint8_t kind;
   bool launched;
+};
+static_assert(sizeof(Slot) == 16);
+
+// The iteration of a slot's activity (IterationAssignment's vectors, by kind).
+struct SlotIterations {
+  int32_t* of[3];
+  int32_t& operator()(const Slot& x) const { return of[x.kind][x.index]; }
 };
 using Slots = std::vector<Slot, base::NoInit<Slot>>;
 
@@ -87,11 +95,11 @@ SlotPlan PlanSlots(const model::Trace& t, size_t streams, Marked marked, int thr
 // Each range writes its slots at the places PlanSlots gave it, at once, noting where a stream's
 // slots come out of start order.
 template <typename Marked>
-void FillSlots(const model::Trace& t, IterationAssignment& a, Marked marked, SlotPlan& p, Slots& s, int threads) {
+void FillSlots(const model::Trace& t, Marked marked, SlotPlan& p, Slots& s, int threads) {
   std::vector<std::function<void()>> tasks;
-  auto fill = [&](const auto& v, size_t kind, const std::vector<int32_t>& launch, std::vector<int32_t>& its) {
+  auto fill = [&](const auto& v, size_t kind, const std::vector<int32_t>& launch) {
     for (size_t r = 0; r + 1 < p.bounds[kind].size(); ++r)
-      tasks.emplace_back([&p, &s, &v, &launch, &its, &marked, kind, r] {
+      tasks.emplace_back([&p, &s, &v, &launch, &marked, kind, r] {
         std::vector<size_t> at(p.first[kind].begin() + static_cast<std::ptrdiff_t>(r * p.streams),
                                p.first[kind].begin() + static_cast<std::ptrdiff_t>((r + 1) * p.streams));
         uint8_t* in_order = p.in_order[kind].data() + r * p.streams;
@@ -99,15 +107,15 @@ void FillSlots(const model::Trace& t, IterationAssignment& a, Marked marked, Slo
           if (!marked(v[i].stream)) continue;
           const auto st = static_cast<size_t>(v[i].stream);
           size_t& o = at[st];
-          s[o] = {v[i].stream, v[i].start_ns, &its[i], launch[i] != model::kNone};
+          s[o] = {v[i].start_ns, static_cast<uint32_t>(i), static_cast<uint8_t>(kind), launch[i] != model::kNone};
           if (o > p.first[kind][r * p.streams + st] && s[o].start_ns < s[o - 1].start_ns) in_order[st] = 0;
           ++o;
         }
       });
   };
-  fill(t.kernels(), 0, t.kernel_launches(), a.kernel_iteration);
-  fill(t.memcpys(), 1, t.memcpy_launches(), a.memcpy_iteration);
-  fill(t.memsets(), 2, t.memset_launches(), a.memset_iteration);
+  fill(t.kernels(), 0, t.kernel_launches());
+  fill(t.memcpys(), 1, t.memcpy_launches());
+  fill(t.memsets(), 2, t.memset_launches());
   base::RunAll(threads, tasks);
 }
 
@@ -123,20 +131,62 @@ bool RunInOrder(const SlotPlan& p, const Slots& s, size_t st, size_t kind) {
   return true;
 }
 
+// Each stream's runs (each in start order) merged stably at once, by rank: a slot's place in its
+// stream is its index in its run plus, for each other run of the stream, how many of that run's
+// slots come before it (an earlier kind's with a start not after its own, a later kind's with an
+// earlier start: the order of std::merge's rounds in kind order). Each range of a run finds
+// those counts by a binary search at its first slot, then walks on; every slot is written once.
+void MergeByRank(const SlotPlan& p, Slots& s, int threads, size_t min_chunk) {
+  auto by_start = [](const Slot& x, const Slot& y) { return x.start_ns < y.start_ns; };
+  Slots out(s.size());
+  std::vector<std::function<void()>> tasks;
+  auto merge = [&](size_t st, size_t kind, size_t lo, size_t hi) {
+    const size_t* run = p.runs.data() + st * kKinds;  // run[y]: where kind y's run starts
+    size_t cur[kKinds] = {};
+    for (size_t y = 0; y < kKinds; ++y) {
+      const auto yb = s.begin() + static_cast<std::ptrdiff_t>(run[y]);
+      const auto ye = s.begin() + static_cast<std::ptrdiff_t>(run[y + 1]);
+      if (y != kind)
+        cur[y] = static_cast<size_t>(
+            (y < kind ? std::upper_bound(yb, ye, s[lo], by_start) : std::lower_bound(yb, ye, s[lo], by_start)) -
+            s.begin());
+    }
+    for (size_t i = lo; i < hi; ++i) {
+      size_t pos = run[0] + (i - run[kind]);
+      for (size_t y = 0; y < kKinds; ++y) {
+        if (y == kind) continue;
+        size_t& c = cur[y];
+        while (c < run[y + 1] && (s[c].start_ns < s[i].start_ns || (y < kind && s[c].start_ns == s[i].start_ns))) ++c;
+        pos += c - run[y];
+      }
+      out[pos] = s[i];
+    }
+  };
+  for (size_t st = 0; st < p.streams; ++st)
+    for (size_t kind = 0; kind < kKinds; ++kind) {
+      const size_t b = p.runs[st * kKinds + kind], e = p.runs[st * kKinds + kind + 1];
+      const std::vector<size_t> rb = base::RangeBounds(threads, e - b, min_chunk);
+      for (size_t r = 0; r + 1 < rb.size(); ++r)
+        if (rb[r + 1] > rb[r])
+          tasks.emplace_back([&merge, st, kind, lo = b + rb[r], hi = b + rb[r + 1]] { merge(st, kind, lo, hi); });
+    }
+  base::RunAll(threads, tasks);
+  s = std::move(out);
+}
+
 // The activities of the marked streams ordered by (stream, start), ties in the order kernels,
 // memcpys, memsets, each by index: what a stable sort of them in that order gives. A stable
 // counting sort by stream in ranges (PlanSlots, FillSlots), then each stream's three runs (each
 // in start order: the model's vectors are sorted by time; a run that is not is sorted stably
-// first) merged stably: on one thread stream by stream, else all runs by (stream, start) in
-// pieces at once (ParallelMergeRuns: the runs in order, the earlier first between equals, so the
-// same order). `bounds` gets each stream's first slot (and the total last).
-Slots SlotsByStream(const model::Trace& t, IterationAssignment& a, const std::vector<uint8_t>& mark, int threads,
-                    size_t min_chunk, std::vector<size_t>* bounds) {
+// first) merged stably: on one thread stream by stream (std::inplace_merge), else by rank
+// (MergeByRank). `bounds` gets each stream's first slot (and the total last).
+Slots SlotsByStream(const model::Trace& t, const std::vector<uint8_t>& mark, int threads, size_t min_chunk,
+                    std::vector<size_t>* bounds) {
   const size_t ns = mark.size();
   auto marked = [&](model::StreamId st) { return st >= 0 && static_cast<size_t>(st) < ns && mark[st]; };
   SlotPlan p = PlanSlots(t, ns, marked, threads, min_chunk);
   Slots s(p.runs.back());
-  FillSlots(t, a, marked, p, s, threads);
+  FillSlots(t, marked, p, s, threads);
   auto by_start = [](const Slot& x, const Slot& y) { return x.start_ns < y.start_ns; };
   auto at = [&](size_t k) { return s.begin() + static_cast<std::ptrdiff_t>(p.runs[k]); };
   // Runs out of start order sorted stably on their own, at once.
@@ -153,15 +203,7 @@ Slots SlotsByStream(const model::Trace& t, IterationAssignment& a, const std::ve
       std::inplace_merge(at(st * kKinds), at(st * kKinds + 2), at(st * kKinds + 3), by_start);
     }
   } else {
-    std::vector<size_t> runs = {0};
-    for (size_t k = 1; k < p.runs.size(); ++k)
-      if (p.runs[k] > runs.back()) runs.push_back(p.runs[k]);
-    base::ParallelMergeRuns(
-        threads, s, std::move(runs),
-        [](const Slot& x, const Slot& y) {
-          return x.stream != y.stream ? x.stream < y.stream : x.start_ns < y.start_ns;
-        },
-        min_chunk);
+    MergeByRank(p, s, threads, min_chunk);
   }
   bounds->resize(ns + 1);
   for (size_t st = 0; st <= ns; ++st) (*bounds)[st] = p.runs[st * kKinds];
@@ -182,24 +224,25 @@ struct Seed {
 // unlaunched activity's iteration kept within those of the launched ones before and after it on
 // the stream. Reads only launched slots and writes only unlaunched ones, so ranges run at once.
 template <typename FirstOfProcess>
-void ClampRange(const Slots& s, size_t b, size_t e, const Seed& seed, FirstOfProcess first_of_process) {
+void ClampRange(const Slots& s, const SlotIterations& it, size_t b, size_t e, const Seed& seed,
+                FirstOfProcess first_of_process) {
   std::vector<int32_t, base::NoInit<int32_t>> next(e - b);  // iteration of the next launched slot
   std::vector<uint8_t, base::NoInit<uint8_t>> next_launched(e - b);
   int32_t n = seed.next;
   uint8_t nl = seed.next_launched ? 1 : 0;
   for (size_t i = e; i-- > b;) {
     next[i - b] = n, next_launched[i - b] = nl;
-    if (s[i].launched) n = *s[i].iteration, nl = 1;
+    if (s[i].launched) n = it(s[i]), nl = 1;
   }
   int32_t prev = seed.prev;
   bool any_before = seed.any_before;
   for (size_t i = b; i < e; ++i) {
     if (s[i].launched) {
       any_before = true;
-      if (*s[i].iteration != model::kNone) prev = *s[i].iteration;
+      if (it(s[i]) != model::kNone) prev = it(s[i]);
       continue;
     }
-    int32_t& own = *s[i].iteration;
+    int32_t& own = it(s[i]);
     const int32_t nx = next[i - b];
     if (!any_before && next_launched[i - b] && nx != model::kNone && first_of_process(nx)) {
       own = model::kNone;
@@ -220,7 +263,8 @@ struct ClampPart {
 
 // Each stream's slots cut into ranges of at least `min_chunk`, and each range's seed from what
 // the ranges before and after it in the stream hold (their launched slots, found at once).
-std::vector<ClampPart> ClampParts(const Slots& s, const std::vector<size_t>& bounds, int threads, size_t min_chunk) {
+std::vector<ClampPart> ClampParts(const Slots& s, const SlotIterations& it, const std::vector<size_t>& bounds,
+                                  int threads, size_t min_chunk) {
   std::vector<ClampPart> parts;
   for (size_t st = 0; st + 1 < bounds.size(); ++st) {
     const std::vector<size_t> rb = base::RangeBounds(threads, bounds[st + 1] - bounds[st], min_chunk);
@@ -237,9 +281,9 @@ std::vector<ClampPart> ClampParts(const Slots& s, const std::vector<size_t>& bou
     for (size_t k = k0; k < k1; ++k)
       for (size_t i = parts[k].b; i < parts[k].e; ++i) {
         if (!s[i].launched) continue;
-        if (!ends[k].any) ends[k].first = *s[i].iteration;
+        if (!ends[k].any) ends[k].first = it(s[i]);
         ends[k].any = true;
-        if (*s[i].iteration != model::kNone) ends[k].last = *s[i].iteration;
+        if (it(s[i]) != model::kNone) ends[k].last = it(s[i]);
       }
   });
   for (size_t k = 1; k < parts.size(); ++k)
@@ -274,12 +318,13 @@ void ClampByStreamOrder(const model::Trace& t, IterationAssignment& a, int threa
   note(t.memsets(), t.memset_launches());
   if (mark.empty()) return;
   std::vector<size_t> bounds;
-  const Slots s = SlotsByStream(t, a, mark, threads, min_chunk, &bounds);
+  const Slots s = SlotsByStream(t, mark, threads, min_chunk, &bounds);
+  const SlotIterations it{{a.kernel_iteration.data(), a.memcpy_iteration.data(), a.memset_iteration.data()}};
   const std::vector<Iteration>& its = a.iterations;
   auto first_of_process = [&](int32_t k) { return k == 0 || its[k - 1].process != its[k].process; };
-  const std::vector<ClampPart> parts = ClampParts(s, bounds, threads, min_chunk);
+  const std::vector<ClampPart> parts = ClampParts(s, it, bounds, threads, min_chunk);
   base::ParallelFor(threads, parts.size(), 1, [&](size_t k0, size_t k1) {
-    for (size_t k = k0; k < k1; ++k) ClampRange(s, parts[k].b, parts[k].e, parts[k].seed, first_of_process);
+    for (size_t k = k0; k < k1; ++k) ClampRange(s, it, parts[k].b, parts[k].e, parts[k].seed, first_of_process);
   });
 }
 

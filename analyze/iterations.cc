@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "analyze/iteration_clamp.h"
 #include "analyze/strings.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 
 namespace overlapscope::analyze {
@@ -109,8 +110,15 @@ std::vector<int32_t> CallIterations(const model::Trace& t, const std::vector<Ite
 IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker, int threads, size_t min_chunk) {
   IterationAssignment a;
   a.marker = marker;
-  if (!marker.empty()) a.iterations = FindIterations(t, marker, threads, min_chunk);
-  const std::vector<int32_t> call_iteration = CallIterations(t, a.iterations, threads, min_chunk);
+  {
+    base::PhaseSpan s_("it markers");
+    if (!marker.empty()) a.iterations = FindIterations(t, marker, threads, min_chunk);
+  }
+  std::vector<int32_t> call_iteration;
+  {
+    base::PhaseSpan s_("it calls");
+    call_iteration = CallIterations(t, a.iterations, threads, min_chunk);
+  }
   // An activity is in the iteration of its launch call (the model's join, Trace::LaunchOf), else
   // in the one its start lies in, within the bounds its stream's order sets (ClampByStreamOrder).
   // In ranges at once, each range's counts summed after.
@@ -133,10 +141,16 @@ IterationAssignment AssignIterations(const model::Trace& t, const std::string& m
       a.by_own_start += by_start;
     });
   };
-  assign(t.kernels(), t.kernel_launches(), a.kernel_iteration);
-  assign(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
-  assign(t.memsets(), t.memset_launches(), a.memset_iteration);
-  if (!a.iterations.empty() && a.by_own_start > 0) ClampByStreamOrder(t, a, threads, min_chunk);
+  {
+    base::PhaseSpan s_("it activities");
+    assign(t.kernels(), t.kernel_launches(), a.kernel_iteration);
+    assign(t.memcpys(), t.memcpy_launches(), a.memcpy_iteration);
+    assign(t.memsets(), t.memset_launches(), a.memset_iteration);
+  }
+  if (!a.iterations.empty() && a.by_own_start > 0) {
+    base::PhaseSpan s_("it clamp");
+    ClampByStreamOrder(t, a, threads, min_chunk);
+  }
   for (const auto* v : {&a.kernel_iteration, &a.memcpy_iteration, &a.memset_iteration})
     a.outside += std::count(v->begin(), v->end(), model::kNone);
   return a;

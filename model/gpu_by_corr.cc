@@ -5,6 +5,7 @@
 
 #include "base/no_init.h"
 #include "base/parallel_sort.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 
 namespace overlapscope::model {
@@ -59,12 +60,16 @@ void BuildGpuByCorrelationIndex(const Trace& t, const std::vector<GpuRef>& all, 
   for (size_t k = 1; k < parts && sorted; ++k)
     if (at[k] > 0 && at[k] < corr.size() && corr[at[k]] < corr[at[k] - 1]) sorted = false;
   // The index's vectors sized (zeroed: the Trace's own) beside the sort.
-  base::RunAll(threads, {[&] {
-                           if (!sorted)
-                             base::ParallelSort(
-                                 threads, corr, [](const CorrKey& a, const CorrKey& b) { return a < b; }, min_chunk);
-                         },
-                         [&] { keys->resize(corr.size()); }, [&] { refs->resize(corr.size()); }});
+  {
+    base::PhaseSpan s_(sorted ? "gc size (sorted)" : "gc sort, size");
+    base::RunAll(threads, {[&] {
+                             if (!sorted)
+                               base::ParallelSort(
+                                   threads, corr, [](const CorrKey& a, const CorrKey& b) { return a < b; }, min_chunk);
+                           },
+                           [&] { keys->resize(corr.size()); }, [&] { refs->resize(corr.size()); }});
+  }
+  base::PhaseSpan s_("gc index");
   base::ParallelFor(threads, corr.size(), min_chunk, [&](size_t lo, size_t hi) {
     for (size_t i = lo; i < hi; ++i) {
       (*keys)[i] = {corr[i].process, corr[i].corr};

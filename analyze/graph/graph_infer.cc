@@ -35,6 +35,7 @@
 
 #include "analyze/graph/graph_builder.h"
 #include "base/parallel_sort.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 
 namespace overlapscope::analyze::graph {
@@ -279,7 +280,13 @@ void GraphBuilder::PlaceInferredWaits(bool searched) {
   for (const SourcelessWait& w : sourceless_)
     if (!(recorded_wait_[w.to] & 2) && t_.DeviceOfStream(g_.Stream(w.to)) != kNone)
       wanted.push_back({w.to, w.call, w.sync});
-  ApplyPlacements(wanted, FindAll(wanted), false);
+  std::vector<Placement> found;
+  {
+    base::PhaseSpan s_("gi search");
+    found = FindAll(wanted);
+  }
+  base::PhaseSpan s_("gi apply");
+  ApplyPlacements(wanted, found, false);
   // Then the activities with evidence, in activity order.
   ApplyPlacements(evidence_wanted_, evidence_found_, true);
 }
