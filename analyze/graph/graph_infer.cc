@@ -34,7 +34,6 @@
 #include <vector>
 
 #include "analyze/graph/graph_builder.h"
-#include "base/parallel_sort.h"
 #include "base/phase_log.h"
 #include "base/run_all.h"
 
@@ -264,18 +263,8 @@ void GraphBuilder::PlaceInferredWaits(bool searched) {
   // placed by the rule. Each wait placed (an activity may wait for several: torch.compile issues
   // two all_to_alls and then waits for each), none where a wait with its record already targets
   // the activity.
-  // By target, stably: by (target, position), unique keys, so ParallelSort's order is the stable
-  // sort's at any thread count.
-  if (!std::is_sorted(sourceless_.begin(), sourceless_.end(),
-                      [](const SourcelessWait& a, const SourcelessWait& b) { return a.to < b.to; })) {
-    std::vector<std::pair<NodeId, uint32_t>> keys(sourceless_.size());
-    for (size_t i = 0; i < keys.size(); ++i) keys[i] = {sourceless_[i].to, static_cast<uint32_t>(i)};
-    base::ParallelSort(in_.threads, keys, std::less<std::pair<NodeId, uint32_t>>(),
-                       static_cast<size_t>(std::max(1, in_.min_chunk)));
-    std::vector<SourcelessWait> sorted(keys.size());
-    for (size_t i = 0; i < keys.size(); ++i) sorted[i] = sourceless_[keys[i].second];
-    sourceless_ = std::move(sorted);
-  }
+  std::stable_sort(sourceless_.begin(), sourceless_.end(),
+                   [](const SourcelessWait& a, const SourcelessWait& b) { return a.to < b.to; });
   std::vector<Wanted> wanted;
   for (const SourcelessWait& w : sourceless_)
     if (!(recorded_wait_[w.to] & 2) && t_.DeviceOfStream(g_.Stream(w.to)) != kNone)
