@@ -43,8 +43,9 @@ struct IterationAssignment {
 // Finds iteration ranges: user_annotation/CPU-op/NVTX ranges whose name starts with `marker`
 // (default "ProfilerStep#"). Nested duplicates (the same step recorded at two levels) are
 // collapsed to the outermost range. Never fails: no ranges means no iterations. The calls' and
-// the activities' iterations are found in ranges of at least `min_chunk` on up to `threads`
-// threads (the same assignment at any count; tests set a small min_chunk to split small traces).
+// the activities' iterations, and the stream-order clamp of those without a launch call, are
+// found in ranges of at least `min_chunk` on up to `threads` threads (the same assignment at any
+// count; tests set a small min_chunk to split small traces).
 IterationAssignment AssignIterations(const model::Trace& t, const std::string& marker, int threads = 1,
                                      size_t min_chunk = size_t{1} << 16);
 

@@ -8,6 +8,7 @@
 #include "analyze/context.h"
 #include "analyze/overlap_part.h"
 #include "analyze/strings.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 #include "model/bounds.h"
 
@@ -52,8 +53,15 @@ class DeviceOverlapBuilder {
         }
         FillOverlapPart(ctx_, d_, acts, bounds[k], bounds[k + 1], sl, &parts[k]);
       });
-    base::RunAll(ctx_.opt.threads, tasks);
-    MergeParts(parts);
+    {
+      base::PhaseSpan s_("ov parts");
+      base::RunAll(ctx_.opt.threads, tasks);
+    }
+    {
+      base::PhaseSpan s_("ov merge");
+      MergeParts(parts);
+    }
+    base::PhaseSpan s_("ov contention");
     Contention(Slowdowns());
     dv_.whole.net_overlap_gain_ns = dv_.whole.hidden_comm_ns - dv_.whole.contention_ns;
     for (auto& io : its_) io.stats.net_overlap_gain_ns = io.stats.hidden_comm_ns - io.stats.contention_ns;

@@ -1,11 +1,11 @@
 #include "model/gpu_by_corr.h"
 
 #include <algorithm>
-#include <memory>
-#include <new>
 #include <utility>
 
+#include "base/no_init.h"
 #include "base/parallel_sort.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 
 namespace overlapscope::model {
@@ -17,27 +17,6 @@ struct CorrKey {
   int64_t corr;
   int32_t process;
   uint32_t pos;
-};
-
-// An allocator that leaves elements default-initialized (no zeroing: the keys are all written in
-// ranges at once, where their pages are faulted in, instead of zeroed first on one thread).
-template <typename T>
-struct NoInit : std::allocator<T> {
-  using value_type = T;
-  template <typename U>
-  struct rebind {
-    using other = NoInit<U>;
-  };
-  NoInit() = default;
-  template <typename U>
-  NoInit(const NoInit<U>&) {}
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0)
-      ::new (static_cast<void*>(p)) U;
-    else
-      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
 };
 
 bool operator<(const CorrKey& a, const CorrKey& b) {
@@ -61,7 +40,7 @@ void BuildGpuByCorrelationIndex(const Trace& t, const std::vector<GpuRef>& all, 
       for (size_t i = bounds[k]; i < bounds[k + 1]; ++i) at[k + 1] += t.CorrelationOf(all[i]) != kNoCorrelation;
   });
   for (size_t k = 0; k < parts; ++k) at[k + 1] += at[k];
-  std::vector<CorrKey, NoInit<CorrKey>> corr(at.back());
+  std::vector<CorrKey, base::NoInit<CorrKey>> corr(at.back());  // written in ranges at once
   std::vector<uint8_t> sorted_part(parts, 1);
   base::ParallelFor(threads, parts, 1, [&](size_t k0, size_t k1) {
     for (size_t k = k0; k < k1; ++k) {
@@ -81,12 +60,16 @@ void BuildGpuByCorrelationIndex(const Trace& t, const std::vector<GpuRef>& all, 
   for (size_t k = 1; k < parts && sorted; ++k)
     if (at[k] > 0 && at[k] < corr.size() && corr[at[k]] < corr[at[k] - 1]) sorted = false;
   // The index's vectors sized (zeroed: the Trace's own) beside the sort.
-  base::RunAll(threads, {[&] {
-                           if (!sorted)
-                             base::ParallelSort(
-                                 threads, corr, [](const CorrKey& a, const CorrKey& b) { return a < b; }, min_chunk);
-                         },
-                         [&] { keys->resize(corr.size()); }, [&] { refs->resize(corr.size()); }});
+  {
+    base::PhaseSpan s_(sorted ? "gc size (sorted)" : "gc sort, size");
+    base::RunAll(threads, {[&] {
+                             if (!sorted)
+                               base::ParallelSort(
+                                   threads, corr, [](const CorrKey& a, const CorrKey& b) { return a < b; }, min_chunk);
+                           },
+                           [&] { keys->resize(corr.size()); }, [&] { refs->resize(corr.size()); }});
+  }
+  base::PhaseSpan s_("gc index");
   base::ParallelFor(threads, corr.size(), min_chunk, [&](size_t lo, size_t hi) {
     for (size_t i = lo; i < hi; ++i) {
       (*keys)[i] = {corr[i].process, corr[i].corr};

@@ -134,19 +134,22 @@ Graph GraphBuilder::Finish(const GraphInputs& lists) {
   return std::move(g_);
 }
 
-bool GraphBuilder::Forward(NodeId from, NodeId to, EdgeKind k, bool inferred) {
+bool GraphBuilder::IsForward(NodeId from, NodeId to, EdgeKind k, bool inferred) const {
   const int64_t fs = g_.StartNs(from), fe = g_.EndNs(from), ts = g_.StartNs(to), te = g_.EndNs(to);
-  bool forward = false;
   switch (k) {
-    case EdgeKind::kProgramOrder: forward = fe <= ts; break;
+    case EdgeKind::kProgramOrder: return fe <= ts;
     case EdgeKind::kStreamOrder:
-    case EdgeKind::kLaunch: forward = fs <= ts; break;
-    case EdgeKind::kEventWait: forward = inferred ? fe <= ts : (fs < ts || fe <= ts); break;
-    case EdgeKind::kHostRelease: forward = fe <= te; break;
-    case EdgeKind::kPeer: forward = fs <= te; break;
+    case EdgeKind::kLaunch: return fs <= ts;
+    case EdgeKind::kEventWait: return inferred ? fe <= ts : (fs < ts || fe <= ts);
+    case EdgeKind::kHostRelease: return fe <= te;
+    case EdgeKind::kPeer: return fs <= te;
   }
+  return false;
+}
+
+bool GraphBuilder::Forward(NodeId from, NodeId to, EdgeKind k, bool inferred) {
   GraphStats& st = S(to);
-  if (!forward) {
+  if (!IsForward(from, to, k, inferred)) {
     ++st.backward_edges;
     return false;
   }
@@ -160,15 +163,13 @@ bool GraphBuilder::Add(NodeId from, NodeId to, EdgeKind k, bool inferred) {
   return true;
 }
 
-GraphStats& GraphBuilder::S(NodeId n) {
-  model::ProcessId p = kNone;
-  if (g_.IsGpu(n)) {
-    p = stream_proc_[g_.gpu_stream_[n]];
-  } else if (const model::ThreadId th = t_.api_calls()[g_.ApiIndex(n)].thread; th != kNone) {
-    p = thread_proc_[th];
-  }
-  return ProcessStats(p);
+model::ProcessId GraphBuilder::ProcessOf(NodeId n) const {
+  if (g_.IsGpu(n)) return stream_proc_[g_.gpu_stream_[n]];
+  const model::ThreadId th = t_.api_calls()[g_.ApiIndex(n)].thread;
+  return th != kNone ? thread_proc_[th] : kNone;
 }
+
+GraphStats& GraphBuilder::S(NodeId n) { return ProcessStats(ProcessOf(n)); }
 
 void GraphBuilder::MarkUnresolved(NodeId g) {
   if (g_.unresolved_.empty()) g_.unresolved_.assign(g_.num_gpu(), 0);

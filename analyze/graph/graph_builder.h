@@ -61,14 +61,28 @@ class GraphBuilder {
   // Reads only the graph's times, latencies and the indexes of BuildInferIndexes: several
   // activities are searched at once (graph_infer.cc).
   Placement FindPlacement(NodeId x, int32_t call) const;
-  // Adds the edge (or counts the wait) that `p` says, from stream-wait call `call` (kNone if
-  // unknown) and recorded sync `sync` (kNone if none). In activity order: the counts and edges.
-  void ApplyPlacement(NodeId x, int32_t call, int32_t sync, const Placement& p);
   // A wait to place: the waiting activity, its stream-wait call and recorded sync (kNone if none).
   struct Wanted {
     NodeId to = model::kNone;
     int32_t call = model::kNone, sync = model::kNone;
   };
+  // What the placements of one range of targets add (graph_place.cc), appended and summed in
+  // range order after: the edges and waits in order, the counts per process (stats[p]; the
+  // last: targets of no known process), the activities to mark unresolved.
+  struct Placed {
+    std::vector<Edge> edges;
+    std::vector<WaitEdge> waits;
+    std::vector<GraphStats> stats;
+    std::vector<NodeId> unresolved;
+  };
+  // Adds to `out` the edge (or counts the wait) that `p` says, from stream-wait call `call`
+  // (kNone if unknown) and recorded sync `sync` (kNone if none). Reads only the graph's times.
+  void ApplyPlacement(NodeId x, int32_t call, int32_t sync, const Placement& p, Placed& out) const;
+  // found[i] applied to wanted[i] in order (wanted: all waits of one target together; with
+  // skip_recorded, those whose target a recorded wait targets are left out): in ranges split at
+  // a target's boundary on up to in_.threads threads, then the ranges' edges, waits and counts
+  // added in range order: the same as one pass in order, at any thread count.
+  void ApplyPlacements(const std::vector<Wanted>& wanted, const std::vector<Placement>& found, bool skip_recorded);
   // FindPlacement for each (on up to in_.threads threads).
   std::vector<Placement> FindAll(const std::vector<Wanted>& wanted) const;
   // The indexes FindPlacement reads (graph_infer_index.cc): call_node_ and dev_streams_, and
@@ -93,6 +107,8 @@ class GraphBuilder {
   void AddPeers(const GraphInputs& lists);
   void SortEdges();
 
+  // Whether the edge goes forward in time for its kind (graph.h's backward edges).
+  bool IsForward(NodeId from, NodeId to, EdgeKind k, bool inferred) const;
   // Counts the edge on its target's process: backward (graph.h) or by kind. True if forward.
   bool Forward(NodeId from, NodeId to, EdgeKind k, bool inferred);
   // A cross edge (event wait, host release, peer): appended when it goes forward. True if added.
@@ -100,6 +116,7 @@ class GraphBuilder {
   void MarkUnresolved(NodeId g);
   // The counts of the process of node n (a spare for nodes of no known process).
   GraphStats& S(NodeId n);
+  model::ProcessId ProcessOf(NodeId n) const;    // node n's process (kNone when not known)
   GraphStats& ProcessStats(model::ProcessId p);  // process p's counts (the spare for kNone)
 
   // Recorded waits (graph_waits.cc): the last-ending activity the recording stream `rs` had

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "analyze/graph/graph_builder.h"
+#include "base/phase_log.h"
 #include "base/run_all.h"
 
 namespace overlapscope::analyze::graph {
@@ -189,27 +190,6 @@ GraphBuilder::Placement GraphBuilder::FindPlacement(NodeId x, int32_t call) cons
   return p;
 }
 
-void GraphBuilder::ApplyPlacement(NodeId x, int32_t call, int32_t sync, const Placement& p) {
-  if (p.candidates == 1) {
-    // A second wait of x on the same source (the timing names the same activity) is that edge.
-    for (auto it = g_.waits_.rbegin(); it != g_.waits_.rend() && it->to == x; ++it)
-      if (it->from == p.only) return;
-    if (Add(p.only, x, EdgeKind::kEventWait, true)) {
-      ++S(x).waits_inferred;
-      if (p.by_call_order) ++S(x).waits_inferred_by_order;
-      g_.waits_.push_back({p.only, x, call, sync, true});
-    }
-  } else if (p.candidates > 1) {
-    ++S(x).waits_ambiguous;
-    if (p.delayed) MarkUnresolved(x);
-  } else if (p.delayed) {
-    ++S(x).waits_unresolved;
-    MarkUnresolved(x);
-  } else {
-    ++S(x).waits_not_delayed;
-  }
-}
-
 bool GraphBuilder::SearchInferredWaits() {
   const auto& calls = t_.api_calls();
   // Evidence: start times of stream-wait calls no recorded wait names, per thread (in call
@@ -289,13 +269,15 @@ void GraphBuilder::PlaceInferredWaits(bool searched) {
   for (const SourcelessWait& w : sourceless_)
     if (!(recorded_wait_[w.to] & 2) && t_.DeviceOfStream(g_.Stream(w.to)) != kNone)
       wanted.push_back({w.to, w.call, w.sync});
-  const std::vector<Placement> found = FindAll(wanted);
-  for (size_t i = 0; i < wanted.size(); ++i) ApplyPlacement(wanted[i].to, wanted[i].call, wanted[i].sync, found[i]);
-  // Then the activities with evidence, in activity order.
-  for (size_t i = 0; i < evidence_wanted_.size(); ++i) {
-    const Wanted& w = evidence_wanted_[i];
-    if (!recorded_wait_[w.to]) ApplyPlacement(w.to, w.call, w.sync, evidence_found_[i]);
+  std::vector<Placement> found;
+  {
+    base::PhaseSpan s_("gi search");
+    found = FindAll(wanted);
   }
+  base::PhaseSpan s_("gi apply");
+  ApplyPlacements(wanted, found, false);
+  // Then the activities with evidence, in activity order.
+  ApplyPlacements(evidence_wanted_, evidence_found_, true);
 }
 
 void GraphBuilder::SearchWithoutEvidence() {
