@@ -100,7 +100,7 @@ CorrelationIndex::CorrelationIndex(const std::vector<ApiCall>& calls, const std:
       pp.sparse.reserve(static_cast<size_t>(count[p])), sparse_one = p;
   }
   if (with_calls == 1 && sparse_one < processes)
-    FillOneSparse(calls, threads, bounds, part_count, per_process_[sparse_one]);
+    FillOneSparse(calls, threads, bounds, part_count, sparse_one);
   else
     FillInOrder(calls, process_of_call);
   for (PerProcess& pp : per_process_) {
@@ -148,11 +148,11 @@ std::vector<int64_t> CorrelationIndex::ScanRanges(const std::vector<ApiCall>& ca
 }
 
 void CorrelationIndex::FillOneSparse(const std::vector<ApiCall>& calls, int threads, const std::vector<size_t>& bounds,
-                                     const std::vector<std::vector<int64_t>>& part_count, PerProcess& pp) {
+                                     const std::vector<std::vector<int64_t>>& part_count, size_t p) {
   // One process, sparse ids (one rank's trace): its entries in call order, each range's
   // written at once at its place.
   const size_t parts = bounds.size() - 1;
-  const size_t p = static_cast<size_t>(&pp - per_process_.data());
+  PerProcess& pp = per_process_[p];
   std::vector<size_t> at(parts + 1, 0);
   for (size_t k = 0; k < parts; ++k) at[k + 1] = at[k] + static_cast<size_t>(part_count[k][p]);
   pp.sparse.resize(at[parts]);

@@ -52,14 +52,14 @@ class CorrelationIndex {
   static constexpr size_t kChunk = size_t{1} << 15;  // calls per range of the parallel passes
   static int32_t FindSparse(const PerProcess& pp, int64_t correlation_id);
   // The constructor's steps. ScanRanges: each process's [lo, hi] set, its call count returned,
-  // each range's counts per process in part_count. FillOneSparse: the one process with calls
+  // each range's counts per process in part_count. FillOneSparse: process p, the one with calls
   // (sparse ids), its entries in call order, ranges at once. FillInOrder: every other layout,
   // in call order (a dense table keeps the first call of an id, later ones counted).
   std::vector<int64_t> ScanRanges(const std::vector<ApiCall>& calls, const std::vector<ProcessId>& process_of_call,
                                   int threads, const std::vector<size_t>& bounds,
                                   std::vector<std::vector<int64_t>>* part_count);
   void FillOneSparse(const std::vector<ApiCall>& calls, int threads, const std::vector<size_t>& bounds,
-                     const std::vector<std::vector<int64_t>>& part_count, PerProcess& pp);
+                     const std::vector<std::vector<int64_t>>& part_count, size_t p);
   void FillInOrder(const std::vector<ApiCall>& calls, const std::vector<ProcessId>& process_of_call);
   std::vector<PerProcess> per_process_;
   int64_t duplicates_ = 0;
