@@ -34,8 +34,8 @@ const CommandSpec kSpec{
       "replayed from their predecessors alone (what the graph by itself explains)"},
      {"sm-count", "N", "SMs per GPU for the SM-share contention model (default: from the GPU's name, else 132)"},
      {"trace", "OUT.pftrace",
-      "also write the predicted timeline beside the measured one (Perfetto; a \"<name> predicted\" process "
-      "per rank)"},
+      "also write the predicted timeline beside the measured one (Perfetto; per rank a \"<name> predicted\" "
+      "process and its GPUs' \"GPU N — <device> predicted\" groups)"},
      {"html", "OUT.html",
       "also write a self-contained HTML page (the tables, and per rank the step and critical path of each "
       "schedule as bars)"},
