@@ -19,10 +19,11 @@ const CommandSpec kSpec{
     "replay",
     "overlapscope replay TRACE... [--change SPEC]... [--json|--markdown] [--html OUT.html] [options]",
     "Replays every iteration forward on the trace's dependency graph with the recorded durations\n"
-    "(collective waits recomputed from the replayed arrivals across ranks) and prints, per rank and\n"
-    "iteration, the measured step, the replayed step and the replay error. With --change it predicts\n"
-    "the step under the change, with and without the contention model, the gain, the change in\n"
-    "exposed communication and the critical path's composition next to today's.",
+    "(collective waits recomputed from the replayed arrivals across ranks) and prints the measured\n"
+    "step, the replayed step and the replay error per rank (medians over iterations; every iteration\n"
+    "in --json's \"iterations\"). With --change it predicts the step under the change, with and\n"
+    "without the contention model, the gain, the change in exposed communication and the critical\n"
+    "path's composition next to today's.",
     {{"change", "SPEC",
       "a what-if, repeatable (applied together): scale:CLASS=F (comm|compute|memory), scale:/REGEX/=F, "
       "async:/REGEX/[@/JOIN/], prefetch:/REGEX/[@/JOIN/], ce:/REGEX/, nosync:/CALL-REGEX/, remove:/REGEX/, "
