@@ -2,6 +2,7 @@
 // and predicts it under changes (METRICS.md §11, engine/replay.h), as text, JSON
 // (overlapscope.replay/1) or Markdown. The replay error comes first, always.
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -47,7 +48,8 @@ const CommandSpec kSpec{
      {"memory-kernel", "REGEX", "classify matching names as memory", true},
      {"classes", "FILE", "classification rules file, one 'CLASS REGEX' per line (see docs)", true},
      {"iteration-marker", "NAME", "iterations are ranges whose name starts with NAME (default ProfilerStep#)"},
-     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"}},
+     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"},
+     ThreadsFlag()},
     "async:/REGEX/[@/JOIN/]: matching collectives on their own stream at the same point of the program;\n"
     "the issuing stream waits for each before the first later activity matching JOIN, by its name or\n"
     "the name of a host range enclosing its launch (CPU op, record_function, NVTX) (default: the\n"
@@ -97,8 +99,16 @@ int RunReplay(int argc, char** argv) {
     std::fprintf(stderr, "overlapscope replay: no TRACE given\n%s", HelpText(kSpec).c_str());
     return kExitUsage;
   }
+  // --threads: the import's parser threads and the analyses' (absent: the import's default, the
+  // machine's cores, and the replay's own); the output is the same at any count.
+  int threads = 0;
+  if (args.Has("threads")) {
+    std::optional<int> n = ParseThreadsOrReport("replay", args, &rc);
+    if (!n) return rc;
+    threads = req.analyze.threads = *n;
+  }
   ApplyReplayHeapPolicy();  // the replay reuses what the import frees (heap_policy.h)
-  auto session = LoadOrReport("replay", args.positionals, args.Get("align-clocks"), &rc);
+  auto session = LoadOrReport("replay", args.positionals, args.Get("align-clocks"), &rc, true, threads);
   if (!session) return rc;
   const engine::ReportFormat fmt = args.Has("json")       ? engine::ReportFormat::kJson
                                    : args.Has("markdown") ? engine::ReportFormat::kMarkdown

@@ -46,6 +46,7 @@ TEST(CliReplay, ExitCodes) {
   EXPECT_EQ(Replay(kTrace + " --change 'scale:gpu=2'").code, 64);
   EXPECT_EQ(Replay(kTrace + " --json --markdown").code, 64);
   EXPECT_EQ(Replay(kTrace + " --sm-count 1").code, 64);
+  EXPECT_EQ(Replay(kTrace + " --threads 0").code, 64);
   Result bad = Replay("/nonexistent/trace.json");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("/nonexistent/trace.json"), std::string::npos) << bad.out;
@@ -135,6 +136,17 @@ TEST(CliReplay, UnreliableReplayIsFlaggedNextToItsPredictions) {
   EXPECT_TRUE(doc["job"]["unreliable"].get<bool>());
   EXPECT_TRUE(doc["ranks"][0]["unreliable"].get<bool>());
   EXPECT_FALSE(doc["ranks"][1]["unreliable"].get<bool>());
+}
+
+// --threads (issue 26): the same bytes at 1, 2 and 16 threads, the prediction and the replay error.
+TEST(CliReplay, SameBytesAtEveryThreadCount) {
+  const std::string fsdp = std::string(OVERLAPSCOPE_TEST_DATA) + "/torch_diag/w4_default/fsdp2";
+  for (const char* form : {" --json", ""}) {
+    const std::string args = fsdp + " --change 'async:/AllGather/'" + form;
+    Result one = Replay(args + " --threads 1");
+    ASSERT_EQ(one.code, 0) << one.out;
+    for (const char* n : {"2", "16"}) EXPECT_EQ(Replay(args + " --threads " + n).out, one.out) << n << form;
+  }
 }
 
 }  // namespace
