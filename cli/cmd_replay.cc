@@ -2,6 +2,7 @@
 // and predicts it under changes (METRICS.md §11, engine/replay.h), as text, JSON
 // (overlapscope.replay/1) or Markdown. The replay error comes first, always.
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -19,10 +20,11 @@ const CommandSpec kSpec{
     "replay",
     "overlapscope replay TRACE... [--change SPEC]... [--json|--markdown] [--html OUT.html] [options]",
     "Replays every iteration forward on the trace's dependency graph with the recorded durations\n"
-    "(collective waits recomputed from the replayed arrivals across ranks) and prints, per rank and\n"
-    "iteration, the measured step, the replayed step and the replay error. With --change it predicts\n"
-    "the step under the change, with and without the contention model, the gain, the change in\n"
-    "exposed communication and the critical path's composition next to today's.",
+    "(collective waits recomputed from the replayed arrivals across ranks) and prints the measured\n"
+    "step, the replayed step and the replay error per rank (medians over iterations; every iteration\n"
+    "in --json's \"iterations\"). With --change it predicts the step under the change, with and\n"
+    "without the contention model, the gain, the change in exposed communication and the critical\n"
+    "path's composition next to today's.",
     {{"change", "SPEC",
       "a what-if, repeatable (applied together): scale:CLASS=F (comm|compute|memory), scale:/REGEX/=F, "
       "async:/REGEX/[@/JOIN/], prefetch:/REGEX/[@/JOIN/], ce:/REGEX/, nosync:/CALL-REGEX/, remove:/REGEX/, "
@@ -34,8 +36,8 @@ const CommandSpec kSpec{
       "replayed from their predecessors alone (what the graph by itself explains)"},
      {"sm-count", "N", "SMs per GPU for the SM-share contention model (default: from the GPU's name, else 132)"},
      {"trace", "OUT.pftrace",
-      "also write the predicted timeline beside the measured one (Perfetto; a \"<name> predicted\" process "
-      "per rank)"},
+      "also write the predicted timeline beside the measured one (Perfetto; per rank a \"<name> predicted\" "
+      "process and its GPUs' \"GPU N — <device> predicted\" groups)"},
      {"html", "OUT.html",
       "also write a self-contained HTML page (the tables, and per rank the step and critical path of each "
       "schedule as bars)"},
@@ -46,7 +48,8 @@ const CommandSpec kSpec{
      {"memory-kernel", "REGEX", "classify matching names as memory", true},
      {"classes", "FILE", "classification rules file, one 'CLASS REGEX' per line (see docs)", true},
      {"iteration-marker", "NAME", "iterations are ranges whose name starts with NAME (default ProfilerStep#)"},
-     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"}},
+     {"align-clocks", "off|auto|on", "align the clocks of several hosts by matched collectives (default auto)"},
+     ThreadsFlag()},
     "async:/REGEX/[@/JOIN/]: matching collectives on their own stream at the same point of the program;\n"
     "the issuing stream waits for each before the first later activity matching JOIN, by its name or\n"
     "the name of a host range enclosing its launch (CPU op, record_function, NVTX) (default: the\n"
@@ -96,8 +99,16 @@ int RunReplay(int argc, char** argv) {
     std::fprintf(stderr, "overlapscope replay: no TRACE given\n%s", HelpText(kSpec).c_str());
     return kExitUsage;
   }
+  // --threads: the import's parser threads and the analyses' (absent: the import's default, the
+  // machine's cores, and the replay's own); the output is the same at any count.
+  int threads = 0;
+  if (args.Has("threads")) {
+    std::optional<int> n = ParseThreadsOrReport("replay", args, &rc);
+    if (!n) return rc;
+    threads = req.analyze.threads = *n;
+  }
   ApplyReplayHeapPolicy();  // the replay reuses what the import frees (heap_policy.h)
-  auto session = LoadOrReport("replay", args.positionals, args.Get("align-clocks"), &rc);
+  auto session = LoadOrReport("replay", args.positionals, args.Get("align-clocks"), &rc, true, threads);
   if (!session) return rc;
   const engine::ReportFormat fmt = args.Has("json")       ? engine::ReportFormat::kJson
                                    : args.Has("markdown") ? engine::ReportFormat::kMarkdown

@@ -21,7 +21,7 @@ std::optional<engine::Session> LoadOrReport(const std::string& command, const st
                                             const std::string& align, int* exit_code, bool progress = true,
                                             int threads = 0);
 
-// The --threads N flag of analyze, info, export and diff: threads that read each trace file and
+// The --threads N flag of analyze, info, export, diff and replay: threads that read each trace file and
 // run the analyses (1: one thread, today's order; the output is the same at any count).
 FlagSpec ThreadsFlag();
 // --threads (1..256); absent: the machine's cores (std::thread::hardware_concurrency, at least

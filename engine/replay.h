@@ -26,7 +26,8 @@ struct ReplayRequest {
   int sm_count = 0;                  // SMs per GPU for the SM-share model; 0: from the GPU's name
   bool strict = false;               // no fallbacks (analyze/replay/replay.h ReplayOptions::strict)
   // Not empty: also write the predicted timeline beside the measured one there (Perfetto, a
-  // "<name> predicted" process per rank; without changes the replayed timeline).
+  // "<name> predicted" process and "GPU N — <device> predicted" groups per rank; without changes
+  // the replayed timeline).
   std::string trace_out;
   // Not empty: also write a self-contained HTML page of the result there (no script, no network).
   std::string html_out;

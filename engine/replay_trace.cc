@@ -1,5 +1,6 @@
 #include "engine/replay_trace.h"
 
+#include <string>
 #include <vector>
 
 #include "base/status_macros.h"
@@ -42,7 +43,11 @@ class Copier {
     const model::Stream& st = t_.streams()[s];
     const model::Device& dev = t_.devices()[st.device];
     const model::DeviceId d = b_.GetOrAddDevice(proc_[which][dev.process], dev.ordinal);
-    b_.data().devices[d].name = Str(dev.name);
+    // The predicted GPU's group says so too: the viewer names it by the device's name, and two
+    // groups of one name would not tell the measured timeline from the predicted one.
+    const std::string name(t_.str(dev.name));
+    b_.data().devices[d].name =
+        which == 0 ? Str(dev.name) : b_.Intern(name.empty() ? std::string("predicted") : name + " predicted");
     return {d, b_.GetOrAddStream(d, st.native_id)};
   }
 

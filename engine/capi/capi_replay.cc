@@ -11,7 +11,8 @@
 namespace overlapscope::capi {
 namespace {
 
-// {"changes": [SPEC...] | SPEC, "contention": bool, "sm_count": int, "html": path}
+// {"changes": [SPEC...] | SPEC, "contention": bool, "sm_count": int, "strict": bool, "trace": path,
+//  "html": path}
 int ReadReplayOptions(const char* json, engine::ReplayRequest* req) {
   OptionReader r(json, "replay options");
   std::vector<std::string> changes;
@@ -27,6 +28,8 @@ int ReadReplayOptions(const char* json, engine::ReplayRequest* req) {
   r.Bool("contention", &req->contention);
   int64_t sms = 0;
   if (r.Int("sm_count", 2, &sms)) req->sm_count = static_cast<int>(sms);
+  r.Bool("strict", &req->strict);
+  r.String("trace", &req->trace_out);
   r.String("html", &req->html_out);
   return r.Finish();
 }

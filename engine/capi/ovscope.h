@@ -138,6 +138,9 @@ OVS_API void ovs_job_free(ovs_job* job);
  *   changes   string or array of strings, as --change (scale:, async:, prefetch:, ce:, nosync:, remove:, defer:)
  *   contention bool (default true: also predict with the contention model)
  *   sm_count  int >= 2 (SMs per GPU for the SM-share model; default from the GPU's name)
+ *   strict    bool (default false: --strict, no fallbacks, what the graph alone explains)
+ *   trace     string: also write the predicted timeline beside the measured one to this path
+ *             (Perfetto, as --trace; an unwritable path is OVS_ERROR)
  *   html      string: also write a self-contained HTML page of the result to this path
  * format: "json" (overlapscope.replay/1, the default for NULL), "text" or "markdown".
  * OVS_BAD_ARGUMENT for a malformed change or option. */

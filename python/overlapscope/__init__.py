@@ -70,7 +70,8 @@ def analyze(paths_or_dir, *, align_clocks=None, comm_kernel=None, compute_kernel
     return Report(out.value)
 
 
-def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="json", html=None, **analysis):
+def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, strict=False, format="json", trace=None,
+           html=None, **analysis):
     """Replays every iteration of the traces on their dependency graph and predicts it under
     `changes` (`overlapscope replay`, METRICS §11): with format="json" the overlapscope.replay/1
     document as a dict (docs/report-schema.md "Replay", "schema_version" 1.1; its "replay_error"
@@ -83,6 +84,9 @@ def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="
                   "prefetch:/AllGather/", "defer:/Consumer/"
       contention  also predict with the contention model (default True)
       sm_count    SMs per GPU for the SM-share model (default: from the GPU's name)
+      strict      no fallbacks: what the dependency graph alone explains (`replay --strict`)
+      trace       also write the predicted timeline beside the measured one to this path, Perfetto
+                  (`replay --trace`: per rank a "<name> predicted" process and GPU groups)
       html        also write a self-contained HTML page of the result to this path (`replay --html`)
       analysis    analyze()'s options (align_clocks, comm_kernel, classes, iteration_marker, ...)
     Raises OptionError (a malformed change), TraceError, LibraryError.
@@ -96,6 +100,10 @@ def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, format="
     rep = {"changes": list(changes), "contention": bool(contention)}
     if sm_count is not None:
         rep["sm_count"] = sm_count
+    if strict:
+        rep["strict"] = True
+    if trace is not None:
+        rep["trace"] = str(trace)
     if html is not None:
         rep["html"] = str(html)
     arr, n = _lib.path_array(_paths(paths_or_dir))

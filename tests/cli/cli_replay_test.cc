@@ -3,9 +3,12 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 namespace {
@@ -43,6 +46,7 @@ TEST(CliReplay, ExitCodes) {
   EXPECT_EQ(Replay(kTrace + " --change 'scale:gpu=2'").code, 64);
   EXPECT_EQ(Replay(kTrace + " --json --markdown").code, 64);
   EXPECT_EQ(Replay(kTrace + " --sm-count 1").code, 64);
+  EXPECT_EQ(Replay(kTrace + " --threads 0").code, 64);
   Result bad = Replay("/nonexistent/trace.json");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("/nonexistent/trace.json"), std::string::npos) << bad.out;
@@ -96,6 +100,53 @@ TEST(CliReplay, HtmlPage) {
   EXPECT_EQ(page.find("http"), std::string::npos);
   // An unwritable path is an error (exit 1), not a bad command line.
   EXPECT_EQ(Replay(kTrace + " --html /nonexistent/dir/x.html").code, 1);
+}
+
+// Honest output (issue 24): the graph's inferred edges and unresolved waits are counted, and where
+// the replay's median error exceeds 5 % every prediction says so next to its number (the job's
+// line, the rank's row, Markdown, JSON). The 2-rank FSDP2 trace with cuda_sync rows replays
+// within 0.1 % with its fallbacks; with --strict (what the graph alone explains) rank 0's median
+// error is about 16 % and the job's about 7 %.
+TEST(CliReplay, UnreliableReplayIsFlaggedNextToItsPredictions) {
+  const std::string fsdp = std::string(OVERLAPSCOPE_TEST_DATA) + "/torch_diag/w2_sync/fsdp2";
+  Result fine = Replay(fsdp + " --change 'scale:comm=0.5'");
+  ASSERT_EQ(fine.code, 0) << fine.out;
+  EXPECT_EQ(fine.out.find("not reliable"), std::string::npos) << fine.out;
+  Result text = Replay(fsdp + " --strict --change 'scale:comm=0.5'");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_TRUE(std::regex_search(text.out, std::regex("\nGraph: [0-9]+ nodes; edges [0-9]+ recorded, [1-9][0-9]* "
+                                                     "inferred; cross-stream waits [1-9][0-9]* unresolved")))
+      << text.out;
+  EXPECT_TRUE(std::regex_search(
+      text.out, std::regex(R"re(\(change [-+0-9.]+ %\) \(replay error [0-9.]+ % > 5 %: not reliable\); the change)re")))
+      << text.out;
+  EXPECT_TRUE(
+      std::regex_search(text.out, std::regex(R"re(\nrank 0 .* ms \(replay error \+[0-9.]+ % > 5 %: not reliable\))re")))
+      << text.out;
+  EXPECT_FALSE(std::regex_search(text.out, std::regex("\nrank 1 [^\n]*not reliable"))) << text.out;
+  Result md = Replay(fsdp + " --strict --change 'scale:comm=0.5' --markdown");
+  ASSERT_EQ(md.code, 0) << md.out;
+  EXPECT_NE(md.out.find("| rank 0 |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("% > 5 %: not reliable) |"), std::string::npos) << md.out;
+  Result json = Replay(fsdp + " --strict --change 'scale:comm=0.5' --json");
+  ASSERT_EQ(json.code, 0) << json.out;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_GT(doc["graph"]["edges_inferred"].get<int64_t>(), 0);
+  EXPECT_GT(doc["graph"]["waits_unresolved"].get<int64_t>(), 0);
+  EXPECT_TRUE(doc["job"]["unreliable"].get<bool>());
+  EXPECT_TRUE(doc["ranks"][0]["unreliable"].get<bool>());
+  EXPECT_FALSE(doc["ranks"][1]["unreliable"].get<bool>());
+}
+
+// --threads (issue 26): the same bytes at 1, 2 and 16 threads, the prediction and the replay error.
+TEST(CliReplay, SameBytesAtEveryThreadCount) {
+  const std::string fsdp = std::string(OVERLAPSCOPE_TEST_DATA) + "/torch_diag/w4_default/fsdp2";
+  for (const char* form : {" --json", ""}) {
+    const std::string args = fsdp + " --change 'async:/AllGather/'" + form;
+    Result one = Replay(args + " --threads 1");
+    ASSERT_EQ(one.code, 0) << one.out;
+    for (const char* n : {"2", "16"}) EXPECT_EQ(Replay(args + " --threads " + n).out, one.out) << n << form;
+  }
 }
 
 }  // namespace

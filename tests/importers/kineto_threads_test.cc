@@ -3,6 +3,7 @@
 // the wanted ids in shards, the unmatched flows searched among the ids outside the API ids), on
 // synthetic traces whose counts are known by construction, at 1, 2, 3 and 16 threads and in
 // small windows (many windows, many parts each).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,38 @@ TEST(KinetoThreads, OpShapesSameAtEveryThreadCount) {
       auto t = ImportOne(path, threads, chunk);
       ASSERT_TRUE(t.ok()) << t.status();
       EXPECT_EQ(text(*t), want) << "threads " << threads << " chunk " << chunk;
+    }
+}
+
+// A minified file (no newline anywhere: the split cannot start at one) reads the same at every
+// thread count and window size, and the same model and counts as the file with one event per
+// line (only the examples' byte offsets differ).
+TEST(KinetoThreads, MinifiedFileSameAtEveryThreadCount) {
+  constexpr int kBlocks = 1500;
+  std::string minified = Blocks(kBlocks);
+  const auto without_examples = [](const std::string& dump) {
+    std::string out;
+    size_t at = 0;
+    while (at < dump.size()) {
+      const size_t end = std::min(dump.find('\n', at), dump.size());
+      if (dump.compare(at, 4, " ex ") != 0) out.append(dump, at, end + 1 - at);
+      at = end + 1;
+    }
+    return out;
+  };
+  auto lines = ImportOne(WriteTemp("threads_lines.json", minified), 1);
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  minified.erase(std::remove(minified.begin(), minified.end(), '\n'), minified.end());
+  const std::string path = WriteTemp("threads_minified.json", minified);
+  auto one = ImportOne(path, 1);
+  ASSERT_TRUE(one.ok()) << one.status();
+  const std::string want = Dump(*one);
+  EXPECT_EQ(without_examples(want), without_examples(Dump(*lines)));
+  for (int threads : {2, 16})
+    for (int64_t chunk : {int64_t{64} << 10, int64_t{0}}) {
+      auto t = ImportOne(path, threads, chunk);
+      ASSERT_TRUE(t.ok()) << t.status();
+      EXPECT_EQ(Dump(*t), want) << "threads " << threads << " chunk " << chunk;
     }
 }
 

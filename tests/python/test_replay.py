@@ -59,3 +59,17 @@ def test_replay_html_page(tmp_path):
     assert text.index("Replay error: median |error|") < text.index("Per rank (median over iterations)")
     assert text.count('<svg class="chart"') == 2  # two ranks
     assert "<script" not in text
+
+
+def test_replay_trace_and_strict_as_the_cli(cli, tmp_path):
+    # trace= is --trace (per rank a "<name> predicted" process and GPU group), strict= is --strict.
+    py, sh = tmp_path / "py.pftrace", tmp_path / "cli.pftrace"
+    doc = overlapscope.replay(A2A, "async:/SendRecv/", strict=True, trace=py)
+    assert doc["replay_error"]["strict"] is True
+    assert overlapscope.replay(A2A)["replay_error"]["strict"] is False
+    out = cli("replay", A2A, "--change", "async:/SendRecv/", "--strict", "--trace", str(sh))
+    assert out.returncode == 0, out.stderr
+    assert py.read_bytes() == sh.read_bytes()
+    assert py.read_bytes().count(b" predicted") == 4  # two ranks
+    with pytest.raises(overlapscope.Error):
+        overlapscope.replay(A2A, trace=tmp_path / "no_such_dir" / "x.pftrace")

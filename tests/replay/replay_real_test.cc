@@ -324,10 +324,13 @@ TEST(ReplayReal, PredictedTimelineBesideTheMeasuredOne) {
   std::ifstream f(req.trace_out, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   ASSERT_GT(bytes.size(), 1000u);
-  // Two ranks: two "... predicted" processes beside the measured ones.
+  // Two ranks: two "... predicted" processes beside the measured ones, and their GPUs' groups
+  // named "GPU N — <device> predicted · rank R" beside the measured "GPU N — <device> · rank R".
   size_t n = 0;
   for (size_t at = bytes.find(" predicted"); at != std::string::npos; at = bytes.find(" predicted", at + 1)) ++n;
-  EXPECT_EQ(n, 2u);
+  EXPECT_EQ(n, 4u);
+  EXPECT_NE(bytes.find(" predicted \xC2\xB7 rank 0"), std::string::npos);
+  EXPECT_NE(bytes.find(" predicted \xC2\xB7 rank 1"), std::string::npos);
   req.trace_out = "/nonexistent/dir/x.pftrace";
   EXPECT_FALSE(RunReplay(*s, req, ReportFormat::kText).ok());
 }
