@@ -53,10 +53,14 @@ struct RunState {
   Schedule s;
 };
 
-void InitRun(int32_t n, RunState& r) {
-  AssignFresh(r.s.start, n, kUnset);
+void InitTimes(int32_t n, Schedule& s) {
+  AssignFresh(s.start, n, kUnset);
   // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
-  AssignFresh(r.s.end, n, kUnset);
+  AssignFresh(s.end, n, kUnset);
+}
+
+void InitRun(int32_t n, RunState& r) {
+  InitTimes(n, r.s);
   AssignFresh(r.s.bind_start, n, -1);
   AssignFresh(r.s.bind_dep, n, Dep::kAfterEnd);
   AssignFresh(r.s.bind_end, n, -1);
@@ -266,7 +270,7 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
   } else {
     cnt_s = std::move(spare_s_);
     cnt_e = std::move(spare_e_);
-    InitialCounts(g_, cnt_s, cnt_e, nullptr);
+    InitialCounts(g_, plan_->succ, cnt_s, cnt_e);
   }
   RunState init;
   if (initial != nullptr && static_cast<int32_t>(initial->start.size()) == g_.num_nodes) {
@@ -287,6 +291,30 @@ void ResetSchedule(int32_t n, Schedule& s) {
   InitRun(n, r);  // within the arrays' capacity: writes, no fresh pages
   r.s.cycles_broken = 0;
   s = std::move(r.s);
+}
+
+Schedule InitialTimes(int32_t n) {
+  Schedule s;
+  InitTimes(n, s);
+  return s;
+}
+
+Schedule ScheduleFromRows(SimGraph& g, Schedule times) {
+  const int32_t n = g.num_nodes;
+  Schedule s = std::move(times);
+  if (static_cast<int32_t>(s.start.size()) != n || static_cast<int32_t>(s.end.size()) != n) InitTimes(n, s);
+  // The rows' arrays hold one entry an edge, written when the graph was built: where the graph
+  // has at least an edge a node, these fills stay within pages touched already.
+  s.bind_start = std::move(g.pred_from);
+  s.bind_end = std::move(g.pred_lag);
+  s.bind_dep = std::move(g.pred_dep);
+  AssignFresh(s.bind_start, n, -1);
+  AssignFresh(s.bind_dep, n, Dep::kAfterEnd);
+  AssignFresh(s.bind_end, n, -1);
+  s.cycles_broken = 0;
+  std::vector<RowOffset>().swap(g.pred_off);
+  BigLags().swap(g.big_lags);
+  return s;
 }
 
 Schedule InitialSchedule(int32_t n) {

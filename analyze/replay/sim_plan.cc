@@ -9,25 +9,6 @@
 #include "analyze/replay/fresh.h"
 
 namespace overlapscope::analyze::replay {
-namespace {
-
-// Node v's start and end constraints counted (cnt_e starts at 1: its own start), its release
-// flag set.
-void CountRow(const SimGraph& g, int32_t v, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
-              ZeroedVector<uint8_t>* has_release) {
-  for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
-    if (g.preds[i].dep == Dep::kRelease) {
-      ++cnt_e[v];
-      if (has_release != nullptr) (*has_release)[v] = 1;
-    } else {
-      ++cnt_s[v];
-    }
-  }
-  if (g.group[v] >= 0) ++cnt_e[v];
-}
-
-}  // namespace
-
 // The offsets serve as fill positions and are shifted back after (no copy of them).
 Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
   Succs s;
@@ -51,7 +32,8 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
     }
     p->has_release = ZeroedVector<uint8_t>(n);
   }
-  for (const SimEdge& e : g.preds) ++(e.dep == Dep::kAfterStart ? s.off_s : s.off_e)[e.from + 1];
+  const int64_t edges = g.num_edges();
+  for (int64_t i = 0; i < edges; ++i) ++(g.pred_dep[i] == Dep::kAfterStart ? s.off_s : s.off_e)[g.pred_from[i] + 1];
   for (int32_t v = 0; v < n; ++v) {
     s.off_s[v + 1] += s.off_s[v];
     s.off_e[v + 1] += s.off_e[v];
@@ -64,21 +46,21 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
     big.emplace_back(at, lag);
     return kBigLag;
   };
-  // Each row is read once: its edges placed and its constraints counted (CountRow's counts) in
-  // the same pass.
+  // Each row is read once: its edges placed and its constraints counted in the same pass.
   const std::vector<int32_t>& group = g.group.values();
   for (int32_t to = 0; to < n; ++to) {
     int32_t starts = 0, releases = 0;
     for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
-      const SimEdge& e = g.preds[i];
-      if (e.dep == Dep::kAfterStart) {
-        const int64_t at = s.off_s[e.from]++;
+      const Dep dep = g.pred_dep[i];
+      const int32_t from = g.pred_from[i];
+      if (dep == Dep::kAfterStart) {
+        const int64_t at = s.off_s[from]++;
         s.on_start[at] = {to, narrow(g.Lag(i), at, s.big_start)};
         ++starts;
       } else {
-        const int64_t at = s.off_e[e.from]++;
-        s.on_end[at] = {e.dep == Dep::kRelease ? ~to : to, narrow(g.Lag(i), at, s.big_end)};
-        if (e.dep == Dep::kRelease) {
+        const int64_t at = s.off_e[from]++;
+        s.on_end[at] = {dep == Dep::kRelease ? ~to : to, narrow(g.Lag(i), at, s.big_end)};
+        if (dep == Dep::kRelease) {
           ++releases;
         } else {
           ++starts;
@@ -102,20 +84,22 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
   return s;
 }
 
-void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
-                   ZeroedVector<uint8_t>* has_release) {
+// From the successor rows: the predecessor rows may be gone (ScheduleFromRows). Each edge counts
+// once, at its target, as CountRow's pass over the predecessor rows counted it.
+void InitialCounts(const SimGraph& g, const Succs& succ, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e) {
   const int32_t n = g.num_nodes;
   cnt_s.assign(n, 0);
   cnt_e.assign(n, 1);
-  for (int32_t v = 0; v < n; ++v) CountRow(g, v, cnt_s, cnt_e, has_release);
+  for (const SuccEdge& e : succ.on_start) ++cnt_s[e.to];
+  for (const SuccEdge& e : succ.on_end) ++(e.to < 0 ? cnt_e[~e.to] : cnt_s[e.to]);
+  const std::vector<int32_t>& group = g.group.values();
+  for (int32_t v = 0; v < n; ++v) {
+    if (group[v] >= 0) ++cnt_e[v];
+  }
 }
 
-void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted) {
+void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
   const int32_t n = g.num_nodes;
-  if (!counted) {
-    p.has_release = ZeroedVector<uint8_t>(n);
-    InitialCounts(g, p.cnt_s, p.cnt_e, &p.has_release);
-  }
   p.group_cnt.assign(g.num_groups, 0);
   p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
   const std::vector<int32_t>& group = g.group.values();
@@ -136,7 +120,7 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted) {
 
 void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b) {
   p.succ = BuildSuccs(g, &p, b);
-  BuildCounts(g, p, /*counted=*/true);
+  BuildCounts(g, p);
 }
 
 PlanBuffers PlanBuffersFor(int32_t n) {

@@ -27,7 +27,9 @@ struct Succs {
   BigLags big_start, big_end;  // usually empty
 
   // The lag of on_start[i] (`big` = big_start) or on_end[i] (big_end).
-  static int64_t Lag(const std::vector<SuccEdge>& rows, const BigLags& big, int64_t i) { return LagOf(rows, big, i); }
+  static int64_t Lag(const std::vector<SuccEdge>& rows, const BigLags& big, int64_t i) {
+    return LagOf(rows[i].lag, big, i);
+  }
 };
 
 // What every run on one graph shares: successors, initial counts, collective groups.
@@ -44,12 +46,11 @@ struct Simulation::Plan {
 // initial counts and release flags (InitialCounts() in the same pass over the rows).
 // `b` (or null): PlanBuffersFor(g.num_nodes), whose arrays it takes.
 Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p = nullptr, PlanBuffers* b = nullptr);
-// The initial counts of each node's start and end constraints (into the vectors given: their
-// capacity is reused), and which nodes have release edges (when has_release is not null).
-void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
-                   ZeroedVector<uint8_t>* has_release);
-// The collective groups (and, unless `counted`, the initial counts and the release flags).
-void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted = false);
+// The initial counts of each node's start and end constraints from the plan's successor rows
+// (into the vectors given: their capacity is reused).
+void InitialCounts(const SimGraph& g, const Succs& succ, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e);
+// The collective groups (the counts and release flags come from BuildSuccs).
+void BuildCounts(const SimGraph& g, Simulation::Plan& p);
 // Both.
 void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b = nullptr);
 

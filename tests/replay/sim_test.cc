@@ -107,12 +107,12 @@ TEST(EdgeRows, LagsBeyond32BitsMoveWithTheirRows) {
   rows.Append({2, Dep::kAfterEnd, 11});
   rows.Append({0, Dep::kAfterEnd, -4 * s1});
   rows.Finish(g);
-  ASSERT_EQ(g.preds.size(), 5u);
+  ASSERT_EQ(g.num_edges(), 5);
   EXPECT_EQ(g.pred_off, (std::vector<RowOffset>{0, 0, 2, 3, 5}));
   std::vector<int64_t> lags;
-  for (size_t i = 0; i < g.preds.size(); ++i) lags.push_back(g.Lag(static_cast<int64_t>(i)));
+  for (int64_t i = 0; i < g.num_edges(); ++i) lags.push_back(g.Lag(i));
   EXPECT_EQ(lags, (std::vector<int64_t>{7, 5 * s1, 3 * s1, 11, -4 * s1}));
-  EXPECT_EQ(g.preds[2].dep, Dep::kAfterStart);
+  EXPECT_EQ(g.pred_dep[2], Dep::kAfterStart);
 }
 
 TEST(Simulate, BlockingCallEndsWhenItsGpuWorkEnds) {
@@ -202,10 +202,8 @@ TEST(EdgeRows, AddedEdgesFollowTheInOrderRowsInTheOrderAdded) {
   rows.Add(1, {23, Dep::kAfterEnd, 0});
   rows.Finish(g);
   EXPECT_EQ(g.pred_off, (std::vector<RowOffset>{0, 2, 6, 6, 8}));
-  std::vector<int32_t> from;
-  for (const SimEdge& e : g.preds) from.push_back(e.from);
-  EXPECT_EQ(from, (std::vector<int32_t>{10, 22, 11, 12, 20, 23, 13, 21}));
-  EXPECT_EQ(g.preds[1].dep, Dep::kRelease);
+  EXPECT_EQ(g.pred_from, (std::vector<int32_t>{10, 22, 11, 12, 20, 23, 13, 21}));
+  EXPECT_EQ(g.pred_dep[1], Dep::kRelease);
 }
 
 // The rows of `in_order` (per node, the sources appended in order) with the edges `added` (target,
@@ -234,11 +232,7 @@ SimGraph RowsOf(const std::vector<std::vector<int32_t>>& in_order,
   return g;
 }
 
-std::vector<int32_t> Sources(const SimGraph& g) {
-  std::vector<int32_t> from;
-  for (const SimEdge& e : g.preds) from.push_back(e.from);
-  return from;
-}
+std::vector<int32_t> Sources(const SimGraph& g) { return g.pred_from; }
 
 TEST(EdgeRows, AddedBeforeTheRowsGiveTheSameRows) {
   const std::vector<std::vector<int32_t>> in_order = {{10}, {11, 12}, {}, {13}};
@@ -296,6 +290,56 @@ TEST(Simulate, RunsAgainWithOtherDurations) {
   EXPECT_EQ(sim.Run(g.dur).end[2], 40);
   EXPECT_EQ(sim.Run({20, 20, 20}).end[2], 70);
   EXPECT_EQ(sim.Run(g.dur).end[2], 40);
+}
+
+void ExpectSameSchedule(const Schedule& a, const Schedule& b) {
+  EXPECT_EQ(a.start, b.start);
+  EXPECT_EQ(a.end, b.end);
+  EXPECT_EQ(a.bind_start, b.bind_start);
+  EXPECT_EQ(a.bind_dep, b.bind_dep);
+  EXPECT_EQ(a.bind_end, b.bind_end);
+  EXPECT_EQ(a.cycles_broken, b.cycles_broken);
+}
+
+TEST(Simulate, ScheduleFromRowsRunsAsAFreshOne) {
+  // Two ranks' collectives 1 and 3 (one group) behind compute 0 and 2; host call 4 launches 0
+  // and blocks until 1 ends (release, 2 ns after); a big negative lag that binds nothing. The
+  // rows give their arrays to the first schedule; a later run counts from the successors alone.
+  const int64_t s1 = 1'000'000'000;
+  SimGraph g;
+  g.Resize(5, 4);
+  SetNode(g, 0, 5, 50);
+  SetNode(g, 1, 50, 120);
+  SetNode(g, 2, 0, 80);
+  SetNode(g, 3, 80, 120);
+  SetNode(g, 4, 0, 122);
+  g.num_groups = 1;
+  g.group[1] = g.group[3] = 0;
+  g.transfer[1] = g.transfer[3] = 40;
+  g.release_tail[4] = 1;
+  EdgeRows rows;
+  rows.Add(0, {4, Dep::kAfterStart, 5});
+  rows.Add(1, {0, Dep::kAfterEnd, 0});
+  rows.Add(3, {2, Dep::kAfterEnd, 0});
+  rows.Add(3, {0, Dep::kAfterEnd, -3 * s1});
+  rows.Add(4, {1, Dep::kRelease, 2});
+  rows.Finish(g);
+  const Schedule fresh = Simulate(g);
+  EXPECT_EQ(fresh.end[4], 122);
+  EXPECT_EQ(fresh.bind_end[4], 1);
+  for (const bool times_ahead : {true, false}) {
+    SimGraph h = g;
+    const Simulation sim(h);
+    Schedule initial = ScheduleFromRows(h, times_ahead ? InitialTimes(h.num_nodes) : Schedule{});
+    EXPECT_TRUE(h.pred_from.empty() && h.pred_off.empty());  // given to the schedule
+    ExpectSameSchedule(sim.Run(h.dur, nullptr, &initial), fresh);
+    ExpectSameSchedule(sim.Run(h.dur), fresh);  // counted again without the rows
+    std::vector<int64_t> dur = h.dur;
+    dur[2] = 20;  // rank 1 arrives first now: rank 0 (at 50) binds both ends
+    const Schedule faster = sim.Run(dur);
+    EXPECT_EQ(faster.end[3], 90);
+    EXPECT_EQ(faster.bind_end[3], 1);
+  }
 }
 
 TEST(ZeroedVector, FreshVectorsAreZeroAndWritable) {
