@@ -114,12 +114,13 @@ SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
   SimShared s;
   std::vector<int64_t> start, end, dur;
   AssignFresh(start, g.num_nodes(), int64_t{0});
-  AssignFresh(end, g.num_nodes(), int64_t{0});
+  AssignFresh(end, g.num_gpu(), int64_t{0});  // GPU nodes only: no reader asks a host call's
   AssignFresh(dur, g.num_nodes(), int64_t{0});
   for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
     start[v] = g.StartNs(v);
-    end[v] = std::max(g.EndNs(v), g.StartNs(v));
-    dur[v] = end[v] - start[v];
+    const int64_t e = std::max(g.EndNs(v), g.StartNs(v));
+    if (v < g.num_gpu()) end[v] = e;
+    dur[v] = e - start[v];
   }
   s.start = std::move(start);
   s.end = std::move(end);
@@ -127,7 +128,7 @@ SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
   // Per device, the median latency of launches that bound their activity's start.
   std::vector<std::vector<int64_t>> per_dev(t.devices().size());
   AssignFresh(s.launch_binding, g.num_gpu(), uint8_t{0});
-  AssignFresh(s.has_launch, g.num_nodes(), uint8_t{1});
+  AssignFresh(s.has_launch, g.num_gpu(), uint8_t{1});
   for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
     int64_t other = INT64_MIN, launch = INT64_MIN;
     for (const graph::Edge& e : g.Preds(v)) {

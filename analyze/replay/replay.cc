@@ -207,7 +207,9 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
     PlanBuffers plan_buffers = pred_plan.Take().value_or(PlanBuffers{});  // empty: fresh arrays
-    const Simulation what_if(*sim, &plan_buffers);  // kept for the contention rounds: one plan for all runs
+    // Kept for the contention rounds: one plan for all runs. Its start counts take the graph's
+    // row offsets, read no more once the plan is built.
+    const Simulation what_if(*sim, &plan_buffers, &sim->pred_off);
     // The graph's rows, read no more, give the first schedule its bindings.
     Schedule initial = ScheduleFromRows(*sim, pred_initial.Take().value_or(Schedule{}));
     pred = what_if.Run(sim->dur, nullptr, &initial);
@@ -261,7 +263,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   }
   Schedule replayed;
   {
-    const Simulation run(base, &own_plan);  // its plan freed after the run
+    const Simulation run(base, &own_plan, &base.pred_off);  // its plan freed after the run
     Schedule initial = ScheduleFromRows(base, std::move(own_initial));
     replayed = run.Run(base.dur, nullptr, &initial);
   }

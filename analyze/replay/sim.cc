@@ -255,8 +255,9 @@ class Simulator {
 
 }  // namespace
 
-Simulation::Simulation(const SimGraph& g, PlanBuffers* buffers) : g_(g), plan_(std::make_unique<Plan>()) {
-  BuildPlan(g, *plan_, buffers);
+Simulation::Simulation(const SimGraph& g, PlanBuffers* buffers, std::vector<RowOffset>* row_offsets)
+    : g_(g), plan_(std::make_unique<Plan>()) {
+  BuildPlan(g, *plan_, buffers, row_offsets);
 }
 Simulation::~Simulation() = default;
 

@@ -71,9 +71,11 @@ using SharedTimes = SharedVector<int64_t>;
 
 struct SimGraph {
   int32_t num_nodes = 0;
-  int32_t num_gpu = 0;             // nodes [0, num_gpu) are GPU activities, the rest host calls
-  SharedTimes rec_start, rec_end;  // recorded times
-  SharedTimes dur;                 // duration to replay (nodes without release/group)
+  int32_t num_gpu = 0;  // nodes [0, num_gpu) are GPU activities, the rest host calls
+  // Recorded times: rec_start per node, rec_end per GPU node at least (BuildSim's graphs hold
+  // no host call's: nothing reads one).
+  SharedTimes rec_start, rec_end;
+  SharedTimes dur;  // duration to replay (nodes without release/group)
   // Host calls with release edges end at max(start + release_tail, end(release) + lag).
   ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
@@ -197,15 +199,18 @@ struct Schedule {
 // another, they take their page faults off that one.
 struct PlanBuffers {
   std::vector<RowOffset> off_s, off_e;  // n + 1 zeros each
-  std::vector<int32_t> cnt_s, cnt_e;    // n zeros, n ones
+  std::vector<int32_t> cnt_s, cnt_e;    // n zeros (or none: see Simulation), n ones
 };
 PlanBuffers PlanBuffersFor(int32_t n);
 
 class Simulation {
  public:
   // Successors and counts, once per graph (g outlives it). `buffers` (or null): PlanBuffersFor()
-  // this graph's node count, taken instead of fresh arrays.
-  explicit Simulation(const SimGraph& g, PlanBuffers* buffers = nullptr);
+  // this graph's node count, taken instead of fresh arrays (PlanBuffersFor makes no start
+  // counts: they come from `row_offsets`, or else a fresh array). `row_offsets` (or null):
+  // &g.pred_off, whose storage the plan takes for its start counts; g's rows are then fit only
+  // for ScheduleFromRows.
+  explicit Simulation(const SimGraph& g, PlanBuffers* buffers = nullptr, std::vector<RowOffset>* row_offsets = nullptr);
   ~Simulation();
   // One run with these durations (per node; nodes in groups and with releases ignore theirs).
   // `extra` (or null): start constraints beside the graph's (kAfterEnd / kAfterStart only: a

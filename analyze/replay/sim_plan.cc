@@ -10,9 +10,12 @@
 
 namespace overlapscope::analyze::replay {
 // The offsets serve as fill positions and are shifted back after (no copy of them).
-Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
+Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::vector<RowOffset>* row_offsets) {
   Succs s;
   const int32_t n = g.num_nodes;
+  // Where the plan takes the row offsets, node v's start count goes to row_offsets[v] once its
+  // row is read (v + 1's begin is read before): no array of its own.
+  std::vector<RowOffset>* in_place = p != nullptr && row_offsets == &g.pred_off ? row_offsets : nullptr;
   // Buffers made ahead hold the initial values already (PlanBuffersFor).
   const bool ready = b != nullptr && b->off_s.size() == static_cast<size_t>(n) + 1;
   if (ready) {
@@ -24,11 +27,16 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
   }
   if (p != nullptr) {
     if (ready) {
-      p->cnt_s = std::move(b->cnt_s);
       p->cnt_e = std::move(b->cnt_e);
     } else {
-      AssignFresh(p->cnt_s, n, 0);
       AssignFresh(p->cnt_e, n, 1);
+    }
+    if (in_place == nullptr) {
+      if (ready && b->cnt_s.size() == static_cast<size_t>(n)) {
+        p->cnt_s = std::move(b->cnt_s);
+      } else {
+        AssignFresh(p->cnt_s, n, 0);
+      }
     }
     p->has_release = ZeroedVector<uint8_t>(n);
   }
@@ -48,9 +56,11 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
   };
   // Each row is read once: its edges placed and its constraints counted in the same pass.
   const std::vector<int32_t>& group = g.group.values();
+  int64_t lo = n > 0 ? g.pred_off[0] : 0;
   for (int32_t to = 0; to < n; ++to) {
     int32_t starts = 0, releases = 0;
-    for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
+    const int64_t hi = g.pred_off[to + 1];
+    for (int64_t i = lo; i < hi; ++i) {
       const Dep dep = g.pred_dep[i];
       const int32_t from = g.pred_from[i];
       if (dep == Dep::kAfterStart) {
@@ -67,11 +77,21 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
         }
       }
     }
-    if (p != nullptr) {
+    lo = hi;
+    if (in_place != nullptr) {
+      (*in_place)[to] = starts;
+    } else if (p != nullptr) {
       p->cnt_s[to] += starts;
+    }
+    if (p != nullptr) {
       p->cnt_e[to] += releases + (group[to] >= 0 ? 1 : 0);
       if (releases > 0) p->has_release[to] = 1;
     }
+  }
+  if (in_place != nullptr) {
+    in_place->resize(n);
+    p->cnt_s = std::move(*in_place);
+    in_place->clear();
   }
   // off[v] now holds v's end (the next node's begin): shift back by one.
   for (int32_t v = n; v > 0; --v) {
@@ -85,7 +105,7 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
 }
 
 // From the successor rows: the predecessor rows may be gone (ScheduleFromRows). Each edge counts
-// once, at its target, as CountRow's pass over the predecessor rows counted it.
+// once, at its target, as BuildSuccs' pass over the predecessor rows counted it.
 void InitialCounts(const SimGraph& g, const Succs& succ, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e) {
   const int32_t n = g.num_nodes;
   cnt_s.assign(n, 0);
@@ -118,8 +138,8 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
   p.group_off[0] = 0;
 }
 
-void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b) {
-  p.succ = BuildSuccs(g, &p, b);
+void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b, std::vector<RowOffset>* row_offsets) {
+  p.succ = BuildSuccs(g, &p, b, row_offsets);
   BuildCounts(g, p);
 }
 
@@ -127,8 +147,7 @@ PlanBuffers PlanBuffersFor(int32_t n) {
   PlanBuffers b;
   AssignFresh(b.off_s, static_cast<size_t>(n) + 1, 0);
   AssignFresh(b.off_e, static_cast<size_t>(n) + 1, 0);
-  AssignFresh(b.cnt_s, n, 0);
-  AssignFresh(b.cnt_e, n, 1);
+  AssignFresh(b.cnt_e, n, 1);  // no cnt_s: the plan takes the graph's row offsets for it
   return b;
 }
 

@@ -44,14 +44,17 @@ struct Simulation::Plan {
 // The successor rows: a counting sort of the predecessor rows by source, stable (a source's
 // successors in target order, as the rows list them). With `p` (or null) it also fills p's
 // initial counts and release flags (InitialCounts() in the same pass over the rows).
-// `b` (or null): PlanBuffersFor(g.num_nodes), whose arrays it takes.
-Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p = nullptr, PlanBuffers* b = nullptr);
+// `b` (or null): PlanBuffersFor(g.num_nodes), whose arrays it takes. `row_offsets` (or null):
+// &g.pred_off, whose storage becomes p's start counts (g's rows are then left without it).
+Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p = nullptr, PlanBuffers* b = nullptr,
+                 std::vector<RowOffset>* row_offsets = nullptr);
 // The initial counts of each node's start and end constraints from the plan's successor rows
 // (into the vectors given: their capacity is reused).
 void InitialCounts(const SimGraph& g, const Succs& succ, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e);
 // The collective groups (the counts and release flags come from BuildSuccs).
 void BuildCounts(const SimGraph& g, Simulation::Plan& p);
 // Both.
-void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b = nullptr);
+void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b = nullptr,
+               std::vector<RowOffset>* row_offsets = nullptr);
 
 }  // namespace overlapscope::analyze::replay

@@ -327,9 +327,14 @@ TEST(Simulate, ScheduleFromRowsRunsAsAFreshOne) {
   const Schedule fresh = Simulate(g);
   EXPECT_EQ(fresh.end[4], 122);
   EXPECT_EQ(fresh.bind_end[4], 1);
-  for (const bool times_ahead : {true, false}) {
+  // Times made ahead or not; the plan's start counts in the row offsets or not, its other arrays
+  // made ahead (PlanBuffersFor: no start counts) or not.
+  for (int variant = 0; variant < 8; ++variant) {
+    const bool times_ahead = variant & 1, offsets = variant & 2, buffers = variant & 4;
     SimGraph h = g;
-    const Simulation sim(h);
+    PlanBuffers made = PlanBuffersFor(h.num_nodes);
+    const Simulation sim(h, buffers ? &made : nullptr, offsets ? &h.pred_off : nullptr);
+    EXPECT_EQ(h.pred_off.empty(), offsets);
     Schedule initial = ScheduleFromRows(h, times_ahead ? InitialTimes(h.num_nodes) : Schedule{});
     EXPECT_TRUE(h.pred_from.empty() && h.pred_off.empty());  // given to the schedule
     ExpectSameSchedule(sim.Run(h.dur, nullptr, &initial), fresh);
