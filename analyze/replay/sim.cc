@@ -151,8 +151,10 @@ class Simulator {
   void FireStart(int32_t v) {
     int64_t t = s_.start[v] == kUnset ? g_.rec_start[v] : s_.start[v];
     s_.start[v] = t;
-    for (int64_t i = succ_.off_s[v]; i < succ_.off_s[v + 1]; ++i)
-      Offer(succ_.on_start[i].to, Dep::kAfterStart, v, t + Succs::Lag(succ_.on_start, succ_.big_start, i));
+    for (int64_t i = succ_.off[v]; i < succ_.off[v + 1]; ++i) {
+      const int32_t to = succ_.on[i].to;
+      if (to >= Succs::kStartEdge) Offer(to - Succs::kStartEdge, Dep::kAfterStart, v, t + succ_.Lag(i));
+    }
     OfferExtra(v, Dep::kAfterStart, t);
     DecEnd(v);
     const int32_t k = g_.group[v];
@@ -189,9 +191,10 @@ class Simulator {
       t = st + dur_[v];
     }
     s_.end[v] = t;
-    for (int64_t i = succ_.off_e[v]; i < succ_.off_e[v + 1]; ++i) {
-      const SuccEdge& e = succ_.on_end[i];
-      const int64_t at = t + Succs::Lag(succ_.on_end, succ_.big_end, i);
+    for (int64_t i = succ_.off[v]; i < succ_.off[v + 1]; ++i) {
+      const SuccEdge& e = succ_.on[i];
+      if (e.to >= Succs::kStartEdge) continue;  // fired by v's start
+      const int64_t at = t + succ_.Lag(i);
       if (e.to < 0) {  // a release: ~target
         const int32_t to = ~e.to;
         if (cnt_e_[to] == kFired) continue;

@@ -198,8 +198,8 @@ struct Schedule {
 // values, made ahead for a graph of n nodes: filled on one thread for a Simulation built on
 // another, they take their page faults off that one.
 struct PlanBuffers {
-  std::vector<RowOffset> off_s, off_e;  // n + 1 zeros each
-  std::vector<int32_t> cnt_s, cnt_e;    // n zeros (or none: see Simulation), n ones
+  std::vector<RowOffset> off;         // n + 1 zeros
+  std::vector<int32_t> cnt_s, cnt_e;  // n zeros (or none: see Simulation), n ones
 };
 PlanBuffers PlanBuffersFor(int32_t n);
 

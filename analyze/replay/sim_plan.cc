@@ -17,13 +17,11 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
   // row is read (v + 1's begin is read before): no array of its own.
   std::vector<RowOffset>* in_place = p != nullptr && row_offsets == &g.pred_off ? row_offsets : nullptr;
   // Buffers made ahead hold the initial values already (PlanBuffersFor).
-  const bool ready = b != nullptr && b->off_s.size() == static_cast<size_t>(n) + 1;
+  const bool ready = b != nullptr && b->off.size() == static_cast<size_t>(n) + 1;
   if (ready) {
-    s.off_s = std::move(b->off_s);
-    s.off_e = std::move(b->off_e);
+    s.off = std::move(b->off);
   } else {
-    AssignFresh(s.off_s, static_cast<size_t>(n) + 1, 0);
-    AssignFresh(s.off_e, static_cast<size_t>(n) + 1, 0);
+    AssignFresh(s.off, static_cast<size_t>(n) + 1, 0);
   }
   if (p != nullptr) {
     if (ready) {
@@ -41,13 +39,9 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
     p->has_release = ZeroedVector<uint8_t>(n);
   }
   const int64_t edges = g.num_edges();
-  for (int64_t i = 0; i < edges; ++i) ++(g.pred_dep[i] == Dep::kAfterStart ? s.off_s : s.off_e)[g.pred_from[i] + 1];
-  for (int32_t v = 0; v < n; ++v) {
-    s.off_s[v + 1] += s.off_s[v];
-    s.off_e[v + 1] += s.off_e[v];
-  }
-  AssignFresh(s.on_start, static_cast<size_t>(s.off_s.back()), SuccEdge{});
-  AssignFresh(s.on_end, static_cast<size_t>(s.off_e.back()), SuccEdge{});
+  for (int64_t i = 0; i < edges; ++i) ++s.off[g.pred_from[i] + 1];
+  for (int32_t v = 0; v < n; ++v) s.off[v + 1] += s.off[v];
+  AssignFresh(s.on, static_cast<size_t>(s.off.back()), SuccEdge{});
   // A lag that does not fit 32 bits goes to the big-lag list (kBigLag in the row).
   auto narrow = [](int64_t lag, int64_t at, BigLags& big) {
     if (lag > INT32_MIN && lag <= INT32_MAX) return static_cast<int32_t>(lag);
@@ -62,19 +56,13 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
     const int64_t hi = g.pred_off[to + 1];
     for (int64_t i = lo; i < hi; ++i) {
       const Dep dep = g.pred_dep[i];
-      const int32_t from = g.pred_from[i];
-      if (dep == Dep::kAfterStart) {
-        const int64_t at = s.off_s[from]++;
-        s.on_start[at] = {to, narrow(g.Lag(i), at, s.big_start)};
-        ++starts;
+      const int64_t at = s.off[g.pred_from[i]]++;
+      const int32_t code = dep == Dep::kAfterStart ? to + Succs::kStartEdge : dep == Dep::kRelease ? ~to : to;
+      s.on[at] = {code, narrow(g.Lag(i), at, s.big)};
+      if (dep == Dep::kRelease) {
+        ++releases;
       } else {
-        const int64_t at = s.off_e[from]++;
-        s.on_end[at] = {dep == Dep::kRelease ? ~to : to, narrow(g.Lag(i), at, s.big_end)};
-        if (dep == Dep::kRelease) {
-          ++releases;
-        } else {
-          ++starts;
-        }
+        ++starts;
       }
     }
     lo = hi;
@@ -94,13 +82,9 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
     in_place->clear();
   }
   // off[v] now holds v's end (the next node's begin): shift back by one.
-  for (int32_t v = n; v > 0; --v) {
-    s.off_s[v] = s.off_s[v - 1];
-    s.off_e[v] = s.off_e[v - 1];
-  }
-  s.off_s[0] = s.off_e[0] = 0;
-  std::sort(s.big_start.begin(), s.big_start.end());
-  std::sort(s.big_end.begin(), s.big_end.end());
+  for (int32_t v = n; v > 0; --v) s.off[v] = s.off[v - 1];
+  s.off[0] = 0;
+  std::sort(s.big.begin(), s.big.end());
   return s;
 }
 
@@ -110,8 +94,13 @@ void InitialCounts(const SimGraph& g, const Succs& succ, std::vector<int32_t>& c
   const int32_t n = g.num_nodes;
   cnt_s.assign(n, 0);
   cnt_e.assign(n, 1);
-  for (const SuccEdge& e : succ.on_start) ++cnt_s[e.to];
-  for (const SuccEdge& e : succ.on_end) ++(e.to < 0 ? cnt_e[~e.to] : cnt_s[e.to]);
+  for (const SuccEdge& e : succ.on) {
+    if (e.to >= Succs::kStartEdge) {
+      ++cnt_s[e.to - Succs::kStartEdge];
+    } else {
+      ++(e.to < 0 ? cnt_e[~e.to] : cnt_s[e.to]);
+    }
+  }
   const std::vector<int32_t>& group = g.group.values();
   for (int32_t v = 0; v < n; ++v) {
     if (group[v] >= 0) ++cnt_e[v];
@@ -145,8 +134,7 @@ void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b, std::vect
 
 PlanBuffers PlanBuffersFor(int32_t n) {
   PlanBuffers b;
-  AssignFresh(b.off_s, static_cast<size_t>(n) + 1, 0);
-  AssignFresh(b.off_e, static_cast<size_t>(n) + 1, 0);
+  AssignFresh(b.off, static_cast<size_t>(n) + 1, 0);
   AssignFresh(b.cnt_e, n, 1);  // no cnt_s: the plan takes the graph's row offsets for it
   return b;
 }

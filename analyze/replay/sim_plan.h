@@ -12,24 +12,26 @@
 namespace overlapscope::analyze::replay {
 
 // A constraint seen from its source, 8 bytes (at 10 M nodes every byte an edge is ~15 MB of
-// fresh pages in each plan). `to`: the target; in the end rows a release edge (Dep::kRelease)
-// holds ~target, the others are kAfterEnd (start rows: all kAfterStart). `lag` (ns after the
-// source's start or end): kBigLag when it does not fit 32 bits; the plan's big-lag list holds it.
+// fresh pages in each plan). `to`: the target, coded by kind (Succs::kStartEdge). `lag` (ns after
+// the source's start or end): kBigLag when it does not fit 32 bits; the plan's big-lag list holds
+// it.
 struct SuccEdge {
   int32_t to;
   int32_t lag;
 };
 
-// The successors fired by each node's start (kAfterStart) and by its end (the others).
+// The successors of each node in one row: those its start fires (kAfterStart: `to` holds the
+// target + kStartEdge) and those its end fires (kAfterEnd: the target; kRelease: ~target), each
+// kind in target order. One row offset a node, not one per kind (4 bytes a node: ~9 k fresh
+// pages a plan at 10 M nodes); a fire reads the row's other kind too (the same cache lines).
+// Targets must be below kStartEdge (Replay() refuses larger graphs long before).
 struct Succs {
-  std::vector<RowOffset> off_s, off_e;
-  std::vector<SuccEdge> on_start, on_end;
-  BigLags big_start, big_end;  // usually empty
+  static constexpr int32_t kStartEdge = int32_t{1} << 30;
+  std::vector<RowOffset> off;
+  std::vector<SuccEdge> on;
+  BigLags big;  // usually empty
 
-  // The lag of on_start[i] (`big` = big_start) or on_end[i] (big_end).
-  static int64_t Lag(const std::vector<SuccEdge>& rows, const BigLags& big, int64_t i) {
-    return LagOf(rows[i].lag, big, i);
-  }
+  int64_t Lag(int64_t i) const { return LagOf(on[i].lag, big, i); }  // of on[i]
 };
 
 // What every run on one graph shares: successors, initial counts, collective groups.
