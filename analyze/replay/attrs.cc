@@ -125,7 +125,7 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
   fx.deferred = ZeroedVector<uint8_t>(n);
   fx.join_change = ZeroedVector<int32_t>(n);
   fx.matches.assign(changes.size(), 0);
-  ZeroedVector<uint8_t> touched(n);
+  ZeroedVector<uint8_t> touched(changes.size() > 1 ? n : 0);  // one change: each hit is a new node
   for (size_t ci = 0; ci < changes.size(); ++ci) {
     const Change& c = changes[ci];
     NameMatcher m(t, c.regex);
@@ -144,7 +144,11 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
       }
       if (!hit) continue;
       ++fx.matches[ci];
-      if (!touched[v]) touched[v] = 1, ++fx.changed_nodes;
+      if (changes.size() == 1) {
+        ++fx.changed_nodes;
+      } else if (!touched[v]) {
+        touched[v] = 1, ++fx.changed_nodes;
+      }
       switch (c.kind) {
         case ChangeKind::kScaleClass:
         case ChangeKind::kScaleName:
@@ -162,12 +166,18 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
           fx.moved[v] = 1;
           fx.join_change[v] = static_cast<int32_t>(ci);
           break;
-        case ChangeKind::kCopyEngine: fx.copy_engine[v] = 1; break;
+        case ChangeKind::kCopyEngine:
+          fx.copy_engine[v] = 1;
+          fx.any_copy_engine = true;
+          break;
         case ChangeKind::kNoSync:
           fx.nosync[v] = 1;
           fx.any_nosync = true;
           break;
-        case ChangeKind::kDefer: fx.deferred[v] = 1; break;
+        case ChangeKind::kDefer:
+          fx.deferred[v] = 1;
+          fx.any_deferred = true;
+          break;
       }
     }
   }

@@ -89,7 +89,7 @@ class AsyncBuilder {
       }
       for (graph::NodeId c : open) waiters_.push_back({c, u});
       open.clear();
-      if (fx_.deferred[u]) {
+      if (fx_.Deferred(u)) {
         held.push_back(u);
         continue;
       }

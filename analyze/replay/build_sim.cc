@@ -48,8 +48,8 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
     anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
     std::vector<uint8_t> deferred(restream.size(), 0);
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if ((fx_->moved[v] || fx_->deferred[v]) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
-      if (fx_->deferred[v] && g_.Stream(v) >= 0) deferred[g_.Stream(v)] = 1;
+      if ((fx_->moved[v] || fx_->Deferred(v)) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
+      if (fx_->Deferred(v) && g_.Stream(v) >= 0) deferred[g_.Stream(v)] = 1;
     }
     for (size_t st = 0; st < restream.size(); ++st) {
       if (restream[st]) restream[st] = deferred[st] || !anchors_.empty() ? kRestreamMerged : kRestreamInline;

@@ -239,7 +239,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
     near[d].push_back({g.rec_start[v], g.rec_end[v]});
     if (fx.Removed(v)) continue;
-    if (fx.copy_engine[v]) {
+    if (fx.CopyEngine(v)) {
       // Copy engines hold no SMs, but the collective's own chunk is copied on the device first,
       // by SMs (contention.h): a copy kernel whose blocks are unknown, one SM at least, so it
       // waits only for a kernel that fills every SM.
