@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "analyze/graph/graph.h"
 #include "analyze/replay/replay.h"
 #include "analyze/replay/sim.h"
@@ -16,21 +17,45 @@
 
 namespace overlapscope::analyze::replay {
 
-// Per node of the graph (GPU nodes first, then host calls, graph.h's numbering).
+// Per node of the graph (GPU nodes first, then host calls, graph.h's numbering). What the graph
+// and the trace hold per node already (names, collectives, threads, grids) is read from them,
+// not copied (at 10 M nodes every 4-byte copy was ~9 k fresh pages): both outlive the attributes.
 struct NodeAttrs {
   int32_t num_gpu = 0;
-  // process, device, cls, iteration and blocks: GPU nodes only (num_gpu entries).
-  std::vector<model::ProcessId> process;           // of the device
-  std::vector<model::DeviceId> device;             // kNone: no stream or device known
-  std::vector<model::ThreadId> thread;             // host calls only: ThreadOf()
-  std::vector<GpuClass> cls;                       // as ReplayInputs' classes
-  std::vector<int32_t> iteration;                  // index into ReplayInputs::iterations
-  std::vector<model::StringId> name;               // activity or call name
-  ZeroedVector<model::StringId> op, communicator;  // collective carriers; 0 otherwise
-  std::vector<int32_t> blocks;                     // kernels: grid x*y*z; 0 otherwise
-  ZeroedVector<uint8_t> carries_collective;
+  // device, cls and iteration: GPU nodes only (num_gpu entries).
+  std::vector<model::DeviceId> device;           // kNone: no stream or device known
+  std::vector<GpuClass> cls;                     // as ReplayInputs' classes
+  std::vector<int32_t> iteration;                // index into ReplayInputs::iterations
+  std::vector<model::ProcessId> device_process;  // per device of the trace: its process
+  // Set by CollectAttrs: the graph's GPU names and collectives, the trace's calls and collectives.
+  absl::Span<const model::StringId> gpu_name;
+  absl::Span<const model::CollectiveId> gpu_coll;
+  absl::Span<const model::ApiCall> calls;
+  absl::Span<const model::Collective> collectives;
+  const model::Trace* trace = nullptr;
+  const graph::Graph* graph = nullptr;
 
-  model::ThreadId ThreadOf(int32_t host_call) const { return thread[host_call - num_gpu]; }
+  // GPU node v's process (of its device; kNone: none known).
+  model::ProcessId ProcessOf(int32_t v) const { return device[v] >= 0 ? device_process[device[v]] : model::kNone; }
+  // Activity or call name.
+  model::StringId Name(int32_t v) const { return v < num_gpu ? gpu_name[v] : calls[v - num_gpu].name; }
+  model::ThreadId ThreadOf(int32_t host_call) const { return calls[host_call - num_gpu].thread; }
+  // The collective node v carries (null: none; host calls carry none).
+  const model::Collective* CollectiveOf(int32_t v) const {
+    if (v >= num_gpu) return nullptr;
+    const model::CollectiveId c = gpu_coll[v];
+    return c >= 0 && static_cast<size_t>(c) < collectives.size() ? &collectives[c] : nullptr;
+  }
+  bool CarriesCollective(int32_t v) const { return CollectiveOf(v) != nullptr; }
+  model::StringId Op(int32_t v) const {  // of the collective carried; 0 otherwise
+    const model::Collective* c = CollectiveOf(v);
+    return c != nullptr ? c->op : 0;
+  }
+  model::StringId Communicator(int32_t v) const {  // likewise
+    const model::Collective* c = CollectiveOf(v);
+    return c != nullptr ? c->communicator : 0;
+  }
+  int32_t Blocks(int32_t v) const;  // GPU node v: a kernel's grid x*y*z; 0 otherwise
 };
 // InvalidArgument when the inputs' vectors are not parallel to the trace's.
 absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in);

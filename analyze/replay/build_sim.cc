@@ -176,7 +176,7 @@ void SimBuilder::Groups(ReplayCounts* counts) {
     if (grp[v] >= 0) {
       const int64_t rec = sim_.rec_end[v] - std::max(sim_.rec_start[v], last[grp[v]]);
       sim_.transfer[v] = Scaled(std::clamp<int64_t>(rec, 0, sim_.rec_end[v] - sim_.rec_start[v]), Scale(v));
-    } else if (a_.carries_collective[v] && !Removed(v)) {
+    } else if (a_.CarriesCollective(v) && !Removed(v)) {
       ++counts->collectives_unmatched;
     }
   }

@@ -182,7 +182,7 @@ class DeviceModel {
     if (r.kind != model::GpuKind::kKernel || BlocksPerSm(kfp) != 1) return k.end;
     // A persistent GEMM: its last tile round (last_round.h). A copy-engine collective's rate
     // beside the round was never measured: its end, as before.
-    const double rate = c.holds && !shapes_.empty() ? LastRoundRate(t_.str(a_.name[c.v])) : 0.0;
+    const double rate = c.holds && !shapes_.empty() ? LastRoundRate(t_.str(a_.Name(c.v))) : 0.0;
     return StartInLastRound(t_, shapes_, t_.kernels()[r.index], kfp.blocks, sms_, k.start, k.end, rate, held, ready,
                             kind);
   }
@@ -219,7 +219,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   std::vector<int32_t> colls;  // the communication kernels, in node order (one scan of the nodes)
   for (int32_t v = 0; v < g.num_gpu; ++v) {
     const model::DeviceId d = a.device[v];
-    if (d < 0 || a.cls[v] != GpuClass::kComm || a.blocks[v] <= 0) continue;  // copies hold no SMs
+    if (d < 0 || a.cls[v] != GpuClass::kComm || a.Blocks(v) <= 0) continue;  // copies hold no SMs
     has_comm[d] = 1;
     colls.push_back(v);
   }
@@ -310,9 +310,9 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
       m.Prepare();
       for (const Placed& k : m.compute) {
         double sd = 0;
-        if (auto it = by_dev.find({static_cast<model::DeviceId>(d), a.name[k.v]}); it != by_dev.end())
+        if (auto it = by_dev.find({static_cast<model::DeviceId>(d), a.Name(k.v)}); it != by_dev.end())
           sd = it->second;
-        else if (auto jt = by_name.find(a.name[k.v]); jt != by_name.end())
+        else if (auto jt = by_name.find(a.Name(k.v)); jt != by_name.end())
           sd = jt->second;
         bool by_trace = false;
         const double f = m.FactorWith(k, sd, by_trace);

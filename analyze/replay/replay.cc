@@ -126,7 +126,7 @@ void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAt
   // Who the rank waited for longest (the late ranks of a base, named beside a prediction).
   if (const PeerWait pw = LongestPeerWait(idx, i, base, replayed); pw.peer >= 0) {
     ir.peer_wait_ns = pw.wait_ns;
-    const model::ProcessId p = a.process[pw.peer];
+    const model::ProcessId p = a.ProcessOf(pw.peer);
     if (p >= 0 && p < static_cast<int32_t>(t.processes().size())) ir.late_peer_rank = t.processes()[p].rank;
   }
   if (ir.measured.step_ns > 0)
