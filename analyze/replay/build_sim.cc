@@ -233,7 +233,7 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     }
   }
   if (any_release) {
-    sim_.release_tail[v] = tail;
+    sim_.SetReleaseTail(v, tail);
     if (nosync) sim_.dur[v] = tail;
   }
   if (gpu && !SmWait(v, explain.b) && !strict_) DeviceOrder(v, explain.b);

@@ -181,8 +181,8 @@ class Simulator {
       const int64_t last = std::max(st, group_max_[k]);
       t = last + g_.transfer[v];
       if (group_last_[k] != v && group_max_[k] > st) s_.bind_end[v] = group_last_[k];
-    } else if (p_.has_release[v]) {
-      t = st + g_.release_tail[v];
+    } else if (p_.releases.Has(v)) {
+      t = st + p_.releases.Tail(v);
       if (const int64_t released = s_.end[v]; released > t)
         t = released;
       else

@@ -76,8 +76,13 @@ struct SimGraph {
   // no host call's: nothing reads one).
   SharedTimes rec_start, rec_end;
   SharedTimes dur;  // duration to replay (nodes without release/group)
-  // Host calls with release edges end at max(start + release_tail, end(release) + lag).
-  ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
+  // Host calls with release edges end at max(start + tail, end(release) + lag): (node, tail)
+  // sorted by node, for the calls that have a tail (none: 0). A list, not an array a node:
+  // releases are a few calls in every page of nodes, and such an array was ~9 k fresh pages a
+  // graph at 10 M nodes.
+  std::vector<std::pair<int32_t, int64_t>> release_tails;
+  void SetReleaseTail(int32_t v, int64_t tail);
+  int64_t ReleaseTail(int32_t v) const;  // by binary search (tests and builders: runs use the plan's)
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
   // time: it ends at max(own start, last member's start) + transfer.
   SharedVector<int32_t> group;

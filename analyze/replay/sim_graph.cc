@@ -1,5 +1,6 @@
 // SimGraph sizing and EdgeRows (sim.h): the simulation graph's compressed predecessor rows.
 #include <algorithm>
+#include <climits>
 
 #include "analyze/replay/sim.h"
 
@@ -15,8 +16,25 @@ void SimGraph::ResizeNodes(int32_t n, int32_t gpu, bool times) {
     dur.assign(n, 0);
     group.assign(n, -1);
   }
-  release_tail = ZeroedVector<int64_t>(n);
+  release_tails.clear();
   transfer = ZeroedVector<int64_t>(n);
+}
+
+void SimGraph::SetReleaseTail(int32_t v, int64_t tail) {
+  // Builders go in node order: an append.
+  auto at = release_tails.empty() || release_tails.back().first < v
+                ? release_tails.end()
+                : std::lower_bound(release_tails.begin(), release_tails.end(), std::make_pair(v, INT64_MIN));
+  if (at != release_tails.end() && at->first == v) {
+    at->second = tail;
+  } else {
+    release_tails.insert(at, {v, tail});
+  }
+}
+
+int64_t SimGraph::ReleaseTail(int32_t v) const {
+  auto at = std::lower_bound(release_tails.begin(), release_tails.end(), std::make_pair(v, INT64_MIN));
+  return at != release_tails.end() && at->first == v ? at->second : 0;
 }
 
 void SimGraph::Resize(int32_t n, int32_t gpu) {

@@ -36,7 +36,7 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
         AssignFresh(p->cnt_s, n, 0);
       }
     }
-    p->has_release = ZeroedVector<uint8_t>(n);
+    p->releases.Reset(n);
   }
   const int64_t edges = g.num_edges();
   for (int64_t i = 0; i < edges; ++i) ++s.off[g.pred_from[i] + 1];
@@ -51,6 +51,8 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
   // Each row is read once: its edges placed and its constraints counted in the same pass.
   const std::vector<int32_t>& group = g.group.values();
   int64_t lo = n > 0 ? g.pred_off[0] : 0;
+  const std::vector<std::pair<int32_t, int64_t>>& tails = g.release_tails;  // by node: a cursor
+  size_t tail_at = 0;
   for (int32_t to = 0; to < n; ++to) {
     int32_t starts = 0, releases = 0;
     const int64_t hi = g.pred_off[to + 1];
@@ -73,9 +75,13 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
     }
     if (p != nullptr) {
       p->cnt_e[to] += releases + (group[to] >= 0 ? 1 : 0);
-      if (releases > 0) p->has_release[to] = 1;
+      if (releases > 0) {
+        while (tail_at < tails.size() && tails[tail_at].first < to) ++tail_at;
+        p->releases.Add(to, tail_at < tails.size() && tails[tail_at].first == to ? tails[tail_at].second : 0);
+      }
     }
   }
+  if (p != nullptr) p->releases.Finish();
   if (in_place != nullptr) {
     in_place->resize(n);
     p->cnt_s = std::move(*in_place);
@@ -125,6 +131,26 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
   }
   for (int32_t k = g.num_groups; k > 0; --k) p.group_off[k] = p.group_off[k - 1];
   p.group_off[0] = 0;
+}
+
+void ReleaseIndex::Reset(int32_t n) {
+  AssignFresh(bits_, (static_cast<size_t>(n) + 63) / 64, uint64_t{0});
+  rank_.clear();
+  tail_.clear();
+}
+
+void ReleaseIndex::Add(int32_t v, int64_t tail) {
+  bits_[v >> 6] |= uint64_t{1} << (v & 63);
+  tail_.push_back(tail);
+}
+
+void ReleaseIndex::Finish() {
+  AssignFresh(rank_, bits_.size(), 0);
+  int32_t below = 0;
+  for (size_t w = 0; w < bits_.size(); ++w) {
+    rank_[w] = below;
+    below += std::popcount(bits_[w]);
+  }
 }
 
 void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b, std::vector<RowOffset>* row_offsets) {

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "analyze/replay/replay.h"
+#include "analyze/replay/sim_plan.h"
 #include "analyze/replay/zeroed.h"
 
 namespace overlapscope::analyze::replay {
@@ -74,7 +76,7 @@ TEST(Simulate, LagsBeyond32BitsAreKept) {
   rows.Add(4, {0, Dep::kRelease, 2'200'000'000});
   rows.Add(5, {0, Dep::kAfterEnd, -3 * s1});
   rows.Finish(g);
-  g.release_tail[4] = 0;
+  g.SetReleaseTail(4, 0);
   Schedule s = Simulate(g);
   EXPECT_EQ(s.start[2], 3 * s1 + 10);
   EXPECT_EQ(s.start[3], 2'500'000'000);
@@ -127,7 +129,7 @@ TEST(Simulate, BlockingCallEndsWhenItsGpuWorkEnds) {
   rows.Add(1, {0, Dep::kRelease, 3});
   rows.Add(2, {1, Dep::kAfterEnd, 4});
   rows.Finish(g);
-  g.release_tail[1] = 3;
+  g.SetReleaseTail(1, 3);
   Schedule s = Simulate(g);
   EXPECT_EQ(s.end[1], 103);
   EXPECT_EQ(s.start[2], 107);
@@ -316,7 +318,7 @@ TEST(Simulate, ScheduleFromRowsRunsAsAFreshOne) {
   g.num_groups = 1;
   g.group[1] = g.group[3] = 0;
   g.transfer[1] = g.transfer[3] = 40;
-  g.release_tail[4] = 1;
+  g.SetReleaseTail(4, 1);
   EdgeRows rows;
   rows.Add(0, {4, Dep::kAfterStart, 5});
   rows.Add(1, {0, Dep::kAfterEnd, 0});
@@ -345,6 +347,32 @@ TEST(Simulate, ScheduleFromRowsRunsAsAFreshOne) {
     EXPECT_EQ(faster.end[3], 90);
     EXPECT_EQ(faster.bind_end[3], 1);
   }
+}
+
+TEST(ReleaseIndex, TailsByRankAcrossWords) {
+  // Calls with releases at the ends of 64-bit words and beyond: each finds its own tail.
+  const std::vector<int32_t> calls = {0, 1, 63, 64, 65, 127, 128, 200};
+  ReleaseIndex r;
+  r.Reset(201);
+  for (const int32_t v : calls) r.Add(v, 1000 + v);
+  r.Finish();
+  for (int32_t v = 0; v < 201; ++v) {
+    const bool has = std::find(calls.begin(), calls.end(), v) != calls.end();
+    EXPECT_EQ(r.Has(v), has) << v;
+    if (has) EXPECT_EQ(r.Tail(v), 1000 + v) << v;
+  }
+}
+
+TEST(SimGraph, ReleaseTailsSetInAnyOrderReadBack) {
+  SimGraph g;
+  g.Resize(10, 0);
+  g.SetReleaseTail(7, 70);
+  g.SetReleaseTail(2, 20);
+  g.SetReleaseTail(9, 90);
+  g.SetReleaseTail(2, 21);  // replaced
+  EXPECT_EQ(g.release_tails, (std::vector<std::pair<int32_t, int64_t>>{{2, 21}, {7, 70}, {9, 90}}));
+  EXPECT_EQ(g.ReleaseTail(2), 21);
+  EXPECT_EQ(g.ReleaseTail(3), 0);  // none: no tail
 }
 
 TEST(ZeroedVector, FreshVectorsAreZeroAndWritable) {
