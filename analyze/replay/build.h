@@ -85,8 +85,7 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
 // start), what its launches say and its collective groups. A graph whose changes alter
 // durations or groups keeps its own copy of those.
 struct SimShared {
-  SharedTimes start, dur;               // per node; dur: the recorded end - start
-  SharedTimes end;                      // per GPU node (host calls' ends are start + dur)
+  SharedTimes start, dur;               // per node; dur: the recorded end - start (never below 0)
   std::vector<uint8_t> launch_binding;  // per GPU node: its launch bound its start (true latency)
   std::vector<uint8_t> has_launch;      // per GPU node: 0 for an activity without a launch call
   std::vector<int64_t> median_latency;  // per device: of the launches that bound their start

@@ -25,7 +25,7 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
     shared_ = &own_;
   }
   sim_.rec_start = shared_->start;
-  sim_.rec_end = shared_->end;
+  sim_.rec_dur = shared_->dur;
   // Room for the graph's edges, a fallback or thread edge per node and, under a change, the
   // restreamed streams' order and joins (capacity never written costs nothing).
   int64_t edges = 0;
@@ -112,18 +112,14 @@ void SimBuilder::JoinPeers() {
 
 SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
   SimShared s;
-  std::vector<int64_t> start, end, dur;
+  std::vector<int64_t> start, dur;
   AssignFresh(start, g.num_nodes(), int64_t{0});
-  AssignFresh(end, g.num_gpu(), int64_t{0});  // GPU nodes only: no reader asks a host call's
   AssignFresh(dur, g.num_nodes(), int64_t{0});
   for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
     start[v] = g.StartNs(v);
-    const int64_t e = std::max(g.EndNs(v), g.StartNs(v));
-    if (v < g.num_gpu()) end[v] = e;
-    dur[v] = e - start[v];
+    dur[v] = std::max(g.EndNs(v), g.StartNs(v)) - start[v];
   }
   s.start = std::move(start);
-  s.end = std::move(end);
   s.dur = std::move(dur);
   // Per device, the median latency of launches that bound their activity's start.
   std::vector<std::vector<int64_t>> per_dev(t.devices().size());
@@ -174,8 +170,8 @@ void SimBuilder::Groups(ReplayCounts* counts) {
   }
   for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
     if (grp[v] >= 0) {
-      const int64_t rec = sim_.rec_end[v] - std::max(sim_.rec_start[v], last[grp[v]]);
-      sim_.transfer[v] = Scaled(std::clamp<int64_t>(rec, 0, sim_.rec_end[v] - sim_.rec_start[v]), Scale(v));
+      const int64_t rec = sim_.RecEnd(v) - std::max(sim_.rec_start[v], last[grp[v]]);
+      sim_.transfer[v] = Scaled(std::clamp<int64_t>(rec, 0, sim_.rec_dur[v]), Scale(v));
     } else if (a_.CarriesCollective(v) && !Removed(v)) {
       ++counts->collectives_unmatched;
     }

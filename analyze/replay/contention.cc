@@ -71,7 +71,7 @@ class DeviceModel {
     absl::flat_hash_map<int32_t, const Placed*> first_released;
     first_released.reserve(comm.size());
     for (const Placed& k : compute) {
-      rec_compute.push_back({g_.rec_start[k.v], g_.rec_end[k.v]});
+      rec_compute.push_back({g_.rec_start[k.v], g_.RecEnd(k.v)});
       const int32_t root = ReleasingKernel(a_, s_, k.v);
       if (root >= 0 && roots[root]) first_released.try_emplace(root, &k);
     }
@@ -126,7 +126,7 @@ class DeviceModel {
   // The factor of compute kernel k (1 when its SMs are as recorded); `sd` > 0: the trace's own
   // slowdown of its name (by_trace set).
   double FactorWith(const Placed& k, double sd, bool& by_trace) {
-    const int64_t r0 = g_.rec_start[k.v], r1 = g_.rec_end[k.v];
+    const int64_t r0 = g_.rec_start[k.v], r1 = g_.RecEnd(k.v);
     const int64_t p0 = s_.start[k.v], dur = g_.dur[k.v];
     HoldSteps rec, pred;
     std::vector<Span> rec_u, pred_u;
@@ -236,8 +236,8 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   for (const int32_t v : colls) {
     const model::DeviceId d = a.device[v];  // dm[d] is set: the device has v
     Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
-    dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
-    near[d].push_back({g.rec_start[v], g.rec_end[v]});
+    dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.RecEnd(v)});
+    near[d].push_back({g.rec_start[v], g.RecEnd(v)});
     if (fx.Removed(v)) continue;
     if (fx.CopyEngine(v)) {
       // Copy engines hold no SMs, but the collective's own chunk is copied on the device first,
@@ -260,7 +260,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     for (int32_t v = lo; v < hi; ++v) {
       const model::DeviceId d = a.device[v];
       if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.Removed(v)) continue;
-      if (!pred[d].Meets(s.start[v], s.end[v]) && !rec[d].Meets(g.rec_start[v], g.rec_end[v])) {
+      if (!pred[d].Meets(s.start[v], s.end[v]) && !rec[d].Meets(g.rec_start[v], g.RecEnd(v))) {
         const int32_t r = ReleasingKernel(a, s, v);
         if (r < 0 || !root[r]) continue;
       }

@@ -120,7 +120,7 @@ void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAt
   ir.process = w.process;
   ir.number = w.number;
   if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size())) ir.rank = t.processes()[w.process].rank;
-  ir.measured = MeasureStep(idx, i, a, base.rec_start.values(), base.rec_end.values());
+  ir.measured = MeasureRecorded(idx, i, a, base);
   ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
   ir.replayed.path = WalkPath(idx, i, a, base, replayed);
   // Who the rank waited for longest (the late ranks of a base, named beside a prediction).

@@ -72,9 +72,10 @@ using SharedTimes = SharedVector<int64_t>;
 struct SimGraph {
   int32_t num_nodes = 0;
   int32_t num_gpu = 0;  // nodes [0, num_gpu) are GPU activities, the rest host calls
-  // Recorded times: rec_start per node, rec_end per GPU node at least (BuildSim's graphs hold
-  // no host call's: nothing reads one).
-  SharedTimes rec_start, rec_end;
+  // Recorded times: each node's start and duration (its end: RecEnd; no array of ends, which
+  // would be ~9 k more fresh pages at 10 M nodes).
+  SharedTimes rec_start, rec_dur;
+  int64_t RecEnd(int32_t v) const { return rec_start[v] + rec_dur[v]; }
   SharedTimes dur;  // duration to replay (nodes without release/group)
   // Host calls with release edges end at max(start + tail, end(release) + lag): (node, tail)
   // sorted by node, for the calls that have a tail (none: 0). A list, not an array a node:
@@ -104,7 +105,7 @@ struct SimGraph {
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
   // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them, and
-  // without rec_start / rec_end / dur / group unless `times` (a caller that shares them leaves
+  // without rec_start / rec_dur / dur / group unless `times` (a caller that shares them leaves
   // them).
   void ResizeNodes(int32_t n, int32_t gpu, bool times = true);
 };

@@ -12,7 +12,7 @@ void SimGraph::ResizeNodes(int32_t n, int32_t gpu, bool times) {
   num_groups = 0;
   if (times) {
     rec_start.assign(n, 0);
-    rec_end.assign(n, 0);
+    rec_dur.assign(n, 0);
     dur.assign(n, 0);
     group.assign(n, -1);
   }

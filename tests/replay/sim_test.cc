@@ -17,7 +17,7 @@ namespace {
 // Node v: recorded [start, end), duration end - start.
 void SetNode(SimGraph& g, int32_t v, int64_t start, int64_t end) {
   g.rec_start[v] = start;
-  g.rec_end[v] = end;
+  g.rec_dur[v] = end - start;
   g.dur[v] = end - start;
 }
 
