@@ -11,13 +11,6 @@
 namespace overlapscope::analyze::replay {
 namespace {
 
-int32_t BlocksOf(const model::Trace& t, model::GpuRef r) {
-  if (r.kind != model::GpuKind::kKernel) return 0;
-  const model::Kernel& k = t.kernels()[r.index];
-  const int64_t b = static_cast<int64_t>(k.grid.x) * std::max(1, k.grid.y) * std::max(1, k.grid.z);
-  return static_cast<int32_t>(std::min<int64_t>(b, INT32_MAX));
-}
-
 template <typename T>
 T Pick(const std::vector<T>& k, const std::vector<T>& c, const std::vector<T>& s, model::GpuRef r) {
   switch (r.kind) {
@@ -50,7 +43,7 @@ class NameMatcher {
 void GpuAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in, NodeAttrs& a) {
   for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
     const model::GpuRef r = g.Ref(v);
-    const model::StreamId s = t.StreamOf(r);
+    const model::StreamId s = g.Stream(v);  // t.StreamOf(r), kept by the graph (no read of the record)
     a.device[v] = s >= 0 ? t.DeviceOfStream(s) : model::kNone;
     a.cls[v] = Pick(in.kernel_class, in.memcpy_class, in.memset_class, r);
     a.iteration[v] = Pick(in.kernel_iteration, in.memcpy_iteration, in.memset_iteration, r);
@@ -76,13 +69,9 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
   a.gpu_coll = g.GpuCollectives();
   a.calls = t.api_calls();
   a.collectives = t.collectives();
-  a.trace = &t;
-  a.graph = &g;
   GpuAttrs(t, g, in, a);
   return a;
 }
-
-int32_t NodeAttrs::Blocks(int32_t v) const { return BlocksOf(*trace, graph->Ref(v)); }
 
 ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes) {
   ChangeEffects fx;

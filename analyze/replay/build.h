@@ -18,7 +18,7 @@
 namespace overlapscope::analyze::replay {
 
 // Per node of the graph (GPU nodes first, then host calls, graph.h's numbering). What the graph
-// and the trace hold per node already (names, collectives, threads, grids) is read from them,
+// and the trace hold per node already (names, collectives, threads) is read from them,
 // not copied (at 10 M nodes every 4-byte copy was ~9 k fresh pages): both outlive the attributes.
 struct NodeAttrs {
   int32_t num_gpu = 0;
@@ -32,8 +32,6 @@ struct NodeAttrs {
   absl::Span<const model::CollectiveId> gpu_coll;
   absl::Span<const model::ApiCall> calls;
   absl::Span<const model::Collective> collectives;
-  const model::Trace* trace = nullptr;
-  const graph::Graph* graph = nullptr;
 
   // GPU node v's process (of its device; kNone: none known).
   model::ProcessId ProcessOf(int32_t v) const { return device[v] >= 0 ? device_process[device[v]] : model::kNone; }
@@ -55,7 +53,6 @@ struct NodeAttrs {
     const model::Collective* c = CollectiveOf(v);
     return c != nullptr ? c->communicator : 0;
   }
-  int32_t Blocks(int32_t v) const;  // GPU node v: a kernel's grid x*y*z; 0 otherwise
 };
 // InvalidArgument when the inputs' vectors are not parallel to the trace's.
 absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in);

@@ -216,12 +216,16 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   const size_t devs = t.devices().size();
   std::vector<std::unique_ptr<DeviceModel>> dm(devs);
   std::vector<uint8_t> has_comm(devs, 0);
-  std::vector<int32_t> colls;  // the communication kernels, in node order (one scan of the nodes)
+  std::vector<int32_t> colls;           // the communication kernels, in node order (one scan of the nodes)
+  std::vector<BlockFootprint> coll_fp;  // theirs (one read of each kernel's record)
   for (int32_t v = 0; v < g.num_gpu; ++v) {
     const model::DeviceId d = a.device[v];
-    if (d < 0 || a.cls[v] != GpuClass::kComm || a.Blocks(v) <= 0) continue;  // copies hold no SMs
+    if (d < 0 || a.cls[v] != GpuClass::kComm) continue;
+    const BlockFootprint fp = FootprintOf(t, graph, v);
+    if (fp.blocks <= 0) continue;  // copies hold no SMs
     has_comm[d] = 1;
     colls.push_back(v);
+    coll_fp.push_back(fp);
   }
   const OpShapeIndex shapes(t);  // empty (and free) without record_shapes
   for (size_t d = 0; d < devs; ++d)
@@ -233,9 +237,10 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   // that the end releasing one also releases: the others keep their duration (most of a trace).
   std::vector<std::vector<Span>> near(devs);
   std::vector<bool> root(g.num_gpu, false);  // releasing kernels (ReleasingKernel) of the collectives
-  for (const int32_t v : colls) {
+  for (size_t c = 0; c < colls.size(); ++c) {
+    const int32_t v = colls[c];
     const model::DeviceId d = a.device[v];  // dm[d] is set: the device has v
-    Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
+    Placed p{v, coll_fp[c], s.start[v], s.end[v]};
     dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.RecEnd(v)});
     near[d].push_back({g.rec_start[v], g.RecEnd(v)});
     if (fx.Removed(v)) continue;
