@@ -244,7 +244,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   ReplayCounts counts = r.counts;
   SimGraph base;
   // A replay alone makes its own plan arrays and first schedule's times on the second core while
-  // this one builds the graph (that core is idle then): their pages (~75 k at 10 M nodes, fresh
+  // this one builds the graph (that core is idle then): their pages (~57 k at 10 M nodes, fresh
   // each call) are faulted in off the replay's path. The schedule's bindings take the graph's
   // rows once the plan is built (ScheduleFromRows).
   PlanBuffers own_plan;

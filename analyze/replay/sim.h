@@ -104,9 +104,9 @@ struct SimGraph {
 
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
-  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them, and
-  // without rec_start / rec_dur / dur / group unless `times` (a caller that shares them leaves
-  // them).
+  // The same without the rows (pred_off, pred_from, ...), for a caller whose EdgeRows::Finish()
+  // sets them, and without rec_start / rec_dur / dur / group unless `times` (a caller that shares
+  // them leaves them).
   void ResizeNodes(int32_t n, int32_t gpu, bool times = true);
 };
 
