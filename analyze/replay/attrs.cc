@@ -11,25 +11,6 @@
 namespace overlapscope::analyze::replay {
 namespace {
 
-struct GpuFacts {
-  model::StringId name = 0;
-  model::CollectiveId collective = model::kNone;
-  int32_t blocks = 0;
-};
-
-GpuFacts FactsOf(const model::Trace& t, model::GpuRef r) {
-  switch (r.kind) {
-    case model::GpuKind::kKernel: {
-      const model::Kernel& k = t.kernels()[r.index];
-      const int64_t b = static_cast<int64_t>(k.grid.x) * std::max(1, k.grid.y) * std::max(1, k.grid.z);
-      return {k.name, k.collective, static_cast<int32_t>(std::min<int64_t>(b, INT32_MAX))};
-    }
-    case model::GpuKind::kMemcpy: return {t.memcpys()[r.index].name, t.memcpys()[r.index].collective, 0};
-    case model::GpuKind::kMemset: return {t.memsets()[r.index].name, model::kNone, 0};
-  }
-  return {};
-}
-
 template <typename T>
 T Pick(const std::vector<T>& k, const std::vector<T>& c, const std::vector<T>& s, model::GpuRef r) {
   switch (r.kind) {
@@ -58,32 +39,15 @@ class NameMatcher {
   std::vector<int8_t> cache_;  // per StringId: -1 not yet, 0 no, 1 yes
 };
 
-// The attributes of GPU nodes (GpuAttrs) and of host calls (HostAttrs), into sized vectors.
+// The attributes of GPU nodes, into sized vectors.
 void GpuAttrs(const model::Trace& t, const graph::Graph& g, const ReplayInputs& in, NodeAttrs& a) {
   for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
     const model::GpuRef r = g.Ref(v);
-    const GpuFacts f = FactsOf(t, r);
-    const model::StreamId s = t.StreamOf(r);
+    const model::StreamId s = g.Stream(v);  // t.StreamOf(r), kept by the graph (no read of the record)
     a.device[v] = s >= 0 ? t.DeviceOfStream(s) : model::kNone;
-    a.process[v] = a.device[v] >= 0 ? t.ProcessOfDevice(a.device[v]) : model::kNone;
     a.cls[v] = Pick(in.kernel_class, in.memcpy_class, in.memset_class, r);
     a.iteration[v] = Pick(in.kernel_iteration, in.memcpy_iteration, in.memset_iteration, r);
     if (a.iteration[v] >= static_cast<int32_t>(in.iterations.size())) a.iteration[v] = model::kNone;
-    a.name[v] = f.name;
-    a.blocks[v] = f.blocks;
-    if (f.collective >= 0 && f.collective < static_cast<int32_t>(t.collectives().size())) {
-      a.carries_collective[v] = 1;
-      a.op[v] = t.collectives()[f.collective].op;
-      a.communicator[v] = t.collectives()[f.collective].communicator;
-    }
-  }
-}
-
-void HostAttrs(const model::Trace& t, const graph::Graph& g, NodeAttrs& a) {
-  for (graph::NodeId v = g.num_gpu(); v < g.num_nodes(); ++v) {
-    const model::ApiCall& c = t.api_calls()[g.ApiIndex(v)];
-    a.thread[v - g.num_gpu()] = c.thread;
-    a.name[v] = c.name;
   }
 }
 
@@ -95,28 +59,23 @@ absl::StatusOr<NodeAttrs> CollectAttrs(const model::Trace& t, const graph::Graph
       in.memcpy_iteration.size() != t.memcpys().size() || in.memset_iteration.size() != t.memsets().size())
     return absl::InvalidArgumentError("replay inputs are not parallel to the trace's activities");
   NodeAttrs a;
-  const int32_t n = g.num_nodes();
   a.num_gpu = g.num_gpu();
-  // What only GPU nodes or only host calls have is sized for them alone (each about half the
-  // nodes: 17 bytes a host call and 4 a GPU node of pages never faulted in).
-  AssignFresh(a.process, a.num_gpu, model::ProcessId{model::kNone});
   AssignFresh(a.device, a.num_gpu, model::DeviceId{model::kNone});
-  AssignFresh(a.thread, n - a.num_gpu, model::ThreadId{model::kNone});
   AssignFresh(a.cls, a.num_gpu, GpuClass::kSync);
   AssignFresh(a.iteration, a.num_gpu, int32_t{model::kNone});
-  AssignFresh(a.name, n, model::StringId{0});
-  a.op = ZeroedVector<model::StringId>(n);
-  a.communicator = ZeroedVector<model::StringId>(n);
-  AssignFresh(a.blocks, a.num_gpu, 0);
-  a.carries_collective = ZeroedVector<uint8_t>(n);
+  for (size_t d = 0; d < t.devices().size(); ++d)
+    a.device_process.push_back(t.ProcessOfDevice(static_cast<model::DeviceId>(d)));
+  a.gpu_name = g.GpuNames();
+  a.gpu_coll = g.GpuCollectives();
+  a.calls = t.api_calls();
+  a.collectives = t.collectives();
   GpuAttrs(t, g, in, a);
-  HostAttrs(t, g, a);
   return a;
 }
 
 ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std::vector<Change>& changes) {
   ChangeEffects fx;
-  const size_t n = a.name.size();
+  const size_t n = a.num_gpu + a.calls.size();
   fx.scale = ZeroedVector<double>(n);
   fx.removed = ZeroedVector<uint8_t>(n);
   fx.moved = ZeroedVector<uint8_t>(n);
@@ -125,26 +84,31 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
   fx.deferred = ZeroedVector<uint8_t>(n);
   fx.join_change = ZeroedVector<int32_t>(n);
   fx.matches.assign(changes.size(), 0);
-  ZeroedVector<uint8_t> touched(n);
+  ZeroedVector<uint8_t> touched(changes.size() > 1 ? n : 0);  // one change: each hit is a new node
   for (size_t ci = 0; ci < changes.size(); ++ci) {
     const Change& c = changes[ci];
     NameMatcher m(t, c.regex);
     for (size_t v = 0; v < n; ++v) {
       const bool gpu = static_cast<int32_t>(v) < a.num_gpu;
-      const bool coll = a.carries_collective[v] || (gpu && a.cls[v] == GpuClass::kComm);
+      const int32_t u = static_cast<int32_t>(v);
+      const bool coll = gpu && (a.CarriesCollective(u) || a.cls[v] == GpuClass::kComm);
       bool hit = false;
       switch (c.kind) {
         case ChangeKind::kScaleClass: hit = gpu && a.cls[v] == c.cls; break;
         case ChangeKind::kScaleName:
         case ChangeKind::kRemove:
-        case ChangeKind::kDefer: hit = gpu && (m.Match(a.name[v]) || m.Match(a.op[v])); break;
+        case ChangeKind::kDefer: hit = gpu && (m.Match(a.Name(u)) || m.Match(a.Op(u))); break;
         case ChangeKind::kAsync:
-        case ChangeKind::kCopyEngine: hit = gpu && coll && (m.Match(a.name[v]) || m.Match(a.op[v])); break;
-        case ChangeKind::kNoSync: hit = !gpu && m.Match(a.name[v]); break;
+        case ChangeKind::kCopyEngine: hit = gpu && coll && (m.Match(a.Name(u)) || m.Match(a.Op(u))); break;
+        case ChangeKind::kNoSync: hit = !gpu && m.Match(a.Name(u)); break;
       }
       if (!hit) continue;
       ++fx.matches[ci];
-      if (!touched[v]) touched[v] = 1, ++fx.changed_nodes;
+      if (changes.size() == 1) {
+        ++fx.changed_nodes;
+      } else if (!touched[v]) {
+        touched[v] = 1, ++fx.changed_nodes;
+      }
       switch (c.kind) {
         case ChangeKind::kScaleClass:
         case ChangeKind::kScaleName:
@@ -162,12 +126,18 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
           fx.moved[v] = 1;
           fx.join_change[v] = static_cast<int32_t>(ci);
           break;
-        case ChangeKind::kCopyEngine: fx.copy_engine[v] = 1; break;
+        case ChangeKind::kCopyEngine:
+          fx.copy_engine[v] = 1;
+          fx.any_copy_engine = true;
+          break;
         case ChangeKind::kNoSync:
           fx.nosync[v] = 1;
           fx.any_nosync = true;
           break;
-        case ChangeKind::kDefer: fx.deferred[v] = 1; break;
+        case ChangeKind::kDefer:
+          fx.deferred[v] = 1;
+          fx.any_deferred = true;
+          break;
       }
     }
   }

@@ -89,7 +89,7 @@ class AsyncBuilder {
       }
       for (graph::NodeId c : open) waiters_.push_back({c, u});
       open.clear();
-      if (fx_.deferred[u]) {
+      if (fx_.Deferred(u)) {
         held.push_back(u);
         continue;
       }
@@ -117,7 +117,7 @@ class AsyncBuilder {
   // The collectives by process, communicator and recorded start (NextSame() searches them).
   void NextSameCommunicator() {
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if (a_.carries_collective[v]) keys_.emplace_back(a_.process[v], a_.communicator[v], g_.StartNs(v));
+      if (a_.CarriesCollective(v)) keys_.emplace_back(a_.ProcessOf(v), a_.Communicator(v), g_.StartNs(v));
     }
     std::sort(keys_.begin(), keys_.end());
   }
@@ -126,8 +126,8 @@ class AsyncBuilder {
   // process (INT64_MAX when none). Asked once per waiter (not kept per node: no array of them all).
   int64_t NextSame(graph::NodeId v) const {
     auto it =
-        std::lower_bound(keys_.begin(), keys_.end(), std::make_tuple(a_.process[v], a_.communicator[v], g_.EndNs(v)));
-    if (it != keys_.end() && std::get<0>(*it) == a_.process[v] && std::get<1>(*it) == a_.communicator[v])
+        std::lower_bound(keys_.begin(), keys_.end(), std::make_tuple(a_.ProcessOf(v), a_.Communicator(v), g_.EndNs(v)));
+    if (it != keys_.end() && std::get<0>(*it) == a_.ProcessOf(v) && std::get<1>(*it) == a_.Communicator(v))
       return std::get<2>(*it);
     return INT64_MAX;
   }
@@ -163,7 +163,7 @@ class AsyncBuilder {
       v.resize(k);
     }
     for (graph::NodeId u = 0; u < n; ++u) {
-      if (matches(a_.name[u])) {
+      if (matches(a_.Name(u))) {
         hit[u] = 1;
         continue;
       }
@@ -183,7 +183,7 @@ class AsyncBuilder {
     if (a_.iteration[c] != a_.iteration[u]) return true;
     const std::vector<uint8_t>& hit = join_hit_[fx_.join_change[c]];
     if (!hit.empty()) return hit[u] != 0;
-    return (a_.carries_collective[u] && a_.communicator[u] == a_.communicator[c]) || g_.StartNs(u) >= next_same;
+    return (a_.CarriesCollective(u) && a_.Communicator(u) == a_.Communicator(c)) || g_.StartNs(u) >= next_same;
   }
 
   // One sweep per stream over its waiters, in stream order.

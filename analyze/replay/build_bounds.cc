@@ -22,11 +22,13 @@ int64_t SimBuilder::Gap(graph::NodeId from, graph::NodeId to) const {
 int64_t SimBuilder::GapOf(graph::NodeId from, graph::NodeId to, bool* pinned) const {
   const int64_t gap = std::max<int64_t>(0, g_.StartNs(to) - g_.EndNs(from));
   *pinned = false;
-  if (!strict_ && gap > kGpuGapCapNs && shared_->has_launch[to] && g_.UnresolvedWaits(to) > 0) {
+  // (A host call counts as launched: SimShared::has_launch holds GPU nodes only.)
+  const bool launched = to >= g_.num_gpu() || shared_->has_launch[to];
+  if (!strict_ && gap > kGpuGapCapNs && launched && g_.UnresolvedWaits(to) > 0) {
     *pinned = true;
     return gap;
   }
-  return shared_->has_launch[to] ? std::min(gap, kGpuGapCapNs) : gap;
+  return launched ? std::min(gap, kGpuGapCapNs) : gap;
 }
 
 // A kernel that started later than its predecessors allow, inside a kernel of another stream

@@ -25,7 +25,7 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
     shared_ = &own_;
   }
   sim_.rec_start = shared_->start;
-  sim_.rec_end = shared_->end;
+  sim_.rec_dur = shared_->dur;
   // Room for the graph's edges, a fallback or thread edge per node and, under a change, the
   // restreamed streams' order and joins (capacity never written costs nothing).
   int64_t edges = 0;
@@ -48,8 +48,8 @@ SimGraph SimBuilder::Build(ReplayCounts* counts) {
     anchors_ = PrefetchAnchors(t_, g_, a_, changes_, *fx_);
     std::vector<uint8_t> deferred(restream.size(), 0);
     for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
-      if ((fx_->moved[v] || fx_->deferred[v]) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
-      if (fx_->deferred[v] && g_.Stream(v) >= 0) deferred[g_.Stream(v)] = 1;
+      if ((fx_->moved[v] || fx_->Deferred(v)) && g_.Stream(v) >= 0) restream[g_.Stream(v)] = 1;
+      if (fx_->Deferred(v) && g_.Stream(v) >= 0) deferred[g_.Stream(v)] = 1;
     }
     for (size_t st = 0; st < restream.size(); ++st) {
       if (restream[st]) restream[st] = deferred[st] || !anchors_.empty() ? kRestreamMerged : kRestreamInline;
@@ -112,22 +112,19 @@ void SimBuilder::JoinPeers() {
 
 SimShared ShareOf(const model::Trace& t, const graph::Graph& g) {
   SimShared s;
-  std::vector<int64_t> start, end, dur;
+  std::vector<int64_t> start, dur;
   AssignFresh(start, g.num_nodes(), int64_t{0});
-  AssignFresh(end, g.num_nodes(), int64_t{0});
   AssignFresh(dur, g.num_nodes(), int64_t{0});
   for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
     start[v] = g.StartNs(v);
-    end[v] = std::max(g.EndNs(v), g.StartNs(v));
-    dur[v] = end[v] - start[v];
+    dur[v] = std::max(g.EndNs(v), g.StartNs(v)) - start[v];
   }
   s.start = std::move(start);
-  s.end = std::move(end);
   s.dur = std::move(dur);
   // Per device, the median latency of launches that bound their activity's start.
   std::vector<std::vector<int64_t>> per_dev(t.devices().size());
   AssignFresh(s.launch_binding, g.num_gpu(), uint8_t{0});
-  AssignFresh(s.has_launch, g.num_nodes(), uint8_t{1});
+  AssignFresh(s.has_launch, g.num_gpu(), uint8_t{1});
   for (graph::NodeId v = 0; v < g.num_gpu(); ++v) {
     int64_t other = INT64_MIN, launch = INT64_MIN;
     for (const graph::Edge& e : g.Preds(v)) {
@@ -173,9 +170,9 @@ void SimBuilder::Groups(ReplayCounts* counts) {
   }
   for (graph::NodeId v = 0; v < g_.num_gpu(); ++v) {
     if (grp[v] >= 0) {
-      const int64_t rec = sim_.rec_end[v] - std::max(sim_.rec_start[v], last[grp[v]]);
-      sim_.transfer[v] = Scaled(std::clamp<int64_t>(rec, 0, sim_.rec_end[v] - sim_.rec_start[v]), Scale(v));
-    } else if (a_.carries_collective[v] && !Removed(v)) {
+      const int64_t rec = sim_.RecEnd(v) - std::max(sim_.rec_start[v], last[grp[v]]);
+      sim_.transfer[v] = Scaled(std::clamp<int64_t>(rec, 0, sim_.rec_dur[v]), Scale(v));
+    } else if (a_.CarriesCollective(v) && !Removed(v)) {
       ++counts->collectives_unmatched;
     }
   }
@@ -232,7 +229,7 @@ void SimBuilder::NodeEdges(graph::NodeId v, const std::vector<uint8_t>& restream
     }
   }
   if (any_release) {
-    sim_.release_tail[v] = tail;
+    sim_.SetReleaseTail(v, tail);
     if (nosync) sim_.dur[v] = tail;
   }
   if (gpu && !SmWait(v, explain.b) && !strict_) DeviceOrder(v, explain.b);

@@ -71,7 +71,7 @@ class DeviceModel {
     absl::flat_hash_map<int32_t, const Placed*> first_released;
     first_released.reserve(comm.size());
     for (const Placed& k : compute) {
-      rec_compute.push_back({g_.rec_start[k.v], g_.rec_end[k.v]});
+      rec_compute.push_back({g_.rec_start[k.v], g_.RecEnd(k.v)});
       const int32_t root = ReleasingKernel(a_, s_, k.v);
       if (root >= 0 && roots[root]) first_released.try_emplace(root, &k);
     }
@@ -126,7 +126,7 @@ class DeviceModel {
   // The factor of compute kernel k (1 when its SMs are as recorded); `sd` > 0: the trace's own
   // slowdown of its name (by_trace set).
   double FactorWith(const Placed& k, double sd, bool& by_trace) {
-    const int64_t r0 = g_.rec_start[k.v], r1 = g_.rec_end[k.v];
+    const int64_t r0 = g_.rec_start[k.v], r1 = g_.RecEnd(k.v);
     const int64_t p0 = s_.start[k.v], dur = g_.dur[k.v];
     HoldSteps rec, pred;
     std::vector<Span> rec_u, pred_u;
@@ -182,7 +182,7 @@ class DeviceModel {
     if (r.kind != model::GpuKind::kKernel || BlocksPerSm(kfp) != 1) return k.end;
     // A persistent GEMM: its last tile round (last_round.h). A copy-engine collective's rate
     // beside the round was never measured: its end, as before.
-    const double rate = c.holds && !shapes_.empty() ? LastRoundRate(t_.str(a_.name[c.v])) : 0.0;
+    const double rate = c.holds && !shapes_.empty() ? LastRoundRate(t_.str(a_.Name(c.v))) : 0.0;
     return StartInLastRound(t_, shapes_, t_.kernels()[r.index], kfp.blocks, sms_, k.start, k.end, rate, held, ready,
                             kind);
   }
@@ -216,12 +216,16 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   const size_t devs = t.devices().size();
   std::vector<std::unique_ptr<DeviceModel>> dm(devs);
   std::vector<uint8_t> has_comm(devs, 0);
-  std::vector<int32_t> colls;  // the communication kernels, in node order (one scan of the nodes)
+  std::vector<int32_t> colls;           // the communication kernels, in node order (one scan of the nodes)
+  std::vector<BlockFootprint> coll_fp;  // theirs (one read of each kernel's record)
   for (int32_t v = 0; v < g.num_gpu; ++v) {
     const model::DeviceId d = a.device[v];
-    if (d < 0 || a.cls[v] != GpuClass::kComm || a.blocks[v] <= 0) continue;  // copies hold no SMs
+    if (d < 0 || a.cls[v] != GpuClass::kComm) continue;
+    const BlockFootprint fp = FootprintOf(t, graph, v);
+    if (fp.blocks <= 0) continue;  // copies hold no SMs
     has_comm[d] = 1;
     colls.push_back(v);
+    coll_fp.push_back(fp);
   }
   const OpShapeIndex shapes(t);  // empty (and free) without record_shapes
   for (size_t d = 0; d < devs; ++d)
@@ -233,13 +237,14 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
   // that the end releasing one also releases: the others keep their duration (most of a trace).
   std::vector<std::vector<Span>> near(devs);
   std::vector<bool> root(g.num_gpu, false);  // releasing kernels (ReleasingKernel) of the collectives
-  for (const int32_t v : colls) {
+  for (size_t c = 0; c < colls.size(); ++c) {
+    const int32_t v = colls[c];
     const model::DeviceId d = a.device[v];  // dm[d] is set: the device has v
-    Placed p{v, FootprintOf(t, graph, v), s.start[v], s.end[v]};
-    dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.rec_end[v]});
-    near[d].push_back({g.rec_start[v], g.rec_end[v]});
+    Placed p{v, coll_fp[c], s.start[v], s.end[v]};
+    dm[d]->rec_comm.push_back({v, p.fp, g.rec_start[v], g.RecEnd(v)});
+    near[d].push_back({g.rec_start[v], g.RecEnd(v)});
     if (fx.Removed(v)) continue;
-    if (fx.copy_engine[v]) {
+    if (fx.CopyEngine(v)) {
       // Copy engines hold no SMs, but the collective's own chunk is copied on the device first,
       // by SMs (contention.h): a copy kernel whose blocks are unknown, one SM at least, so it
       // waits only for a kernel that fills every SM.
@@ -260,7 +265,7 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     for (int32_t v = lo; v < hi; ++v) {
       const model::DeviceId d = a.device[v];
       if (d < 0 || !dm[d] || a.cls[v] != GpuClass::kCompute || fx.Removed(v)) continue;
-      if (!pred[d].Meets(s.start[v], s.end[v]) && !rec[d].Meets(g.rec_start[v], g.rec_end[v])) {
+      if (!pred[d].Meets(s.start[v], s.end[v]) && !rec[d].Meets(g.rec_start[v], g.RecEnd(v))) {
         const int32_t r = ReleasingKernel(a, s, v);
         if (r < 0 || !root[r]) continue;
       }
@@ -268,9 +273,25 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
     }
   };
   const int32_t mid = g.num_gpu / 2;
+  // Room for every compute kernel of a device in each half (capacity never written costs no
+  // page): lists grown by doubling and then joined left about half their pages behind (at 10 M
+  // nodes ~17 k of the what-if's fresh pages). A device's lower list has room for its upper one.
+  std::vector<size_t> below(devs, 0), above(devs, 0);
+  for (int32_t v = 0; v < g.num_gpu; ++v) {
+    const model::DeviceId d = a.device[v];
+    if (d >= 0 && dm[d] && a.cls[v] == GpuClass::kCompute) ++(v < mid ? below : above)[d];
+  }
+  for (size_t d = 0; d < devs; ++d) {
+    if (below[d] > 0) lower[d].reserve(below[d] + above[d]);
+    if (above[d] > 0) upper[d].reserve(above[d]);
+  }
   BothAtOnce([&] { near_compute(mid, g.num_gpu, upper); }, [&] { near_compute(0, mid, lower); });
   for (size_t d = 0; d < devs; ++d) {
     if (!dm[d]) continue;
+    if (lower[d].empty()) {
+      dm[d]->compute = std::move(upper[d]);
+      continue;
+    }
     dm[d]->compute = std::move(lower[d]);
     dm[d]->compute.insert(dm[d]->compute.end(), upper[d].begin(), upper[d].end());
   }
@@ -294,9 +315,9 @@ ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& g
       m.Prepare();
       for (const Placed& k : m.compute) {
         double sd = 0;
-        if (auto it = by_dev.find({static_cast<model::DeviceId>(d), a.name[k.v]}); it != by_dev.end())
+        if (auto it = by_dev.find({static_cast<model::DeviceId>(d), a.Name(k.v)}); it != by_dev.end())
           sd = it->second;
-        else if (auto jt = by_name.find(a.name[k.v]); jt != by_name.end())
+        else if (auto jt = by_name.find(a.Name(k.v)); jt != by_name.end())
           sd = jt->second;
         bool by_trace = false;
         const double f = m.FactorWith(k, sd, by_trace);

@@ -78,10 +78,10 @@ struct DeviceSpans {
   std::vector<Span> comm, compute;
 };
 
-}  // namespace
-
-StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const std::vector<int64_t>& start,
-                        const std::vector<int64_t>& end) {
+// MeasureStep on the times start[v] and end_of(v).
+template <typename EndOf>
+StepFigures Measure(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const std::vector<int64_t>& start,
+                    EndOf end_of) {
   StepFigures f;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   // Per device: comm and compute intervals (devices of one rank are few).
@@ -90,7 +90,8 @@ StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& 
   for (int64_t i = idx.off[it]; i < idx.off[it + 1]; ++i) {
     const int32_t v = idx.nodes[i];
     lo = std::min(lo, start[v]);
-    hi = std::max(hi, end[v]);
+    const int64_t end = end_of(v);
+    hi = std::max(hi, end);
     if (a.cls[v] != GpuClass::kComm && a.cls[v] != GpuClass::kCompute) continue;
     auto dev = std::find_if(per_dev.begin(), per_dev.begin() + devs,
                             [&](const DeviceSpans& p) { return p.device == a.device[v]; });
@@ -101,7 +102,7 @@ StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& 
       dev->comm.clear();
       dev->compute.clear();
     }
-    (a.cls[v] == GpuClass::kComm ? dev->comm : dev->compute).push_back({start[v], end[v]});
+    (a.cls[v] == GpuClass::kComm ? dev->comm : dev->compute).push_back({start[v], end});
   }
   if (lo == INT64_MAX) return f;
   f.step_ns = hi - lo;
@@ -112,6 +113,17 @@ StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& 
     f.exposed_comm_ns += Minus(per_dev[d].comm, per_dev[d].compute);
   }
   return f;
+}
+
+}  // namespace
+
+StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const std::vector<int64_t>& start,
+                        const std::vector<int64_t>& end) {
+  return Measure(idx, it, a, start, [&](int32_t v) { return end[v]; });
+}
+
+StepFigures MeasureRecorded(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const SimGraph& g) {
+  return Measure(idx, it, a, g.rec_start.values(), [&](int32_t v) { return g.RecEnd(v); });
 }
 
 namespace {

@@ -23,6 +23,8 @@ IterationNodes GroupByIteration(const NodeAttrs& a, int32_t iterations, const Ze
 // Step, comm and exposed comm of iteration `it` on times start/end (recorded or simulated).
 StepFigures MeasureStep(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const std::vector<int64_t>& start,
                         const std::vector<int64_t>& end);
+// The same on g's recorded times.
+StepFigures MeasureRecorded(const IterationNodes& idx, int32_t it, const NodeAttrs& a, const SimGraph& g);
 
 // The longest wait of iteration `it`'s collectives in schedule `s` of `g` for a peer that arrived
 // after them (the peer's start minus their own), and that peer's node (-1: none waited).

@@ -120,13 +120,13 @@ void ReplayedFigures(const model::Trace& t, const ReplayInputs& in, const NodeAt
   ir.process = w.process;
   ir.number = w.number;
   if (w.process >= 0 && w.process < static_cast<int32_t>(t.processes().size())) ir.rank = t.processes()[w.process].rank;
-  ir.measured = MeasureStep(idx, i, a, base.rec_start.values(), base.rec_end.values());
+  ir.measured = MeasureRecorded(idx, i, a, base);
   ir.replayed = MeasureStep(idx, i, a, replayed.start, replayed.end);
   ir.replayed.path = WalkPath(idx, i, a, base, replayed);
   // Who the rank waited for longest (the late ranks of a base, named beside a prediction).
   if (const PeerWait pw = LongestPeerWait(idx, i, base, replayed); pw.peer >= 0) {
     ir.peer_wait_ns = pw.wait_ns;
-    const model::ProcessId p = a.process[pw.peer];
+    const model::ProcessId p = a.ProcessOf(pw.peer);
     if (p >= 0 && p < static_cast<int32_t>(t.processes().size())) ir.late_peer_rank = t.processes()[p].rank;
   }
   if (ir.measured.step_ns > 0)
@@ -194,7 +194,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
       }
     }
   };
-  // The per-node arrays of the prediction's plan and of its first schedule, filled on the
+  // The per-node arrays of the prediction's plan and its first schedule's times, filled on the
   // replay's thread (after the replay's graph, ahead of their use: that thread has time to
   // spare, the prediction's has not). Where the replay's thread is late (a machine that leaves
   // the process one core), the prediction makes its own rather than wait for it.
@@ -207,8 +207,11 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     ReplayCounts scratch;
     sim = BuildSim(t, g, a, o.changes, &*fx, o.strict, &scratch, &shared);
     PlanBuffers plan_buffers = pred_plan.Take().value_or(PlanBuffers{});  // empty: fresh arrays
-    const Simulation what_if(*sim, &plan_buffers);  // kept for the contention rounds: one plan for all runs
-    Schedule initial = pred_initial.Take().value_or(Schedule{});
+    // Kept for the contention rounds: one plan for all runs. Its start counts take the graph's
+    // row offsets, read no more once the plan is built.
+    const Simulation what_if(*sim, &plan_buffers, &sim->pred_off);
+    // The graph's rows, read no more, give the first schedule its bindings.
+    Schedule initial = ScheduleFromRows(*sim, pred_initial.Take().value_or(Schedule{}));
     pred = what_if.Run(sim->dur, nullptr, &initial);
     if (fx->any_removed) {
       own_idx_pred = GroupByIteration(a, iters, &fx->removed);
@@ -240,24 +243,30 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
   }
   ReplayCounts counts = r.counts;
   SimGraph base;
-  // A replay alone makes its own plan arrays and first schedule on the second core while this
-  // one builds the graph (that core is idle then): their pages (~100 k at 10 M nodes, fresh
-  // each call) are faulted in off the replay's path.
+  // A replay alone makes its own plan arrays and first schedule's times on the second core while
+  // this one builds the graph (that core is idle then): their pages (~57 k at 10 M nodes, fresh
+  // each call) are faulted in off the replay's path. The schedule's bindings take the graph's
+  // rows once the plan is built (ScheduleFromRows).
   PlanBuffers own_plan;
   Schedule own_initial;
   if (side.joinable()) {
     base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared);
     pred_plan.Offer([&] { return PlanBuffersFor(g.num_nodes()); });
-    pred_initial.Offer([&] { return InitialSchedule(g.num_nodes()); });
+    pred_initial.Offer([&] { return InitialTimes(g.num_nodes()); });
   } else {
     BothAtOnce(
         [&] {
           own_plan = PlanBuffersFor(g.num_nodes());
-          own_initial = InitialSchedule(g.num_nodes());
+          own_initial = InitialTimes(g.num_nodes());
         },
         [&] { base = BuildSim(t, g, a, {}, nullptr, o.strict, &counts, &shared); });
   }
-  Schedule replayed = Simulation(base, &own_plan).Run(base.dur, nullptr, &own_initial);
+  Schedule replayed;
+  {
+    const Simulation run(base, &own_plan, &base.pred_off);  // its plan freed after the run
+    Schedule initial = ScheduleFromRows(base, std::move(own_initial));
+    replayed = run.Run(base.dur, nullptr, &initial);
+  }
   // The figures of the recorded and replayed schedules per iteration with GPU work: on this
   // thread while the prediction runs, else in two halves at once.
   const size_t half = kept.size() / 2;

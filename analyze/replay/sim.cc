@@ -53,10 +53,14 @@ struct RunState {
   Schedule s;
 };
 
-void InitRun(int32_t n, RunState& r) {
-  AssignFresh(r.s.start, n, kUnset);
+void InitTimes(int32_t n, Schedule& s) {
+  AssignFresh(s.start, n, kUnset);
   // Until a node's end fires, end[] holds the latest release offered to it (kUnset: none).
-  AssignFresh(r.s.end, n, kUnset);
+  AssignFresh(s.end, n, kUnset);
+}
+
+void InitRun(int32_t n, RunState& r) {
+  InitTimes(n, r.s);
   AssignFresh(r.s.bind_start, n, -1);
   AssignFresh(r.s.bind_dep, n, Dep::kAfterEnd);
   AssignFresh(r.s.bind_end, n, -1);
@@ -147,8 +151,10 @@ class Simulator {
   void FireStart(int32_t v) {
     int64_t t = s_.start[v] == kUnset ? g_.rec_start[v] : s_.start[v];
     s_.start[v] = t;
-    for (int64_t i = succ_.off_s[v]; i < succ_.off_s[v + 1]; ++i)
-      Offer(succ_.on_start[i].to, Dep::kAfterStart, v, t + Succs::Lag(succ_.on_start, succ_.big_start, i));
+    for (int64_t i = succ_.off[v]; i < succ_.off[v + 1]; ++i) {
+      const int32_t to = succ_.on[i].to;
+      if (to >= Succs::kStartEdge) Offer(to - Succs::kStartEdge, Dep::kAfterStart, v, t + succ_.Lag(i));
+    }
     OfferExtra(v, Dep::kAfterStart, t);
     DecEnd(v);
     const int32_t k = g_.group[v];
@@ -175,8 +181,8 @@ class Simulator {
       const int64_t last = std::max(st, group_max_[k]);
       t = last + g_.transfer[v];
       if (group_last_[k] != v && group_max_[k] > st) s_.bind_end[v] = group_last_[k];
-    } else if (p_.has_release[v]) {
-      t = st + g_.release_tail[v];
+    } else if (p_.releases.Has(v)) {
+      t = st + p_.releases.Tail(v);
       if (const int64_t released = s_.end[v]; released > t)
         t = released;
       else
@@ -185,9 +191,10 @@ class Simulator {
       t = st + dur_[v];
     }
     s_.end[v] = t;
-    for (int64_t i = succ_.off_e[v]; i < succ_.off_e[v + 1]; ++i) {
-      const SuccEdge& e = succ_.on_end[i];
-      const int64_t at = t + Succs::Lag(succ_.on_end, succ_.big_end, i);
+    for (int64_t i = succ_.off[v]; i < succ_.off[v + 1]; ++i) {
+      const SuccEdge& e = succ_.on[i];
+      if (e.to >= Succs::kStartEdge) continue;  // fired by v's start
+      const int64_t at = t + succ_.Lag(i);
       if (e.to < 0) {  // a release: ~target
         const int32_t to = ~e.to;
         if (cnt_e_[to] == kFired) continue;
@@ -251,8 +258,9 @@ class Simulator {
 
 }  // namespace
 
-Simulation::Simulation(const SimGraph& g, PlanBuffers* buffers) : g_(g), plan_(std::make_unique<Plan>()) {
-  BuildPlan(g, *plan_, buffers);
+Simulation::Simulation(const SimGraph& g, PlanBuffers* buffers, std::vector<RowOffset>* row_offsets)
+    : g_(g), plan_(std::make_unique<Plan>()) {
+  BuildPlan(g, *plan_, buffers, row_offsets);
 }
 Simulation::~Simulation() = default;
 
@@ -266,7 +274,7 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
   } else {
     cnt_s = std::move(spare_s_);
     cnt_e = std::move(spare_e_);
-    InitialCounts(g_, cnt_s, cnt_e, nullptr);
+    InitialCounts(g_, plan_->succ, cnt_s, cnt_e);
   }
   RunState init;
   if (initial != nullptr && static_cast<int32_t>(initial->start.size()) == g_.num_nodes) {
@@ -287,6 +295,30 @@ void ResetSchedule(int32_t n, Schedule& s) {
   InitRun(n, r);  // within the arrays' capacity: writes, no fresh pages
   r.s.cycles_broken = 0;
   s = std::move(r.s);
+}
+
+Schedule InitialTimes(int32_t n) {
+  Schedule s;
+  InitTimes(n, s);
+  return s;
+}
+
+Schedule ScheduleFromRows(SimGraph& g, Schedule times) {
+  const int32_t n = g.num_nodes;
+  Schedule s = std::move(times);
+  if (static_cast<int32_t>(s.start.size()) != n || static_cast<int32_t>(s.end.size()) != n) InitTimes(n, s);
+  // The rows' arrays hold one entry an edge, written when the graph was built: where the graph
+  // has at least an edge a node, these fills stay within pages touched already.
+  s.bind_start = std::move(g.pred_from);
+  s.bind_end = std::move(g.pred_lag);
+  s.bind_dep = std::move(g.pred_dep);
+  AssignFresh(s.bind_start, n, -1);
+  AssignFresh(s.bind_dep, n, Dep::kAfterEnd);
+  AssignFresh(s.bind_end, n, -1);
+  s.cycles_broken = 0;
+  std::vector<RowOffset>().swap(g.pred_off);
+  BigLags().swap(g.big_lags);
+  return s;
 }
 
 Schedule InitialSchedule(int32_t n) {

@@ -28,22 +28,14 @@ struct NewEdge {
   Dep dep = Dep::kAfterEnd;
   int64_t lag_ns = 0;
 };
-// An edge as a SimGraph keeps it, 9 bytes (at 10 M nodes every byte an edge is ~15 MB of fresh
-// pages): its lag in 32 bits, or kBigLag when it does not fit (SimGraph::big_lags holds it).
-struct SimEdge {
-  int32_t from = -1;
-  Dep dep = Dep::kAfterEnd;
-  int32_t lag = 0;
-};
 #pragma pack(pop)
+// A lag kept in 32 bits that does not fit them (the graph's or the plan's big-lag list holds it).
 constexpr int32_t kBigLag = INT32_MIN;
 
 // Lags that do not fit 32 bits: (index into the edge array, lag ns), sorted by index.
 using BigLags = std::vector<std::pair<int64_t, int64_t>>;
-// The lag of rows[i] (big: the big lags of that array).
-template <typename Edge>
-int64_t LagOf(const std::vector<Edge>& rows, const BigLags& big, int64_t i) {
-  const int32_t lag = rows[i].lag;
+// The lag of the i-th edge of an array whose 32-bit lag is `lag` (big: the big lags of that array).
+inline int64_t LagOf(int32_t lag, const BigLags& big, int64_t i) {
   if (lag != kBigLag) return lag;
   return std::lower_bound(big.begin(), big.end(), std::make_pair(i, INT64_MIN))->second;
 }
@@ -79,27 +71,42 @@ using SharedTimes = SharedVector<int64_t>;
 
 struct SimGraph {
   int32_t num_nodes = 0;
-  int32_t num_gpu = 0;             // nodes [0, num_gpu) are GPU activities, the rest host calls
-  SharedTimes rec_start, rec_end;  // recorded times
-  SharedTimes dur;                 // duration to replay (nodes without release/group)
-  // Host calls with release edges end at max(start + release_tail, end(release) + lag).
-  ZeroedVector<int64_t> release_tail;  // mostly zero: never-written pages stay untouched
+  int32_t num_gpu = 0;  // nodes [0, num_gpu) are GPU activities, the rest host calls
+  // Recorded times: each node's start and duration (its end: RecEnd; no array of ends, which
+  // would be ~9 k more fresh pages at 10 M nodes).
+  SharedTimes rec_start, rec_dur;
+  int64_t RecEnd(int32_t v) const { return rec_start[v] + rec_dur[v]; }
+  SharedTimes dur;  // duration to replay (nodes without release/group)
+  // Host calls with release edges end at max(start + tail, end(release) + lag): (node, tail)
+  // sorted by node, for the calls that have a tail (none: 0). A list, not an array a node:
+  // releases are a few calls in every page of nodes, and such an array was ~9 k fresh pages a
+  // graph at 10 M nodes.
+  std::vector<std::pair<int32_t, int64_t>> release_tails;
+  void SetReleaseTail(int32_t v, int64_t tail);
+  int64_t ReleaseTail(int32_t v) const;  // by binary search (tests and builders: runs use the plan's)
   // Collectives matched across ranks: the group (index) of each node or -1, and its transfer
   // time: it ends at max(own start, last member's start) + transfer.
   SharedVector<int32_t> group;
   ZeroedVector<int64_t> transfer;
   int32_t num_groups = 0;
-  // Predecessor edges, compressed rows: preds[pred_off[n] .. pred_off[n+1]).
+  // Predecessor edges, compressed rows, one array per field: edge i, i in [pred_off[n],
+  // pred_off[n+1]), comes from node pred_from[i], of kind pred_dep[i], with lag Lag(i) (9 bytes an
+  // edge: at 10 M nodes every byte an edge is ~15 MB of fresh pages). The rows are read only to
+  // build a simulation's plan; after that their arrays (the same types as a schedule's bindings)
+  // can serve a run's schedule (ScheduleFromRows) instead of fresh ones.
   std::vector<RowOffset> pred_off;
-  std::vector<SimEdge> preds;
-  BigLags big_lags;                                                   // of preds (usually empty)
-  int64_t Lag(int64_t i) const { return LagOf(preds, big_lags, i); }  // of preds[i], ns
+  std::vector<int32_t> pred_from;
+  std::vector<int32_t> pred_lag;  // kBigLag: in big_lags
+  std::vector<Dep> pred_dep;
+  BigLags big_lags;                                                         // usually empty
+  int64_t Lag(int64_t i) const { return LagOf(pred_lag[i], big_lags, i); }  // of edge i, ns
+  int64_t num_edges() const { return static_cast<int64_t>(pred_from.size()); }
 
   // Sizes every per-node vector for n nodes (no edges).
   void Resize(int32_t n, int32_t gpu);
-  // The same without pred_off / preds, for a caller whose EdgeRows::Finish() sets them, and
-  // without rec_start / rec_end / dur / group unless `times` (a caller that shares them leaves
-  // them).
+  // The same without the rows (pred_off, pred_from, ...), for a caller whose EdgeRows::Finish()
+  // sets them, and without rec_start / rec_dur / dur / group unless `times` (a caller that shares
+  // them leaves them).
   void ResizeNodes(int32_t n, int32_t gpu, bool times = true);
 };
 
@@ -110,9 +117,9 @@ class EdgeRows {
   // Room for n nodes' rows and about `edges` edges (a hint: more may be appended).
   void Reserve(int32_t n, int64_t edges, int64_t added);
   void Next(int32_t v) {
-    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<RowOffset>(in_order_.size()));
+    while (static_cast<int32_t>(off_.size()) <= v) off_.push_back(static_cast<RowOffset>(from_.size()));
   }
-  void Append(const NewEdge& e) { in_order_.push_back(Narrow(e, in_order_.size())); }
+  void Append(const NewEdge& e) { Push(e); }
   void Add(int32_t to, const NewEdge& e) { pending_.push_back({to, e}); }
   // Called once every Add() is done and before the first Next(): where the Add()ed edges fall
   // into few runs of non-decreasing targets (a restreamed stream's order, then the joins, in
@@ -123,11 +130,10 @@ class EdgeRows {
   void AppendAdded(int32_t v) {
     for (size_t r = 0; r < run_next_.size(); ++r) {
       // A run's targets never decrease: the edges of v are at its cursor.
-      for (size_t& i = run_next_[r]; i < run_end_[r] && pending_[i].to == v; ++i)
-        in_order_.push_back(Narrow(pending_[i].e, in_order_.size()));
+      for (size_t& i = run_next_[r]; i < run_end_[r] && pending_[i].to == v; ++i) Push(pending_[i].e);
     }
   }
-  // Fills g.pred_off / g.preds (a node's in-order edges first, then its Add()ed ones in order).
+  // Fills g's rows (a node's in-order edges first, then its Add()ed ones in order).
   // The Add()ed edges not appended inline are merged into the in-order rows in place (no second
   // copy of the rows: at 10 M nodes every fresh buffer costs its page faults).
   void Finish(SimGraph& g);
@@ -139,15 +145,27 @@ class EdgeRows {
     NewEdge e;
   };
 #pragma pack(pop)
-  // e as kept at index `at` of the rows (its lag into big_ when it does not fit 32 bits).
-  SimEdge Narrow(const NewEdge& e, size_t at) {
-    if (e.lag_ns > INT32_MIN && e.lag_ns <= INT32_MAX) return {e.from, e.dep, static_cast<int32_t>(e.lag_ns)};
+  // e's lag as kept at index `at` of the rows (into big_ when it does not fit 32 bits).
+  int32_t Narrow(const NewEdge& e, size_t at) {
+    if (e.lag_ns > INT32_MIN && e.lag_ns <= INT32_MAX) return static_cast<int32_t>(e.lag_ns);
     big_.emplace_back(static_cast<int64_t>(at), e.lag_ns);
-    return {e.from, e.dep, kBigLag};
+    return kBigLag;
+  }
+  void Push(const NewEdge& e) {
+    lag_.push_back(Narrow(e, from_.size()));
+    from_.push_back(e.from);
+    dep_.push_back(e.dep);
+  }
+  // e at index `at` of the rows.
+  void Put(size_t at, const NewEdge& e) {
+    from_[at] = e.from;
+    dep_[at] = e.dep;
+    lag_[at] = Narrow(e, at);
   }
   std::vector<RowOffset> off_;
-  std::vector<SimEdge> in_order_;
-  BigLags big_;  // of in_order_
+  std::vector<int32_t> from_, lag_;  // the in-order rows (SimGraph::pred_from, pred_lag, pred_dep)
+  std::vector<Dep> dep_;
+  BigLags big_;  // of the rows
   std::vector<Pending> pending_;
   std::vector<size_t> run_next_, run_end_;  // InlineAdded(): per run, its cursor and end
   bool added_inline_ = false;               // InlineAdded() took them
@@ -186,16 +204,19 @@ struct Schedule {
 // values, made ahead for a graph of n nodes: filled on one thread for a Simulation built on
 // another, they take their page faults off that one.
 struct PlanBuffers {
-  std::vector<RowOffset> off_s, off_e;  // n + 1 zeros each
-  std::vector<int32_t> cnt_s, cnt_e;    // n zeros, n ones
+  std::vector<RowOffset> off;         // n + 1 zeros
+  std::vector<int32_t> cnt_s, cnt_e;  // n zeros (or none: see Simulation), n ones
 };
 PlanBuffers PlanBuffersFor(int32_t n);
 
 class Simulation {
  public:
   // Successors and counts, once per graph (g outlives it). `buffers` (or null): PlanBuffersFor()
-  // this graph's node count, taken instead of fresh arrays.
-  explicit Simulation(const SimGraph& g, PlanBuffers* buffers = nullptr);
+  // this graph's node count, taken instead of fresh arrays (PlanBuffersFor makes no start
+  // counts: they come from `row_offsets`, or else a fresh array). `row_offsets` (or null):
+  // &g.pred_off, whose storage the plan takes for its start counts; g's rows are then fit only
+  // for ScheduleFromRows.
+  explicit Simulation(const SimGraph& g, PlanBuffers* buffers = nullptr, std::vector<RowOffset>* row_offsets = nullptr);
   ~Simulation();
   // One run with these durations (per node; nodes in groups and with releases ignore theirs).
   // `extra` (or null): start constraints beside the graph's (kAfterEnd / kAfterStart only: a
@@ -218,6 +239,14 @@ Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
 // A run's schedule before its first event, for n nodes: nothing known yet (every time unset,
 // nothing bound). Made on one thread for a run on another, it takes its page faults off that one.
 Schedule InitialSchedule(int32_t n);
+// The start and end times of InitialSchedule(n) alone, made ahead for ScheduleFromRows().
+Schedule InitialTimes(int32_t n);
+// InitialSchedule(g.num_nodes) for a run of a Simulation built on g, whose rows (read no more once
+// its plan is built) give their arrays to the schedule's bindings: no fresh pages for those where
+// the graph holds at least as many edges as nodes. `times`: InitialTimes(g.num_nodes) or a
+// Schedule whose times are filled here. Leaves g without rows (a second Simulation on g
+// needs them: build it before).
+Schedule ScheduleFromRows(SimGraph& g, Schedule times);
 // Gives `s` InitialSchedule(n)'s values in its own arrays: a schedule no longer read becomes the
 // `initial` of the next run without fresh pages (240 MB at 10 M nodes).
 void ResetSchedule(int32_t n, Schedule& s);

@@ -9,113 +9,112 @@
 #include "analyze/replay/fresh.h"
 
 namespace overlapscope::analyze::replay {
-namespace {
-
-// Node v's start and end constraints counted (cnt_e starts at 1: its own start), its release
-// flag set.
-void CountRow(const SimGraph& g, int32_t v, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
-              ZeroedVector<uint8_t>* has_release) {
-  for (int64_t i = g.pred_off[v]; i < g.pred_off[v + 1]; ++i) {
-    if (g.preds[i].dep == Dep::kRelease) {
-      ++cnt_e[v];
-      if (has_release != nullptr) (*has_release)[v] = 1;
-    } else {
-      ++cnt_s[v];
-    }
-  }
-  if (g.group[v] >= 0) ++cnt_e[v];
-}
-
-}  // namespace
-
 // The offsets serve as fill positions and are shifted back after (no copy of them).
-Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b) {
+Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::vector<RowOffset>* row_offsets) {
   Succs s;
   const int32_t n = g.num_nodes;
+  // Where the plan takes the row offsets, node v's start count goes to row_offsets[v] once its
+  // row is read (v + 1's begin is read before): no array of its own.
+  std::vector<RowOffset>* in_place = p != nullptr && row_offsets == &g.pred_off ? row_offsets : nullptr;
   // Buffers made ahead hold the initial values already (PlanBuffersFor).
-  const bool ready = b != nullptr && b->off_s.size() == static_cast<size_t>(n) + 1;
+  const bool ready = b != nullptr && b->off.size() == static_cast<size_t>(n) + 1;
   if (ready) {
-    s.off_s = std::move(b->off_s);
-    s.off_e = std::move(b->off_e);
+    s.off = std::move(b->off);
   } else {
-    AssignFresh(s.off_s, static_cast<size_t>(n) + 1, 0);
-    AssignFresh(s.off_e, static_cast<size_t>(n) + 1, 0);
+    AssignFresh(s.off, static_cast<size_t>(n) + 1, 0);
   }
   if (p != nullptr) {
     if (ready) {
-      p->cnt_s = std::move(b->cnt_s);
       p->cnt_e = std::move(b->cnt_e);
     } else {
-      AssignFresh(p->cnt_s, n, 0);
       AssignFresh(p->cnt_e, n, 1);
     }
-    p->has_release = ZeroedVector<uint8_t>(n);
+    if (in_place == nullptr) {
+      if (ready && b->cnt_s.size() == static_cast<size_t>(n)) {
+        p->cnt_s = std::move(b->cnt_s);
+      } else {
+        AssignFresh(p->cnt_s, n, 0);
+      }
+    }
+    p->releases.Reset(n);
   }
-  for (const SimEdge& e : g.preds) ++(e.dep == Dep::kAfterStart ? s.off_s : s.off_e)[e.from + 1];
-  for (int32_t v = 0; v < n; ++v) {
-    s.off_s[v + 1] += s.off_s[v];
-    s.off_e[v + 1] += s.off_e[v];
-  }
-  AssignFresh(s.on_start, static_cast<size_t>(s.off_s.back()), SuccEdge{});
-  AssignFresh(s.on_end, static_cast<size_t>(s.off_e.back()), SuccEdge{});
+  const int64_t edges = g.num_edges();
+  for (int64_t i = 0; i < edges; ++i) ++s.off[g.pred_from[i] + 1];
+  for (int32_t v = 0; v < n; ++v) s.off[v + 1] += s.off[v];
+  AssignFresh(s.on, static_cast<size_t>(s.off.back()), SuccEdge{});
   // A lag that does not fit 32 bits goes to the big-lag list (kBigLag in the row).
   auto narrow = [](int64_t lag, int64_t at, BigLags& big) {
     if (lag > INT32_MIN && lag <= INT32_MAX) return static_cast<int32_t>(lag);
     big.emplace_back(at, lag);
     return kBigLag;
   };
-  // Each row is read once: its edges placed and its constraints counted (CountRow's counts) in
-  // the same pass.
+  // Each row is read once: its edges placed and its constraints counted in the same pass.
   const std::vector<int32_t>& group = g.group.values();
+  int64_t lo = n > 0 ? g.pred_off[0] : 0;
+  const std::vector<std::pair<int32_t, int64_t>>& tails = g.release_tails;  // by node: a cursor
+  size_t tail_at = 0;
   for (int32_t to = 0; to < n; ++to) {
     int32_t starts = 0, releases = 0;
-    for (int64_t i = g.pred_off[to]; i < g.pred_off[to + 1]; ++i) {
-      const SimEdge& e = g.preds[i];
-      if (e.dep == Dep::kAfterStart) {
-        const int64_t at = s.off_s[e.from]++;
-        s.on_start[at] = {to, narrow(g.Lag(i), at, s.big_start)};
-        ++starts;
+    const int64_t hi = g.pred_off[to + 1];
+    for (int64_t i = lo; i < hi; ++i) {
+      const Dep dep = g.pred_dep[i];
+      const int64_t at = s.off[g.pred_from[i]]++;
+      const int32_t code = dep == Dep::kAfterStart ? to + Succs::kStartEdge : dep == Dep::kRelease ? ~to : to;
+      s.on[at] = {code, narrow(g.Lag(i), at, s.big)};
+      if (dep == Dep::kRelease) {
+        ++releases;
       } else {
-        const int64_t at = s.off_e[e.from]++;
-        s.on_end[at] = {e.dep == Dep::kRelease ? ~to : to, narrow(g.Lag(i), at, s.big_end)};
-        if (e.dep == Dep::kRelease) {
-          ++releases;
-        } else {
-          ++starts;
-        }
+        ++starts;
       }
     }
-    if (p != nullptr) {
+    lo = hi;
+    if (in_place != nullptr) {
+      (*in_place)[to] = starts;
+    } else if (p != nullptr) {
       p->cnt_s[to] += starts;
+    }
+    if (p != nullptr) {
       p->cnt_e[to] += releases + (group[to] >= 0 ? 1 : 0);
-      if (releases > 0) p->has_release[to] = 1;
+      if (releases > 0) {
+        while (tail_at < tails.size() && tails[tail_at].first < to) ++tail_at;
+        p->releases.Add(to, tail_at < tails.size() && tails[tail_at].first == to ? tails[tail_at].second : 0);
+      }
     }
   }
-  // off[v] now holds v's end (the next node's begin): shift back by one.
-  for (int32_t v = n; v > 0; --v) {
-    s.off_s[v] = s.off_s[v - 1];
-    s.off_e[v] = s.off_e[v - 1];
+  if (p != nullptr) p->releases.Finish();
+  if (in_place != nullptr) {
+    in_place->resize(n);
+    p->cnt_s = std::move(*in_place);
+    in_place->clear();
   }
-  s.off_s[0] = s.off_e[0] = 0;
-  std::sort(s.big_start.begin(), s.big_start.end());
-  std::sort(s.big_end.begin(), s.big_end.end());
+  // off[v] now holds v's end (the next node's begin): shift back by one.
+  for (int32_t v = n; v > 0; --v) s.off[v] = s.off[v - 1];
+  s.off[0] = 0;
+  std::sort(s.big.begin(), s.big.end());
   return s;
 }
 
-void InitialCounts(const SimGraph& g, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e,
-                   ZeroedVector<uint8_t>* has_release) {
+// From the successor rows: the predecessor rows may be gone (ScheduleFromRows). Each edge counts
+// once, at its target, as BuildSuccs' pass over the predecessor rows counted it.
+void InitialCounts(const SimGraph& g, const Succs& succ, std::vector<int32_t>& cnt_s, std::vector<int32_t>& cnt_e) {
   const int32_t n = g.num_nodes;
   cnt_s.assign(n, 0);
   cnt_e.assign(n, 1);
-  for (int32_t v = 0; v < n; ++v) CountRow(g, v, cnt_s, cnt_e, has_release);
+  for (const SuccEdge& e : succ.on) {
+    if (e.to >= Succs::kStartEdge) {
+      ++cnt_s[e.to - Succs::kStartEdge];
+    } else {
+      ++(e.to < 0 ? cnt_e[~e.to] : cnt_s[e.to]);
+    }
+  }
+  const std::vector<int32_t>& group = g.group.values();
+  for (int32_t v = 0; v < n; ++v) {
+    if (group[v] >= 0) ++cnt_e[v];
+  }
 }
 
-void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted) {
+void BuildCounts(const SimGraph& g, Simulation::Plan& p) {
   const int32_t n = g.num_nodes;
-  if (!counted) {
-    p.has_release = ZeroedVector<uint8_t>(n);
-    InitialCounts(g, p.cnt_s, p.cnt_e, &p.has_release);
-  }
   p.group_cnt.assign(g.num_groups, 0);
   p.group_off.assign(static_cast<size_t>(g.num_groups) + 1, 0);
   const std::vector<int32_t>& group = g.group.values();
@@ -134,17 +133,35 @@ void BuildCounts(const SimGraph& g, Simulation::Plan& p, bool counted) {
   p.group_off[0] = 0;
 }
 
-void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b) {
-  p.succ = BuildSuccs(g, &p, b);
-  BuildCounts(g, p, /*counted=*/true);
+void ReleaseIndex::Reset(int32_t n) {
+  AssignFresh(bits_, (static_cast<size_t>(n) + 63) / 64, uint64_t{0});
+  rank_.clear();
+  tail_.clear();
+}
+
+void ReleaseIndex::Add(int32_t v, int64_t tail) {
+  bits_[v >> 6] |= uint64_t{1} << (v & 63);
+  tail_.push_back(tail);
+}
+
+void ReleaseIndex::Finish() {
+  AssignFresh(rank_, bits_.size(), 0);
+  int32_t below = 0;
+  for (size_t w = 0; w < bits_.size(); ++w) {
+    rank_[w] = below;
+    below += std::popcount(bits_[w]);
+  }
+}
+
+void BuildPlan(const SimGraph& g, Simulation::Plan& p, PlanBuffers* b, std::vector<RowOffset>* row_offsets) {
+  p.succ = BuildSuccs(g, &p, b, row_offsets);
+  BuildCounts(g, p);
 }
 
 PlanBuffers PlanBuffersFor(int32_t n) {
   PlanBuffers b;
-  AssignFresh(b.off_s, static_cast<size_t>(n) + 1, 0);
-  AssignFresh(b.off_e, static_cast<size_t>(n) + 1, 0);
-  AssignFresh(b.cnt_s, n, 0);
-  AssignFresh(b.cnt_e, n, 1);
+  AssignFresh(b.off, static_cast<size_t>(n) + 1, 0);
+  AssignFresh(b.cnt_e, n, 1);  // no cnt_s: the plan takes the graph's row offsets for it
   return b;
 }
 

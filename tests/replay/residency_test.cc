@@ -57,7 +57,7 @@ TEST(Simulate, ExtraEdgesWaitForAnotherKernel) {
   // edge 0 -> 1 (1 waits for 0's SMs) starts 1 at 100; kAfterStart with lag 30 at 30.
   SimGraph g;
   g.Resize(2, 2);
-  g.rec_start = {0, 10}, g.rec_end = {100, 50}, g.dur = {100, 40};
+  g.rec_start = {0, 10}, g.rec_dur = {100, 40}, g.dur = {100, 40};
   EdgeRows rows;
   rows.Finish(g);
   const Simulation sim(g);

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "analyze/replay/replay.h"
+#include "analyze/replay/sim_plan.h"
 #include "analyze/replay/zeroed.h"
 
 namespace overlapscope::analyze::replay {
@@ -15,7 +17,7 @@ namespace {
 // Node v: recorded [start, end), duration end - start.
 void SetNode(SimGraph& g, int32_t v, int64_t start, int64_t end) {
   g.rec_start[v] = start;
-  g.rec_end[v] = end;
+  g.rec_dur[v] = end - start;
   g.dur[v] = end - start;
 }
 
@@ -74,7 +76,7 @@ TEST(Simulate, LagsBeyond32BitsAreKept) {
   rows.Add(4, {0, Dep::kRelease, 2'200'000'000});
   rows.Add(5, {0, Dep::kAfterEnd, -3 * s1});
   rows.Finish(g);
-  g.release_tail[4] = 0;
+  g.SetReleaseTail(4, 0);
   Schedule s = Simulate(g);
   EXPECT_EQ(s.start[2], 3 * s1 + 10);
   EXPECT_EQ(s.start[3], 2'500'000'000);
@@ -107,12 +109,12 @@ TEST(EdgeRows, LagsBeyond32BitsMoveWithTheirRows) {
   rows.Append({2, Dep::kAfterEnd, 11});
   rows.Append({0, Dep::kAfterEnd, -4 * s1});
   rows.Finish(g);
-  ASSERT_EQ(g.preds.size(), 5u);
+  ASSERT_EQ(g.num_edges(), 5);
   EXPECT_EQ(g.pred_off, (std::vector<RowOffset>{0, 0, 2, 3, 5}));
   std::vector<int64_t> lags;
-  for (size_t i = 0; i < g.preds.size(); ++i) lags.push_back(g.Lag(static_cast<int64_t>(i)));
+  for (int64_t i = 0; i < g.num_edges(); ++i) lags.push_back(g.Lag(i));
   EXPECT_EQ(lags, (std::vector<int64_t>{7, 5 * s1, 3 * s1, 11, -4 * s1}));
-  EXPECT_EQ(g.preds[2].dep, Dep::kAfterStart);
+  EXPECT_EQ(g.pred_dep[2], Dep::kAfterStart);
 }
 
 TEST(Simulate, BlockingCallEndsWhenItsGpuWorkEnds) {
@@ -127,7 +129,7 @@ TEST(Simulate, BlockingCallEndsWhenItsGpuWorkEnds) {
   rows.Add(1, {0, Dep::kRelease, 3});
   rows.Add(2, {1, Dep::kAfterEnd, 4});
   rows.Finish(g);
-  g.release_tail[1] = 3;
+  g.SetReleaseTail(1, 3);
   Schedule s = Simulate(g);
   EXPECT_EQ(s.end[1], 103);
   EXPECT_EQ(s.start[2], 107);
@@ -202,10 +204,8 @@ TEST(EdgeRows, AddedEdgesFollowTheInOrderRowsInTheOrderAdded) {
   rows.Add(1, {23, Dep::kAfterEnd, 0});
   rows.Finish(g);
   EXPECT_EQ(g.pred_off, (std::vector<RowOffset>{0, 2, 6, 6, 8}));
-  std::vector<int32_t> from;
-  for (const SimEdge& e : g.preds) from.push_back(e.from);
-  EXPECT_EQ(from, (std::vector<int32_t>{10, 22, 11, 12, 20, 23, 13, 21}));
-  EXPECT_EQ(g.preds[1].dep, Dep::kRelease);
+  EXPECT_EQ(g.pred_from, (std::vector<int32_t>{10, 22, 11, 12, 20, 23, 13, 21}));
+  EXPECT_EQ(g.pred_dep[1], Dep::kRelease);
 }
 
 // The rows of `in_order` (per node, the sources appended in order) with the edges `added` (target,
@@ -234,11 +234,7 @@ SimGraph RowsOf(const std::vector<std::vector<int32_t>>& in_order,
   return g;
 }
 
-std::vector<int32_t> Sources(const SimGraph& g) {
-  std::vector<int32_t> from;
-  for (const SimEdge& e : g.preds) from.push_back(e.from);
-  return from;
-}
+std::vector<int32_t> Sources(const SimGraph& g) { return g.pred_from; }
 
 TEST(EdgeRows, AddedBeforeTheRowsGiveTheSameRows) {
   const std::vector<std::vector<int32_t>> in_order = {{10}, {11, 12}, {}, {13}};
@@ -296,6 +292,87 @@ TEST(Simulate, RunsAgainWithOtherDurations) {
   EXPECT_EQ(sim.Run(g.dur).end[2], 40);
   EXPECT_EQ(sim.Run({20, 20, 20}).end[2], 70);
   EXPECT_EQ(sim.Run(g.dur).end[2], 40);
+}
+
+void ExpectSameSchedule(const Schedule& a, const Schedule& b) {
+  EXPECT_EQ(a.start, b.start);
+  EXPECT_EQ(a.end, b.end);
+  EXPECT_EQ(a.bind_start, b.bind_start);
+  EXPECT_EQ(a.bind_dep, b.bind_dep);
+  EXPECT_EQ(a.bind_end, b.bind_end);
+  EXPECT_EQ(a.cycles_broken, b.cycles_broken);
+}
+
+TEST(Simulate, ScheduleFromRowsRunsAsAFreshOne) {
+  // Two ranks' collectives 1 and 3 (one group) behind compute 0 and 2; host call 4 launches 0
+  // and blocks until 1 ends (release, 2 ns after); a big negative lag that binds nothing. The
+  // rows give their arrays to the first schedule; a later run counts from the successors alone.
+  const int64_t s1 = 1'000'000'000;
+  SimGraph g;
+  g.Resize(5, 4);
+  SetNode(g, 0, 5, 50);
+  SetNode(g, 1, 50, 120);
+  SetNode(g, 2, 0, 80);
+  SetNode(g, 3, 80, 120);
+  SetNode(g, 4, 0, 122);
+  g.num_groups = 1;
+  g.group[1] = g.group[3] = 0;
+  g.transfer[1] = g.transfer[3] = 40;
+  g.SetReleaseTail(4, 1);
+  EdgeRows rows;
+  rows.Add(0, {4, Dep::kAfterStart, 5});
+  rows.Add(1, {0, Dep::kAfterEnd, 0});
+  rows.Add(3, {2, Dep::kAfterEnd, 0});
+  rows.Add(3, {0, Dep::kAfterEnd, -3 * s1});
+  rows.Add(4, {1, Dep::kRelease, 2});
+  rows.Finish(g);
+  const Schedule fresh = Simulate(g);
+  EXPECT_EQ(fresh.end[4], 122);
+  EXPECT_EQ(fresh.bind_end[4], 1);
+  // Times made ahead or not; the plan's start counts in the row offsets or not, its other arrays
+  // made ahead (PlanBuffersFor: no start counts) or not.
+  for (int variant = 0; variant < 8; ++variant) {
+    const bool times_ahead = variant & 1, offsets = variant & 2, buffers = variant & 4;
+    SimGraph h = g;
+    PlanBuffers made = PlanBuffersFor(h.num_nodes);
+    const Simulation sim(h, buffers ? &made : nullptr, offsets ? &h.pred_off : nullptr);
+    EXPECT_EQ(h.pred_off.empty(), offsets);
+    Schedule initial = ScheduleFromRows(h, times_ahead ? InitialTimes(h.num_nodes) : Schedule{});
+    EXPECT_TRUE(h.pred_from.empty() && h.pred_off.empty());  // given to the schedule
+    ExpectSameSchedule(sim.Run(h.dur, nullptr, &initial), fresh);
+    ExpectSameSchedule(sim.Run(h.dur), fresh);  // counted again without the rows
+    std::vector<int64_t> dur = h.dur;
+    dur[2] = 20;  // rank 1 arrives first now: rank 0 (at 50) binds both ends
+    const Schedule faster = sim.Run(dur);
+    EXPECT_EQ(faster.end[3], 90);
+    EXPECT_EQ(faster.bind_end[3], 1);
+  }
+}
+
+TEST(ReleaseIndex, TailsByRankAcrossWords) {
+  // Calls with releases at the ends of 64-bit words and beyond: each finds its own tail.
+  const std::vector<int32_t> calls = {0, 1, 63, 64, 65, 127, 128, 200};
+  ReleaseIndex r;
+  r.Reset(201);
+  for (const int32_t v : calls) r.Add(v, 1000 + v);
+  r.Finish();
+  for (int32_t v = 0; v < 201; ++v) {
+    const bool has = std::find(calls.begin(), calls.end(), v) != calls.end();
+    EXPECT_EQ(r.Has(v), has) << v;
+    if (has) EXPECT_EQ(r.Tail(v), 1000 + v) << v;
+  }
+}
+
+TEST(SimGraph, ReleaseTailsSetInAnyOrderReadBack) {
+  SimGraph g;
+  g.Resize(10, 0);
+  g.SetReleaseTail(7, 70);
+  g.SetReleaseTail(2, 20);
+  g.SetReleaseTail(9, 90);
+  g.SetReleaseTail(2, 21);  // replaced
+  EXPECT_EQ(g.release_tails, (std::vector<std::pair<int32_t, int64_t>>{{2, 21}, {7, 70}, {9, 90}}));
+  EXPECT_EQ(g.ReleaseTail(2), 21);
+  EXPECT_EQ(g.ReleaseTail(3), 0);  // none: no tail
 }
 
 TEST(ZeroedVector, FreshVectorsAreZeroAndWritable) {
