@@ -70,10 +70,21 @@ TEST(CliReplay, ReplayErrorComesFirst) {
   EXPECT_EQ(md.out.rfind("# overlapscope replay\n\n- Replay error (strict: no fallbacks):", 0), 0u) << md.out;
   Result json = Replay(kTrace + " --json --no-contention --change 'scale:comm=0.5'");
   ASSERT_EQ(json.code, 0) << json.out;
-  EXPECT_NE(json.out.find("\"schema\": \"overlapscope.replay/1\",\n  \"schema_version\": \"1.1\""), std::string::npos);
+  EXPECT_NE(json.out.find("\"schema\": \"overlapscope.replay/1\",\n  \"schema_version\": \"1.2\""), std::string::npos);
   EXPECT_NE(json.out.find("\"change_rule\": \"median-of-per-iteration-changes\""), std::string::npos);
   EXPECT_LT(json.out.find("\"replay_error\""), json.out.find("\"graph\""));
   EXPECT_EQ(json.out.find("predicted_contention"), std::string::npos);
+  // The recorded schedule's critical path is not walked: null, never zeros that read as "0 ns".
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  ASSERT_FALSE(doc["ranks"].empty());
+  ASSERT_FALSE(doc["iterations"].empty());
+  for (const char* part : {"ranks", "iterations"}) {
+    for (const auto& x : doc[part]) {
+      EXPECT_TRUE(x["measured"]["critical_path"].is_null()) << part << ": " << x["measured"];
+      EXPECT_TRUE(x["replayed"]["critical_path"].is_object()) << part;
+      EXPECT_TRUE(x["predicted"]["critical_path"].is_object()) << part;
+    }
+  }
 }
 
 // --html: a self-contained page, the replay error first, the per-rank table and per rank a chart
