@@ -119,7 +119,8 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                       {"iteration", it.number},
                       {"measured", StepJson(it.measured, false)},
                       {"replayed", StepJson(it.replayed)},
-                      {"replay_error", it.replay_error}};
+                      {"replay_error", it.replay_error},
+                      {"unreliable", std::abs(it.replay_error) > kReplayErrorFlag}};
     if (it.peer_wait_ns > 0) {
       x["peer_wait_ns"] = it.peer_wait_ns;
       x["late_peer_rank"] = it.late_peer_rank;
@@ -204,6 +205,13 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
                         "worst <= 5 %%)",
                         r.strict ? " (strict: no fallbacks)" : "", AbsPct(r.median_abs_error),
                         AbsPct(r.worst_abs_error), r.iterations.size()));
+    // The median can hide a few iterations far off: their count, where there are any.
+    const int64_t off = std::count_if(r.iterations.begin(), r.iterations.end(), [](const rp::IterationReplay& it) {
+      return std::abs(it.replay_error) > kReplayErrorFlag;
+    });
+    if (off > 0)
+      absl::StrAppendFormat(&l.back(), "; %d of %d iterations replay more than %.0f %% off", off, r.iterations.size(),
+                            kReplayErrorFlag * 100);
   }
   const rp::ReplayCounts& c = r.counts;
   l.push_back(
