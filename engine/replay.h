@@ -40,9 +40,10 @@ absl::Status CheckChange(std::string_view spec);
 inline constexpr std::string_view kReplaySchema = "overlapscope.replay/1";
 // Its version, major.minor (the report's rule, docs/report-schema.md): the minor grows with additive
 // changes (1.1: `schema_version`, `job`, `ranks[].predicted_change[_contention]`,
-// `iterations[].peer_wait_ns` / `late_peer_rank`); a change that removes or renames a key bumps the
+// `iterations[].peer_wait_ns` / `late_peer_rank`; 1.2: `measured.critical_path` null, not zeros:
+// the recorded schedule's path is not walked); a change that removes or renames a key bumps the
 // major (and the schema name's number).
-inline constexpr std::string_view kReplaySchemaVersion = "1.1";
+inline constexpr std::string_view kReplaySchemaVersion = "1.2";
 
 // Replays (and predicts) the session's trace and renders the result: text, Markdown, or JSON
 // (schema overlapscope.replay/1, docs/report-schema.md "Replay").

@@ -37,11 +37,13 @@ ordered_json PathJson(const rp::PathComposition& p) {
           {"idle_ns", p.idle_ns}};
 }
 
-ordered_json StepJson(const rp::StepFigures& f) {
+// `walked`: the schedule's critical path was walked. The recorded schedule's is not (replay walks
+// the schedules it simulates): null there, never zeros that would read as "0 ns".
+ordered_json StepJson(const rp::StepFigures& f, bool walked = true) {
   return {{"step_ns", f.step_ns},
           {"comm_ns", f.comm_ns},
           {"exposed_comm_ns", f.exposed_comm_ns},
-          {"critical_path", PathJson(f.path)}};
+          {"critical_path", walked ? PathJson(f.path) : ordered_json(nullptr)}};
 }
 
 ordered_json CountsJson(const rp::ReplayCounts& c) {
@@ -95,7 +97,7 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
                       {"replay_error_median", s.median_error},
                       {"replay_error_worst_abs", s.worst_abs_error},
                       {"unreliable", s.unreliable},
-                      {"measured", StepJson(s.measured)},
+                      {"measured", StepJson(s.measured, false)},
                       {"replayed", StepJson(s.replayed)}};
     if (s.predicted) {
       x["predicted"] = StepJson(*s.predicted);
@@ -115,9 +117,10 @@ std::string Json(const std::vector<std::string>& inputs, const rp::ReplayResult&
   for (const rp::IterationReplay& it : r.iterations) {
     ordered_json x = {{"rank", it.rank},
                       {"iteration", it.number},
-                      {"measured", StepJson(it.measured)},
+                      {"measured", StepJson(it.measured, false)},
                       {"replayed", StepJson(it.replayed)},
-                      {"replay_error", it.replay_error}};
+                      {"replay_error", it.replay_error},
+                      {"unreliable", std::abs(it.replay_error) > kReplayErrorFlag}};
     if (it.peer_wait_ns > 0) {
       x["peer_wait_ns"] = it.peer_wait_ns;
       x["late_peer_rank"] = it.late_peer_rank;
@@ -202,6 +205,13 @@ std::vector<std::string> ReplayHeadLines(const rp::ReplayResult& r) {
                         "worst <= 5 %%)",
                         r.strict ? " (strict: no fallbacks)" : "", AbsPct(r.median_abs_error),
                         AbsPct(r.worst_abs_error), r.iterations.size()));
+    // The median can hide a few iterations far off: their count, where there are any.
+    const int64_t off = std::count_if(r.iterations.begin(), r.iterations.end(), [](const rp::IterationReplay& it) {
+      return std::abs(it.replay_error) > kReplayErrorFlag;
+    });
+    if (off > 0)
+      absl::StrAppendFormat(&l.back(), "; %d of %d iterations replay more than %.0f %% off", off, r.iterations.size(),
+                            kReplayErrorFlag * 100);
   }
   const rp::ReplayCounts& c = r.counts;
   l.push_back(

@@ -1,8 +1,11 @@
 #include "engine/replay_trace.h"
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "exporters/perfetto_writer.h"
 #include "model/trace_builder.h"
@@ -16,7 +19,12 @@ class Copier {
  public:
   Copier(const model::Trace& t, const analyze::graph::Graph& g, const analyze::replay::NodeTimes& times,
          model::TraceBuilder& b)
-      : t_(t), g_(g), times_(times), b_(b) {}
+      : t_(t), g_(g), times_(times), b_(b) {
+    moved_.assign(static_cast<size_t>(g.num_gpu()), 0);
+    for (analyze::graph::NodeId v : times.moved) {
+      if (v >= 0 && v < g.num_gpu()) moved_[v] = 1;
+    }
+  }
 
   void Run() {
     for (const model::Process& p : t_.processes()) {
@@ -51,6 +59,22 @@ class Copier {
     return {d, b_.GetOrAddStream(d, st.native_id)};
   }
 
+  // The predicted stream of the collectives a change moved off stream `s` (as the prediction has
+  // them: a stream of their own): on the predicted GPU, numbered after the recorded streams of its
+  // device, named for the stream they came from ("stream 21 · comm · async (predicted) from stream 7").
+  model::StreamId SideStream(model::StreamId s) {
+    if (auto it = side_.find(s); it != side_.end()) return it->second;
+    const model::Stream& st = t_.streams()[s];
+    const model::DeviceId d = Place(s, 1).first;
+    int64_t top = -1;
+    for (const model::Stream& o : t_.streams()) {
+      if (o.device == st.device) top = std::max(top, o.native_id);
+    }
+    const model::StreamId id = b_.GetOrAddStream(d, top + 1 + sides_on_[d]++);
+    b_.data().streams[id].name = b_.Intern(absl::StrCat("async (predicted) from stream ", st.native_id));
+    return side_[s] = id;
+  }
+
   template <typename E>
   void Twice(const E& e, analyze::graph::NodeId v, std::vector<E>& out) {
     for (int which = 0; which < 2; ++which) {
@@ -58,6 +82,7 @@ class Copier {
       E c = e;
       c.name = Str(e.name);
       std::tie(c.device, c.stream) = Place(e.stream, which);
+      if (which == 1 && moved_[v] && e.stream >= 0) c.stream = SideStream(e.stream);
       if (which == 1) c.start_ns = times_.start_ns[v], c.end_ns = times_.end_ns[v];
       out.push_back(c);
     }
@@ -103,6 +128,9 @@ class Copier {
   const analyze::replay::NodeTimes& times_;
   model::TraceBuilder& b_;
   std::vector<model::ProcessId> proc_[2];
+  std::vector<uint8_t> moved_;                       // per GPU node: moved to a stream of its own
+  std::map<model::StreamId, model::StreamId> side_;  // recorded stream -> its predicted side stream
+  std::map<model::DeviceId, int64_t> sides_on_;      // side streams made per predicted device
 };
 
 }  // namespace

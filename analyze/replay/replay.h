@@ -191,6 +191,9 @@ struct ReplayOptions {
 // in one schedule.
 struct NodeTimes {
   std::vector<int64_t> start_ns, end_ns;
+  // The GPU nodes an async: or prefetch: change moved to a stream of their own in this schedule
+  // (ascending): a drawing puts them on that stream, not on the one they were recorded on.
+  std::vector<graph::NodeId> moved;
 };
 
 // The contention model's collectives that waited for a persistent GEMM's SMs (contention.h), by

@@ -81,7 +81,10 @@ absl::Status DecodeHuffman(BitReader& reader, const BlockTables& t, OutBuf<Sym>&
       o = out.p.get();
     }
     br.Refill();  // 56 bits: three root entries (33), or a length with its distance (48)
-    if (br.pos > br.size && br.Overrun()) return Truncated();
+    if (br.pos > br.size && br.Overrun()) {
+      out.n = n;  // what was decoded up to the end: where the data broke (gzip_parallel.h error_pos)
+      return Truncated();
+    }
     uint32_t e = lit[br.buf & kRootMask];
     if (e & HuffTable::kLiteral) {  // up to three root entries of one or two literals each
       br.Drop(static_cast<int>(e & 31));

@@ -16,7 +16,8 @@
 // markers) per batch; the compressed data is the caller's.
 //
 // Failure modes: corrupt, truncated or trailing non-gzip data gives DataLoss "gzip error: <reason>"
-// (reasons as zlib words them), after every byte before the failing chunk was delivered.
+// (reasons as zlib words them), after every byte before the failing chunk was delivered;
+// error_pos() then says where in the inflated data it broke.
 #pragma once
 
 #include <cstddef>
@@ -53,6 +54,10 @@ class ParallelGunzip {
   // Fills dst with up to n bytes; 0 only at the end.
   absl::StatusOr<size_t> Read(char* dst, size_t n);
   int64_t out_pos() const { return out_pos_; }
+  // After an error: the inflated bytes before the point where the data broke — the bytes
+  // delivered plus what the failing chunk decoded before it stopped (its bytes are not
+  // delivered). What the streaming inflates name: their output up to the break. Else out_pos().
+  int64_t error_pos() const { return pending_.ok() ? out_pos_ : decoded_ + failed_decoded_; }
   // Compressed bytes decoded so far (data before it is no longer read).
   int64_t in_pos() const { return static_cast<int64_t>(cur_bit_ / 8); }
   // Compressed offset of the bytes delivered so far (interpolated inside a chunk): the file
@@ -104,6 +109,7 @@ class ParallelGunzip {
   uint32_t crc_ = 0, isize_ = 0;  // of the member so far
   int64_t out_pos_ = 0;           // bytes delivered by Read
   int64_t decoded_ = 0;           // bytes decoded (queued or delivered)
+  int64_t failed_decoded_ = 0;    // bytes the failing chunk decoded before its error (not delivered)
   int64_t guessed_kept_ = 0, chunks_kept_ = 0;
   int64_t blocks_ = 0, block_bits_ = 0;                        // deflate blocks kept and their compressed bits
   int serial_batches_ = 0;                                     // batches in a row that kept their first chunk only

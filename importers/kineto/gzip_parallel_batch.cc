@@ -185,7 +185,12 @@ absl::Status ParallelGunzip::Deliver(BatchRound& b, size_t* direct) {
   size_t out = 0;
   for (size_t j = 0; j < b.chunks.size(); ++j) {
     InflatedChunk* ch = b.chunks[j].get();
-    if (b.kept[j] && failed.ok()) failed = !b.chain_err[j].ok() ? b.chain_err[j] : b.resolved[j];
+    if (b.kept[j] && failed.ok()) {
+      failed = !b.chain_err[j].ok() ? b.chain_err[j] : b.resolved[j];
+      // A decode error (truncated or corrupt data) leaves the chunk's output up to it: the error's
+      // position counts it, as the streaming inflates deliver theirs.
+      if (!failed.ok() && !ch->status.ok()) failed_decoded_ = static_cast<int64_t>(ch->wide_len() + ch->narrow_len());
+    }
     if (!b.kept[j] || !failed.ok()) {
       Recycle(ch);
       continue;

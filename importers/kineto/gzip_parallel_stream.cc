@@ -41,7 +41,7 @@ class ParallelGzipStream : public InputStream {
     auto r = gz_.Read(dst, n);
     // A cut file reads zeros where its bytes were: that, not what the decoder made of them.
     if (mapped_ != nullptr) RETURN_IF_ERROR(mapped_->Changed(path_));
-    if (!r.ok()) return StreamError(path_, gz_.out_pos(), absl::StrCat("gzip error: ", r.status().message()));
+    if (!r.ok()) return StreamError(path_, gz_.error_pos(), absl::StrCat("gzip error: ", r.status().message()));
     if (auto s = CheckInflation(path_, gz_.out_pos(), gz_.delivered_in_pos()); !s.ok()) return s;
     DropDecoded();
     return r;

@@ -8,7 +8,9 @@
 // caller's buffer plus a 1 MiB compressed-input buffer; the parallel one about 32 MiB of output a batch.
 //
 // Failure modes: open/read errors and corrupt or truncated gzip data return an error whose
-// message is "<path>: offset <N>: <reason>", N being the uncompressed bytes delivered so far.
+// message is "<path>: offset <N>: <reason>", N being the uncompressed bytes delivered so far (the
+// parallel inflate, which holds back the chunk where the data broke: those plus what that chunk
+// decoded up to the break, at most a few symbols more than the streaming paths name).
 #pragma once
 
 #include <cstdint>

@@ -74,7 +74,7 @@ def replay(paths_or_dir, changes=(), *, contention=True, sm_count=None, strict=F
            html=None, **analysis):
     """Replays every iteration of the traces on their dependency graph and predicts it under
     `changes` (`overlapscope replay`, METRICS §11): with format="json" the overlapscope.replay/1
-    document as a dict (docs/report-schema.md "Replay", "schema_version" 1.1; its "replay_error"
+    document as a dict (docs/report-schema.md "Replay", "schema_version" 1.2; its "replay_error"
     comes first, and "job" holds the job's step with a prediction's change, the median of
     per-iteration changes, and the iterations with a late rank), else the "text" or "markdown"
     rendering.

@@ -122,6 +122,46 @@ TEST(KinetoBadInput, GzipErrors) {
   unsetenv("OVERLAPSCOPE_INFLATE");
 }
 
+// The offset of an error "<path>: offset <N>: ..." (-1 when the message has none).
+int64_t OffsetOf(const std::string& message) {
+  const size_t at = message.find(": offset ");
+  return at == std::string::npos ? -1 : std::atoll(message.c_str() + at + 9);
+}
+
+// A truncated .json.gz names where the inflated data broke, whichever inflate reads it: the
+// parallel one too, though the chunk that breaks holds all the bytes (offset 0 before) — it
+// counts what that chunk decoded, at most a few symbols past the streaming inflates' offset (the
+// last ones read from past the end).
+TEST(KinetoBadInput, TruncatedGzipOffsetIsWhereItBrokeWithEveryInflate) {
+  std::vector<std::string> ev;
+  for (int i = 0; i < 20000; ++i)
+    ev.push_back(Kernel(std::to_string(10 + 3 * i), std::to_string(1 + i % 7), std::to_string(i)));
+  const std::string raw = RawBytes(WriteTemp("long.json.gz", Doc(ev), true));
+  ASSERT_GT(raw.size(), 64u << 10);  // several deflate blocks
+  const std::string cut_path = WriteTemp("long_cut.json.gz", raw.substr(0, raw.size() * 2 / 3));
+  std::vector<int64_t> at;
+  for (const char* inflater : {"serial", "zlib", "parallel"}) {
+    setenv("OVERLAPSCOPE_INFLATE", inflater, 1);
+    auto t = ImportOne(cut_path);
+    ASSERT_FALSE(t.ok()) << inflater;
+    const std::string m(t.status().message());
+    EXPECT_TRUE(m.starts_with(cut_path + ": offset ")) << m;
+    EXPECT_NE(m.find("truncated gzip stream"), std::string::npos) << m;
+    at.push_back(OffsetOf(m));
+  }
+  // On 6 threads the chunk that breaks is one decoded from a guessed start, after kept ones.
+  auto six = ImportOne(cut_path, 6);
+  ASSERT_FALSE(six.ok());
+  at.push_back(OffsetOf(std::string(six.status().message())));
+  unsetenv("OVERLAPSCOPE_INFLATE");
+  EXPECT_GT(at[0], static_cast<int64_t>(Doc(ev).size() / 2)) << "serial";
+  EXPECT_NEAR(at[1], at[0], 16) << "zlib against serial";
+  EXPECT_GE(at[2], at[0]) << "parallel against serial";
+  EXPECT_LE(at[2], at[0] + 1024) << "parallel against serial";
+  EXPECT_GE(at[3], at[0]) << "parallel, 6 threads, against serial";
+  EXPECT_LE(at[3], at[0] + 1024) << "parallel, 6 threads, against serial";
+}
+
 TEST(KinetoBadInput, BadEventsAreSkippedAndCountedByReason) {
   // One malformed event per line, with the reason it must be skipped for.
   // clang-format off

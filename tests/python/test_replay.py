@@ -14,7 +14,7 @@ A2A = str(ROOT / "tests" / "data" / "kineto" / "a2a_sync")
 def test_replay_matches_the_cli(cli):
     doc = overlapscope.replay(A2A, ["async:/SendRecv/"])
     assert doc["schema"] == "overlapscope.replay/1"
-    assert doc["schema_version"] == "1.1"
+    assert doc["schema_version"] == "1.2"
     assert list(doc)[3] == "replay_error"  # after schema, schema_version and inputs: the replay error first
     job = doc["job"]  # the change of the job's step: the median of per-iteration changes
     assert job["change_rule"] == "median-of-per-iteration-changes"
