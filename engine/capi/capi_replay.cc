@@ -74,7 +74,7 @@ int ovs_replay(const char* const* paths, size_t n_paths, const char* options_jso
   return capi::Guard("replaying", [&] {
     if (out == nullptr) return capi::Fail(OVS_BAD_ARGUMENT, "ovs_replay: out is NULL");
     *out = nullptr;
-    engine::ReportFormat fmt;
+    engine::ReportFormat fmt = engine::ReportFormat::kText;  // set by ReplayFormat (GCC cannot see it)
     if (int rc = capi::ReplayFormat(format, &fmt); rc != OVS_OK) return rc;
     engine::LoadOptions load;
     engine::ReplayRequest req;
