@@ -7,6 +7,7 @@
 // when the traces are absent (they may not be committed).
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,14 @@
 namespace overlapscope::analyze {
 namespace {
 
-const std::string kTraces = std::string(OVERLAPSCOPE_SOURCE_DIR) + "/../shared/traces/";
+// The shared traces' directory with a trailing '/': $OVERLAPSCOPE_SHARED_TRACES where set (a
+// checkout elsewhere, e.g. a worktree), as the other real-trace tests take it, else
+// ../shared/traces beside the source tree. Read at each call: a test may set the variable.
+std::string SharedTracesDir() {
+  const char* env = std::getenv("OVERLAPSCOPE_SHARED_TRACES");
+  return std::string(env != nullptr ? env : OVERLAPSCOPE_SOURCE_DIR "/../shared/traces") + "/";
+}
+const std::string kTraces = SharedTracesDir();
 constexpr std::optional<double> kNoComm = std::nullopt;
 
 struct Expected {
@@ -124,6 +132,16 @@ void CheckAll(const std::string& root, const Expected (&expected)[N]) {
       EXPECT_EQ(rs->hta_wholetrace_overlap_pct, x.hta_whole);
     }
   }
+}
+
+TEST(SharedTraces, DirectoryFollowsOverlapscopeSharedTraces) {
+  const char* was = std::getenv("OVERLAPSCOPE_SHARED_TRACES");
+  const std::string saved = was != nullptr ? was : "";
+  ::setenv("OVERLAPSCOPE_SHARED_TRACES", "/elsewhere/traces", 1);
+  EXPECT_EQ(SharedTracesDir(), "/elsewhere/traces/");
+  ::unsetenv("OVERLAPSCOPE_SHARED_TRACES");
+  EXPECT_EQ(SharedTracesDir(), std::string(OVERLAPSCOPE_SOURCE_DIR) + "/../shared/traces/");
+  if (was != nullptr) ::setenv("OVERLAPSCOPE_SHARED_TRACES", saved.c_str(), 1);
 }
 
 TEST(SharedTraces, CountsOverlapIdleBlockedAndHtaEqualIndependentCounts) {
