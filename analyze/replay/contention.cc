@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -16,15 +15,7 @@
 #include "analyze/replay/spans.h"
 
 namespace overlapscope::analyze::replay {
-namespace {
-
-using placed::Meeting;
-using placed::MeetingCursor;
 using placed::Placed;
-using placed::PrefixMaxEnd;
-using placed::SortByStart;
-
-}  // namespace
 
 ContentionFactors ComputeContention(const model::Trace& t, const graph::Graph& graph, const NodeAttrs& a,
                                     const SimGraph& g, const Schedule& s, const ChangeEffects& fx,
