@@ -39,6 +39,13 @@ inline int64_t LagOf(int32_t lag, const BigLags& big, int64_t i) {
   if (lag != kBigLag) return lag;
   return std::lower_bound(big.begin(), big.end(), std::make_pair(i, INT64_MIN))->second;
 }
+// `lag` as kept at index `at` of such an array: itself where it fits 32 bits, else kBigLag with
+// (at, lag) appended to `big` (whose caller keeps it sorted by index, as LagOf reads it).
+inline int32_t NarrowLag(int64_t lag, int64_t at, BigLags& big) {
+  if (lag > INT32_MIN && lag <= INT32_MAX) return static_cast<int32_t>(lag);
+  big.emplace_back(at, lag);
+  return kBigLag;
+}
 
 // Row offsets into the edge arrays: 32 bits (half the pages of 64); Replay() refuses a graph
 // whose edges could exceed them (kMaxSimEdges).
@@ -146,11 +153,7 @@ class EdgeRows {
   };
 #pragma pack(pop)
   // e's lag as kept at index `at` of the rows (into big_ when it does not fit 32 bits).
-  int32_t Narrow(const NewEdge& e, size_t at) {
-    if (e.lag_ns > INT32_MIN && e.lag_ns <= INT32_MAX) return static_cast<int32_t>(e.lag_ns);
-    big_.emplace_back(static_cast<int64_t>(at), e.lag_ns);
-    return kBigLag;
-  }
+  int32_t Narrow(const NewEdge& e, size_t at) { return NarrowLag(e.lag_ns, static_cast<int64_t>(at), big_); }
   void Push(const NewEdge& e) {
     lag_.push_back(Narrow(e, from_.size()));
     from_.push_back(e.from);

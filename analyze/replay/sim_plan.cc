@@ -3,7 +3,6 @@
 #include "analyze/replay/sim_plan.h"
 
 #include <algorithm>
-#include <climits>
 #include <utility>
 
 #include "analyze/replay/fresh.h"
@@ -42,12 +41,6 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
   for (int64_t i = 0; i < edges; ++i) ++s.off[g.pred_from[i] + 1];
   for (int32_t v = 0; v < n; ++v) s.off[v + 1] += s.off[v];
   AssignFresh(s.on, static_cast<size_t>(s.off.back()), SuccEdge{});
-  // A lag that does not fit 32 bits goes to the big-lag list (kBigLag in the row).
-  auto narrow = [](int64_t lag, int64_t at, BigLags& big) {
-    if (lag > INT32_MIN && lag <= INT32_MAX) return static_cast<int32_t>(lag);
-    big.emplace_back(at, lag);
-    return kBigLag;
-  };
   // Each row is read once: its edges placed and its constraints counted in the same pass.
   const std::vector<int32_t>& group = g.group.values();
   int64_t lo = n > 0 ? g.pred_off[0] : 0;
@@ -60,7 +53,7 @@ Succs BuildSuccs(const SimGraph& g, Simulation::Plan* p, PlanBuffers* b, std::ve
       const Dep dep = g.pred_dep[i];
       const int64_t at = s.off[g.pred_from[i]]++;
       const int32_t code = dep == Dep::kAfterStart ? to + Succs::kStartEdge : dep == Dep::kRelease ? ~to : to;
-      s.on[at] = {code, narrow(g.Lag(i), at, s.big)};
+      s.on[at] = {code, NarrowLag(g.Lag(i), at, s.big)};
       if (dep == Dep::kRelease) {
         ++releases;
       } else {
