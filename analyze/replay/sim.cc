@@ -59,11 +59,16 @@ void InitTimes(int32_t n, Schedule& s) {
   AssignFresh(s.end, n, kUnset);
 }
 
+// Nothing bound yet.
+void InitBindings(int32_t n, Schedule& s) {
+  AssignFresh(s.bind_start, n, -1);
+  AssignFresh(s.bind_dep, n, Dep::kAfterEnd);
+  AssignFresh(s.bind_end, n, -1);
+}
+
 void InitRun(int32_t n, RunState& r) {
   InitTimes(n, r.s);
-  AssignFresh(r.s.bind_start, n, -1);
-  AssignFresh(r.s.bind_dep, n, Dep::kAfterEnd);
-  AssignFresh(r.s.bind_end, n, -1);
+  InitBindings(n, r.s);
 }
 
 class Simulator {
@@ -278,7 +283,7 @@ Schedule Simulation::Run(const std::vector<int64_t>& dur, const std::vector<Extr
   }
   RunState init;
   if (initial != nullptr && static_cast<int32_t>(initial->start.size()) == g_.num_nodes) {
-    init.s = std::move(*initial);  // InitialSchedule(n): the same values
+    init.s = std::move(*initial);  // InitRun()'s values already
   } else {
     InitRun(g_.num_nodes, init);
   }
@@ -312,19 +317,11 @@ Schedule ScheduleFromRows(SimGraph& g, Schedule times) {
   s.bind_start = std::move(g.pred_from);
   s.bind_end = std::move(g.pred_lag);
   s.bind_dep = std::move(g.pred_dep);
-  AssignFresh(s.bind_start, n, -1);
-  AssignFresh(s.bind_dep, n, Dep::kAfterEnd);
-  AssignFresh(s.bind_end, n, -1);
+  InitBindings(n, s);
   s.cycles_broken = 0;
   std::vector<RowOffset>().swap(g.pred_off);
   BigLags().swap(g.big_lags);
   return s;
-}
-
-Schedule InitialSchedule(int32_t n) {
-  RunState r;
-  InitRun(n, r);
-  return std::move(r.s);
 }
 
 }  // namespace overlapscope::analyze::replay

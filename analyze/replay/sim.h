@@ -226,8 +226,9 @@ class Simulation {
   // kernel that waits for SMs another kernel holds, contention.h). The first run takes the
   // plan's counts; later ones count again into the previous run's buffers (no fresh pages).
   // Not for two threads at once.
-  // `initial` (or null): InitialSchedule() of this graph's node count, made ahead (its pages
-  // touched on another thread): this run takes it instead of filling fresh arrays.
+  // `initial` (or null): a schedule of this graph's node count before its first event (every time
+  // unset, nothing bound: ScheduleFromRows, ResetSchedule), made ahead (its pages touched on
+  // another thread or already): this run takes it instead of filling fresh arrays.
   Schedule Run(const std::vector<int64_t>& dur, const std::vector<ExtraEdge>* extra = nullptr,
                Schedule* initial = nullptr) const;
   struct Plan;
@@ -239,19 +240,18 @@ class Simulation {
   mutable std::vector<int32_t> spare_s_, spare_e_;  // the last run's count buffers
 };
 Schedule Simulate(const SimGraph& g);  // Simulation(g).Run(g.dur)
-// A run's schedule before its first event, for n nodes: nothing known yet (every time unset,
-// nothing bound). Made on one thread for a run on another, it takes its page faults off that one.
-Schedule InitialSchedule(int32_t n);
-// The start and end times of InitialSchedule(n) alone, made ahead for ScheduleFromRows().
+// The start and end times of a run's schedule before its first event (every time unset), for n
+// nodes, made ahead for ScheduleFromRows(): made on one thread for a run on another, it takes its
+// page faults off that one.
 Schedule InitialTimes(int32_t n);
-// InitialSchedule(g.num_nodes) for a run of a Simulation built on g, whose rows (read no more once
-// its plan is built) give their arrays to the schedule's bindings: no fresh pages for those where
-// the graph holds at least as many edges as nodes. `times`: InitialTimes(g.num_nodes) or a
-// Schedule whose times are filled here. Leaves g without rows (a second Simulation on g
-// needs them: build it before).
+// A run's schedule before its first event (every time unset, nothing bound) for a run of a
+// Simulation built on g, whose rows (read no more once its plan is built) give their arrays to
+// the schedule's bindings: no fresh pages for those where the graph holds at least as many edges
+// as nodes. `times`: InitialTimes(g.num_nodes) or a Schedule whose times are filled here. Leaves
+// g without rows (a second Simulation on g needs them: build it before).
 Schedule ScheduleFromRows(SimGraph& g, Schedule times);
-// Gives `s` InitialSchedule(n)'s values in its own arrays: a schedule no longer read becomes the
-// `initial` of the next run without fresh pages (240 MB at 10 M nodes).
+// Gives `s` the values of a schedule before its first event in its own arrays: a schedule no
+// longer read becomes the `initial` of the next run without fresh pages (240 MB at 10 M nodes).
 void ResetSchedule(int32_t n, Schedule& s);
 
 }  // namespace overlapscope::analyze::replay
