@@ -147,14 +147,17 @@ bool GraphBuilder::IsForward(NodeId from, NodeId to, EdgeKind k, bool inferred) 
   return false;
 }
 
-bool GraphBuilder::Forward(NodeId from, NodeId to, EdgeKind k, bool inferred) {
-  GraphStats& st = S(to);
+bool GraphBuilder::CountForward(NodeId from, NodeId to, EdgeKind k, bool inferred, GraphStats& st) const {
   if (!IsForward(from, to, k, inferred)) {
     ++st.backward_edges;
     return false;
   }
   ++(inferred ? st.inferred : st.recorded)[static_cast<int>(k)];
   return true;
+}
+
+bool GraphBuilder::Forward(NodeId from, NodeId to, EdgeKind k, bool inferred) {
+  return CountForward(from, to, k, inferred, S(to));
 }
 
 bool GraphBuilder::Add(NodeId from, NodeId to, EdgeKind k, bool inferred) {

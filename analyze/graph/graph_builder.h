@@ -109,7 +109,9 @@ class GraphBuilder {
 
   // Whether the edge goes forward in time for its kind (graph.h's backward edges).
   bool IsForward(NodeId from, NodeId to, EdgeKind k, bool inferred) const;
-  // Counts the edge on its target's process: backward (graph.h) or by kind. True if forward.
+  // Counts the edge in `st`: backward (graph.h) or by kind. True if forward.
+  bool CountForward(NodeId from, NodeId to, EdgeKind k, bool inferred, GraphStats& st) const;
+  // CountForward on the counts of its target's process.
   bool Forward(NodeId from, NodeId to, EdgeKind k, bool inferred);
   // A cross edge (event wait, host release, peer): appended when it goes forward. True if added.
   bool Add(NodeId from, NodeId to, EdgeKind k, bool inferred);

@@ -21,11 +21,7 @@ void GraphBuilder::ApplyPlacement(NodeId x, int32_t call, int32_t sync, const Pl
     // before this pass targets x (a recorded wait with its record keeps x out of both lists).
     for (auto it = out.waits.rbegin(); it != out.waits.rend() && it->to == x; ++it)
       if (it->from == p.only) return;
-    if (!IsForward(p.only, x, EdgeKind::kEventWait, true)) {
-      ++st.backward_edges;
-      return;
-    }
-    ++st.inferred[static_cast<int>(EdgeKind::kEventWait)];
+    if (!CountForward(p.only, x, EdgeKind::kEventWait, true, st)) return;
     out.edges.push_back({p.only, x, EdgeKind::kEventWait, true});
     ++st.waits_inferred;
     if (p.by_call_order) ++st.waits_inferred_by_order;
