@@ -124,6 +124,7 @@ ChangeEffects MatchChanges(const model::Trace& t, const NodeAttrs& a, const std:
           break;
         case ChangeKind::kAsync:
           fx.moved[v] = 1;
+          fx.any_moved = true;
           fx.join_change[v] = static_cast<int32_t>(ci);
           break;
         case ChangeKind::kCopyEngine:

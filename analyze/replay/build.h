@@ -65,9 +65,10 @@ struct ChangeEffects {
   ZeroedVector<int32_t> join_change;  // moved nodes: the async change (index) that moved them
   std::vector<int64_t> matches;       // per change: nodes it matched
   int64_t changed_nodes = 0;
-  // Whether any node is scaled, removed, made nosync, put on copy engines, deferred: where none
-  // is, their arrays are never read (a read of an untouched page faults too, if more cheaply).
-  bool any_scale = false, any_removed = false, any_nosync = false, any_copy_engine = false, any_deferred = false;
+  // Whether any node is scaled, removed, made nosync, put on copy engines, deferred, moved: where
+  // none is, their arrays are never read (a read of an untouched page faults too, if more cheaply).
+  bool any_scale = false, any_removed = false, any_nosync = false, any_copy_engine = false, any_deferred = false,
+       any_moved = false;
 
   double Scale(int32_t v) const { return any_scale && scale[v] != 0 ? scale[v] : 1.0; }
   bool Removed(int32_t v) const { return any_removed && removed[v]; }

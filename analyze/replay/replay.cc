@@ -254,9 +254,7 @@ absl::StatusOr<ReplayResult> Replay(const model::Trace& t, const graph::Graph& g
     Schedule& s = pred_c ? *pred_c : pred ? *pred : replayed;
     r.schedule.start_ns = std::move(s.start);
     r.schedule.end_ns = std::move(s.end);
-    const bool any_async =
-        std::any_of(o.changes.begin(), o.changes.end(), [](const Change& c) { return c.kind == ChangeKind::kAsync; });
-    if (pred && fx && any_async) {
+    if (pred && fx && fx->any_moved) {
       const size_t n = std::min(fx->moved.size(), static_cast<size_t>(g.num_gpu()));
       for (size_t v = 0; v < n; ++v) {
         if (fx->moved[v]) r.schedule.moved.push_back(static_cast<graph::NodeId>(v));
